@@ -1,0 +1,37 @@
+// Canonical headers and header equality. Empty system/tools/prefix are absent; equality and
+// hashing use canonical (sorted-key) serialization, never insertion-order JSON.stringify.
+import { createHash } from "node:crypto";
+import { canonicalJson, type JsonValue } from "../json/index.js";
+import type { EpochHeader } from "./types.js";
+
+/** The canonical form of `header`: same content, empty system/tools/prefix removed. */
+export function canonicalHeader(header: EpochHeader): EpochHeader {
+  return {
+    config: header.config,
+    ...(header.system === undefined || header.system === "" ? {} : { system: header.system }),
+    ...(header.tools === undefined || header.tools.length === 0 ? {} : { tools: header.tools }),
+    ...(header.messagePrefix === undefined || header.messagePrefix.length === 0 ? {} : { messagePrefix: header.messagePrefix }),
+  };
+}
+
+// Frozen headers are immutable, so their canonical text can be memoized by identity.
+const keyCache = new WeakMap<EpochHeader, string>();
+
+/** Canonical serialization of the canonical form; the identity used for equality and hashing. */
+export function headerKey(header: EpochHeader): string {
+  const cached = keyCache.get(header);
+  if (cached !== undefined) return cached;
+  const key = canonicalJson(canonicalHeader(header) as unknown as JsonValue);
+  if (Object.isFrozen(header)) keyCache.set(header, key);
+  return key;
+}
+
+/** Equality of two headers under canonical form and canonical serialization. */
+export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
+  return a === b || headerKey(a) === headerKey(b);
+}
+
+/** SHA-256 (hex) of `headerKey(header)`; equal headers hash equal. */
+export function headerHash(header: EpochHeader): string {
+  return createHash("sha256").update(headerKey(header)).digest("hex");
+}

@@ -1,0 +1,7 @@
+// Public API of the json layer (depends on nothing).
+export { canonicalEquals, canonicalJson } from "./canonical.js";
+export { deepFreeze } from "./freeze.js";
+export { contentHash } from "./hash.js";
+export { snapshotJson } from "./snapshot.js";
+export type { JsonArray, JsonErrorCode, JsonObject, JsonPrimitive, JsonValue } from "./types.js";
+export { JsonError } from "./types.js";

@@ -1,0 +1,34 @@
+// Vocabulary of the json layer: the lossless-JSON value model and its error type.
+
+/** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged. */
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
+export type JsonArray = readonly JsonValue[];
+export interface JsonObject {
+  readonly [key: string]: JsonValue;
+}
+
+export type JsonErrorCode =
+  | "undefined-value"
+  | "function-value"
+  | "symbol-value"
+  | "bigint-value"
+  | "negative-zero"
+  | "non-finite-number"
+  | "sparse-array"
+  | "cycle"
+  | "non-plain-object"
+  | "symbol-key"
+  | "getter-threw";
+
+/** A value is not lossless JSON. `path` names where, e.g. `$.content[2].text`. */
+export class JsonError extends Error {
+  override readonly name = "JsonError";
+  readonly code: JsonErrorCode;
+  readonly path: string;
+  constructor(code: JsonErrorCode, path: string, message: string) {
+    super(`${message} at ${path}`);
+    this.code = code;
+    this.path = path;
+  }
+}

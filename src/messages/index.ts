@@ -1,0 +1,26 @@
+// Public API of the messages layer (depends on nothing).
+export type {
+  AssistantContent,
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  Message,
+  ReasoningBlock,
+  Role,
+  TextBlock,
+  ToolCallBlock,
+  ToolMessage,
+  ToolResultBlock,
+  ToolResultPart,
+  UserContent,
+  UserMessage,
+} from "./types.js";
+export {
+  MessageShapeError,
+  typeName,
+  validateAssistantContent,
+  validateMessage,
+  validateMessages,
+  validateToolResultContent,
+  validateUserContent,
+} from "./validate.js";

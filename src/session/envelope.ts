@@ -1,0 +1,82 @@
+// Validation of whole events and session headers arriving from outside (a stored log, a seed):
+// the envelope's fields, the payload for its type, and the surface-op shape.
+import { typeName } from "../messages/index.js";
+import { isSurfaceEventType } from "./derive.js";
+import { SessionError } from "./errors.js";
+import { isEventType, validateEventData } from "./event-data.js";
+import type { SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
+
+const ENVELOPE_KEYS = new Set(["type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs"]);
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Asserts `raw` is a well-formed event envelope with seq `expectedSeq` and a valid payload. */
+export function validateEnvelope(raw: unknown, expectedSeq: number): asserts raw is SessionEvent {
+  const fail = (detail: string): never => {
+    throw new SessionError("invalid-event", `event at index ${expectedSeq}: ${detail}`, expectedSeq);
+  };
+  if (!isRecord(raw)) fail(`expected an object, got ${typeName(raw)}`);
+  const e = raw as Record<string, unknown>;
+  for (const key of Object.keys(e)) if (!ENVELOPE_KEYS.has(key)) fail(`unknown envelope key ${JSON.stringify(key)}`);
+  if (e.seq !== expectedSeq) {
+    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${JSON.stringify(e.seq)}; seq must equal index`, expectedSeq);
+  }
+  if (!isEventType(e.type)) fail(`unknown event type ${JSON.stringify(e.type)}`);
+  const type = e.type as SessionEvent["type"];
+  if (typeof e.time !== "number" || !Number.isFinite(e.time) || e.time < 0) fail(`time must be epoch ms, got ${JSON.stringify(e.time)}`);
+  validateEventData(type, e.data, expectedSeq);
+  if (isSurfaceEventType(type)) {
+    if (e.surfaceOp === undefined) fail(`${type} must carry a surfaceOp`);
+    validateSurfaceOp(e.surfaceOp, expectedSeq);
+  } else if (e.surfaceOp !== undefined) {
+    fail(`${type} is not surface-eligible and may not carry a surfaceOp`);
+  }
+  if (e.sourceEventSeqs !== undefined) {
+    const ok = Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.every((s) => Number.isSafeInteger(s) && s >= 0);
+    if (!ok) fail("sourceEventSeqs must be an array of seqs");
+    if (e.surfaceOp === "append" || e.surfaceOp === undefined) fail("sourceEventSeqs is only allowed on a replace");
+  }
+}
+
+/** Asserts `op` is `'append'` or `{ op: 'replace', start, end }` with integer positions. */
+export function validateSurfaceOp(op: unknown, seq?: number): asserts op is SurfaceOp {
+  if (op === "append") return;
+  const ok =
+    isRecord(op) &&
+    op.op === "replace" &&
+    Number.isSafeInteger(op.start) &&
+    Number.isSafeInteger(op.end) &&
+    Object.keys(op).every((k) => k === "op" || k === "start" || k === "end");
+  if (!ok) {
+    throw new SessionError(
+      "invalid-surface-op",
+      `surfaceOp must be 'append' or { op: 'replace', start, end } with integer positions, got ${JSON.stringify(op)}`,
+      seq,
+    );
+  }
+}
+
+/** Asserts a session header: version 1, a safe id, createdAt, optional cwd/parentSession/seedLength. */
+export function validateSessionHeader(raw: unknown): asserts raw is SessionHeader {
+  const fail = (detail: string): never => {
+    throw new SessionError("invalid-header", `session header: ${detail}`);
+  };
+  if (!isRecord(raw)) fail(`expected an object, got ${typeName(raw)}`);
+  const h = raw as Record<string, unknown>;
+  if (h.version !== 1) fail(`unsupported version ${JSON.stringify(h.version)} (expected 1)`);
+  if (typeof h.id !== "string" || !SESSION_ID.test(h.id)) fail(`id ${JSON.stringify(h.id)} is not a safe session id`);
+  if (typeof h.createdAt !== "number" || !Number.isFinite(h.createdAt)) fail("createdAt must be epoch ms");
+  if (h.cwd !== undefined && typeof h.cwd !== "string") fail("cwd must be a string");
+  if (h.parentSession !== undefined && (typeof h.parentSession !== "string" || !SESSION_ID.test(h.parentSession))) {
+    fail("parentSession must be a safe session id");
+  }
+  if (h.seedLength !== undefined && !(Number.isSafeInteger(h.seedLength) && (h.seedLength as number) >= 0)) {
+    fail("seedLength must be a non-negative integer");
+  }
+}
+
+/** True for ids `validateSessionHeader` accepts (letters, digits, `.`, `_`, `-`; ≤ 128). */
+export function isSafeSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}

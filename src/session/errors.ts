@@ -1,0 +1,28 @@
+// The session layer's one error class. Callers branch on `code`; people read the message.
+
+export type SessionErrorCode =
+  | "invalid-data"
+  | "invalid-event"
+  | "invalid-surface-op"
+  | "replace-out-of-range"
+  | "replace-splits-tool-pair"
+  | "replace-provenance-mismatch"
+  | "structure"
+  | "seq-mismatch"
+  | "reentrant-append"
+  | "fork-boundary-out-of-range"
+  | "fork-boundary-not-turn-end"
+  | "fork-no-completed-turn"
+  | "invalid-header";
+
+export class SessionError extends Error {
+  override readonly name = "SessionError";
+  readonly code: SessionErrorCode;
+  /** The seq (or index) of the offending event, when there is one. */
+  readonly seq: number | undefined;
+  constructor(code: SessionErrorCode, message: string, seq?: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.seq = seq;
+  }
+}

@@ -1,0 +1,26 @@
+// Public API of the session layer (depends on json, messages).
+export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
+export { isSafeSessionId, validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
+export { SessionError, type SessionErrorCode } from "./errors.js";
+export { isEventType, validateEventData } from "./event-data.js";
+export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
+export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";
+export { crashRepairClosers } from "./repair.js";
+export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
+export { LogStructure, type OpenCall } from "./structure.js";
+export { Surface, type SurfaceNode } from "./surface.js";
+export type {
+  AnySessionEvent,
+  EventDataMap,
+  EventType,
+  HeaderSnapshotReason,
+  PendingEvent,
+  ReplaceOp,
+  SessionEvent,
+  SessionHeader,
+  SurfaceEventType,
+  SurfaceOp,
+  TurnEndReason,
+  Usage,
+} from "./types.js";
+export { SURFACE_EVENT_TYPES } from "./types.js";

@@ -1,0 +1,29 @@
+// Crash repair: the closers that end an open final turn durably. They are appended to the log
+// (never patched in at read time), so a repaired log is an ordinary valid log.
+import type { LogStructure } from "./structure.js";
+import type { PendingEvent } from "./types.js";
+
+const INTERRUPTED = "interrupted: the session ended before this tool call returned";
+
+/** Closers for the open turn tracked by `structure`, in append order; empty if none is open. */
+export function crashRepairClosers(structure: LogStructure): PendingEvent[] {
+  const turn = structure.openTurn;
+  if (turn === null) return [];
+  const out: PendingEvent[] = [];
+  if (structure.compactionOpen) {
+    out.push({ type: "compact/end", data: { turn, error: "interrupted" } });
+  }
+  for (const call of structure.unloggedCalls.values()) {
+    out.push({ type: "tool/call", data: { turn: call.turn, step: call.step, callId: call.callId, name: call.name, arguments: call.arguments } });
+  }
+  for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()]) {
+    out.push({
+      type: "tool/result",
+      data: { turn: call.turn, step: call.step, callId: call.callId, content: [{ type: "text", text: INTERRUPTED }], isError: true, error: "interrupted" },
+      surfaceOp: "append",
+    });
+  }
+  if (structure.openStep !== null) out.push({ type: "step/end", data: { turn, step: structure.openStep } });
+  out.push({ type: "turn/end", data: { turn, reason: { kind: "interrupted" } } });
+  return out;
+}

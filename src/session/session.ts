@@ -1,0 +1,240 @@
+// Session: the append-only event log of one conversation and its live projections.
+//
+// `append` is synchronous and is the commit point: snapshot (lossless JSON, detached) →
+// validate (payload, structure, surface op) → deep-freeze → push → notify observers (each
+// observer's failure contained). A rejected append changes nothing. Observers may not append.
+import { randomUUID } from "node:crypto";
+import { deepFreeze, JsonError, snapshotJson } from "../json/index.js";
+import type { Message } from "../messages/index.js";
+import { isSurfaceEventType } from "./derive.js";
+import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
+import { SessionError } from "./errors.js";
+import { isEventType, validateEventData } from "./event-data.js";
+import { crashRepairClosers } from "./repair.js";
+import { LogStructure } from "./structure.js";
+import { Surface } from "./surface.js";
+import type { AnySessionEvent, EventDataMap, EventType, PendingEvent, SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
+
+export type SessionObserver = (event: SessionEvent, session: Session) => void;
+
+export interface SessionOptions {
+  /** Epoch-ms clock for event `time`; defaults to `Date.now`. Tests pass a fixed clock. */
+  readonly clock?: () => number;
+  /** Where a throwing observer's error goes; defaults to a process warning. */
+  readonly onObserverError?: (error: unknown, event: SessionEvent) => void;
+}
+
+export interface NewSessionInit {
+  readonly id?: string;
+  readonly createdAt?: number;
+  readonly cwd?: string;
+}
+
+const defaultObserverError = (error: unknown, event: SessionEvent): void => {
+  process.emitWarning(`session observer threw on ${event.type} (seq ${event.seq}): ${String(error)}`, "KeelsonObserverWarning");
+};
+
+export class Session {
+  readonly header: SessionHeader;
+  readonly #clock: () => number;
+  readonly #onObserverError: (error: unknown, event: SessionEvent) => void;
+  readonly #events: SessionEvent[] = [];
+  #eventsView: readonly SessionEvent[] | null = null;
+  readonly #structure = new LogStructure();
+  readonly #surface = new Surface();
+  readonly #observers = new Set<SessionObserver>();
+  #notifying = false;
+  #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
+
+  private constructor(header: SessionHeader, options: SessionOptions) {
+    this.header = deepFreeze(header);
+    this.#clock = options.clock ?? Date.now;
+    this.#onObserverError = options.onObserverError ?? defaultObserverError;
+  }
+
+  /** A new, empty session. */
+  static create(init: NewSessionInit = {}, options: SessionOptions = {}): Session {
+    const header: SessionHeader = {
+      version: 1,
+      id: init.id ?? randomUUID(),
+      createdAt: init.createdAt ?? (options.clock ?? Date.now)(),
+      ...(init.cwd === undefined ? {} : { cwd: init.cwd }),
+    };
+    validateSessionHeader(header);
+    return new Session(header, options);
+  }
+
+  /**
+   * A session over an existing log (a loaded file, a fork's seed). Every event is validated as
+   * if appended — envelope, payload, structure, surface op and replace provenance — and copied
+   * and frozen. Throws `SessionError` naming the first bad event; an open final turn is allowed
+   * (see `openTurnClosers` / `repair`).
+   */
+  static fromLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
+    validateSessionHeader(header);
+    const session = new Session(snapshotJson(header) as unknown as SessionHeader, options);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], i);
+    return session;
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+  get length(): number {
+    return this.#events.length;
+  }
+  /** A frozen snapshot of the log; later appends do not change it. */
+  get events(): readonly SessionEvent[] {
+    this.#eventsView ??= Object.freeze(this.#events.slice());
+    return this.#eventsView;
+  }
+  /** Bumped by every surface replace. */
+  get surfaceGeneration(): number {
+    return this.#surface.generation;
+  }
+  /** The seqs of the current surface nodes, in order. */
+  surfaceSeqs(): number[] {
+    return this.#surface.nodes.map((n) => n.seq);
+  }
+  /** The open turn's number, or null when no turn is open. */
+  get openTurn(): number | null {
+    return this.#structure.openTurn;
+  }
+  /** The open step's number, or null. */
+  get openStep(): number | null {
+    return this.#structure.openStep;
+  }
+  /** The highest turn number logged so far (0 for an empty log). */
+  get lastTurn(): number {
+    return this.#structure.lastTurn;
+  }
+
+  /**
+   * Appends one event and returns it (deep-frozen). `surfaceOp` defaults to `'append'` for
+   * surface-eligible types and must be omitted for the others. A replace gets its provenance
+   * (`sourceEventSeqs`) from the surface. Throws `SessionError` and leaves the log unchanged if
+   * the data is not lossless JSON, does not fit the type, or breaks the log's structure.
+   */
+  append<T extends EventType>(type: T, data: EventDataMap[T], surfaceOp?: SurfaceOp): SessionEvent<T> {
+    if (this.#notifying) {
+      throw new SessionError("reentrant-append", `an observer tried to append ${String(type)} while observers were being notified`);
+    }
+    if (!isEventType(type)) throw new SessionError("invalid-event", `unknown event type ${JSON.stringify(type)}`);
+    const seq = this.#events.length;
+    let copy: unknown;
+    try {
+      copy = snapshotJson(data, "data");
+    } catch (e) {
+      if (e instanceof JsonError) throw new SessionError("invalid-data", `${type} data is not lossless JSON: ${e.message}`, seq, { cause: e });
+      throw e;
+    }
+    validateEventData(type, copy, seq);
+    let op: SurfaceOp | undefined;
+    if (isSurfaceEventType(type)) {
+      op = surfaceOp === undefined || surfaceOp === "append" ? "append" : (snapshotJson(surfaceOp) as unknown as SurfaceOp);
+      validateSurfaceOp(op, seq);
+    } else if (surfaceOp !== undefined) {
+      throw new SessionError("invalid-surface-op", `${type} is not surface-eligible and takes no surfaceOp`, seq);
+    }
+    const draft = { type, seq, time: this.#clock(), data: copy as EventDataMap[T] } as SessionEvent<T>;
+    const event: SessionEvent<T> = op === undefined ? draft : { ...draft, surfaceOp: op };
+    const provenance = op === undefined ? undefined : this.#surface.plan(event, op);
+    const final = provenance === undefined ? event : { ...event, sourceEventSeqs: provenance };
+    this.#structure.check(final as AnySessionEvent);
+    this.#commit(deepFreeze(final), op);
+    this.#notify(final);
+    return final;
+  }
+
+  /** Appends a pending event (as produced by crash repair or a builder). */
+  appendPending(pending: PendingEvent): SessionEvent {
+    return this.append(pending.type, pending.data as never, pending.surfaceOp);
+  }
+
+  /**
+   * The events crash repair would append to close an open final turn: an error result for
+   * every unanswered tool call, `step/end` if a step is open, `turn/end{interrupted}`.
+   */
+  openTurnClosers(): PendingEvent[] {
+    return crashRepairClosers(this.#structure);
+  }
+
+  /** Appends `openTurnClosers()` and returns the appended events (none if no turn is open). */
+  repair(): SessionEvent[] {
+    return this.openTurnClosers().map((p) => this.appendPending(p));
+  }
+
+  /**
+   * The derived history: one message per surface node, in order. Cached: a call derives only
+   * the nodes appended since the last call and rebuilds after a replace. Returns a fresh array
+   * over shared, deep-frozen messages. Never contains the session prefix (that lives in the
+   * request header).
+   */
+  deriveMessages(): Message[] {
+    const nodes = this.#surface.nodes;
+    const cache = this.#derived;
+    if (cache.generation !== this.#surface.generation) {
+      this.#derived = { generation: this.#surface.generation, messages: nodes.map((n) => n.message) };
+    } else {
+      for (let i = cache.messages.length; i < nodes.length; i++) cache.messages.push(nodes[i]!.message);
+    }
+    return this.#derived.messages.slice();
+  }
+
+  /** Registers an observer called after each append; returns its disposer. */
+  observe(observer: SessionObserver): () => void {
+    this.#observers.add(observer);
+    return () => {
+      this.#observers.delete(observer);
+    };
+  }
+
+  #seed(raw: unknown, index: number): void {
+    let event: SessionEvent;
+    try {
+      event = snapshotJson(raw, `events[${index}]`) as unknown as SessionEvent;
+    } catch (e) {
+      if (e instanceof JsonError) throw new SessionError("invalid-data", `event at index ${index} is not lossless JSON: ${e.message}`, index, { cause: e });
+      throw e;
+    }
+    validateEnvelope(event, index);
+    const op = event.surfaceOp;
+    if (op !== undefined) {
+      const provenance = this.#surface.plan(event, op);
+      const logged = event.sourceEventSeqs;
+      const same = provenance === undefined ? logged === undefined : logged !== undefined && logged.length === provenance.length && logged.every((s, i) => s === provenance[i]);
+      if (!same) {
+        throw new SessionError(
+          "replace-provenance-mismatch",
+          `${event.type} at seq ${index}: sourceEventSeqs ${JSON.stringify(logged)} must list the shadowed nodes ${JSON.stringify(provenance)}`,
+          index,
+        );
+      }
+    }
+    this.#structure.check(event as AnySessionEvent);
+    this.#commit(deepFreeze(event), op);
+  }
+
+  #commit(event: SessionEvent, op: SurfaceOp | undefined): void {
+    this.#structure.commit(event as AnySessionEvent);
+    if (op !== undefined) this.#surface.commit(event, op);
+    this.#events.push(event);
+    this.#eventsView = null;
+  }
+
+  #notify(event: SessionEvent): void {
+    if (this.#observers.size === 0) return;
+    this.#notifying = true;
+    try {
+      for (const observer of [...this.#observers]) {
+        try {
+          observer(event, this);
+        } catch (error) {
+          this.#onObserverError(error, event);
+        }
+      }
+    } finally {
+      this.#notifying = false;
+    }
+  }
+}
