@@ -6,3 +6,4 @@ export { decideHeaderRecord, type HeaderDecisionInput } from "./record.js";
 export type { EpochHeader, HeaderDelta, HeaderErrorCode, HeaderRecord, RequestConfig, SystemDelta, ToolSchema, ToolsDelta } from "./types.js";
 export { HeaderError } from "./types.js";
 export { validateEpochHeader, validateHeaderDelta } from "./validate.js";
+export { HeaderWriter } from "./writer.js";

@@ -67,7 +67,9 @@ function validateBlock(block: unknown, allowed: ReadonlySet<BlockKind>, path: st
 
 function validateBlocks(content: unknown, allowed: ReadonlySet<BlockKind>, path: string): void {
   if (!Array.isArray(content)) throw new MessageShapeError(path, `expected an array of content blocks, got ${typeName(content)}`);
-  content.forEach((block, i) => validateBlock(block, allowed, `${path}[${i}]`));
+  content.forEach((block, i) => {
+    validateBlock(block, allowed, `${path}[${i}]`);
+  });
 }
 
 /** Asserts user-side content: text and image blocks. */
@@ -111,5 +113,7 @@ export function validateMessage(message: unknown, path = "$"): asserts message i
 /** Asserts a list of messages (e.g. a composed session prefix). */
 export function validateMessages(messages: unknown, path = "$"): asserts messages is Message[] {
   if (!Array.isArray(messages)) throw new MessageShapeError(path, `expected an array of messages, got ${typeName(messages)}`);
-  messages.forEach((m, i) => validateMessage(m, `${path}[${i}]`));
+  messages.forEach((m, i) => {
+    validateMessage(m, `${path}[${i}]`);
+  });
 }

@@ -1,0 +1,39 @@
+// HeaderWriter: the per-loop-instance header recorder. It keeps the fold of the log's header
+// events and, for each request, appends what `decideHeaderRecord` says: a snapshot on the
+// instance's first request, nothing when unchanged, else a delta or a fallback snapshot.
+// One writer per loop instance: a new instance (resume, fork, restart) means a new writer.
+import type { Session } from "../session/index.js";
+import { canonicalHeader } from "./canonical.js";
+import { foldRequestHeader } from "./fold.js";
+import { decideHeaderRecord } from "./record.js";
+import type { EpochHeader, HeaderRecord } from "./types.js";
+
+export class HeaderWriter {
+  readonly #session: Session;
+  #folded: EpochHeader | undefined;
+  #first = true;
+
+  /** Folds `session`'s log once; afterwards the writer tracks what it appends itself. */
+  constructor(session: Session) {
+    this.#session = session;
+    this.#folded = foldRequestHeader(session.events);
+  }
+
+  /** The header in force (the fold after the last record). */
+  get current(): EpochHeader | undefined {
+    return this.#folded;
+  }
+
+  /** Records `header` for the next request and returns the decision that was logged. */
+  record(header: EpochHeader): HeaderRecord {
+    const decision = decideHeaderRecord({ folded: this.#folded, next: header, firstOfInstance: this.#first });
+    if (decision.kind === "snapshot") {
+      this.#session.append("request/header", { header: decision.header as never, reason: decision.reason });
+    } else if (decision.kind === "delta") {
+      this.#session.append("request/header-delta", decision.delta as never);
+    }
+    this.#first = false;
+    this.#folded = canonicalHeader(header);
+    return decision;
+  }
+}

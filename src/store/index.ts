@@ -1,0 +1,7 @@
+// Public API of the store layer (depends on session).
+export { defaultSessionsDir, keelsonHome } from "./home.js";
+export { FORMAT as JSONL_FORMAT } from "./jsonl-codec.js";
+export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
+export { persistSession } from "./persist.js";
+export type { LoadedSession, LoadOptions, SessionStore, SessionSummary, StoreErrorCode } from "./types.js";
+export { StoreError } from "./types.js";

@@ -1,0 +1,47 @@
+// The JSONL file format: a header line `{"format":"keelson-session",...SessionHeader}`, then
+// one event per line, every line terminated by "\n". A final segment without "\n" is a torn
+// write (it was never flushed whole) and is dropped on load.
+import type { SessionEvent, SessionHeader } from "../session/index.js";
+import { StoreError } from "./types.js";
+
+export const FORMAT = "keelson-session";
+
+export function encodeHeaderLine(header: SessionHeader): string {
+  return `${JSON.stringify({ format: FORMAT, ...header })}\n`;
+}
+
+export function encodeEventLine(event: SessionEvent): string {
+  return `${JSON.stringify(event)}\n`;
+}
+
+/** Parses the header line; throws `foreign` for a file that is not a Keelson session log. */
+export function decodeHeaderLine(line: string, file: string): unknown {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    throw new StoreError("foreign", `${file} is not a Keelson session log: line 1 is not JSON`, { file, line: 1 });
+  }
+  if (typeof raw !== "object" || raw === null || (raw as { format?: unknown }).format !== FORMAT) {
+    throw new StoreError("foreign", `${file} is not a Keelson session log: line 1 has no "format":"${FORMAT}"`, { file, line: 1 });
+  }
+  const { format: _format, ...header } = raw as Record<string, unknown>;
+  return header;
+}
+
+export interface SplitLog {
+  /** Complete lines (without their "\n"), header line first. */
+  readonly lines: string[];
+  /** Byte length of the complete lines, "\n" included: the committed region. */
+  readonly committedBytes: number;
+  /** Bytes after the last "\n": a torn final line. */
+  readonly tornBytes: number;
+}
+
+/** Splits a file's bytes into complete lines and a torn tail. */
+export function splitLog(bytes: Buffer): SplitLog {
+  const end = bytes.lastIndexOf(0x0a) + 1;
+  const text = bytes.toString("utf8", 0, end);
+  const lines = end === 0 ? [] : text.slice(0, -1).split("\n");
+  return { lines, committedBytes: end, tornBytes: bytes.length - end };
+}
