@@ -1,5 +1,6 @@
 // Public API of the json layer (depends on nothing).
 export { canonicalEquals, canonicalJson } from "./canonical.js";
+export { adoptParsedJson } from "./adopt.js";
 export { deepFreeze } from "./freeze.js";
 export { contentHash } from "./hash.js";
 export { snapshotJson } from "./snapshot.js";

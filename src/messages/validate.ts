@@ -67,9 +67,7 @@ function validateBlock(block: unknown, allowed: ReadonlySet<BlockKind>, path: st
 
 function validateBlocks(content: unknown, allowed: ReadonlySet<BlockKind>, path: string): void {
   if (!Array.isArray(content)) throw new MessageShapeError(path, `expected an array of content blocks, got ${typeName(content)}`);
-  content.forEach((block, i) => {
-    validateBlock(block, allowed, `${path}[${i}]`);
-  });
+  for (let i = 0; i < content.length; i++) validateBlock(content[i], allowed, `${path}[${i}]`);
 }
 
 /** Asserts user-side content: text and image blocks. */

@@ -1,14 +1,19 @@
 // reconstructRequests: for every `step/start` in a log, the request that step sent.
 //
-// History comes from an independent fold written here (a plain array of surface nodes with
-// splice on replace) over the public `deriveEventMessage`, never from a live session's cache:
+// History comes from an independent fold written here (a plain array of surface messages,
+// copied on replace) over the public `deriveEventMessage`, never from a live session's cache:
 // the dev-mode invariant compares the loop's requests against this, so it must not share the
-// loop's caching. Linear in the log: each event is folded once; each request copies its history.
+// loop's caching.
+//
+// Cost: linear in the log. Steps between two replaces share one append-only backing array and
+// remember only their length; a replace starts a new backing array (copy-on-write), so earlier
+// steps' views stay intact. A step's `history` and `request` are materialized on first access
+// (O(that request's length)) and memoized.
 import { type EpochHeader, foldHeaderEvent } from "../header/index.js";
 import type { Message } from "../messages/index.js";
 import { deriveEventMessage, type SessionEvent } from "../session/index.js";
 import { composeRequest } from "./compose.js";
-import { ReconstructError, type ReconstructedRequest } from "./types.js";
+import { type LoopRequest, ReconstructError, type ReconstructedRequest } from "./types.js";
 
 const isHeaderEvent = (e: SessionEvent): boolean => e.type === "request/header" || e.type === "request/header-delta";
 
@@ -16,7 +21,31 @@ interface PendingStep {
   readonly turn: number;
   readonly step: number;
   readonly seq: number;
-  readonly history: readonly Message[];
+  /** The backing array in force at the boundary, and how much of it this step saw. */
+  readonly backing: readonly Message[];
+  readonly length: number;
+}
+
+/** A reconstructed request whose `history` and `request` are own, enumerable, lazy properties. */
+function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest {
+  let history: readonly Message[] | undefined;
+  let request: LoopRequest | undefined;
+  const out = { turn: p.turn, step: p.step, stepStartSeq: p.seq, header } as ReconstructedRequest;
+  Object.defineProperty(out, "history", {
+    enumerable: true,
+    get: () => {
+      history ??= Object.freeze(p.backing.slice(0, p.length));
+      return history;
+    },
+  });
+  Object.defineProperty(out, "request", {
+    enumerable: true,
+    get: () => {
+      request ??= composeRequest(header, out.history);
+      return request;
+    },
+  });
+  return Object.freeze(out);
 }
 
 /**
@@ -28,8 +57,7 @@ interface PendingStep {
  */
 export function reconstructRequests(events: readonly SessionEvent[]): ReconstructedRequest[] {
   const out: ReconstructedRequest[] = [];
-  const messages: Message[] = [];
-  const seqs: number[] = [];
+  let messages: Message[] = [];
   let header: EpochHeader | undefined;
   let pending: PendingStep | undefined;
 
@@ -37,7 +65,7 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
     if (header === undefined) {
       throw new ReconstructError("no-header-at-dispatch", `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) was dispatched with no request header logged`, p.seq);
     }
-    out.push({ turn: p.turn, step: p.step, stepStartSeq: p.seq, header, history: p.history, request: composeRequest(header, p.history) });
+    out.push(lazyRequest(p, header));
   };
 
   for (const event of events) {
@@ -48,7 +76,7 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
     header = foldHeaderEvent(header, event);
     if (event.type === "step/start") {
       const data = (event as SessionEvent<"step/start">).data;
-      pending = { turn: data.turn, step: data.step, seq: event.seq, history: messages.slice() };
+      pending = { turn: data.turn, step: data.step, seq: event.seq, backing: messages, length: messages.length };
       continue;
     }
     const message = event.surfaceOp === undefined ? undefined : deriveEventMessage(event);
@@ -56,13 +84,11 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
     const op = event.surfaceOp!;
     if (op === "append") {
       messages.push(message);
-      seqs.push(event.seq);
     } else {
       if (op.start < 0 || op.end < op.start || op.end >= messages.length) {
         throw new ReconstructError("bad-replace", `${event.type} at seq ${event.seq} replaces ${op.start}..${op.end} on a surface of ${messages.length}`, event.seq);
       }
-      messages.splice(op.start, op.end - op.start + 1, message);
-      seqs.splice(op.start, op.end - op.start + 1, event.seq);
+      messages = [...messages.slice(0, op.start), message, ...messages.slice(op.end + 1)];
     }
   }
   if (pending !== undefined) finalize(pending);

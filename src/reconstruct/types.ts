@@ -18,7 +18,11 @@ export interface LoopRequest {
   readonly [key: string]: JsonValue | readonly Message[] | readonly ToolSchema[] | undefined;
 }
 
-/** One step's request as reconstructed from the log. */
+/**
+ * One step's request as reconstructed from the log. `history` and `request` are computed on
+ * first access (own, enumerable, memoized getters), so reconstructing a whole log is linear
+ * and a caller pays for a request's messages only when it reads them.
+ */
 export interface ReconstructedRequest {
   readonly turn: number;
   readonly step: number;

@@ -11,31 +11,33 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+function envelopeError(index: number, detail: string): SessionError {
+  return new SessionError("invalid-event", `event at index ${index}: ${detail}`, index);
+}
+
 /** Asserts `raw` is a well-formed event envelope with seq `expectedSeq` and a valid payload. */
 export function validateEnvelope(raw: unknown, expectedSeq: number): asserts raw is SessionEvent {
-  const fail = (detail: string): never => {
-    throw new SessionError("invalid-event", `event at index ${expectedSeq}: ${detail}`, expectedSeq);
-  };
-  if (!isRecord(raw)) fail(`expected an object, got ${typeName(raw)}`);
-  const e = raw as Record<string, unknown>;
-  for (const key of Object.keys(e)) if (!ENVELOPE_KEYS.has(key)) fail(`unknown envelope key ${JSON.stringify(key)}`);
-  if (e.seq !== expectedSeq) {
-    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${JSON.stringify(e.seq)}; seq must equal index`, expectedSeq);
+  if (!isRecord(raw)) throw envelopeError(expectedSeq, `expected an object, got ${typeName(raw)}`);
+  for (const key in raw) if (!ENVELOPE_KEYS.has(key)) throw envelopeError(expectedSeq, `unknown envelope key ${JSON.stringify(key)}`);
+  if (raw.seq !== expectedSeq) {
+    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${JSON.stringify(raw.seq)}; seq must equal index`, expectedSeq);
   }
-  if (!isEventType(e.type)) fail(`unknown event type ${JSON.stringify(e.type)}`);
-  const type = e.type as SessionEvent["type"];
-  if (typeof e.time !== "number" || !Number.isFinite(e.time) || e.time < 0) fail(`time must be epoch ms, got ${JSON.stringify(e.time)}`);
-  validateEventData(type, e.data, expectedSeq);
+  const type = raw.type;
+  if (!isEventType(type)) throw envelopeError(expectedSeq, `unknown event type ${JSON.stringify(type)}`);
+  const time = raw.time;
+  if (typeof time !== "number" || !Number.isFinite(time) || time < 0) throw envelopeError(expectedSeq, `time must be epoch ms, got ${JSON.stringify(time)}`);
+  validateEventData(type, raw.data, expectedSeq);
+  const op = raw.surfaceOp;
   if (isSurfaceEventType(type)) {
-    if (e.surfaceOp === undefined) fail(`${type} must carry a surfaceOp`);
-    validateSurfaceOp(e.surfaceOp, expectedSeq);
-  } else if (e.surfaceOp !== undefined) {
-    fail(`${type} is not surface-eligible and may not carry a surfaceOp`);
+    if (op === undefined) throw envelopeError(expectedSeq, `${type} must carry a surfaceOp`);
+    validateSurfaceOp(op, expectedSeq);
+  } else if (op !== undefined) {
+    throw envelopeError(expectedSeq, `${type} is not surface-eligible and may not carry a surfaceOp`);
   }
-  if (e.sourceEventSeqs !== undefined) {
-    const ok = Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.every((s) => Number.isSafeInteger(s) && s >= 0);
-    if (!ok) fail("sourceEventSeqs must be an array of seqs");
-    if (e.surfaceOp === "append" || e.surfaceOp === undefined) fail("sourceEventSeqs is only allowed on a replace");
+  const sources = raw.sourceEventSeqs;
+  if (sources !== undefined) {
+    if (!Array.isArray(sources) || !sources.every((s) => Number.isSafeInteger(s) && s >= 0)) throw envelopeError(expectedSeq, "sourceEventSeqs must be an array of seqs");
+    if (op === "append" || op === undefined) throw envelopeError(expectedSeq, "sourceEventSeqs is only allowed on a replace");
   }
 }
 

@@ -2,75 +2,81 @@
 // product (and because load time must stay near raw JSON.parse; a schema library that copies
 // or strips would change logged bytes). Unknown extra keys are allowed: they are still lossless
 // JSON and a newer writer may add them. Throws `SessionError` with code `invalid-data`.
+//
+// Each check returns `undefined` or a problem ("field: detail"); no closures are made per call,
+// since this runs once per event on every load.
 import { MessageShapeError, typeName, validateAssistantContent, validateToolResultContent, validateUserContent } from "../messages/index.js";
 import { SessionError } from "./errors.js";
 import type { EventType } from "./types.js";
 
 type Data = Record<string, unknown>;
-type Check = (data: Data, fail: (path: string, detail: string) => never) => void;
+type Check = (data: Data) => string | undefined;
 
 const isRecord = (v: unknown): v is Data => typeof v === "object" && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isPositive = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
-
-const positive =
-  (...keys: string[]): Check =>
-  (d, fail) => {
-    for (const k of keys) if (!isPositive(d[k])) fail(k, `expected a positive integer, got ${show(d[k])}`);
-  };
-const strings =
-  (...keys: string[]): Check =>
-  (d, fail) => {
-    for (const k of keys) if (typeof d[k] !== "string") fail(k, `expected a string, got ${typeName(d[k])}`);
-  };
-const optional =
-  (key: string, test: (v: unknown) => boolean, expected: string): Check =>
-  (d, fail) => {
-    if (key in d && !test(d[key])) fail(key, `expected ${expected}, got ${show(d[key])}`);
-  };
-const content =
-  (validate: (c: unknown, path: string) => void): Check =>
-  (d, fail) => {
-    try {
-      validate(d.content, "content");
-    } catch (e) {
-      if (e instanceof MessageShapeError) fail(e.path, e.detail);
-      throw e;
-    }
-  };
-const record =
-  (key: string): Check =>
-  (d, fail) => {
-    if (!isRecord(d[key])) fail(key, `expected an object, got ${typeName(d[key])}`);
-  };
+const isString = (v: unknown): v is string => typeof v === "string";
 
 function show(v: unknown): string {
   const s = JSON.stringify(v);
   return s === undefined ? typeName(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
+const positive =
+  (...keys: string[]): Check =>
+  (d) => {
+    for (const k of keys) if (!isPositive(d[k])) return `${k}: expected a positive integer, got ${show(d[k])}`;
+    return undefined;
+  };
+const strings =
+  (...keys: string[]): Check =>
+  (d) => {
+    for (const k of keys) if (typeof d[k] !== "string") return `${k}: expected a string, got ${typeName(d[k])}`;
+    return undefined;
+  };
+const optional =
+  (key: string, test: (v: unknown) => boolean, expected: string): Check =>
+  (d) =>
+    key in d && !test(d[key]) ? `${key}: expected ${expected}, got ${show(d[key])}` : undefined;
+const required =
+  (key: string, test: (v: unknown) => boolean, expected: string): Check =>
+  (d) =>
+    test(d[key]) ? undefined : `${key}: expected ${expected}, got ${show(d[key])}`;
+const content =
+  (validate: (c: unknown, path: string) => void): Check =>
+  (d) => {
+    try {
+      validate(d.content, "content");
+      return undefined;
+    } catch (e) {
+      if (e instanceof MessageShapeError) return `${e.path}: ${e.detail}`;
+      throw e;
+    }
+  };
+
 const TURN_END_KINDS = new Set(["completed", "aborted", "error", "disposed", "max-tokens", "rejected", "interrupted"]);
 
-const turnEndReason: Check = (d, fail) => {
+const turnEndReason: Check = (d) => {
   const r = d.reason;
-  if (!isRecord(r)) return fail("reason", `expected an object, got ${typeName(r)}`);
-  if (typeof r.kind !== "string" || !TURN_END_KINDS.has(r.kind)) fail("reason.kind", `unknown turn-end kind ${show(r.kind)}`);
-  if ((r.kind === "aborted" || r.kind === "rejected") && typeof r.reason !== "string") fail("reason.reason", "expected a string");
+  if (!isRecord(r)) return `reason: expected an object, got ${typeName(r)}`;
+  if (typeof r.kind !== "string" || !TURN_END_KINDS.has(r.kind)) return `reason.kind: unknown turn-end kind ${show(r.kind)}`;
+  if ((r.kind === "aborted" || r.kind === "rejected") && !isString(r.reason)) return "reason.reason: expected a string";
   if (r.kind === "error") {
-    if (!isCount(r.step)) fail("reason.step", `expected a step number, got ${show(r.step)}`);
-    if (typeof r.message !== "string") fail("reason.message", "expected a string");
-    if ("code" in r && typeof r.code !== "string") fail("reason.code", "expected a string");
+    if (!isCount(r.step)) return `reason.step: expected a step number, got ${show(r.step)}`;
+    if (!isString(r.message)) return "reason.message: expected a string";
+    if ("code" in r && !isString(r.code)) return "reason.code: expected a string";
   }
+  return undefined;
 };
 
-const usage: Check = (d, fail) => {
-  if (!("usage" in d)) return;
+const USAGE_KEYS = ["inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"];
+const usage: Check = (d) => {
+  if (!("usage" in d)) return undefined;
   const u = d.usage;
-  if (!isRecord(u)) return fail("usage", `expected an object, got ${typeName(u)}`);
-  for (const k of ["inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"]) {
-    if (!isCount(u[k])) fail(`usage.${k}`, `expected a token count, got ${show(u[k])}`);
-  }
-  if ("reasoningTokens" in u && !isCount(u.reasoningTokens)) fail("usage.reasoningTokens", "expected a token count");
+  if (!isRecord(u)) return `usage: expected an object, got ${typeName(u)}`;
+  for (const k of USAGE_KEYS) if (!isCount(u[k])) return `usage.${k}: expected a token count, got ${show(u[k])}`;
+  if ("reasoningTokens" in u && !isCount(u.reasoningTokens)) return "usage.reasoningTokens: expected a token count";
+  return undefined;
 };
 
 const HEADER_REASONS = new Set(["initial", "resume", "fallback"]);
@@ -84,40 +90,22 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
   "prompt/blocked": [strings("source", "reason"), content(validateUserContent)],
   "context/message": [strings("source"), content(validateUserContent)],
   "steering/message": [positive("turn"), strings("source"), content(validateUserContent)],
-  "assistant/message": [
-    positive("turn", "step"),
-    content(validateAssistantContent),
-    usage,
-    optional("stopReason", (v) => typeof v === "string", "a string"),
-  ],
+  "assistant/message": [positive("turn", "step"), content(validateAssistantContent), usage, optional("stopReason", isString, "a string")],
   "tool/call": [positive("turn", "step"), strings("callId", "name", "arguments")],
   "tool/result": [
     positive("turn", "step"),
     strings("callId"),
     content(validateToolResultContent),
-    (d, fail) => {
-      if (typeof d.isError !== "boolean") fail("isError", "expected a boolean");
-    },
-    optional("error", (v) => typeof v === "string", "a string"),
+    required("isError", (v) => typeof v === "boolean", "a boolean"),
+    optional("error", isString, "a string"),
     optional("meta", isRecord, "an object"),
   ],
-  "request/header": [
-    record("header"),
-    (d, fail) => {
-      if (!HEADER_REASONS.has(d.reason as string)) fail("reason", `expected initial, resume or fallback, got ${show(d.reason)}`);
-    },
-  ],
+  "request/header": [required("header", isRecord, "an object"), required("reason", (v) => HEADER_REASONS.has(v as string), "initial, resume or fallback")],
   "request/header-delta": [],
-  "llm/retry": [
-    positive("turn", "step", "attempt"),
-    strings("code"),
-    (d, fail) => {
-      if (!isCount(d.delayMs)) fail("delayMs", `expected a non-negative integer, got ${show(d.delayMs)}`);
-    },
-  ],
+  "llm/retry": [positive("turn", "step", "attempt"), strings("code"), required("delayMs", isCount, "a non-negative integer")],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],
-  "compact/end": [positive("turn"), optional("error", (v) => typeof v === "string", "a string")],
+  "compact/end": [positive("turn"), optional("error", isString, "a string")],
 };
 
 /** True when `type` names an event in the vocabulary. */
@@ -127,10 +115,16 @@ export function isEventType(type: unknown): type is EventType {
 
 /** Validates `data` as the payload of `type`; throws `SessionError('invalid-data')` naming the field. */
 export function validateEventData(type: EventType, data: unknown, seq?: number): void {
-  const where = seq === undefined ? type : `${type} (seq ${seq})`;
-  const fail = (path: string, detail: string): never => {
-    throw new SessionError("invalid-data", `invalid ${where}: data.${path}: ${detail}`, seq);
-  };
-  if (!isRecord(data)) fail("", `expected an object, got ${typeName(data)}`);
-  for (const check of CHECKS[type]) check(data as Data, fail);
+  let problem: string | undefined;
+  if (!isRecord(data)) problem = `expected an object, got ${typeName(data)}`;
+  else {
+    for (const check of CHECKS[type]) {
+      problem = check(data);
+      if (problem !== undefined) break;
+    }
+  }
+  if (problem !== undefined) {
+    const where = seq === undefined ? type : `${type} (seq ${seq})`;
+    throw new SessionError("invalid-data", `invalid ${where}: data.${problem}`, seq);
+  }
 }

@@ -4,7 +4,7 @@
 // validate (payload, structure, surface op) → deep-freeze → push → notify observers (each
 // observer's failure contained). A rejected append changes nothing. Observers may not append.
 import { randomUUID } from "node:crypto";
-import { deepFreeze, JsonError, snapshotJson } from "../json/index.js";
+import { adoptParsedJson, deepFreeze, JsonError, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
@@ -73,7 +73,19 @@ export class Session {
   static fromLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
     validateSessionHeader(header);
     const session = new Session(snapshotJson(header) as unknown as SessionHeader, options);
-    for (let i = 0; i < events.length; i++) session.#seed(events[i], i);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotJson);
+    return session;
+  }
+
+  /**
+   * `fromLog` for events fresh from `JSON.parse` (a store's load path): the session takes
+   * ownership and freezes them in place instead of copying them. Only use it for values no one
+   * else holds; the validation is otherwise identical.
+   */
+  static fromParsedLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
+    validateSessionHeader(header);
+    const session = new Session(snapshotJson(header) as unknown as SessionHeader, options);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, adoptParsedJson);
     return session;
   }
 
@@ -189,10 +201,10 @@ export class Session {
     };
   }
 
-  #seed(raw: unknown, index: number): void {
+  #seed(raw: unknown, index: number, take: (value: unknown, path: string) => unknown): void {
     let event: SessionEvent;
     try {
-      event = snapshotJson(raw, `events[${index}]`) as unknown as SessionEvent;
+      event = take(raw, `events[${index}]`) as SessionEvent;
     } catch (e) {
       if (e instanceof JsonError) throw new SessionError("invalid-data", `event at index ${index} is not lossless JSON: ${e.message}`, index, { cause: e });
       throw e;

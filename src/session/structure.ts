@@ -32,86 +32,94 @@ export class LogStructure {
 
   /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
   check(event: AnySessionEvent): void {
-    const fail = (detail: string): never => {
-      throw new SessionError("structure", `${event.type} at seq ${event.seq}: ${detail}`, event.seq);
-    };
+    const problem = this.#problem(event);
+    if (problem !== undefined) throw new SessionError("structure", `${event.type} at seq ${event.seq}: ${problem}`, event.seq);
+  }
+
+  // Returns what is wrong with `event` coming next, or undefined. (No per-call closures: this
+  // runs once per event on every append and load.)
+  #problem(event: AnySessionEvent): string | undefined {
     if (event.type === "turn/start") {
-      if (this.openTurn !== null) fail(`turn ${this.openTurn} is still open`);
-      if (event.data.turn !== this.lastTurn + 1) fail(`expected turn ${this.lastTurn + 1}, got ${event.data.turn}`);
-      return;
+      if (this.openTurn !== null) return `turn ${this.openTurn} is still open`;
+      if (event.data.turn !== this.lastTurn + 1) return `expected turn ${this.lastTurn + 1}, got ${event.data.turn}`;
+      return undefined;
     }
-    if (this.openTurn === null) fail("every event must lie inside a turn, and no turn is open");
-    const turn = this.openTurn as number;
-    const inStep = (t: number, s: number): void => {
-      if (this.openStep === null) fail("requires an open step");
-      if (t !== turn || s !== this.openStep) fail(`names turn ${t} step ${s}, but turn ${turn} step ${this.openStep} is open`);
-    };
-    const inTurn = (t: number): void => {
-      if (t !== turn) fail(`names turn ${t}, but turn ${turn} is open`);
-    };
+    if (this.openTurn === null) return "every event must lie inside a turn, and no turn is open";
     switch (event.type) {
       case "turn/end":
-        inTurn(event.data.turn);
-        if (this.openStep !== null) fail(`step ${this.openStep} is still open`);
-        if (this.compactionOpen) fail("a compaction is still open");
-        return;
+        return (
+          this.#inTurn(event.data.turn) ??
+          (this.openStep !== null ? `step ${this.openStep} is still open` : this.compactionOpen ? "a compaction is still open" : undefined)
+        );
       case "step/start":
-        inTurn(event.data.turn);
-        if (this.openStep !== null) fail(`step ${this.openStep} is still open`);
-        if (this.compactionOpen) fail("a compaction is still open");
-        if (event.data.step !== this.lastStep + 1) fail(`expected step ${this.lastStep + 1}, got ${event.data.step}`);
-        return;
+        return (
+          this.#inTurn(event.data.turn) ??
+          (this.openStep !== null
+            ? `step ${this.openStep} is still open`
+            : this.compactionOpen
+              ? "a compaction is still open"
+              : event.data.step !== this.lastStep + 1
+                ? `expected step ${this.lastStep + 1}, got ${event.data.step}`
+                : undefined)
+        );
       case "step/end": {
-        inStep(event.data.turn, event.data.step);
-        const owed = [...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()];
-        if (owed.length > 0) fail(`tool calls without a result: ${owed.join(", ")}`);
-        return;
+        const wrong = this.#inStep(event.data.turn, event.data.step);
+        if (wrong !== undefined) return wrong;
+        if (this.unloggedCalls.size + this.unansweredCalls.size === 0) return undefined;
+        return `tool calls without a result: ${[...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()].join(", ")}`;
       }
       case "assistant/message": {
-        inStep(event.data.turn, event.data.step);
-        if (event.surfaceOp !== "append") return;
-        const ids = new Set<string>();
+        const wrong = this.#inStep(event.data.turn, event.data.step);
+        if (wrong !== undefined || event.surfaceOp !== "append") return wrong;
+        let ids: Set<string> | undefined;
         for (const block of event.data.content) {
           if (block.type !== "tool-call") continue;
-          if (this.seenCallIds.has(block.callId) || ids.has(block.callId)) fail(`duplicate tool call id ${block.callId}`);
+          ids ??= new Set();
+          if (this.seenCallIds.has(block.callId) || ids.has(block.callId)) return `duplicate tool call id ${block.callId}`;
           ids.add(block.callId);
         }
-        return;
+        return undefined;
       }
       case "tool/call": {
-        inStep(event.data.turn, event.data.step);
+        const wrong = this.#inStep(event.data.turn, event.data.step);
+        if (wrong !== undefined) return wrong;
         const block = this.unloggedCalls.get(event.data.callId);
-        if (!block) fail(`call id ${event.data.callId} is not an unlogged tool-call block of this step`);
-        else if (block.name !== event.data.name) fail(`name ${event.data.name} differs from the block's ${block.name}`);
-        return;
+        if (!block) return `call id ${event.data.callId} is not an unlogged tool-call block of this step`;
+        if (block.name !== event.data.name) return `name ${event.data.name} differs from the block's ${block.name}`;
+        return undefined;
       }
       case "tool/result": {
-        if (event.surfaceOp !== "append") return; // a replace rewrites an answered result; the surface checks it
-        inStep(event.data.turn, event.data.step);
-        if (!this.unansweredCalls.has(event.data.callId)) fail(`call id ${event.data.callId} has no unanswered tool/call`);
-        return;
+        if (event.surfaceOp !== "append") return undefined; // a replace rewrites an answered result; the surface checks it
+        const wrong = this.#inStep(event.data.turn, event.data.step);
+        if (wrong !== undefined) return wrong;
+        return this.unansweredCalls.has(event.data.callId) ? undefined : `call id ${event.data.callId} has no unanswered tool/call`;
       }
       case "steering/message":
-        inTurn(event.data.turn);
-        return;
+        return this.#inTurn(event.data.turn);
       case "llm/retry":
-        inStep(event.data.turn, event.data.step);
-        return;
+        return this.#inStep(event.data.turn, event.data.step);
       case "compact/start":
-        inTurn(event.data.turn);
-        if (this.compactionOpen) fail("a compaction is already open");
-        if (this.openStep !== null) fail("compaction runs between steps, but a step is open");
-        return;
+        return (
+          this.#inTurn(event.data.turn) ??
+          (this.compactionOpen ? "a compaction is already open" : this.openStep !== null ? "compaction runs between steps, but a step is open" : undefined)
+        );
       case "compact/summary":
-        if (!this.compactionOpen) fail("no compaction is open");
-        return;
+        return this.compactionOpen ? undefined : "no compaction is open";
       case "compact/end":
-        inTurn(event.data.turn);
-        if (!this.compactionOpen) fail("no compaction is open");
-        return;
+        return this.#inTurn(event.data.turn) ?? (this.compactionOpen ? undefined : "no compaction is open");
       default:
-        return;
+        return undefined;
     }
+  }
+
+  #inTurn(turn: number): string | undefined {
+    return turn === this.openTurn ? undefined : `names turn ${turn}, but turn ${this.openTurn} is open`;
+  }
+
+  #inStep(turn: number, step: number): string | undefined {
+    if (this.openStep === null) return "requires an open step";
+    if (turn !== this.openTurn || step !== this.openStep) return `names turn ${turn} step ${step}, but turn ${this.openTurn} step ${this.openStep} is open`;
+    return undefined;
   }
 
   /** Applies an event that `check` accepted. */

@@ -184,7 +184,7 @@ export class JsonlSessionStore implements SessionStore {
     }
     let session: Session;
     try {
-      session = Session.fromLog(header, events, options.session);
+      session = Session.fromParsedLog(header, events, options.session);
     } catch (e) {
       if (!(e instanceof SessionError)) throw e;
       const line = e.code === "invalid-header" ? 1 : e.seq === undefined ? undefined : e.seq + 2;
