@@ -64,7 +64,7 @@ async function readTool(args: string): Promise<{ text: string; isError: boolean 
 const store = new JsonlSessionStore({ root: join(home, "sessions") });
 const session = Session.create({ cwd: workspace });
 await store.create(session.header);
-persistSession(session, store);
+const persistence = persistSession(session, store);
 const writer = new HeaderWriter(session);
 let calls = 0;
 /** Every request the "model" was sent, serialized canonically, to compare with reconstruction. */
@@ -92,7 +92,7 @@ async function runTurn(prompt: string): Promise<void> {
     if (toolCalls.length === 0) break;
   }
   session.append("turn/end", { turn, reason: { kind: "completed" } });
-  await store.flush(session.id);
+  await persistence.flush();
 }
 
 await runTurn("What is in notes.txt?");

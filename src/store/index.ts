@@ -2,6 +2,6 @@
 export { defaultSessionsDir, keelsonHome } from "./home.js";
 export { FORMAT as JSONL_FORMAT } from "./jsonl-codec.js";
 export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
-export { persistSession } from "./persist.js";
+export { persistSession, type SessionPersistence } from "./persist.js";
 export type { LoadedSession, LoadOptions, SessionStore, SessionSummary, StoreErrorCode } from "./types.js";
 export { StoreError } from "./types.js";

@@ -143,13 +143,10 @@ export class JsonlSessionStore implements SessionStore {
   async release(sessionId: string): Promise<void> {
     const writer = this.#writers.get(sessionId);
     if (writer === undefined) return;
-    try {
-      await this.flush(sessionId);
-    } finally {
-      this.#writers.delete(sessionId);
-      await writer.handle.close();
-      await releaseLock(this.#fs, this.#lockOf(sessionId));
-    }
+    await this.flush(sessionId); // a failure keeps the writer (and its buffer) for a retry
+    this.#writers.delete(sessionId);
+    await writer.handle.close();
+    await releaseLock(this.#fs, this.#lockOf(sessionId));
   }
 
   async close(): Promise<void> {

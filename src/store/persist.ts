@@ -1,10 +1,37 @@
 // persistSession: wires a live Session to a store so that every committed event enters the
-// store's buffer in the same synchronous frame as the append. The caller decides when to
-// flush (the loop flushes at every turn/end and on dispose).
+// store's buffer in the same synchronous frame as the append. The caller decides when to make
+// it durable (the loop flushes at every turn/end and on dispose).
+//
+// Session observers are contained (a throw cannot undo a commit), so a refused buffer append
+// would otherwise vanish into a warning. It is remembered instead, and `flush()` reports it:
+// a flush never claims durability for a log the store did not take whole.
 import type { Session } from "../session/index.js";
-import type { SessionStore } from "./types.js";
+import { type SessionStore, StoreError } from "./types.js";
 
-/** Buffers every future append of `session` into `store`; returns the disposer. */
-export function persistSession(session: Session, store: SessionStore): () => void {
-  return session.observe((event) => store.append(session.id, [event]));
+export interface SessionPersistence {
+  /** Makes everything appended so far durable; throws if any append was refused by the store. */
+  flush(): Promise<void>;
+  /** Stops buffering future appends. */
+  dispose(): void;
+}
+
+export function persistSession(session: Session, store: SessionStore): SessionPersistence {
+  let failure: unknown;
+  const dispose = session.observe((event) => {
+    if (failure !== undefined) return;
+    try {
+      store.append(session.id, [event]);
+    } catch (error) {
+      failure = error;
+    }
+  });
+  return {
+    async flush() {
+      if (failure !== undefined) {
+        throw new StoreError("write-failed", `session ${session.id}: the store refused an append, so the log on disk is behind the session: ${String(failure)}`, { cause: failure });
+      }
+      await store.flush(session.id);
+    },
+    dispose,
+  };
 }

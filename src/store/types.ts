@@ -49,7 +49,7 @@ export interface SessionStore {
   load(sessionId: string, options?: LoadOptions): Promise<LoadedSession>;
   /** Summaries of every stored session, oldest first. */
   list(): Promise<SessionSummary[]>;
-  /** Flushes and gives up the writer lock on one session. */
+  /** Flushes and gives up the writer lock on one session. If the flush fails, the session stays open (buffer kept) and the error is thrown. */
   release(sessionId: string): Promise<void>;
   /** Flushes everything and releases every lock. The store is unusable afterwards. */
   close(): Promise<void>;

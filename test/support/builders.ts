@@ -3,7 +3,7 @@
 // assistant message, tool calls and results, step/end, turn/end).
 import type { EpochHeader, ToolSchema } from "../../src/header/index.js";
 import { HeaderWriter } from "../../src/header/index.js";
-import type { TextBlock } from "../../src/messages/index.js";
+import type { TextBlock, ToolCallBlock } from "../../src/messages/index.js";
 import { Session, type SessionOptions, type TurnEndReason } from "../../src/session/index.js";
 
 /** A clock that returns 1_700_000_000_000, then +1 ms per call. */
@@ -13,6 +13,9 @@ export function fixedClock(start = 1_700_000_000_000): () => number {
 }
 
 export const text = (t: string): TextBlock => ({ type: "text", text: t });
+
+/** A tool-call content block as the model produces it. */
+export const toolCall = (callId: string, name = "read", args = "{}"): ToolCallBlock => ({ type: "tool-call", callId, name, arguments: args });
 
 export const tool = (name: string): ToolSchema => ({
   name,
@@ -29,6 +32,14 @@ export const baseHeader = (over: Partial<EpochHeader> = {}): EpochHeader => ({
 
 export function newSession(id = "s-test", options: SessionOptions = {}): Session {
   return Session.create({ id, createdAt: 1_700_000_000_000, cwd: "/work" }, { clock: fixedClock(), ...options });
+}
+
+/** A new session with turn 1 open, and with `"step"` also step 1 of it (no header recorded). */
+export function sessionWithOpen(level: "turn" | "step", options: SessionOptions = {}): Session {
+  const s = newSession("s-test", options);
+  s.append("turn/start", { turn: 1, trigger: "send" });
+  if (level === "step") s.append("step/start", { turn: 1, step: 1 });
+  return s;
 }
 
 export interface ToolCallSpec {

@@ -1,0 +1,25 @@
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+
+test("npm start's demo verifies its log and rebuilds every request byte-identically", async () => {
+  const home = await mkdtemp(join(tmpdir(), "keelson-main-job-"));
+  try {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "examples/foundation-demo.ts"], {
+      env: { ...process.env, KEELSON_HOME: home },
+      encoding: "utf8",
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("verify: clean");
+    expect(run.stdout).toContain("reconstruction: 3 requests rebuilt from the log, 3/3 byte-identical to what was sent");
+    expect(run.stdout).toContain("Ship the header codec.");
+    const files = await readdir(join(home, "sessions"));
+    expect(files.filter((f) => f.endsWith(".jsonl"))).toHaveLength(1);
+    expect(files.filter((f) => f.endsWith(".lock"))).toHaveLength(0);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,55 @@
+// JsonlSessionStores over a fresh temp dir for the store tests. `cleanup` closes every store
+// opened here (so no file handle outlives its test) and removes the dir.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonlSessionStore, type StoreFileSystem } from "../../src/store/index.js";
+import type { StoreHarness } from "../support/store-contract.js";
+
+export interface TempJsonlRoot {
+  readonly root: string;
+  /** A new store over `root`, optionally with an injected file system. */
+  open(fs?: StoreFileSystem): JsonlSessionStore;
+  /** The path of session `id`'s log file. */
+  fileOf(id: string): string;
+  /** The bytes of session `id`'s log file. */
+  bytesOf(id: string): Promise<Buffer>;
+  cleanup(): Promise<void>;
+}
+
+export async function tempJsonlRoot(): Promise<TempJsonlRoot> {
+  const root = await mkdtemp(join(tmpdir(), "keelson-store-"));
+  const stores: JsonlSessionStore[] = [];
+  const fileOf = (id: string): string => join(root, `${id}.jsonl`);
+  return {
+    root,
+    open(fs) {
+      const store = new JsonlSessionStore({ root, ...(fs === undefined ? {} : { fs }) });
+      stores.push(store);
+      return store;
+    },
+    fileOf,
+    bytesOf: (id) => readFile(fileOf(id)),
+    async cleanup() {
+      // A store a test left failing (an injected write error) may refuse to close; the dir goes anyway.
+      for (const store of stores) await store.close().catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The contract harness for JsonlSessionStore. */
+export async function jsonlHarness(): Promise<StoreHarness> {
+  const dir = await tempJsonlRoot();
+  return { store: dir.open(), openSecond: () => dir.open(), cleanup: () => dir.cleanup() };
+}
+
+/** Byte offsets at which each line of `bytes` starts (a line ends with, and includes, "\n"). */
+export function lineStarts(bytes: Buffer): number[] {
+  const starts = [0];
+  for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The "\n"-terminated JSONL encoding of `values`, one per line. */
+export const jsonLines = (values: readonly unknown[]): string => values.map((v) => `${JSON.stringify(v)}\n`).join("");

@@ -1,0 +1,147 @@
+// The SessionStore contract, part two: one writer per session, read-only loads, and crash
+// repair on load. Registered by `describeSessionStoreContract` (store-contract.ts).
+import { describe, expect, test } from "vitest";
+import { newSession, twoTurnLog } from "./builders.js";
+import type { StoreHarness } from "./store-contract.js";
+import { crashedLog, expectedClosers, expectStoreError, typeAndData } from "./store-expect.js";
+
+export function describeWriterContract(harness: () => StoreHarness): void {
+  describe("single writer", () => {
+    test("a second store can neither load writable nor create a session the first holds ('locked')", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("held"));
+      await h.store.create(session.header, session.events);
+      const second = h.openSecond();
+
+      await expectStoreError(() => second.load(session.id), "locked");
+      await expectStoreError(() => second.create(session.header), "locked");
+    });
+
+    test("a loaded writer holds the session as a creator does ('locked' for a third store)", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("held-by-load"));
+      await h.store.create(session.header, session.events);
+      await h.store.release(session.id);
+
+      await h.openSecond().load(session.id);
+      await expectStoreError(() => h.openSecond().load(session.id), "locked");
+      await expectStoreError(() => h.store.load(session.id), "locked");
+    });
+
+    test("after the holder releases a session, a second store loads it writable and can append", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("handed-over"));
+      const firstTurn = session.events.findIndex((e) => e.type === "turn/end") + 1;
+      await h.store.create(session.header, session.events.slice(0, firstTurn));
+      await h.store.release(session.id);
+
+      const second = h.openSecond();
+      await second.load(session.id);
+      second.append(session.id, session.events.slice(firstTurn));
+      await second.flush(session.id);
+      await expectStoreError(() => h.store.load(session.id), "locked");
+      await second.release(session.id);
+
+      expect((await h.store.load(session.id)).session.events).toEqual(session.events);
+    });
+
+    test("a store refuses to load writable a session it already holds ('already-open')", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("twice"));
+      await h.store.create(session.header, session.events);
+
+      await expectStoreError(() => h.store.load(session.id), "already-open");
+    });
+
+    test("a read-only load by the holding store sees its buffered events", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("own-buffer"));
+      await h.store.create(session.header, session.events.slice(0, 3));
+      h.store.append(session.id, session.events.slice(3));
+
+      const loaded = await h.store.load(session.id, { readOnly: true });
+      expect(loaded.session.events).toEqual(session.events);
+    });
+  });
+
+  describe("read-only load", () => {
+    test("a read-only load works while another store holds the lock, and reports but does not repair an open turn", async () => {
+      const h = harness();
+      const crashed = crashedLog("inspect-me");
+      await h.store.create(crashed.header, crashed.events);
+
+      const loaded = await h.openSecond().load(crashed.id, { readOnly: true });
+      expect(loaded.session.events).toEqual(crashed.events);
+      expect(loaded.session.openTurn).toBe(crashed.openTurn);
+      expect(loaded).toMatchObject({ repaired: [], needsRepair: true, droppedBytes: 0 });
+
+      await h.store.release(crashed.id);
+      const again = await h.openSecond().load(crashed.id, { readOnly: true });
+      expect(again.session.events).toEqual(crashed.events);
+    });
+
+    test("a read-only load takes no lock: a writer can load the session afterwards", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("peeked"));
+      await h.store.create(session.header, session.events);
+      await h.store.release(session.id);
+
+      await h.openSecond().load(session.id, { readOnly: true });
+      await expect(h.openSecond().load(session.id)).resolves.toMatchObject({ repaired: [] });
+    });
+  });
+
+  describe("crash repair", () => {
+    test("a writable load closes an open final turn with the closers repair owes it", async () => {
+      const h = harness();
+      const crashed = crashedLog("crashed");
+      await h.store.create(crashed.header, crashed.events);
+      await h.store.release(crashed.id);
+
+      const loaded = await h.openSecond().load(crashed.id);
+      expect(typeAndData(loaded.repaired)).toEqual(expectedClosers(crashed.header, crashed.events));
+      expect(loaded.repaired.at(-1)?.data).toEqual({ turn: crashed.openTurn, reason: { kind: "interrupted" } });
+      expect(loaded.session.events).toEqual([...crashed.events, ...loaded.repaired]);
+      expect(loaded.session.openTurn).toBeNull();
+      expect(loaded.needsRepair).toBe(false);
+    });
+
+    test("repair closers are durable: a fresh store sees them exactly once, and a further load adds nothing", async () => {
+      const h = harness();
+      const crashed = crashedLog("repaired-once");
+      await h.store.create(crashed.header, crashed.events);
+      await h.store.release(crashed.id);
+
+      const repairing = h.openSecond();
+      const first = await repairing.load(crashed.id);
+      expect(first.repaired.length).toBeGreaterThan(0);
+      await repairing.close();
+
+      const secondStore = h.openSecond();
+      const second = await secondStore.load(crashed.id);
+      expect(second.repaired).toEqual([]);
+      expect(second.session.events).toEqual(first.session.events);
+      await secondStore.close();
+
+      const third = await h.openSecond().load(crashed.id);
+      expect(third.repaired).toEqual([]);
+      expect(third.session.length).toBe(crashed.length + first.repaired.length);
+    });
+
+    test("the repaired log continues: appends after the closers round-trip", async () => {
+      const h = harness();
+      const crashed = crashedLog("resumed");
+      await h.store.create(crashed.header, crashed.events);
+      await h.store.release(crashed.id);
+
+      const writer = h.openSecond();
+      const { session } = await writer.load(crashed.id);
+      const turn = session.lastTurn + 1;
+      const added = [session.append("turn/start", { turn, trigger: "send" }), session.append("turn/end", { turn, reason: { kind: "completed" } })];
+      writer.append(session.id, added);
+      await writer.close();
+
+      expect((await h.openSecond().load(crashed.id)).session.events).toEqual(session.events);
+    });
+  });
+}
