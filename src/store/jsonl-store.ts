@@ -10,14 +10,14 @@
 import { randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
-import { isSafeSessionId, Session, SessionError, type SessionEvent, type SessionHeader, validateSessionHeader } from "../session/index.js";
+import { isSafeSessionId, Session, SessionError, type SessionEvent, type SessionHeader, validateEnvelope, validateSessionHeader } from "../session/index.js";
 import { defaultSessionsDir } from "./home.js";
 import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, splitLog } from "./jsonl-codec.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { type LoadedSession, type LoadOptions, type SessionStore, type SessionSummary, StoreError } from "./types.js";
 
 /** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
-export type StoreFileSystem = Pick<typeof nodeFs, "open" | "readFile" | "link" | "unlink" | "mkdir" | "readdir">;
+export type StoreFileSystem = Pick<typeof nodeFs, "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir">;
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */
@@ -54,6 +54,7 @@ export class JsonlSessionStore implements SessionStore {
 
   async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
     this.#open();
+    const file = this.fileOf(header.id);
     try {
       validateSessionHeader(header);
       Session.fromLog(header, seed); // the seed must be a valid log
@@ -61,14 +62,13 @@ export class JsonlSessionStore implements SessionStore {
       if (e instanceof SessionError) throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
       throw e;
     }
-    const file = this.fileOf(header.id);
     if (this.#writers.has(header.id)) throw new StoreError("exists", `session ${header.id} already exists (${file})`, { file });
     await this.#fs.mkdir(this.root, { recursive: true });
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
       const bytes = encodeHeaderLine(header) + seed.map(encodeEventLine).join("");
       await this.#publish(file, bytes);
-      const handle = await this.#fs.open(file, "a");
+      const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
       this.#writers.set(header.id, {
         file,
         handle,
@@ -89,6 +89,12 @@ export class JsonlSessionStore implements SessionStore {
     events.forEach((event, i) => {
       if (event?.seq !== writer.nextSeq + i) {
         throw new StoreError("seq-gap", `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${JSON.stringify(event?.seq)}; the batch was not buffered`);
+      }
+      try {
+        validateEnvelope(event, event.seq);
+      } catch (e) {
+        if (e instanceof SessionError) throw new StoreError("invalid-event", `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`, { cause: e });
+        throw e;
       }
     });
     for (const event of events) writer.buffer.push(encodeEventLine(event));
@@ -153,8 +159,10 @@ export class JsonlSessionStore implements SessionStore {
     if (this.#closed) return;
     const errors: unknown[] = [];
     for (const id of [...this.#writers.keys()]) await this.release(id).catch((e: unknown) => errors.push(e));
-    this.#closed = true;
+    // A session whose flush failed stays open with its buffer: the store is not closed, and
+    // closing again retries.
     if (errors.length > 0) throw errors[0];
+    this.#closed = true;
   }
 
   async #load(sessionId: string, file: string, options: LoadOptions): Promise<LoadedSession> {
@@ -189,14 +197,12 @@ export class JsonlSessionStore implements SessionStore {
     }
     if (options.readOnly) return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
 
-    const handle = await this.#fs.open(file, "r+");
+    const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
     if (tornBytes > 0) {
       await handle.truncate(committedBytes);
       await handle.sync();
     }
-    await handle.close();
-    const appendHandle = await this.#fs.open(file, "a");
-    this.#writers.set(sessionId, { file, handle: appendHandle, committedBytes, nextSeq: session.length, buffer: [], flushing: Promise.resolve() });
+    this.#writers.set(sessionId, { file, handle, committedBytes, nextSeq: session.length, buffer: [], flushing: Promise.resolve() });
     const repaired = session.repair();
     if (repaired.length > 0) {
       this.append(sessionId, repaired);

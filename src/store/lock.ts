@@ -1,66 +1,112 @@
-// The single-writer lock for one session: `<id>.lock`, created exclusively, holding the owner's
-// pid and host. A lock whose pid is dead on this host is stale and is taken over; a live owner
-// (any process, this one included) refuses a second writer.
+// The single-writer lock for one session: `<id>.lock`, holding the owner's pid, host, start time
+// and a nonce. A live owner (any process, this one included) refuses a second writer; a lock
+// whose pid is dead on this host is stale and is taken over.
+//
+// The lock file is never seen half-written: its content is written to a private temp file,
+// fsynced, then `link`ed into place (atomic, fails if the lock exists). Taking over a stale lock
+// first renames it aside (atomic: of several contenders one gets it) and then checks that what
+// it moved is the very lock it judged stale; if a contender had already replaced it with a
+// fresh lock, that lock is put back and this writer is refused.
+import { randomBytes } from "node:crypto";
 import type * as fsp from "node:fs/promises";
 import { hostname } from "node:os";
 import { StoreError } from "./types.js";
 
-type Fs = Pick<typeof fsp, "open" | "readFile" | "unlink">;
+type Fs = Pick<typeof fsp, "open" | "readFile" | "unlink" | "link" | "rename">;
 
 interface LockOwner {
   readonly pid: number;
   readonly host: string;
 }
 
+const isCode = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException)?.code === code;
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+    return isCode(e, "EPERM"); // exists, owned by someone else
   }
 }
 
-async function readOwner(fs: Fs, path: string): Promise<LockOwner | undefined> {
+async function readText(fs: Fs, path: string): Promise<string | undefined> {
   try {
-    const raw = JSON.parse(await fs.readFile(path, "utf8")) as Partial<LockOwner>;
+    return await fs.readFile(path, "utf8");
+  } catch (e) {
+    if (isCode(e, "ENOENT")) return undefined;
+    throw e;
+  }
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const raw = JSON.parse(text) as Partial<LockOwner>;
     return typeof raw.pid === "number" && typeof raw.host === "string" ? { pid: raw.pid, host: raw.host } : undefined;
   } catch {
-    return undefined; // empty or half-written: its writer died between create and write
+    return undefined;
   }
+}
+
+async function removeIfPresent(fs: Fs, path: string): Promise<void> {
+  await fs.unlink(path).catch((e: unknown) => {
+    if (!isCode(e, "ENOENT")) throw e;
+  });
 }
 
 /** Takes the lock at `path` for this process, or throws `StoreError('locked')`. */
 export async function acquireLock(fs: Fs, path: string, sessionId: string): Promise<void> {
-  const me = JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now() });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await fs.open(path, "wx");
+  const nonce = randomBytes(6).toString("hex");
+  const temp = `${path}.${nonce}.tmp`;
+  const handle = await fs.open(temp, "wx");
+  try {
+    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now(), nonce }));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await handle.writeFile(me);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        await fs.link(temp, path);
+        return;
+      } catch (e) {
+        if (!isCode(e, "EEXIST")) throw e;
       }
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const text = await readText(fs, path);
+      if (text === undefined) continue; // released meanwhile: try again
+      const owner = parseOwner(text);
+      const stale = owner === undefined || (owner.host === hostname() && !isAlive(owner.pid));
+      if (!stale) {
+        throw new StoreError("locked", `session ${sessionId} is already open for writing by pid ${owner.pid} on ${owner.host} (lock file ${path})`, { file: path });
+      }
+      await takeOverStale(fs, path, text, nonce);
     }
-    const owner = await readOwner(fs, path);
-    const stale = owner === undefined || (owner.host === hostname() && !isAlive(owner.pid));
-    if (!stale) {
-      const who = owner === undefined ? "an unknown writer" : `pid ${owner.pid} on ${owner.host}`;
-      throw new StoreError("locked", `session ${sessionId} is already open for writing by ${who} (lock file ${path})`, { file: path });
-    }
-    await fs.unlink(path).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== "ENOENT") throw e;
+    throw new StoreError("locked", `session ${sessionId}: could not take the lock ${path} (contended)`, { file: path });
+  } finally {
+    await removeIfPresent(fs, temp);
+  }
+}
+
+/** Moves the stale lock (whose content was `judged`) out of the way, unless it was replaced. */
+async function takeOverStale(fs: Fs, path: string, judged: string, nonce: string): Promise<void> {
+  const aside = `${path}.${nonce}.stale`;
+  try {
+    await fs.rename(path, aside);
+  } catch (e) {
+    if (isCode(e, "ENOENT")) return;
+    throw e;
+  }
+  const moved = await readText(fs, aside);
+  if (moved !== judged && moved !== undefined) {
+    // A contender replaced the stale lock before us: put its live lock back.
+    await fs.link(aside, path).catch((e: unknown) => {
+      if (!isCode(e, "EEXIST")) throw e;
     });
   }
-  throw new StoreError("locked", `session ${sessionId}: could not take the lock ${path}`, { file: path });
+  await removeIfPresent(fs, aside);
 }
 
 export async function releaseLock(fs: Fs, path: string): Promise<void> {
-  await fs.unlink(path).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== "ENOENT") throw e;
-  });
+  await removeIfPresent(fs, path);
 }

@@ -63,6 +63,7 @@ export type StoreErrorCode =
   | "not-open"
   | "already-open"
   | "seq-gap"
+  | "invalid-event"
   | "write-failed"
   | "corrupt"
   | "foreign"

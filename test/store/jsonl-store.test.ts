@@ -51,11 +51,11 @@ describe("JSONL file layout", () => {
     const session = newSession("buffered");
     await store.create(session.header);
     const created = await dir.bytesOf(session.id);
-    persistSession(session, store);
+    const persistence = persistSession(session, store);
     twoTurnLog(session);
     expect(await dir.bytesOf(session.id)).toEqual(created);
 
-    await store.flush();
+    await persistence.flush();
     expect((await dir.bytesOf(session.id)).subarray(created.length).toString()).toBe(jsonLines(session.events));
   });
 });

@@ -4,7 +4,7 @@
 import type { EpochHeader, ToolSchema } from "../../src/header/index.js";
 import { HeaderWriter } from "../../src/header/index.js";
 import type { TextBlock, ToolCallBlock } from "../../src/messages/index.js";
-import { Session, type SessionOptions, type TurnEndReason } from "../../src/session/index.js";
+import { type EventDataMap, Session, type SessionOptions, type TurnEndReason } from "../../src/session/index.js";
 
 /** A clock that returns 1_700_000_000_000, then +1 ms per call. */
 export function fixedClock(start = 1_700_000_000_000): () => number {
@@ -75,6 +75,11 @@ export class LogDriver {
     this.session = session;
     this.writer = new HeaderWriter(session);
     this.#header = header;
+    // Continue numbering after the calls already in the log, so a second driver on the same
+    // session (e.g. one that crashes a turn onto `buildLog`'s output) never reuses a call id.
+    for (const e of session.events) {
+      if (e.type === "assistant/message") this.#callCounter += (e.data as EventDataMap["assistant/message"]).content.filter((b) => b.type === "tool-call").length;
+    }
   }
 
   turn(spec: TurnSpec): this {
@@ -144,11 +149,29 @@ export class LogDriver {
 }
 
 /** A two-turn log with a tool round trip: the shape of the README example. */
-export function twoTurnLog(session: Session = newSession()): Session {
-  return new LogDriver(session)
+export function twoTurnLog(session: Session = newSession(), header: EpochHeader = baseHeader()): Session {
+  return new LogDriver(session, header)
     .turn({
       prompt: "What is in notes.txt?",
       steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }],
     })
     .turn({ prompt: "Thanks!", steps: [{ text: "You're welcome." }] }).session;
+}
+
+/**
+ * Turn 1 of `twoTurnLog`, then a compaction turn whose summary replaces all four history nodes
+ * (user, assistant with the call, tool result, final answer), then a turn "Thanks!".
+ */
+export function compactedLog(session: Session = newSession()): Session {
+  const driver = new LogDriver(session).turn({
+    prompt: "What is in notes.txt?",
+    steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }],
+  });
+  const turn = session.lastTurn + 1;
+  session.append("turn/start", { turn, trigger: "compact" });
+  session.append("compact/start", { turn, trigger: "manual" });
+  session.append("user/message", { content: [text("Summary: notes.txt says buy milk.")], source: "compaction" }, { op: "replace", start: 0, end: 3 });
+  session.append("compact/end", { turn });
+  session.append("turn/end", { turn, reason: { kind: "completed" } });
+  return driver.turn({ prompt: "Thanks!", steps: [{ text: "You're welcome." }] }).session;
 }

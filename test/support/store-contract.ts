@@ -91,20 +91,35 @@ export function describeSessionStoreContract(name: string, makeStore: StoreHarne
         expect(loaded.session.events).toEqual(session.events);
       });
 
-      test("persistSession buffers every append of a live session; after flush another store loads the same log", async () => {
+      test("persistSession buffers every append of a live session; after its flush another store loads the same log", async () => {
         const session = newSession("live");
         await h.store.create(session.header);
-        const stop = persistSession(session, h.store);
+        const persistence = persistSession(session, h.store);
         twoTurnLog(session);
-        await h.store.flush(session.id);
+        await persistence.flush();
 
         const loaded = await h.openSecond().load(session.id, { readOnly: true });
         expect(loaded.session.events).toEqual(session.events);
+      });
 
-        stop();
+      test("after persistSession is disposed, the session's appends no longer reach the store", async () => {
+        const session = twoTurnLog(newSession("unhooked"));
+        await h.store.create(session.header, session.events);
+        persistSession(session, h.store).dispose();
         session.append("turn/start", { turn: session.lastTurn + 1, trigger: "send" });
         await h.store.flush(session.id);
+
         expect((await h.openSecond().load(session.id, { readOnly: true })).session.length).toBe(session.length - 1);
+      });
+
+      test("persistSession's flush fails with 'write-failed' once the store has refused one of the session's appends", async () => {
+        const session = newSession("refused");
+        const persistence = persistSession(session, h.store); // never created: every append is refused
+        twoTurnLog(session);
+
+        const error = await expectStoreError(() => persistence.flush(), "write-failed");
+        expect(error.message).toContain(session.id);
+        await expectStoreError(() => h.store.load(session.id, { readOnly: true }), "not-found");
       });
     });
 
