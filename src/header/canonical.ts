@@ -14,16 +14,9 @@ export function canonicalHeader(header: EpochHeader): EpochHeader {
   };
 }
 
-// Frozen headers are immutable, so their canonical text can be memoized by identity.
-const keyCache = new WeakMap<EpochHeader, string>();
-
 /** Canonical serialization of the canonical form; the identity used for equality and hashing. */
 export function headerKey(header: EpochHeader): string {
-  const cached = keyCache.get(header);
-  if (cached !== undefined) return cached;
-  const key = canonicalJson(canonicalHeader(header) as unknown as JsonValue);
-  if (Object.isFrozen(header)) keyCache.set(header, key);
-  return key;
+  return canonicalJson(canonicalHeader(header) as unknown as JsonValue);
 }
 
 /** Equality of two headers under canonical form and canonical serialization. */

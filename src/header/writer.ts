@@ -2,11 +2,13 @@
 // events and, for each request, appends what `decideHeaderRecord` says: a snapshot on the
 // instance's first request, nothing when unchanged, else a delta or a fallback snapshot.
 // One writer per loop instance: a new instance (resume, fork, restart) means a new writer.
+import { deepFreeze, snapshotJson } from "../json/index.js";
 import type { Session } from "../session/index.js";
 import { canonicalHeader } from "./canonical.js";
 import { foldRequestHeader } from "./fold.js";
 import { decideHeaderRecord } from "./record.js";
 import type { EpochHeader, HeaderRecord } from "./types.js";
+import { validateEpochHeader } from "./validate.js";
 
 export class HeaderWriter {
   readonly #session: Session;
@@ -24,16 +26,22 @@ export class HeaderWriter {
     return this.#folded;
   }
 
-  /** Records `header` for the next request and returns the decision that was logged. */
+  /**
+   * Records `header` for the next request and returns the decision that was logged. The header
+   * is validated (`HeaderError`, nothing logged) and copied: mutating the caller's object later
+   * cannot make the fold disagree with what was used.
+   */
   record(header: EpochHeader): HeaderRecord {
-    const decision = decideHeaderRecord({ folded: this.#folded, next: header, firstOfInstance: this.#first });
+    validateEpochHeader(header);
+    const used = canonicalHeader(deepFreeze(snapshotJson(header) as unknown as EpochHeader));
+    const decision = decideHeaderRecord({ folded: this.#folded, next: used, firstOfInstance: this.#first });
     if (decision.kind === "snapshot") {
       this.#session.append("request/header", { header: decision.header as never, reason: decision.reason });
     } else if (decision.kind === "delta") {
       this.#session.append("request/header-delta", decision.delta as never);
     }
     this.#first = false;
-    this.#folded = canonicalHeader(header);
+    this.#folded = used;
     return decision;
   }
 }

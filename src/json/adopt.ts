@@ -3,6 +3,7 @@
 // -0 (from "-0"), so instead of copying we check for it and deep-freeze in place: one pass, no
 // allocation, no path strings (the path is only worked out when -0 is actually found).
 // Anything else (caller-made objects) must go through snapshotJson.
+import { childPath } from "./path.js";
 import { JsonError, type JsonValue } from "./types.js";
 
 /** Checks a fresh `JSON.parse` result for -0 and deep-freezes it in place; returns it. */
@@ -35,7 +36,7 @@ function pathToNegativeZero(v: unknown, path: string): string {
   if (typeof v === "number") return path;
   if (typeof v !== "object" || v === null) return path;
   for (const [key, item] of Object.entries(v)) {
-    const child = Array.isArray(v) ? `${path}[${key}]` : `${path}.${key}`;
+    const child = childPath(path, Array.isArray(v) ? Number(key) : key);
     if (typeof item === "number" ? item === 0 && 1 / item < 0 : typeof item === "object" && item !== null && !isClean(item)) {
       return pathToNegativeZero(item, child);
     }

@@ -2,14 +2,8 @@
 //
 // Why one pass: validating and then copying would read each getter twice, and a getter that
 // returns a different value the second time would let unvalidated data into the copy.
+import { childPath as describePath } from "./path.js";
 import { JsonError, type JsonValue } from "./types.js";
-
-const describePath = (parent: string, key: string | number): string =>
-  typeof key === "number"
-    ? `${parent}[${key}]`
-    : /^[A-Za-z_$][\w$]*$/.test(key)
-      ? `${parent}.${key}`
-      : `${parent}[${JSON.stringify(key)}]`;
 
 function isPlainPrototype(proto: unknown): boolean {
   return proto === Object.prototype || proto === null;

@@ -15,7 +15,8 @@ import { deriveEventMessage, type SessionEvent } from "../session/index.js";
 import { composeRequest } from "./compose.js";
 import { type LoopRequest, ReconstructError, type ReconstructedRequest } from "./types.js";
 
-const isHeaderEvent = (e: SessionEvent): boolean => e.type === "request/header" || e.type === "request/header-delta";
+/** Events that can only exist once the step's request was dispatched (or the step ended). */
+const AFTER_DISPATCH: ReadonlySet<string> = new Set(["assistant/message", "llm/retry", "tool/call", "tool/result", "step/end"]);
 
 interface PendingStep {
   readonly turn: number;
@@ -49,11 +50,16 @@ function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest 
 }
 
 /**
- * Every loop request recorded in `events`, in order. A step's header is the fold of every event
- * before dispatch: the events before its `step/start` plus the header events that directly
- * follow it (the loop records the header after the boundary, before streaming).
- * Throws `HeaderError` for a corrupt header record and `ReconstructError` for a step that
- * dispatched with no header or a replace the surface cannot take.
+ * Every loop request recorded in `events`, in order. A step's history is fixed at its
+ * `step/start` (the boundary); its header is the fold of every event up to dispatch, i.e. up to
+ * the step's first model output (`assistant/message`, `llm/retry`, a tool event) or its
+ * `step/end` — the loop records the header after the `agent/request` waterfall, whose own
+ * appends already come after the boundary and so belong to the next request.
+ *
+ * A step that ended with no header ever logged (the instance's first step failed or crashed
+ * before dispatch) sent nothing and is not listed. Throws `HeaderError` for a corrupt header
+ * record and `ReconstructError` for model output with no header or a replace the surface
+ * cannot take.
  */
 export function reconstructRequests(events: readonly SessionEvent[]): ReconstructedRequest[] {
   const out: ReconstructedRequest[] = [];
@@ -61,16 +67,18 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
   let header: EpochHeader | undefined;
   let pending: PendingStep | undefined;
 
-  const finalize = (p: PendingStep): void => {
-    if (header === undefined) {
-      throw new ReconstructError("no-header-at-dispatch", `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) was dispatched with no request header logged`, p.seq);
+  const finalize = (p: PendingStep, by: SessionEvent | undefined): void => {
+    if (header !== undefined) {
+      out.push(lazyRequest(p, header));
+      return;
     }
-    out.push(lazyRequest(p, header));
+    if (by === undefined || by.type === "step/end") return; // never dispatched
+    throw new ReconstructError("no-header-at-dispatch", `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) has model output at seq ${by.seq} but no request header was logged`, by.seq);
   };
 
   for (const event of events) {
-    if (pending !== undefined && !isHeaderEvent(event)) {
-      finalize(pending);
+    if (pending !== undefined && AFTER_DISPATCH.has(event.type)) {
+      finalize(pending, event);
       pending = undefined;
     }
     header = foldHeaderEvent(header, event);
@@ -91,6 +99,6 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
       messages = [...messages.slice(0, op.start), message, ...messages.slice(op.end + 1)];
     }
   }
-  if (pending !== undefined) finalize(pending);
+  if (pending !== undefined) finalize(pending, undefined);
   return out;
 }

@@ -7,6 +7,7 @@
 // since this runs once per event on every load.
 import { MessageShapeError, typeName, validateAssistantContent, validateToolResultContent, validateUserContent } from "../messages/index.js";
 import { SessionError } from "./errors.js";
+import { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
 import type { EventType } from "./types.js";
 
 type Data = Record<string, unknown>;
@@ -100,8 +101,8 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     optional("error", isString, "a string"),
     optional("meta", isRecord, "an object"),
   ],
-  "request/header": [required("header", isRecord, "an object"), required("reason", (v) => HEADER_REASONS.has(v as string), "initial, resume or fallback")],
-  "request/header-delta": [],
+  "request/header": [(d) => epochHeaderProblem(d.header), required("reason", (v) => HEADER_REASONS.has(v as string), "initial, resume or fallback")],
+  "request/header-delta": [(d) => headerDeltaProblem(d)],
   "llm/retry": [positive("turn", "step", "attempt"), strings("code"), required("delayMs", isCount, "a non-negative integer")],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],

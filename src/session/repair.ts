@@ -1,6 +1,6 @@
 // Crash repair: the closers that end an open final turn durably. They are appended to the log
 // (never patched in at read time), so a repaired log is an ordinary valid log.
-import type { LogStructure } from "./structure.js";
+import type { LogStructure, OpenCall } from "./structure.js";
 import type { PendingEvent } from "./types.js";
 
 const INTERRUPTED = "interrupted: the session ended before this tool call returned";
@@ -13,10 +13,11 @@ export function crashRepairClosers(structure: LogStructure): PendingEvent[] {
   if (structure.compactionOpen) {
     out.push({ type: "compact/end", data: { turn, error: "interrupted" } });
   }
-  for (const call of structure.unloggedCalls.values()) {
+  const byModelOrder = (a: OpenCall, b: OpenCall): number => a.order - b.order;
+  for (const call of [...structure.unloggedCalls.values()].sort(byModelOrder)) {
     out.push({ type: "tool/call", data: { turn: call.turn, step: call.step, callId: call.callId, name: call.name, arguments: call.arguments } });
   }
-  for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()]) {
+  for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()].sort(byModelOrder)) {
     out.push({
       type: "tool/result",
       data: { turn: call.turn, step: call.step, callId: call.callId, content: [{ type: "text", text: INTERRUPTED }], isError: true, error: "interrupted" },

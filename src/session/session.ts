@@ -34,6 +34,37 @@ const defaultObserverError = (error: unknown, event: SessionEvent): void => {
   process.emitWarning(`session observer threw on ${event.type} (seq ${event.seq}): ${String(error)}`, "KeelsonObserverWarning");
 };
 
+/** A detached, validated copy of a session header; every failure is `invalid-header`. */
+function headerCopy(header: unknown): SessionHeader {
+  let copy: unknown;
+  try {
+    copy = snapshotJson(header, "header");
+  } catch (e) {
+    if (e instanceof JsonError) throw new SessionError("invalid-header", `session header is not lossless JSON: ${e.message}`, undefined, { cause: e });
+    throw e;
+  }
+  validateSessionHeader(copy);
+  return copy;
+}
+
+function surfaceOpCopy(op: SurfaceOp, seq: number): SurfaceOp {
+  try {
+    return snapshotJson(op, "surfaceOp") as unknown as SurfaceOp;
+  } catch (e) {
+    if (e instanceof JsonError) throw new SessionError("invalid-surface-op", `surfaceOp is not lossless JSON: ${e.message}`, seq, { cause: e });
+    throw e;
+  }
+}
+
+/** The commit already happened: an error sink that throws must not make `append` throw. */
+function reportObserverError(sink: (error: unknown, event: SessionEvent) => void, error: unknown, event: SessionEvent): void {
+  try {
+    sink(error, event);
+  } catch (sinkError) {
+    defaultObserverError(sinkError, event);
+  }
+}
+
 export class Session {
   readonly header: SessionHeader;
   readonly #clock: () => number;
@@ -71,8 +102,7 @@ export class Session {
    * (see `openTurnClosers` / `repair`).
    */
   static fromLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
-    validateSessionHeader(header);
-    const session = new Session(snapshotJson(header) as unknown as SessionHeader, options);
+    const session = new Session(headerCopy(header), options);
     for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotJson);
     return session;
   }
@@ -83,8 +113,7 @@ export class Session {
    * else holds; the validation is otherwise identical.
    */
   static fromParsedLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
-    validateSessionHeader(header);
-    const session = new Session(snapshotJson(header) as unknown as SessionHeader, options);
+    const session = new Session(headerCopy(header), options);
     for (let i = 0; i < events.length; i++) session.#seed(events[i], i, adoptParsedJson);
     return session;
   }
@@ -143,12 +172,16 @@ export class Session {
     validateEventData(type, copy, seq);
     let op: SurfaceOp | undefined;
     if (isSurfaceEventType(type)) {
-      op = surfaceOp === undefined || surfaceOp === "append" ? "append" : (snapshotJson(surfaceOp) as unknown as SurfaceOp);
+      op = surfaceOp === undefined || surfaceOp === "append" ? "append" : surfaceOpCopy(surfaceOp, seq);
       validateSurfaceOp(op, seq);
     } else if (surfaceOp !== undefined) {
       throw new SessionError("invalid-surface-op", `${type} is not surface-eligible and takes no surfaceOp`, seq);
     }
-    const draft = { type, seq, time: this.#clock(), data: copy as EventDataMap[T] } as SessionEvent<T>;
+    const time = this.#clock();
+    if (typeof time !== "number" || !Number.isFinite(time) || time < 0) {
+      throw new SessionError("invalid-event", `the session clock returned ${String(time)}; event time must be epoch ms`, seq);
+    }
+    const draft = { type, seq, time, data: copy as EventDataMap[T] } as SessionEvent<T>;
     const event: SessionEvent<T> = op === undefined ? draft : { ...draft, surfaceOp: op };
     const provenance = op === undefined ? undefined : this.#surface.plan(event, op);
     const final = provenance === undefined ? event : { ...event, sourceEventSeqs: provenance };
@@ -242,7 +275,7 @@ export class Session {
         try {
           observer(event, this);
         } catch (error) {
-          this.#onObserverError(error, event);
+          reportObserverError(this.#onObserverError, error, event);
         }
       }
     } finally {

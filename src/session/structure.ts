@@ -14,6 +14,8 @@ export interface OpenCall {
   readonly arguments: string;
   readonly turn: number;
   readonly step: number;
+  /** Position among all tool-call blocks of the session: model order. */
+  readonly order: number;
 }
 
 export class LogStructure {
@@ -28,6 +30,7 @@ export class LogStructure {
   /** Logged `tool/call`s that have no `tool/result` yet. */
   readonly unansweredCalls = new Map<string, OpenCall>();
   readonly seenCallIds = new Set<string>();
+  #callOrder = 0;
   compactionOpen = false;
 
   /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
@@ -151,6 +154,7 @@ export class LogStructure {
             arguments: block.arguments,
             turn: event.data.turn,
             step: event.data.step,
+            order: this.#callOrder++,
           });
         }
         return;

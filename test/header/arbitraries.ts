@@ -42,7 +42,7 @@ export const lineArb = fc.constantFrom("", "You are a careful assistant.", "Answ
 export const systemArb: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.constant(""),
-  fc.array(lineArb, { maxLength: 6 }).map((lines) => lines.join("\n")),
+  { arbitrary: fc.array(lineArb, { maxLength: 6 }).map((lines) => lines.join("\n")), weight: 3 },
 );
 
 const schemaArb: fc.Arbitrary<JsonObject> = fc
@@ -128,7 +128,7 @@ export function mutatedHeaderArb(a: EpochHeader): fc.Arbitrary<EpochHeader> {
   return fc
     .tuple(
       fc.oneof(fc.constant(a.config), fc.constant(reverseKeys(a.config)), configArb),
-      fc.oneof(fc.constant(a.system), editedSystemArb(a.system), systemArb),
+      fc.oneof({ arbitrary: fc.constant(a.system), weight: 2 }, { arbitrary: editedSystemArb(a.system), weight: 3 }, { arbitrary: systemArb, weight: 1 }),
       fc.oneof(fc.constant(a.tools), editedToolsArb(a.tools), toolsArb),
       fc.oneof(fc.constant(a.messagePrefix), prefixArb),
     )

@@ -14,10 +14,12 @@ function rejection(value: unknown): JsonError {
 }
 
 class Point {
-  constructor(
-    readonly x: number,
-    readonly y: number,
-  ) {}
+  readonly x: number;
+  readonly y: number;
+  constructor(x: number, y: number) {
+    this.x = x;
+    this.y = y;
+  }
 }
 class Tagged extends Array<number> {}
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { Session, SessionEvent } from "../../src/session/index.js";
+import type { AnySessionEvent, Session, SessionEvent } from "../../src/session/index.js";
 import { newSession, sessionWithOpen, text, toolCall, twoTurnLog } from "../support/builders.js";
 import { buildLog, logOpsArb } from "../support/random-log.js";
 import { expectRejectedUnchanged } from "./log-assertions.js";
@@ -209,7 +209,7 @@ describe("P20 on random logs", () => {
       fc.property(logOpsArb, (ops) => {
         const s = buildLog(ops);
         let step: string | null = null;
-        for (const e of s.events) {
+        for (const e of s.events as readonly AnySessionEvent[]) {
           if (e.type === "step/start") {
             expect(step).toBeNull();
             step = `${e.data.turn}.${e.data.step}`;
@@ -231,7 +231,7 @@ describe("P20 on random logs", () => {
       fc.property(logOpsArb, (ops) => {
         const s = buildLog(ops);
         let open: string | null = null;
-        for (const e of s.events) {
+        for (const e of s.events as readonly AnySessionEvent[]) {
           if (e.type === "step/start") open = `${e.data.turn}.${e.data.step}`;
           else if (e.type === "step/end") open = null;
           else if (e.type === "tool/call" || (e.type === "tool/result" && e.surfaceOp === "append")) {
