@@ -3,6 +3,6 @@ export { canonicalEquals, canonicalJson } from "./canonical.js";
 export { adoptParsedJson } from "./adopt.js";
 export { deepFreeze } from "./freeze.js";
 export { contentHash } from "./hash.js";
-export { snapshotJson } from "./snapshot.js";
+export { type SnapshotOptions, snapshotJson } from "./snapshot.js";
 export type { JsonArray, JsonErrorCode, JsonObject, JsonPrimitive, JsonValue } from "./types.js";
 export { JsonError } from "./types.js";

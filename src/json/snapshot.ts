@@ -2,11 +2,14 @@
 //
 // Why one pass: validating and then copying would read each getter twice, and a getter that
 // returns a different value the second time would let unvalidated data into the copy.
-import { childPath as describePath } from "./path.js";
+// The walk keeps a stack of keys and writes a path string only when it throws: this runs on
+// every append, and most values are valid.
+import { childPath } from "./path.js";
 import { JsonError, type JsonValue } from "./types.js";
 
-function isPlainPrototype(proto: unknown): boolean {
-  return proto === Object.prototype || proto === null;
+export interface SnapshotOptions {
+  /** Freeze the copy as it is built (one pass for "copy, then deep-freeze"). */
+  readonly freeze?: boolean;
 }
 
 /**
@@ -15,66 +18,79 @@ function isPlainPrototype(proto: unknown): boolean {
  * functions, symbols, bigint, `-0`, NaN/±Infinity, sparse arrays, cycles, objects whose
  * prototype is neither `Object.prototype` nor `null` (class instances, Dates, Maps…), and
  * symbol keys. Keys such as `__proto__` and `constructor` are kept as plain own data.
- * Each property (getters included) is read exactly once. The copy has plain prototypes and is
- * not frozen (see `deepFreeze`).
+ * Each property (getters included) is read exactly once. The copy has plain prototypes; it is
+ * deep-frozen when `options.freeze` is set, else left mutable (see `deepFreeze`).
  */
-export function snapshotJson(value: unknown, rootPath = "$"): JsonValue {
-  const ancestors = new Set<object>();
+export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOptions = {}): JsonValue {
+  return new Snapshot(rootPath, options.freeze === true).walk(value);
+}
 
-  const walk = (v: unknown, path: string): JsonValue => {
+class Snapshot {
+  readonly #root: string;
+  readonly #freeze: boolean;
+  readonly #keys: (string | number)[] = [];
+  readonly #ancestors = new Set<object>();
+
+  constructor(root: string, freeze: boolean) {
+    this.#root = root;
+    this.#freeze = freeze;
+  }
+
+  walk(v: unknown): JsonValue {
     switch (typeof v) {
       case "string":
       case "boolean":
         return v;
       case "number":
-        if (!Number.isFinite(v)) throw new JsonError("non-finite-number", path, `${v} is not representable in JSON`);
-        if (Object.is(v, -0)) throw new JsonError("negative-zero", path, "-0 does not survive JSON (it reads back as 0)");
+        if (!Number.isFinite(v)) throw this.#error("non-finite-number", `${v} is not representable in JSON`);
+        if (v === 0 && 1 / v < 0) throw this.#error("negative-zero", "-0 does not survive JSON (it reads back as 0)");
         return v;
       case "undefined":
-        throw new JsonError("undefined-value", path, "undefined is not JSON (omit the key instead)");
+        throw this.#error("undefined-value", "undefined is not JSON (omit the key instead)");
       case "function":
-        throw new JsonError("function-value", path, "a function is not JSON");
+        throw this.#error("function-value", "a function is not JSON");
       case "symbol":
-        throw new JsonError("symbol-value", path, "a symbol is not JSON");
+        throw this.#error("symbol-value", "a symbol is not JSON");
       case "bigint":
-        throw new JsonError("bigint-value", path, "a bigint is not JSON (use a string or a safe number)");
+        throw this.#error("bigint-value", "a bigint is not JSON (use a string or a safe number)");
     }
     if (v === null) return null;
     const obj = v as object;
-    if (ancestors.has(obj)) throw new JsonError("cycle", path, "cyclic reference");
-    ancestors.add(obj);
+    if (this.#ancestors.has(obj)) throw this.#error("cycle", "cyclic reference");
+    this.#ancestors.add(obj);
     try {
-      if (Array.isArray(obj)) return walkArray(obj, path);
-      return walkObject(obj, path);
+      return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);
     } finally {
-      ancestors.delete(obj);
+      this.#ancestors.delete(obj);
     }
-  };
+  }
 
-  const walkArray = (arr: readonly unknown[], path: string): JsonValue[] => {
-    if (Object.getPrototypeOf(arr) !== Array.prototype) {
-      throw new JsonError("non-plain-object", path, "array subclass is not plain JSON");
-    }
+  #array(arr: readonly unknown[]): JsonValue {
+    if (Object.getPrototypeOf(arr) !== Array.prototype) throw this.#error("non-plain-object", "array subclass is not plain JSON");
     const out: JsonValue[] = new Array(arr.length);
+    const keys = this.#keys;
     for (let i = 0; i < arr.length; i++) {
-      if (!Object.hasOwn(arr, i)) throw new JsonError("sparse-array", describePath(path, i), "hole in a sparse array");
-      out[i] = walk(readOnce(arr, i, path), describePath(path, i));
+      keys.push(i);
+      if (!Object.hasOwn(arr, i)) throw this.#error("sparse-array", "hole in a sparse array");
+      out[i] = this.walk(this.#read(arr, i));
+      keys.pop();
     }
-    return out;
-  };
+    return this.#freeze ? Object.freeze(out) : out;
+  }
 
-  const walkObject = (obj: object, path: string): { [k: string]: JsonValue } => {
+  #object(obj: object): JsonValue {
     const proto = Object.getPrototypeOf(obj);
-    if (!isPlainPrototype(proto)) {
-      const name = (proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? "unknown";
-      throw new JsonError("non-plain-object", path, `an instance of ${name} is not a plain object`);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (proto as { constructor?: { name?: string } }).constructor?.name ?? "unknown";
+      throw this.#error("non-plain-object", `an instance of ${name} is not a plain object`);
     }
-    if (Object.getOwnPropertySymbols(obj).length > 0) {
-      throw new JsonError("symbol-key", path, "symbol-keyed properties are not JSON");
-    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) throw this.#error("symbol-key", "symbol-keyed properties are not JSON");
     const out: { [k: string]: JsonValue } = {};
+    const keys = this.#keys;
     for (const key of Object.keys(obj)) {
-      const child = walk(readOnce(obj, key, path), describePath(path, key));
+      keys.push(key);
+      const child = this.walk(this.#read(obj, key));
+      keys.pop();
       // `__proto__` is kept as an own data property: assignment would set the prototype instead.
       if (key === "__proto__") {
         Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
@@ -82,16 +98,18 @@ export function snapshotJson(value: unknown, rootPath = "$"): JsonValue {
         out[key] = child;
       }
     }
-    return out;
-  };
+    return this.#freeze ? Object.freeze(out) : out;
+  }
 
-  return walk(value, rootPath);
-}
+  #read(obj: object, key: string | number): unknown {
+    try {
+      return (obj as Record<string | number, unknown>)[key];
+    } catch (cause) {
+      throw this.#error("getter-threw", `reading the property threw: ${String(cause)}`);
+    }
+  }
 
-function readOnce(obj: object, key: string | number, path: string): unknown {
-  try {
-    return (obj as Record<string | number, unknown>)[key];
-  } catch (cause) {
-    throw new JsonError("getter-threw", describePath(path, key), `reading the property threw: ${String(cause)}`);
+  #error(code: JsonError["code"], message: string): JsonError {
+    return new JsonError(code, this.#keys.reduce<string>(childPath, this.#root), message);
   }
 }

@@ -18,12 +18,9 @@ type BlockKind = "text" | "reasoning" | "tool-call" | "image" | "tool-result";
 
 const USER_KINDS: ReadonlySet<BlockKind> = new Set(["text", "image"]);
 const ASSISTANT_KINDS: ReadonlySet<BlockKind> = new Set(["text", "reasoning", "tool-call"]);
+const TOOL_RESULT_KINDS: ReadonlySet<BlockKind> = new Set(["tool-result"]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function requireString(obj: Record<string, unknown>, key: string, path: string): void {
-  if (typeof obj[key] !== "string") throw new MessageShapeError(`${path}.${key}`, `expected a string, got ${typeName(obj[key])}`);
-}
 
 export function typeName(v: unknown): string {
   if (v === null) return "null";
@@ -31,43 +28,58 @@ export function typeName(v: unknown): string {
   return typeof v;
 }
 
-function validateBlock(block: unknown, allowed: ReadonlySet<BlockKind>, path: string): void {
-  if (!isRecord(block)) throw new MessageShapeError(path, `expected a content block object, got ${typeName(block)}`);
+/** A problem found inside a value: `at` is the path suffix below it (".text", "[2].type", ""). */
+interface Problem {
+  readonly at: string;
+  readonly detail: string;
+}
+
+// The checks below build no path strings unless they fail: they run for every block of every
+// event on every load.
+function stringProblem(obj: Record<string, unknown>, key: string): Problem | undefined {
+  return typeof obj[key] === "string" ? undefined : { at: `.${key}`, detail: `expected a string, got ${typeName(obj[key])}` };
+}
+
+function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem | undefined {
+  if (!isRecord(block)) return { at: "", detail: `expected a content block object, got ${typeName(block)}` };
   const kind = block.type;
   if (typeof kind !== "string" || !allowed.has(kind as BlockKind)) {
-    throw new MessageShapeError(`${path}.type`, `block type ${JSON.stringify(kind)} is not one of ${[...allowed].join(", ")}`);
+    return { at: ".type", detail: `block type ${JSON.stringify(kind)} is not one of ${[...allowed].join(", ")}` };
   }
   switch (kind as BlockKind) {
     case "text":
-      requireString(block, "text", path);
-      return;
+      return stringProblem(block, "text");
     case "reasoning":
-      requireString(block, "text", path);
-      if (block.signature !== undefined) requireString(block, "signature", path);
-      if (block.redacted !== undefined && typeof block.redacted !== "boolean") {
-        throw new MessageShapeError(`${path}.redacted`, "expected a boolean");
-      }
-      return;
+      return (
+        stringProblem(block, "text") ??
+        (block.signature === undefined ? undefined : stringProblem(block, "signature")) ??
+        (block.redacted === undefined || typeof block.redacted === "boolean" ? undefined : { at: ".redacted", detail: "expected a boolean" })
+      );
     case "tool-call":
-      requireString(block, "callId", path);
-      requireString(block, "name", path);
-      requireString(block, "arguments", path);
-      return;
+      return stringProblem(block, "callId") ?? stringProblem(block, "name") ?? stringProblem(block, "arguments");
     case "image":
-      requireString(block, "mediaType", path);
-      requireString(block, "data", path);
-      return;
-    case "tool-result":
-      requireString(block, "callId", path);
-      if (typeof block.isError !== "boolean") throw new MessageShapeError(`${path}.isError`, "expected a boolean");
-      validateToolResultContent(block.content, `${path}.content`);
-      return;
+      return stringProblem(block, "mediaType") ?? stringProblem(block, "data");
+    case "tool-result": {
+      const problem = stringProblem(block, "callId") ?? (typeof block.isError === "boolean" ? undefined : { at: ".isError", detail: "expected a boolean" });
+      if (problem !== undefined) return problem;
+      const inner = blocksProblem(block.content, USER_KINDS);
+      return inner === undefined ? undefined : { at: `.content${inner.at}`, detail: inner.detail };
+    }
   }
 }
 
+function blocksProblem(content: unknown, allowed: ReadonlySet<BlockKind>): Problem | undefined {
+  if (!Array.isArray(content)) return { at: "", detail: `expected an array of content blocks, got ${typeName(content)}` };
+  for (let i = 0; i < content.length; i++) {
+    const problem = blockProblem(content[i], allowed);
+    if (problem !== undefined) return { at: `[${i}]${problem.at}`, detail: problem.detail };
+  }
+  return undefined;
+}
+
 function validateBlocks(content: unknown, allowed: ReadonlySet<BlockKind>, path: string): void {
-  if (!Array.isArray(content)) throw new MessageShapeError(path, `expected an array of content blocks, got ${typeName(content)}`);
-  for (let i = 0; i < content.length; i++) validateBlock(content[i], allowed, `${path}[${i}]`);
+  const problem = blocksProblem(content, allowed);
+  if (problem !== undefined) throw new MessageShapeError(`${path}${problem.at}`, problem.detail);
 }
 
 /** Asserts user-side content: text and image blocks. */
@@ -100,7 +112,7 @@ export function validateMessage(message: unknown, path = "$"): asserts message i
       if (!Array.isArray(content) || content.length !== 1) {
         throw new MessageShapeError(`${path}.content`, "a tool message holds exactly one tool-result block");
       }
-      validateBlock(content[0], new Set(["tool-result"]), `${path}.content[0]`);
+      validateBlocks(content, TOOL_RESULT_KINDS, `${path}.content`);
       return;
     }
     default:

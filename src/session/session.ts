@@ -4,7 +4,7 @@
 // validate (payload, structure, surface op) → deep-freeze → push → notify observers (each
 // observer's failure contained). A rejected append changes nothing. Observers may not append.
 import { randomUUID } from "node:crypto";
-import { adoptParsedJson, deepFreeze, JsonError, snapshotJson } from "../json/index.js";
+import { adoptParsedJson, JsonError, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
@@ -38,7 +38,7 @@ const defaultObserverError = (error: unknown, event: SessionEvent): void => {
 function headerCopy(header: unknown): SessionHeader {
   let copy: unknown;
   try {
-    copy = snapshotJson(header, "header");
+    copy = snapshotJson(header, "header", FROZEN);
   } catch (e) {
     if (e instanceof JsonError) throw new SessionError("invalid-header", `session header is not lossless JSON: ${e.message}`, undefined, { cause: e });
     throw e;
@@ -47,9 +47,18 @@ function headerCopy(header: unknown): SessionHeader {
   return copy;
 }
 
+const FROZEN = { freeze: true } as const;
+const snapshotFrozen = (value: unknown, path: string): unknown => snapshotJson(value, path, FROZEN);
+
+/** Freezes the fresh envelope around already-frozen data (and its provenance array). */
+function freezeEnvelope<T extends SessionEvent>(event: T): T {
+  if (event.sourceEventSeqs !== undefined) Object.freeze(event.sourceEventSeqs);
+  return Object.freeze(event);
+}
+
 function surfaceOpCopy(op: SurfaceOp, seq: number): SurfaceOp {
   try {
-    return snapshotJson(op, "surfaceOp") as unknown as SurfaceOp;
+    return snapshotJson(op, "surfaceOp", FROZEN) as unknown as SurfaceOp;
   } catch (e) {
     if (e instanceof JsonError) throw new SessionError("invalid-surface-op", `surfaceOp is not lossless JSON: ${e.message}`, seq, { cause: e });
     throw e;
@@ -78,7 +87,7 @@ export class Session {
   #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
 
   private constructor(header: SessionHeader, options: SessionOptions) {
-    this.header = deepFreeze(header);
+    this.header = Object.freeze(header); // a frozen snapshot copy (see headerCopy / create)
     this.#clock = options.clock ?? Date.now;
     this.#onObserverError = options.onObserverError ?? defaultObserverError;
   }
@@ -103,7 +112,7 @@ export class Session {
    */
   static fromLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
     const session = new Session(headerCopy(header), options);
-    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotJson);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotFrozen);
     return session;
   }
 
@@ -164,7 +173,7 @@ export class Session {
     const seq = this.#events.length;
     let copy: unknown;
     try {
-      copy = snapshotJson(data, "data");
+      copy = snapshotJson(data, "data", FROZEN);
     } catch (e) {
       if (e instanceof JsonError) throw new SessionError("invalid-data", `${type} data is not lossless JSON: ${e.message}`, seq, { cause: e });
       throw e;
@@ -186,7 +195,7 @@ export class Session {
     const provenance = op === undefined ? undefined : this.#surface.plan(event, op);
     const final = provenance === undefined ? event : { ...event, sourceEventSeqs: provenance };
     this.#structure.check(final as AnySessionEvent);
-    this.#commit(deepFreeze(final), op);
+    this.#commit(freezeEnvelope(final), op);
     this.#notify(final);
     return final;
   }
@@ -234,6 +243,7 @@ export class Session {
     };
   }
 
+  /** `take` returns the event deep-frozen: a frozen copy, or the parsed value frozen in place. */
   #seed(raw: unknown, index: number, take: (value: unknown, path: string) => unknown): void {
     let event: SessionEvent;
     try {
@@ -257,7 +267,7 @@ export class Session {
       }
     }
     this.#structure.check(event as AnySessionEvent);
-    this.#commit(deepFreeze(event), op);
+    this.#commit(event, op);
   }
 
   #commit(event: SessionEvent, op: SurfaceOp | undefined): void {

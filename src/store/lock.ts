@@ -60,8 +60,9 @@ export async function acquireLock(fs: Fs, path: string, sessionId: string): Prom
   const temp = `${path}.${nonce}.tmp`;
   const handle = await fs.open(temp, "wx");
   try {
+    // No fsync: after a machine crash the owner is gone anyway, and an empty or garbled lock
+    // reads as stale.
     await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now(), nonce }));
-    await handle.sync();
   } finally {
     await handle.close();
   }
