@@ -36,10 +36,15 @@ function buildLog(events: number, id = "bench"): Session {
   return driver.session;
 }
 
+// Run with --expose-gc (npm run bench does): collecting before each timed run keeps one run's
+// garbage from being billed to the next, which otherwise dominates the variance.
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
 const time = async <T>(fn: () => T | Promise<T>, repeat = 1): Promise<{ ms: number; value: T }> => {
   let best = Number.POSITIVE_INFINITY;
   let value!: T;
   for (let i = 0; i < repeat; i++) {
+    gc();
     const t0 = performance.now();
     value = await fn();
     best = Math.min(best, performance.now() - t0);
