@@ -14,20 +14,13 @@ import type { Session, SessionEvent } from "../../src/session/index.js";
 import { baseHeader, sessionWithOpen, text, tool, twoTurnLog } from "../support/builders.js";
 import { buildLog, logOpsArb } from "../support/random-log.js";
 import { dispatchIndex, headersUsedWhile, isHeaderEvent } from "../reconstruct/support.js";
+import { thrown } from "../support/thrown.js";
 
 function snapshot(s: Session, header: EpochHeader, reason: "initial" | "resume" | "fallback" = "initial"): void {
   s.append("request/header", { header: header as never, reason });
 }
 
-function headerError(run: () => unknown): HeaderError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof HeaderError) return e;
-    throw e;
-  }
-  return expect.unreachable("expected a HeaderError");
-}
+const headerError = (run: () => unknown): HeaderError => thrown(run, HeaderError);
 
 describe("foldRequestHeader", () => {
   test("an empty log has no header", () => {

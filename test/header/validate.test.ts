@@ -5,20 +5,13 @@ import { describe, expect, test } from "vitest";
 import { HeaderError, type HeaderErrorCode, validateEpochHeader, validateHeaderDelta } from "../../src/header/index.js";
 import { baseHeader, tool } from "../support/builders.js";
 import { epochHeaderArb } from "./arbitraries.js";
+import { thrown } from "../support/thrown.js";
 
 const config = { model: "m" };
 const schema = { type: "object" };
 const noChange = { added: [], removed: [], changed: [] };
 
-function rejection(run: () => void): HeaderError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof HeaderError) return e;
-    throw e;
-  }
-  return expect.unreachable("expected a HeaderError");
-}
+const rejection = (run: () => unknown): HeaderError => thrown(run, HeaderError);
 
 function expectRejected(code: HeaderErrorCode, run: () => void, path: string): void {
   const error = rejection(run);

@@ -6,6 +6,7 @@ import { ReconstructError, reconstructRequests } from "../../src/reconstruct/ind
 import type { SessionEvent } from "../../src/session/index.js";
 import { baseHeader, compactedLog, LogDriver, newSession, sessionWithOpen, text, twoTurnLog } from "../support/builders.js";
 import { undefinedPaths } from "./support.js";
+import { thrown } from "../support/thrown.js";
 
 const READ_SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const SYSTEM = "You are a careful assistant.\nAnswer briefly.";
@@ -34,15 +35,7 @@ const requestWith = (messages: Message[]) => ({
   messages,
 });
 
-function reconstructError(run: () => unknown): ReconstructError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof ReconstructError) return e;
-    throw e;
-  }
-  return expect.unreachable("expected a ReconstructError");
-}
+const reconstructError = (run: () => unknown): ReconstructError => thrown(run, ReconstructError);
 
 describe("reconstructRequests on the two-turn log", () => {
   test("the log sent three requests with exactly these messages", () => {

@@ -3,6 +3,7 @@
 import { expect } from "vitest";
 import type { Message } from "../../src/messages/index.js";
 import { deriveEventMessage, type Session, SessionError, type SessionErrorCode, type SessionEvent } from "../../src/session/index.js";
+import { thrown } from "../support/thrown.js";
 
 /** Runs `fn`, asserts it throws a `SessionError` with `code`, and returns the error. */
 export function expectSessionError(fn: () => unknown, code: SessionErrorCode): SessionError {
@@ -13,14 +14,7 @@ export function expectSessionError(fn: () => unknown, code: SessionErrorCode): S
 
 /** Runs `fn` and returns the error it throws, asserting it is a `SessionError` (any code). */
 export function catchSessionError(fn: () => unknown): SessionError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown, "expected a SessionError").toBeInstanceOf(SessionError);
-  return thrown as SessionError;
+  return thrown(fn, SessionError);
 }
 
 export interface LogState {
