@@ -12,6 +12,7 @@ export type {
   ToolMessage,
   ToolResultBlock,
   ToolResultPart,
+  Usage,
   UserContent,
   UserMessage,
 } from "./types.js";

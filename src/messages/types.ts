@@ -58,4 +58,17 @@ export interface ToolMessage {
 }
 
 export type Message = UserMessage | AssistantMessage | ToolMessage;
+
+/**
+ * Normalized usage in disjoint buckets (ARCHITECTURE.md §6): `inputTokens` is uncached input
+ * only; total input = input + cacheRead + cacheWrite. `reasoningTokens` is informational (a part
+ * of `outputTokens`).
+ */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly outputTokens: number;
+  readonly reasoningTokens?: number;
+}
 export type Role = Message["role"];

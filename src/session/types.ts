@@ -4,7 +4,9 @@
 // Contracts: events are deep-frozen lossless JSON; `seq` equals the event's index in the log;
 // `time` is epoch ms. Only surface-eligible events carry `surfaceOp`, and they always do.
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { AssistantContent, ToolResultPart, UserContent } from "../messages/index.js";
+import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../messages/index.js";
+
+export type { Usage };
 
 /** Why a turn ended. `interrupted` is written only by crash repair. */
 export type TurnEndReason =
@@ -16,14 +18,6 @@ export type TurnEndReason =
   | { readonly kind: "rejected"; readonly reason: string }
   | { readonly kind: "interrupted" };
 
-/** Normalized usage in disjoint buckets (ARCHITECTURE.md §6). */
-export interface Usage {
-  readonly inputTokens: number;
-  readonly cacheReadTokens: number;
-  readonly cacheWriteTokens: number;
-  readonly outputTokens: number;
-  readonly reasoningTokens?: number;
-}
 
 /** The request header's payload types live in the header layer; here they are opaque JSON. */
 export type HeaderSnapshotReason = "initial" | "resume" | "fallback";

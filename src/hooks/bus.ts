@@ -1,0 +1,116 @@
+// HookBus: Keelson's typed hook bus — emit / serial / waterfall over one event map.
+//
+// Scopes: a bus may have a parent. Dispatching on a bus runs the parent's listeners first
+// (outermost, for a waterfall), then its own, each group in registration order. A global bus
+// is the parent of every agent's bus: global listeners hear every agent, an agent's listeners
+// hear only that agent. The listener list is snapshotted at dispatch, so a listener that
+// registers or disposes others changes only later dispatches.
+import type { AnyHook, Dispose, HookErrorReporter, HookMap, Listener, NamesOfMode } from "./types.js";
+
+type AnyListener = (...args: unknown[]) => unknown;
+
+const defaultReporter: HookErrorReporter = (error, hook) => {
+  process.emitWarning(`listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`, "KeelsonHookWarning");
+};
+
+export interface HookBusOptions<E extends HookMap> {
+  readonly parent?: HookBus<E>;
+  /** Receives contained failures of emit listeners; defaults to a process warning. */
+  readonly report?: HookErrorReporter;
+}
+
+export class HookBus<E extends HookMap> {
+  readonly parent: HookBus<E> | undefined;
+  readonly #own = new Map<string, AnyListener[]>();
+  readonly #report: HookErrorReporter;
+
+  constructor(options: HookBusOptions<E> = {}) {
+    this.parent = options.parent;
+    this.#report = options.report ?? defaultReporter;
+  }
+
+  /** Registers a listener; returns its disposer (idempotent). */
+  on<K extends keyof E & string>(name: K, listener: Listener<E[K]>): Dispose {
+    const list = this.#own.get(name) ?? [];
+    const entry = listener as unknown as AnyListener;
+    this.#own.set(name, [...list, entry]);
+    return () => {
+      const current = this.#own.get(name);
+      if (current === undefined) return;
+      const i = current.indexOf(entry);
+      if (i >= 0) this.#own.set(name, [...current.slice(0, i), ...current.slice(i + 1)]);
+    };
+  }
+
+  /** Number of listeners a dispatch of `name` would run (parents included). */
+  count(name: keyof E & string): number {
+    return this.#listeners(name).length;
+  }
+
+  /**
+   * Notifies every listener. Never throws and never waits: a sync throw or an async rejection
+   * of one listener is reported, and the others still run.
+   */
+  emit<K extends NamesOfMode<E, "emit">>(name: K, ...args: E[K]["args"]): void {
+    for (const listener of this.#listeners(name)) {
+      try {
+        const out = listener(...(args as unknown[]));
+        if (out instanceof Promise) out.catch((error: unknown) => this.#safeReport(error, name));
+      } catch (error) {
+        this.#safeReport(error, name);
+      }
+    }
+  }
+
+  /** Awaits every listener in order; the first throw propagates (later listeners do not run). */
+  async serial<K extends NamesOfMode<E, "serial">>(name: K, ...args: E[K]["args"]): Promise<void> {
+    for (const listener of this.#listeners(name)) await listener(...(args as unknown[]));
+  }
+
+  /**
+   * Runs the listeners as middleware around `innermost`: listener 0 gets `next` that runs
+   * listener 1, …, and the last listener's `next` runs `innermost`. Returns the outermost result.
+   * A listener may call `next` at most once; not calling it short-circuits the rest.
+   */
+  async waterfall<K extends NamesOfMode<E, "waterfall">>(
+    name: K,
+    args: E[K]["args"],
+    innermost: () => E[K] extends { result: infer R } ? R | Promise<R> : never,
+  ): Promise<E[K] extends { result: infer R } ? R : never> {
+    type R = E[K] extends { result: infer X } ? X : never;
+    const listeners = this.#listeners(name);
+    const run = async (i: number): Promise<R> => {
+      if (i === listeners.length) return (await innermost()) as R;
+      let called = false;
+      const next = (): Promise<R> => {
+        if (called) return Promise.reject(new Error(`a listener of ${name} called next() twice`));
+        called = true;
+        return run(i + 1);
+      };
+      return (await listeners[i]!(...(args as unknown[]), next)) as R;
+    };
+    return run(0) as Promise<E[K] extends { result: infer X } ? X : never>;
+  }
+
+  /** Reports a failure through this bus's reporter (for owners that contain errors themselves). */
+  report(error: unknown, hook: string): void {
+    this.#safeReport(error, hook);
+  }
+
+  #listeners(name: string): readonly AnyListener[] {
+    const own = this.#own.get(name) ?? [];
+    const inherited = this.parent === undefined ? [] : this.parent.#listeners(name);
+    return inherited.length === 0 ? own : own.length === 0 ? inherited : [...inherited, ...own];
+  }
+
+  #safeReport(error: unknown, hook: string): void {
+    try {
+      this.#report(error, hook);
+    } catch (reporterError) {
+      defaultReporter(reporterError, hook);
+    }
+  }
+}
+
+/** The type of a hook declaration, for helpers that accept any. */
+export type { AnyHook };

@@ -1,0 +1,5 @@
+// Public API of the llm layer (depends on json, messages). Real adapters land in a later issue.
+export { BlockAssembler } from "./assembler.js";
+export { ScriptedProvider, type ScriptedProviderOptions, type ScriptedReply, type ScriptedStep, type ScriptedToolCall } from "./scripted.js";
+export type { AssistantResult, BlockStart, FinishReason, Provider, ProviderFailure, ProviderRequest, ProviderTool, StreamChunk } from "./types.js";
+export { ProviderError } from "./types.js";

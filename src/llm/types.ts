@@ -1,0 +1,80 @@
+// The provider-facing vocabulary (ARCHITECTURE.md §6): the request a provider receives, the
+// stream-chunk protocol it answers with, and the `Provider` interface. Providers never see the
+// session: only this request.
+import type { JsonValue } from "../json/index.js";
+import type { AssistantContent, Message, Usage } from "../messages/index.js";
+
+/** A tool as sent to a model (same shape as the header's `ToolSchema`). */
+export interface ProviderTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: { readonly [key: string]: JsonValue };
+}
+
+/**
+ * What a provider is asked: the call config's fields, `system`, `tools`, `messages`, plus the
+ * live parts — the abort signal and the session id (for cache routing such as
+ * `prompt_cache_key`). Frozen when the loop built it; providers must not mutate it.
+ */
+export interface ProviderRequest {
+  readonly model: string;
+  readonly system?: string;
+  readonly tools?: readonly ProviderTool[];
+  readonly messages: readonly Message[];
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly stop?: readonly string[];
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly [key: string]: unknown;
+}
+
+export type FinishReason = "stop" | "tool-calls" | "max-tokens" | "aborted" | "error";
+
+export type BlockStart =
+  | { readonly type: "text" }
+  | { readonly type: "reasoning" }
+  | { readonly type: "tool-call"; readonly callId: string; readonly name: string };
+
+/** The stream-chunk protocol. Block indexes are the assistant content positions. */
+export type StreamChunk =
+  | { readonly type: "block-start"; readonly index: number; readonly block: BlockStart }
+  | { readonly type: "text-delta"; readonly index: number; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly index: number; readonly text: string; readonly signature?: string }
+  | { readonly type: "tool-call-delta"; readonly index: number; readonly argumentsDelta: string }
+  | { readonly type: "block-end"; readonly index: number }
+  | { readonly type: "usage"; readonly usage: Usage }
+  | { readonly type: "finish"; readonly reason: FinishReason; readonly error?: ProviderFailure };
+
+export interface ProviderFailure {
+  readonly message: string;
+  /** Stable code, e.g. `rate-limited`, `overloaded`, `auth`, `invalid-request`, `context-overflow`. */
+  readonly code?: string;
+  readonly retryable?: boolean;
+}
+
+export interface Provider {
+  /** Short id used in `provider:model` selectors, e.g. `anthropic`, `openai`, `scripted`. */
+  readonly id: string;
+  /** Streams one response. Must end with a `finish` chunk or throw; honours `request.signal`. */
+  stream(request: ProviderRequest): AsyncIterable<StreamChunk>;
+}
+
+/** A fully assembled response. */
+export interface AssistantResult {
+  readonly content: readonly AssistantContent[];
+  readonly usage?: Usage;
+  readonly finish: FinishReason;
+  readonly error?: ProviderFailure;
+}
+
+export class ProviderError extends Error {
+  override readonly name = "ProviderError";
+  readonly code: string;
+  readonly retryable: boolean;
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}

@@ -1,0 +1,33 @@
+// Rendering sections to the one system string, and the per-step assembly through the hook.
+import type { HookBus } from "../hooks/index.js";
+import { sortSections } from "./sections.js";
+import type { PromptHooks, PromptSection, PromptVars } from "./types.js";
+import { PromptError } from "./types.js";
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
+
+/** Replaces every `{{name}}` with `vars[name]`; an unknown name throws `PromptError('unknown-variable')`. */
+export function interpolate(text: string, vars: PromptVars, where = "text"): string {
+  return text.replace(PLACEHOLDER, (_match, name: string) => {
+    if (!Object.hasOwn(vars, name)) {
+      const known = Object.keys(vars).sort().join(", ") || "none";
+      throw new PromptError("unknown-variable", `${where}: unknown prompt variable {{${name}}} (known: ${known})`);
+    }
+    return vars[name]!;
+  });
+}
+
+/** Sorted, interpolated, empty sections dropped, joined by a blank line. */
+export function renderSections(sections: readonly PromptSection[], vars: PromptVars): string {
+  return sortSections(sections)
+    .map((s) => interpolate(s.text, vars, `prompt section ${s.name}`).trim())
+    .filter((t) => t !== "")
+    .join("\n\n");
+}
+
+/** Runs the `system-prompt/assemble` waterfall over `sections` and renders the result. */
+export async function assembleSystemPrompt(bus: HookBus<PromptHooks>, sections: readonly PromptSection[], vars: PromptVars): Promise<string> {
+  const assembled = await bus.waterfall("system-prompt/assemble", [Object.freeze([...sections]), Object.freeze({ ...vars })], () => sections);
+  if (!Array.isArray(assembled)) throw new PromptError("invalid-section", "a system-prompt/assemble listener returned something other than a section list");
+  return renderSections(assembled, vars);
+}

@@ -1,0 +1,37 @@
+// PromptSections: a registry of system-prompt sections. A registry may have a parent (the
+// global one); listing merges them, the child's section winning by name.
+import type { Dispose } from "../hooks/index.js";
+import { PromptError, type PromptSection } from "./types.js";
+
+export class PromptSections {
+  readonly parent: PromptSections | undefined;
+  readonly #own = new Map<string, PromptSection>();
+
+  constructor(parent?: PromptSections) {
+    this.parent = parent;
+  }
+
+  /** Adds or replaces the section named `section.name`; the disposer removes that very section. */
+  set(section: PromptSection): Dispose {
+    if (typeof section.name !== "string" || section.name === "") throw new PromptError("invalid-section", "a prompt section needs a non-empty name");
+    if (!Number.isFinite(section.order)) throw new PromptError("invalid-section", `prompt section ${section.name}: order must be a finite number`);
+    if (typeof section.text !== "string") throw new PromptError("invalid-section", `prompt section ${section.name}: text must be a string`);
+    const frozen = Object.freeze({ name: section.name, order: section.order, text: section.text });
+    this.#own.set(frozen.name, frozen);
+    return () => {
+      if (this.#own.get(frozen.name) === frozen) this.#own.delete(frozen.name);
+    };
+  }
+
+  /** Parent sections overridden by own ones with the same name, sorted by order then name. */
+  list(): PromptSection[] {
+    const merged = new Map<string, PromptSection>();
+    for (const s of this.parent?.list() ?? []) merged.set(s.name, s);
+    for (const s of this.#own.values()) merged.set(s.name, s);
+    return sortSections([...merged.values()]);
+  }
+}
+
+export function sortSections(sections: readonly PromptSection[]): PromptSection[] {
+  return [...sections].sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

@@ -1,0 +1,112 @@
+// The tool pipeline for one call: pre-execute → parse + validate → execute(args, signal) with a
+// timeout → post-execute. It never throws into the loop: unknown tools, bad arguments, denials,
+// throwing tools, timeouts, aborts, bad outputs and throwing hooks all become error results the
+// model sees (hook failures are also reported through the bus).
+import type { HookBus } from "../hooks/index.js";
+import { JsonError, type JsonObject, snapshotJson } from "../json/index.js";
+import { MessageShapeError, type ToolResultPart, validateToolResultContent } from "../messages/index.js";
+import type { ToolRegistry } from "./registry.js";
+import type { ToolCallOutcome, ToolErrorCode, ToolHooks, ToolInvocation, ToolOutput } from "./types.js";
+
+export interface ExecuteToolCallInput {
+  readonly registry: ToolRegistry;
+  readonly hooks: HookBus<ToolHooks>;
+  readonly call: Omit<ToolInvocation, "arguments">;
+  readonly signal: AbortSignal;
+  readonly cwd?: string;
+  /** Default per-call timeout (ms) when the tool sets none. Default 120 000. */
+  readonly timeoutMs?: number;
+}
+
+const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({ content: [{ type: "text", text }], isError: true, error });
+
+export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
+  const { registry, hooks, signal } = input;
+  const invocation: ToolInvocation = Object.freeze({ ...input.call, arguments: parseArguments(input.call.rawArguments) });
+  const outcome = await guarded(hooks, "tools/pre-execute", async () => {
+    const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }) as const);
+    if (decision.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
+    return run(input, invocation, signal);
+  });
+  return guarded(hooks, "tools/post-execute", async () => {
+    const decision = await hooks.waterfall("tools/post-execute", [invocation, outcome], () => ({ action: "accept" }) as const);
+    if (decision.action === "block") {
+      return { ...failure("blocked", decision.feedback), ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}) };
+    }
+    return {
+      ...outcome,
+      ...(decision.content ? { content: decision.content } : {}),
+      ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}),
+    };
+  });
+}
+
+async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, outer: AbortSignal): Promise<ToolCallOutcome> {
+  const tool = input.registry.get(invocation.name);
+  if (tool === undefined) return failure("unknown-tool", `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${input.registry.schemas().map((t) => t.name).join(", ") || "none"}.`);
+  if (invocation.arguments === undefined) return failure("invalid-arguments", `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`);
+  const parsed = tool.input.safeParse(invocation.arguments);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${issues}`);
+  }
+  if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${String(outer.reason ?? "cancelled")}`);
+  const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<ToolCallOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    controller.signal.addEventListener("abort", () => {
+      if (outer.aborted) resolve(failure("aborted", `Tool ${tool.name} was aborted: ${String(outer.reason ?? "cancelled")}`));
+    });
+  });
+  const context = { callId: invocation.callId, signal: controller.signal, sessionId: invocation.sessionId, ...(input.cwd === undefined ? {} : { cwd: input.cwd }) };
+  const executed = (async (): Promise<ToolCallOutcome> => {
+    try {
+      return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
+    } catch (error) {
+      return failure("threw", `Tool ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  })();
+  try {
+    return await Promise.race([executed, stopped]);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener("abort", onAbort);
+  }
+}
+
+function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
+  if (typeof output === "string") return { content: [{ type: "text", text: output }], isError: false };
+  try {
+    const copy = snapshotJson(output) as { content: unknown; isError?: unknown; meta?: JsonObject };
+    validateToolResultContent(copy.content, "content");
+    return { content: copy.content as ToolResultPart[], isError: copy.isError === true, ...(copy.meta === undefined ? {} : { meta: copy.meta }) };
+  } catch (e) {
+    if (e instanceof JsonError || e instanceof MessageShapeError) return failure("invalid-output", `Tool ${name} returned an invalid result: ${e.message}`);
+    throw e;
+  }
+}
+
+function parseArguments(raw: string): ToolInvocation["arguments"] {
+  try {
+    return snapshotJson(JSON.parse(raw), "$", { freeze: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a hook-driven stage; a throwing listener becomes an error result (and is reported). */
+async function guarded(hooks: HookBus<ToolHooks>, hook: string, stage: () => Promise<ToolCallOutcome>): Promise<ToolCallOutcome> {
+  try {
+    return await stage();
+  } catch (error) {
+    hooks.report(error, hook);
+    return failure("threw", `A ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
