@@ -1,8 +1,13 @@
-// Keelson's public entry point: re-exports every layer built so far. Subpath exports
-// (`keelson/session`, `keelson/header`, …) give one layer at a time.
+// Keelson's public entry point: re-exports every layer. Subpath exports (`keelson/session`,
+// `keelson/loop`, …) give one layer at a time.
 export * from "./header/index.js";
+export * from "./hooks/index.js";
 export * from "./json/index.js";
+export * from "./llm/index.js";
+export * from "./loop/index.js";
 export * from "./messages/index.js";
+export * from "./prompt/index.js";
 export * from "./reconstruct/index.js";
 export * from "./session/index.js";
 export * from "./store/index.js";
+export * from "./tools/index.js";

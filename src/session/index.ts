@@ -6,7 +6,7 @@ export { isEventType, validateEventData } from "./event-data.js";
 export { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
 export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
 export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";
-export { crashRepairClosers } from "./repair.js";
+export { type CloserOptions, crashRepairClosers } from "./repair.js";
 export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
 export { LogStructure, type OpenCall } from "./structure.js";
 export { Surface, type SurfaceNode } from "./surface.js";

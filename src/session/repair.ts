@@ -5,11 +5,26 @@ import type { PendingEvent } from "./types.js";
 
 const INTERRUPTED = "interrupted: the session ended before this tool call returned";
 
-/** Closers for the open turn tracked by `structure`, in append order; empty if none is open. */
-export function crashRepairClosers(structure: LogStructure): PendingEvent[] {
+export interface CloserOptions {
+  /** Text of the synthetic error result for each unanswered call. */
+  readonly resultText?: string;
+  /** The `error` code on those results (default `interrupted`). */
+  readonly error?: string;
+  /** Append `turn/end{interrupted}` (default true); false closes only the open step. */
+  readonly closeTurn?: boolean;
+}
+
+/**
+ * Closers for the open turn tracked by `structure`, in append order; empty if none is open.
+ * Crash repair uses the defaults; the loop, ending a turn early, closes only the open step
+ * with its own wording (`closeTurn: false`).
+ */
+export function crashRepairClosers(structure: LogStructure, options: CloserOptions = {}): PendingEvent[] {
   const turn = structure.openTurn;
   if (turn === null) return [];
   const out: PendingEvent[] = [];
+  const text = options.resultText ?? INTERRUPTED;
+  const error = options.error ?? "interrupted";
   if (structure.compactionOpen) {
     out.push({ type: "compact/end", data: { turn, error: "interrupted" } });
   }
@@ -20,11 +35,11 @@ export function crashRepairClosers(structure: LogStructure): PendingEvent[] {
   for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()].sort(byModelOrder)) {
     out.push({
       type: "tool/result",
-      data: { turn: call.turn, step: call.step, callId: call.callId, content: [{ type: "text", text: INTERRUPTED }], isError: true, error: "interrupted" },
+      data: { turn: call.turn, step: call.step, callId: call.callId, content: [{ type: "text", text }], isError: true, error },
       surfaceOp: "append",
     });
   }
   if (structure.openStep !== null) out.push({ type: "step/end", data: { turn, step: structure.openStep } });
-  out.push({ type: "turn/end", data: { turn, reason: { kind: "interrupted" } } });
+  if (options.closeTurn !== false) out.push({ type: "turn/end", data: { turn, reason: { kind: "interrupted" } } });
   return out;
 }

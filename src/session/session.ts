@@ -10,7 +10,7 @@ import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
 import { SessionError } from "./errors.js";
 import { isEventType, validateEventData } from "./event-data.js";
-import { crashRepairClosers } from "./repair.js";
+import { type CloserOptions, crashRepairClosers } from "./repair.js";
 import { LogStructure } from "./structure.js";
 import { Surface } from "./surface.js";
 import type { AnySessionEvent, EventDataMap, EventType, PendingEvent, SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
@@ -209,8 +209,8 @@ export class Session {
    * The events crash repair would append to close an open final turn: an error result for
    * every unanswered tool call, `step/end` if a step is open, `turn/end{interrupted}`.
    */
-  openTurnClosers(): PendingEvent[] {
-    return crashRepairClosers(this.#structure);
+  openTurnClosers(options?: CloserOptions): PendingEvent[] {
+    return crashRepairClosers(this.#structure, options);
   }
 
   /** Appends `openTurnClosers()` and returns the appended events (none if no turn is open). */

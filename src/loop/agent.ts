@@ -1,0 +1,239 @@
+// createAgent and the Agent handle: a thin stateful shell over runTurn. It owns the inbox,
+// the turn driver (one turn at a time, turn numbers always re-derived from the log), the
+// per-instance state (cached prefix, header writer), store wiring and dispose.
+import { HeaderWriter, type RequestConfig } from "../header/index.js";
+import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
+import type { Provider } from "../llm/index.js";
+import type { UserContent } from "../messages/index.js";
+import { PromptSections } from "../prompt/index.js";
+import { Session } from "../session/index.js";
+import { persistSession, type SessionPersistence } from "../store/index.js";
+import { ToolRegistry } from "../tools/index.js";
+import { globalHooks, globalPrompt } from "./global.js";
+import { Inbox, type Settle } from "./inbox.js";
+import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
+import { type Agent, type AgentHooks, type AgentOptions, type AgentStatus, LoopError, type TurnOutcome } from "./types.js";
+
+/** How the agent's session came to be: a new one (store file still to create) or an opened one. */
+export interface AgentOrigin {
+  readonly session: Session;
+  /** True when the store already holds this session open for writing (resume, fork). */
+  readonly storeOpen: boolean;
+}
+
+const toContent = (content: string | readonly UserContent[]): readonly UserContent[] =>
+  typeof content === "string" ? [{ type: "text", text: content }] : content;
+
+function deferred<T>(): { promise: Promise<T>; settle: Settle<T> } {
+  let settle!: Settle<T>;
+  const promise = new Promise<T>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return { promise, settle };
+}
+
+function resolveProvider(options: AgentOptions): Provider {
+  if (options.provider !== undefined) return options.provider;
+  const id = options.model.includes(":") ? options.model.slice(0, options.model.indexOf(":")) : undefined;
+  const provider = id === undefined ? undefined : options.providers?.[id];
+  if (provider === undefined) {
+    throw new LoopError("unknown-provider", `no provider for model ${JSON.stringify(options.model)}: pass \`provider\`, or \`providers\` with a key matching its "provider:" prefix`);
+  }
+  return provider;
+}
+
+function invariantsDefault(): boolean {
+  return process.env.KEELSON_INVARIANTS === "1" || process.env.VITEST !== undefined;
+}
+
+class LoopAgent implements Agent {
+  readonly session: Session;
+  readonly hooks: HookBus<AgentHooks>;
+  readonly tools = new ToolRegistry();
+  readonly prompt = new PromptSections(globalPrompt);
+  readonly #options: AgentOptions;
+  readonly #provider: Provider;
+  readonly #inbox = new Inbox();
+  readonly #unloads: Dispose[] = [];
+  readonly #persistence: SessionPersistence | undefined;
+  readonly #ready: Promise<void>;
+  readonly #context: TurnContext;
+  #status: AgentStatus = "idle";
+  #controller: AbortController | undefined;
+  #driving: Promise<void> | undefined;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: AgentOptions, origin: AgentOrigin) {
+    this.#options = options;
+    this.#provider = resolveProvider(options);
+    this.session = origin.session;
+    this.hooks = new HookBus<AgentHooks>({
+      parent: globalHooks,
+      report: (error, hook) => {
+        if (hook !== "agent/error") this.hooks.emit("agent/error", this, error, hook);
+        else process.emitWarning(`agent/error listener failed: ${String(error)}`, "KeelsonHookWarning");
+      },
+    });
+    const store = options.store;
+    this.#persistence = store === undefined ? undefined : persistSession(this.session, store);
+    this.#ready = store === undefined || origin.storeOpen ? Promise.resolve() : store.create(this.session.header, this.session.events);
+    this.#ready.catch(() => undefined); // surfaced by the first turn
+    this.#unloads.push(this.session.observe((event) => this.hooks.emit("session/event", this, event)));
+    const system = options.system;
+    if (typeof system === "string") this.prompt.set({ name: "system", order: 0, text: system });
+    else for (const section of system ?? []) this.prompt.set(section);
+    for (const tool of options.tools ?? []) this.tools.register(tool);
+    const config: RequestConfig = {
+      model: options.model,
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      ...(options.stop === undefined ? {} : { stop: options.stop }),
+    };
+    const cwd = options.cwd ?? this.session.header.cwd;
+    this.#context = {
+      agent: this,
+      session: this.session,
+      hooks: this.hooks,
+      tools: this.tools,
+      prompt: this.prompt,
+      provider: this.#provider,
+      initialConfig: Object.freeze(config),
+      promptVars: Object.freeze({ model: options.model, sessionId: this.session.id, cwd: cwd ?? "", ...options.promptVars }),
+      instance: { prefix: undefined, writer: new HeaderWriter(this.session), requestsSent: 0 },
+      inbox: this.#inbox,
+      maxSteps: options.maxSteps ?? 50,
+      toolTimeoutMs: options.toolTimeoutMs,
+      invariants: options.invariants ?? invariantsDefault(),
+      cwd,
+      persistence: this.#persistence,
+    };
+    const gate = options.compaction;
+    if (gate !== undefined) {
+      this.#unloads.push(this.hooks.on("agent/pre-step", (agent, _turn, _step, system, prefix, signal) => gate.compactIfNeeded(agent, system, prefix, signal)));
+    }
+    for (const plugin of options.plugins ?? []) this.#unloads.push(loadPlugin(this.hooks, plugin, { agent: this as Agent }));
+  }
+
+  get status(): AgentStatus {
+    return this.#status;
+  }
+
+  send(content: string | readonly UserContent[]): Promise<TurnOutcome> {
+    const { promise, settle } = deferred<TurnOutcome>();
+    this.#enqueue(() => this.#inbox.prompt({ content: toContent(content), source: "user", settle }), settle);
+    return promise;
+  }
+
+  steer(content: string | readonly UserContent[]): Promise<TurnOutcome> {
+    const { promise, settle } = deferred<TurnOutcome>();
+    this.#enqueue(() => this.#inbox.steer({ content: toContent(content), settle }), settle);
+    return promise;
+  }
+
+  inject(content: string | readonly UserContent[]): Promise<void> {
+    const { promise, settle } = deferred<void>();
+    this.#enqueue(() => this.#inbox.inject({ content: toContent(content), settle }), settle);
+    return promise;
+  }
+
+  cancel(reason = "cancelled"): void {
+    const cause: AbortCause = { kind: "cancel", reason };
+    this.#controller?.abort(cause);
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.#driving === undefined && this.#inbox.empty) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#status === "disposed") return this.#driving;
+    this.#setStatus("disposed");
+    const cause: AbortCause = { kind: "dispose" };
+    this.#controller?.abort(cause);
+    this.#inbox.rejectAll(new LoopError("disposed", "the agent was disposed before this input ran"));
+    await this.#driving;
+    for (const unload of this.#unloads.splice(0).reverse()) {
+      try {
+        unload();
+      } catch (error) {
+        this.hooks.emit("agent/error", this, error, "dispose");
+      }
+    }
+    const store = this.#options.store;
+    if (store !== undefined) {
+      await this.#ready.catch(() => undefined);
+      await this.#persistence?.flush();
+      await store.release(this.session.id);
+    }
+    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+  }
+
+  #enqueue(push: () => void, settle: Settle<never>): void {
+    if (this.#status === "disposed") {
+      settle.reject(new LoopError("disposed", "the agent is disposed"));
+      return;
+    }
+    push();
+    this.#driving ??= this.#drive();
+  }
+
+  /** Runs turns while the inbox has work; one turn at a time. */
+  async #drive(): Promise<void> {
+    await Promise.resolve(); // never start a turn inside the caller's frame (e.g. a session observer)
+    try {
+      await this.#ready;
+    } catch (error) {
+      this.#inbox.rejectAll(error);
+    }
+    while (!this.#inbox.empty && this.#status !== "disposed") {
+      const claim = this.#inbox.claimAll();
+      const trigger = claim.prompts.length > 0 ? "send" : claim.steers.length > 0 ? "steer" : "inject";
+      this.#controller = new AbortController();
+      this.#setStatus("running");
+      try {
+        const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
+        for (const prompt of claim.prompts) prompt.settle.resolve(outcome);
+        for (const inject of claim.injects) inject.settle.resolve();
+      } catch (error) {
+        // runTurn contains every failure; reaching here means the log refused a closer.
+        this.hooks.emit("agent/error", this, error, "turn driver");
+        for (const item of [...claim.prompts, ...claim.steers]) item.settle.reject(error);
+      } finally {
+        this.#controller = undefined;
+      }
+    }
+    this.#driving = undefined;
+    if (this.#status !== "disposed") this.#setStatus("idle");
+    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+  }
+
+  #setStatus(status: AgentStatus): void {
+    if (this.#status === status) return;
+    this.#status = status;
+    this.hooks.emit("agent/status", this, status);
+  }
+}
+
+/** A new agent over a new session. */
+export function createAgent(options: AgentOptions): Agent {
+  validateOptions(options);
+  const session = Session.create(
+    { ...(options.sessionId === undefined ? {} : { id: options.sessionId }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) },
+    options.clock === undefined ? {} : { clock: options.clock },
+  );
+  return new LoopAgent(options, { session, storeOpen: false });
+}
+
+/** An agent (a new loop instance) over an existing session. */
+export function agentOver(options: AgentOptions, origin: AgentOrigin): Agent {
+  validateOptions(options);
+  return new LoopAgent(options, origin);
+}
+
+function validateOptions(options: AgentOptions): void {
+  if (typeof options?.model !== "string" || options.model === "") throw new LoopError("invalid-options", "createAgent needs a `model` string");
+  if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
+    throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
+  }
+}

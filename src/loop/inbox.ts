@@ -1,0 +1,84 @@
+// The agent's inbox: what users asked for, waiting to be claimed by a turn. Prompts wait for
+// the next turn; steers and injects that arrive while a turn runs are taken at its next step
+// boundary (never between a tool call and its result).
+import type { UserContent } from "../messages/index.js";
+import type { TurnOutcome } from "./types.js";
+
+export interface QueuedPrompt {
+  readonly content: readonly UserContent[];
+  readonly source: string;
+  readonly settle: Settle<TurnOutcome>;
+}
+export interface QueuedSteer {
+  readonly content: readonly UserContent[];
+  readonly settle: Settle<TurnOutcome>;
+}
+export interface QueuedInject {
+  readonly content: readonly UserContent[];
+  readonly settle: Settle<void>;
+}
+
+export interface Settle<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/** What a turn claims when it starts. */
+export interface Claim {
+  readonly prompts: readonly QueuedPrompt[];
+  readonly steers: readonly QueuedSteer[];
+  readonly injects: readonly QueuedInject[];
+}
+
+export class Inbox {
+  #prompts: QueuedPrompt[] = [];
+  #steers: QueuedSteer[] = [];
+  #injects: QueuedInject[] = [];
+
+  get empty(): boolean {
+    return this.#prompts.length + this.#steers.length + this.#injects.length === 0;
+  }
+  get hasSteers(): boolean {
+    return this.#steers.length > 0;
+  }
+
+  prompt(item: QueuedPrompt): void {
+    this.#prompts.push(item);
+  }
+  steer(item: QueuedSteer): void {
+    this.#steers.push(item);
+  }
+  inject(item: QueuedInject): void {
+    this.#injects.push(item);
+  }
+
+  /** Everything queued, for a new turn. */
+  claimAll(): Claim {
+    const claim = { prompts: this.#prompts, steers: this.#steers, injects: this.#injects };
+    this.#prompts = [];
+    this.#steers = [];
+    this.#injects = [];
+    return claim;
+  }
+
+  /** Steers and injects that arrived while the turn ran, for its next boundary. */
+  takeBoundary(): { steers: QueuedSteer[]; injects: QueuedInject[] } {
+    const out = { steers: this.#steers, injects: this.#injects };
+    this.#steers = [];
+    this.#injects = [];
+    return out;
+  }
+
+  /** Injects only (at turn end, when no further boundary comes). */
+  takeInjects(): QueuedInject[] {
+    const out = this.#injects;
+    this.#injects = [];
+    return out;
+  }
+
+  /** Empties the inbox, rejecting everything (dispose). */
+  rejectAll(error: unknown): void {
+    const { prompts, steers, injects } = this.claimAll();
+    for (const item of [...prompts, ...steers, ...injects]) item.settle.reject(error);
+  }
+}

@@ -1,0 +1,20 @@
+// Public API of the loop layer (depends on every layer above it).
+export { createAgent } from "./agent.js";
+export { globalHooks, globalPrompt } from "./global.js";
+export { freezePrefix } from "./prefix.js";
+export { buildRequest, checkInvariant, isLoopBuilt } from "./request.js";
+export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
+export type {
+  Agent,
+  AgentHooks,
+  AgentOptions,
+  AgentPlugin,
+  AgentPluginHost,
+  AgentStatus,
+  CompactionGate,
+  LoopErrorCode,
+  PromptDecision,
+  PromptInput,
+  TurnOutcome,
+} from "./types.js";
+export { LoopError } from "./types.js";

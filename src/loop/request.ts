@@ -1,0 +1,69 @@
+// Building the request a step sends, branding it as loop-built, and the dev-mode invariant that
+// checks it against an independent reconstruction from the log.
+import { canonicalJson, type JsonValue } from "../json/index.js";
+import type { EpochHeader } from "../header/index.js";
+import type { ProviderRequest } from "../llm/index.js";
+import type { Message } from "../messages/index.js";
+import { composeRequest, reconstructRequests } from "../reconstruct/index.js";
+import type { SessionEvent } from "../session/index.js";
+import { LoopError } from "./types.js";
+
+const LOOP_BUILT = new WeakSet<object>();
+
+/** True for requests the loop built (and so are a function of the log). */
+export function isLoopBuilt(request: object): boolean {
+  return LOOP_BUILT.has(request);
+}
+
+/**
+ * `composeRequest(header, history)` plus the live parts, frozen. History messages and header
+ * parts are already deep-frozen, so only the fresh shell and the messages array are frozen
+ * here: O(1) beyond the array the step needs anyway.
+ */
+export function buildRequest(header: EpochHeader, history: readonly Message[], signal: AbortSignal, sessionId: string): ProviderRequest {
+  const base = composeRequest(header, history);
+  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages === history ? [...history] : base.messages), signal, sessionId });
+  LOOP_BUILT.add(request);
+  return request as ProviderRequest;
+}
+
+/** The request without its live parts, as reconstruction produces it. */
+function comparable(request: ProviderRequest): JsonValue {
+  const { signal: _signal, sessionId: _sessionId, ...rest } = request;
+  return rest as unknown as JsonValue;
+}
+
+/**
+ * Throws `LoopError('invariant')` unless `request` equals the last request reconstructed from
+ * `events` (which must end with this step's dispatch). O(log): development and test mode only.
+ */
+export function checkInvariant(events: readonly SessionEvent[], request: ProviderRequest, stepStartSeq: number): void {
+  const rebuilt = reconstructRequests(events).at(-1);
+  if (rebuilt === undefined || rebuilt.stepStartSeq !== stepStartSeq) {
+    throw new LoopError("invariant", `invariant: the log does not record the request of the step starting at seq ${stepStartSeq}`);
+  }
+  const sent = canonicalJson(comparable(request));
+  const logged = canonicalJson(rebuilt.request as unknown as JsonValue);
+  if (sent !== logged) throw new LoopError("invariant", `invariant: the request sent differs from the one the log reconstructs\n${describeDifference(comparable(request), rebuilt.request as unknown as JsonValue)}`);
+}
+
+function describeDifference(sent: JsonValue, logged: JsonValue, path = "request"): string {
+  if (canonicalJson(sent) === canonicalJson(logged)) return "";
+  if (typeof sent === "object" && sent !== null && typeof logged === "object" && logged !== null) {
+    const keys = new Set([...Object.keys(sent), ...Object.keys(logged)]);
+    for (const key of [...keys].sort()) {
+      const a = (sent as Record<string, JsonValue>)[key];
+      const b = (logged as Record<string, JsonValue>)[key];
+      if (a === undefined || b === undefined) return `${path}.${key}: sent ${short(a)}, log says ${short(b)}`;
+      const inner = describeDifference(a, b, Array.isArray(sent) ? `${path}[${key}]` : `${path}.${key}`);
+      if (inner !== "") return inner;
+    }
+  }
+  return `${path}: sent ${short(sent)}, log says ${short(logged)}`;
+}
+
+function short(v: JsonValue | undefined): string {
+  if (v === undefined) return "nothing";
+  const s = canonicalJson(v);
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}

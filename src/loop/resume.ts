@@ -1,0 +1,40 @@
+// resumeAgent and forkAgent: new loop instances over stored sessions. Each recomposes its
+// session prefix and logs a `resume` header snapshot on its first request, so any drift since
+// the previous instance is attributable by diffing consecutive snapshots.
+import { forkSession } from "../session/index.js";
+import type { SessionStore } from "../store/index.js";
+import { agentOver } from "./agent.js";
+import type { Agent, AgentOptions } from "./types.js";
+
+/** Loads `sessionId` writable (crash-repairing it durably) and returns an agent over it. */
+export async function resumeAgent(store: SessionStore, sessionId: string, options: Omit<AgentOptions, "store" | "sessionId">): Promise<Agent> {
+  const { session } = await store.load(sessionId, options.clock === undefined ? {} : { session: { clock: options.clock } });
+  try {
+    return agentOver({ ...options, store }, { session, storeOpen: true });
+  } catch (error) {
+    await store.release(sessionId);
+    throw error;
+  }
+}
+
+export interface ForkAgentOptions extends Omit<AgentOptions, "store"> {
+  /** The parent's `turn/end` to fork at (inclusive); default its last. */
+  readonly atSeq?: number;
+}
+
+/** Creates a child session of `sessionId` at a `turn/end` boundary, stores it, and returns an agent over it. */
+export async function forkAgent(store: SessionStore, sessionId: string, options: ForkAgentOptions): Promise<Agent> {
+  const { session: parent } = await store.load(sessionId, { readOnly: true });
+  const child = forkSession(parent, {
+    ...(options.atSeq === undefined ? {} : { atSeq: options.atSeq }),
+    ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  await store.create(child.header, child.events);
+  try {
+    return agentOver({ ...options, store }, { session: child, storeOpen: true });
+  } catch (error) {
+    await store.release(child.id);
+    throw error;
+  }
+}

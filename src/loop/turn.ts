@@ -1,0 +1,259 @@
+// One turn, in the exact order of ARCHITECTURE.md §4:
+//   turn/start → prompt-submit per claimed prompt → steps:
+//     assemble system prompt → compose the session prefix (once per instance) → pre-step →
+//     queued injects/steers → BOUNDARY (derive history + step/start, one synchronous frame) →
+//     agent/request → header record → build + freeze request (+ invariant) → llm/stream →
+//     assistant/message → tools in model order → post-tool context → step/end
+//   → close anything open → turn/end (precedence disposed > aborted > error > max-tokens >
+//     completed) → awaited flush.
+// A throwing listener or provider error ends the turn, never the agent.
+import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
+import type { HookBus } from "../hooks/index.js";
+import { type AssistantResult, type Provider, ProviderError } from "../llm/index.js";
+import { type AssistantContent, type Message, MessageShapeError, type UserContent, validateAssistantContent, validateUserContent } from "../messages/index.js";
+import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSections } from "../prompt/index.js";
+import type { Session, TurnEndReason } from "../session/index.js";
+import type { SessionPersistence } from "../store/index.js";
+import { executeToolCall, type ToolHooks, type ToolRegistry } from "../tools/index.js";
+import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
+import { freezePrefix, prefixSeed } from "./prefix.js";
+import { buildRequest, checkInvariant } from "./request.js";
+import { streamProvider } from "./stream.js";
+import { type Agent, type AgentHooks, LoopError, type TurnOutcome } from "./types.js";
+
+/** Why a turn's signal was aborted. */
+export type AbortCause = { readonly kind: "cancel"; readonly reason: string } | { readonly kind: "dispose" };
+
+/** Per-loop-instance state: a resume, fork or new process is a new instance. */
+export interface InstanceState {
+  prefix: readonly Message[] | undefined;
+  readonly writer: HeaderWriter;
+  requestsSent: number;
+}
+
+export interface TurnContext {
+  readonly agent: Agent;
+  readonly session: Session;
+  readonly hooks: HookBus<AgentHooks>;
+  readonly tools: ToolRegistry;
+  readonly prompt: PromptSections;
+  readonly provider: Provider;
+  readonly initialConfig: RequestConfig;
+  readonly promptVars: Readonly<Record<string, string>>;
+  readonly instance: InstanceState;
+  readonly inbox: Inbox;
+  readonly maxSteps: number;
+  readonly toolTimeoutMs: number | undefined;
+  readonly invariants: boolean;
+  readonly cwd: string | undefined;
+  readonly persistence: SessionPersistence | undefined;
+}
+
+class Aborted extends Error {}
+
+interface TurnState {
+  step: number;
+  error?: { step: number; message: string; code: string };
+  maxTokens: boolean;
+  rejected?: string;
+  steers: QueuedSteer[];
+}
+
+function checkAbort(signal: AbortSignal): void {
+  if (signal.aborted) throw new Aborted();
+}
+
+export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, signal: AbortSignal): Promise<TurnOutcome> {
+  const { session } = ctx;
+  const turn = session.lastTurn + 1;
+  const state: TurnState = { step: 0, maxTokens: false, steers: [...claim.steers] };
+  session.append("turn/start", { turn, trigger });
+  try {
+    checkAbort(signal);
+    const admitted = await admit(ctx, claim, turn, signal);
+    if (admitted === "rejected") state.rejected = "every prompt of the turn was blocked";
+    else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
+  } catch (error) {
+    if (!(error instanceof Aborted) && !signal.aborted) {
+      state.error = { step: state.step, ...describeError(error) };
+      ctx.hooks.emit("agent/error", ctx.agent, error, `turn ${turn}`);
+    }
+  }
+  closeOpenStep(ctx, signal);
+  appendInjects(ctx, ctx.inbox.takeInjects());
+  const reason = endReason(signal, state);
+  session.append("turn/end", { turn, reason });
+  const outcome: TurnOutcome = { turn, reason };
+  for (const steer of state.steers) steer.settle.resolve(outcome);
+  if (ctx.persistence !== undefined) {
+    try {
+      await ctx.persistence.flush();
+    } catch (error) {
+      ctx.hooks.emit("agent/error", ctx.agent, error, "store flush");
+    }
+  }
+  return outcome;
+}
+
+/** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
+async function admit(ctx: TurnContext, claim: Claim, turn: number, signal: AbortSignal): Promise<"steps" | "rejected" | "none"> {
+  const { session, hooks, agent } = ctx;
+  appendInjects(ctx, claim.injects);
+  for (const steer of claim.steers) session.append("steering/message", { turn, content: steer.content, source: "steer" });
+  let allowed = 0;
+  for (const prompt of claim.prompts) {
+    const input = Object.freeze({ content: prompt.content, source: prompt.source });
+    const decision = await hooks.waterfall("agent/prompt-submit", [agent, input], () => ({ action: "allow" }) as const);
+    checkAbort(signal);
+    if (decision.action === "block") {
+      session.append("prompt/blocked", { content: prompt.content, source: prompt.source, reason: decision.reason });
+      continue;
+    }
+    const content = decision.content ?? prompt.content;
+    validateUserContent(content, "prompt-submit content");
+    session.append("user/message", { content, source: prompt.source });
+    if (decision.additionalContext !== undefined) {
+      validateUserContent(decision.additionalContext, "prompt-submit additionalContext");
+      session.append("context/message", { content: decision.additionalContext, source: "prompt-submit" });
+    }
+    allowed++;
+  }
+  if (claim.prompts.length > 0 && allowed === 0 && claim.steers.length === 0) return "rejected";
+  return allowed > 0 || claim.steers.length > 0 ? "steps" : "none";
+}
+
+async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal: AbortSignal): Promise<void> {
+  const { session, hooks, agent } = ctx;
+  for (;;) {
+    const step = ++state.step;
+    if (step > ctx.maxSteps) throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
+    const system = await assembleSystemPrompt(hooks as unknown as HookBus<PromptHooks>, ctx.prompt.list(), ctx.promptVars);
+    checkAbort(signal);
+    const tools = ctx.tools.schemas();
+    const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
+    await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
+    checkAbort(signal);
+    const boundary = ctx.inbox.takeBoundary();
+    appendInjects(ctx, boundary.injects);
+    for (const steer of boundary.steers) {
+      session.append("steering/message", { turn, content: steer.content, source: "steer" });
+      state.steers.push(steer);
+    }
+
+    // The boundary: history and step/start in one synchronous frame.
+    const history = session.deriveMessages();
+    const stepStart = session.append("step/start", { turn, step });
+
+    const seed: RequestConfig = Object.freeze(ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig));
+    const config = await hooks.waterfall("agent/request", [agent, seed], () => seed);
+    checkAbort(signal);
+    ctx.instance.writer.record({ config, system, tools, messagePrefix: prefix });
+    ctx.instance.requestsSent++;
+    const request = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
+    if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
+
+    const result = await hooks.waterfall("llm/stream", [agent, request], () =>
+      streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)),
+    );
+    checkAbort(signal); // a partial stream is discarded
+    const content = assistantContent(result, turn, step);
+    session.append("assistant/message", { turn, step, content, ...(result.usage === undefined ? {} : { usage: result.usage }), stopReason: result.finish });
+    const calls = await runTools(ctx, turn, step, content, signal);
+    checkAbort(signal);
+    session.append("step/end", { turn, step });
+    if (calls > 0) continue;
+    if (result.finish === "max-tokens") {
+      state.maxTokens = true;
+      return;
+    }
+    if (!ctx.inbox.hasSteers) return;
+  }
+}
+
+/** Fires `agent/session-prefix` once per instance; discards the product if the turn was aborted meanwhile. */
+async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<readonly Message[]> {
+  const seed = prefixSeed();
+  const composed = await ctx.hooks.waterfall("agent/session-prefix", [ctx.agent, seed, signal], () => seed);
+  checkAbort(signal); // never cached, logged or sent
+  const prefix = freezePrefix(composed);
+  ctx.instance.prefix = prefix;
+  return prefix;
+}
+
+/** Validates a (possibly listener-made) result and gives tool calls the loop's call ids. */
+function assistantContent(result: AssistantResult, turn: number, step: number): AssistantContent[] {
+  if (result.finish === "error") {
+    throw new ProviderError(result.error?.code ?? "provider-error", result.error?.message ?? "the provider reported an error");
+  }
+  if (result.finish === "aborted") throw new ProviderError("provider-aborted", "the provider ended the stream as aborted, but the turn was not cancelled");
+  validateAssistantContent(result.content, "assistant content");
+  return result.content.map((block, i) => (block.type === "tool-call" ? { ...block, callId: `call_${turn}_${step}_${i}` } : block));
+}
+
+/** Runs the step's tool calls in model order; post-tool context is appended after the last result. */
+async function runTools(ctx: TurnContext, turn: number, step: number, content: readonly AssistantContent[], signal: AbortSignal): Promise<number> {
+  const { session } = ctx;
+  const extra: (readonly UserContent[])[] = [];
+  let calls = 0;
+  for (const block of content) {
+    if (block.type !== "tool-call") continue;
+    calls++;
+    if (signal.aborted) break; // the undispatched rest get synthetic aborted results (closeOpenStep)
+    session.append("tool/call", { turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
+    const outcome = await executeToolCall({
+      registry: ctx.tools,
+      hooks: ctx.hooks as unknown as HookBus<ToolHooks>,
+      call: { callId: block.callId, name: block.name, rawArguments: block.arguments, turn, step, sessionId: session.id },
+      signal,
+      ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
+      ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
+    });
+    session.append("tool/result", {
+      turn,
+      step,
+      callId: block.callId,
+      content: outcome.content,
+      isError: outcome.isError,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
+    });
+    if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
+  }
+  for (const context of extra) session.append("context/message", { content: context, source: "tools/post-execute" });
+  return calls;
+}
+
+function appendInjects(ctx: TurnContext, injects: readonly QueuedInject[]): void {
+  for (const inject of injects) {
+    ctx.session.append("context/message", { content: inject.content, source: "inject" });
+    inject.settle.resolve();
+  }
+}
+
+/** Closes a step left open by an abort or error: synthetic results for every owed call, step/end. */
+function closeOpenStep(ctx: TurnContext, signal: AbortSignal): void {
+  const cause = signal.aborted ? (signal.reason as AbortCause | undefined) : undefined;
+  const why = cause === undefined ? "the turn ended with an error" : cause.kind === "dispose" ? "the agent was disposed" : `the turn was cancelled (${cause.reason})`;
+  const closers = ctx.session.openTurnClosers({ closeTurn: false, resultText: `Tool call not completed: ${why}.`, error: cause === undefined ? "error" : "aborted" });
+  for (const closer of closers) ctx.session.appendPending(closer);
+}
+
+function endReason(signal: AbortSignal, state: TurnState): TurnEndReason {
+  if (signal.aborted) {
+    const cause = signal.reason as AbortCause | undefined;
+    return cause?.kind === "dispose" ? { kind: "disposed" } : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
+  }
+  if (state.error !== undefined) return { kind: "error", ...state.error };
+  if (state.maxTokens) return { kind: "max-tokens" };
+  if (state.rejected !== undefined) return { kind: "rejected", reason: state.rejected };
+  return { kind: "completed" };
+}
+
+function describeError(error: unknown): { message: string; code: string } {
+  if (error instanceof LoopError || error instanceof HeaderError || error instanceof ProviderError || error instanceof PromptError) {
+    return { message: error.message, code: error.code };
+  }
+  if (error instanceof MessageShapeError) return { message: error.message, code: error.code };
+  if (error instanceof Error) return { message: error.message, code: "exception" };
+  return { message: String(error), code: "exception" };
+}
