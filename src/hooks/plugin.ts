@@ -10,7 +10,7 @@ export interface PluginHost<E extends HookMap> {
   onDispose(fn: Dispose): void;
 }
 
-export type Plugin<E extends HookMap, H = PluginHost<E>> = (host: H) => Dispose | undefined | void;
+export type Plugin<E extends HookMap, H = PluginHost<E>> = (host: H) => Dispose | undefined;
 
 /**
  * Loads `plugin` against `bus` (extra host fields, e.g. the agent, come from `extend`), and

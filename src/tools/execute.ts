@@ -21,7 +21,7 @@ export interface ExecuteToolCallInput {
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({ content: [{ type: "text", text }], isError: true, error });
 
 export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
-  const { registry, hooks, signal } = input;
+  const { hooks, signal } = input;
   const invocation: ToolInvocation = Object.freeze({ ...input.call, arguments: parseArguments(input.call.rawArguments) });
   const outcome = await guarded(hooks, "tools/pre-execute", async () => {
     const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }) as const);
