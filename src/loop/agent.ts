@@ -218,6 +218,7 @@ class LoopAgent implements Agent {
 /** A new agent over a new session. */
 export function createAgent(options: AgentOptions): Agent {
   validateOptions(options);
+  if (options.session !== undefined) return new LoopAgent(options, { session: options.session, storeOpen: false });
   const session = Session.create(
     { ...(options.sessionId === undefined ? {} : { id: options.sessionId }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) },
     options.clock === undefined ? {} : { clock: options.clock },

@@ -22,7 +22,8 @@ export function isLoopBuilt(request: object): boolean {
  */
 export function buildRequest(header: EpochHeader, history: readonly Message[], signal: AbortSignal, sessionId: string): ProviderRequest {
   const base = composeRequest(header, history);
-  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages === history ? [...history] : base.messages), signal, sessionId });
+  // `history` is the step's own fresh array (deriveMessages returns a new one each call).
+  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages), signal, sessionId });
   LOOP_BUILT.add(request);
   return request as ProviderRequest;
 }

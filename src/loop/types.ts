@@ -66,6 +66,12 @@ export interface AgentOptions {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stop?: readonly string[];
+  /**
+   * Run over this existing in-memory session (a new loop instance: it recomposes its prefix and
+   * logs a `resume` header). Default: a new session. With `store`, the store file is created
+   * from it.
+   */
+  readonly session?: Session;
   /** Persist the session here (created on first use; flushed at every turn end and on dispose). */
   readonly store?: SessionStore;
   readonly cwd?: string;

@@ -25,3 +25,6 @@ export async function assembled(provider: Provider, req: ProviderRequest = reque
 }
 
 export const zeroUsage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+
+/** Lets every pending promise reaction run (one macrotask turn; no timers). */
+export const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

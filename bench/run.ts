@@ -1,4 +1,4 @@
-// Foundation benchmark: append, JSONL write+fsync, load (+repair+fold) and reconstruction,
+// The benchmark suite (`npm run bench`). Foundation: append, JSONL write+fsync, load (+repair+fold) and reconstruction,
 // each printed next to a raw line-by-line JSON.parse of the same file measured in the same run.
 // Absolute times vary by machine; the ratios are what we compare. Writes bench/results/*.json.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -10,6 +10,7 @@ import { reconstructRequests } from "../src/reconstruct/index.js";
 import { Session, type SessionEvent } from "../src/session/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
 import { LogDriver, newSession } from "../test/support/builders.js";
+import { runLoopBench } from "./loop.bench.js";
 
 const filler = (n: number, seed: number): string => {
   const words = ["alpha", "kernel", "session", "prefix", "header", "delta", "cache", "turn", "step", "tool"];
@@ -155,10 +156,11 @@ try {
     const steps = Number.parseInt(r.size, 10);
     console.log(`  ${r.size.padEnd(12)} ${((r.ms / steps) * 1000).toFixed(1)} µs/step`);
   }
+  const loop = await runLoopBench();
   const resultsDir = join(import.meta.dirname, "results");
   await mkdir(resultsDir, { recursive: true });
   const out = join(resultsDir, `foundation-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-  await writeFile(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
+  await writeFile(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, loop }, null, 2));
   console.log(`\nresults: ${out}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
