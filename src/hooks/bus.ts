@@ -8,6 +8,10 @@
 import type { AnyHook, Dispose, HookErrorReporter, HookMap, Listener, NamesOfMode } from "./types.js";
 
 type AnyListener = (...args: unknown[]) => unknown;
+/** One registration: its own identity, so the same function registered twice disposes separately. */
+interface Entry {
+  readonly fn: AnyListener;
+}
 
 const defaultReporter: HookErrorReporter = (error, hook) => {
   process.emitWarning(`listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`, "KeelsonHookWarning");
@@ -21,7 +25,7 @@ export interface HookBusOptions<E extends HookMap> {
 
 export class HookBus<E extends HookMap> {
   readonly parent: HookBus<E> | undefined;
-  readonly #own = new Map<string, AnyListener[]>();
+  readonly #own = new Map<string, Entry[]>();
   readonly #report: HookErrorReporter;
 
   constructor(options: HookBusOptions<E> = {}) {
@@ -31,14 +35,11 @@ export class HookBus<E extends HookMap> {
 
   /** Registers a listener; returns its disposer (idempotent). */
   on<K extends keyof E & string>(name: K, listener: Listener<E[K]>): Dispose {
-    const list = this.#own.get(name) ?? [];
-    const entry = listener as unknown as AnyListener;
-    this.#own.set(name, [...list, entry]);
+    const entry: Entry = { fn: listener as unknown as AnyListener };
+    this.#own.set(name, [...(this.#own.get(name) ?? []), entry]);
     return () => {
       const current = this.#own.get(name);
-      if (current === undefined) return;
-      const i = current.indexOf(entry);
-      if (i >= 0) this.#own.set(name, [...current.slice(0, i), ...current.slice(i + 1)]);
+      if (current?.includes(entry)) this.#own.set(name, current.filter((e) => e !== entry));
     };
   }
 
@@ -98,7 +99,7 @@ export class HookBus<E extends HookMap> {
   }
 
   #listeners(name: string): readonly AnyListener[] {
-    const own = this.#own.get(name) ?? [];
+    const own = (this.#own.get(name) ?? []).map((e) => e.fn);
     const inherited = this.parent === undefined ? [] : this.parent.#listeners(name);
     return inherited.length === 0 ? own : own.length === 0 ? inherited : [...inherited, ...own];
   }

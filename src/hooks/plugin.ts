@@ -1,6 +1,7 @@
 // Plugins: a plugin is `(host) => dispose | void`. The host registers listeners on one bus and
-// remembers every disposer; unloading the plugin removes all it registered, then runs the
-// plugin's own dispose.
+// remembers every disposer; unloading runs every cleanup in reverse order of registration — the
+// plugin's own returned dispose first (it was added last), then its `onDispose` cleanups and
+// listener removals, newest first.
 import type { HookBus } from "./bus.js";
 import type { Dispose, HookMap, Listener } from "./types.js";
 
@@ -38,7 +39,11 @@ export function loadPlugin<E extends HookMap, X extends object = object>(
     const own = plugin(host);
     if (typeof own === "function") cleanups.push(own);
   } catch (error) {
-    runAll(cleanups);
+    try {
+      runAll(cleanups);
+    } catch {
+      // the load failure is the one to report; a failing rollback must not hide it
+    }
     throw error;
   }
   let done = false;

@@ -85,7 +85,13 @@ export class ScriptedProvider implements Provider {
     const u = reply.usage ?? {};
     chunks.push({
       type: "usage",
-      usage: { inputTokens: u.inputTokens ?? 0, cacheReadTokens: u.cacheReadTokens ?? 0, cacheWriteTokens: u.cacheWriteTokens ?? 0, outputTokens: u.outputTokens ?? 0 },
+      usage: {
+        inputTokens: u.inputTokens ?? 0,
+        cacheReadTokens: u.cacheReadTokens ?? 0,
+        cacheWriteTokens: u.cacheWriteTokens ?? 0,
+        outputTokens: u.outputTokens ?? 0,
+        ...(u.reasoningTokens === undefined ? {} : { reasoningTokens: u.reasoningTokens }),
+      },
     });
     chunks.push({ type: "finish", reason: reply.finish ?? ((reply.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop") });
     for (const chunk of chunks) {

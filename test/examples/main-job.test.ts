@@ -4,17 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 
-test("npm start's demo verifies its log and rebuilds every request byte-identically", async () => {
+test("npm start's demo runs an agent, resumes it, verifies its log and rebuilds every request byte-identically", async () => {
   const home = await mkdtemp(join(tmpdir(), "keelson-main-job-"));
   try {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "examples/foundation-demo.ts"], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "examples/demo.ts"], {
       env: { ...process.env, KEELSON_HOME: home },
       encoding: "utf8",
     });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("verify: clean");
-    expect(run.stdout).toContain("reconstruction: 3 requests rebuilt from the log, 3/3 byte-identical to what was sent");
+    expect(run.stdout).toContain("reconstruction: 5 requests rebuilt from the log, 5/5 byte-identical to what the model received");
+    expect(run.stdout).toContain("headers: initial, resume");
+    expect(run.stdout).toContain("3 turns: completed, completed, completed");
+    expect(run.stdout).toContain("prefix [0]");
     expect(run.stdout).toContain("Ship the header codec.");
     const files = await readdir(join(home, "sessions"));
     expect(files.filter((f) => f.endsWith(".jsonl"))).toHaveLength(1);

@@ -154,6 +154,18 @@ describe("disposers", () => {
     expect(bus.count("agent/status")).toBe(1);
   });
 
+  test("disposing the later registration of a listener registered twice keeps the earlier one in its place", () => {
+    const { bus } = recordingBus();
+    const heard: string[] = [];
+    const twice = () => void heard.push("twice");
+    bus.on("agent/status", twice);
+    bus.on("agent/status", () => void heard.push("between"));
+    const offLater = bus.on("agent/status", twice);
+    offLater();
+    bus.emit("agent/status", "x");
+    expect(heard).toStrictEqual(["twice", "between"]);
+  });
+
   test("calling the same disposer twice does not remove a second registration of the same listener", () => {
     const { bus } = recordingBus();
     const listener = () => {};
