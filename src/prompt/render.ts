@@ -1,6 +1,6 @@
 // Rendering sections to the one system string, and the per-step assembly through the hook.
 import type { HookBus } from "../hooks/index.js";
-import { sortSections } from "./sections.js";
+import { sortSections, validateSection } from "./sections.js";
 import type { PromptHooks, PromptSection, PromptVars } from "./types.js";
 import { PromptError } from "./types.js";
 
@@ -29,5 +29,6 @@ export function renderSections(sections: readonly PromptSection[], vars: PromptV
 export async function assembleSystemPrompt(bus: HookBus<PromptHooks>, sections: readonly PromptSection[], vars: PromptVars): Promise<string> {
   const assembled = await bus.waterfall("system-prompt/assemble", [Object.freeze([...sections]), Object.freeze({ ...vars })], () => sections);
   if (!Array.isArray(assembled)) throw new PromptError("invalid-section", "a system-prompt/assemble listener returned something other than a section list");
+  for (const section of assembled) validateSection(section);
   return renderSections(assembled, vars);
 }

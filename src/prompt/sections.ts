@@ -13,9 +13,7 @@ export class PromptSections {
 
   /** Adds or replaces the section named `section.name`; the disposer removes that very section. */
   set(section: PromptSection): Dispose {
-    if (typeof section.name !== "string" || section.name === "") throw new PromptError("invalid-section", "a prompt section needs a non-empty name");
-    if (!Number.isFinite(section.order)) throw new PromptError("invalid-section", `prompt section ${section.name}: order must be a finite number`);
-    if (typeof section.text !== "string") throw new PromptError("invalid-section", `prompt section ${section.name}: text must be a string`);
+    validateSection(section);
     const frozen = Object.freeze({ name: section.name, order: section.order, text: section.text });
     this.#own.set(frozen.name, frozen);
     return () => {
@@ -30,6 +28,15 @@ export class PromptSections {
     for (const s of this.#own.values()) merged.set(s.name, s);
     return sortSections([...merged.values()]);
   }
+}
+
+/** Throws `PromptError('invalid-section')` unless `section` has a non-empty name, a finite order and string text. */
+export function validateSection(section: unknown): asserts section is PromptSection {
+  if (typeof section !== "object" || section === null) throw new PromptError("invalid-section", `a prompt section must be an object, got ${section === null ? "null" : typeof section}`);
+  const s = section as Record<string, unknown>;
+  if (typeof s.name !== "string" || s.name === "") throw new PromptError("invalid-section", "a prompt section needs a non-empty name");
+  if (typeof s.order !== "number" || !Number.isFinite(s.order)) throw new PromptError("invalid-section", `prompt section ${s.name}: order must be a finite number`);
+  if (typeof s.text !== "string") throw new PromptError("invalid-section", `prompt section ${s.name}: text must be a string`);
 }
 
 export function sortSections(sections: readonly PromptSection[]): PromptSection[] {

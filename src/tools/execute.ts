@@ -3,8 +3,8 @@
 // throwing tools, timeouts, aborts, bad outputs and throwing hooks all become error results the
 // model sees (hook failures are also reported through the bus).
 import type { HookBus } from "../hooks/index.js";
-import { JsonError, type JsonObject, snapshotJson } from "../json/index.js";
-import { MessageShapeError, type ToolResultPart, validateToolResultContent } from "../messages/index.js";
+import { deepFreeze, JsonError, type JsonObject, snapshotJson } from "../json/index.js";
+import { MessageShapeError, type ToolResultPart, validateToolResultContent, validateUserContent } from "../messages/index.js";
 import type { ToolRegistry } from "./registry.js";
 import type { ToolCallOutcome, ToolErrorCode, ToolHooks, ToolInvocation, ToolOutput } from "./types.js";
 
@@ -20,19 +20,40 @@ export interface ExecuteToolCallInput {
 
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({ content: [{ type: "text", text }], isError: true, error });
 
+/** A string for any thrown value or reason, even ones with no string form. */
+function describe(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+function describeReason(reason: unknown): string {
+  if (reason === undefined) return "cancelled";
+  if (typeof reason === "object" && reason !== null && "reason" in reason) return describe((reason as { reason: unknown }).reason);
+  return describe(reason);
+}
+
 export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
   const { hooks, signal } = input;
   const invocation: ToolInvocation = Object.freeze({ ...input.call, arguments: parseArguments(input.call.rawArguments) });
   const outcome = await guarded(hooks, "tools/pre-execute", async () => {
     const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }) as const);
-    if (decision.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
+    if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
+    // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
+    if (decision?.action !== "allow") throw new Error(`unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`);
     return run(input, invocation, signal);
   });
   return guarded(hooks, "tools/post-execute", async () => {
-    const decision = await hooks.waterfall("tools/post-execute", [invocation, outcome], () => ({ action: "accept" }) as const);
+    const decision = await hooks.waterfall("tools/post-execute", [invocation, deepFreeze(outcome)], () => ({ action: "accept" }) as const);
+    if (decision.additionalContext !== undefined) validateUserContent(snapshotJson(decision.additionalContext), "additionalContext");
     if (decision.action === "block") {
-      return { ...failure("blocked", decision.feedback), ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}) };
+      return { ...failure("blocked", String(decision.feedback)), ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}) };
     }
+    if (decision.action !== "accept") throw new Error(`unknown tools/post-execute decision ${describe((decision as { action?: unknown }).action)}`);
+    if (decision.content !== undefined) validateToolResultContent(snapshotJson(decision.content), "content");
     return {
       ...outcome,
       ...(decision.content ? { content: decision.content } : {}),
@@ -50,7 +71,7 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
     return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${issues}`);
   }
-  if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${String(outer.reason ?? "cancelled")}`);
+  if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(outer.reason);
@@ -62,7 +83,7 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
       resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     controller.signal.addEventListener("abort", () => {
-      if (outer.aborted) resolve(failure("aborted", `Tool ${tool.name} was aborted: ${String(outer.reason ?? "cancelled")}`));
+      if (outer.aborted) resolve(failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
     });
   });
   const context = { callId: invocation.callId, signal: controller.signal, sessionId: invocation.sessionId, ...(input.cwd === undefined ? {} : { cwd: input.cwd }) };
@@ -70,7 +91,7 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
     try {
       return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
     } catch (error) {
-      return failure("threw", `Tool ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
     }
   })();
   try {
@@ -83,10 +104,16 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
 
 function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   if (typeof output === "string") return { content: [{ type: "text", text: output }], isError: false };
+  if (typeof output !== "object" || output === null || Array.isArray(output)) {
+    return failure("invalid-output", `Tool ${name} returned ${output === null ? "null" : Array.isArray(output) ? "an array" : typeof output}, not text or { content }`);
+  }
   try {
-    const copy = snapshotJson(output) as { content: unknown; isError?: unknown; meta?: JsonObject };
+    const copy = snapshotJson(output) as { content: unknown; isError?: unknown; meta?: unknown };
     validateToolResultContent(copy.content, "content");
-    return { content: copy.content as ToolResultPart[], isError: copy.isError === true, ...(copy.meta === undefined ? {} : { meta: copy.meta }) };
+    if (copy.meta !== undefined && (typeof copy.meta !== "object" || copy.meta === null || Array.isArray(copy.meta))) {
+      return failure("invalid-output", `Tool ${name} returned meta that is not an object`);
+    }
+    return { content: copy.content as ToolResultPart[], isError: copy.isError === true, ...(copy.meta === undefined ? {} : { meta: copy.meta as JsonObject }) };
   } catch (e) {
     if (e instanceof JsonError || e instanceof MessageShapeError) return failure("invalid-output", `Tool ${name} returned an invalid result: ${e.message}`);
     throw e;
@@ -107,6 +134,6 @@ async function guarded(hooks: HookBus<ToolHooks>, hook: string, stage: () => Pro
     return await stage();
   } catch (error) {
     hooks.report(error, hook);
-    return failure("threw", `A ${hook} hook failed: ${error instanceof Error ? error.message : String(error)}`);
+    return failure("threw", `A ${hook} hook failed: ${describe(error)}`);
   }
 }

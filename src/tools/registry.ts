@@ -15,7 +15,7 @@ export class ToolRegistry {
 
   /** Adds a tool; returns a disposer that removes it. Throws `ToolError` for a bad or duplicate name. */
   register(tool: ToolDefinition): Dispose {
-    if (!TOOL_NAME.test(tool.name)) throw new ToolError("invalid-tool", `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, _ or -`);
+    if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) throw new ToolError("invalid-tool", `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, _ or -`);
     if (this.#tools.has(tool.name)) throw new ToolError("duplicate-tool", `a tool named ${tool.name} is already registered`);
     if (typeof tool.description !== "string") throw new ToolError("invalid-tool", `tool ${tool.name} needs a description`);
     const entry = { tool, schema: toolSchema(tool) };
