@@ -53,6 +53,8 @@ class Aborted extends Error {}
 
 interface TurnState {
   step: number;
+  /** Whether the open step's request was handed to `llm/stream`. */
+  dispatched: boolean;
   error?: { step: number; message: string; code: string };
   maxTokens: boolean;
   rejected?: string;
@@ -66,7 +68,7 @@ function checkAbort(signal: AbortSignal): void {
 export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, signal: AbortSignal): Promise<TurnOutcome> {
   const { session } = ctx;
   const turn = session.lastTurn + 1;
-  const state: TurnState = { step: 0, maxTokens: false, steers: [...claim.steers] };
+  const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers] };
   session.append("turn/start", { turn, trigger });
   try {
     checkAbort(signal);
@@ -79,7 +81,7 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
       ctx.hooks.emit("agent/error", ctx.agent, error, `turn ${turn}`);
     }
   }
-  closeOpenStep(ctx, signal);
+  closeOpenStep(ctx, signal, state.dispatched);
   appendInjects(ctx, ctx.inbox.takeInjects());
   const reason = endReason(signal, state);
   session.append("turn/end", { turn, reason });
@@ -143,6 +145,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     // The boundary: history and step/start in one synchronous frame.
     const history = session.deriveMessages();
     const stepStart = session.append("step/start", { turn, step });
+    state.dispatched = false;
 
     const seed: RequestConfig = Object.freeze(ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig));
     const config = await hooks.waterfall("agent/request", [agent, seed], () => seed);
@@ -151,6 +154,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     ctx.instance.requestsSent++;
     const request = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
+    state.dispatched = true;
 
     const result = await hooks.waterfall("llm/stream", [agent, request], () =>
       streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)),
@@ -230,12 +234,19 @@ function appendInjects(ctx: TurnContext, injects: readonly QueuedInject[]): void
   }
 }
 
-/** Closes a step left open by an abort or error: synthetic results for every owed call, step/end. */
-function closeOpenStep(ctx: TurnContext, signal: AbortSignal): void {
+/**
+ * Closes a step left open by an abort or error: synthetic results for every owed call, then
+ * step/end — marked `dispatched: false` when the request never reached `llm/stream`, so
+ * reconstruction does not list a request that was not sent.
+ */
+function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolean): void {
   const cause = signal.aborted ? (signal.reason as AbortCause | undefined) : undefined;
   const why = cause === undefined ? "the turn ended with an error" : cause.kind === "dispose" ? "the agent was disposed" : `the turn was cancelled (${cause.reason})`;
   const closers = ctx.session.openTurnClosers({ closeTurn: false, resultText: `Tool call not completed: ${why}.`, error: cause === undefined ? "error" : "aborted" });
-  for (const closer of closers) ctx.session.appendPending(closer);
+  for (const closer of closers) {
+    if (closer.type === "step/end" && !dispatched) ctx.session.append("step/end", { ...(closer.data as { turn: number; step: number }), dispatched: false });
+    else ctx.session.appendPending(closer);
+  }
 }
 
 function endReason(signal: AbortSignal, state: TurnState): TurnEndReason {

@@ -56,8 +56,9 @@ function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest 
  * `step/end` — the loop records the header after the `agent/request` waterfall, whose own
  * appends already come after the boundary and so belong to the next request.
  *
- * A step that ended with no header ever logged (the instance's first step failed or crashed
- * before dispatch) sent nothing and is not listed. Throws `HeaderError` for a corrupt header
+ * A step whose `step/end` says `dispatched: false` (the loop ended it before handing the request
+ * to `llm/stream`), or that ended with no header ever logged (crashed before dispatch), sent
+ * nothing and is not listed. Throws `HeaderError` for a corrupt header
  * record and `ReconstructError` for model output with no header or a replace the surface
  * cannot take.
  */
@@ -68,6 +69,7 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
   let pending: PendingStep | undefined;
 
   const finalize = (p: PendingStep, by: SessionEvent | undefined): void => {
+    if (by?.type === "step/end" && (by as SessionEvent<"step/end">).data.dispatched === false) return; // ended before dispatch
     if (header !== undefined) {
       out.push(lazyRequest(p, header));
       return;

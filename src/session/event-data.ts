@@ -86,7 +86,7 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
   "turn/start": [positive("turn"), strings("trigger")],
   "turn/end": [positive("turn"), turnEndReason],
   "step/start": [positive("turn", "step")],
-  "step/end": [positive("turn", "step")],
+  "step/end": [positive("turn", "step"), optional("dispatched", (v) => v === false, "false (or absent)")],
   "user/message": [strings("source"), content(validateUserContent)],
   "prompt/blocked": [strings("source", "reason"), content(validateUserContent)],
   "context/message": [strings("source"), content(validateUserContent)],

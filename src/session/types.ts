@@ -27,7 +27,8 @@ export interface EventDataMap {
   "turn/start": { readonly turn: number; readonly trigger: string };
   "turn/end": { readonly turn: number; readonly reason: TurnEndReason };
   "step/start": { readonly turn: number; readonly step: number };
-  "step/end": { readonly turn: number; readonly step: number };
+  /** `dispatched: false` marks a step that ended before its request was handed to the model. */
+  "step/end": { readonly turn: number; readonly step: number; readonly dispatched?: false };
   "user/message": { readonly content: readonly UserContent[]; readonly source: string };
   "prompt/blocked": { readonly content: readonly UserContent[]; readonly source: string; readonly reason: string };
   "context/message": { readonly content: readonly UserContent[]; readonly source: string };
