@@ -61,6 +61,8 @@ class LoopAgent implements Agent {
   #status: AgentStatus = "idle";
   #controller: AbortController | undefined;
   #driving: Promise<void> | undefined;
+  /** A cancel that arrived after work was queued but before its turn's controller existed. */
+  #pendingCancel: AbortCause | undefined;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: AgentOptions, origin: AgentOrigin) {
@@ -106,6 +108,7 @@ class LoopAgent implements Agent {
       invariants: options.invariants ?? invariantsDefault(),
       cwd,
       persistence: this.#persistence,
+      isDisposed: () => this.#status === "disposed",
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -138,7 +141,8 @@ class LoopAgent implements Agent {
 
   cancel(reason = "cancelled"): void {
     const cause: AbortCause = { kind: "cancel", reason };
-    this.#controller?.abort(cause);
+    if (this.#controller !== undefined) this.#controller.abort(cause);
+    else if (this.#driving !== undefined) this.#pendingCancel = cause; // the turn is about to start
   }
 
   whenIdle(): Promise<void> {
@@ -190,15 +194,16 @@ class LoopAgent implements Agent {
       const claim = this.#inbox.claimAll();
       const trigger = claim.prompts.length > 0 ? "send" : claim.steers.length > 0 ? "steer" : "inject";
       this.#controller = new AbortController();
+      if (this.#pendingCancel !== undefined) this.#controller.abort(this.#pendingCancel);
+      this.#pendingCancel = undefined;
       this.#setStatus("running");
       try {
         const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
         for (const prompt of claim.prompts) prompt.settle.resolve(outcome);
-        for (const inject of claim.injects) inject.settle.resolve();
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", this, error, "turn driver");
-        for (const item of [...claim.prompts, ...claim.steers]) item.settle.reject(error);
+        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects]) item.settle.reject(error);
       } finally {
         this.#controller = undefined;
       }

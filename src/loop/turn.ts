@@ -47,6 +47,8 @@ export interface TurnContext {
   readonly invariants: boolean;
   readonly cwd: string | undefined;
   readonly persistence: SessionPersistence | undefined;
+  /** True once the agent is disposed (wins over a cancel that aborted the signal first). */
+  readonly isDisposed: () => boolean;
 }
 
 class Aborted extends Error {}
@@ -58,7 +60,9 @@ interface TurnState {
   error?: { step: number; message: string; code: string };
   maxTokens: boolean;
   rejected?: string;
+  /** Settled after turn/end and the flush: steers consumed and injects logged by this turn. */
   steers: QueuedSteer[];
+  injects: QueuedInject[];
 }
 
 function checkAbort(signal: AbortSignal): void {
@@ -68,11 +72,11 @@ function checkAbort(signal: AbortSignal): void {
 export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, signal: AbortSignal): Promise<TurnOutcome> {
   const { session } = ctx;
   const turn = session.lastTurn + 1;
-  const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers] };
+  const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
   session.append("turn/start", { turn, trigger });
   try {
     checkAbort(signal);
-    const admitted = await admit(ctx, claim, turn, signal);
+    const admitted = await admit(ctx, claim, turn, state, signal);
     if (admitted === "rejected") state.rejected = "every prompt of the turn was blocked";
     else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
   } catch (error) {
@@ -82,11 +86,10 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
     }
   }
   closeOpenStep(ctx, signal, state.dispatched);
-  appendInjects(ctx, ctx.inbox.takeInjects());
-  const reason = endReason(signal, state);
+  appendInjects(ctx, state, ctx.inbox.takeInjects());
+  const reason = endReason(ctx, signal, state);
   session.append("turn/end", { turn, reason });
   const outcome: TurnOutcome = { turn, reason };
-  for (const steer of state.steers) steer.settle.resolve(outcome);
   if (ctx.persistence !== undefined) {
     try {
       await ctx.persistence.flush();
@@ -94,13 +97,15 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
       ctx.hooks.emit("agent/error", ctx.agent, error, "store flush");
     }
   }
+  for (const steer of state.steers) steer.settle.resolve(outcome);
+  for (const inject of state.injects) inject.settle.resolve();
   return outcome;
 }
 
 /** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
-async function admit(ctx: TurnContext, claim: Claim, turn: number, signal: AbortSignal): Promise<"steps" | "rejected" | "none"> {
+async function admit(ctx: TurnContext, claim: Claim, turn: number, state: TurnState, signal: AbortSignal): Promise<"steps" | "rejected" | "none"> {
   const { session, hooks, agent } = ctx;
-  appendInjects(ctx, claim.injects);
+  appendInjects(ctx, state, claim.injects);
   for (const steer of claim.steers) session.append("steering/message", { turn, content: steer.content, source: "steer" });
   let allowed = 0;
   for (const prompt of claim.prompts) {
@@ -127,8 +132,8 @@ async function admit(ctx: TurnContext, claim: Claim, turn: number, signal: Abort
 async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal: AbortSignal): Promise<void> {
   const { session, hooks, agent } = ctx;
   for (;;) {
+    if (state.step >= ctx.maxSteps) throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    if (step > ctx.maxSteps) throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const system = await assembleSystemPrompt(hooks as unknown as HookBus<PromptHooks>, ctx.prompt.list(), ctx.promptVars);
     checkAbort(signal);
     const tools = ctx.tools.schemas();
@@ -136,7 +141,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
     checkAbort(signal);
     const boundary = ctx.inbox.takeBoundary();
-    appendInjects(ctx, boundary.injects);
+    appendInjects(ctx, state, boundary.injects);
     for (const steer of boundary.steers) {
       session.append("steering/message", { turn, content: steer.content, source: "steer" });
       state.steers.push(steer);
@@ -227,10 +232,10 @@ async function runTools(ctx: TurnContext, turn: number, step: number, content: r
   return calls;
 }
 
-function appendInjects(ctx: TurnContext, injects: readonly QueuedInject[]): void {
+function appendInjects(ctx: TurnContext, state: TurnState, injects: readonly QueuedInject[]): void {
   for (const inject of injects) {
     ctx.session.append("context/message", { content: inject.content, source: "inject" });
-    inject.settle.resolve();
+    state.injects.push(inject);
   }
 }
 
@@ -241,7 +246,8 @@ function appendInjects(ctx: TurnContext, injects: readonly QueuedInject[]): void
  */
 function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolean): void {
   const cause = signal.aborted ? (signal.reason as AbortCause | undefined) : undefined;
-  const why = cause === undefined ? "the turn ended with an error" : cause.kind === "dispose" ? "the agent was disposed" : `the turn was cancelled (${cause.reason})`;
+  const why =
+    cause === undefined ? "the turn ended with an error" : cause.kind === "dispose" || ctx.isDisposed() ? "the agent was disposed" : `the turn was cancelled (${cause.reason})`;
   const closers = ctx.session.openTurnClosers({ closeTurn: false, resultText: `Tool call not completed: ${why}.`, error: cause === undefined ? "error" : "aborted" });
   for (const closer of closers) {
     if (closer.type === "step/end" && !dispatched) ctx.session.append("step/end", { ...(closer.data as { turn: number; step: number }), dispatched: false });
@@ -249,7 +255,8 @@ function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolea
   }
 }
 
-function endReason(signal: AbortSignal, state: TurnState): TurnEndReason {
+function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): TurnEndReason {
+  if (ctx.isDisposed()) return { kind: "disposed" };
   if (signal.aborted) {
     const cause = signal.reason as AbortCause | undefined;
     return cause?.kind === "dispose" ? { kind: "disposed" } : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };

@@ -109,9 +109,12 @@ export interface Agent {
   send(content: string | readonly UserContent[]): Promise<TurnOutcome>;
   /** Steers a running turn at its next step boundary (forcing another step); idle: starts a turn. */
   steer(content: string | readonly UserContent[]): Promise<TurnOutcome>;
-  /** Adds durable context: at the next step boundary if a step is open, else in a one-shot turn. */
+  /**
+   * Adds durable context: at the next step boundary if a turn is running, else in a one-shot
+   * turn. Resolves once it is logged and its turn has ended (and been flushed, with a store).
+   */
   inject(content: string | readonly UserContent[]): Promise<void>;
-  /** Aborts the running turn (it ends `aborted{reason}`); no-op when idle. */
+  /** Aborts the running turn, or the one about to start for queued input (it ends `aborted{reason}`); no-op when idle. */
   cancel(reason?: string): void;
   /** Resolves when nothing runs and nothing is queued. */
   whenIdle(): Promise<void>;

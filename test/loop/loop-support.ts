@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../../src/json/index.js";
-import { type ProviderRequest, ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
+import { type ProviderRequest, ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/index.js";
 import { type Agent, type AgentOptions, createAgent } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
@@ -88,8 +88,8 @@ export function tool(name: string, body?: (args: { text: string }, context: Tool
   });
 }
 
-/** A scripted reply calling each named tool once, in order, with `{ text: name }`. */
-export const callsTo = (...names: string[]): ScriptedStep => ({ toolCalls: names.map((name, i) => ({ name, arguments: { text: `${name}#${i}` } })) });
+/** A scripted reply calling each named tool once, in order, with `{ text: name#i }`. */
+export const callsTo = (...names: string[]): { readonly toolCalls: readonly ScriptedToolCall[] } => ({ toolCalls: names.map((name, i) => ({ name, arguments: { text: `${name}#${i}` } })) });
 
 /** The agent's events of one type, typed. */
 export function eventsOf<T extends EventType>(agent: Agent, type: T): SessionEvent<T>[] {
@@ -177,8 +177,15 @@ export function expectClosedLog(agent: Agent): void {
   const called = eventsOf(agent, "tool/call").map((e) => e.data.callId);
   const answered = eventsOf(agent, "tool/result").map((e) => e.data.callId);
   expect(problems).toEqual([]);
+  expect(turnEnds(agent).filter((reason) => reason.kind === "error" && reason.code === "invariant")).toEqual([]);
   expect(called).toEqual(blocks);
   expect(answered).toEqual(blocks);
+}
+
+/** Runs `effect`, then returns `then()`: for one-line listeners that act and pass on. */
+export function first<T>(effect: () => unknown, then: () => T): T {
+  effect();
+  return then();
 }
 
 /** Runs `fn` and returns what it threw (failing the test when it did not throw). */
