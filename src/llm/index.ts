@@ -3,3 +3,6 @@ export { BlockAssembler } from "./assembler.js";
 export { ScriptedProvider, type ScriptedProviderOptions, type ScriptedReply, type ScriptedStep, type ScriptedToolCall } from "./scripted.js";
 export type { AssistantResult, BlockStart, FinishReason, Provider, ProviderFailure, ProviderRequest, ProviderTool, StreamChunk } from "./types.js";
 export { ProviderError } from "./types.js";
+export { httpError, retryAfterMs } from "./http-errors.js";
+export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, ModelRegistryError, usageCost } from "./models.js";
+export type { ProviderErrorCode } from "./types.js";

@@ -68,13 +68,40 @@ export interface AssistantResult {
   readonly error?: ProviderFailure;
 }
 
+/**
+ * Stable provider failure codes. Retryable: `rate-limited` (429), `overloaded` (529 or an
+ * in-stream overloaded error), `server-error` (5xx), `connection` (refused, reset, dropped
+ * mid-stream), `stalled` (no data within the stall timeout). Not retryable: `auth` (401/403),
+ * `invalid-request` (400/404/422), `context-overflow`, `protocol` (a malformed stream),
+ * `script-exhausted`, `provider-error` (anything else).
+ */
+export type ProviderErrorCode =
+  | "rate-limited"
+  | "overloaded"
+  | "server-error"
+  | "connection"
+  | "stalled"
+  | "auth"
+  | "invalid-request"
+  | "context-overflow"
+  | "protocol"
+  | "script-exhausted"
+  | "provider-error"
+  | (string & {});
+
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
-  readonly code: string;
+  readonly code: ProviderErrorCode;
   readonly retryable: boolean;
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  /** From a `retry-after` header, when the provider sent one. */
+  readonly retryAfterMs: number | undefined;
+  /** HTTP status, when there was one. */
+  readonly status: number | undefined;
+  constructor(code: ProviderErrorCode, message: string, options: { retryable?: boolean; retryAfterMs?: number; status?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.status = options.status;
   }
 }
