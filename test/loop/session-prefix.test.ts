@@ -3,6 +3,7 @@
 // only on the instance's anchoring header snapshot (PROPERTIES.md P1–P4, P6, P7).
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { globalHooks } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
 import {
@@ -87,6 +88,20 @@ describe("composition", () => {
     expectLogMatchesRequests(agent, provider);
     await agent.dispose();
   });
+
+  test("P2 composition is lazy: turns that reach no pre-step (inject-only, every prompt blocked) do not compose", async () => {
+    const catalog = prefixContributor("catalog", [user("catalog")]);
+    const { agent, provider } = scriptedAgent({ plugins: [catalog.plugin] });
+    agent.hooks.on("agent/prompt-submit", (_agent, prompt, next) => (prompt.content[0]?.type === "text" && prompt.content[0].text === "blocked" ? { action: "block", reason: "no" } : next()));
+    await agent.inject("some context");
+    expect((await agent.send("blocked")).reason.kind).toBe("rejected");
+    expect(catalog.calls).toBe(0);
+    expect(await agent.send("hello")).toEqual({ turn: 3, reason: completed });
+    expect(catalog.calls).toBe(1);
+    expect(provider.requests[0]!.messages).toEqual([user("catalog"), user("some context"), user("hello")]);
+    expectLogMatchesRequests(agent, provider);
+    await agent.dispose();
+  });
 });
 
 describe("wire shape", () => {
@@ -104,6 +119,19 @@ describe("wire shape", () => {
     expect(headerSnapshots(agent)[0]!.header.messagePrefix).toEqual(expected);
     expectLogMatchesRequests(agent, provider);
     await agent.dispose();
+  });
+
+  test("P3 a global contributor is outermost: its messages come before the agent's own", async () => {
+    const unload = globalHooks.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [user("G"), ...(await next())]);
+    try {
+      const { agent, provider } = scriptedAgent({ plugins: [prefixContributor("A", [user("A")]).plugin] });
+      await agent.send("hi");
+      expect(provider.requests[0]!.messages).toEqual([user("G"), user("A"), user("hi")]);
+      expectLogMatchesRequests(agent, provider);
+      await agent.dispose();
+    } finally {
+      unload();
+    }
   });
 
   test("P3 any number of contributors appear in registration order", async () => {
@@ -132,7 +160,7 @@ describe("wire shape", () => {
     const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
     register(agent);
     const atBoundary: Message[][] = [];
-    agent.hooks.on("agent/request", (a, config, next) => {
+    agent.hooks.on("agent/request", (a, _config, next) => {
       atBoundary.push(a.session.deriveMessages());
       return next();
     });

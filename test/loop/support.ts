@@ -48,29 +48,35 @@ export function scriptedAgent(options: ScriptedAgentOptions = {}): { agent: Agen
 export interface PrefixContributor {
   readonly name: string;
   readonly plugin: AgentPlugin;
-  /** What this contributor added, once per time the waterfall reached it. */
+  /** How many times the waterfall reached this contributor. */
+  readonly calls: number;
+  /** What it contributed, once per call that did not throw. */
   readonly runs: (readonly Message[])[];
 }
 
 /**
  * A plugin contributing `messages` to the session prefix with the canonical prepend,
- * `[...mine, ...await next()]`. A function is called with the 1-based run number, so a test
- * can tell a fresh composition from a stale one.
+ * `[...mine, ...await next()]`. A function is called with the 1-based call number, so a test
+ * can tell a fresh composition from a stale one (or throw on a given call).
  */
-export function prefixContributor(name: string, messages: readonly Message[] | ((run: number) => readonly Message[])): PrefixContributor {
-  const runs: (readonly Message[])[] = [];
-  const plugin: AgentPlugin = (host) => {
+export function prefixContributor(name: string, messages: readonly Message[] | ((call: number) => readonly Message[])): PrefixContributor {
+  const contributor = { name, plugin: undefined as unknown as AgentPlugin, calls: 0, runs: [] as (readonly Message[])[] };
+  contributor.plugin = (host) => {
     host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
-      const mine = typeof messages === "function" ? messages(runs.length + 1) : messages;
-      runs.push(mine);
+      contributor.calls++;
+      const mine = typeof messages === "function" ? messages(contributor.calls) : messages;
+      contributor.runs.push(mine);
       return [...mine, ...(await next())];
     });
     return undefined;
   };
-  return { name, plugin, runs };
+  return contributor;
 }
 
-/** Counts every run of the agent's `agent/session-prefix` waterfall (a pass-through listener). */
+/**
+ * Counts the runs of the agent's `agent/session-prefix` waterfall that reach its innermost
+ * listener (registered after the agent's plugins, so a plugin that throws first is not counted).
+ */
 export function countPrefixRuns(agent: Agent): { readonly count: number } {
   const counter = { count: 0 };
   agent.hooks.on("agent/session-prefix", (_agent, _seed, _signal, next) => {
@@ -132,10 +138,10 @@ export const turnEnds = (agent: Agent): TurnEndReason[] => eventsOf(agent, "turn
 export const eventsMentioning = (agent: Agent, marker: string): SessionEvent[] => agent.session.events.filter((e) => JSON.stringify(e).includes(marker));
 
 /**
- * The log verifies, and reconstructs exactly the requests `providers` received (in order),
- * messages included: what was sent is what the log says was sent.
+ * The log verifies, and reconstructs exactly the requests `providers` received (in order,
+ * across instances), messages included: what was sent is what the log says was sent.
  */
-export function expectLogMatchesRequests(agent: Agent, ...providers: ScriptedProvider[]): void {
+export function expectLogMatchesRequests(agent: Agent, ...providers: Pick<ScriptedProvider, "requests">[]): void {
   expect(verifyLog(agent.session.events).issues).toEqual([]);
   const sent = providers.flatMap((p) => p.requests.map(({ signal: _signal, sessionId: _sessionId, ...rest }) => rest));
   expect(reconstructRequests(agent.session.events).map((r) => r.request)).toEqual(sent);
