@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../src/json/index.js";
 import { type ProviderRequest, ScriptedProvider, type ScriptedReply } from "../src/llm/index.js";
-import { type AgentPlugin, createAgent, resumeAgent } from "../src/loop/index.js";
+import { type AgentPlugin, createAgent, loggedPartOf, resumeAgent } from "../src/loop/index.js";
 import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
 import { defineTool } from "../src/tools/index.js";
@@ -74,8 +74,7 @@ const reader = new JsonlSessionStore({ root: join(home, "sessions") });
 const { session } = await reader.load(sessionId, { readOnly: true });
 const report = verifyLog(session.events);
 const rebuilt = reconstructRequests(session.events);
-const strip = ({ signal: _s, sessionId: _i, ...rest }: ProviderRequest): JsonValue => rest as unknown as JsonValue;
-const identical = rebuilt.filter((r, i) => provider.requests[i] !== undefined && canonicalJson(r.request as unknown as JsonValue) === canonicalJson(strip(provider.requests[i]!))).length;
+const identical = rebuilt.filter((r, i) => provider.requests[i] !== undefined && canonicalJson(r.request as unknown as JsonValue) === canonicalJson(loggedPartOf(provider.requests[i]!))).length;
 
 console.log(`Keelson demo — session ${sessionId}`);
 console.log(`log: ${reader.fileOf(sessionId)} (${session.length} events, ${report.turns} turns: ${answers.map((a) => a.reason.kind).join(", ")})`);

@@ -6,7 +6,7 @@ import { type AssistantResult, type FinishReason, type ProviderFailure, Provider
 
 type Draft =
   | { type: "text"; text: string; open: boolean }
-  | { type: "reasoning"; text: string; signature?: string; open: boolean }
+  | { type: "reasoning"; text: string; signature?: string; redacted?: boolean; open: boolean }
   | { type: "tool-call"; callId: string; name: string; arguments: string; open: boolean };
 
 export class BlockAssembler {
@@ -25,7 +25,13 @@ export class BlockAssembler {
       case "block-start": {
         if (chunk.index !== this.#blocks.length) throw new ProviderError("protocol", `block-start ${chunk.index} out of order (expected ${this.#blocks.length})`);
         const b = chunk.block;
-        this.#blocks.push(b.type === "tool-call" ? { type: "tool-call", callId: b.callId, name: b.name, arguments: "", open: true } : { type: b.type, text: "", open: true });
+        this.#blocks.push(
+          b.type === "tool-call"
+            ? { type: "tool-call", callId: b.callId, name: b.name, arguments: "", open: true }
+            : b.type === "reasoning" && b.redacted === true
+              ? { type: "reasoning", text: "", redacted: true, open: true }
+              : { type: b.type, text: "", open: true },
+        );
         return;
       }
       case "text-delta":
@@ -59,7 +65,9 @@ export class BlockAssembler {
   result(): AssistantResult {
     const content: AssistantContent[] = this.#blocks.map((b) => {
       if (b.type === "tool-call") return { type: "tool-call", callId: b.callId, name: b.name, arguments: b.arguments };
-      if (b.type === "reasoning") return b.signature === undefined ? { type: "reasoning", text: b.text } : { type: "reasoning", text: b.text, signature: b.signature };
+      if (b.type === "reasoning") {
+        return { type: "reasoning", text: b.text, ...(b.signature === undefined ? {} : { signature: b.signature }), ...(b.redacted ? { redacted: true } : {}) };
+      }
       return { type: "text", text: b.text };
     });
     return {

@@ -26,6 +26,11 @@ export interface ProviderRequest {
   readonly stop?: readonly string[];
   readonly signal: AbortSignal;
   readonly sessionId: string;
+  /**
+   * How many leading `messages` are the session prefix (derived from the header, so still a
+   * function of the log). Adapters use it to place a cache breakpoint at the prefix's end.
+   */
+  readonly prefixLength?: number;
   readonly [key: string]: unknown;
 }
 
@@ -33,7 +38,7 @@ export type FinishReason = "stop" | "tool-calls" | "max-tokens" | "aborted" | "e
 
 export type BlockStart =
   | { readonly type: "text" }
-  | { readonly type: "reasoning" }
+  | { readonly type: "reasoning"; readonly redacted?: boolean }
   | { readonly type: "tool-call"; readonly callId: string; readonly name: string };
 
 /** The stream-chunk protocol. Block indexes are the assistant content positions. */
@@ -51,6 +56,7 @@ export interface ProviderFailure {
   /** Stable code, e.g. `rate-limited`, `overloaded`, `auth`, `invalid-request`, `context-overflow`. */
   readonly code?: string;
   readonly retryable?: boolean;
+  readonly retryAfterMs?: number;
 }
 
 export interface Provider {

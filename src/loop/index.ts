@@ -2,7 +2,7 @@
 export { createAgent } from "./agent.js";
 export { globalHooks, globalPrompt } from "./global.js";
 export { freezePrefix } from "./prefix.js";
-export { buildRequest, checkInvariant, isLoopBuilt } from "./request.js";
+export { buildRequest, checkInvariant, isLoopBuilt, loggedPartOf } from "./request.js";
 export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
 export type {
   Agent,

@@ -23,16 +23,22 @@ export function isLoopBuilt(request: object): boolean {
 export function buildRequest(header: EpochHeader, history: readonly Message[], signal: AbortSignal, sessionId: string): ProviderRequest {
   const base = composeRequest(header, history);
   // `history` is the step's own fresh array (deriveMessages returns a new one each call).
-  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages), signal, sessionId });
+  const prefixLength = header.messagePrefix?.length ?? 0;
+  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages), signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) });
   LOOP_BUILT.add(request);
   return request as ProviderRequest;
 }
 
-/** The request without its live parts, as reconstruction produces it. */
-function comparable(request: ProviderRequest): JsonValue {
-  const { signal: _signal, sessionId: _sessionId, ...rest } = request;
+/**
+ * The request without its live parts (signal, session id, prefix length), i.e. exactly what
+ * `reconstructRequests` rebuilds from the log. Use it to compare what a provider received with
+ * the log.
+ */
+export function loggedPartOf(request: ProviderRequest): JsonValue {
+  const { signal: _signal, sessionId: _sessionId, prefixLength: _prefixLength, ...rest } = request;
   return rest as unknown as JsonValue;
 }
+
 
 /**
  * Throws `LoopError('invariant')` unless `request` equals the last request reconstructed from
@@ -43,9 +49,9 @@ export function checkInvariant(events: readonly SessionEvent[], request: Provide
   if (rebuilt === undefined || rebuilt.stepStartSeq !== stepStartSeq) {
     throw new LoopError("invariant", `invariant: the log does not record the request of the step starting at seq ${stepStartSeq}`);
   }
-  const sent = canonicalJson(comparable(request));
+  const sent = canonicalJson(loggedPartOf(request));
   const logged = canonicalJson(rebuilt.request as unknown as JsonValue);
-  if (sent !== logged) throw new LoopError("invariant", `invariant: the request sent differs from the one the log reconstructs\n${describeDifference(comparable(request), rebuilt.request as unknown as JsonValue)}`);
+  if (sent !== logged) throw new LoopError("invariant", `invariant: the request sent differs from the one the log reconstructs\n${describeDifference(loggedPartOf(request), rebuilt.request as unknown as JsonValue)}`);
 }
 
 function describeDifference(sent: JsonValue, logged: JsonValue, path = "request"): string {

@@ -9,7 +9,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** Config keys that would collide with the request's own fields when the config is spread into it. */
-const RESERVED_CONFIG_KEYS = ["system", "tools", "messages", "signal", "sessionId"];
+const RESERVED_CONFIG_KEYS = ["system", "tools", "messages", "signal", "sessionId", "prefixLength"];
 
 function toolProblem(tool: unknown, path: string): string | undefined {
   if (!isRecord(tool)) return `${path}: expected a tool object, got ${typeName(tool)}`;

@@ -104,7 +104,7 @@ export const lastEnd = (agent: Agent): TurnEndReason | undefined => turnEnds(age
 
 /** A request without its live parts, as reconstruction produces it. */
 export function comparable(request: ProviderRequest): JsonValue {
-  const { signal: _signal, sessionId: _sessionId, ...rest } = request;
+  const { signal: _signal, sessionId: _sessionId, prefixLength: _prefixLength, ...rest } = request;
   return rest as unknown as JsonValue;
 }
 

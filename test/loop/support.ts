@@ -143,6 +143,6 @@ export const eventsMentioning = (agent: Agent, marker: string): SessionEvent[] =
  */
 export function expectLogMatchesRequests(agent: Agent, ...providers: Pick<ScriptedProvider, "requests">[]): void {
   expect(verifyLog(agent.session.events).issues).toEqual([]);
-  const sent = providers.flatMap((p) => p.requests.map(({ signal: _signal, sessionId: _sessionId, ...rest }) => rest));
+  const sent = providers.flatMap((p) => p.requests.map(({ signal: _signal, sessionId: _sessionId, prefixLength: _prefixLength, ...rest }) => rest));
   expect(reconstructRequests(agent.session.events).map((r) => r.request)).toEqual(sent);
 }
