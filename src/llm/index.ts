@@ -6,3 +6,5 @@ export { ProviderError } from "./types.js";
 export { httpError, retryAfterMs } from "./http-errors.js";
 export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, ModelRegistryError, usageCost } from "./models.js";
 export type { ProviderErrorCode } from "./types.js";
+export { AnthropicProvider, type AnthropicProviderOptions, toAnthropicParams } from "./anthropic/index.js";
+export { withStallTimeout } from "./stall.js";

@@ -109,6 +109,7 @@ class LoopAgent implements Agent {
       cwd,
       persistence: this.#persistence,
       isDisposed: () => this.#status === "disposed",
+      retry: options.retry ?? {},
     };
     const gate = options.compaction;
     if (gate !== undefined) {

@@ -13,7 +13,13 @@ export async function streamProvider(provider: Provider, request: ProviderReques
     }
   } catch (error) {
     if (request.signal.aborted) return { content: [], finish: "aborted" };
-    if (error instanceof ProviderError) return { content: [], finish: "error", error: { message: error.message, code: error.code, retryable: error.retryable } };
+    if (error instanceof ProviderError) {
+      return {
+        content: [],
+        finish: "error",
+        error: { message: error.message, code: error.code, retryable: error.retryable, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) },
+      };
+    }
     return { content: [], finish: "error", error: { message: error instanceof Error ? error.message : String(error), code: "provider-failed" } };
   }
   return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();

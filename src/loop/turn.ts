@@ -18,6 +18,7 @@ import { executeToolCall, type ToolHooks, type ToolRegistry } from "../tools/ind
 import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
 import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
+import { type RetryPolicy, withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
 import { type Agent, type AgentHooks, LoopError, type TurnOutcome } from "./types.js";
 
@@ -49,6 +50,7 @@ export interface TurnContext {
   readonly persistence: SessionPersistence | undefined;
   /** True once the agent is disposed (wins over a cancel that aborted the signal first). */
   readonly isDisposed: () => boolean;
+  readonly retry: RetryPolicy;
 }
 
 class Aborted extends Error {}
@@ -162,7 +164,12 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     state.dispatched = true;
 
     const result = await hooks.waterfall("llm/stream", [agent, request], () =>
-      streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)),
+      withRetries(
+        ctx.retry,
+        signal,
+        () => streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)),
+        (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
+      ),
     );
     checkAbort(signal); // a partial stream is discarded
     const content = assistantContent(result, turn, step);

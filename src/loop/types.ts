@@ -8,6 +8,7 @@ import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index
 import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
+import type { RetryPolicy } from "./retry.js";
 
 export type AgentStatus = "idle" | "running" | "disposed";
 
@@ -87,6 +88,8 @@ export interface AgentOptions {
   readonly maxSteps?: number;
   /** Default per-tool-call timeout (ms). Default 120 000. */
   readonly toolTimeoutMs?: number;
+  /** Retries of failed provider calls (429, overloaded, 5xx, drops, stalls); see `RetryPolicy`. */
+  readonly retry?: RetryPolicy;
   /** Check every request against `reconstructRequests`. Default: on under vitest or KEELSON_INVARIANTS=1. */
   readonly invariants?: boolean;
   /** Epoch-ms clock for event times (tests). */

@@ -1,0 +1,4 @@
+// The Anthropic adapter (official SDK, streaming Messages API, structural cache breakpoints).
+export { AnthropicProvider, type AnthropicProviderOptions, toProviderError as anthropicError } from "./adapter.js";
+export { AnthropicStreamMapper } from "./stream.js";
+export { type AnthropicWireOptions, toAnthropicParams } from "./wire.js";

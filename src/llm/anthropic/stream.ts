@@ -1,0 +1,112 @@
+// Anthropic stream events → Keelson StreamChunks, with usage normalized to disjoint buckets:
+// `input_tokens` (after the last breakpoint) → inputTokens, `cache_read_input_tokens` →
+// cacheReadTokens, `cache_creation_input_tokens` → cacheWriteTokens, `output_tokens` →
+// outputTokens. Usage arrives on message_start and is overlaid by message_delta.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Usage } from "../../messages/index.js";
+import { type FinishReason, ProviderError, type StreamChunk } from "../types.js";
+
+type Event = Anthropic.Messages.RawMessageStreamEvent;
+type RawUsage = { input_tokens?: number | null; output_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+
+const FINISH: Record<string, FinishReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  refusal: "stop",
+  pause_turn: "stop",
+  tool_use: "tool-calls",
+  max_tokens: "max-tokens",
+  model_context_window_exceeded: "max-tokens",
+};
+
+export class AnthropicStreamMapper {
+  readonly #usage: { input: number; output: number; cacheRead: number; cacheWrite: number } = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  #stopReason: string | null = null;
+  /** Anthropic block index → Keelson block index. */
+  readonly #indexes = new Map<number, number>();
+
+  map(event: Event): StreamChunk[] {
+    switch (event.type) {
+      case "message_start":
+        this.#overlay(event.message.usage);
+        return [];
+      case "content_block_start":
+        return this.#start(event.index, event.content_block);
+      case "content_block_delta":
+        return this.#delta(event.index, event.delta);
+      case "content_block_stop":
+        return [{ type: "block-end", index: this.#index(event.index) }];
+      case "message_delta":
+        this.#stopReason = event.delta.stop_reason ?? this.#stopReason;
+        this.#overlay(event.usage);
+        return [];
+      case "message_stop": {
+        const usage: Usage = {
+          inputTokens: this.#usage.input,
+          cacheReadTokens: this.#usage.cacheRead,
+          cacheWriteTokens: this.#usage.cacheWrite,
+          outputTokens: this.#usage.output,
+        };
+        return [
+          { type: "usage", usage },
+          { type: "finish", reason: FINISH[this.#stopReason ?? "end_turn"] ?? "stop" },
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+
+  #start(index: number, block: Event & { type: "content_block_start" } extends { content_block: infer B } ? B : never): StreamChunk[] {
+    const at = this.#indexes.size;
+    this.#indexes.set(index, at);
+    switch (block.type) {
+      case "text":
+        return [{ type: "block-start", index: at, block: { type: "text" } }, ...(block.text ? [{ type: "text-delta" as const, index: at, text: block.text }] : [])];
+      case "thinking":
+        return [{ type: "block-start", index: at, block: { type: "reasoning" } }, ...(block.thinking ? [{ type: "reasoning-delta" as const, index: at, text: block.thinking }] : [])];
+      case "redacted_thinking":
+        return [
+          { type: "block-start", index: at, block: { type: "reasoning", redacted: true } },
+          { type: "reasoning-delta", index: at, text: block.data },
+        ];
+      case "tool_use": {
+        if (!block.id || !block.name) throw new ProviderError("protocol", `tool_use block ${index} without an id or name`);
+        const input = block.input && typeof block.input === "object" && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+        return [{ type: "block-start", index: at, block: { type: "tool-call", callId: block.id, name: block.name } }, ...(input ? [{ type: "tool-call-delta" as const, index: at, argumentsDelta: input }] : [])];
+      }
+      default:
+        throw new ProviderError("protocol", `unsupported content block type ${JSON.stringify((block as { type: string }).type)}`);
+    }
+  }
+
+  #delta(index: number, delta: Anthropic.Messages.RawContentBlockDelta): StreamChunk[] {
+    const at = this.#index(index);
+    switch (delta.type) {
+      case "text_delta":
+        return [{ type: "text-delta", index: at, text: delta.text }];
+      case "input_json_delta":
+        return [{ type: "tool-call-delta", index: at, argumentsDelta: delta.partial_json }];
+      case "thinking_delta":
+        return [{ type: "reasoning-delta", index: at, text: delta.thinking }];
+      case "signature_delta":
+        return [{ type: "reasoning-delta", index: at, text: "", signature: delta.signature }];
+      default:
+        return []; // citations: not part of Keelson's vocabulary
+    }
+  }
+
+  #index(index: number): number {
+    const at = this.#indexes.get(index);
+    if (at === undefined) throw new ProviderError("protocol", `a delta or stop for content block ${index}, which never started`);
+    return at;
+  }
+
+  #overlay(usage: RawUsage | null | undefined): void {
+    if (!usage) return;
+    if (typeof usage.input_tokens === "number") this.#usage.input = usage.input_tokens;
+    if (typeof usage.output_tokens === "number") this.#usage.output = usage.output_tokens;
+    if (typeof usage.cache_read_input_tokens === "number") this.#usage.cacheRead = usage.cache_read_input_tokens;
+    if (typeof usage.cache_creation_input_tokens === "number") this.#usage.cacheWrite = usage.cache_creation_input_tokens;
+  }
+}
