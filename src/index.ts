@@ -11,3 +11,4 @@ export * from "./reconstruct/index.js";
 export * from "./session/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";
+export * from "./audit/index.js";
