@@ -8,3 +8,4 @@ export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, Model
 export type { ProviderErrorCode } from "./types.js";
 export { AnthropicProvider, type AnthropicProviderOptions, toAnthropicParams } from "./anthropic/index.js";
 export { withStallTimeout } from "./stall.js";
+export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./openai/index.js";

@@ -19,9 +19,7 @@ export interface RetryPolicy {
   readonly random?: () => number;
 }
 
-export interface RetryAttemptLog {
-  (attempt: number, code: string, delayMs: number): void;
-}
+export type RetryAttemptLog = (attempt: number, code: string, delayMs: number) => void;
 
 const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {

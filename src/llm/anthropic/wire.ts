@@ -110,6 +110,8 @@ function assistantBlocks(content: Extract<Message, { role: "assistant" }>["conte
         return b.signature === undefined ? [] : [{ type: "thinking", thinking: b.text, signature: b.signature }];
       case "tool-call":
         return [{ type: "tool_use", id: b.callId, name: b.name, input: parseInput(b.arguments) }];
+      default:
+        return [];
     }
   });
 }
