@@ -20,7 +20,7 @@ type WireUsage = OpenAI.CompletionUsage & {
 };
 
 // content_filter: the provider cut the answer; what arrived is kept and the turn ends like a stop.
-const FINISH: Record<string, FinishReason> = { stop: "stop", tool_calls: "tool-calls", function_call: "tool-calls", length: "max-tokens", content_filter: "stop" };
+const FINISH: Record<string, FinishReason> = { stop: "stop", tool_calls: "tool-calls", length: "max-tokens", content_filter: "stop" };
 
 export class ChatChunkMapper {
   #next = 0;
@@ -30,11 +30,6 @@ export class ChatChunkMapper {
   readonly #tools = new Map<number, number>();
   #finish: string | undefined;
   #usage: Usage | undefined;
-
-  /** True once a choice carried a `finish_reason`. */
-  get finished(): boolean {
-    return this.#finish !== undefined;
-  }
 
   map(chunk: Chunk): StreamChunk[] {
     if (chunk.usage) this.#usage = normalizeUsage(chunk.usage as WireUsage);
@@ -54,7 +49,7 @@ export class ChatChunkMapper {
       this.#text ??= this.#start(out, { type: "text" });
       out.push({ type: "text-delta", index: this.#text, text });
     }
-    delta.tool_calls?.forEach((call, position) => this.#toolCall(out, call, position));
+    for (const [position, call] of (delta.tool_calls ?? []).entries()) this.#toolCall(out, call, position);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     return out;
   }

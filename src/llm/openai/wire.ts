@@ -61,16 +61,10 @@ export function modelId(model: string): string {
 function toMessageParams(history: readonly Message[], options: ChatWireOptions): MessageParam[] {
   const replay = options.reasoningReplay === "tool-turns" ? toolTurnAssistants(history) : new Set<number>();
   return history.map((message, i): MessageParam => {
-    switch (message.role) {
-      case "user":
-        return { role: "user", content: userContent(message.content) };
-      case "assistant":
-        return assistantParam(message, replay.has(i));
-      case "tool": {
-        const result = message.content[0];
-        return { role: "tool", tool_call_id: result.callId, content: toolResultText(result.content) };
-      }
-    }
+    if (message.role === "user") return { role: "user", content: userContent(message.content) };
+    if (message.role === "assistant") return assistantParam(message, replay.has(i));
+    const result = message.content[0];
+    return { role: "tool", tool_call_id: result.callId, content: toolResultText(result.content) };
   });
 }
 
