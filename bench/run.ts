@@ -10,6 +10,7 @@ import { reconstructRequests } from "../src/reconstruct/index.js";
 import { Session, type SessionEvent } from "../src/session/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
 import { LogDriver, newSession } from "../test/support/builders.js";
+import { runCacheBench } from "./cache.bench.js";
 import { runLoopBench } from "./loop.bench.js";
 
 const filler = (n: number, seed: number): string => {
@@ -157,10 +158,11 @@ try {
     console.log(`  ${r.size.padEnd(12)} ${((r.ms / steps) * 1000).toFixed(1)} µs/step`);
   }
   const loop = await runLoopBench();
+  const cache = await runCacheBench();
   const resultsDir = join(import.meta.dirname, "results");
   await mkdir(resultsDir, { recursive: true });
   const out = join(resultsDir, `foundation-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-  await writeFile(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, loop }, null, 2));
+  await writeFile(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows, loop, cache }, null, 2));
   console.log(`\nresults: ${out}`);
 } finally {
   await rm(dir, { recursive: true, force: true });

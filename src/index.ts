@@ -12,3 +12,4 @@ export * from "./session/index.js";
 export * from "./store/index.js";
 export * from "./tools/index.js";
 export * from "./audit/index.js";
+export * from "./emulator/index.js";

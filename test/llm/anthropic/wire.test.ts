@@ -22,7 +22,10 @@ function breakpoints(params: ReturnType<typeof toAnthropicParams>): string[] {
   for (const block of params.system ?? []) if ((block as { cache_control?: unknown }).cache_control) out.push("system");
   for (const tool of params.tools ?? []) if ((tool as { cache_control?: unknown }).cache_control) out.push(`tool:${(tool as { name: string }).name}`);
   params.messages.forEach((m, t) => {
-    if (Array.isArray(m.content)) m.content.forEach((b, i) => (b as { cache_control?: unknown }).cache_control && out.push(`m${t}.b${i}`));
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, i) => {
+      if ((b as { cache_control?: unknown }).cache_control) out.push(`m${t}.b${i}`);
+    });
   });
   return out;
 }

@@ -1,0 +1,138 @@
+// W1 cache economics: the same scripted workload — 3 loop instances (start, resume, resume) ×
+// 10 turns × up to 3 steps, with a ~3k-token opener — on the emulator's Anthropic-style cache
+// model, with the opener placed four ways:
+//   keelson  — the session prefix (request-only, frozen per instance, logged on the header);
+//   (a)      — inside a system prompt re-rendered every step with a timestamp;
+//   (b)      — as a per-step reminder appended at the tail of every request, not logged;
+//   (c)      — as a durable history opener injected once at session start.
+// Printed: cache-read share, billed input-equivalent tokens (input + 1.25×write + 0.1×read),
+// cost, and for Keelson its reads as a share of the theoretical maximum (every token of the
+// previous request re-read; goal ≥ 0.99).
+import { z } from "zod";
+import { EmulatorProvider, type EmulatorRequest, SimulatedClock } from "../src/emulator/index.js";
+import { DEFAULT_MODELS, type Provider, type ScriptedReply, usageCost } from "../src/llm/index.js";
+import type { Message, Usage } from "../src/messages/index.js";
+import { type Agent, type AgentOptions, createAgent } from "../src/loop/index.js";
+import { defineTool } from "../src/tools/index.js";
+
+const INSTANCES = 3;
+const TURNS = 10;
+const MODEL = "claude-sonnet-4-5";
+const pricing = DEFAULT_MODELS.find((m) => m.id === MODEL)!.pricing;
+
+const WORDS = ["harness", "session", "prefix", "cache", "header", "delta", "replay", "audit", "fork", "resume", "tool", "step"];
+const prose = (words: number, seed: number): string => Array.from({ length: words }, (_, i) => WORDS[(seed * 7 + i * 13) % WORDS.length]).join(" ");
+/** ~3k tokens: a skills catalog the opener carries. */
+const OPENER = `<system-reminder>\nAvailable skills:\n${Array.from({ length: 60 }, (_, i) => `- skill-${i}: ${prose(40, i)}`).join("\n")}\n</system-reminder>`;
+
+const userText = (m: Message | undefined): string => (m?.role === "user" ? m.content.map((b) => (b.type === "text" ? b.text : "")).join("") : "");
+
+/** Deterministic model: turn N makes N % 3 tool calls (one per step), then answers. */
+function workloadModel(clock: SimulatedClock) {
+  return (request: EmulatorRequest): ScriptedReply => {
+    clock.advance(5_000);
+    const messages = request.messages;
+    let lastTask = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (/^Task \d+/.test(userText(messages[i]))) {
+        lastTask = i;
+        break;
+      }
+    }
+    const task = Number(/^Task (\d+)/.exec(userText(messages[lastTask]))?.[1] ?? 0);
+    const toolResults = messages.slice(lastTask + 1).filter((m) => m.role === "tool").length;
+    if (toolResults < task % 3) return { text: `Reading part ${toolResults}.`, toolCalls: [{ name: "read", arguments: { path: `file-${task}-${toolResults}.txt` } }], usage: { outputTokens: 20 } };
+    return { text: `Task ${task} done. ${prose(30, task)}`, usage: { outputTokens: 60 } };
+  };
+}
+
+const read = defineTool({ name: "read", description: "Read a file.", input: z.object({ path: z.string() }), execute: ({ path }) => `${path}:\n${prose(220, path.length)}` });
+
+type Layout = "keelson" | "a: system+timestamp" | "b: tail reminder" | "c: history opener";
+
+interface Outcome {
+  readonly layout: Layout;
+  readonly usages: readonly Usage[];
+}
+
+async function run(layout: Layout): Promise<Outcome> {
+  const clock = new SimulatedClock();
+  const emulator = new EmulatorProvider({ model: workloadModel(clock), cacheStyle: "anthropic", clock, minCacheableTokens: 1024 });
+  const reminder: Message = { role: "user", content: [{ type: "text", text: OPENER }] };
+  const provider: Provider =
+    layout === "b: tail reminder" ? { id: "tail", stream: (request) => emulator.stream({ ...request, messages: [...request.messages, reminder] }) } : emulator;
+  const options = (): AgentOptions => ({
+    provider,
+    model: MODEL,
+    system: "You are a coding agent.",
+    tools: [read],
+    invariants: false,
+    plugins: [
+      (host) => {
+        if (layout === "keelson") {
+          host.on("agent/session-prefix", async (_a, _s, _sig, next) => [reminder, ...(await next())]);
+        }
+        if (layout === "a: system+timestamp") {
+          host.on("system-prompt/assemble", async (_sections, _vars, next) => [
+            ...(await next()),
+            { name: "opener", order: 10, text: `${OPENER}\nCurrent time: ${new Date(clock.now()).toISOString()}` },
+          ]);
+        }
+        return undefined;
+      },
+    ],
+  });
+  let agent: Agent | undefined;
+  for (let instance = 0; instance < INSTANCES; instance++) {
+    agent = instance === 0 ? createAgent(options()) : createAgent({ ...options(), session: agent!.session });
+    if (instance === 0 && layout === "c: history opener") await agent.inject(OPENER);
+    for (let turn = 0; turn < TURNS; turn++) {
+      const outcome = await agent.send(`Task ${instance * TURNS + turn + 1}: continue.`);
+      if (outcome.reason.kind !== "completed") throw new Error(`${layout}: turn ended ${JSON.stringify(outcome.reason)}`);
+    }
+    await agent.dispose();
+    clock.advance(60_000); // a restart, well inside the 5-minute TTL
+  }
+  return { layout, usages: emulator.usages };
+}
+
+export async function runCacheBench(): Promise<Record<string, number | string>[]> {
+  const rows: Record<string, number | string>[] = [];
+  for (const layout of ["keelson", "a: system+timestamp", "b: tail reminder", "c: history opener"] as const) {
+    const { usages } = await run(layout);
+    const sum = (f: (u: Usage) => number): number => usages.reduce((n, u) => n + f(u), 0);
+    const input = sum((u) => u.inputTokens);
+    const read = sum((u) => u.cacheReadTokens);
+    const write = sum((u) => u.cacheWriteTokens);
+    const total = input + read + write;
+    // Theoretical maximum reads: every request re-reads all of the previous request's prompt.
+    const maxReads = usages.slice(1).reduce((n, _u, i) => n + usages[i]!.inputTokens + usages[i]!.cacheReadTokens + usages[i]!.cacheWriteTokens, 0);
+    rows.push({
+      layout,
+      requests: usages.length,
+      promptTokens: total,
+      readShare: read / total,
+      billedInputEquivalent: input + 1.25 * write + 0.1 * read,
+      costUsd: usages.reduce((n, u) => n + usageCost(u, pricing), 0),
+      shareOfTheoreticalMax: read / maxReads,
+    });
+  }
+  const keelson = rows[0]!;
+  console.log(`\nW1 cache economics — ${INSTANCES} instances × ${TURNS} turns × ≤3 steps, ~3k-token opener, Anthropic-style cache (${MODEL} pricing)`);
+  console.log("layout".padEnd(22), "requests".padStart(8), "read share".padStart(11), "billed in-eq".padStart(13), "× keelson".padStart(10), "cost $".padStart(9), "× keelson".padStart(10));
+  for (const r of rows) {
+    console.log(
+      String(r.layout).padEnd(22),
+      String(r.requests).padStart(8),
+      `${((r.readShare as number) * 100).toFixed(1)}%`.padStart(11),
+      Math.round(r.billedInputEquivalent as number).toString().padStart(13),
+      ((r.billedInputEquivalent as number) / (keelson.billedInputEquivalent as number)).toFixed(2).padStart(10),
+      (r.costUsd as number).toFixed(4).padStart(9),
+      ((r.costUsd as number) / (keelson.costUsd as number)).toFixed(2).padStart(10),
+    );
+  }
+  console.log(`keelson cache reads / theoretical maximum: ${(keelson.shareOfTheoreticalMax as number).toFixed(4)} (goal ≥ 0.99)`);
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runCacheBench();

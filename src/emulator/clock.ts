@@ -1,0 +1,25 @@
+// SimulatedClock: the time cache TTLs expire on. It only moves when a test or bench calls
+// `advance`, so "the entry expired after 5 minutes" is a deterministic statement, not a sleep.
+import type { Clock } from "./types.js";
+
+/** 2023-11-14T22:13:20Z: a fixed, realistic epoch so OpenAI `created` fields look real and never vary. */
+export const DEFAULT_EPOCH_MS = 1_700_000_000_000;
+
+export class SimulatedClock implements Clock {
+  #now: number;
+
+  constructor(startMs = DEFAULT_EPOCH_MS) {
+    this.#now = startMs;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  /** Moves time forward; a negative step is a programming error. */
+  advance(ms: number): number {
+    if (!(ms >= 0)) throw new RangeError(`SimulatedClock.advance needs a non-negative step, got ${ms}`);
+    this.#now += ms;
+    return this.#now;
+  }
+}

@@ -1,0 +1,93 @@
+// One emulated API call, independent of sockets: validate the body for its wire, draw the
+// fault, ask the model, account the prompt cache, plan the reply and render it — returning
+// what to send (JSON, an SSE event list, or a stall). The server only writes the outcome.
+import { createHash } from "node:crypto";
+import type { JsonObject } from "../json/index.js";
+import type { ModelRegistry } from "../llm/index.js";
+import type { Usage } from "../messages/index.js";
+import { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
+import { parseAnthropicRequest } from "./anthropic-wire.js";
+import type { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
+import type { Fault, FaultPlan } from "./faults.js";
+import { messageSegment } from "./message-tokens.js";
+import { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
+import { parseOpenAIRequest } from "./openai-wire.js";
+import { plannedAssistantMessage, plannedUsage, planReply } from "./reply-plan.js";
+import type { SseEvent } from "./sse.js";
+import { type CacheUsage, type Clock, type EmulatorModel, type EmulatorRequest, WireError } from "./types.js";
+import { failureToWireError } from "./wire-errors.js";
+
+export type Api = "anthropic" | "openai";
+
+/** Server-wide state an exchange reads and advances (counters, caches). */
+export interface ExchangeState {
+  readonly model: EmulatorModel;
+  readonly clock: Clock;
+  readonly faults: FaultPlan;
+  readonly caches: { readonly anthropic: AnthropicCacheModel; readonly openai: PrefixCacheModel; readonly deepseek: PrefixCacheModel };
+  readonly style: "openai" | "deepseek";
+  readonly minCacheableTokens: number | undefined;
+  readonly registry: ModelRegistry | undefined;
+  readonly counters: { message: number; call: number };
+}
+
+/** What the exchange learned, for the request record. */
+export interface ExchangeFacts {
+  request?: EmulatorRequest;
+  fault?: Fault;
+  usage?: Usage;
+  wireUsage?: JsonObject;
+}
+
+export type Outcome =
+  | { readonly kind: "json"; readonly body: JsonObject }
+  | { readonly kind: "sse"; readonly events: readonly SseEvent[] }
+  | { readonly kind: "stall" };
+
+/** Runs the call; validation failures, HTTP faults and scripted errors throw WireError. */
+export async function runExchange(state: ExchangeState, api: Api, apiKey: string, body: unknown, facts: ExchangeFacts): Promise<Outcome> {
+  const parsed = api === "anthropic" ? parseAnthropicRequest(body) : parseOpenAIRequest(body);
+  const request = parsed.request;
+  facts.request = request;
+  const fault = state.faults.take();
+  if (fault !== undefined) facts.fault = fault;
+  const httpFault = fault === undefined ? undefined : state.faults.httpError(fault);
+  if (httpFault !== undefined) throw httpFault;
+
+  let reply: Awaited<ReturnType<EmulatorModel["reply"]>>;
+  try {
+    reply = await state.model.reply(request);
+  } catch (error) {
+    throw new WireError("api", error instanceof Error ? error.message : String(error));
+  }
+  if (reply === "hang") return { kind: "stall" };
+  if ("throws" in reply) throw new WireError("api", reply.throws.message);
+  if ("error" in reply) throw failureToWireError(reply.error);
+
+  const prefix = api === "anthropic" ? "toolu_emu_" : "call_emu_";
+  const plan = planReply(reply, { maxTokens: request.maxTokens, stop: request.stop, nextCallId: () => `${prefix}${String(++state.counters.call).padStart(6, "0")}` });
+  const namespace = `${createHash("sha256").update(apiKey).digest("hex").slice(0, 16)}:${request.model}`;
+  const id = ++state.counters.message;
+  const deepseek = api === "openai" && (state.style === "deepseek" || request.model.startsWith("deepseek"));
+
+  let cache: CacheUsage;
+  if ("blocks" in parsed) {
+    const min = state.minCacheableTokens ?? state.registry?.find(request.model)?.minCacheableTokens;
+    cache = state.caches.anthropic.apply(namespace, parsed.blocks, min === undefined ? {} : { minCacheableTokens: min });
+  } else {
+    const model = deepseek ? state.caches.deepseek : state.caches.openai;
+    const { promptTokens, cachedTokens } = model.apply(namespace, parsed.segments, deepseek ? messageSegment(plannedAssistantMessage(plan)) : undefined);
+    cache = { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
+  }
+  const usage = plannedUsage(plan, cache);
+  facts.usage = usage;
+
+  if ("blocks" in parsed) {
+    facts.wireUsage = anthropicUsage(usage);
+    const ctx = { id: `msg_emu_${String(id).padStart(6, "0")}`, model: request.model, usage };
+    return request.stream ? { kind: "sse", events: anthropicEvents(plan, ctx) } : { kind: "json", body: anthropicMessage(plan, ctx) };
+  }
+  facts.wireUsage = openaiUsage(usage, deepseek);
+  const ctx = { id: `chatcmpl-emu-${String(id).padStart(6, "0")}`, model: request.model, created: Math.floor(state.clock.now() / 1000), usage, deepseek };
+  return request.stream ? { kind: "sse", events: openaiChunks(plan, ctx, parsed.includeUsage) } : { kind: "json", body: openaiCompletion(plan, ctx) };
+}

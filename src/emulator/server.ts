@@ -1,0 +1,229 @@
+// startEmulator: the HTTP emulator on 127.0.0.1 (node:http, no framework). It serves
+// POST /v1/messages (Anthropic) and POST /v1/chat/completions (OpenAI-compatible; also
+// /chat/completions for DeepSeek-style base URLs), checks the API key (x-api-key or Bearer),
+// records every request (secrets removed), and writes each exchange's outcome with its fault.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JsonObject } from "../json/index.js";
+import type { ModelRegistry } from "../llm/index.js";
+import type { Usage } from "../messages/index.js";
+import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
+import { SimulatedClock } from "./clock.js";
+import { type Api, type ExchangeFacts, type ExchangeState, runExchange } from "./exchange.js";
+import { FaultPlan, type FaultKind, type FaultOptions } from "./faults.js";
+import { readBody, sendWireError, type StallSet, stall, writeJsonOutcome, writeSseOutcome } from "./http-io.js";
+import { resolveModel } from "./models.js";
+import { type EmulatorModel, type EmulatorModelOption, type EmulatorRequest, WireError } from "./types.js";
+
+export interface EmulatorOptions {
+  /** Only loopback is served; the option exists to make that explicit. */
+  readonly host?: "127.0.0.1";
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly model?: EmulatorModelOption;
+  /** Usage style of the OpenAI endpoint (model names starting with `deepseek` are always DeepSeek style). */
+  readonly style?: "openai" | "deepseek";
+  /** Anthropic minimum cacheable prefix; default: the registry's value for the model, else 1024. */
+  readonly minCacheableTokens?: number;
+  /** Looked up for per-model minimum cacheable lengths when `minCacheableTokens` is not set. */
+  readonly registry?: ModelRegistry;
+  readonly cache?: {
+    readonly anthropicTtlMs?: number;
+    readonly openai?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
+    readonly deepseek?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
+  };
+  readonly faults?: FaultOptions;
+  readonly clock?: SimulatedClock;
+}
+
+/** One request as received, with what the emulator made of it. Never holds the API key. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Request headers without authorization, x-api-key, api-key, cookie. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** How the key was sent (its value is never kept). */
+  readonly auth: "bearer" | "x-api-key" | "none";
+  /** Parsed JSON body (the raw text when it was not JSON). */
+  readonly body: unknown;
+  readonly api: Api | undefined;
+  readonly request: EmulatorRequest | undefined;
+  readonly sessionKey: string | undefined;
+  readonly status: number | undefined;
+  /** Normalized usage returned, and the wire usage object as sent. */
+  readonly usage: Usage | undefined;
+  readonly wireUsage: JsonObject | undefined;
+  readonly fault: FaultKind | undefined;
+}
+
+export interface EmulatorServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** For `new Anthropic({ baseURL })` — without `/v1`. */
+  readonly anthropicBaseURL: string;
+  /** For `new OpenAI({ baseURL })` — with `/v1`. */
+  readonly openaiBaseURL: string;
+  readonly requests: readonly RecordedRequest[];
+  readonly faults: FaultPlan;
+  readonly clock: SimulatedClock;
+  readonly model: EmulatorModel;
+  readonly caches: ExchangeState["caches"];
+  /** Ends every stalled response by destroying its socket; returns how many there were. */
+  releaseStalls(): number;
+  close(): Promise<void>;
+}
+
+type MutableRecord = { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] };
+
+const SECRET_HEADERS = new Set(["authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"]);
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
+  const clock = options.clock ?? new SimulatedClock();
+  const faults = new FaultPlan(options.faults);
+  const state: ExchangeState = {
+    model: resolveModel(options.model),
+    clock,
+    faults,
+    caches: {
+      anthropic: new AnthropicCacheModel({ clock, ...(options.cache?.anthropicTtlMs === undefined ? {} : { ttlMs: options.cache.anthropicTtlMs }) }),
+      openai: new PrefixCacheModel({ style: "openai", clock, ...options.cache?.openai }),
+      deepseek: new PrefixCacheModel({ style: "deepseek", clock, ...options.cache?.deepseek }),
+    },
+    style: options.style ?? "openai",
+    minCacheableTokens: options.minCacheableTokens,
+    registry: options.registry,
+    counters: { message: 0, call: 0 },
+  };
+  const requests: RecordedRequest[] = [];
+  const stalls: StallSet = new Set();
+  let requestCounter = 0;
+
+  const server = createServer((req, res) => {
+    const requestId = `req_emu_${String(++requestCounter).padStart(6, "0")}`;
+    // handle() answers every failure itself; a rejection here is a bug, so drop the connection.
+    handle(req, res, requestId).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const api = route(req.method ?? "GET", path);
+    const record: MutableRecord = {
+      method: req.method ?? "GET",
+      path,
+      headers: redact(req.headers),
+      auth: authScheme(req.headers),
+      body: undefined,
+      api,
+      request: undefined,
+      sessionKey: undefined,
+      status: undefined,
+      usage: undefined,
+      wireUsage: undefined,
+      fault: undefined,
+    };
+    requests.push(record);
+    const format: Api = api ?? (path.startsWith("/v1/messages") ? "anthropic" : "openai");
+    res.setHeader(format === "anthropic" ? "request-id" : "x-request-id", requestId);
+    const facts: ExchangeFacts = {};
+    try {
+      const text = await readBody(req);
+      const json = parseJson(text);
+      record.body = json ?? text;
+      if (api === undefined) throw new WireError("not-found", `Not found: ${req.method} ${path}`);
+      const key = apiKey(req.headers);
+      if (key === undefined) throw new WireError("authentication", api === "anthropic" ? "x-api-key header is required" : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+      if (json === undefined) throw new WireError("invalid-request", "There was an error parsing the body of your request: it is not valid JSON.");
+      const outcome = await runExchange(state, api, key, record.body, facts);
+      copyFacts(record, facts);
+      record.status = 200;
+      if (outcome.kind === "stall") {
+        res.writeHead(200, { "content-type": facts.request?.stream === true ? "text/event-stream; charset=utf-8" : "application/json" });
+        res.flushHeaders();
+        stall(res, stalls);
+      } else if (outcome.kind === "json") record.status = writeJsonOutcome(res, api, outcome.body, facts.fault, stalls);
+      else writeSseOutcome(res, outcome.events, { api, fault: facts.fault, faultAfter: facts.fault === undefined ? 0 : faults.afterEvents(facts.fault, outcome.events.length), stalls });
+    } catch (error) {
+      copyFacts(record, facts);
+      const wire = error instanceof WireError ? error : new WireError("api", error instanceof Error ? error.message : String(error));
+      record.status = wire.status;
+      if (res.headersSent) res.destroy();
+      else sendWireError(res, format, wire, requestId);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  const releaseStalls = (): number => {
+    const count = stalls.size;
+    for (const res of [...stalls]) res.destroy();
+    stalls.clear();
+    return count;
+  };
+
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    faults,
+    clock,
+    model: state.model,
+    caches: state.caches,
+    releaseStalls,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        releaseStalls();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function route(method: string, path: string): Api | undefined {
+  if (method !== "POST") return undefined;
+  if (path === "/v1/messages") return "anthropic";
+  if (path === "/v1/chat/completions" || path === "/chat/completions") return "openai";
+  return undefined;
+}
+
+function apiKey(headers: IncomingHttpHeaders): string | undefined {
+  const direct = headers["x-api-key"] ?? headers["api-key"];
+  if (typeof direct === "string" && direct !== "") return direct;
+  const bearer = /^Bearer\s+(\S.*)$/i.exec(headers.authorization ?? "");
+  return bearer?.[1];
+}
+
+function authScheme(headers: IncomingHttpHeaders): RecordedRequest["auth"] {
+  if (typeof headers["x-api-key"] === "string") return "x-api-key";
+  return /^Bearer\s/i.test(headers.authorization ?? "") ? "bearer" : "none";
+}
+
+function redact(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || SECRET_HEADERS.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function copyFacts(record: MutableRecord, facts: ExchangeFacts): void {
+  record.request = facts.request;
+  record.sessionKey = facts.request?.sessionKey;
+  record.usage = facts.usage;
+  record.wireUsage = facts.wireUsage;
+  record.fault = facts.fault?.kind;
+}
