@@ -48,6 +48,8 @@ function invariantsDefault(): boolean {
 
 class LoopAgent implements Agent {
   readonly session: Session;
+  readonly provider: Provider;
+  readonly model: string;
   readonly hooks: HookBus<AgentHooks>;
   readonly tools = new ToolRegistry();
   readonly prompt = new PromptSections(globalPrompt);
@@ -68,6 +70,8 @@ class LoopAgent implements Agent {
   constructor(options: AgentOptions, origin: AgentOrigin) {
     this.#options = options;
     this.#provider = resolveProvider(options);
+    this.provider = this.#provider;
+    this.model = options.model;
     this.session = origin.session;
     this.hooks = new HookBus<AgentHooks>({
       parent: globalHooks,
@@ -110,6 +114,7 @@ class LoopAgent implements Agent {
       persistence: this.#persistence,
       isDisposed: () => this.#status === "disposed",
       retry: options.retry ?? {},
+      compaction: options.compaction,
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -131,6 +136,12 @@ class LoopAgent implements Agent {
   steer(content: string | readonly UserContent[]): Promise<TurnOutcome> {
     const { promise, settle } = deferred<TurnOutcome>();
     this.#enqueue(() => this.#inbox.steer({ content: toContent(content), settle }), settle);
+    return promise;
+  }
+
+  compact(): Promise<TurnOutcome> {
+    const { promise, settle } = deferred<TurnOutcome>();
+    this.#enqueue(() => this.#inbox.compact({ settle }), settle);
     return promise;
   }
 
@@ -193,18 +204,18 @@ class LoopAgent implements Agent {
     }
     while (!this.#inbox.empty && this.#status !== "disposed") {
       const claim = this.#inbox.claimAll();
-      const trigger = claim.prompts.length > 0 ? "send" : claim.steers.length > 0 ? "steer" : "inject";
+      const trigger = claim.prompts.length > 0 ? "send" : claim.steers.length > 0 ? "steer" : claim.compacts.length > 0 ? "compact" : "inject";
       this.#controller = new AbortController();
       if (this.#pendingCancel !== undefined) this.#controller.abort(this.#pendingCancel);
       this.#pendingCancel = undefined;
       this.#setStatus("running");
       try {
         const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
-        for (const prompt of claim.prompts) prompt.settle.resolve(outcome);
+        for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", this, error, "turn driver");
-        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects]) item.settle.reject(error);
+        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts]) item.settle.reject(error);
       } finally {
         this.#controller = undefined;
       }

@@ -18,6 +18,10 @@ export interface QueuedInject {
   readonly settle: Settle<void>;
 }
 
+export interface QueuedCompact {
+  readonly settle: Settle<TurnOutcome>;
+}
+
 export interface Settle<T> {
   resolve(value: T): void;
   reject(error: unknown): void;
@@ -28,15 +32,17 @@ export interface Claim {
   readonly prompts: readonly QueuedPrompt[];
   readonly steers: readonly QueuedSteer[];
   readonly injects: readonly QueuedInject[];
+  readonly compacts: readonly QueuedCompact[];
 }
 
 export class Inbox {
   #prompts: QueuedPrompt[] = [];
   #steers: QueuedSteer[] = [];
   #injects: QueuedInject[] = [];
+  #compacts: QueuedCompact[] = [];
 
   get empty(): boolean {
-    return this.#prompts.length + this.#steers.length + this.#injects.length === 0;
+    return this.#prompts.length + this.#steers.length + this.#injects.length + this.#compacts.length === 0;
   }
   get hasSteers(): boolean {
     return this.#steers.length > 0;
@@ -51,13 +57,17 @@ export class Inbox {
   inject(item: QueuedInject): void {
     this.#injects.push(item);
   }
+  compact(item: QueuedCompact): void {
+    this.#compacts.push(item);
+  }
 
   /** Everything queued, for a new turn. */
   claimAll(): Claim {
-    const claim = { prompts: this.#prompts, steers: this.#steers, injects: this.#injects };
+    const claim = { prompts: this.#prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts };
     this.#prompts = [];
     this.#steers = [];
     this.#injects = [];
+    this.#compacts = [];
     return claim;
   }
 
@@ -78,7 +88,7 @@ export class Inbox {
 
   /** Empties the inbox, rejecting everything (dispose). */
   rejectAll(error: unknown): void {
-    const { prompts, steers, injects } = this.claimAll();
-    for (const item of [...prompts, ...steers, ...injects]) item.settle.reject(error);
+    const { prompts, steers, injects, compacts } = this.claimAll();
+    for (const item of [...prompts, ...steers, ...injects, ...compacts]) item.settle.reject(error);
   }
 }

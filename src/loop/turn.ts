@@ -20,7 +20,7 @@ import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
-import { type Agent, type AgentHooks, LoopError, type TurnOutcome } from "./types.js";
+import { type Agent, type AgentHooks, type CompactionGate, LoopError, type TurnOutcome } from "./types.js";
 
 /** Why a turn's signal was aborted. */
 export type AbortCause = { readonly kind: "cancel"; readonly reason: string } | { readonly kind: "dispose" };
@@ -51,6 +51,7 @@ export interface TurnContext {
   /** True once the agent is disposed (wins over a cancel that aborted the signal first). */
   readonly isDisposed: () => boolean;
   readonly retry: RetryPolicy;
+  readonly compaction: CompactionGate | undefined;
 }
 
 class Aborted extends Error {}
@@ -78,6 +79,7 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
   session.append("turn/start", { turn, trigger });
   try {
     checkAbort(signal);
+    if (claim.compacts.length > 0) await compactNow(ctx, signal);
     const admitted = await admit(ctx, claim, turn, state, signal);
     if (admitted === "rejected") state.rejected = "every prompt of the turn was blocked";
     else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
@@ -186,6 +188,17 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
   }
 }
 
+/** A manual compaction (`agent.compact()`): the same system prompt and prefix a step would use. */
+async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> {
+  const gate = ctx.compaction;
+  if (gate?.compactNow === undefined) throw new LoopError("invalid-options", "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())");
+  const system = await assembleSystemPrompt(ctx.hooks as unknown as HookBus<PromptHooks>, ctx.prompt.list(), ctx.promptVars);
+  checkAbort(signal);
+  const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
+  await gate.compactNow(ctx.agent, system, prefix, signal);
+  checkAbort(signal);
+}
+
 /** Fires `agent/session-prefix` once per instance; discards the product if the turn was aborted meanwhile. */
 async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<readonly Message[]> {
   const seed = prefixSeed();
@@ -279,6 +292,8 @@ function describeError(error: unknown): { message: string; code: string } {
     return { message: error.message, code: error.code };
   }
   if (error instanceof MessageShapeError) return { message: error.message, code: error.code };
-  if (error instanceof Error) return { message: error.message, code: "exception" };
+  // Any other typed error from a listener or gate (e.g. CompactionError) keeps its stable code.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error) return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };
   return { message: String(error), code: "exception" };
 }

@@ -22,9 +22,11 @@ export type PromptDecision =
   | { readonly action: "allow"; readonly content?: readonly UserContent[]; readonly additionalContext?: readonly UserContent[] }
   | { readonly action: "block"; readonly reason: string };
 
-/** The compaction gate's shape (ARCHITECTURE.md §7); a later issue implements it. */
+/** The compaction gate's shape (ARCHITECTURE.md §7); `createCompaction()` in src/compaction implements it. */
 export interface CompactionGate {
   compactIfNeeded(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+  /** A manual compaction, whatever the pressure (`agent.compact()`). */
+  compactNow?(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
 }
 
 /** Every hook the loop fires. Listeners registered globally hear every agent. */
@@ -103,6 +105,10 @@ export interface TurnOutcome {
 
 export interface Agent {
   readonly session: Session;
+  /** The provider this agent calls (compaction's summary call uses it too). */
+  readonly provider: Provider;
+  /** The model id from the options (the initial call config's `model`). */
+  readonly model: string;
   readonly status: AgentStatus;
   /** This agent's hook scope (a child of `globalHooks`). */
   readonly hooks: HookBus<AgentHooks>;
@@ -119,6 +125,11 @@ export interface Agent {
   inject(content: string | readonly UserContent[]): Promise<void>;
   /** Aborts the running turn, or the one about to start for queued input (it ends `aborted{reason}`); no-op when idle. */
   cancel(reason?: string): void;
+  /**
+   * Compacts the history now, in a turn of its own (needs a `compaction` gate with
+   * `compactNow`, e.g. `createCompaction()`); resolves when that turn ends.
+   */
+  compact(): Promise<TurnOutcome>;
   /** Resolves when nothing runs and nothing is queued. */
   whenIdle(): Promise<void>;
   /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */

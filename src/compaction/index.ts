@@ -1,0 +1,8 @@
+// Public API of the compaction layer (depends on session, llm, loop types, json).
+export { type Compaction, createCompaction } from "./compactor.js";
+export { measurePressure, type PressureInput } from "./pressure.js";
+export { prunedContent, pruneCandidates } from "./prune.js";
+export { chooseRegion, type Region } from "./region.js";
+export { CHECKPOINT_OPEN, summarize } from "./summarize.js";
+export { estimateTokens, valueCounter } from "./tokens.js";
+export { CompactionError, type CompactionErrorCode, type CompactionOptions, type Pressure } from "./types.js";

@@ -1,0 +1,21 @@
+// Token estimates for compaction: memoized per (frozen) message object, so re-measuring a long
+// history each step costs only what was added.
+import { canonicalJson, type JsonValue } from "../json/index.js";
+
+export type TokenCounter = (text: string) => number;
+
+export const estimateTokens: TokenCounter = (text) => Math.ceil(Buffer.byteLength(text) / 4);
+
+/** A counter for JSON-ish values (messages, tool schemas), memoized by object identity. */
+export function valueCounter(count: TokenCounter): (value: unknown) => number {
+  const memo = new WeakMap<object, number>();
+  return (value) => {
+    if (value === undefined || value === null) return 0;
+    if (typeof value === "string") return count(value);
+    const cached = memo.get(value as object);
+    if (cached !== undefined) return cached;
+    const n = count(canonicalJson(value as JsonValue));
+    memo.set(value as object, n);
+    return n;
+  };
+}
