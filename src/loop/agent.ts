@@ -115,6 +115,7 @@ class LoopAgent implements Agent {
       isDisposed: () => this.#status === "disposed",
       retry: options.retry ?? {},
       compaction: options.compaction,
+      prefixOnResume: options.prefixOnResume ?? "recompose",
     };
     const gate = options.compaction;
     if (gate !== undefined) {

@@ -12,6 +12,7 @@ import type { HookBus } from "../hooks/index.js";
 import { type AssistantResult, type Provider, ProviderError } from "../llm/index.js";
 import { type AssistantContent, type Message, MessageShapeError, type UserContent, validateAssistantContent, validateUserContent } from "../messages/index.js";
 import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSections } from "../prompt/index.js";
+import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { Session, TurnEndReason } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { executeToolCall, type ToolHooks, type ToolRegistry } from "../tools/index.js";
@@ -52,6 +53,7 @@ export interface TurnContext {
   readonly isDisposed: () => boolean;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionGate | undefined;
+  readonly prefixOnResume: "recompose" | "reuse";
 }
 
 class Aborted extends Error {}
@@ -204,9 +206,27 @@ async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<rea
   const seed = prefixSeed();
   const composed = await ctx.hooks.waterfall("agent/session-prefix", [ctx.agent, seed, signal], () => seed);
   checkAbort(signal); // never cached, logged or sent
-  const prefix = freezePrefix(composed);
+  const fresh = freezePrefix(composed);
+  const logged = ctx.instance.writer.current?.messagePrefix;
+  const prefix = ctx.prefixOnResume === "reuse" && logged !== undefined && ctx.instance.requestsSent === 0 ? reuseLogged(ctx, logged, fresh) : fresh;
   ctx.instance.prefix = prefix;
   return prefix;
+}
+
+/**
+ * `prefixOnResume: 'reuse'`: keep the logged prefix byte-for-byte (so the resumed instance's
+ * header equals the previous one and the whole history stays cached) and turn whatever drifted
+ * into durable update messages appended now, before the boundary, so they join this request.
+ */
+function reuseLogged(ctx: TurnContext, logged: readonly Message[], fresh: readonly Message[]): readonly Message[] {
+  const same = (a: Message | undefined, b: Message | undefined): boolean => a !== undefined && b !== undefined && canonicalJson(a as unknown as JsonValue) === canonicalJson(b as unknown as JsonValue);
+  const drifted = fresh.filter((m, i) => !same(m, logged[i]) && !logged.some((l) => same(l, m)));
+  if (drifted.length > 0 || fresh.length !== logged.length) ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh);
+  for (const message of drifted) {
+    if (message.role !== "user") continue; // only user-role openers can be restated as context
+    ctx.session.append("context/message", { content: message.content, source: "prefix-update" });
+  }
+  return logged;
 }
 
 /** Validates a (possibly listener-made) result and gives tool calls the loop's call ids. */

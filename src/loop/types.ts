@@ -53,6 +53,8 @@ export type AgentHooks = ToolHooks &
     /** Every event appended to the agent's session, after commit. */
     readonly "session/event": EmitHook<[agent: Agent, event: SessionEvent]>;
     readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
+    /** `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix. */
+    readonly "agent/prefix-drift": EmitHook<[agent: Agent, logged: readonly Message[], composed: readonly Message[]]>;
     /** Contained failures (emit listeners, turn errors), with where they happened. */
     readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
   };
@@ -90,6 +92,15 @@ export interface AgentOptions {
   readonly maxSteps?: number;
   /** Default per-tool-call timeout (ms). Default 120 000. */
   readonly toolTimeoutMs?: number;
+  /**
+   * What a resumed, forked or restarted instance does with the session prefix. `recompose`
+   * (default, the seed's rule): run the contributors again; drift lands on the `resume` header
+   * snapshot and re-writes the provider cache after the system prompt once. `reuse`: send the
+   * logged prefix byte-for-byte (the whole history stays cached) and append each drifted
+   * user-role contribution as a durable `context/message` (source `prefix-update`); drift is
+   * reported on `agent/prefix-drift`.
+   */
+  readonly prefixOnResume?: "recompose" | "reuse";
   /** Retries of failed provider calls (429, overloaded, 5xx, drops, stalls); see `RetryPolicy`. */
   readonly retry?: RetryPolicy;
   /** Check every request against `reconstructRequests`. Default: on under vitest or KEELSON_INVARIANTS=1. */
