@@ -9,6 +9,7 @@
 // cost, and for Keelson its reads as a share of the theoretical maximum (every token of the
 // previous request re-read; goal ≥ 0.99).
 import { z } from "zod";
+import { createCompaction } from "../src/compaction/index.js";
 import { EmulatorProvider, type EmulatorRequest, SimulatedClock } from "../src/emulator/index.js";
 import { DEFAULT_MODELS, type Provider, type ScriptedReply, usageCost } from "../src/llm/index.js";
 import type { Message, Usage } from "../src/messages/index.js";
@@ -25,6 +26,7 @@ const prose = (words: number, seed: number): string => Array.from({ length: word
 /** ~3k tokens: a skills catalog the opener carries. */
 const OPENER = `<system-reminder>\nAvailable skills:\n${Array.from({ length: 60 }, (_, i) => `- skill-${i}: ${prose(40, i)}`).join("\n")}\n</system-reminder>`;
 
+const isSummaryCall = (messages: readonly Message[]): boolean => /^Write a checkpoint/.test(userText(messages.at(-1)));
 const userText = (m: Message | undefined): string => (m?.role === "user" ? m.content.map((b) => (b.type === "text" ? b.text : "")).join("") : "");
 
 /** Deterministic model: turn N makes N % 3 tool calls (one per step), then answers. */
@@ -32,6 +34,7 @@ function workloadModel(clock: SimulatedClock) {
   return (request: EmulatorRequest): ScriptedReply => {
     clock.advance(5_000);
     const messages = request.messages;
+    if (isSummaryCall(messages)) return { text: `<checkpoint>\nIntent: work through the tasks.\nCurrent state: ${prose(60, messages.length)}\n</checkpoint>`, usage: { outputTokens: 90 } };
     let lastTask = -1;
     for (let i = messages.length - 1; i >= 0; i--) {
       if (/^Task \d+/.test(userText(messages[i]))) {
@@ -48,11 +51,13 @@ function workloadModel(clock: SimulatedClock) {
 
 const read = defineTool({ name: "read", description: "Read a file.", input: z.object({ path: z.string() }), execute: ({ path }) => `${path}:\n${prose(220, path.length)}` });
 
-type Layout = "keelson" | "a: system+timestamp" | "b: tail reminder" | "c: history opener";
+type Layout = "keelson" | "keelson+compaction" | "a: system+timestamp" | "b: tail reminder" | "c: history opener";
 
 interface Outcome {
   readonly layout: Layout;
   readonly usages: readonly Usage[];
+  /** Index (in usages) of summary calls. */
+  readonly summaries: readonly number[];
 }
 
 async function run(layout: Layout): Promise<Outcome> {
@@ -67,9 +72,10 @@ async function run(layout: Layout): Promise<Outcome> {
     system: "You are a coding agent.",
     tools: [read],
     invariants: false,
+    ...(layout === "keelson+compaction" ? { compaction: createCompaction({ contextWindow: 12_000, thresholdRatio: 0.75, keepRecentTokens: 2_000, summaryMaxTokens: 400 }) } : {}),
     plugins: [
       (host) => {
-        if (layout === "keelson") {
+        if (layout === "keelson" || layout === "keelson+compaction") {
           host.on("agent/session-prefix", async (_a, _s, _sig, next) => [reminder, ...(await next())]);
         }
         if (layout === "a: system+timestamp") {
@@ -93,13 +99,23 @@ async function run(layout: Layout): Promise<Outcome> {
     await agent.dispose();
     clock.advance(60_000); // a restart, well inside the 5-minute TTL
   }
-  return { layout, usages: emulator.usages };
+  const summaries = emulator.requests.flatMap((r, i) => (isSummaryCall(r.messages) ? [i] : []));
+  return { layout, usages: emulator.usages, summaries };
 }
 
 export async function runCacheBench(): Promise<Record<string, number | string>[]> {
   const rows: Record<string, number | string>[] = [];
-  for (const layout of ["keelson", "a: system+timestamp", "b: tail reminder", "c: history opener"] as const) {
-    const { usages } = await run(layout);
+  const compaction: string[] = [];
+  for (const layout of ["keelson", "keelson+compaction", "a: system+timestamp", "b: tail reminder", "c: history opener"] as const) {
+    const { usages, summaries } = await run(layout);
+    for (const i of summaries) {
+      const s = usages[i]!;
+      const after = usages[i + 1];
+      const share = s.cacheReadTokens / (s.inputTokens + s.cacheReadTokens + s.cacheWriteTokens);
+      compaction.push(
+        `summary call #${i + 1}: cache-read share ${(share * 100).toFixed(1)}% of ${s.inputTokens + s.cacheReadTokens + s.cacheWriteTokens} input tokens; next request re-paid ${after ? after.inputTokens + after.cacheWriteTokens : 0} tokens (write+uncached), read ${after?.cacheReadTokens ?? 0}`,
+      );
+    }
     const sum = (f: (u: Usage) => number): number => usages.reduce((n, u) => n + f(u), 0);
     const input = sum((u) => u.inputTokens);
     const read = sum((u) => u.cacheReadTokens);
@@ -132,6 +148,7 @@ export async function runCacheBench(): Promise<Record<string, number | string>[]
     );
   }
   console.log(`keelson cache reads / theoretical maximum: ${(keelson.shareOfTheoreticalMax as number).toFixed(4)} (goal ≥ 0.99)`);
+  for (const line of compaction) console.log(`keelson+compaction ${line}`);
   return rows;
 }
 
