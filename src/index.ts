@@ -13,3 +13,4 @@ export * from "./store/index.js";
 export * from "./tools/index.js";
 export * from "./audit/index.js";
 export * from "./emulator/index.js";
+export * from "./context/index.js";
