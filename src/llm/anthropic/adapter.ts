@@ -54,6 +54,9 @@ export class AnthropicProvider implements Provider {
       for await (const event of withStallTimeout(events, this.#stallTimeoutMs, () => controller.abort())) {
         yield* mapper.map(event);
       }
+      if (!mapper.stopped && !request.signal.aborted) {
+        throw new ProviderError("connection", "the stream ended before message_stop (cut off)", { retryable: true });
+      }
     } catch (error) {
       if (request.signal.aborted) return; // the loop sees its own signal
       throw toProviderError(error);
@@ -79,6 +82,9 @@ export function toProviderError(error: unknown): ProviderError {
       return new ProviderError("server-error", `stream error (${type || "unknown"}): ${message}`, { retryable: true, cause: error });
     }
     return httpError(error.status, message, error.headers, error);
+  }
+  if (error instanceof SyntaxError || (error instanceof Anthropic.AnthropicError && /JSON|parse|unexpected token/i.test(error.message))) {
+    return new ProviderError("protocol", `malformed stream from Anthropic: ${error.message}`, { cause: error });
   }
   if (error instanceof Error && /terminated|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(error.message)) {
     return new ProviderError("connection", `the connection dropped: ${error.message}`, { retryable: true, cause: error });

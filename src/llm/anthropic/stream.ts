@@ -22,6 +22,12 @@ const FINISH: Record<string, FinishReason> = {
 export class AnthropicStreamMapper {
   readonly #usage: { input: number; output: number; cacheRead: number; cacheWrite: number } = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   #stopReason: string | null = null;
+  #stopped = false;
+
+  /** True once message_stop arrived (a stream that ends before it was cut). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
   /** Anthropic block index → Keelson block index. */
   readonly #indexes = new Map<number, number>();
 
@@ -41,6 +47,7 @@ export class AnthropicStreamMapper {
         this.#overlay(event.usage);
         return [];
       case "message_stop": {
+        this.#stopped = true;
         const usage: Usage = {
           inputTokens: this.#usage.input,
           cacheReadTokens: this.#usage.cacheRead,
