@@ -29,7 +29,7 @@ export class ModelRegistryError extends Error {
 /** Defaults as published in late 2026; prices change — pass your own entries to override. */
 export const DEFAULT_MODELS: readonly ModelInfo[] = [
   { id: "claude-sonnet-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 1024, pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 } },
-  { id: "claude-haiku-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 2048, pricing: { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 5 } },
+  { id: "claude-haiku-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 4096, pricing: { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 5 } },
   { id: "claude-opus-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 4096, pricing: { input: 5, cacheRead: 0.5, cacheWrite: 6.25, output: 25 } },
   { id: "gpt-5.1", provider: "openai", contextWindow: 400_000, maxOutput: 128_000, minCacheableTokens: 1024, pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 } },
   { id: "gpt-5-mini", provider: "openai", contextWindow: 400_000, maxOutput: 128_000, minCacheableTokens: 1024, pricing: { input: 0.25, cacheRead: 0.025, cacheWrite: 0.25, output: 2 } },
