@@ -30,6 +30,8 @@ export interface ScriptedProviderOptions {
   readonly id?: string;
   /** Answers requests once the FIFO is empty; without it an empty script is a ProviderError. */
   readonly fallback?: ScriptedStep;
+  /** Keep every request in `requests` (default true); benchmarks turn it off to hold no history. */
+  readonly record?: boolean;
 }
 
 export class ScriptedProvider implements Provider {
@@ -37,12 +39,14 @@ export class ScriptedProvider implements Provider {
   readonly requests: ProviderRequest[] = [];
   readonly #script: ScriptedStep[];
   readonly #fallback: ScriptedStep | undefined;
+  readonly #record: boolean;
   #callCounter = 0;
 
   constructor(script: readonly ScriptedStep[] = [], options: ScriptedProviderOptions = {}) {
     this.id = options.id ?? "scripted";
     this.#script = [...script];
     this.#fallback = options.fallback;
+    this.#record = options.record ?? true;
   }
 
   /** Appends steps to the script. */
@@ -57,7 +61,7 @@ export class ScriptedProvider implements Provider {
   }
 
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
-    this.requests.push(request);
+    if (this.#record) this.requests.push(request);
     const step = this.#script.shift() ?? this.#fallback;
     if (step === undefined) throw new ProviderError("script-exhausted", `ScriptedProvider has no reply for request ${this.requests.length}`);
     const reply = typeof step === "function" ? await step(request) : step;
