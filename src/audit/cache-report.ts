@@ -5,8 +5,8 @@
 // segment that changed when a request could not reuse the previous one, and the cost under the
 // model's pricing. Pure: a fold over events plus a token counter.
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import { type ModelRegistry, usageCost } from "../llm/index.js";
-import type { Message, Usage } from "../messages/index.js";
+import { estimateTokens, type ModelRegistry, usageCost, valueCounter } from "../llm/index.js";
+import type { Usage } from "../messages/index.js";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
 
@@ -49,11 +49,8 @@ export interface CacheReportOptions {
   readonly models?: ModelRegistry;
 }
 
-const estimate = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
-
 export function cacheReport(events: readonly SessionEvent[], options: CacheReportOptions = {}): CacheReport {
-  const count = options.countTokens ?? estimate;
-  const tokensOf = memoTokens(count);
+  const tokensOf = valueCounter(options.countTokens ?? estimateTokens);
   const usageByStep = stepUsage(events);
   const lines: RequestCacheLine[] = [];
   let previous: ReconstructedRequest | undefined;
@@ -107,18 +104,6 @@ function stepUsage(events: readonly SessionEvent[]): Map<string, Usage> {
   return out;
 }
 
-function memoTokens(count: (text: string) => number): (value: Message | unknown) => number {
-  const memo = new WeakMap<object, number>();
-  return (value) => {
-    if (value === null || value === undefined) return 0;
-    if (typeof value === "string") return count(value);
-    const cached = memo.get(value as object);
-    if (cached !== undefined) return cached;
-    const n = count(canonicalJson(value as JsonValue));
-    memo.set(value as object, n);
-    return n;
-  };
-}
 
 function totals(lines: readonly RequestCacheLine[]): CacheReport["totals"] {
   const sum = (f: (l: RequestCacheLine) => number): number => lines.reduce((n, l) => n + f(l), 0);

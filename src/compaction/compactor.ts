@@ -6,7 +6,7 @@
 // `compact/start` … `compact/end`. It never touches the system prompt or the session prefix:
 // they live in the header, not on the surface.
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import { ModelRegistry } from "../llm/index.js";
+import { estimateTokens, ModelRegistry, valueCounter } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
 import type { Agent, CompactionGate } from "../loop/index.js";
 import type { SessionEvent } from "../session/index.js";
@@ -14,7 +14,6 @@ import { measurePressure } from "./pressure.js";
 import { prunedContent, pruneCandidates } from "./prune.js";
 import { chooseRegion } from "./region.js";
 import { summarize } from "./summarize.js";
-import { estimateTokens, valueCounter } from "./tokens.js";
 import { CompactionError, type CompactionOptions, type Pressure } from "./types.js";
 
 export interface Compaction extends CompactionGate {

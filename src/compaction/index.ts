@@ -4,5 +4,4 @@ export { measurePressure, type PressureInput } from "./pressure.js";
 export { prunedContent, pruneCandidates } from "./prune.js";
 export { chooseRegion, type Region } from "./region.js";
 export { CHECKPOINT_OPEN, summarize } from "./summarize.js";
-export { estimateTokens, valueCounter } from "./tokens.js";
 export { CompactionError, type CompactionErrorCode, type CompactionOptions, type Pressure } from "./types.js";

@@ -8,4 +8,5 @@ export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, Model
 export type { ProviderErrorCode } from "./types.js";
 export { AnthropicProvider, type AnthropicProviderOptions, toAnthropicParams } from "./anthropic/index.js";
 export { withStallTimeout } from "./stall.js";
+export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";
 export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./openai/index.js";

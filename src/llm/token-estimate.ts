@@ -1,5 +1,6 @@
-// Token estimates for compaction: memoized per (frozen) message object, so re-measuring a long
-// history each step costs only what was added.
+// Token estimates for budgeting (compaction pressure, cache reports): a cheap bytes/4 default
+// and a counter for JSON-ish values memoized per (frozen) object, so re-measuring a long history
+// each step costs only what was added. Pass a real tokenizer where precision matters.
 import { canonicalJson, type JsonValue } from "../json/index.js";
 
 export type TokenCounter = (text: string) => number;
