@@ -220,8 +220,9 @@ async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<rea
  */
 function reuseLogged(ctx: TurnContext, logged: readonly Message[], fresh: readonly Message[]): readonly Message[] {
   const same = (a: Message | undefined, b: Message | undefined): boolean => a !== undefined && b !== undefined && canonicalJson(a as unknown as JsonValue) === canonicalJson(b as unknown as JsonValue);
-  const drifted = fresh.filter((m, i) => !same(m, logged[i]) && !logged.some((l) => same(l, m)));
-  if (drifted.length > 0 || fresh.length !== logged.length) ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh);
+  const driftedAt = fresh.flatMap((m, i) => (same(m, logged[i]) || logged.some((l) => same(l, m)) ? [] : [i]));
+  const drifted = driftedAt.map((i) => fresh[i]!);
+  if (drifted.length > 0 || fresh.length !== logged.length) ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh, driftedAt);
   for (const message of drifted) {
     if (message.role !== "user") continue; // only user-role openers can be restated as context
     ctx.session.append("context/message", { content: message.content, source: "prefix-update" });

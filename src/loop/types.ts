@@ -53,8 +53,12 @@ export type AgentHooks = ToolHooks &
     /** Every event appended to the agent's session, after commit. */
     readonly "session/event": EmitHook<[agent: Agent, event: SessionEvent]>;
     readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
-    /** `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix. */
-    readonly "agent/prefix-drift": EmitHook<[agent: Agent, logged: readonly Message[], composed: readonly Message[]]>;
+    /**
+     * `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix.
+     * `drifted` lists the positions in `composed` that are new or changed — with the prepend
+     * pattern, position i is the i-th contributor in registration order (one message each).
+     */
+    readonly "agent/prefix-drift": EmitHook<[agent: Agent, logged: readonly Message[], composed: readonly Message[], drifted: readonly number[]]>;
     /** Contained failures (emit listeners, turn errors), with where they happened. */
     readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
   };

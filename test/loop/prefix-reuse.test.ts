@@ -28,8 +28,8 @@ async function scenario(policy: "reuse" | "recompose", versionAfterRestart: numb
   version = versionAfterRestart;
   const drift: unknown[] = [];
   const second = createAgent({ ...options, session: first.session });
-  second.hooks.on("agent/prefix-drift", (_a, logged, composed) => {
-    drift.push({ logged, composed });
+  second.hooks.on("agent/prefix-drift", (_a, logged, composed, drifted) => {
+    drift.push({ logged, composed, drifted });
   });
   clock.advance(30_000);
   expect((await second.send("three")).reason).toEqual({ kind: "completed" });
@@ -44,6 +44,7 @@ describe("prefixOnResume", () => {
     const prev = usages[1]!;
     expect(usages[2]!.cacheReadTokens).toBeGreaterThanOrEqual(prev.inputTokens + prev.cacheReadTokens + prev.cacheWriteTokens);
     expect(drift).toHaveLength(1);
+    expect((drift[0] as { drifted: number[] }).drifted).toEqual([0]); // the first (only) contributor drifted
     expect(verifyLog(session.events).ok).toBe(true);
   });
 
