@@ -13,3 +13,4 @@ export type {
   ToolOutput,
 } from "./types.js";
 export { ToolError } from "./types.js";
+export * from "./builtin/index.js";

@@ -1,0 +1,34 @@
+// Output shaping shared by the built-in tools: the character cap with its marker, and the wrapper
+// that turns a ToolFailure or a Node filesystem error into an `isError` result the model reads.
+import type { ToolOutput } from "../types.js";
+import { ToolFailure } from "./types.js";
+
+export const DEFAULT_OUTPUT_CAP = 30_000;
+
+export const truncationMarker = (more: number): string => `[… output truncated: ${more} more characters …]`;
+
+/** `text` cut to `cap` characters (never inside a surrogate pair) plus the marker, or unchanged. */
+export function capOutput(text: string, cap = DEFAULT_OUTPUT_CAP): string {
+  if (text.length <= cap) return text;
+  let end = cap;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}\n${truncationMarker(text.length - end)}`;
+}
+
+/** An error result carrying `text`. */
+export function errorOutput(text: string, code?: string): ToolOutput {
+  return { content: [{ type: "text", text }], isError: true, ...(code === undefined ? {} : { meta: { code } }) };
+}
+
+/** Runs a tool body; a ToolFailure or a filesystem error (ENOENT, EACCES…) becomes an error result. */
+export async function reportFailures(body: () => Promise<ToolOutput>): Promise<ToolOutput> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof ToolFailure) return errorOutput(error.message, error.code);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (error instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code)) return errorOutput(error.message, code);
+    throw error;
+  }
+}

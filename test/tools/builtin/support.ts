@@ -1,0 +1,45 @@
+// Builders for the built-in tool tests: a temp workspace on disk (mkdtemp, real path, removed
+// after each test), files put into it, and a tools harness with every built-in tool registered
+// over that workspace, driven through executeToolCall.
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach } from "vitest";
+import { type BuiltinToolName, builtinToolDefinitions, Workspace } from "../../../src/tools/index.js";
+import { type Harness, harness } from "../support.js";
+
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** A fresh empty directory (real path), removed after the test. */
+export async function tempDir(label = "ws"): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), `keelson-builtin-${label}-`)));
+  made.push(dir);
+  return dir;
+}
+
+/** Writes `text` at `root/rel`, creating directories; returns the absolute path. */
+export async function put(root: string, rel: string, text: string | Buffer = ""): Promise<string> {
+  const path = join(root, rel);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  return path;
+}
+
+export interface ToolRig extends Harness {
+  readonly root: string;
+  readonly workspace: Workspace;
+}
+
+/** A temp workspace with the built-in tools registered (no permission gate: that is the plugin's). */
+export async function toolRig(options: { allow?: string[]; outputCap?: number; tools?: BuiltinToolName[] } = {}): Promise<ToolRig> {
+  const root = await tempDir();
+  const workspace = new Workspace({ root, ...(options.allow ? { allow: options.allow } : {}) });
+  const h = harness();
+  for (const tool of builtinToolDefinitions({ workspace, ...(options.outputCap ? { outputCap: options.outputCap } : {}) }, options.tools)) h.registry.register(tool);
+  return { ...h, root, workspace };
+}
+
+export { textOf } from "../support.js";
