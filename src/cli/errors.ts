@@ -1,0 +1,23 @@
+// CliError: a failure the user caused or can fix (bad id, bad model string, missing key). The
+// entry point prints its message as one line on stderr and exits with `exitCode`; a stack trace
+// is printed only with `--debug`. Errors of other layers that carry a stable `code` are shown
+// the same way (see `describeError`).
+export class CliError extends Error {
+  override readonly name = "CliError";
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** One line for any error: `code: message` for layer errors, the message for CliErrors. */
+export function describeError(error: unknown): string {
+  if (error instanceof CliError) return error.message;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const text = error.message.split("\n")[0] ?? "";
+    return typeof code === "string" ? `${code}: ${text}` : text;
+  }
+  return String(error);
+}

@@ -1,0 +1,71 @@
+// One headless turn, shared by `run` and `resume`: streams the answer text to stdout (or every
+// session event as a JSON line with --json), cancels the turn on SIGINT/SIGTERM, disposes the
+// agent and closes the store, and maps the turn's end reason to the exit code:
+//   completed 0 · error 1 · (bad input 2) · max-tokens 3 · aborted 4 · rejected 5 ·
+//   disposed / interrupted 6.
+import type { TurnEndReason } from "../session/index.js";
+import type { Agent } from "../loop/index.js";
+import type { JsonlSessionStore } from "../store/index.js";
+import type { ProviderHandle } from "./model-selection.js";
+
+export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
+  completed: 0,
+  error: 1,
+  "max-tokens": 3,
+  aborted: 4,
+  rejected: 5,
+  disposed: 6,
+  interrupted: 6,
+};
+
+export const SYSTEM_PROMPT = "You are Keelson, a careful coding and operations agent working in {{cwd}}. Answer concisely.";
+
+export interface HeadlessTurnInput {
+  readonly agent: Agent;
+  readonly store: JsonlSessionStore;
+  readonly handle: ProviderHandle;
+  readonly prompt: string;
+  readonly json: boolean;
+}
+
+/** Runs the turn and returns the process exit code. */
+export async function runHeadlessTurn({ agent, store, handle, prompt, json }: HeadlessTurnInput): Promise<number> {
+  let endedWithNewline = true;
+  if (json) {
+    agent.hooks.on("session/event", (_agent, event) => {
+      process.stdout.write(`${JSON.stringify(event)}\n`);
+    });
+  } else {
+    agent.hooks.on("session/event", (_agent, event) => {
+      // Each step's text on its own line (a tool step's text, then the answer).
+      if (event.type === "step/start" && !endedWithNewline) {
+        process.stdout.write("\n");
+        endedWithNewline = true;
+      }
+    });
+    agent.hooks.on("llm/chunk", (_agent, chunk) => {
+      if (chunk.type !== "text-delta" || chunk.text === "") return;
+      process.stdout.write(chunk.text);
+      endedWithNewline = chunk.text.endsWith("\n");
+    });
+  }
+  const cancel = (signal: string) => (): void => agent.cancel(`${signal} received`);
+  const onInt = cancel("SIGINT");
+  const onTerm = cancel("SIGTERM");
+  process.once("SIGINT", onInt);
+  process.once("SIGTERM", onTerm);
+  try {
+    const outcome = await agent.send(prompt);
+    if (!json && !endedWithNewline) process.stdout.write("\n");
+    const reason = outcome.reason;
+    const detail = reason.kind === "error" ? `: ${reason.message}` : reason.kind === "aborted" || reason.kind === "rejected" ? `: ${reason.reason}` : "";
+    process.stderr.write(`keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${detail}\n`);
+    return EXIT_CODES[reason.kind];
+  } finally {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+    await agent.dispose();
+    await store.close();
+    await handle.close();
+  }
+}

@@ -1,0 +1,68 @@
+// `keelson verify <id | FILE>`: the structural checks (verifyLog) and a full reconstruction of
+// every request over a stored log, read-only. Clean: exit 0 and one summary line. Not clean:
+// exit 1 and one line per issue — `file:line: seq S: code: message` (line = seq + 2: the header
+// is line 1).
+import type { Command } from "commander";
+import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
+import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
+import { CliError } from "./errors.js";
+import { fileOfTarget, isFileTarget, type RawLog, readRawLog } from "./log-source.js";
+
+interface Issue {
+  readonly line?: number;
+  readonly seq?: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command("verify")
+    .description("check a stored log's structure and reconstruct every request; exit 1 if it is not clean")
+    .argument("<id|file>", "session id or path to a .jsonl log")
+    .action(async (target: string) => {
+      const file = fileOfTarget(target);
+      let raw: RawLog;
+      try {
+        raw = await readRawLog(file, isFileTarget(target) ? file : target);
+      } catch (error) {
+        // A log that cannot even be decoded (corrupt line, foreign header) is a verify result, not bad input.
+        if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
+        process.stdout.write(`${error.message}\nnot clean: the log cannot be decoded\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const issues: Issue[] = [];
+      try {
+        validateSessionHeader(raw.header);
+      } catch (error) {
+        if (!(error instanceof SessionError)) throw error;
+        issues.push({ line: 1, code: error.code, message: error.message });
+      }
+      const report = verifyLog(raw.events);
+      for (const issue of report.issues) issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: issue.seq + 2 }) });
+      let requests = report.requests;
+      if (report.ok) {
+        try {
+          requests = 0;
+          for (const r of reconstructRequests(raw.events as readonly SessionEvent[])) {
+            void r.request; // materialize: the fold must succeed for every request
+            requests++;
+          }
+        } catch (error) {
+          if (!(error instanceof ReconstructError)) throw error;
+          issues.push({ line: error.seq + 2, seq: error.seq, code: error.code, message: error.message });
+        }
+      }
+      if (issues.length === 0) {
+        process.stdout.write(`clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${file})\n`);
+        return;
+      }
+      for (const issue of issues) {
+        const where = `${file}${issue.line === undefined ? "" : `:${issue.line}`}`;
+        process.stdout.write(`${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`);
+      }
+      process.stdout.write(`not clean: ${issues.length} issue(s) in ${report.events} events\n`);
+      process.exitCode = 1;
+    });
+}

@@ -1,0 +1,89 @@
+// `requests --wire` reproduces, byte for byte (canonically), the bodies a provider received:
+// sessions are run by the CLI against an emulator this test starts in-process, then every
+// reconstructed wire payload is compared with what the emulator recorded. Also: `keelson
+// emulator` serves until SIGINT and stops cleanly.
+import { rm } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmulatorServer, startEmulator } from "../../src/emulator/index.js";
+import { canonicalJson, type JsonValue } from "../../src/json/index.js";
+import { BIN, cleanEnv, keelson, sessionIdOf, spawn, tempHome } from "./run-keelson.js";
+
+let emulator: EmulatorServer;
+let home: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ model: "rule-based" });
+  home = await tempHome();
+});
+afterAll(async () => {
+  await emulator.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function recordedBodies(path: string, sessionKey: (body: Record<string, unknown>) => unknown, id: string): string[] {
+  return emulator.requests
+    .filter((r) => r.path === path && sessionKey(r.body as Record<string, unknown>) === id)
+    .map((r) => {
+      const { stream: _stream, ...body } = r.body as Record<string, unknown>;
+      return canonicalJson(body as JsonValue);
+    });
+}
+
+describe("keelson requests --wire", () => {
+  it("matches what the emulator recorded for the same session (anthropic and openai)", async () => {
+    const anthropicEnv = { ANTHROPIC_BASE_URL: emulator.anthropicBaseURL, ANTHROPIC_API_KEY: "test-key" };
+    const openaiEnv = { OPENAI_BASE_URL: emulator.openaiBaseURL, OPENAI_API_KEY: "test-key" };
+    const [a1, o1] = await Promise.all([
+      keelson(home, ["run", "--model", "anthropic:claude-sonnet-4-5", "first question"], anthropicEnv),
+      keelson(home, ["run", "--model", "openai:gpt-5.1", "first question"], openaiEnv),
+    ]);
+    expect(a1.code).toBe(0);
+    expect(o1.code).toBe(0);
+    expect(a1.stderr).not.toMatch(/emulator/); // an explicit provider: no fallback notice
+    const anthropicId = sessionIdOf(a1);
+    const openaiId = sessionIdOf(o1);
+    const a2 = await keelson(home, ["resume", anthropicId, "--model", "anthropic:claude-sonnet-4-5", "second question"], anthropicEnv);
+    expect(a2.code).toBe(0);
+
+    const [aw, ow] = await Promise.all([keelson(home, ["requests", anthropicId, "--wire", "anthropic"]), keelson(home, ["requests", openaiId, "--wire", "openai"])]);
+    const anthropicWire = (JSON.parse(aw.stdout) as JsonValue[]).map((p) => {
+      return canonicalJson(p);
+    });
+    const anthropicRecorded = recordedBodies("/v1/messages", (b) => (b.metadata as { user_id?: string } | undefined)?.user_id, anthropicId);
+    expect(anthropicRecorded).toHaveLength(2);
+    expect(anthropicWire).toEqual(anthropicRecorded);
+
+    const openaiWire = (JSON.parse(ow.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) => canonicalJson(p));
+    const openaiRecorded = recordedBodies("/v1/chat/completions", (b) => b.prompt_cache_key, openaiId);
+    expect(openaiRecorded).toHaveLength(1);
+    expect(openaiWire).toEqual(openaiRecorded);
+  }, 60_000);
+});
+
+describe("keelson emulator", () => {
+  it("prints its base URLs, serves until SIGINT, then closes cleanly", async () => {
+    const child = spawn(process.execPath, [BIN, "emulator", "--style", "openai"], { env: cleanEnv(home) });
+    let stdout = "";
+    const listening = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("Ctrl-C")) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await listening;
+    const base = /anthropic base URL: (\S+)/.exec(stdout)?.[1];
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(stdout).toMatch(/openai base URL: +http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(stdout).toContain("ANTHROPIC_BASE_URL=");
+    const reply = await fetch(`${base}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(reply.status).toBe(200);
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/emulator stopped \(1 requests served\)/);
+  }, 30_000);
+});
