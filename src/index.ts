@@ -14,3 +14,4 @@ export * from "./tools/index.js";
 export * from "./audit/index.js";
 export * from "./emulator/index.js";
 export * from "./context/index.js";
+export * from "./compaction/index.js";
