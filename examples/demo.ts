@@ -1,5 +1,6 @@
-// The end-to-end example `npm start` runs (until the `keelson` CLI lands): offline, on the
-// built-in provider emulator, through the real Anthropic SDK.
+// The library-level end-to-end example (`node --import tsx examples/demo.ts`; `npm start` runs
+// `keelson demo`, src/cli/demo-command.ts): offline, on the built-in provider emulator, through
+// the real Anthropic SDK, using the library API directly.
 //
 // The emulator serves the Anthropic Messages API on 127.0.0.1 with its rule-based model and an
 // Anthropic-style prompt-cache model. An agent works in a scratch workspace: a session-prefix

@@ -4,6 +4,7 @@
 // 2 bad input · 3–6 other turn end reasons (see headless-turn.ts).
 import { Command } from "commander";
 import { registerCache } from "./cache-command.js";
+import { registerDemo } from "./demo-command.js";
 import { registerEmulator } from "./emulator-command.js";
 import { CliError, describeError } from "./errors.js";
 import { registerFork } from "./fork-command.js";
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
     .description("Keelson: an agent harness whose every model request is a pure function of the session log.\nData lives in $KEELSON_HOME (default ~/.local/share/keelson).")
     .version("0.1.0")
     .showHelpAfterError("(add --help for usage)");
-  for (const register of [registerRun, registerResume, registerFork, registerSessions, registerShow, registerRequests, registerVerify, registerCache, registerEmulator]) register(program);
+  for (const register of [registerRun, registerResume, registerFork, registerSessions, registerShow, registerRequests, registerVerify, registerCache, registerEmulator, registerDemo]) register(program);
   program.option("--debug", "print stack traces on errors");
   for (const command of program.commands) command.option("--debug", "print stack traces on errors");
   return program;
