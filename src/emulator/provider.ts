@@ -3,7 +3,7 @@
 // economics quickly. Anthropic style places breakpoints from the request's structure: end of
 // tools+system, end of the session prefix (when the loop says `prefixLength`), the previous
 // request's last block (the message before the last assistant message) and the last block.
-import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/index.js";
+import { controlReplyChunks, isContentReply, type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/index.js";
 import type { Message, Usage } from "../messages/index.js";
 import { AnthropicCacheModel, type CacheBlock, type CacheSegment, PrefixCacheModel } from "./cache-model.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
@@ -68,14 +68,8 @@ export class EmulatorProvider implements Provider {
       if (error instanceof EmulatorModelError) throw new ProviderError("script-exhausted", error.message, { cause: error });
       throw error;
     }
-    if (reply === "hang") {
-      await untilAborted(request.signal);
-      yield { type: "finish", reason: "aborted" };
-      return;
-    }
-    if ("throws" in reply) throw reply.throws;
-    if ("error" in reply) {
-      yield { type: "finish", reason: "error", error: reply.error };
+    if (!isContentReply(reply)) {
+      yield* controlReplyChunks(reply, request.signal);
       return;
     }
     const prefix = this.cacheStyle === "anthropic" ? "toolu_emu_" : "call_emu_";
@@ -170,7 +164,3 @@ function lastIndexOfRole(messages: readonly Message[], role: Message["role"]): n
   return -1;
 }
 
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}

@@ -1,6 +1,15 @@
 // Public API of the llm layer (depends on json, messages). Real adapters land in a later issue.
 export { BlockAssembler } from "./assembler.js";
-export { ScriptedProvider, type ScriptedProviderOptions, type ScriptedReply, type ScriptedStep, type ScriptedToolCall } from "./scripted.js";
+export {
+  type ContentReply,
+  controlReplyChunks,
+  isContentReply,
+  ScriptedProvider,
+  type ScriptedProviderOptions,
+  type ScriptedReply,
+  type ScriptedStep,
+  type ScriptedToolCall,
+} from "./scripted.js";
 export type { AssistantResult, BlockStart, FinishReason, Provider, ProviderFailure, ProviderRequest, ProviderTool, StreamChunk } from "./types.js";
 export { ProviderError } from "./types.js";
 export { httpError, retryAfterMs } from "./http-errors.js";

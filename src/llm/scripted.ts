@@ -65,14 +65,8 @@ export class ScriptedProvider implements Provider {
     const step = this.#script.shift() ?? this.#fallback;
     if (step === undefined) throw new ProviderError("script-exhausted", `ScriptedProvider has no reply for request ${this.requests.length}`);
     const reply = typeof step === "function" ? await step(request) : step;
-    if (reply === "hang") {
-      await untilAborted(request.signal);
-      yield { type: "finish", reason: "aborted" };
-      return;
-    }
-    if ("throws" in reply) throw reply.throws;
-    if ("error" in reply) {
-      yield { type: "finish", reason: "error", error: reply.error };
+    if (!isContentReply(reply)) {
+      yield* controlReplyChunks(reply, request.signal);
       return;
     }
     let index = 0;
@@ -112,6 +106,27 @@ function textBlock(index: number, type: "text" | "reasoning", text: string): Str
   const half = Math.ceil(text.length / 2);
   const delta = (t: string): StreamChunk => (type === "text" ? { type: "text-delta", index, text: t } : { type: "reasoning-delta", index, text: t });
   return [{ type: "block-start", index, block: { type } }, delta(text.slice(0, half)), delta(text.slice(half)), { type: "block-end", index }];
+}
+
+/** The content variant of a reply (text, reasoning, tool calls), as opposed to `'hang'`, `{error}`, `{throws}`. */
+export type ContentReply = Exclude<ScriptedReply, "hang" | { readonly error: unknown } | { readonly throws: Error }>;
+
+export function isContentReply(reply: ScriptedReply): reply is ContentReply {
+  return reply !== "hang" && !("throws" in reply) && !("error" in reply);
+}
+
+/**
+ * The stream for a control reply, shared by every scripted model (this provider, the emulator):
+ * `'hang'` waits for the abort and finishes `aborted`; `{error}` finishes `error`; `{throws}` throws.
+ */
+export async function* controlReplyChunks(reply: Exclude<ScriptedReply, ContentReply>, signal: AbortSignal): AsyncGenerator<StreamChunk> {
+  if (reply === "hang") {
+    await untilAborted(signal);
+    yield { type: "finish", reason: "aborted" };
+    return;
+  }
+  if ("throws" in reply) throw reply.throws;
+  yield { type: "finish", reason: "error", error: reply.error };
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {

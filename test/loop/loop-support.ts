@@ -14,18 +14,7 @@ import type { EventType, SessionEvent, TurnEndReason } from "../../src/session/i
 import { defineTool, type ToolContext, type ToolDefinition } from "../../src/tools/index.js";
 import { fixedClock } from "../support/builders.js";
 
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+export { type Deferred, deferred } from "../support/deferred.js";
 
 /** A request as the provider saw it, with the seq of its step's `step/start`. */
 export interface Dispatch {

@@ -11,6 +11,7 @@ import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
 import type { EventType, SessionEvent, TurnEndReason } from "../../src/session/index.js";
 import { defineTool } from "../../src/tools/index.js";
 import { fixedClock } from "../support/builders.js";
+import { deferred } from "../support/deferred.js";
 
 /** A one-text-block user message (the usual shape of a prefix opener). */
 export const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
@@ -86,18 +87,7 @@ export function countPrefixRuns(agent: Agent): { readonly count: number } {
   return counter;
 }
 
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+export { type Deferred, deferred } from "../support/deferred.js";
 
 /** Holds a listener (which awaits `pass()`) until the test calls `open()`. */
 export interface Gate {
