@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlSessionStore, type StoreFileSystem } from "../../src/store/index.js";
-import type { StoreHarness } from "../support/store-contract.js";
+import type { Session } from "../../src/session/index.js";
+import { type StoreHarness, storeSession } from "../support/store-contract.js";
 
 export interface TempJsonlRoot {
   readonly root: string;
@@ -53,3 +54,12 @@ export function lineStarts(bytes: Buffer): number[] {
 
 /** The "\n"-terminated JSONL encoding of `values`, one per line. */
 export const jsonLines = (values: readonly unknown[]): string => values.map((v) => `${JSON.stringify(v)}\n`).join("");
+
+/** A temp root holding `session` stored, flushed and released (no writer holds it). */
+export async function rootWithStoredSession(session: Session): Promise<TempJsonlRoot> {
+  const dir = await tempJsonlRoot();
+  const writer = dir.open();
+  await storeSession(writer, session);
+  await writer.release(session.id);
+  return dir;
+}

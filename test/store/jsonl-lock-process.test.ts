@@ -8,9 +8,8 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { newSession, twoTurnLog } from "../support/builders.js";
-import { storeSession } from "../support/store-contract.js";
 import { expectStoreError } from "../support/store-expect.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
+import { rootWithStoredSession, type TempJsonlRoot } from "./jsonl-harness.js";
 
 type Holder = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -24,10 +23,7 @@ const holders: Holder[] = [];
 const session = twoTurnLog(newSession("shared"));
 
 beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  const writer = dir.open();
-  await storeSession(writer, session);
-  await writer.release(session.id);
+  dir = await rootWithStoredSession(session);
 });
 afterEach(async () => {
   for (const child of holders.splice(0)) {

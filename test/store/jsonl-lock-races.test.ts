@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { StoreFileSystem } from "../../src/store/index.js";
 import { newSession, twoTurnLog } from "../support/builders.js";
-import { storeSession } from "../support/store-contract.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
+import { rootWithStoredSession, type TempJsonlRoot } from "./jsonl-harness.js";
 
 /** A point a file-system call stops at: `reached` resolves when it gets there; `proceed()` lets it go on. */
 interface Gate {
@@ -80,10 +79,7 @@ const outcome = (load: Promise<unknown>): Promise<Outcome> =>
 let dir: TempJsonlRoot;
 const session = twoTurnLog(newSession("contended"));
 beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  const writer = dir.open();
-  await storeSession(writer, session);
-  await writer.release(session.id);
+  dir = await rootWithStoredSession(session);
 });
 afterEach(async () => {
   await dir.cleanup();
