@@ -49,8 +49,17 @@ export interface ProviderHandle {
   close(): Promise<void>;
 }
 
+/** The API key an explicit provider needs; a CliError naming the variable when it is missing. */
+export function requireKey(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (choice.provider === "emulator") return undefined;
+  const key = env[KEY_ENV[choice.provider]];
+  if (!key) throw new CliError(`no API key for ${choice.model}: set ${KEY_ENV[choice.provider]}`);
+  return key;
+}
+
 /** Builds the provider for a choice; checks keys up front so nothing is written on failure. */
 export async function openProvider(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env, notice: (line: string) => void = () => {}): Promise<ProviderHandle> {
+  const key = requireKey(choice, env);
   // Loaded here, not at the top: `keelson show` and friends never pay for the SDKs.
   const { AnthropicProvider, OpenAICompatibleProvider } = await import("../llm/index.js");
   if (choice.provider === "emulator") {
@@ -62,8 +71,7 @@ export async function openProvider(choice: ModelChoice, env: NodeJS.ProcessEnv =
     const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
     return { provider, close: () => emulator.close() };
   }
-  const key = env[KEY_ENV[choice.provider]];
-  if (!key) throw new CliError(`no API key for ${choice.model}: set ${KEY_ENV[choice.provider]}`);
+  if (key === undefined) throw new CliError(`no API key for ${choice.model}`);
   const provider =
     choice.provider === "anthropic"
       ? new AnthropicProvider({ apiKey: key, ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}) })

@@ -1,4 +1,4 @@
-// `keelson requests <id> [--step N] [--wire anthropic|openai]`: every request the log says was
+// `keelson requests <id> [--step N] [--wire anthropic|openai|deepseek]`: every request the log says was
 // sent, reconstructed from the log alone, as JSON — Keelson requests, or with --wire the exact
 // payload the provider adapter would put on the wire. `--step` picks one: N is the 1-based
 // index in the list, `T.S` is turn T step S.
@@ -8,7 +8,7 @@ import { CliError } from "./errors.js";
 import { loadLog } from "./log-source.js";
 import type { Wire } from "./wire-payload.js";
 
-const WIRES: readonly Wire[] = ["anthropic", "openai"];
+const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
 
 export function registerRequests(program: Command): void {
   program

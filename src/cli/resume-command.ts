@@ -1,14 +1,15 @@
 // `keelson resume <id | --last> "prompt"`: a new loop instance over a stored session (loaded
-// writable, crash-repaired durably) running one headless turn, like `run`.
+// writable, crash-repaired durably) running one headless turn, like `run`. `resumeTarget` (also
+// used by `chat --resume`) validates the session read-only first and picks the model and cwd.
 import type { Command } from "commander";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { StoreError } from "../store/index.js";
-import { builtinToolsPlugin, parseAllow } from "./builtin-tools.js";
+import { type JsonlSessionStore, StoreError } from "../store/index.js";
+import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
-import { chooseModel, openProvider, type ProviderHandle, parseModel } from "./model-selection.js";
+import { chooseModel, type ModelChoice, openProvider, type ProviderHandle, parseModel } from "./model-selection.js";
 import { type TurnFlags, workingDirectory } from "./run-command.js";
 
 interface ResumeFlags extends TurnFlags {
@@ -18,11 +19,11 @@ interface ResumeFlags extends TurnFlags {
 export function registerResume(program: Command): void {
   program
     .command("resume")
-    .description("resume a stored session (or the newest with --last) and run one headless turn")
+    .description("resume a stored session (or the most recently used with --last) and run one headless turn")
     .argument("[id]", "session id (omit with --last)")
     .argument("[prompt]", "the user prompt")
-    .option("--last", "resume the most recently created session")
-    .option("-m, --model <provider:model>", "model selector; default $KEELSON_MODEL")
+    .option("--last", "resume the most recently used session")
+    .option("-m, --model <provider:model>", "model selector; default $KEELSON_MODEL, else the model the session last used")
     .option("--json", "print every session event as a JSON line instead of the answer text")
     .option("--cwd <dir>", "working directory (default: the session's)")
     .option("--allow <tools>", "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)")
@@ -35,34 +36,50 @@ export function registerResume(program: Command): void {
     });
 }
 
-async function resume(idOrLast: string | undefined, prompt: string, flags: ResumeFlags): Promise<number> {
-  const allow = parseAllow(flags.allow);
-  const store = openStore();
+export interface ResumeTarget {
+  readonly id: string;
+  readonly choice: ModelChoice;
+  readonly cwd: string;
+}
+
+/**
+ * Resolves `id` (or, when undefined, the most recently written session) and validates its log
+ * read-only — an unknown or broken log is reported without locking, repairing or starting a
+ * provider. Without `--model` / `$KEELSON_MODEL` the model is the one the session last used.
+ */
+export async function resumeTarget(store: JsonlSessionStore, idOrLast: string | undefined, flags: { readonly model?: string; readonly cwd?: string }): Promise<ResumeTarget> {
   let id = idOrLast;
   if (id === undefined) {
     const sessions = await store.list();
-    id = sessions.at(-1)?.id;
+    id = sessions.reduce<(typeof sessions)[number] | undefined>((best, s) => (best === undefined || s.updatedAt > best.updatedAt || (s.updatedAt === best.updatedAt && s.createdAt > best.createdAt) ? s : best), undefined)?.id;
     if (id === undefined) throw new CliError(`no sessions to resume in ${store.root}`);
   }
-  const file = store.fileOf(id);
-  let handle: ProviderHandle | undefined;
   try {
-    // Validate read-only first, so an unknown or broken log is reported without locking,
-    // repairing, or starting a provider.
     const { session } = await store.load(id, { readOnly: true });
-    // No --model and no $KEELSON_MODEL: continue with the model the session last used.
     const logged = flags.model === undefined && !process.env.KEELSON_MODEL ? lastModel(session.events) : undefined;
     const choice = chooseModel(flags.model ?? logged);
     const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
+    return { id, choice, cwd };
+  } catch (error) {
+    if (error instanceof StoreError && error.code === "not-found") throw new CliError(`unknown session ${id} (${store.fileOf(id)} does not exist)`);
+    throw error;
+  }
+}
+
+async function resume(idOrLast: string | undefined, prompt: string, flags: ResumeFlags): Promise<number> {
+  const allow = parseAllow(flags.allow);
+  const store = openStore();
+  let handle: ProviderHandle | undefined;
+  try {
+    const { id, choice, cwd } = await resumeTarget(store, idOrLast, flags);
     handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const { resumeAgent } = await import("../loop/index.js");
-    const plugins = [await builtinToolsPlugin(cwd, allow)];
+    const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
     const agent = await resumeAgent(store, id, { provider: handle.provider, model: choice.model, cwd, system: SYSTEM_PROMPT, plugins });
     return await runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
   } catch (error) {
     await store.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);
-    if (error instanceof StoreError && error.code === "not-found") throw new CliError(`unknown session ${id} (${file} does not exist)`);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { builtinToolsPlugin, parseAllow } from "./builtin-tools.js";
+import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
@@ -36,7 +36,7 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
   const { createAgent } = await import("../loop/index.js");
   const store = openStore();
-  const plugins = [await builtinToolsPlugin(cwd, allow)];
+  const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
   const agent = createAgent({ provider: handle.provider, model: choice.model, store, cwd, system: SYSTEM_PROMPT, plugins });
   return runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
 }

@@ -2,11 +2,11 @@
 // plus the live parts the log implies (session id, prefix length from the header's
 // `messagePrefix`), serialized by the adapter's own pure wire mapping.
 import { toAnthropicParams } from "../llm/index.js";
-import { toChatCompletionsParams } from "../llm/openai/index.js";
+import { chatWireOptions, toChatCompletionsParams } from "../llm/openai/index.js";
 import type { ProviderRequest } from "../llm/index.js";
 import type { ReconstructedRequest } from "../reconstruct/index.js";
 
-export type Wire = "anthropic" | "openai";
+export type Wire = "anthropic" | "openai" | "deepseek";
 
 /** `defaultMaxTokens` of AnthropicProvider when the request sets none. */
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
@@ -19,6 +19,6 @@ export function providerRequestOf(r: ReconstructedRequest, sessionId: string): P
 export function wirePayload(r: ReconstructedRequest, sessionId: string, wire: Wire): unknown {
   const request = providerRequestOf(r, sessionId);
   if (wire === "anthropic") return toAnthropicParams(request, { defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS });
-  // The OpenAI flavor's wire options, as OpenAICompatibleProvider decides them for `openai`.
-  return toChatCompletionsParams(request, { systemRole: "system", maxTokensField: "max_completion_tokens", promptCacheKey: true, reasoningReplay: "none" });
+  // The flavor's wire options, exactly as OpenAICompatibleProvider decides them.
+  return toChatCompletionsParams(request, chatWireOptions({ flavor: wire }));
 }

@@ -56,12 +56,27 @@ const NOT_PATHS = new Set(["e.g", "i.e", "etc", "vs"]);
 const READ_NAMES = new Set(["read", "read_file", "readfile", "cat", "view", "open_file"]);
 const LIST_NAMES = new Set(["ls", "list", "list_files", "list_dir", "listdir"]);
 const MUTATING = /write|edit|delete|remove|rm|move|mv|create|patch|apply/i;
+const SHELL_NAMES = new Set(["bash", "shell", "sh", "run_command", "exec", "terminal"]);
+const WRITE_NAMES = new Set(["write", "write_file", "writefile", "create_file"]);
+/** "run `cmd`" — the command between the first pair of backticks after "run". */
+const RUN_COMMAND = /\brun\s+`([^`]+)`/i;
+/** "write `text` to path" — the text between backticks, then the path. */
+const WRITE_TEXT = /\bwrite\s+`([^`]*)`\s+(?:to|into)\s+(\S+)/i;
 
 export class RuleBasedModel implements EmulatorModel {
   reply(request: EmulatorRequest): ScriptedReply {
     const last = request.messages.at(-1);
     if (last?.role === "tool") return summarizeToolResult(request.messages, last.content[0]);
     const prompt = latestUserText(request.messages);
+    const command = RUN_COMMAND.exec(prompt)?.[1];
+    const shell = command === undefined ? undefined : request.tools.find((t) => SHELL_NAMES.has(t.name.toLowerCase()));
+    if (command !== undefined && shell !== undefined) return { text: `Running ${command}.`, toolCalls: [{ name: shell.name, arguments: { command } }] };
+    const write = WRITE_TEXT.exec(prompt);
+    const writer = write === null ? undefined : request.tools.find((t) => WRITE_NAMES.has(t.name.toLowerCase()));
+    if (write !== null && writer !== undefined) {
+      const target = write[2]!.replace(/[.,;:!?]+$/, "");
+      return { text: `Writing ${target}.`, toolCalls: [{ name: writer.name, arguments: { path: target, content: write[1]! } }] };
+    }
     const path = findPath(prompt);
     const reader = path === undefined ? undefined : findReadTool(request.tools);
     if (path !== undefined && reader !== undefined) return { text: `Reading ${path}.`, toolCalls: [{ name: reader.name, arguments: { path } }] };

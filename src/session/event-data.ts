@@ -8,7 +8,7 @@
 import { MessageShapeError, typeName, validateAssistantContent, validateToolResultContent, validateUserContent } from "../messages/index.js";
 import { SessionError } from "./errors.js";
 import { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
-import type { EventType } from "./types.js";
+import type { EventType, SessionEvent } from "./types.js";
 
 type Data = Record<string, unknown>;
 type Check = (data: Data) => string | undefined;
@@ -108,6 +108,11 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
   "compact/summary": [],
   "compact/end": [positive("turn"), optional("error", isString, "a string")],
 };
+
+/** Narrows a logged event to one type (its `data` is then typed). */
+export function isEventOf<T extends EventType>(event: SessionEvent, type: T): event is SessionEvent<T> {
+  return event.type === type;
+}
 
 /** True when `type` names an event in the vocabulary. */
 export function isEventType(type: unknown): type is EventType {

@@ -2,7 +2,7 @@
 export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
 export { isSafeSessionId, validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
 export { SessionError, type SessionErrorCode } from "./errors.js";
-export { isEventType, validateEventData } from "./event-data.js";
+export { isEventOf, isEventType, validateEventData } from "./event-data.js";
 export { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
 export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
 export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";

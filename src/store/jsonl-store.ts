@@ -266,9 +266,11 @@ export class JsonlSessionStore implements SessionStore {
       if (nl < 0) return undefined;
       const header = decodeHeaderLine(buf.toString("utf8", 0, nl), file);
       validateSessionHeader(header);
+      const { mtimeMs } = await handle.stat();
       return {
         id: header.id,
         createdAt: header.createdAt,
+        updatedAt: Math.floor(mtimeMs),
         ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
         ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession }),
       };

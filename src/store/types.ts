@@ -26,6 +26,8 @@ export interface LoadedSession {
 export interface SessionSummary {
   readonly id: string;
   readonly createdAt: number;
+  /** When the log was last written (ms since epoch; the file's mtime for the JSONL store). */
+  readonly updatedAt: number;
   readonly cwd?: string;
   readonly parentSession?: string;
 }

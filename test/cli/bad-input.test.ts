@@ -70,6 +70,11 @@ describe("bad input", () => {
       [["fork", id, "--at", "x"], /invalid --at "x"/],
       [["fork", id, "--at", "1"], /cannot fork .* at 1: .*not a turn\/end/],
       [["requests", id, "--step", "9"], /no request "9"/],
+      [["chat", "--resume", "no-such-session"], /unknown session no-such-session/],
+      [["chat", "--model", "gpt-5"], /bad model "gpt-5"/],
+      [["chat", "--model", "deepseek:deepseek-chat"], /no API key.*DEEPSEEK_API_KEY/],
+      [["chat", "--allow", "rm"], /invalid --allow "rm"/],
+      [["chat", "--cwd", join(home, "missing-dir")], /--cwd .*missing-dir is not a directory/],
     ];
     const results = await Promise.all(cases.map(([args, , env]) => keelson(home, args, env)));
     results.forEach((r: Result, i) => {
@@ -83,6 +88,22 @@ describe("bad input", () => {
     });
     expect(await snapshot(join(home, "sessions"))).toEqual(before);
 
+    const debug = await keelson(home, ["show", "no-such-session", "--debug"]);
+    expect(debug.code).not.toBe(0);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it("usage errors (unknown option or command, bad choice, missing argument) exit 2; --help exits 0", async () => {
+    const cases = [["requests", id, "--wire", "bogus"], ["run", "--bogus", "hi"], ["nosuch"], ["fork"]];
+    const results = await Promise.all(cases.map((args) => keelson(home, args)));
+    expect(results.map((r, i) => ({ args: cases[i], code: r.code, stdout: r.stdout }))).toEqual(cases.map((args) => ({ args, code: 2, stdout: "" })));
+    expect(results[0]!.stderr).toMatch(/Allowed choices are anthropic, openai, deepseek/);
+    const help = await keelson(home, ["chat", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--resume <id>/);
+  }, 60_000);
+
+  it("with --debug a failure also prints its stack", async () => {
     const debug = await keelson(home, ["show", "no-such-session", "--debug"]);
     expect(debug.code).not.toBe(0);
     expect(debug.stderr).toMatch(/\n\s+at /);

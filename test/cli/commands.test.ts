@@ -80,7 +80,7 @@ describe("inspection commands", () => {
     expect(cache.stdout).toMatch(/^1\.1 /m);
     expect(cache.stdout).toMatch(/cache-hit share \d+\.\d% · cost \$\d+\.\d+/);
     expect(cache.stdout).toMatch(/[█░]{20}/);
-    for (const command of ["run", "resume", "fork", "sessions", "show", "requests", "verify", "cache", "emulator"]) expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+    for (const command of ["chat", "run", "resume", "fork", "sessions", "show", "requests", "verify", "cache", "emulator"]) expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
 
     const fork = await keelson(home, ["fork", second]);
     expect(fork).toMatchObject({ code: 0, stderr: "" });
@@ -89,13 +89,18 @@ describe("inspection commands", () => {
     expect(await readdir(join(home, "sessions"))).toContain(`${child}.jsonl`);
   }, 60_000);
 
-  it("resume --last runs one more headless turn on the newest session", async () => {
+  it("resume --last runs one more headless turn on the most recently used session (not the newest)", async () => {
+    // `first` is the oldest session; resuming it makes it the most recently used one.
+    const again = await keelson(home, ["resume", first, "once more"]);
+    expect(again.code).toBe(0);
+    expect(sessionIdOf(again)).toBe(first);
     const last = await keelson(home, ["resume", "--last", "--json", "and again"]);
     expect(last.code).toBe(0);
+    expect(sessionIdOf(last)).toBe(first);
     const events = last.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; data: { turn?: number; reason?: unknown } });
-    expect(events.at(-1)).toMatchObject({ type: "turn/end", data: { turn: 2, reason: { kind: "completed" } } });
-    const show = await keelson(home, ["show", sessionIdOf(last)]);
+    expect(events.at(-1)).toMatchObject({ type: "turn/end", data: { turn: 3, reason: { kind: "completed" } } });
+    const show = await keelson(home, ["show", first]);
     expect(show.stdout).toContain("header snapshot (resume)");
-    expect(show.stdout).toContain("turn 2 ends completed");
+    expect(show.stdout).toContain("turn 3 ends completed");
   }, 60_000);
 });

@@ -58,6 +58,21 @@ describe("keelson requests --wire", () => {
     expect(openaiRecorded).toHaveLength(1);
     expect(openaiWire).toEqual(openaiRecorded);
   }, 60_000);
+
+  it("matches for deepseek too (max_tokens field, no prompt_cache_key), over a tool-calling turn", async () => {
+    const env = { DEEPSEEK_BASE_URL: emulator.openaiBaseURL, DEEPSEEK_API_KEY: "test-key" };
+    const run = await keelson(home, ["run", "--model", "deepseek:deepseek-chat", "list the files here"], env);
+    expect(run.code).toBe(0);
+    const id = sessionIdOf(run);
+    const wire = await keelson(home, ["requests", id, "--wire", "deepseek"]);
+    expect(wire.code).toBe(0);
+    const payloads = (JSON.parse(wire.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) => canonicalJson(p));
+    // DeepSeek requests carry no session key; this test's only deepseek session is this one.
+    const recorded = recordedBodies("/v1/chat/completions", (b) => (b.model === "deepseek-chat" ? id : undefined), id);
+    expect(recorded).toHaveLength(2); // the ls call, then the answer
+    expect(payloads).toEqual(recorded);
+    expect(payloads.every((p) => !p.includes("prompt_cache_key"))).toBe(true);
+  }, 60_000);
 });
 
 describe("keelson emulator", () => {

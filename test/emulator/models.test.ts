@@ -63,6 +63,17 @@ describe("RuleBasedModel", () => {
     expect(model.reply(req([user("list the files here")], { tools: [tool("ls", { path: {} })] }))).toMatchObject({ toolCalls: [{ name: "ls", arguments: { path: "." } }] });
   });
 
+  test("runs a backticked command with a shell tool, and writes backticked text to a named path", () => {
+    const tools = [tool("read", { path: {} }), tool("write", { path: {}, content: {} }), tool("bash", { command: {} })];
+    expect(model.reply(req([user("please run `ls -la src/a.ts` now")], { tools }))).toStrictEqual({ text: "Running ls -la src/a.ts.", toolCalls: [{ name: "bash", arguments: { command: "ls -la src/a.ts" } }] });
+    expect(model.reply(req([user("write `hello world` to notes/today.txt.")], { tools }))).toStrictEqual({
+      text: "Writing notes/today.txt.",
+      toolCalls: [{ name: "write", arguments: { path: "notes/today.txt", content: "hello world" } }],
+    });
+    // Without a matching tool the rules fall through (here: read the named path).
+    expect(model.reply(req([user("run `cat a.txt`")], { tools: [tool("read", { path: {} })] }))).toMatchObject({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] });
+  });
+
   test("summarizes a tool result by quoting its first line, and finishes", () => {
     const messages: Message[] = [
       user("read notes.txt"),

@@ -1,6 +1,6 @@
 // JsonlSessionStores over a fresh temp dir for the store tests. `cleanup` closes every store
 // opened here (so no file handle outlives its test) and removes the dir.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlSessionStore, type StoreFileSystem } from "../../src/store/index.js";
@@ -42,7 +42,8 @@ export async function tempJsonlRoot(): Promise<TempJsonlRoot> {
 /** The contract harness for JsonlSessionStore. */
 export async function jsonlHarness(): Promise<StoreHarness> {
   const dir = await tempJsonlRoot();
-  return { store: dir.open(), openSecond: () => dir.open(), cleanup: () => dir.cleanup() };
+  const backdate = async (id: string, ms: number): Promise<void> => utimes(dir.fileOf(id), ms / 1000, ms / 1000);
+  return { store: dir.open(), openSecond: () => dir.open(), backdate, cleanup: () => dir.cleanup() };
 }
 
 /** Byte offsets at which each line of `bytes` starts (a line ends with, and includes, "\n"). */

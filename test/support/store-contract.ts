@@ -18,6 +18,8 @@ export interface StoreHarness {
    * process would be. Each call opens a fresh one.
    */
   readonly openSecond: () => SessionStore;
+  /** Moves session `id`'s last-written time back to `ms` (so a later write visibly advances it), where the backing storage can. */
+  readonly backdate?: (id: string, ms: number) => Promise<void>;
   /** Closes every store the harness opened and removes the backing storage. */
   readonly cleanup: () => Promise<void>;
 }
@@ -207,12 +209,29 @@ export function describeSessionStoreContract(name: string, makeStore: StoreHarne
         await h.store.create({ version: 1, id: "c-oldest", createdAt: 100 });
         await h.store.release("c-oldest");
 
-        expect(await h.store.list()).toEqual([
-          { id: "c-oldest", createdAt: 100 },
-          { id: "b-middle", createdAt: 200, cwd: "/work" },
-          { id: "a-newest", createdAt: 300, cwd: "/work", parentSession: "b-middle" },
+        const listed = await h.store.list();
+        expect(listed).toEqual([
+          { id: "c-oldest", createdAt: 100, updatedAt: expect.any(Number) },
+          { id: "b-middle", createdAt: 200, updatedAt: expect.any(Number), cwd: "/work" },
+          { id: "a-newest", createdAt: 300, updatedAt: expect.any(Number), cwd: "/work", parentSession: "b-middle" },
         ]);
-        expect(await h.openSecond().list()).toEqual(await h.store.list());
+        expect(await h.openSecond().list()).toEqual(listed);
+      });
+
+      test("list reports when each log was last written (updatedAt moves on append)", async () => {
+        await h.store.create(sessionHeader("touched", 100));
+        await h.store.release("touched");
+        const [before] = await h.store.list();
+        const { session } = await h.store.load("touched");
+        twoTurnLog(session);
+        // The clock of the file system, not of this test: move the mtime back to see it advance.
+        await h.backdate?.("touched", before!.updatedAt - 60_000);
+        const [backdated] = await h.store.list();
+        await h.store.append("touched", session.events);
+        await h.store.flush("touched");
+        const [after] = await h.store.list();
+        expect(after!.updatedAt).toBeGreaterThanOrEqual(backdated!.updatedAt);
+        if (h.backdate !== undefined) expect(after!.updatedAt).toBeGreaterThan(backdated!.updatedAt);
       });
     });
 

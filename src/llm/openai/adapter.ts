@@ -36,6 +36,16 @@ const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 const DEEPSEEK_BASE_URL = "https://api.deepseek.com/v1";
 const KEY_ENV = { openai: "OPENAI_API_KEY", deepseek: "DEEPSEEK_API_KEY" } as const;
 
+/** The wire mapping options a provider with `options` uses (also what `keelson requests --wire` replays). */
+export function chatWireOptions(options: Pick<OpenAICompatibleOptions, "flavor" | "systemRole" | "promptCacheKey">): ChatWireOptions {
+  return {
+    systemRole: options.systemRole ?? "system",
+    maxTokensField: options.flavor === "openai" ? "max_completion_tokens" : "max_tokens",
+    promptCacheKey: options.promptCacheKey ?? options.flavor === "openai",
+    reasoningReplay: options.flavor === "deepseek" ? "tool-turns" : "none",
+  };
+}
+
 export class OpenAICompatibleProvider implements Provider {
   readonly id: string;
   readonly #client: OpenAI;
@@ -47,12 +57,7 @@ export class OpenAICompatibleProvider implements Provider {
     this.id = options.id ?? options.flavor;
     this.#client = options.client ?? createClient(options);
     this.#stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-    this.#wire = {
-      systemRole: options.systemRole ?? "system",
-      maxTokensField: options.flavor === "openai" ? "max_completion_tokens" : "max_tokens",
-      promptCacheKey: options.promptCacheKey ?? options.flavor === "openai",
-      reasoningReplay: options.flavor === "deepseek" ? "tool-turns" : "none",
-    };
+    this.#wire = chatWireOptions(options);
   }
 
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {

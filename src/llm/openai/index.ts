@@ -1,7 +1,7 @@
 // The OpenAI-compatible adapter (Chat Completions, streaming) for OpenAI, DeepSeek and local
 // servers. Public: the provider and its options; the wire mapping and stream mapper are exported
 // for the emulator and tests that check the shapes directly.
-export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./adapter.js";
+export { chatWireOptions, OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./adapter.js";
 export { type ChatWireOptions, modelId, toChatCompletionsParams } from "./wire.js";
 export { ChatChunkMapper, normalizeUsage } from "./stream.js";
 export { toProviderError } from "./errors.js";

@@ -1,0 +1,97 @@
+// What chat shows while a turn runs: a spinner until the model's first token (and while a tool
+// runs), the answer text streamed as it arrives, one line per tool call and per result, retries
+// and compactions as they happen, and the per-turn footer once the turn has ended. It only
+// listens to the agent's hooks; it never changes what is logged or sent.
+import type { Agent } from "../loop/index.js";
+import { type ModelRegistry, usageCost } from "../llm/index.js";
+import { isEventOf, type SessionEvent } from "../session/index.js";
+import { Spinner, type SpinnerOutput } from "./spinner.js";
+import { contentText, preview } from "./transcript.js";
+import { formatFooter, tallyTurn } from "./turn-footer.js";
+
+export interface ChatViewOutput {
+  write(text: string): unknown;
+}
+
+export class ChatView {
+  readonly #out: ChatViewOutput;
+  readonly #spinner: Spinner;
+  readonly #models: ModelRegistry;
+  #atLineStart = true;
+
+  constructor(out: ChatViewOutput, spinnerOut: SpinnerOutput, models: ModelRegistry, spinner?: Spinner) {
+    this.#out = out;
+    this.#spinner = spinner ?? new Spinner(spinnerOut);
+    this.#models = models;
+  }
+
+  /** Follows `agent`'s hooks; returns the function that stops following. */
+  attach(agent: Agent): () => void {
+    const offs = [
+      agent.hooks.on("llm/chunk", (_agent, chunk) => {
+        if (chunk.type !== "text-delta" || chunk.text === "") return;
+        this.#spinner.stop();
+        this.#write(chunk.text);
+      }),
+      agent.hooks.on("session/event", (_agent, event) => this.#onEvent(event)),
+    ];
+    return () => {
+      for (const off of offs) off();
+      this.#spinner.stop();
+    };
+  }
+
+  /** A line of chat output (a notice, a command's answer), starting on a fresh line. */
+  line(text: string): void {
+    this.#spinner.stop();
+    this.#newline();
+    this.#write(`${text}\n`);
+  }
+
+  /** Pauses the spinner (before asking the user something). */
+  pause(): void {
+    this.#spinner.stop();
+    this.#newline();
+  }
+
+  /** The footer of `turn`, from the log. */
+  footer(agent: Agent, turn: number): void {
+    const tally = tallyTurn(agent.session.events, turn);
+    const pricing = this.#models.find(agent.model)?.pricing;
+    const cost = pricing === undefined ? undefined : usageCost(tally.usage, pricing);
+    this.line(formatFooter(tally, cost));
+  }
+
+  #onEvent(event: SessionEvent): void {
+    if (isEventOf(event, "step/start")) {
+      this.#newline();
+      this.#spinner.start("thinking");
+    } else if (isEventOf(event, "tool/call")) {
+      this.line(`  ⚙ ${event.data.name} ${preview(event.data.arguments, 100)}`);
+      this.#spinner.start(`running ${event.data.name}`);
+    } else if (isEventOf(event, "tool/result")) {
+      const text = contentText(event.data.content).split("\n").find((l) => l.trim() !== "") ?? "";
+      this.line(`  ${event.data.isError ? "✗" : "✓"} ${preview(text, 100)}`);
+    } else if (isEventOf(event, "llm/retry")) {
+      this.line(`  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms`);
+    } else if (isEventOf(event, "compact/start")) {
+      this.line(`  ⧉ compacting (${event.data.trigger})…`);
+    } else if (isEventOf(event, "compact/end")) {
+      this.line(event.data.error === undefined ? "  ⧉ compaction done" : `  ⧉ compaction failed: ${event.data.error}`);
+    } else if (isEventOf(event, "turn/end")) {
+      this.#spinner.stop();
+      this.#newline();
+    }
+  }
+
+  #newline(): void {
+    if (!this.#atLineStart) this.#write("\n");
+  }
+
+  #write(text: string): void {
+    if (text === "") return;
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+}
+
