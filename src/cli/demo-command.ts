@@ -5,7 +5,8 @@
 // (skillsCatalog, workspaceInstructions, workspaceBaseline) for three turns, restarts it as a new
 // instance (resumeAgent, one turn), forks it (forkAgent, one turn in the child), then checks and
 // prints: the prefix composed once per instance and logged on that instance's header, the prefix
-// kept out of history, the cache report and `verify` for parent and child. Exit 0 only if every
+// kept out of history, the cache report, `verify` for parent and child, and a wire audit: every
+// request rebuilt from the log as the adapter's payload equals what the emulator received. Exit 0 only if every
 // check holds. Sessions stay in `$KEELSON_HOME/sessions` (a temporary home when unset); the
 // scratch workspace is removed unless `--keep`.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import type { Agent, AgentPlugin } from "../loop/index.js";
+import type { JsonValue } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { keelsonHome } from "../store/index.js";
@@ -66,7 +68,7 @@ export function registerDemo(program: Command): void {
 
 async function runDemo(keep: boolean): Promise<number> {
   const started = Date.now();
-  const [{ createAgent, forkAgent, resumeAgent }, { startEmulator, countTokens }, { AnthropicProvider, ModelRegistry }, { builtinTools }, context, { cacheReport }, { reconstructRequests, verifyLog }, { JsonlSessionStore }] =
+  const [{ createAgent, forkAgent, resumeAgent }, { startEmulator, countTokens }, { AnthropicProvider, ModelRegistry }, { builtinTools }, context, { cacheReport }, { reconstructRequests, verifyLog }, { JsonlSessionStore }, { wirePayload }, { canonicalJson }] =
     await Promise.all([
       import("../loop/index.js"),
       import("../emulator/index.js"),
@@ -76,6 +78,8 @@ async function runDemo(keep: boolean): Promise<number> {
       import("../audit/index.js"),
       import("../reconstruct/index.js"),
       import("../store/index.js"),
+      import("./wire-payload.js"),
+      import("../json/index.js"),
     ]);
   const out = (...lines: string[]): void => {
     process.stdout.write(`${(lines.length === 0 ? [""] : lines).join("\n")}\n`);
@@ -230,6 +234,26 @@ async function runDemo(keep: boolean): Promise<number> {
     const detail = clean ? `clean: ${result.events} events, ${result.turns} turns, ${requests} requests` : `not clean: ${[...result.issues.map((i) => `${i.code}: ${i.message}`), ...(problem === undefined ? [] : [problem])].join("; ")}`;
     out(`  verify ${name} ${session.id}: ${detail}`);
     check(clean, `verify ${name}`);
+  }
+
+  out("", "── wire audit: every request rebuilt from the log alone as the adapter's payload, vs the bytes the emulator received");
+  for (const [name, session] of [
+    ["parent", parent],
+    ["child", child],
+  ] as const) {
+    const received = emulator.requests
+      .filter((r) => r.path === "/v1/messages" && (r.body as { metadata?: { user_id?: unknown } }).metadata?.user_id === session.id)
+      .map((r) => {
+        const { stream: _stream, ...body } = r.body as Record<string, JsonValue>;
+        return canonicalJson(body);
+      });
+    // A fork's inherited requests were sent (and are audited) under the parent's id.
+    const own = session.header.seedLength ?? 0;
+    const rebuilt = [...reconstructRequests(session.events)].filter((r) => r.stepStartSeq >= own).map((r) => canonicalJson(wirePayload(r, session.id, "anthropic") as JsonValue));
+    const identical = rebuilt.filter((payload, i) => payload === received[i]).length;
+    const ok = received.length > 0 && rebuilt.length === received.length && identical === received.length;
+    const inherited = own === 0 ? "" : ` (after the ${own} events inherited from the parent)`;
+    out(`  ${name}: ${received.length} requests received, ${rebuilt.length} rebuilt from its log${inherited}, ${identical} byte-identical (canonical JSON) … ${check(ok, `wire audit of the ${name}`)}`);
   }
 
   if (!keep) await rm(workspace, { recursive: true, force: true });

@@ -33,6 +33,9 @@ test("npm start (`keelson demo`) runs an agent on the emulator, resumes and fork
     // Verify clean for both.
     expect(out).toMatch(/verify parent [0-9a-f-]{36}: clean: \d+ events, 4 turns, \d+ requests/);
     expect(out).toMatch(/verify child [0-9a-f-]{36}: clean: \d+ events, 5 turns, \d+ requests/);
+    // Every request rebuilt from the log is byte-identical to what the emulator received.
+    expect(out).toMatch(/parent: (\d+) requests received, \1 rebuilt from its log, \1 byte-identical/);
+    expect(out).toMatch(/child: (\d+) requests received, \1 rebuilt from its log \(after the \d+ events inherited from the parent\), \1 byte-identical/);
     expect(out).toMatch(/demo: all checks passed/);
     expect(out).not.toContain("FAILED");
     const files = await readdir(join(home, "sessions"));
@@ -43,7 +46,7 @@ test("npm start (`keelson demo`) runs an agent on the emulator, resumes and fork
   } finally {
     await rm(home, { recursive: true, force: true });
   }
-});
+}, 60_000);
 
 test("the library-level example (examples/demo.ts) runs an agent on the emulator through the real SDK, resumes it, verifies its log and rebuilds every wire payload byte-identically", async () => {
   const home = await mkdtemp(join(tmpdir(), "keelson-main-job-"));
@@ -67,4 +70,4 @@ test("the library-level example (examples/demo.ts) runs an agent on the emulator
   } finally {
     await rm(home, { recursive: true, force: true });
   }
-});
+}, 60_000);
