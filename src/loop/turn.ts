@@ -92,7 +92,10 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
     }
   }
   closeOpenStep(ctx, signal, state.dispatched);
-  appendInjects(ctx, state, ctx.inbox.takeInjects());
+  // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
+  // logged now, like those that arrived after the last boundary: an inject resolves only once logged.
+  const unadmitted = claim.injects.filter((inject) => !state.injects.includes(inject));
+  appendInjects(ctx, state, [...unadmitted, ...ctx.inbox.takeInjects()]);
   const reason = endReason(ctx, signal, state);
   session.append("turn/end", { turn, reason });
   const outcome: TurnOutcome = { turn, reason };
