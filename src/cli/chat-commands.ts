@@ -14,6 +14,8 @@ export interface ChatContext {
   fileOf(id: string): string;
   /** Prints lines of chat output. */
   say(text: string): void;
+  /** Prints the footer (tokens, cache, cost) of `turn`. */
+  footer(turn: number): void;
   /** Forks the current session at its last turn end and continues the chat in the child. */
   fork(): Promise<Agent>;
 }
@@ -75,15 +77,19 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const { agent } = ctx;
       const from = agent.session.length;
       const outcome = await agent.compact();
+      // The summary call is paid: the compaction turn gets its footer like any other.
+      const footer = (): void => ctx.footer(outcome.turn);
       const events = agent.session.events.slice(from);
       const summary = events.find((e) => isEventOf(e, "compact/summary"));
       const end = events.find((e) => isEventOf(e, "compact/end"));
       if (outcome.reason.kind !== "completed") ctx.say(`  compaction turn ${describeReason(outcome.reason)}`);
-      else if (end !== undefined && isEventOf(end, "compact/end") && end.data.error !== undefined) return undefined; // the view has shown the failure
-      else if (summary !== undefined) {
+      else if (end !== undefined && isEventOf(end, "compact/end") && end.data.error !== undefined) {
+        // the view has shown the failure
+      } else if (summary !== undefined) {
         const data = summary.data as { regionTokens?: number; summaryTokens?: number };
         ctx.say(`  compacted: ${data.regionTokens ?? "?"} tokens of history → a ${data.summaryTokens ?? "?"}-token summary`);
       } else ctx.say("  nothing to compact yet");
+      footer();
       return undefined;
     },
   },

@@ -87,6 +87,7 @@ export async function runChat(store: JsonlSessionStore, target: ChatTarget, allo
       },
       fileOf: (id) => store.fileOf(id),
       say: (text) => view.line(text),
+      footer: (turn) => view.footer(current(), turn),
       fork: async () => {
         const parent = current();
         let child: Agent;

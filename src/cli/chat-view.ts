@@ -18,6 +18,8 @@ export class ChatView {
   readonly #spinner: Spinner;
   readonly #models: ModelRegistry;
   #atLineStart = true;
+  /** Text of the current attempt is on screen (a retry discards it from history, not from the screen). */
+  #streamed = false;
 
   constructor(out: ChatViewOutput, spinnerOut: SpinnerOutput, models: ModelRegistry, spinner?: Spinner) {
     this.#out = out;
@@ -32,6 +34,7 @@ export class ChatView {
         if (chunk.type !== "text-delta" || chunk.text === "") return;
         this.#spinner.stop();
         this.#write(chunk.text);
+        this.#streamed = true;
       }),
       agent.hooks.on("session/event", (_agent, event) => this.#onEvent(event)),
     ];
@@ -64,6 +67,7 @@ export class ChatView {
 
   #onEvent(event: SessionEvent): void {
     if (isEventOf(event, "step/start")) {
+      this.#streamed = false;
       this.#newline();
       this.#spinner.start("thinking");
     } else if (isEventOf(event, "tool/call")) {
@@ -73,7 +77,9 @@ export class ChatView {
       const text = contentText(event.data.content).split("\n").find((l) => l.trim() !== "") ?? "";
       this.line(`  ${event.data.isError ? "✗" : "✓"} ${preview(text, 100)}`);
     } else if (isEventOf(event, "llm/retry")) {
-      this.line(`  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms`);
+      const discarded = this.#streamed ? " (the partial answer above is discarded)" : "";
+      this.#streamed = false;
+      this.line(`  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms${discarded}`);
     } else if (isEventOf(event, "compact/start")) {
       this.line(`  ⧉ compacting (${event.data.trigger})…`);
     } else if (isEventOf(event, "compact/end")) {

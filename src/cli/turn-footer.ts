@@ -13,24 +13,45 @@ export interface TurnTally {
 
 const ZERO: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
 
-/** Sums the usage of turn `turn` over `events` (every logged event, in order). */
+/**
+ * Sums what turn `turn` cost over `events` (every logged event, in order): the usage of its
+ * assistant messages and of any compaction summary call made inside it, and the steps that
+ * reached the provider (a step that ended before dispatch is not counted).
+ */
 export function tallyTurn(events: readonly SessionEvent[], turn: number): TurnTally {
   let usage = ZERO;
   let steps = 0;
+  let inside = false;
   let reason: TurnEndReason | undefined;
   for (const event of events) {
-    if (isEventOf(event, "step/start") && event.data.turn === turn) steps++;
-    else if (isEventOf(event, "assistant/message") && event.data.turn === turn && event.data.usage !== undefined) {
-      const u = event.data.usage;
-      usage = {
-        inputTokens: usage.inputTokens + u.inputTokens,
-        cacheReadTokens: usage.cacheReadTokens + u.cacheReadTokens,
-        cacheWriteTokens: usage.cacheWriteTokens + u.cacheWriteTokens,
-        outputTokens: usage.outputTokens + u.outputTokens,
-      };
-    } else if (isEventOf(event, "turn/end") && event.data.turn === turn) reason = event.data.reason;
+    if (isEventOf(event, "turn/start")) inside = event.data.turn === turn;
+    if (!inside) continue;
+    if (isEventOf(event, "step/start")) steps++;
+    else if (isEventOf(event, "step/end") && event.data.dispatched === false) steps--;
+    else if (isEventOf(event, "assistant/message") && event.data.usage !== undefined) usage = add(usage, event.data.usage);
+    else if (isEventOf(event, "compact/summary") && isUsage(event.data.usage)) usage = add(usage, event.data.usage);
+    else if (isEventOf(event, "turn/end")) {
+      reason = event.data.reason;
+      inside = false;
+    }
   }
   return { turn, steps, usage, ...(reason === undefined ? {} : { reason }) };
+}
+
+function add(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+}
+
+/** A compaction summary's usage as logged (the event payload is open JSON, so it is checked). */
+function isUsage(value: unknown): value is Usage {
+  if (typeof value !== "object" || value === null) return false;
+  const u = value as Record<string, unknown>;
+  return ["inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"].every((k) => typeof u[k] === "number");
 }
 
 /** Share of prompt tokens read from the cache (undefined when nothing was billed). */

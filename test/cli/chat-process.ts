@@ -1,7 +1,7 @@
 // Drives `keelson chat` as a subprocess over piped stdin: write lines, send SIGINT, and wait for
 // output to appear — never for time to pass. Output is matched as it arrives; `waitFor` fails
 // with the transcript so far if the process exits before the pattern shows up.
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { BIN, cleanEnv } from "./run-keelson.js";
 
@@ -13,8 +13,18 @@ export class ChatProcess {
   #listeners: (() => void)[] = [];
   #done = false;
 
-  constructor(home: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-    this.child = spawn(process.execPath, [BIN, "chat", ...args], { env: cleanEnv(home, options.env), cwd: options.cwd ?? home, stdio: ["pipe", "pipe", "pipe"] });
+  readonly #eol: string;
+
+  /**
+   * With `tty`, the chat runs on a pseudo-terminal (util-linux `script`): stdin and stdout are a
+   * terminal, lines end with CR, and Ctrl-C is the byte 0x03 typed into it — the path a person
+   * takes. Check `hasPty()` first.
+   */
+  constructor(home: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string>; tty?: boolean } = {}) {
+    const argv = [BIN, "chat", ...args];
+    const [file, fileArgs] = options.tty === true ? ["script", ["-qfec", [process.execPath, ...argv].map(shellQuote).join(" "), "/dev/null"]] : [process.execPath, argv];
+    this.#eol = options.tty === true ? "\r" : "\n";
+    this.child = spawn(file, fileArgs, { env: cleanEnv(home, options.env), cwd: options.cwd ?? home, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout.setEncoding("utf8").on("data", (text: string) => {
       this.stdout += text;
       this.#notify();
@@ -50,7 +60,12 @@ export class ChatProcess {
   }
 
   send(line: string): void {
-    this.child.stdin.write(`${line}\n`);
+    this.child.stdin.write(`${line}${this.#eol}`);
+  }
+
+  /** Types Ctrl-C into the terminal (tty mode). */
+  typeCtrlC(): void {
+    this.child.stdin.write("\x03");
   }
 
   /** Closes stdin (end of input). */
@@ -65,6 +80,15 @@ export class ChatProcess {
   #notify(): void {
     for (const listener of [...this.#listeners]) listener();
   }
+}
+
+/** True when util-linux `script` can give the chat a pseudo-terminal. */
+export function hasPty(): boolean {
+  return spawnSync("script", ["-qfec", "true", "/dev/null"], { stdio: "ignore" }).status === 0;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** Runs a whole piped script (stdin closed after the last line) and waits for the exit. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { isPairingBalanced, type SessionEvent } from "../../src/session/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { ChatProcess, chatScript } from "./chat-process.js";
+import { ChatProcess, chatScript, hasPty } from "./chat-process.js";
 import { keelson, tempHome } from "./run-keelson.js";
 
 let home: string;
@@ -48,7 +48,8 @@ describe.concurrent("keelson chat (piped stdin)", () => {
     expect(footers).toEqual([
       { turn: 1, steps: 1, end: "completed" },
       { turn: 2, steps: 2, end: "completed" },
-      { turn: 4, steps: 2, end: "completed" }, // turn 3 was /compact's turn; turn 4 runs in the fork
+      { turn: 3, steps: 0, end: "completed" }, // /compact's turn (no model step; a summary call, if any, is in its usage)
+      { turn: 4, steps: 2, end: "completed" }, // in the fork
     ]);
     // /session: the prefix is shown as request-only, with the workspace baseline in it.
     expect(stdout).toMatch(/prefix {3}\d request-only messages? \(logged on the request header, not in history\):/);
@@ -143,6 +144,33 @@ describe.concurrent("keelson chat and Ctrl-C", () => {
     const id = sessionOf(chat.stdout);
     const events = await loadEvents(id);
     expect(events.at(-1)?.type).toBe("turn/end");
+    const verify = await keelson(home, ["verify", id]);
+    expect(verify.code, verify.stdout).toBe(0);
+  }, 90_000);
+});
+
+const pty = hasPty();
+if (!pty) console.log("skipping the pseudo-terminal chat test: util-linux `script` is not available");
+
+describe.skipIf(!pty)("keelson chat on a pseudo-terminal", () => {
+  it("shows the prompt and the spinner until the first token; a typed Ctrl-C cancels the turn, the next one exits cleanly", async () => {
+    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash"], { tty: true });
+    await chat.waitFor(/type a message[^\n]*\n[\s\S]*› /);
+    chat.send("hello tty");
+    // A spinner frame (braille) with its label is drawn and erased before the answer streams in.
+    await chat.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] thinking[\s\S]*Understood: hello tty/);
+    expect(chat.stdout).toContain("\r\u001b[2KUnderstood: hello tty"); // the spinner line erased first
+    await chat.waitFor(/── turn 1 · 1 step · .* · completed/);
+    chat.send("run `sleep 30`");
+    await chat.waitFor(/⚙ bash \{"command":"sleep 30"\}/);
+    const from = chat.stdout.length;
+    chat.typeCtrlC();
+    await chat.waitFor(/── turn 2 · .* · aborted: interrupted by the user \(Ctrl-C\)[\s\S]*› /, from);
+    chat.typeCtrlC(); // the second Ctrl-C since the last line typed: exit
+    await chat.waitFor(/\^C exiting/, from);
+    const { code } = await chat.exited;
+    expect(code, chat.stdout).toBe(0);
+    const id = sessionOf(chat.stdout.replaceAll("\r", ""));
     const verify = await keelson(home, ["verify", id]);
     expect(verify.code, verify.stdout).toBe(0);
   }, 90_000);
