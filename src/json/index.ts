@@ -5,4 +5,4 @@ export { deepFreeze } from "./freeze.js";
 export { contentHash } from "./hash.js";
 export { type SnapshotOptions, snapshotJson } from "./snapshot.js";
 export type { JsonArray, JsonErrorCode, JsonObject, JsonPrimitive, JsonValue } from "./types.js";
-export { JsonError } from "./types.js";
+export { JsonError, MAX_JSON_DEPTH } from "./types.js";

@@ -5,7 +5,7 @@
 // The walk keeps a stack of keys and writes a path string only when it throws: this runs on
 // every append, and most values are valid.
 import { childPath } from "./path.js";
-import { JsonError, type JsonValue } from "./types.js";
+import { JsonError, type JsonValue, MAX_JSON_DEPTH } from "./types.js";
 
 export interface SnapshotOptions {
   /** Freeze the copy as it is built (one pass for "copy, then deep-freeze"). */
@@ -16,10 +16,11 @@ export interface SnapshotOptions {
  * Returns a detached copy of `value` that is exactly representable as JSON, or throws a
  * `JsonError` naming the first offending path. Rejects `undefined` (as a member or element),
  * functions, symbols, bigint, `-0`, NaN/±Infinity, sparse arrays, cycles, objects whose
- * prototype is neither `Object.prototype` nor `null` (class instances, Dates, Maps…), and
- * symbol keys. Keys such as `__proto__` and `constructor` are kept as plain own data.
- * Each property (getters included) is read exactly once. The copy has plain prototypes; it is
- * deep-frozen when `options.freeze` is set, else left mutable (see `deepFreeze`).
+ * prototype is neither `Object.prototype` nor `null` (class instances, Dates, Maps…), symbol
+ * keys, and nesting deeper than `MAX_JSON_DEPTH`. Keys such as `__proto__` and `constructor`
+ * are kept as plain own data. Each property (getters included) is read exactly once. The copy
+ * has plain prototypes; it is deep-frozen when `options.freeze` is set, else left mutable (see
+ * `deepFreeze`).
  */
 export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOptions = {}): JsonValue {
   return new Snapshot(rootPath, options.freeze === true).walk(value);
@@ -57,6 +58,7 @@ class Snapshot {
     if (v === null) return null;
     const obj = v as object;
     if (this.#ancestors.has(obj)) throw this.#error("cycle", "cyclic reference");
+    if (this.#ancestors.size >= MAX_JSON_DEPTH) throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     this.#ancestors.add(obj);
     try {
       return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);

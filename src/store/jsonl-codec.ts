@@ -1,6 +1,7 @@
 // The JSONL file format: a header line `{"format":"keelson-session",...SessionHeader}`, then
 // one event per line, every line terminated by "\n". A final segment without "\n" is a torn
 // write (it was never flushed whole) and is dropped on load.
+import { isUtf8 } from "node:buffer";
 import type { SessionEvent, SessionHeader } from "../session/index.js";
 import { StoreError } from "./types.js";
 
@@ -44,4 +45,20 @@ export function splitLog(bytes: Buffer): SplitLog {
   const text = bytes.toString("utf8", 0, end);
   const lines = end === 0 ? [] : text.slice(0, -1).split("\n");
   return { lines, committedBytes: end, tornBytes: bytes.length - end };
+}
+
+/**
+ * The 1-based number of the first committed line that is not valid UTF-8, or undefined. The
+ * writer only ever writes UTF-8 (JSON.stringify escapes lone surrogates), so such a line is
+ * corruption — which a lossy decode would quietly turn into U+FFFD and load.
+ */
+export function firstInvalidUtf8Line(bytes: Buffer, committedBytes: number): number | undefined {
+  if (isUtf8(bytes.subarray(0, committedBytes))) return undefined;
+  let line = 1;
+  for (let start = 0; start < committedBytes; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    if (!isUtf8(bytes.subarray(start, end))) return line;
+    start = end + 1;
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
 import { isSafeSessionId, Session, SessionError, type SessionEvent, type SessionHeader, validateEnvelope, validateSessionHeader } from "../session/index.js";
 import { defaultSessionsDir } from "./home.js";
-import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, splitLog } from "./jsonl-codec.js";
+import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, firstInvalidUtf8Line, splitLog } from "./jsonl-codec.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { type LoadedSession, type LoadOptions, type SessionStore, type SessionSummary, StoreError } from "./types.js";
 
@@ -178,6 +178,10 @@ export class JsonlSessionStore implements SessionStore {
     const header = decodeHeaderLine(lines[0]!, file);
     if ((header as { id?: unknown }).id !== sessionId) {
       throw new StoreError("corrupt", `${file}: line 1 names session ${JSON.stringify((header as { id?: unknown }).id)}, not ${sessionId}`, { file, line: 1 });
+    }
+    const badLine = firstInvalidUtf8Line(bytes, committedBytes);
+    if (badLine !== undefined) {
+      throw new StoreError("corrupt", `${file}: line ${badLine} is not valid UTF-8 (inside the committed log, so it is corruption, not a torn write)`, { file, line: badLine });
     }
     const events: unknown[] = new Array(lines.length - 1);
     for (let i = 1; i < lines.length; i++) {
