@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Session, SessionError, type SessionEvent, type SessionHeader, validateSessionHeader } from "../session/index.js";
-import { decodeHeaderLine, defaultSessionsDir, JsonlSessionStore, splitLog, StoreError } from "../store/index.js";
+import { decodeHeaderLine, defaultSessionsDir, firstInvalidUtf8Line, JsonlSessionStore, splitLog, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
 
 export interface LoadedLog {
@@ -48,8 +48,11 @@ export async function readRawLog(file: string, label = file): Promise<RawLog> {
     if (code === "ENOENT") throw new CliError(label === file ? `no such file: ${file}` : `unknown session ${label} (${file} does not exist)`);
     throw new CliError(`cannot read ${file}: ${code ?? String(error)}`);
   }
-  const { lines } = splitLog(bytes);
+  const { lines, committedBytes } = splitLog(bytes);
   if (lines.length === 0) throw new CliError(`${file}:1: foreign: not a Keelson session log (no complete header line)`, 1);
+  // Keelson never writes invalid UTF-8: inside the committed lines it is corruption, never decoded lossily.
+  const badLine = firstInvalidUtf8Line(bytes, committedBytes);
+  if (badLine !== undefined) throw new CliError(`${file}:${badLine}: corrupt: line ${badLine} is not valid UTF-8`, 1);
   try {
     const header = decodeHeaderLine(lines[0]!, file);
     const events = lines.slice(1).map((line, i) => {

@@ -3,7 +3,7 @@
 import { typeName } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { SessionError } from "./errors.js";
-import { isEventType, validateEventData } from "./event-data.js";
+import { isEventType, show, validateEventData } from "./event-data.js";
 import type { SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
 
 const ENVELOPE_KEYS = new Set(["type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs"]);
@@ -18,14 +18,14 @@ function envelopeError(index: number, detail: string): SessionError {
 /** Asserts `raw` is a well-formed event envelope with seq `expectedSeq` and a valid payload. */
 export function validateEnvelope(raw: unknown, expectedSeq: number): asserts raw is SessionEvent {
   if (!isRecord(raw)) throw envelopeError(expectedSeq, `expected an object, got ${typeName(raw)}`);
-  for (const key in raw) if (!ENVELOPE_KEYS.has(key)) throw envelopeError(expectedSeq, `unknown envelope key ${JSON.stringify(key)}`);
+  for (const key in raw) if (!ENVELOPE_KEYS.has(key)) throw envelopeError(expectedSeq, `unknown envelope key ${show(key)}`);
   if (raw.seq !== expectedSeq) {
-    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${JSON.stringify(raw.seq)}; seq must equal index`, expectedSeq);
+    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${show(raw.seq)}; seq must equal index`, expectedSeq);
   }
   const type = raw.type;
-  if (!isEventType(type)) throw envelopeError(expectedSeq, `unknown event type ${JSON.stringify(type)}`);
+  if (!isEventType(type)) throw envelopeError(expectedSeq, `unknown event type ${show(type)}`);
   const time = raw.time;
-  if (typeof time !== "number" || !Number.isFinite(time) || time < 0) throw envelopeError(expectedSeq, `time must be epoch ms, got ${JSON.stringify(time)}`);
+  if (typeof time !== "number" || !Number.isFinite(time) || time < 0) throw envelopeError(expectedSeq, `time must be epoch ms, got ${show(time)}`);
   validateEventData(type, raw.data, expectedSeq);
   const op = raw.surfaceOp;
   if (isSurfaceEventType(type)) {
@@ -53,7 +53,7 @@ export function validateSurfaceOp(op: unknown, seq?: number): asserts op is Surf
   if (!ok) {
     throw new SessionError(
       "invalid-surface-op",
-      `surfaceOp must be 'append' or { op: 'replace', start, end } with integer positions, got ${JSON.stringify(op)}`,
+      `surfaceOp must be 'append' or { op: 'replace', start, end } with integer positions, got ${show(op)}`,
       seq,
     );
   }
@@ -66,8 +66,8 @@ export function validateSessionHeader(raw: unknown): asserts raw is SessionHeade
   };
   if (!isRecord(raw)) fail(`expected an object, got ${typeName(raw)}`);
   const h = raw as Record<string, unknown>;
-  if (h.version !== 1) fail(`unsupported version ${JSON.stringify(h.version)} (expected 1)`);
-  if (typeof h.id !== "string" || !SESSION_ID.test(h.id)) fail(`id ${JSON.stringify(h.id)} is not a safe session id`);
+  if (h.version !== 1) fail(`unsupported version ${show(h.version)} (expected 1)`);
+  if (typeof h.id !== "string" || !SESSION_ID.test(h.id)) fail(`id ${show(h.id)} is not a safe session id`);
   if (typeof h.createdAt !== "number" || !Number.isFinite(h.createdAt)) fail("createdAt must be epoch ms");
   if (h.cwd !== undefined && typeof h.cwd !== "string") fail("cwd must be a string");
   if (h.parentSession !== undefined && (typeof h.parentSession !== "string" || !SESSION_ID.test(h.parentSession))) {

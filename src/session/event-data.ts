@@ -18,7 +18,8 @@ const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 const isPositive = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
 const isString = (v: unknown): v is string => typeof v === "string";
 
-function show(v: unknown): string {
+/** A value as it appears in an error message: JSON, cut to 60 characters (a hostile log can hold megabytes). */
+export function show(v: unknown): string {
   const s = JSON.stringify(v);
   return s === undefined ? typeName(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

@@ -9,7 +9,7 @@ import type { Message } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
 import { SessionError } from "./errors.js";
-import { isEventType, validateEventData } from "./event-data.js";
+import { isEventType, show, validateEventData } from "./event-data.js";
 import { type CloserOptions, crashRepairClosers } from "./repair.js";
 import { LogStructure } from "./structure.js";
 import { Surface } from "./surface.js";
@@ -169,7 +169,7 @@ export class Session {
     if (this.#notifying) {
       throw new SessionError("reentrant-append", `an observer tried to append ${String(type)} while observers were being notified`);
     }
-    if (!isEventType(type)) throw new SessionError("invalid-event", `unknown event type ${JSON.stringify(type)}`);
+    if (!isEventType(type)) throw new SessionError("invalid-event", `unknown event type ${show(type)}`);
     const seq = this.#events.length;
     let copy: unknown;
     try {

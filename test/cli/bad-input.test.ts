@@ -37,6 +37,11 @@ describe("keelson verify", () => {
     // Line 4 holds seq 2; make it claim seq 7.
     const seqFile = join(home, "wrong-seq.jsonl");
     await writeFile(seqFile, lines.map((l, i) => (i === 3 ? l.replace('"seq":2', '"seq":7') : l)).join("\n"));
+    // An invalid UTF-8 byte inside a string on line 3: corruption, never decoded lossily.
+    const utf8File = join(home, "bad-utf8.jsonl");
+    const third = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
+    const quote = bytes.indexOf('"', bytes.indexOf('"text":"', third) + 8);
+    await writeFile(utf8File, Buffer.concat([bytes.subarray(0, quote), Buffer.from([0xff]), bytes.subarray(quote)]));
     const copy = join(home, "copy.jsonl");
     await copyFile(log, copy);
 
@@ -49,6 +54,9 @@ describe("keelson verify", () => {
     expect(seq.code).toBe(1);
     expect(seq.stdout).toContain(`${seqFile}:4: seq 2: seq-mismatch:`);
     expect(seq.stdout).toMatch(/not clean: 1 issue/);
+    const utf8 = await keelson(home, ["verify", utf8File]);
+    expect(utf8.code).toBe(1);
+    expect(utf8.stdout).toMatch(/bad-utf8\.jsonl:\d+: corrupt: line \d+ is not valid UTF-8/);
   }, 60_000);
 });
 

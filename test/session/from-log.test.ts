@@ -124,6 +124,16 @@ describe("Session.fromLog rejects a bad log, naming the first bad event", () => 
     expect(expectSessionError(() => Session.fromLog(header, events), "invalid-event").seq).toBe(at);
   });
 
+  test("a megabyte-long event type or envelope key is named in a bounded message", () => {
+    const huge = "x".repeat(2_000_000);
+    for (const edit of [set(1, "type", huge), set(1, huge, 1)]) {
+      const { header, events } = corrupted(edit);
+      const error = expectSessionError(() => Session.fromLog(header, events), "invalid-event");
+      expect(error.message.length).toBeLessThan(200);
+      expect(error.message).toContain("xxx...");
+    }
+  });
+
   test.each([
     ["a malformed surfaceOp", set(1, "surfaceOp", { op: "replace", start: "0", end: 1 })],
   ])("%s is rejected with invalid-surface-op", (_name, edit) => {
