@@ -178,8 +178,12 @@ class LoopAgent implements Agent {
       }
     }
     const store = this.#options.store;
-    if (store !== undefined) {
-      await this.#ready.catch(() => undefined);
+    // A session the store refused to create (locked, exists) was never opened: nothing to flush or release.
+    const opened = await this.#ready.then(
+      () => true,
+      () => false,
+    );
+    if (store !== undefined && opened) {
       await this.#persistence?.flush();
       await store.release(this.session.id);
     }
