@@ -4,8 +4,9 @@
 //   keelson  — the session prefix (request-only, frozen per instance, logged on the header);
 //   (a)      — inside a system prompt re-rendered every step with a timestamp;
 //   (b)      — as a per-step reminder appended at the tail of every request, not logged;
-//   (c)      — as a durable history opener injected once at session start.
-// Printed: cache-read share, billed input-equivalent tokens (input + 1.25×write + 0.1×read),
+//   (c)      — as a durable history opener injected once at session start;
+// and Keelson once more with mid-session compaction (keelson+compaction).
+// Tabled: cache-read share, billed input-equivalent tokens (input + 1.25×write + 0.1×read),
 // cost, and for Keelson its reads as a share of the theoretical maximum (every token of the
 // previous request re-read; goal ≥ 0.99).
 import { z } from "zod";
@@ -15,6 +16,8 @@ import { DEFAULT_MODELS, type Provider, type ScriptedReply, usageCost } from "..
 import type { Message, Usage } from "../src/messages/index.js";
 import { type Agent, type AgentOptions, createAgent } from "../src/loop/index.js";
 import { defineTool } from "../src/tools/index.js";
+import { pct, ratio } from "./table.js";
+import type { WorkloadResult } from "./workload.js";
 
 const INSTANCES = 3;
 const TURNS = 10;
@@ -103,8 +106,18 @@ async function run(layout: Layout): Promise<Outcome> {
   return { layout, usages: emulator.usages, summaries };
 }
 
-export async function runCacheBench(): Promise<Record<string, number | string>[]> {
-  const rows: Record<string, number | string>[] = [];
+interface Row {
+  readonly layout: Layout;
+  readonly requests: number;
+  readonly promptTokens: number;
+  readonly readShare: number;
+  readonly billedInputEquivalent: number;
+  readonly costUsd: number;
+  readonly shareOfTheoreticalMax: number;
+}
+
+export async function runW1(): Promise<WorkloadResult> {
+  const rows: Row[] = [];
   const compaction: string[] = [];
   for (const layout of ["keelson", "keelson+compaction", "a: system+timestamp", "b: tail reminder", "c: history opener"] as const) {
     const { usages, summaries } = await run(layout);
@@ -113,7 +126,7 @@ export async function runCacheBench(): Promise<Record<string, number | string>[]
       const after = usages[i + 1];
       const share = s.cacheReadTokens / (s.inputTokens + s.cacheReadTokens + s.cacheWriteTokens);
       compaction.push(
-        `summary call #${i + 1}: cache-read share ${(share * 100).toFixed(1)}% of ${s.inputTokens + s.cacheReadTokens + s.cacheWriteTokens} input tokens; next request re-paid ${after ? after.inputTokens + after.cacheWriteTokens : 0} tokens (write+uncached), read ${after?.cacheReadTokens ?? 0}`,
+        `keelson+compaction summary call #${i + 1}: cache-read share ${pct(share)} of ${s.inputTokens + s.cacheReadTokens + s.cacheWriteTokens} input tokens; next request re-paid ${after ? after.inputTokens + after.cacheWriteTokens : 0} tokens (write+uncached), read ${after?.cacheReadTokens ?? 0}`,
       );
     }
     const sum = (f: (u: Usage) => number): number => usages.reduce((n, u) => n + f(u), 0);
@@ -134,22 +147,28 @@ export async function runCacheBench(): Promise<Record<string, number | string>[]
     });
   }
   const keelson = rows[0]!;
-  console.log(`\nW1 cache economics — ${INSTANCES} instances × ${TURNS} turns × ≤3 steps, ~3k-token opener, Anthropic-style cache (${MODEL} pricing)`);
-  console.log("layout".padEnd(22), "requests".padStart(8), "read share".padStart(11), "billed in-eq".padStart(13), "× keelson".padStart(10), "cost $".padStart(9), "× keelson".padStart(10));
-  for (const r of rows) {
-    console.log(
-      String(r.layout).padEnd(22),
-      String(r.requests).padStart(8),
-      `${((r.readShare as number) * 100).toFixed(1)}%`.padStart(11),
-      Math.round(r.billedInputEquivalent as number).toString().padStart(13),
-      ((r.billedInputEquivalent as number) / (keelson.billedInputEquivalent as number)).toFixed(2).padStart(10),
-      (r.costUsd as number).toFixed(4).padStart(9),
-      ((r.costUsd as number) / (keelson.costUsd as number)).toFixed(2).padStart(10),
-    );
-  }
-  console.log(`keelson cache reads / theoretical maximum: ${(keelson.shareOfTheoreticalMax as number).toFixed(4)} (goal ≥ 0.99)`);
-  for (const line of compaction) console.log(`keelson+compaction ${line}`);
-  return rows;
+  return {
+    id: "W1",
+    table: {
+      title: `W1 cache economics — ${INSTANCES} instances × ${TURNS} turns × ≤3 steps, ~3k-token opener, Anthropic-style cache (${MODEL} pricing)`,
+      columns: ["layout", "requests", "prompt tokens", "read share", "reads / max", "billed in-eq", "× keelson", "cost $", "× keelson"],
+      rows: rows.map((r) => [
+        r.layout,
+        String(r.requests),
+        String(r.promptTokens),
+        pct(r.readShare),
+        r.shareOfTheoreticalMax.toFixed(4),
+        String(Math.round(r.billedInputEquivalent)),
+        ratio(r.billedInputEquivalent, keelson.billedInputEquivalent),
+        r.costUsd.toFixed(4),
+        ratio(r.costUsd, keelson.costUsd),
+      ]),
+      notes: [
+        "billed in-eq = input + 1.25 × cache write + 0.1 × cache read; reads / max = cache reads ÷ (every request re-reading all of the previous one)",
+        `keelson reads / theoretical maximum: ${keelson.shareOfTheoreticalMax.toFixed(4)} (goal ≥ 0.99); with compaction the maximum is unreachable by design (a summary replaces history)`,
+        ...compaction,
+      ],
+    },
+    data: rows,
+  };
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) await runCacheBench();

@@ -1,0 +1,90 @@
+// W2 loop overhead: the same N-step tool loop (N-1 calls to a no-op tool, then a final text) on a
+// zero-latency scripted model, from histories of 100, 1k and 10k messages, for Keelson (no store,
+// and with the JSONL store) and its peers on the same script — Vercel AI SDK's generateText and
+// streamText multi-step loops, pi-agent-core's Agent — plus the naive baseline (plain array, whole
+// request JSON.stringify'd per call). Each configuration runs in a fresh child process
+// (bench/w2/worker.ts) so its peak RSS is its own. Figures: process CPU ms per step (user +
+// system, all threads — the headline: it does not count time spent waiting for a busy box),
+// wall ms per step, peak RSS, and Keelson (no store) ÷ peer for CPU and RSS.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { num, ratio } from "./table.js";
+import type { HarnessName } from "./w2/harness.js";
+import type { WorkerConfig, WorkerResult } from "./w2/worker.js";
+import type { WorkloadResult } from "./workload.js";
+
+const HISTORIES = [100, 1_000, 10_000];
+const ORDER: readonly HarnessName[] = ["keelson", "keelson+jsonl", "ai-sdk generateText", "ai-sdk streamText", "pi-agent-core", "naive stringify"];
+export const W2_STEPS = 200;
+const WARMUP = 300;
+const FIRST_TURN = 10;
+const REPEATS = 3;
+
+const root = join(import.meta.dirname, "..");
+const run = promisify(execFile);
+
+/** Exact installed versions of the peers, read from their package.json. */
+export function peerVersions(): Record<string, string> {
+  const version = (name: string): string => (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  return Object.fromEntries(["ai", "@ai-sdk/provider", "@mariozechner/pi-agent-core", "@mariozechner/pi-ai"].map((n) => [n, version(n)]));
+}
+
+async function spawnWorker(config: WorkerConfig): Promise<WorkerResult> {
+  const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "w2", "worker.ts"), JSON.stringify(config)], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const line = stdout.trim().split("\n").at(-1) ?? "";
+  return JSON.parse(line) as WorkerResult;
+}
+
+export async function runW2(): Promise<WorkloadResult> {
+  const results: WorkerResult[] = [];
+  for (const messages of HISTORIES) {
+    for (const harness of ORDER) {
+      const r = await spawnWorker({ harness, messages, steps: W2_STEPS, warmup: WARMUP, firstTurn: FIRST_TURN, repeats: REPEATS });
+      process.stderr.write(`  W2 ${String(messages).padStart(5)} ${harness.padEnd(20)} ${num(r.cpuMsPerStep).padStart(6)} CPU ms/step\n`);
+      results.push(r);
+    }
+  }
+  const at = (harness: HarnessName, messages: number): WorkerResult => results.find((r) => r.harness === harness && r.messages === messages)!;
+  const rows = results.map((r) => {
+    const k = at("keelson", r.messages);
+    const peer = r.harness !== "keelson" && r.harness !== "keelson+jsonl";
+    return [
+      r.harness,
+      String(r.messages),
+      r.cpuMsPerStep,
+      peer ? ratio(k.cpuMsPerStep, r.cpuMsPerStep) : "",
+      r.wallMsPerStep,
+      peer ? ratio(k.wallMsPerStep, r.wallMsPerStep) : "",
+      r.peakRssMb,
+      peer ? ratio(k.peakRssMb, r.peakRssMb) : "",
+      r.rssAfterImportMb,
+    ];
+  });
+  const flat = ORDER.map((h) => `${h} ${num(at(h, 10_000).cpuMsPerStep / at(h, 1_000).cpuMsPerStep)}`).join(", ");
+  const signed = (n: number): string => (n >= 0 ? `+${num(n)}` : `−${num(-n)}`);
+  const jsonl = HISTORIES.map((m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`).join(", ");
+  const versions = Object.entries(peerVersions())
+    .map(([n, v]) => `${n}@${v}`)
+    .join(", ");
+  return {
+    id: "W2",
+    table: {
+      title: `W2 loop overhead — one ${W2_STEPS}-step tool loop on a zero-latency scripted model (best of ${REPEATS}, fresh process per row)`,
+      columns: ["harness", "history", "CPU ms/step", "keelson ÷", "wall ms/step", "keelson ÷", "peak RSS MB", "keelson ÷", "RSS at import MB"],
+      rows,
+      notes: [
+        "keelson ÷ = Keelson (no store) ÷ that row, same history: below 1 means Keelson spends less",
+        `flatness, CPU per step at 10k ÷ at 1k messages: ${flat} (flat ⇒ ≈ 1)`,
+        `Keelson's JSONL store (write + fsync per turn end, amortized over the turn) changes CPU per step by ${jsonl} (within noise when small)`,
+        `peers: ${versions}; peers have no store (Keelson's comparable row is "keelson")`,
+        `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
+      ],
+    },
+    data: { steps: W2_STEPS, warmup: WARMUP, firstTurn: FIRST_TURN, repeats: REPEATS, versions: peerVersions(), results },
+  };
+}
