@@ -2,7 +2,7 @@
 // events and, for each request, appends what `decideHeaderRecord` says: a snapshot on the
 // instance's first request, nothing when unchanged, else a delta or a fallback snapshot.
 // One writer per loop instance: a new instance (resume, fork, restart) means a new writer.
-import { deepFreeze, snapshotJson } from "../json/index.js";
+import { deepFreeze, isDeepFrozen, snapshotJson } from "../json/index.js";
 import type { Session } from "../session/index.js";
 import { canonicalHeader } from "./canonical.js";
 import { foldRequestHeader } from "./fold.js";
@@ -14,6 +14,8 @@ export class HeaderWriter {
   readonly #session: Session;
   #folded: EpochHeader | undefined;
   #first = true;
+  /** The last header recorded, kept only when every part of it was deep-frozen (immutable). */
+  #lastFrozenInput: EpochHeader | undefined;
 
   /** Folds `session`'s log once; afterwards the writer tracks what it appends itself. */
   constructor(session: Session) {
@@ -32,6 +34,9 @@ export class HeaderWriter {
    * cannot make the fold disagree with what was used.
    */
   record(header: EpochHeader): HeaderRecord {
+    // Fast path, the loop's common case: the same immutable system, tools and prefix as the last
+    // record and the config in force. Unchanged by construction — no copy, no canonical compare.
+    if (this.#unchangedImmutable(header)) return NONE;
     validateEpochHeader(header);
     const used = canonicalHeader(deepFreeze(snapshotJson(header) as unknown as EpochHeader));
     const decision = decideHeaderRecord({ folded: this.#folded, next: used, firstOfInstance: this.#first });
@@ -42,6 +47,16 @@ export class HeaderWriter {
     }
     this.#first = false;
     this.#folded = used;
+    this.#lastFrozenInput = isDeepFrozen(header.system) && isDeepFrozen(header.tools) && isDeepFrozen(header.messagePrefix) ? header : undefined;
     return decision;
   }
+
+  #unchangedImmutable(header: EpochHeader): boolean {
+    const last = this.#lastFrozenInput;
+    if (this.#first || last === undefined || this.#folded === undefined) return false;
+    const sameConfig = header.config === this.#folded.config || (header.config === last.config && isDeepFrozen(header.config));
+    return sameConfig && header.system === last.system && header.tools === last.tools && header.messagePrefix === last.messagePrefix;
+  }
 }
+
+const NONE: HeaderRecord = Object.freeze({ kind: "none" });

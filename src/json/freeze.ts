@@ -10,7 +10,24 @@
  */
 export function deepFreeze<T>(value: T): T {
   freezeInto(value, new WeakSet());
+  markDeepFrozen(value);
   return value;
+}
+
+/** Roots known to be frozen all the way down (by `deepFreeze` or a freezing `snapshotJson`). */
+const DEEP_FROZEN = new WeakSet<object>();
+
+/** Records that `value` is frozen all the way down; callers must have made it so. */
+export function markDeepFrozen(value: unknown): void {
+  if (value !== null && typeof value === "object") DEEP_FROZEN.add(value);
+}
+
+/**
+ * True when `value` can never change: a primitive, or a root that `deepFreeze` or a freezing
+ * `snapshotJson` produced. Lets hot paths compare such values by identity instead of by content.
+ */
+export function isDeepFrozen(value: unknown): boolean {
+  return value === null || typeof value !== "object" ? typeof value !== "function" : DEEP_FROZEN.has(value);
 }
 
 function freezeInto(value: unknown, seen: WeakSet<object>): void {

@@ -1,7 +1,7 @@
 // Public API of the json layer (depends on nothing).
 export { canonicalEquals, canonicalJson } from "./canonical.js";
 export { adoptParsedJson } from "./adopt.js";
-export { deepFreeze } from "./freeze.js";
+export { deepFreeze, isDeepFrozen, markDeepFrozen } from "./freeze.js";
 export { contentHash } from "./hash.js";
 export { type SnapshotOptions, snapshotJson } from "./snapshot.js";
 export type { JsonArray, JsonErrorCode, JsonObject, JsonPrimitive, JsonValue } from "./types.js";

@@ -4,6 +4,7 @@
 // returns a different value the second time would let unvalidated data into the copy.
 // The walk keeps a stack of keys and writes a path string only when it throws: this runs on
 // every append, and most values are valid.
+import { markDeepFrozen } from "./freeze.js";
 import { childPath } from "./path.js";
 import { JsonError, type JsonValue, MAX_JSON_DEPTH } from "./types.js";
 
@@ -23,7 +24,9 @@ export interface SnapshotOptions {
  * `deepFreeze`).
  */
 export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOptions = {}): JsonValue {
-  return new Snapshot(rootPath, options.freeze === true).walk(value);
+  const copy = new Snapshot(rootPath, options.freeze === true).walk(value);
+  if (options.freeze === true) markDeepFrozen(copy);
+  return copy;
 }
 
 class Snapshot {

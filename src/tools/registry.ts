@@ -35,7 +35,8 @@ export class ToolRegistry {
 
   /** The schemas the model sees, sorted by name, deep-frozen; the same array until the set changes. */
   schemas(): readonly ToolSchema[] {
-    this.#schemas ??= Object.freeze([...this.#tools.values()].map((e) => e.schema).sort((a, b) => (a.name < b.name ? -1 : 1)));
+    // Deep-frozen (each schema already is), so the header writer can compare it by identity.
+    this.#schemas ??= deepFreeze([...this.#tools.values()].map((e) => e.schema).sort((a, b) => (a.name < b.name ? -1 : 1)));
     return this.#schemas;
   }
 }

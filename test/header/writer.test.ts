@@ -12,6 +12,7 @@ import {
   headerEquals,
   type ToolSchema,
 } from "../../src/header/index.js";
+import { deepFreeze } from "../../src/json/index.js";
 import type { Session, SessionEvent } from "../../src/session/index.js";
 import { baseHeader, sessionWithOpen, text, tool } from "../support/builders.js";
 import { epochHeaderArb, mutatedHeaderArb, reverseKeys } from "./arbitraries.js";
@@ -209,5 +210,41 @@ describe("HeaderWriter over random header sequences and instances (P15, P16)", (
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("HeaderWriter's identity fast path", () => {
+  test("the same deep-frozen system, tools and prefix and the config in force log nothing; a new frozen tools array is compared by content", () => {
+    const session = sessionWithOpen("step");
+    const writer = new HeaderWriter(session);
+    const tools = deepFreeze([tool("read"), tool("write")]);
+    const prefix = deepFreeze([{ role: "user" as const, content: [text("opener")] }]);
+    writer.record({ config: { model: "m" }, system: "s", tools, messagePrefix: prefix });
+    const config = writer.current!.config;
+    expect(recordAndCollect(writer, session, { config, system: "s", tools, messagePrefix: prefix })).toEqual([]);
+    // A different (frozen) array with different content: not skipped, a delta is logged.
+    const more = deepFreeze([tool("read"), tool("write"), tool("ls")]);
+    expect(recordAndCollect(writer, session, { config, system: "s", tools: more, messagePrefix: prefix }).map((e) => e.type)).toEqual(["request/header-delta"]);
+    expect(writer.current!.tools!.map((t) => t.name)).toEqual(["read", "write", "ls"]);
+  });
+
+  test("mutable inputs are never trusted by identity: mutating the same array between records is logged", () => {
+    const session = sessionWithOpen("step");
+    const writer = new HeaderWriter(session);
+    const tools: ToolSchema[] = [tool("read")];
+    writer.record({ config: { model: "m" }, system: "s", tools });
+    tools.push(tool("write"));
+    const events = recordAndCollect(writer, session, { config: writer.current!.config, system: "s", tools });
+    expect(events.map((e) => e.type)).toEqual(["request/header-delta"]);
+    expect(foldRequestHeader(session.events)!.tools!.map((t) => t.name)).toEqual(["read", "write"]);
+  });
+
+  test("a config object that is not the one in force is compared by content", () => {
+    const session = sessionWithOpen("step");
+    const writer = new HeaderWriter(session);
+    const tools = deepFreeze([tool("read")]);
+    writer.record({ config: { model: "m" }, system: "s", tools });
+    expect(recordAndCollect(writer, session, { config: { model: "m" }, system: "s", tools })).toEqual([]);
+    expect(recordAndCollect(writer, session, { config: { model: "m2" }, system: "s", tools }).map((e) => e.type)).toEqual(["request/header-delta"]);
   });
 });
