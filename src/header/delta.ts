@@ -1,7 +1,7 @@
 // The header delta codec: diff two canonical headers into a `HeaderDelta`, apply one back.
 // A delta is only ever logged when applying it reproduces the target exactly (see record.ts);
 // arms that cannot express a change (e.g. a reordering of tools) fall back to a snapshot.
-import { canonicalJson, type JsonValue } from "../json/index.js";
+import { canonicalJson, type JsonValue, previewJson } from "../json/index.js";
 import { canonicalHeader } from "./canonical.js";
 import { type EpochHeader, HeaderError, type HeaderDelta, type SystemDelta, type ToolSchema, type ToolsDelta } from "./types.js";
 
@@ -51,15 +51,15 @@ export function diffTools(prev: readonly ToolSchema[] = [], next: readonly ToolS
 export function applyToolsDelta(tools: readonly ToolSchema[] = [], delta: ToolsDelta): readonly ToolSchema[] {
   const removed = new Set(delta.removed);
   for (const name of removed) {
-    if (!tools.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta removes unknown tool ${JSON.stringify(name)}`);
+    if (!tools.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta removes unknown tool ${previewJson(name)}`);
   }
   const changed = new Map(delta.changed.map((t) => [t.name, t]));
   const out = tools.filter((t) => !removed.has(t.name)).map((t) => changed.get(t.name) ?? t);
   for (const name of changed.keys()) {
-    if (!out.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta changes unknown tool ${JSON.stringify(name)}`);
+    if (!out.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta changes unknown tool ${previewJson(name)}`);
   }
   for (const tool of delta.added) {
-    if (out.some((t) => t.name === tool.name)) throw new HeaderError("delta-mismatch", `tools delta adds existing tool ${JSON.stringify(tool.name)}`);
+    if (out.some((t) => t.name === tool.name)) throw new HeaderError("delta-mismatch", `tools delta adds existing tool ${previewJson(tool.name)}`);
     out.push(tool);
   }
   return out;

@@ -1,5 +1,6 @@
 // Shape validation for content blocks and messages, used at every boundary that accepts them
 // (session appends, loaded logs, composed session prefixes). Throws `MessageShapeError`.
+import { previewJson } from "../json/index.js";
 import type { AssistantContent, Message, ToolResultPart, UserContent } from "./types.js";
 
 export class MessageShapeError extends Error {
@@ -44,7 +45,7 @@ function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem 
   if (!isRecord(block)) return { at: "", detail: `expected a content block object, got ${typeName(block)}` };
   const kind = block.type;
   if (typeof kind !== "string" || !allowed.has(kind as BlockKind)) {
-    return { at: ".type", detail: `block type ${JSON.stringify(kind)} is not one of ${[...allowed].join(", ")}` };
+    return { at: ".type", detail: `block type ${previewJson(kind)} is not one of ${[...allowed].join(", ")}` };
   }
   switch (kind as BlockKind) {
     case "text":
@@ -116,7 +117,7 @@ export function validateMessage(message: unknown, path = "$"): asserts message i
       return;
     }
     default:
-      throw new MessageShapeError(`${path}.role`, `role ${JSON.stringify(message.role)} is not user, assistant or tool`);
+      throw new MessageShapeError(`${path}.role`, `role ${previewJson(message.role)} is not user, assistant or tool`);
   }
 }
 

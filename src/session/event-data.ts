@@ -5,6 +5,7 @@
 //
 // Each check returns `undefined` or a problem ("field: detail"); no closures are made per call,
 // since this runs once per event on every load.
+import { previewJson } from "../json/index.js";
 import { MessageShapeError, typeName, validateAssistantContent, validateToolResultContent, validateUserContent } from "../messages/index.js";
 import { SessionError } from "./errors.js";
 import { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
@@ -18,10 +19,9 @@ const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 const isPositive = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
 const isString = (v: unknown): v is string => typeof v === "string";
 
-/** A value as it appears in an error message: JSON, cut to 60 characters (a hostile log can hold megabytes). */
+/** A value as it appears in an error message (bounded: a hostile log can hold megabytes). */
 export function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s === undefined ? typeName(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  return v === undefined || typeof v === "function" || typeof v === "symbol" ? typeName(v) : previewJson(v);
 }
 
 const positive =

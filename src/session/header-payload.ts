@@ -3,6 +3,7 @@
 // before it is logged (a log holding one could never be folded or resumed); the header layer's
 // `validateEpochHeader` / `validateHeaderDelta` wrap these into `HeaderError`s.
 // Each returns `undefined` or a problem written as "path: detail".
+import { previewJson } from "../json/index.js";
 import { MessageShapeError, typeName, validateMessages } from "../messages/index.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -26,7 +27,7 @@ function toolsProblem(tools: unknown, path: string): string | undefined {
     const problem = toolProblem(tools[i], `${path}[${i}]`);
     if (problem !== undefined) return problem;
     const name = (tools[i] as { name: string }).name;
-    if (names.has(name)) return `${path}[${i}].name: duplicate tool name ${JSON.stringify(name)}`;
+    if (names.has(name)) return `${path}[${i}].name: duplicate tool name ${previewJson(name)}`;
     names.add(name);
   }
   return undefined;

@@ -4,7 +4,7 @@
 // validate (payload, structure, surface op) → deep-freeze → push → notify observers (each
 // observer's failure contained). A rejected append changes nothing. Observers may not append.
 import { randomUUID } from "node:crypto";
-import { adoptParsedJson, JsonError, snapshotJson } from "../json/index.js";
+import { adoptParsedJson, JsonError, previewJson, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
@@ -261,7 +261,7 @@ export class Session {
       if (!same) {
         throw new SessionError(
           "replace-provenance-mismatch",
-          `${event.type} at seq ${index}: sourceEventSeqs ${JSON.stringify(logged)} must list the shadowed nodes ${JSON.stringify(provenance)}`,
+          `${event.type} at seq ${index}: sourceEventSeqs ${previewJson(logged, 120)} must list the shadowed nodes ${previewJson(provenance, 120)}`,
           index,
         );
       }

@@ -7,6 +7,7 @@
 // buffered, so a retry cannot duplicate seqs. Load drops a torn final line (truncating it away
 // when writable), refuses corruption inside the committed region with the file and line, and
 // closes an open final turn with crash-repair closers written durably.
+import { previewJson } from "../json/index.js";
 import { randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
@@ -48,7 +49,7 @@ export class JsonlSessionStore implements SessionStore {
 
   /** The file that holds session `id`. */
   fileOf(id: string): string {
-    if (!isSafeSessionId(id)) throw new StoreError("invalid-id", `${JSON.stringify(id)} is not a valid session id`);
+    if (!isSafeSessionId(id)) throw new StoreError("invalid-id", `${previewJson(id)} is not a valid session id`);
     return join(this.root, `${id}.jsonl`);
   }
 
@@ -88,7 +89,7 @@ export class JsonlSessionStore implements SessionStore {
     const writer = this.#writer(sessionId);
     events.forEach((event, i) => {
       if (event?.seq !== writer.nextSeq + i) {
-        throw new StoreError("seq-gap", `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${JSON.stringify(event?.seq)}; the batch was not buffered`);
+        throw new StoreError("seq-gap", `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`);
       }
       try {
         validateEnvelope(event, event.seq);
@@ -177,7 +178,7 @@ export class JsonlSessionStore implements SessionStore {
     if (lines.length === 0) throw new StoreError("foreign", `${file} is not a Keelson session log: it has no complete header line`, { file, line: 1 });
     const header = decodeHeaderLine(lines[0]!, file);
     if ((header as { id?: unknown }).id !== sessionId) {
-      throw new StoreError("corrupt", `${file}: line 1 names session ${JSON.stringify((header as { id?: unknown }).id)}, not ${sessionId}`, { file, line: 1 });
+      throw new StoreError("corrupt", `${file}: line 1 names session ${previewJson((header as { id?: unknown }).id)}, not ${sessionId}`, { file, line: 1 });
     }
     const badLine = firstInvalidUtf8Line(bytes, committedBytes);
     if (badLine !== undefined) {

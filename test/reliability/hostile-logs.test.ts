@@ -21,6 +21,8 @@ test(
     for (const kind of CORRUPTION_KINDS) expect(outcomesOf(kind).length, `${kind} was never tried`).toBeGreaterThan(0);
     // A respelling changes no value, so it must load identically; nothing in an empty or foreign file may load.
     expect(outcomesOf("noop")).toEqual(["noop/identical"]);
+    // Errors quote hostile values (megabyte strings) in bounded form: one readable line each.
+    expect(result.counts["longest rejection message (chars)"]).toBeLessThan(4_000); // was 420k before values were quoted with previewJson
     expect(outcomesOf("empty")).toEqual(["empty/rejected"]);
     expect(outcomesOf("foreign")).toEqual(["foreign/rejected"]);
   },
