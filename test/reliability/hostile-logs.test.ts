@@ -3,6 +3,7 @@
 // or is refused with a typed error — never an untyped error, a polluted prototype or a silently
 // different load (reliability/hostile-logs-oracle.ts).
 import { expect, test } from "vitest";
+import { runFastSlice } from "./fast-slice.js";
 import { CORRUPTION_KINDS } from "../../reliability/hostile-logs-cases.js";
 import suite from "../../reliability/hostile-logs.suite.js";
 
@@ -12,10 +13,7 @@ const TIMEOUT_MS = 120_000;
 test(
   `hostile logs: ${suite.fastTrials} corrupted logs each load identically, repaired, as a clean prefix or faithful rewrite, or are refused with a typed error`,
   async () => {
-    const result = await suite.run({ trials: suite.fastTrials, seed: 20261202 });
-    expect(result.failures).toEqual([]);
-    expect(result.passed).toBe(result.trials);
-    expect(result.trials).toBe(suite.fastTrials);
+    const result = await runFastSlice(suite);
     for (const outcome of ["identical", "repaired", "prefix", "rewritten", "rejected"]) expect(result.counts[outcome], outcome).toBeGreaterThan(0);
     const outcomesOf = (kind: string): string[] => Object.keys(result.counts).filter((key) => key.startsWith(`${kind}/`));
     for (const kind of CORRUPTION_KINDS) expect(outcomesOf(kind).length, `${kind} was never tried`).toBeGreaterThan(0);
