@@ -5,7 +5,7 @@
 // segment that changed when a request could not reuse the previous one, and the cost under the
 // model's pricing. Pure: a fold over events plus a token counter.
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import { estimateTokens, type ModelRegistry, usageCost, valueCounter } from "../llm/index.js";
+import { estimateTokens, type ModelRegistry, usageCost, valueCounter } from "../llm/core.js";
 import type { Usage } from "../messages/index.js";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";

@@ -2,6 +2,7 @@
 // the cacheable estimate against the reported read / write / input / output tokens, a bar of the
 // cache-read share and the first changed segment; then totals with cost. Pure over the log.
 import type { Session } from "../session/index.js";
+import { cacheHitShare } from "./turn-footer.js";
 
 const BAR_WIDTH = 20;
 
@@ -18,8 +19,7 @@ export async function renderCacheReport(session: Session): Promise<string> {
   out.push(`${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"cacheable≈".padStart(10)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  ${"read share".padEnd(BAR_WIDTH + 5)}  first change`);
   for (const line of report.requests) {
     const u = line.usage;
-    const total = u === undefined ? 0 : u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
-    const share = u === undefined || total === 0 ? undefined : u.cacheReadTokens / total;
+    const share = u === undefined ? undefined : cacheHitShare(u);
     out.push(
       [
         `${line.turn}.${line.step}`.padEnd(8),

@@ -6,7 +6,7 @@
 // `compact/start` … `compact/end`. It never touches the system prompt or the session prefix:
 // they live in the header, not on the surface.
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import { estimateTokens, ModelRegistry, valueCounter } from "../llm/index.js";
+import { estimateTokens, ModelRegistry, valueCounter } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import type { Agent, CompactionGate } from "../loop/index.js";
 import type { SessionEvent } from "../session/index.js";

@@ -2,7 +2,7 @@
 // the same system, tools, session prefix and history up to the region's end — plus one
 // instruction message, so most of its input is a cache read. A prior checkpoint inside the region
 // is merged into the new one (the instruction says so), never nested.
-import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type ProviderTool } from "../llm/index.js";
+import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type ProviderTool } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 
 export const CHECKPOINT_OPEN = "<checkpoint>";

@@ -1,5 +1,5 @@
 // Compaction vocabulary: options, the pressure estimate, and the error type.
-import type { ModelRegistry } from "../llm/index.js";
+import type { ModelRegistry } from "../llm/core.js";
 
 export interface CompactionOptions {
   /** Context windows by model; defaults to `new ModelRegistry()`. */

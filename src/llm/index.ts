@@ -1,21 +1,5 @@
-// Public API of the llm layer (depends on json, messages). Real adapters land in a later issue.
-export { BlockAssembler } from "./assembler.js";
-export {
-  type ContentReply,
-  controlReplyChunks,
-  isContentReply,
-  ScriptedProvider,
-  type ScriptedProviderOptions,
-  type ScriptedReply,
-  type ScriptedStep,
-  type ScriptedToolCall,
-} from "./scripted.js";
-export type { AssistantResult, BlockStart, FinishReason, Provider, ProviderFailure, ProviderRequest, ProviderTool, StreamChunk } from "./types.js";
-export { ProviderError } from "./types.js";
-export { httpError, retryAfterMs } from "./http-errors.js";
-export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, ModelRegistryError, usageCost } from "./models.js";
-export type { ProviderErrorCode } from "./types.js";
+// Public API of the llm layer (depends on json, messages): the provider-neutral core (core.ts)
+// plus the real adapters, which load the official SDKs.
+export * from "./core.js";
 export { AnthropicProvider, type AnthropicProviderOptions, toAnthropicParams } from "./anthropic/index.js";
-export { withStallTimeout } from "./stall.js";
-export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";
 export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./openai/index.js";

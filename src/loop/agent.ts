@@ -3,7 +3,7 @@
 // per-instance state (cached prefix, header writer), store wiring and dispose.
 import { HeaderWriter, type RequestConfig } from "../header/index.js";
 import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
-import type { Provider } from "../llm/index.js";
+import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { Session } from "../session/index.js";

@@ -2,7 +2,7 @@
 // checks it against an independent reconstruction from the log.
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { EpochHeader } from "../header/index.js";
-import type { ProviderRequest } from "../llm/index.js";
+import type { ProviderRequest } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import { composeRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";

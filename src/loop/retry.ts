@@ -3,7 +3,7 @@
 // retried after a capped exponential backoff with jitter (or the provider's `retry-after`).
 // A failed attempt's partial stream is discarded: only the final attempt's result can reach
 // history. Non-retryable failures and exhausted attempts return the error result as is.
-import type { AssistantResult } from "../llm/index.js";
+import type { AssistantResult } from "../llm/core.js";
 
 export interface RetryPolicy {
   /** Total attempts per step, the first included. Default 5. */

@@ -1,7 +1,7 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
 // live. A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`.
-import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/index.js";
+import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/core.js";
 
 export async function streamProvider(provider: Provider, request: ProviderRequest, onChunk: (chunk: StreamChunk) => void): Promise<AssistantResult> {
   const assembler = new BlockAssembler();

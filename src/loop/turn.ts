@@ -9,7 +9,7 @@
 // A throwing listener or provider error ends the turn, never the agent.
 import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
-import { type AssistantResult, type Provider, ProviderError } from "../llm/index.js";
+import { type AssistantResult, type Provider, ProviderError } from "../llm/core.js";
 import { type AssistantContent, type Message, MessageShapeError, type UserContent, validateAssistantContent, validateUserContent } from "../messages/index.js";
 import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";

@@ -2,7 +2,7 @@
 // the agent's options and handle, and the loop's error type.
 import type { RequestConfig } from "../header/index.js";
 import type { EmitHook, HookBus, Plugin, PluginHost, SerialHook, WaterfallHook } from "../hooks/index.js";
-import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/index.js";
+import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/core.js";
 import type { Message, UserContent } from "../messages/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
 import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
