@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { ScriptedProvider } from "../../src/llm/index.js";
+import { ScriptedProvider } from "../../src/llm/core.js"; // the provider-neutral core: no SDKs loaded
 import { createAgent } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
