@@ -23,8 +23,14 @@ export function buildLog(target: { readonly events: number } | { readonly steps:
   while (more()) {
     n++;
     const all = [
-      { text: filler(300, n + 1), toolCalls: [{ name: "read", args: `{"path":"src/file${n}.ts"}`, result: filler(1500, n + 2) }] },
-      { text: filler(300, n + 3), toolCalls: [{ name: "read", args: `{"path":"test/file${n}.ts"}`, result: filler(800, n + 4) }] },
+      {
+        text: filler(300, n + 1),
+        toolCalls: [{ name: "read", args: `{"path":"src/file${n}.ts"}`, result: filler(1500, n + 2) }],
+      },
+      {
+        text: filler(300, n + 3),
+        toolCalls: [{ name: "read", args: `{"path":"test/file${n}.ts"}`, result: filler(800, n + 4) }],
+      },
       { text: filler(400, n + 5) },
     ];
     const take = "steps" in target ? Math.min(3, target.steps - steps) : 3;
@@ -50,7 +56,15 @@ export interface HistoryTurn {
 /** The turns of a W2 history of `messages` messages (rounded up to a multiple of 4). */
 export function* loopHistory(messages: number): Generator<HistoryTurn> {
   for (let i = 0; i < Math.ceil(messages / 4); i++) {
-    yield { prompt: "continue the task", text: "reading", callId: `hist_${i}`, tool: "noop", args: `{"n":${i}}`, result: "ok ".repeat(40), final: "done ".repeat(20) };
+    yield {
+      prompt: "continue the task",
+      text: "reading",
+      callId: `hist_${i}`,
+      tool: "noop",
+      args: `{"n":${i}}`,
+      result: "ok ".repeat(40),
+      final: "done ".repeat(20),
+    };
   }
 }
 
@@ -58,7 +72,10 @@ export function* loopHistory(messages: number): Generator<HistoryTurn> {
 export function loopHistorySession(messages: number, id: string): Session {
   const driver = new LogDriver(newSession(id));
   for (const t of loopHistory(messages)) {
-    driver.turn({ prompt: t.prompt, steps: [{ text: t.text, toolCalls: [{ name: t.tool, args: t.args, result: t.result }] }, { text: t.final }] });
+    driver.turn({
+      prompt: t.prompt,
+      steps: [{ text: t.text, toolCalls: [{ name: t.tool, args: t.args, result: t.result }] }, { text: t.final }],
+    });
   }
   return driver.session;
 }

@@ -32,7 +32,10 @@ export async function bestOf<T>(fn: () => T | Promise<T>, repeat = 1): Promise<T
 }
 
 /** The minimum of each of several timings. */
-export const best = (timings: readonly Timing[]): Timing => ({ ms: Math.min(...timings.map((t) => t.ms)), cpuMs: Math.min(...timings.map((t) => t.cpuMs)) });
+export const best = (timings: readonly Timing[]): Timing => ({
+  ms: Math.min(...timings.map((t) => t.ms)),
+  cpuMs: Math.min(...timings.map((t) => t.cpuMs)),
+});
 
 /** The baseline every log workload is printed next to: read + line-by-line JSON.parse. */
 export function rawParse(text: string): unknown[] {

@@ -24,9 +24,14 @@ const results: WorkloadResult[] = [];
 const printed: string[] = [];
 // The load average says how busy the box was: on a shared 2-core machine it is the first thing
 // to check before trusting a wall time (CPU times are less sensitive, not immune).
-const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 const loadAtStart = load();
-console.log(`Keelson benchmarks — Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), load average ${loadAtStart}`);
+console.log(
+  `Keelson benchmarks — Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), load average ${loadAtStart}`,
+);
 try {
   const workloads: [string, () => Promise<WorkloadResult>][] = [
     ["W1", runW1],

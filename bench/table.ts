@@ -36,7 +36,11 @@ const cell = (c: Cell): string => (c === undefined ? "" : typeof c === "number" 
 export function printTable(table: Table): string {
   const grid = [table.columns.map(String), ...table.rows.map((r) => table.columns.map((_, i) => cell(r[i])))];
   const widths = table.columns.map((_, i) => Math.max(...grid.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (r: readonly string[]): string =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const text = [
     table.title,
     line(grid[0]!),

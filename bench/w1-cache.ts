@@ -24,20 +24,39 @@ const TURNS = 10;
 const MODEL = "claude-sonnet-4-5";
 const pricing = DEFAULT_MODELS.find((m) => m.id === MODEL)!.pricing;
 
-const WORDS = ["harness", "session", "prefix", "cache", "header", "delta", "replay", "audit", "fork", "resume", "tool", "step"];
-const prose = (words: number, seed: number): string => Array.from({ length: words }, (_, i) => WORDS[(seed * 7 + i * 13) % WORDS.length]).join(" ");
+const WORDS = [
+  "harness",
+  "session",
+  "prefix",
+  "cache",
+  "header",
+  "delta",
+  "replay",
+  "audit",
+  "fork",
+  "resume",
+  "tool",
+  "step",
+];
+const prose = (words: number, seed: number): string =>
+  Array.from({ length: words }, (_, i) => WORDS[(seed * 7 + i * 13) % WORDS.length]).join(" ");
 /** ~3k tokens: a skills catalog the opener carries. */
 const OPENER = `<system-reminder>\nAvailable skills:\n${Array.from({ length: 60 }, (_, i) => `- skill-${i}: ${prose(40, i)}`).join("\n")}\n</system-reminder>`;
 
 const isSummaryCall = (messages: readonly Message[]): boolean => /^Write a checkpoint/.test(userText(messages.at(-1)));
-const userText = (m: Message | undefined): string => (m?.role === "user" ? m.content.map((b) => (b.type === "text" ? b.text : "")).join("") : "");
+const userText = (m: Message | undefined): string =>
+  m?.role === "user" ? m.content.map((b) => (b.type === "text" ? b.text : "")).join("") : "";
 
 /** Deterministic model: turn N makes N % 3 tool calls (one per step), then answers. */
 function workloadModel(clock: SimulatedClock) {
   return (request: EmulatorRequest): ScriptedReply => {
     clock.advance(5_000);
     const messages = request.messages;
-    if (isSummaryCall(messages)) return { text: `<checkpoint>\nIntent: work through the tasks.\nCurrent state: ${prose(60, messages.length)}\n</checkpoint>`, usage: { outputTokens: 90 } };
+    if (isSummaryCall(messages))
+      return {
+        text: `<checkpoint>\nIntent: work through the tasks.\nCurrent state: ${prose(60, messages.length)}\n</checkpoint>`,
+        usage: { outputTokens: 90 },
+      };
     let lastTask = -1;
     for (let i = messages.length - 1; i >= 0; i--) {
       if (/^Task \d+/.test(userText(messages[i]))) {
@@ -47,12 +66,22 @@ function workloadModel(clock: SimulatedClock) {
     }
     const task = Number(/^Task (\d+)/.exec(userText(messages[lastTask]))?.[1] ?? 0);
     const toolResults = messages.slice(lastTask + 1).filter((m) => m.role === "tool").length;
-    if (toolResults < task % 3) return { text: `Reading part ${toolResults}.`, toolCalls: [{ name: "read", arguments: { path: `file-${task}-${toolResults}.txt` } }], usage: { outputTokens: 20 } };
+    if (toolResults < task % 3)
+      return {
+        text: `Reading part ${toolResults}.`,
+        toolCalls: [{ name: "read", arguments: { path: `file-${task}-${toolResults}.txt` } }],
+        usage: { outputTokens: 20 },
+      };
     return { text: `Task ${task} done. ${prose(30, task)}`, usage: { outputTokens: 60 } };
   };
 }
 
-const read = defineTool({ name: "read", description: "Read a file.", input: z.object({ path: z.string() }), execute: ({ path }) => `${path}:\n${prose(220, path.length)}` });
+const read = defineTool({
+  name: "read",
+  description: "Read a file.",
+  input: z.object({ path: z.string() }),
+  execute: ({ path }) => `${path}:\n${prose(220, path.length)}`,
+});
 
 type Layout = "keelson" | "keelson+compaction" | "a: system+timestamp" | "b: tail reminder" | "c: history opener";
 
@@ -65,17 +94,33 @@ interface Outcome {
 
 async function run(layout: Layout): Promise<Outcome> {
   const clock = new SimulatedClock();
-  const emulator = new EmulatorProvider({ model: workloadModel(clock), cacheStyle: "anthropic", clock, minCacheableTokens: 1024 });
+  const emulator = new EmulatorProvider({
+    model: workloadModel(clock),
+    cacheStyle: "anthropic",
+    clock,
+    minCacheableTokens: 1024,
+  });
   const reminder: Message = { role: "user", content: [{ type: "text", text: OPENER }] };
   const provider: Provider =
-    layout === "b: tail reminder" ? { id: "tail", stream: (request) => emulator.stream({ ...request, messages: [...request.messages, reminder] }) } : emulator;
+    layout === "b: tail reminder"
+      ? { id: "tail", stream: (request) => emulator.stream({ ...request, messages: [...request.messages, reminder] }) }
+      : emulator;
   const options = (): AgentOptions => ({
     provider,
     model: MODEL,
     system: "You are a coding agent.",
     tools: [read],
     invariants: false,
-    ...(layout === "keelson+compaction" ? { compaction: createCompaction({ contextWindow: 12_000, thresholdRatio: 0.75, keepRecentTokens: 2_000, summaryMaxTokens: 400 }) } : {}),
+    ...(layout === "keelson+compaction"
+      ? {
+          compaction: createCompaction({
+            contextWindow: 12_000,
+            thresholdRatio: 0.75,
+            keepRecentTokens: 2_000,
+            summaryMaxTokens: 400,
+          }),
+        }
+      : {}),
     plugins: [
       (host) => {
         if (layout === "keelson" || layout === "keelson+compaction") {
@@ -97,7 +142,8 @@ async function run(layout: Layout): Promise<Outcome> {
     if (instance === 0 && layout === "c: history opener") await agent.inject(OPENER);
     for (let turn = 0; turn < TURNS; turn++) {
       const outcome = await agent.send(`Task ${instance * TURNS + turn + 1}: continue.`);
-      if (outcome.reason.kind !== "completed") throw new Error(`${layout}: turn ended ${JSON.stringify(outcome.reason)}`);
+      if (outcome.reason.kind !== "completed")
+        throw new Error(`${layout}: turn ended ${JSON.stringify(outcome.reason)}`);
     }
     await agent.dispose();
     clock.advance(60_000); // a restart, well inside the 5-minute TTL
@@ -119,7 +165,13 @@ interface Row {
 export async function runW1(): Promise<WorkloadResult> {
   const rows: Row[] = [];
   const compaction: string[] = [];
-  for (const layout of ["keelson", "keelson+compaction", "a: system+timestamp", "b: tail reminder", "c: history opener"] as const) {
+  for (const layout of [
+    "keelson",
+    "keelson+compaction",
+    "a: system+timestamp",
+    "b: tail reminder",
+    "c: history opener",
+  ] as const) {
     const { usages, summaries } = await run(layout);
     for (const i of summaries) {
       const s = usages[i]!;
@@ -135,7 +187,9 @@ export async function runW1(): Promise<WorkloadResult> {
     const write = sum((u) => u.cacheWriteTokens);
     const total = input + read + write;
     // Theoretical maximum reads: every request re-reads all of the previous request's prompt.
-    const maxReads = usages.slice(1).reduce((n, _u, i) => n + usages[i]!.inputTokens + usages[i]!.cacheReadTokens + usages[i]!.cacheWriteTokens, 0);
+    const maxReads = usages
+      .slice(1)
+      .reduce((n, _u, i) => n + usages[i]!.inputTokens + usages[i]!.cacheReadTokens + usages[i]!.cacheWriteTokens, 0);
     rows.push({
       layout,
       requests: usages.length,
@@ -151,7 +205,17 @@ export async function runW1(): Promise<WorkloadResult> {
     id: "W1",
     table: {
       title: `W1 cache economics — ${INSTANCES} instances × ${TURNS} turns × ≤3 steps, ~3k-token opener, Anthropic-style cache (${MODEL} pricing)`,
-      columns: ["layout", "requests", "prompt tokens", "read share", "reads / max", "billed in-eq", "× keelson", "cost $", "× keelson"],
+      columns: [
+        "layout",
+        "requests",
+        "prompt tokens",
+        "read share",
+        "reads / max",
+        "billed in-eq",
+        "× keelson",
+        "cost $",
+        "× keelson",
+      ],
       rows: rows.map((r) => [
         r.layout,
         String(r.requests),

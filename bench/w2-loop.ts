@@ -16,7 +16,14 @@ import type { WorkerConfig, WorkerResult } from "./w2/worker.js";
 import type { WorkloadResult } from "./workload.js";
 
 const HISTORIES = [100, 1_000, 10_000];
-const ORDER: readonly HarnessName[] = ["keelson", "keelson+jsonl", "ai-sdk generateText", "ai-sdk streamText", "pi-agent-core", "naive stringify"];
+const ORDER: readonly HarnessName[] = [
+  "keelson",
+  "keelson+jsonl",
+  "ai-sdk generateText",
+  "ai-sdk streamText",
+  "pi-agent-core",
+  "naive stringify",
+];
 export const W2_STEPS = 200;
 const WARMUP = 300;
 const FIRST_TURN = 10;
@@ -27,15 +34,22 @@ const run = promisify(execFile);
 
 /** Exact installed versions of the peers, read from their package.json. */
 export function peerVersions(): Record<string, string> {
-  const version = (name: string): string => (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
-  return Object.fromEntries(["ai", "@ai-sdk/provider", "@mariozechner/pi-agent-core", "@mariozechner/pi-ai"].map((n) => [n, version(n)]));
+  const version = (name: string): string =>
+    (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  return Object.fromEntries(
+    ["ai", "@ai-sdk/provider", "@mariozechner/pi-agent-core", "@mariozechner/pi-ai"].map((n) => [n, version(n)]),
+  );
 }
 
 async function spawnWorker(config: WorkerConfig): Promise<WorkerResult> {
-  const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "w2", "worker.ts"), JSON.stringify(config)], {
-    cwd: root,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "w2", "worker.ts"), JSON.stringify(config)],
+    {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const line = stdout.trim().split("\n").at(-1) ?? "";
   return JSON.parse(line) as WorkerResult;
 }
@@ -44,12 +58,22 @@ export async function runW2(): Promise<WorkloadResult> {
   const results: WorkerResult[] = [];
   for (const messages of HISTORIES) {
     for (const harness of ORDER) {
-      const r = await spawnWorker({ harness, messages, steps: W2_STEPS, warmup: WARMUP, firstTurn: FIRST_TURN, repeats: REPEATS });
-      process.stderr.write(`  W2 ${String(messages).padStart(5)} ${harness.padEnd(20)} ${num(r.cpuMsPerStep).padStart(6)} CPU ms/step\n`);
+      const r = await spawnWorker({
+        harness,
+        messages,
+        steps: W2_STEPS,
+        warmup: WARMUP,
+        firstTurn: FIRST_TURN,
+        repeats: REPEATS,
+      });
+      process.stderr.write(
+        `  W2 ${String(messages).padStart(5)} ${harness.padEnd(20)} ${num(r.cpuMsPerStep).padStart(6)} CPU ms/step\n`,
+      );
       results.push(r);
     }
   }
-  const at = (harness: HarnessName, messages: number): WorkerResult => results.find((r) => r.harness === harness && r.messages === messages)!;
+  const at = (harness: HarnessName, messages: number): WorkerResult =>
+    results.find((r) => r.harness === harness && r.messages === messages)!;
   const rows = results.map((r) => {
     const k = at("keelson", r.messages);
     const peer = r.harness !== "keelson" && r.harness !== "keelson+jsonl";
@@ -67,7 +91,9 @@ export async function runW2(): Promise<WorkloadResult> {
   });
   const flat = ORDER.map((h) => `${h} ${num(at(h, 10_000).cpuMsPerStep / at(h, 1_000).cpuMsPerStep)}`).join(", ");
   const signed = (n: number): string => (n >= 0 ? `+${num(n)}` : `−${num(-n)}`);
-  const jsonl = HISTORIES.map((m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`).join(", ");
+  const jsonl = HISTORIES.map(
+    (m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`,
+  ).join(", ");
   const versions = Object.entries(peerVersions())
     .map(([n, v]) => `${n}@${v}`)
     .join(", ");
@@ -75,7 +101,17 @@ export async function runW2(): Promise<WorkloadResult> {
     id: "W2",
     table: {
       title: `W2 loop overhead — one ${W2_STEPS}-step tool loop on a zero-latency scripted model (best of ${REPEATS}, fresh process per row)`,
-      columns: ["harness", "history", "CPU ms/step", "keelson ÷", "wall ms/step", "keelson ÷", "peak RSS MB", "keelson ÷", "RSS at import MB"],
+      columns: [
+        "harness",
+        "history",
+        "CPU ms/step",
+        "keelson ÷",
+        "wall ms/step",
+        "keelson ÷",
+        "peak RSS MB",
+        "keelson ÷",
+        "RSS at import MB",
+      ],
       rows,
       notes: [
         "keelson ÷ = Keelson (no store) ÷ that row, same history: below 1 means Keelson spends less",
@@ -85,6 +121,13 @@ export async function runW2(): Promise<WorkloadResult> {
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
       ],
     },
-    data: { steps: W2_STEPS, warmup: WARMUP, firstTurn: FIRST_TURN, repeats: REPEATS, versions: peerVersions(), results },
+    data: {
+      steps: W2_STEPS,
+      warmup: WARMUP,
+      firstTurn: FIRST_TURN,
+      repeats: REPEATS,
+      versions: peerVersions(),
+      results,
+    },
   };
 }

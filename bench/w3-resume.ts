@@ -34,10 +34,20 @@ interface Row {
   readonly raw: Timing;
 }
 
-const read = defineTool({ name: "read", description: "the read tool", input: z.object({ path: z.string() }), execute: ({ path }) => path });
+const read = defineTool({
+  name: "read",
+  description: "the read tool",
+  input: z.object({ path: z.string() }),
+  execute: ({ path }) => path,
+});
 
 /** resumeAgent over a fresh copy of `file`, timed until the provider receives the first request. */
-async function resumeToFirstRequest(file: string, id: string, dir: string, attempt: number): Promise<Timing & { messages: number }> {
+async function resumeToFirstRequest(
+  file: string,
+  id: string,
+  dir: string,
+  attempt: number,
+): Promise<Timing & { messages: number }> {
   const root = join(dir, `resume-${attempt}`);
   await mkdir(root, { recursive: true });
   await copyFile(file, join(root, `${id}.jsonl`));
@@ -69,7 +79,8 @@ async function resumeToFirstRequest(file: string, id: string, dir: string, attem
   });
   const outcome = await agent.send("continue");
   await agent.dispose();
-  if (outcome.reason.kind !== "completed" || at === 0) throw new Error(`resume turn ended ${JSON.stringify(outcome.reason)}`);
+  if (outcome.reason.kind !== "completed" || at === 0)
+    throw new Error(`resume turn ended ${JSON.stringify(outcome.reason)}`);
   return { ms: at - t0, cpuMs: cpuAt, messages };
 }
 
@@ -116,7 +127,8 @@ async function measureSize(target: number, dir: string): Promise<Row[]> {
   const resumes: Timing[] = [];
   for (let i = 0; i < (target >= 100_000 ? 3 : 5); i++) {
     const r = await resumeToFirstRequest(file, source.id, dir, i);
-    if (r.messages !== composed + 1) throw new Error(`resumed first request has ${r.messages} messages, expected ${composed + 1}`);
+    if (r.messages !== composed + 1)
+      throw new Error(`resumed first request has ${r.messages} messages, expected ${composed + 1}`);
     resumes.push(r);
   }
   const append = await bestOf(() => {
@@ -137,7 +149,14 @@ async function measureSize(target: number, dir: string): Promise<Row[]> {
 export async function runW3(dir: string): Promise<WorkloadResult> {
   const rows: Row[] = [];
   for (const size of SIZES) rows.push(...(await measureSize(size, dir)));
-  const cells = rows.map((r): Cell[] => [r.workload, String(r.size), r.time.ms, ratio(r.time.ms, r.raw.ms), r.time.cpuMs, ratio(r.time.cpuMs, r.raw.cpuMs)]);
+  const cells = rows.map((r): Cell[] => [
+    r.workload,
+    String(r.size),
+    r.time.ms,
+    ratio(r.time.ms, r.raw.ms),
+    r.time.cpuMs,
+    ratio(r.time.cpuMs, r.raw.cpuMs),
+  ]);
   return {
     id: "W3",
     table: {

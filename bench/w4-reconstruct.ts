@@ -60,7 +60,14 @@ export async function runW4(): Promise<WorkloadResult> {
       for (const r of reconstructRequests(events)) n += r.request.messages.length;
       return n;
     });
-    rows.push({ steps, events: events.length, raw, reconstruct: recon, materialize, materializedMessages: materialize.value });
+    rows.push({
+      steps,
+      events: events.length,
+      raw,
+      reconstruct: recon,
+      materialize,
+      materializedMessages: materialize.value,
+    });
   }
   const first = rows[0]!;
   const last = rows.at(-1)!;
@@ -71,7 +78,18 @@ export async function runW4(): Promise<WorkloadResult> {
     id: "W4",
     table: {
       title: "W4 reconstruction — reconstructRequests over the log vs raw JSON.parse of its JSONL text",
-      columns: ["steps", "events", "raw parse CPU ms", "reconstruct CPU ms", "× raw", "µs/step", "wall ms", "× raw", "+ materialize all CPU ms", "ns/message"],
+      columns: [
+        "steps",
+        "events",
+        "raw parse CPU ms",
+        "reconstruct CPU ms",
+        "× raw",
+        "µs/step",
+        "wall ms",
+        "× raw",
+        "+ materialize all CPU ms",
+        "ns/message",
+      ],
       rows: rows.map((r) => [
         String(r.steps),
         String(r.events),

@@ -27,7 +27,11 @@ const home = process.env.KEELSON_HOME ?? (await mkdtemp(join(tmpdir(), "keelson-
 const workspace = join(home, "workspace");
 await mkdir(workspace, { recursive: true });
 await writeFile(join(workspace, "notes.txt"), "Ship the header codec.\nWrite the closing note.\n");
-const rules = ["# Project rules", "Answer in one short paragraph.", ...Array.from({ length: 80 }, (_, i) => `- Rule ${i + 1}: keep requests a pure function of the session log.`)];
+const rules = [
+  "# Project rules",
+  "Answer in one short paragraph.",
+  ...Array.from({ length: 80 }, (_, i) => `- Rule ${i + 1}: keep requests a pure function of the session log.`),
+];
 await writeFile(join(workspace, "AGENTS.md"), `${rules.join("\n")}\n`);
 
 const emulator = await startEmulator({ model: "rule-based", minCacheableTokens: 1024 });
@@ -40,7 +44,8 @@ const read = defineTool({
   input: z.object({ path: z.string().describe("path relative to the workspace") }),
   execute: async ({ path }) => {
     const full = resolve(workspace, path);
-    if (!full.startsWith(`${workspace}/`)) return { content: [{ type: "text", text: `refused: ${path} is outside the workspace` }], isError: true };
+    if (!full.startsWith(`${workspace}/`))
+      return { content: [{ type: "text", text: `refused: ${path} is outside the workspace` }], isError: true };
     return readFile(full, "utf8");
   },
 });
@@ -49,13 +54,23 @@ const read = defineTool({
 const agentsDigest: AgentPlugin = (host) => {
   host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
     const text = await readFile(join(workspace, "AGENTS.md"), "utf8");
-    return [{ role: "user", content: [{ type: "text", text: `<system-reminder>\n${text.trim()}\n</system-reminder>` }] }, ...(await next())];
+    return [
+      { role: "user", content: [{ type: "text", text: `<system-reminder>\n${text.trim()}\n</system-reminder>` }] },
+      ...(await next()),
+    ];
   });
   return undefined;
 };
 
 const store = new JsonlSessionStore({ root: join(home, "sessions") });
-const options = { provider, model: MODEL, cwd: workspace, system: "You are Keelson's demo agent in {{cwd}}.", tools: [read], plugins: [agentsDigest] };
+const options = {
+  provider,
+  model: MODEL,
+  cwd: workspace,
+  system: "You are Keelson's demo agent in {{cwd}}.",
+  tools: [read],
+  plugins: [agentsDigest],
+};
 
 try {
   const first = createAgent({ ...options, store });
@@ -75,23 +90,41 @@ try {
   await reader.close();
   const report = verifyLog(session.events);
   const rebuilt = reconstructRequests(session.events);
-  const bodies = emulator.requests.filter((r) => r.path === "/v1/messages").map((r) => {
-    const { stream: _stream, ...body } = r.body as Record<string, unknown>;
-    return canonicalJson(body as JsonValue);
-  });
+  const bodies = emulator.requests
+    .filter((r) => r.path === "/v1/messages")
+    .map((r) => {
+      const { stream: _stream, ...body } = r.body as Record<string, unknown>;
+      return canonicalJson(body as JsonValue);
+    });
   const wire = rebuilt.map((r) => {
     const prefixLength = r.header.messagePrefix?.length ?? 0;
-    const request = { ...r.request, signal: new AbortController().signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) };
+    const request = {
+      ...r.request,
+      signal: new AbortController().signal,
+      sessionId,
+      ...(prefixLength > 0 ? { prefixLength } : {}),
+    };
     return canonicalJson(toAnthropicParams(request, { defaultMaxTokens: 8192 }) as unknown as JsonValue);
   });
   const identical = wire.filter((w, i) => w === bodies[i]).length;
   const cache = cacheReport(session.events, { countTokens, models: new ModelRegistry() });
 
-  console.log(`Keelson demo — session ${sessionId} on the built-in emulator (${emulator.anthropicBaseURL}, Anthropic wire, real SDK)`);
-  console.log(`log: ${reader.fileOf(sessionId)} (${session.length} events, ${report.turns} turns: ${answers.map((a) => a.reason.kind).join(", ")})`);
-  console.log(`headers: ${session.events.filter((e) => e.type === "request/header").map((e) => (e.data as { reason: string }).reason).join(", ")}`);
+  console.log(
+    `Keelson demo — session ${sessionId} on the built-in emulator (${emulator.anthropicBaseURL}, Anthropic wire, real SDK)`,
+  );
+  console.log(
+    `log: ${reader.fileOf(sessionId)} (${session.length} events, ${report.turns} turns: ${answers.map((a) => a.reason.kind).join(", ")})`,
+  );
+  console.log(
+    `headers: ${session.events
+      .filter((e) => e.type === "request/header")
+      .map((e) => (e.data as { reason: string }).reason)
+      .join(", ")}`,
+  );
   console.log(`verify: ${report.ok ? "clean" : report.issues.map((i) => `${i.code}: ${i.message}`).join("; ")}`);
-  console.log(`audit: ${rebuilt.length} requests rebuilt from the log; ${identical}/${bodies.length} wire payloads byte-identical to what the server received`);
+  console.log(
+    `audit: ${rebuilt.length} requests rebuilt from the log; ${identical}/${bodies.length} wire payloads byte-identical to what the server received`,
+  );
   console.log("\nrequest  prompt≈tok  cacheable≈  read   write  input  output  change");
   for (const line of cache.requests) {
     const u = line.usage;
@@ -106,16 +139,28 @@ try {
       ` ${line.firstChange ?? "(extends previous)"}`,
     );
   }
-  console.log(`cache-hit share ${(cache.totals.cacheHitShare * 100).toFixed(1)}%, cost $${cache.totals.cost.toFixed(5)} at ${MODEL} prices`);
+  console.log(
+    `cache-hit share ${(cache.totals.cacheHitShare * 100).toFixed(1)}%, cost $${cache.totals.cost.toFixed(5)} at ${MODEL} prices`,
+  );
   for (const r of rebuilt) {
     const prefix = r.header.messagePrefix?.length ?? 0;
-    console.log(`\n── request ${r.turn}.${r.step}: system ${JSON.stringify(r.request.system)}, tools ${(r.request.tools ?? []).map((t) => t.name).join(", ")}`);
+    console.log(
+      `\n── request ${r.turn}.${r.step}: system ${JSON.stringify(r.request.system)}, tools ${(r.request.tools ?? []).map((t) => t.name).join(", ")}`,
+    );
     r.request.messages.forEach((m, i) => {
       const text = JSON.stringify(m);
-      console.log(`${i < prefix ? "prefix " : "msg    "}[${i}] ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`);
+      console.log(
+        `${i < prefix ? "prefix " : "msg    "}[${i}] ${text.length > 160 ? `${text.slice(0, 157)}...` : text}`,
+      );
     });
   }
-  if (!report.ok || identical !== bodies.length || rebuilt.length !== bodies.length || answers.some((a) => a.reason.kind !== "completed")) process.exitCode = 1;
+  if (
+    !report.ok ||
+    identical !== bodies.length ||
+    rebuilt.length !== bodies.length ||
+    answers.some((a) => a.reason.kind !== "completed")
+  )
+    process.exitCode = 1;
 } finally {
   await emulator.close();
 }

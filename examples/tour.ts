@@ -2,7 +2,16 @@
 // An agent on the built-in emulator (through the real Anthropic SDK: no key, no network) with
 // one tool and one session-prefix contributor; then a new loop instance resumes the session.
 import { z } from "zod";
-import { AnthropicProvider, type AgentPlugin, createAgent, defineTool, JsonlSessionStore, reconstructRequests, resumeAgent, startEmulator } from "keelson";
+import {
+  AnthropicProvider,
+  type AgentPlugin,
+  createAgent,
+  defineTool,
+  JsonlSessionStore,
+  reconstructRequests,
+  resumeAgent,
+  startEmulator,
+} from "keelson";
 
 const emulator = await startEmulator(); // swap for `new AnthropicProvider()` with $ANTHROPIC_API_KEY set
 const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
@@ -20,12 +29,21 @@ const readTool = defineTool({
 //    instance, logged on the request header, placed after the system prompt and before history.
 const conventions: AgentPlugin = (host) =>
   host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
-    { role: "user", content: [{ type: "text", text: "<system-reminder>House style: answer in one line.</system-reminder>" }] },
+    {
+      role: "user",
+      content: [{ type: "text", text: "<system-reminder>House style: answer in one line.</system-reminder>" }],
+    },
     ...(await next()),
   ]);
 
 // 3. An agent: every request it sends is a pure function of its session log.
-const options = { provider, model: "emulator:emulator-anthropic", system: "You are a concise assistant.", tools: [readTool], plugins: [conventions] };
+const options = {
+  provider,
+  model: "emulator:emulator-anthropic",
+  system: "You are a concise assistant.",
+  tools: [readTool],
+  plugins: [conventions],
+};
 const agent = createAgent({ ...options, store });
 const first = await agent.send("How long is notes.txt?");
 console.log("turn", first.turn, first.reason.kind, "·", agent.session.deriveMessages().at(-1)?.content);
@@ -39,6 +57,10 @@ console.log("turn", second.turn, second.reason.kind);
 
 // 5. Every request is reconstructable from the log alone — prefix included, history without it.
 const requests = reconstructRequests(resumed.session.events);
-console.log(`${requests.length} requests reconstructed; the prefix is on the header:`, requests.at(-1)?.header.messagePrefix?.length, "message(s)");
+console.log(
+  `${requests.length} requests reconstructed; the prefix is on the header:`,
+  requests.at(-1)?.header.messagePrefix?.length,
+  "message(s)",
+);
 await resumed.dispose();
 await emulator.close();

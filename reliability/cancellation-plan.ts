@@ -8,7 +8,19 @@
 import { mulberry32 } from "../src/emulator/index.js";
 import type { Message } from "../src/messages/index.js";
 
-export const CANCEL_POINTS = ["queued", "prompt-submit", "prefix", "pre-step", "request", "mid-stream", "retry-wait", "between-tools", "tool-exec", "post-step", "turn-end"] as const;
+export const CANCEL_POINTS = [
+  "queued",
+  "prompt-submit",
+  "prefix",
+  "pre-step",
+  "request",
+  "mid-stream",
+  "retry-wait",
+  "between-tools",
+  "tool-exec",
+  "post-step",
+  "turn-end",
+] as const;
 export type CancelPoint = (typeof CANCEL_POINTS)[number];
 /** `cancel+dispose`: a cancel and, in the same frame, a dispose (dispose must win). */
 export const CANCEL_ACTIONS = ["cancel", "dispose", "cancel+dispose"] as const;
@@ -61,28 +73,51 @@ export function planTrial(seed: number): CancelPlan {
   const resumed = warmTurns > 0 && (point === "prefix" || random() < 0.25);
   const prefixOnResume = random() < 0.5 ? "recompose" : "reuse";
   const store = action !== "cancel" || resumed || random() < 0.5;
-  return { seed, point, action, style, warmTurns, resumed, prefixOnResume, store, rounds, step, call, chunk: 1 + int(3), inject: random() < 0.3 };
+  return {
+    seed,
+    point,
+    action,
+    style,
+    warmTurns,
+    resumed,
+    prefixOnResume,
+    store,
+    rounds,
+    step,
+    call,
+    chunk: 1 + int(3),
+    inject: random() < 0.3,
+  };
 }
 
 export const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 /** The complete session prefix: what every request of every instance must start with. */
-export const FULL_PREFIX: readonly Message[] = [user("<system-reminder>Skills: probe before answering.</system-reminder>"), user("<system-reminder>Workspace: a small repository.</system-reminder>")];
+export const FULL_PREFIX: readonly Message[] = [
+  user("<system-reminder>Skills: probe before answering.</system-reminder>"),
+  user("<system-reminder>Workspace: a small repository.</system-reminder>"),
+];
 /** What the held contributor returns once the cancel has landed: it must never be cached, logged or sent. */
 export const DEGRADED = "DEGRADED";
 
-export const prompt = (turn: number, rounds: readonly number[]): string => `task ${turn}: rounds ${rounds.join(",") || "none"}`;
+export const prompt = (turn: number, rounds: readonly number[]): string =>
+  `task ${turn}: rounds ${rounds.join(",") || "none"}`;
 const TASK = /^task (\d+): rounds ([\d,]+|none)$/;
 /** The text answer of a task's final step carries this marker (to prove a paused partial never lands). */
 export const answerMark = (turn: number, step: number): string => `⟨t${turn}s${step}⟩`;
 
 /** Where a request stands: the task it serves and the step within it (assistant messages since the task, + 1). */
 export function positionOf(messages: readonly Message[]): { turn: number; rounds: number[]; step: number } | undefined {
-  const taskOf = (m: Message): RegExpExecArray | null => (m.role === "user" && m.content[0]?.type === "text" ? TASK.exec(m.content[0].text) : null);
+  const taskOf = (m: Message): RegExpExecArray | null =>
+    m.role === "user" && m.content[0]?.type === "text" ? TASK.exec(m.content[0].text) : null;
   const at = messages.findLastIndex((m) => taskOf(m) !== null);
   if (at === -1) return undefined;
   const task = taskOf(messages[at]!)!;
   const rounds = task[2] === "none" ? [] : task[2]!.split(",").map(Number);
-  return { turn: Number(task[1]), rounds, step: messages.slice(at + 1).filter((m) => m.role === "assistant").length + 1 };
+  return {
+    turn: Number(task[1]),
+    rounds,
+    step: messages.slice(at + 1).filter((m) => m.role === "assistant").length + 1,
+  };
 }
 
 /** The cancelled turn's number. */

@@ -8,15 +8,30 @@ import type { Agent, AgentOptions, AgentPlugin } from "../src/loop/index.js";
 import { defineTool } from "../src/tools/index.js";
 import { fixedClock } from "../test/support/builders.js";
 import { deferred } from "../test/support/deferred.js";
-import { answerMark, type CancelPlan, cancelTurn, DEGRADED, FULL_PREFIX, type HoldStyle, positionOf, user } from "./cancellation-plan.js";
+import {
+  answerMark,
+  type CancelPlan,
+  cancelTurn,
+  DEGRADED,
+  FULL_PREFIX,
+  type HoldStyle,
+  positionOf,
+  user,
+} from "./cancellation-plan.js";
 
 /** The model: a tool round while the task has rounds left, then a marked answer. `fail` answers a retryable error instead. */
 function reply(request: ProviderRequest, fail: (turn: number, step: number) => boolean): ScriptedReply {
   const at = positionOf(request.messages);
   if (at === undefined) return { text: "No task." };
-  if (fail(at.turn, at.step)) return { error: { code: "overloaded", message: "overloaded (scripted)", retryable: true } };
+  if (fail(at.turn, at.step))
+    return { error: { code: "overloaded", message: "overloaded (scripted)", retryable: true } };
   if (at.step <= at.rounds.length) {
-    return { toolCalls: Array.from({ length: at.rounds[at.step - 1]! }, (_, c) => ({ name: "probe", arguments: { text: `t${at.turn}s${at.step}c${c}` } })) };
+    return {
+      toolCalls: Array.from({ length: at.rounds[at.step - 1]! }, (_, c) => ({
+        name: "probe",
+        arguments: { text: `t${at.turn}s${at.step}c${c}` },
+      })),
+    };
   }
   return { text: `Task ${at.turn} is done ${answerMark(at.turn, at.step)}: every probe agreed with the others.` };
 }
@@ -104,14 +119,18 @@ export function buildRig(plan: CancelPlan): Rig {
         if (index === 0) holding = ++compositions === (plan.resumed ? 2 : 1) && plan.point === "prefix";
         if (holding && index === plan.call % 2) {
           await hold.wait(signal);
-          return [user(`${DEGRADED} contribution ${index} (composed while the turn was being stopped)`), ...(await next())];
+          return [
+            user(`${DEGRADED} contribution ${index} (composed while the turn was being stopped)`),
+            ...(await next()),
+          ];
         }
         return [FULL_PREFIX[index]!, ...(await next())];
       });
     }
     host.on("agent/prompt-submit", async (_agent, input, next) => {
       const first = input.content[0];
-      if (plan.point === "prompt-submit" && first?.type === "text" && first.text.startsWith(`task ${turn}:`)) await hold.wait();
+      if (plan.point === "prompt-submit" && first?.type === "text" && first.text.startsWith(`task ${turn}:`))
+        await hold.wait();
       return next();
     });
     host.on("agent/pre-step", async (_agent, t, s, _system, _prefix, signal) => {
@@ -149,14 +168,24 @@ export function buildRig(plan: CancelPlan): Rig {
       clock: fixedClock(),
       prefixOnResume: plan.prefixOnResume,
       // retry-wait: the backoff after the scripted failure is the held point; no other attempt fails.
-      retry: { random: () => 0.5, sleep: (_ms, signal) => (plan.point === "retry-wait" ? hold.wait(signal) : Promise.resolve()) },
+      retry: {
+        random: () => 0.5,
+        sleep: (_ms, signal) => (plan.point === "retry-wait" ? hold.wait(signal) : Promise.resolve()),
+      },
     },
     compositions: () => compositions,
     attach(agent, act) {
       agent.hooks.on("session/event", (_agent, event) => {
         const d = event.data as { turn?: number; step?: number; callId?: string };
         if (plan.point === "between-tools" && event.type === "tool/result" && d.callId === heldCall) act();
-        if (plan.point === "post-step" && event.type === "step/end" && d.turn !== undefined && d.step !== undefined && here(d.turn, d.step)) act();
+        if (
+          plan.point === "post-step" &&
+          event.type === "step/end" &&
+          d.turn !== undefined &&
+          d.step !== undefined &&
+          here(d.turn, d.step)
+        )
+          act();
         if (plan.point === "turn-end" && event.type === "turn/end" && d.turn === turn) act();
       });
     },

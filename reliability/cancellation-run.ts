@@ -89,7 +89,10 @@ export async function runTrial(plan: CancelPlan, store: SessionStore): Promise<T
   const sending = settle(target.send(prompt(cancelTurn(plan), plan.rounds)));
   if (plan.point === "queued") act();
   else if (!SYNC_POINTS.has(plan.point)) {
-    const first = await Promise.race([rig.hold.reached.then(() => "reached" as const), sending.then(() => "ended" as const)]);
+    const first = await Promise.race([
+      rig.hold.reached.then(() => "reached" as const),
+      sending.then(() => "ended" as const),
+    ]);
     if (first === "ended") problems.push(`the turn ended before reaching ${plan.point}`);
     act();
     if (plan.style === "release") rig.hold.release();
@@ -102,7 +105,8 @@ export async function runTrial(plan: CancelPlan, store: SessionStore): Promise<T
 
   if (plan.action !== "cancel") {
     const late = await settle(target.send("too late"));
-    if (!("rejected" in late && late.rejected === "disposed")) problems.push(`a disposed agent answered send(): ${JSON.stringify(late)}`);
+    if (!("rejected" in late && late.rejected === "disposed"))
+      problems.push(`a disposed agent answered send(): ${JSON.stringify(late)}`);
     agent = await resume(target);
   }
   const after = await settle(agent.send(prompt(cancelTurn(plan) + 1, [1])));

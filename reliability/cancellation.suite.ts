@@ -19,7 +19,8 @@ const trialSeed = (seed: number, trial: number): number => (seed ^ Math.imul(tri
 
 const suite: ReliabilitySuite = {
   name: "cancellation",
-  checks: "cancel/dispose at a random point: turns closed, tools answered, no degraded prefix, next turn/instance works",
+  checks:
+    "cancel/dispose at a random point: turns closed, tools answered, no degraded prefix, next turn/instance works",
   fullTrials: 1000,
   fastTrials: 100,
   async run({ trials, seed, log }): Promise<SuiteResult> {
@@ -38,7 +39,8 @@ const suite: ReliabilitySuite = {
         try {
           const run = await runTrial(plan, store);
           problems = checkTrial(run);
-          const settled = "outcome" in run.cancelled ? run.cancelled.outcome.reason.kind : `rejected-${run.cancelled.rejected}`;
+          const settled =
+            "outcome" in run.cancelled ? run.cancelled.outcome.reason.kind : `rejected-${run.cancelled.rejected}`;
           other.add(`end:${settled}`);
         } catch (error) {
           problems = [`the trial threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`];
@@ -46,14 +48,24 @@ const suite: ReliabilitySuite = {
         byPoint.set(plan.point, byPoint.get(plan.point)! + 1);
         other.add(plan.action);
         if (problems.length === 0) passed++;
-        else failures.push(`trial ${trial} (seed ${plan.seed}, ${plan.action} at ${plan.point}, ${plan.style}, step ${plan.step} of rounds [${plan.rounds}]): ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (+${problems.length - 3} more)` : ""}`);
+        else
+          failures.push(
+            `trial ${trial} (seed ${plan.seed}, ${plan.action} at ${plan.point}, ${plan.style}, step ${plan.step} of rounds [${plan.rounds}]): ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (+${problems.length - 3} more)` : ""}`,
+          );
         if ((trial + 1) % 100 === 0 || trial + 1 === trials) log?.(`${trial + 1}/${trials} runs, ${passed} passed`);
       }
     } finally {
       await store.close();
       await rm(root, { recursive: true, force: true });
     }
-    return { suite: suite.name, trials, passed, failures, counts: { ...Object.fromEntries(byPoint), ...other.toJSON() }, ms: performance.now() - started };
+    return {
+      suite: suite.name,
+      trials,
+      passed,
+      failures,
+      counts: { ...Object.fromEntries(byPoint), ...other.toJSON() },
+      ms: performance.now() - started,
+    };
   },
 };
 

@@ -51,29 +51,58 @@ async function openResult(writer: WriterChild): Promise<OpenResult> {
 function checkLockedRefusal(result: OpenResult, id: string, holderPid: number, who: string): void {
   const refusal = result.refusal;
   check(refusal !== undefined, `${who} opened the session while pid ${holderPid} held it: ${result.line}`);
-  check(refusal.name === "StoreError" && refusal.code === "locked", `${who} was refused with ${JSON.stringify(refusal)}, expected StoreError locked`);
+  check(
+    refusal.name === "StoreError" && refusal.code === "locked",
+    `${who} was refused with ${JSON.stringify(refusal)}, expected StoreError locked`,
+  );
   const message = String(refusal.message);
-  check(message.includes(`session ${id} is already open for writing by pid ${holderPid}`), `${who}'s refusal does not say who holds the session: ${message}`);
+  check(
+    message.includes(`session ${id} is already open for writing by pid ${holderPid}`),
+    `${who}'s refusal does not say who holds the session: ${message}`,
+  );
 }
 
 /** What a refused in-process attempt threw, checked like a child's refusal. */
-async function inProcessRefusal(attempt: () => Promise<unknown>, id: string, holderPid: number, who: string): Promise<void> {
+async function inProcessRefusal(
+  attempt: () => Promise<unknown>,
+  id: string,
+  holderPid: number,
+  who: string,
+): Promise<void> {
   const error = await attempt().then(
     () => undefined,
     (e: unknown) => e,
   );
   check(error instanceof StoreError, `${who} was not refused with a StoreError: ${String(error)}`);
-  checkLockedRefusal({ line: String(error), refusal: { name: error.name, code: error.code, message: error.message } }, id, holderPid, who);
+  checkLockedRefusal(
+    { line: String(error), refusal: { name: error.name, code: error.code, message: error.message } },
+    id,
+    holderPid,
+    who,
+  );
 }
 
-const scriptedOptions = () => ({ provider: new ScriptedProvider([{ text: "First turn." }]), model: "scripted:writers", system: "You are one of two writers." });
+const scriptedOptions = () => ({
+  provider: new ScriptedProvider([{ text: "First turn." }]),
+  model: "scripted:writers",
+  system: "You are one of two writers.",
+});
 
-export async function writersTrial(root: string, trial: number, variant: RaceVariant, writers: TrialWriters, firstRacer: 0 | 1): Promise<string[]> {
+export async function writersTrial(
+  root: string,
+  trial: number,
+  variant: RaceVariant,
+  writers: TrialWriters,
+  firstRacer: 0 | 1,
+): Promise<string[]> {
   const kinds: string[] = [`race-${variant}`];
   const id = `writers-${trial}`;
   const file = join(root, `${id}.jsonl`);
   const seedAgent = createAgent({ ...scriptedOptions(), sessionId: id, store: new JsonlSessionStore({ root }) });
-  check((await seedAgent.send("Set up the shared session.")).reason.kind === "completed", "the setup turn did not complete");
+  check(
+    (await seedAgent.send("Set up the shared session.")).reason.kind === "completed",
+    "the setup turn did not complete",
+  );
   await seedAgent.dispose();
 
   // 1. The holder holds the session mid-turn.
@@ -87,16 +116,25 @@ export async function writersTrial(root: string, trial: number, variant: RaceVar
 
   // 2. Every other writer is refused and changes nothing.
   for (const racer of racers) racer.send(`open resume ${root} ${id}`);
-  for (const [i, racer] of racers.entries()) checkLockedRefusal(await openResult(racer), id, holder.pid, `writer process ${i + 1}`);
+  for (const [i, racer] of racers.entries())
+    checkLockedRefusal(await openResult(racer), id, holder.pid, `writer process ${i + 1}`);
   const here = (): JsonlSessionStore => new JsonlSessionStore({ root });
   const stores = [here(), here(), here(), here()] as const;
   try {
     await inProcessRefusal(() => stores[0].load(id), id, holder.pid, "a writable load in another process");
-    await inProcessRefusal(() => resumeAgent(stores[1], id, scriptedOptions()), id, holder.pid, "resumeAgent in another process");
+    await inProcessRefusal(
+      () => resumeAgent(stores[1], id, scriptedOptions()),
+      id,
+      holder.pid,
+      "resumeAgent in another process",
+    );
     const header = (await stores[2].load(id, { readOnly: true })).session.header;
     await inProcessRefusal(() => stores[2].create(header), id, holder.pid, "create in another process");
     const peek = await stores[3].load(id, { readOnly: true });
-    check(peek.needsRepair && peek.session.length === holding.events, "a read-only load while held does not show the holder's open turn as flushed");
+    check(
+      peek.needsRepair && peek.session.length === holding.events,
+      "a read-only load while held does not show the holder's open turn as flushed",
+    );
   } finally {
     for (const store of stores) await store.close();
   }
@@ -116,7 +154,10 @@ export async function writersTrial(root: string, trial: number, variant: RaceVar
     const done = parseDigest(await holder.waitFor((l) => l.startsWith("done "), "the holder's done"), "done");
     before = await readFile(file);
     check(sha256(before) === done.sha, "after the holder finished, the file is not the log it wrote");
-    check(before.subarray(0, whileHeld.length).equals(whileHeld), "the holder's finished log does not extend what it had flushed");
+    check(
+      before.subarray(0, whileHeld.length).equals(whileHeld),
+      "the holder's finished log does not extend what it had flushed",
+    );
     check(!(await exists(join(root, `${id}.lock`))), "the holder left its lock behind after dispose");
   }
 
@@ -126,23 +167,37 @@ export async function writersTrial(root: string, trial: number, variant: RaceVar
   for (const racer of order) racer.send(`open ${variant === "create" ? "create" : "resume"} ${root} ${target}`);
   const results = await Promise.all(racers.map(openResult));
   const winners = results.flatMap((r, i) => (r.refusal === undefined ? [i] : []));
-  check(winners.length === 1, `${winners.length} of two racing writers opened ${target} (${results.map((r) => r.line.slice(0, 120)).join(" | ")})`);
+  check(
+    winners.length === 1,
+    `${winners.length} of two racing writers opened ${target} (${results.map((r) => r.line.slice(0, 120)).join(" | ")})`,
+  );
   const winner = racers[winners[0]!]!;
   const loser = results[1 - winners[0]!]!.refusal!;
-  check(loser.name === "StoreError" && loser.code === "locked", `the losing writer was refused with ${JSON.stringify(loser)}, expected StoreError locked`);
+  check(
+    loser.name === "StoreError" && loser.code === "locked",
+    `the losing writer was refused with ${JSON.stringify(loser)}, expected StoreError locked`,
+  );
   kinds.push(winners[0] === firstRacer ? "first-sent-won" : "second-sent-won");
   winner.send("finish");
   const done = parseDigest(await winner.waitFor((l) => l.startsWith("done "), "the winner's done"), "done");
   const after = await readFile(join(root, `${target}.jsonl`));
   check(sha256(after) === done.sha, "after the race, the file is not the log the winner wrote");
-  if (variant !== "create") check(after.subarray(0, before.length).equals(before), "the winner's log does not extend the log it resumed");
+  if (variant !== "create")
+    check(after.subarray(0, before.length).equals(before), "the winner's log does not extend the log it resumed");
   const reader = here();
   try {
     const { session } = await reader.load(target, { readOnly: true });
     const report = verifyLog(session.events);
     check(report.ok, `verifyLog after the race: ${JSON.stringify(report.issues)}`);
-    const ends = session.events.filter((e) => e.type === "turn/end").map((e) => (e.data as { reason: { kind: string } }).reason.kind);
-    const expected = variant === "create" ? ["completed"] : variant === "stale" ? ["completed", "interrupted", "completed"] : ["completed", "completed", "completed"];
+    const ends = session.events
+      .filter((e) => e.type === "turn/end")
+      .map((e) => (e.data as { reason: { kind: string } }).reason.kind);
+    const expected =
+      variant === "create"
+        ? ["completed"]
+        : variant === "stale"
+          ? ["completed", "interrupted", "completed"]
+          : ["completed", "completed", "completed"];
     check(ends.join() === expected.join(), `turn ends ${ends.join()}, expected ${expected.join()}`);
   } finally {
     await reader.close();

@@ -21,13 +21,17 @@ const spawnWriter = (): WriterChild => new WriterChild(childScript, []);
 
 async function stop(writer: WriterChild): Promise<void> {
   writer.endInput();
-  const exit = await Promise.race([writer.exited, new Promise<undefined>((resolve) => setTimeout(resolve, 5_000, undefined))]);
+  const exit = await Promise.race([
+    writer.exited,
+    new Promise<undefined>((resolve) => setTimeout(resolve, 5_000, undefined)),
+  ]);
   if (exit === undefined) await writer.kill(); // did not leave on stdin close: do not hang the suite
 }
 
 const suite: ReliabilitySuite = {
   name: "concurrent-writers",
-  checks: "a held session refuses other writers (typed 'locked', no change); nothing lost; racing opens: exactly one wins",
+  checks:
+    "a held session refuses other writers (typed 'locked', no change); nothing lost; racing opens: exactly one wins",
   fullTrials: 50,
   fastTrials: 5,
   async run({ trials, seed, log }): Promise<SuiteResult> {
@@ -58,19 +62,29 @@ const suite: ReliabilitySuite = {
         try {
           for (const kind of await writersTrial(root, trial, variant, writers, firstRacer)) counts.add(kind);
         } catch (error) {
-          failures.push(`trial ${trial} (seed ${seed}, ${variant}, first racer ${firstRacer}): ${error instanceof Error ? error.message : String(error)}`);
+          failures.push(
+            `trial ${trial} (seed ${seed}, ${variant}, first racer ${firstRacer}): ${error instanceof Error ? error.message : String(error)}`,
+          );
           // The writers may be stuck mid-protocol: start over with fresh ones.
           await Promise.all(pool.map((writer) => writer?.kill()));
           pool.fill(undefined);
         } finally {
           await rm(root, { recursive: true, force: true });
         }
-        if ((trial + 1) % 10 === 0 || trial + 1 === trials) log?.(`${trial + 1}/${trials} trials, ${trial + 1 - failures.length} passed`);
+        if ((trial + 1) % 10 === 0 || trial + 1 === trials)
+          log?.(`${trial + 1}/${trials} trials, ${trial + 1 - failures.length} passed`);
       }
     } finally {
       await Promise.all(pool.map((writer) => (writer === undefined ? undefined : stop(writer))));
     }
-    return { suite: suite.name, trials, passed: trials - failures.length, failures, counts: counts.toJSON(), ms: performance.now() - started };
+    return {
+      suite: suite.name,
+      trials,
+      passed: trials - failures.length,
+      failures,
+      counts: counts.toJSON(),
+      ms: performance.now() - started,
+    };
   },
 };
 

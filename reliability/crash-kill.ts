@@ -56,7 +56,10 @@ export async function killBatch(sessions: readonly BatchSession[], delayMs: numb
     for (const [k, s] of sessions.entries()) child.send(`grant ${k} ${s.calls}`);
     const pending = new Set(windowLine);
     while (pending.size > 0) {
-      const line = await child.waitFor(() => true, `every session reached its kill window (missing: ${[...pending].join(", ")})`);
+      const line = await child.waitFor(
+        () => true,
+        `every session reached its kill window (missing: ${[...pending].join(", ")})`,
+      );
       take(line);
       pending.delete(line);
     }
@@ -64,7 +67,10 @@ export async function killBatch(sessions: readonly BatchSession[], delayMs: numb
     const exit = await child.kill();
     // Claims printed before the kill landed are claims too.
     for (let line = await child.next(); line !== undefined; line = await child.next()) take(line);
-    check(exit.signal === "SIGKILL", `the crash child exited on its own (${JSON.stringify(exit)}); stderr:\n${child.stderr}`);
+    check(
+      exit.signal === "SIGKILL",
+      `the crash child exited on its own (${JSON.stringify(exit)}); stderr:\n${child.stderr}`,
+    );
   } finally {
     await child.kill();
   }

@@ -32,7 +32,10 @@ export async function referenceRun(script: CrashScript): Promise<Reference> {
   const agent = createAgent(crashAgentOptions(script));
   for (const prompt of script.prompts) {
     const outcome = await agent.send(prompt);
-    check(outcome.reason.kind === "completed", `reference run: turn ${outcome.turn} ended ${JSON.stringify(outcome.reason)}`);
+    check(
+      outcome.reason.kind === "completed",
+      `reference run: turn ${outcome.turn} ended ${JSON.stringify(outcome.reason)}`,
+    );
   }
   await agent.dispose();
   const { header, events } = agent.session;
@@ -56,7 +59,13 @@ export interface KilledSession {
 }
 
 /** Checks one killed session; returns its outcome kinds, throws a Violation (or anything else) on failure. */
-export async function checkKilledSession({ script, reference, root, report, random }: KilledSession): Promise<string[]> {
+export async function checkKilledSession({
+  script,
+  reference,
+  root,
+  report,
+  random,
+}: KilledSession): Promise<string[]> {
   const kinds = report.finished ? ["finished-before-kill"] : [];
   const file = join(root, `${script.sessionId}.jsonl`);
   // Every session is past its create when the kill window opens (its first model call waits after it).
@@ -74,22 +83,42 @@ interface Survivors {
 }
 
 /** The file right after the kill: a byte-exact prefix of the reference covering every claim. */
-async function checkSurvivors(file: string, reference: Reference, report: KillReport, torn: { injectTorn: boolean; tornCut: number }): Promise<Survivors> {
+async function checkSurvivors(
+  file: string,
+  reference: Reference,
+  report: KillReport,
+  torn: { injectTorn: boolean; tornCut: number },
+): Promise<Survivors> {
   const kinds: string[] = [];
   const text = (await readFile(file)).toString("utf8");
   const end = text.lastIndexOf("\n") + 1;
-  const lines = text.slice(0, end).split(/(?<=\n)/).filter((l) => l !== "");
+  const lines = text
+    .slice(0, end)
+    .split(/(?<=\n)/)
+    .filter((l) => l !== "");
   let tornBytes = Buffer.byteLength(text.slice(end));
   check(lines.length >= 1, "the session file exists but has no complete header line");
-  check(lines.length <= reference.lines.length, `the file has ${lines.length} complete lines, the full run only ${reference.lines.length}`);
+  check(
+    lines.length <= reference.lines.length,
+    `the file has ${lines.length} complete lines, the full run only ${reference.lines.length}`,
+  );
   for (const [i, l] of lines.entries()) {
-    check(l === reference.lines[i], `line ${i + 1} differs from the reference run:\n  file: ${l.slice(0, 300)}\n  want: ${reference.lines[i]?.slice(0, 300)}`);
+    check(
+      l === reference.lines[i],
+      `line ${i + 1} differs from the reference run:\n  file: ${l.slice(0, 300)}\n  want: ${reference.lines[i]?.slice(0, 300)}`,
+    );
   }
   // The create's report precedes the first model call, so every session has a claim.
   check(report.claim !== undefined, "the child never reported the session durable");
   const claimed = report.claim.events;
-  check(lines.length - 1 >= claimed, `the child reported ${claimed} events durable, the file holds ${lines.length - 1}`);
-  check(sha256(lines.slice(0, claimed + 1).join("")) === report.claim.sha, `the first ${claimed} events on disk hash differently from what the child reported flushing`);
+  check(
+    lines.length - 1 >= claimed,
+    `the child reported ${claimed} events durable, the file holds ${lines.length - 1}`,
+  );
+  check(
+    sha256(lines.slice(0, claimed + 1).join("")) === report.claim.sha,
+    `the first ${claimed} events on disk hash differently from what the child reported flushing`,
+  );
   if (lines.length - 1 > claimed) kinds.push("written-beyond-claim");
   if (tornBytes > 0) {
     const next = reference.lines[lines.length] ?? "";
@@ -111,7 +140,12 @@ async function checkSurvivors(file: string, reference: Reference, report: KillRe
 }
 
 /** Load (repair), load again (clean), resume for one more turn, verify. */
-async function checkRepairAndResume(root: string, script: CrashScript, reference: Reference, { lines, tornBytes }: Survivors): Promise<string[]> {
+async function checkRepairAndResume(
+  root: string,
+  script: CrashScript,
+  reference: Reference,
+  { lines, tornBytes }: Survivors,
+): Promise<string[]> {
   const kinds: string[] = [];
   const id = script.sessionId;
   const file = join(root, `${id}.jsonl`);
@@ -126,14 +160,34 @@ async function checkRepairAndResume(root: string, script: CrashScript, reference
     loaded = await first.load(id); // takes over a dead child's lock
     check(loaded.droppedBytes === tornBytes, `load dropped ${loaded.droppedBytes} torn bytes, expected ${tornBytes}`);
     events = loaded.session.events;
-    check(isDeepStrictEqual(events.slice(0, kept.length), kept), "the loaded log does not start with the events that were on disk");
-    check(isDeepStrictEqual(loaded.repaired, events.slice(kept.length)), "the loaded log holds events beyond the file and the repair closers");
-    if (openTurn === null) check(loaded.repaired.length === 0, `a log ending between turns was "repaired" with ${loaded.repaired.length} events`);
+    check(
+      isDeepStrictEqual(events.slice(0, kept.length), kept),
+      "the loaded log does not start with the events that were on disk",
+    );
+    check(
+      isDeepStrictEqual(loaded.repaired, events.slice(kept.length)),
+      "the loaded log holds events beyond the file and the repair closers",
+    );
+    if (openTurn === null)
+      check(
+        loaded.repaired.length === 0,
+        `a log ending between turns was "repaired" with ${loaded.repaired.length} events`,
+      );
     else {
       const closer = loaded.repaired.at(-1);
-      check(closer?.type === "turn/end" && isDeepStrictEqual(closer.data, { turn: openTurn, reason: { kind: "interrupted" } }), `the repair does not end with turn/end{${openTurn}, interrupted}`);
       check(
-        loaded.repaired.every((e) => e.type === "tool/call" || e.type === "step/end" || e.type === "turn/end" || (e.type === "tool/result" && (e.data as { isError: boolean }).isError)),
+        closer?.type === "turn/end" &&
+          isDeepStrictEqual(closer.data, { turn: openTurn, reason: { kind: "interrupted" } }),
+        `the repair does not end with turn/end{${openTurn}, interrupted}`,
+      );
+      check(
+        loaded.repaired.every(
+          (e) =>
+            e.type === "tool/call" ||
+            e.type === "step/end" ||
+            e.type === "turn/end" ||
+            (e.type === "tool/result" && (e.data as { isError: boolean }).isError),
+        ),
         "the repair appended something other than tool calls, error results and closers",
       );
       kinds.push(`repaired-${loaded.repaired.length > 1 ? "with-closers" : "turn-only"}`);
@@ -143,7 +197,10 @@ async function checkRepairAndResume(root: string, script: CrashScript, reference
     check(report.ok, `verifyLog after repair: ${JSON.stringify(report.issues)}`);
     // Read while the store still holds the session: the repair must be on disk when load returns.
     const onDisk = await readFile(file, "utf8");
-    check(onDisk === reference.lines.slice(0, lines).join("") + loaded.repaired.map(eventLine).join(""), "when load returned, the file was not the surviving lines plus the repair closers, byte for byte");
+    check(
+      onDisk === reference.lines.slice(0, lines).join("") + loaded.repaired.map(eventLine).join(""),
+      "when load returned, the file was not the surviving lines plus the repair closers, byte for byte",
+    );
   } finally {
     await first.close();
   }
@@ -151,16 +208,25 @@ async function checkRepairAndResume(root: string, script: CrashScript, reference
   const second = new JsonlSessionStore({ root });
   try {
     const again = await second.load(id);
-    check(again.repaired.length === 0 && again.droppedBytes === 0, `the second load repaired ${again.repaired.length} events and dropped ${again.droppedBytes} bytes: the repair was not durable`);
+    check(
+      again.repaired.length === 0 && again.droppedBytes === 0,
+      `the second load repaired ${again.repaired.length} events and dropped ${again.droppedBytes} bytes: the repair was not durable`,
+    );
     check(isDeepStrictEqual(again.session.events, events), "the second load differs from the first");
     await second.release(id);
 
-    const provider = new ScriptedProvider([{ text: "Checking after the crash.", toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, { text: "Resumed fine." }]);
+    const provider = new ScriptedProvider([
+      { text: "Checking after the crash.", toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] },
+      { text: "Resumed fine." },
+    ]);
     const agent = await resumeAgent(second, id, { ...crashAgentBase(), provider, invariants: true });
     const outcome = await agent.send("After the crash: one more turn.");
     await agent.dispose();
     check(outcome.reason.kind === "completed", `the resumed turn ended ${JSON.stringify(outcome.reason)}`);
-    check(outcome.turn === loaded.session.lastTurn + 1, `the resumed turn is ${outcome.turn}, expected ${loaded.session.lastTurn + 1}`);
+    check(
+      outcome.turn === loaded.session.lastTurn + 1,
+      `the resumed turn is ${outcome.turn}, expected ${loaded.session.lastTurn + 1}`,
+    );
     check(provider.requests.length === 2, `the resumed turn made ${provider.requests.length} requests, expected 2`);
   } finally {
     await second.close();
@@ -168,10 +234,16 @@ async function checkRepairAndResume(root: string, script: CrashScript, reference
   const reader = new JsonlSessionStore({ root });
   const final = await reader.load(id, { readOnly: true }).finally(() => reader.close());
   check(!final.needsRepair && final.droppedBytes === 0, "the log after the resumed turn is not closed");
-  check(isDeepStrictEqual(final.session.events.slice(0, events.length), events), "the resumed instance changed the log it resumed");
+  check(
+    isDeepStrictEqual(final.session.events.slice(0, events.length), events),
+    "the resumed instance changed the log it resumed",
+  );
   const after = verifyLog(final.session.events);
   check(after.ok, `verifyLog after the resumed turn: ${JSON.stringify(after.issues)}`);
-  check(reconstructRequests(final.session.events).length === after.requests, "reconstruction disagrees with verifyLog's request count");
+  check(
+    reconstructRequests(final.session.events).length === after.requests,
+    "reconstruction disagrees with verifyLog's request count",
+  );
   const leftovers = (await readdir(root)).filter((name) => name.endsWith(".lock"));
   check(leftovers.length === 0, `lock files left after dispose: ${leftovers.join(", ")}`);
   return kinds;

@@ -35,7 +35,11 @@ async function runBatch(seed: number, first: number, size: number): Promise<Outc
   const references = await Promise.all(scripts.map(referenceRun));
   const roots = await Promise.all(trials.map(() => mkdtemp(join(tmpdir(), "keelson-crash-"))));
   try {
-    const sessions: BatchSession[] = trials.map((t, i) => ({ seed: t.seed, root: roots[i]!, calls: Math.floor(random() * (scripts[i]!.replies.length + 1)) }));
+    const sessions: BatchSession[] = trials.map((t, i) => ({
+      seed: t.seed,
+      root: roots[i]!,
+      calls: Math.floor(random() * (scripts[i]!.replies.length + 1)),
+    }));
     const delayMs = random() < 0.3 ? 0 : Math.floor(random() * 10);
     let reports: Awaited<ReturnType<typeof killBatch>>;
     try {
@@ -46,10 +50,18 @@ async function runBatch(seed: number, first: number, size: number): Promise<Outc
     const outcomes: Outcome[] = [];
     for (const [i, t] of trials.entries()) {
       try {
-        const kinds = await checkKilledSession({ script: scripts[i]!, reference: references[i]!, root: roots[i]!, report: reports[i]!, random: mulberry32(t.seed ^ 0x7042) });
+        const kinds = await checkKilledSession({
+          script: scripts[i]!,
+          reference: references[i]!,
+          root: roots[i]!,
+          report: reports[i]!,
+          random: mulberry32(t.seed ^ 0x7042),
+        });
         outcomes.push({ kinds });
       } catch (error) {
-        outcomes.push({ failure: `trial ${t.index} (seed ${t.seed}, killed ${delayMs} ms into model call ${sessions[i]!.calls}): ${describe(error)}` });
+        outcomes.push({
+          failure: `trial ${t.index} (seed ${t.seed}, killed ${delayMs} ms into model call ${sessions[i]!.calls}): ${describe(error)}`,
+        });
       }
     }
     return outcomes;
@@ -78,7 +90,14 @@ const suite: ReliabilitySuite = {
       if ("failure" in outcome) failures.push(outcome.failure);
       else for (const kind of outcome.kinds) counts.add(kind);
     }
-    return { suite: suite.name, trials, passed: trials - failures.length, failures, counts: counts.toJSON(), ms: performance.now() - started };
+    return {
+      suite: suite.name,
+      trials,
+      passed: trials - failures.length,
+      failures,
+      counts: counts.toJSON(),
+      ms: performance.now() - started,
+    };
   },
 };
 

@@ -83,7 +83,10 @@ export function badUtf8(original: Buffer, spec: CorruptionSpec): Corrupted {
   const tail = original.subarray(overwrite ? Math.min(at + seq.length, span.start + span.length) : at);
   const bytes = Buffer.concat([original.subarray(0, at), Buffer.from(seq), tail]);
   const hex = seq.map((b) => b.toString(16)).join(" ");
-  return { bytes, variant: `${overwrite ? "over" : "insert"} [${hex}] ${inString ? "in a string" : "anywhere"} on line ${line + 1}` };
+  return {
+    bytes,
+    variant: `${overwrite ? "over" : "insert"} [${hex}] ${inString ? "in a string" : "anywhere"} on line ${line + 1}`,
+  };
 }
 
 const EMPTY = ["", "\n", "\n\n", "   ", "\r\n", "\t\n"];
@@ -112,7 +115,7 @@ export function headerOnly(original: Buffer, spec: CorruptionSpec): Corrupted {
 /** A deterministic byte stream from a number (xorshift), for random foreign content. */
 function noise(seed: number, length: number): Buffer {
   const out = Buffer.alloc(length);
-  let x = (seed | 0) || 0x9e3779b9;
+  let x = seed | 0 || 0x9e3779b9;
   for (let i = 0; i < length; i++) {
     x ^= x << 13;
     x ^= x >>> 17;
@@ -126,13 +129,22 @@ export function foreign(original: Buffer, spec: CorruptionSpec): Corrupted {
   const text = (): string => original.toString("utf8");
   const variants: readonly [string, () => Buffer][] = [
     ["random bytes", () => noise(spec.n, 1 + pick(spec.at, 4096))],
-    ["random bytes with newlines", () => Buffer.from(noise(spec.n, 1 + pick(spec.at, 4096)).map((b) => (b % 7 === 0 ? 0x0a : b)))],
+    [
+      "random bytes with newlines",
+      () => Buffer.from(noise(spec.n, 1 + pick(spec.at, 4096)).map((b) => (b % 7 === 0 ? 0x0a : b))),
+    ],
     ["plain text", () => Buffer.from("hello world\nthis is not a session log\n")],
     ["a JSON array", () => Buffer.from("[1,2,3]\n")],
     ["JSON null", () => Buffer.from("null\n")],
     ["a JSON string", () => Buffer.from('"keelson-session"\n')],
-    ["another JSONL format", () => Buffer.from('{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n')],
-    ["another format marker", () => Buffer.from(text().replace('"format":"keelson-session"', '"format":"keelson-session-v2"'))],
+    [
+      "another JSONL format",
+      () => Buffer.from('{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n'),
+    ],
+    [
+      "another format marker",
+      () => Buffer.from(text().replace('"format":"keelson-session"', '"format":"keelson-session-v2"')),
+    ],
     ["format marker in an array", () => Buffer.from(`[${text().slice(0, text().indexOf("\n"))}]\n`)],
     ["a UTF-8 BOM before the log", () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), original])],
     ["the log in UTF-16LE", () => Buffer.from(text(), "utf16le")],
@@ -153,5 +165,8 @@ export function filler(spec: CorruptionSpec, multibyte: boolean): string {
 
 export function hugeTornTail(original: Buffer, spec: CorruptionSpec): Corrupted {
   const tail = `{"type":"user/message","data":{"text":"${filler(spec, spec.variant % 2 === 1)}`;
-  return { bytes: Buffer.concat([original, Buffer.from(tail)]), variant: `torn tail of ${Buffer.byteLength(tail)} bytes` };
+  return {
+    bytes: Buffer.concat([original, Buffer.from(tail)]),
+    variant: `torn tail of ${Buffer.byteLength(tail)} bytes`,
+  };
 }

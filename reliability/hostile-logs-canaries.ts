@@ -18,10 +18,18 @@ const CANARY_KEYS = ["polluted", "hostile", "nested", "a", "x"];
 
 type Descriptors = Map<string | symbol, PropertyDescriptor>;
 
-const describeAll = (o: object): Descriptors => new Map(Reflect.ownKeys(o).map((k) => [k, Object.getOwnPropertyDescriptor(o, k)!]));
+const describeAll = (o: object): Descriptors =>
+  new Map(Reflect.ownKeys(o).map((k) => [k, Object.getOwnPropertyDescriptor(o, k)!]));
 
 function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
-  return a.value === b.value && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
+  return (
+    a.value === b.value &&
+    a.get === b.get &&
+    a.set === b.set &&
+    a.writable === b.writable &&
+    a.enumerable === b.enumerable &&
+    a.configurable === b.configurable
+  );
 }
 
 export class PrototypeCanary {
@@ -43,7 +51,8 @@ export class PrototypeCanary {
       }
       for (const key of before.keys()) if (!after.has(key)) out.push(`${name}.${String(key)} was removed`);
       if (Object.isExtensible(proto) !== extensible) out.push(`${name} extensibility changed`);
-      if (Object.getPrototypeOf(proto) !== (proto === Object.prototype ? null : Object.prototype)) out.push(`${name} got a new prototype`);
+      if (Object.getPrototypeOf(proto) !== (proto === Object.prototype ? null : Object.prototype))
+        out.push(`${name} got a new prototype`);
     }
     const probe: Record<string, unknown> = {};
     for (const key of CANARY_KEYS) if (probe[key] !== undefined || key in []) out.push(`({}).${key} is inherited`);
@@ -75,7 +84,8 @@ export function inspectLoaded(root: unknown, where: string, options: { frozen: b
     if (seen.has(v)) continue;
     seen.add(v);
     const proto = Object.getPrototypeOf(v);
-    if (proto !== (Array.isArray(v) ? Array.prototype : Object.prototype)) problems.push(`${path} has an unexpected prototype`);
+    if (proto !== (Array.isArray(v) ? Array.prototype : Object.prototype))
+      problems.push(`${path} has an unexpected prototype`);
     if (options.frozen && !Object.isFrozen(v)) problems.push(`${path} is not frozen`);
     for (const key of Reflect.ownKeys(v)) {
       if (typeof key === "symbol") {

@@ -76,7 +76,10 @@ const originalArb: fc.Arbitrary<OriginalSpec> = fc.record({
 
 /** MiB strings cost ~50 times an ordinary case, so they come a third as often as the other kinds. */
 const kindArb: fc.Arbitrary<CorruptionKind> = fc.oneof(
-  { weight: 3 * (CORRUPTION_KINDS.length - 1), arbitrary: fc.constantFrom(...CORRUPTION_KINDS.filter((k) => k !== "huge-string")) },
+  {
+    weight: 3 * (CORRUPTION_KINDS.length - 1),
+    arbitrary: fc.constantFrom(...CORRUPTION_KINDS.filter((k) => k !== "huge-string")),
+  },
   { weight: 1, arbitrary: fc.constant("huge-string" as const) },
 );
 
@@ -117,7 +120,10 @@ export function buildOriginal(spec: OriginalSpec, id: string): Session {
   const session = buildLog(spec.ops, newSession(id));
   if (spec.unicode !== undefined) {
     // A second driver is a new loop instance: it logs a `resume` header snapshot.
-    new LogDriver(session, baseHeader()).turn({ prompt: `naïve café ☃ 日本語 🚢 ${spec.unicode}`, steps: [{ text: `ü ${spec.unicode}` }] });
+    new LogDriver(session, baseHeader()).turn({
+      prompt: `naïve café ☃ 日本語 🚢 ${spec.unicode}`,
+      steps: [{ text: `ü ${spec.unicode}` }],
+    });
   }
   const driver = new LogDriver(session, baseHeader());
   switch (spec.openTail) {
@@ -130,7 +136,14 @@ export function buildOriginal(spec: OriginalSpec, id: string): Session {
       driver.openTurn("crashed after a step", [{ text: "partial ☃" }]);
       break;
     case "calls":
-      driver.openTurn("crashed mid tool batch", [], [{ name: "read", args: '{"path":"a"}' }, { name: "read", args: '{"path":"b"}' }]);
+      driver.openTurn(
+        "crashed mid tool batch",
+        [],
+        [
+          { name: "read", args: '{"path":"a"}' },
+          { name: "read", args: '{"path":"b"}' },
+        ],
+      );
       break;
   }
   return session;

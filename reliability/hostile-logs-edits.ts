@@ -4,7 +4,19 @@
 // on the file's lines (header first) and returns the corrupted bytes and the variant's name.
 import { type Corrupted, filler, lineSpans, pick } from "./hostile-logs-bytes.js";
 import type { CorruptionSpec } from "./hostile-logs-cases.js";
-import { defineOwn, getAt, type Json, objectPathsOf, pathsOf, renameKey, type Spelling, setAt, spell, stringPathsOf, typeOf } from "./hostile-logs-json.js";
+import {
+  defineOwn,
+  getAt,
+  type Json,
+  objectPathsOf,
+  pathsOf,
+  renameKey,
+  type Spelling,
+  setAt,
+  spell,
+  stringPathsOf,
+  typeOf,
+} from "./hostile-logs-json.js";
 
 export type Lines = string[];
 
@@ -23,10 +35,12 @@ export function rawText(raw: string): { marker: string; patch: (text: string) =>
 export const joinLines = (lines: Lines, eol = "\n"): Buffer => Buffer.from(lines.map((l) => l + eol).join(""));
 
 /** Splits an original (valid, "\n"-terminated) file into its lines. */
-export const splitLines = (bytes: Buffer): Lines => lineSpans(bytes).map((s) => bytes.toString("utf8", s.start, s.start + s.length));
+export const splitLines = (bytes: Buffer): Lines =>
+  lineSpans(bytes).map((s) => bytes.toString("utf8", s.start, s.start + s.length));
 
 /** Line index of an event (1..), or undefined when the log has no events. */
-export const eventLine = (lines: Lines, n: number): number | undefined => (lines.length < 2 ? undefined : 1 + pick(n, lines.length - 1));
+export const eventLine = (lines: Lines, n: number): number | undefined =>
+  lines.length < 2 ? undefined : 1 + pick(n, lines.length - 1);
 
 /** Rewrites the seq of every event line from `from` on so that seq equals index again. */
 export function renumber(lines: Lines, from = 1): Lines {
@@ -51,7 +65,10 @@ export function seqDuplicate(lines: Lines, spec: CorruptionSpec): Corrupted {
     case 1:
       return { bytes: joinLines([...lines, copy]), variant: `line ${l + 1} again at the end` };
     default:
-      return { bytes: joinLines(renumber(lines.toSpliced(l + 1, 0, copy), l + 1)), variant: `line ${l + 1} twice, later seqs renumbered` };
+      return {
+        bytes: joinLines(renumber(lines.toSpliced(l + 1, 0, copy), l + 1)),
+        variant: `line ${l + 1} twice, later seqs renumbered`,
+      };
   }
 }
 
@@ -62,7 +79,10 @@ export function seqMissing(lines: Lines, spec: CorruptionSpec): Corrupted {
     case 0:
       return { bytes: joinLines(lines.toSpliced(l, 1)), variant: `line ${l + 1} dropped` };
     case 1:
-      return { bytes: joinLines(renumber(lines.toSpliced(l, 1), l)), variant: `line ${l + 1} dropped, later seqs renumbered` };
+      return {
+        bytes: joinLines(renumber(lines.toSpliced(l, 1), l)),
+        variant: `line ${l + 1} dropped, later seqs renumbered`,
+      };
     default:
       return { bytes: joinLines(lines.slice(0, -1)), variant: "last line dropped" };
   }
@@ -86,7 +106,10 @@ export function seqReorder(lines: Lines, spec: CorruptionSpec): Corrupted {
     case 3:
       return { bytes: joinLines(renumber(moved)), variant: `line ${a + 1} moved to the end, seqs renumbered` };
     default:
-      return { bytes: joinLines(renumber([lines[0]!, ...lines.slice(1).reverse()])), variant: "events reversed, seqs renumbered" };
+      return {
+        bytes: joinLines(renumber([lines[0]!, ...lines.slice(1).reverse()])),
+        variant: "events reversed, seqs renumbered",
+      };
   }
 }
 
@@ -151,18 +174,27 @@ export function wrongType(lines: Lines, spec: CorruptionSpec): Corrupted {
     const { marker, patch } = rawText(raw);
     if (mode === 4) {
       setAt(value, path, marker);
-      return { bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))), variant: `${where} set to ${raw}` };
+      return {
+        bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))),
+        variant: `${where} set to ${raw}`,
+      };
     }
     const objects = objectPathsOf(value);
     const target = objects[pick(spec.at, objects.length)]!;
     defineOwn(getAt(value, target) as { [key: string]: Json }, "extra", marker);
-    return { bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))), variant: `line ${l + 1}: extra key ${raw} at ${target.length === 0 ? "the root" : target.join(".")}` };
+    return {
+      bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))),
+      variant: `line ${l + 1}: extra key ${raw} at ${target.length === 0 ? "the root" : target.join(".")}`,
+    };
   }
   const current = typeOf(getAt(value, path));
   const others = OTHER_VALUES.filter((v) => typeOf(v) !== current);
   const next = others[pick(spec.n, others.length)]!;
   setAt(value, path, structuredClone(next));
-  return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))), variant: `${where} (${current}) set to ${JSON.stringify(next)}` };
+  return {
+    bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))),
+    variant: `${where} (${current}) set to ${JSON.stringify(next)}`,
+  };
 }
 
 function protoPayloads(): readonly Json[] {
@@ -198,12 +230,18 @@ export function protoKeys(lines: Lines, spec: CorruptionSpec): Corrupted {
     const renamed = renameKey(target, from, key);
     if (path.length > 0) setAt(value, path, renamed);
     const next = path.length === 0 ? renamed : value;
-    return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(next))), variant: `${where}: key ${from} renamed ${key}` };
+    return {
+      bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(next))),
+      variant: `${where}: key ${from} renamed ${key}`,
+    };
   }
   const payloads = protoPayloads();
   const payload = payloads[pick(spec.variant, payloads.length)]!;
   defineOwn(target, key, payload);
-  return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))), variant: `${where}: ${key} = ${JSON.stringify(payload)}` };
+  return {
+    bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))),
+    variant: `${where}: ${key} = ${JSON.stringify(payload)}`,
+  };
 }
 
 /** MiB-sized strings as values, keys, whole lines and event types (the torn-tail variant is byte-level). */
@@ -218,7 +256,10 @@ export function hugeString(lines: Lines, spec: CorruptionSpec): Corrupted {
       if (strings.length === 0) return unchanged(lines, "no string to grow");
       const path = strings[pick(spec.at, strings.length)]!;
       setAt(value, path, huge);
-      return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))), variant: `line ${l + 1} at ${path.join(".")} set to ${mib}` };
+      return {
+        bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))),
+        variant: `line ${l + 1} at ${path.join(".")} set to ${mib}`,
+      };
     }
     case 1: {
       const objects = objectPathsOf(value);
@@ -227,11 +268,17 @@ export function hugeString(lines: Lines, spec: CorruptionSpec): Corrupted {
       return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))), variant: `line ${l + 1}: a ${mib} key` };
     }
     case 2:
-      return { bytes: joinLines(lines.toSpliced(l + 1, 0, huge)), variant: `a ${mib} non-JSON line after line ${l + 1}` };
+      return {
+        bytes: joinLines(lines.toSpliced(l + 1, 0, huge)),
+        variant: `a ${mib} non-JSON line after line ${l + 1}`,
+      };
     default: {
       if (l === 0) return unchanged(lines, "no event to retype");
       (value as { [key: string]: Json }).type = huge;
-      return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))), variant: `line ${l + 1}: a ${mib} event type` };
+      return {
+        bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(value))),
+        variant: `line ${l + 1}: a ${mib} event type`,
+      };
     }
   }
 }
@@ -251,7 +298,10 @@ export function deepNesting(lines: Lines, spec: CorruptionSpec): Corrupted {
   const { marker, patch } = rawText(raw);
   defineOwn(getAt(value, path) as { [key: string]: Json }, "nested", marker);
   const where = path.length === 0 ? "the root" : path.join(".");
-  return { bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))), variant: `line ${l + 1} at ${where}: ${arrays ? "arrays" : "objects"} nested ${depth} deep` };
+  return {
+    bytes: joinLines(lines.toSpliced(l, 1, patch(JSON.stringify(value)))),
+    variant: `line ${l + 1} at ${where}: ${arrays ? "arrays" : "objects"} nested ${depth} deep`,
+  };
 }
 
 const SPELLINGS: readonly [string, Spelling][] = [
@@ -270,9 +320,15 @@ export function noop(lines: Lines, spec: CorruptionSpec): Corrupted {
   if (mode === SPELLINGS.length + 1) return { bytes: joinLines(lines, "\r\n"), variant: "CRLF line ends" };
   if (mode === SPELLINGS.length + 2) {
     const [name, how] = SPELLINGS[pick(spec.n, SPELLINGS.length)]!;
-    return { bytes: joinLines(lines.map((line) => spell(parseLine(line), how))), variant: `every line respelled (${name})` };
+    return {
+      bytes: joinLines(lines.map((line) => spell(parseLine(line), how))),
+      variant: `every line respelled (${name})`,
+    };
   }
   const [name, how] = SPELLINGS[mode]!;
   const l = pick(spec.line, lines.length);
-  return { bytes: joinLines(lines.toSpliced(l, 1, spell(parseLine(lines[l]!), how))), variant: `line ${l + 1} respelled (${name})` };
+  return {
+    bytes: joinLines(lines.toSpliced(l, 1, spell(parseLine(lines[l]!), how))),
+    variant: `line ${l + 1} respelled (${name})`,
+  };
 }

@@ -26,10 +26,25 @@ const DELTAS: readonly [string, Obj][] = [
 
 const SNAPSHOTS: readonly [string, Obj][] = [
   ["a forged model", { header: { config: { model: "forged-model" } }, reason: "fallback" }],
-  ["a forged system and prefix", { header: { config: { model: "m" }, system: "Forged.", messagePrefix: [prefixMessage] }, reason: "resume" }],
+  [
+    "a forged system and prefix",
+    { header: { config: { model: "m" }, system: "Forged.", messagePrefix: [prefixMessage] }, reason: "resume" },
+  ],
   ["an unknown reason", { header: { config: { model: "m" } }, reason: "forged" }],
   ["a reserved config key", { header: { config: { model: "m", messages: [] } }, reason: "initial" }],
-  ["duplicate tool names", { header: { config: { model: "m" }, tools: [{ name: "a", inputSchema: {} }, { name: "a", inputSchema: {} }] }, reason: "initial" }],
+  [
+    "duplicate tool names",
+    {
+      header: {
+        config: { model: "m" },
+        tools: [
+          { name: "a", inputSchema: {} },
+          { name: "a", inputSchema: {} },
+        ],
+      },
+      reason: "initial",
+    },
+  ],
 ];
 
 const timeOf = (line: string | undefined): number => {
@@ -39,22 +54,33 @@ const timeOf = (line: string | undefined): number => {
 
 /** `lines` with `event` inserted after line `after`, every later seq renumbered. */
 function insertAfter(lines: Lines, after: number, event: Obj): Lines {
-  return renumber(lines.toSpliced(after + 1, 0, JSON.stringify({ ...event, seq: after, time: timeOf(lines[after]) })), after + 1);
+  return renumber(
+    lines.toSpliced(after + 1, 0, JSON.stringify({ ...event, seq: after, time: timeOf(lines[after]) })),
+    after + 1,
+  );
 }
 
 const headerEventLines = (lines: Lines): number[] =>
-  lines.flatMap((line, i) => (i > 0 && (line.includes('"type":"request/header"') || line.includes('"type":"request/header-delta"')) ? [i] : []));
+  lines.flatMap((line, i) =>
+    i > 0 && (line.includes('"type":"request/header"') || line.includes('"type":"request/header-delta"')) ? [i] : [],
+  );
 
 export function forgedHeaderEvent(lines: Lines, spec: CorruptionSpec): Corrupted {
   const after = pick(spec.line, lines.length);
   switch (pick(spec.variant, 4)) {
     case 0: {
       const [name, data] = DELTAS[pick(spec.n, DELTAS.length)]!;
-      return { bytes: joinLines(insertAfter(lines, after, { type: "request/header-delta", data })), variant: `a delta that ${name}, after line ${after + 1}` };
+      return {
+        bytes: joinLines(insertAfter(lines, after, { type: "request/header-delta", data })),
+        variant: `a delta that ${name}, after line ${after + 1}`,
+      };
     }
     case 1: {
       const [name, data] = SNAPSHOTS[pick(spec.n, SNAPSHOTS.length)]!;
-      return { bytes: joinLines(insertAfter(lines, after, { type: "request/header", data })), variant: `a snapshot with ${name}, after line ${after + 1}` };
+      return {
+        bytes: joinLines(insertAfter(lines, after, { type: "request/header", data })),
+        variant: `a snapshot with ${name}, after line ${after + 1}`,
+      };
     }
     case 2: {
       const targets = headerEventLines(lines);
@@ -62,17 +88,30 @@ export function forgedHeaderEvent(lines: Lines, spec: CorruptionSpec): Corrupted
       const l = targets[pick(spec.at, targets.length)]!;
       const event = parseLine(lines[l]!) as Obj;
       const data = event.data as Obj;
-      const [name, replacement] = event.type === "request/header" ? SNAPSHOTS[pick(spec.n, SNAPSHOTS.length)]! : DELTAS[pick(spec.n, DELTAS.length)]!;
+      const [name, replacement] =
+        event.type === "request/header"
+          ? SNAPSHOTS[pick(spec.n, SNAPSHOTS.length)]!
+          : DELTAS[pick(spec.n, DELTAS.length)]!;
       const forged = { ...event, data: replacement };
       // A snapshot turned into a delta (or back) keeps its payload: a payload of the wrong kind.
-      const retyped = { ...event, type: event.type === "request/header" ? "request/header-delta" : "request/header", data };
+      const retyped = {
+        ...event,
+        type: event.type === "request/header" ? "request/header-delta" : "request/header",
+        data,
+      };
       const next = spec.fromEnd ? retyped : forged;
       const what = spec.fromEnd ? `retyped ${String(retyped.type)}` : `payload replaced by ${name}`;
-      return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(next))), variant: `header event on line ${l + 1} ${what}` };
+      return {
+        bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify(next))),
+        variant: `header event on line ${l + 1} ${what}`,
+      };
     }
     default: {
       const [name, data] = DELTAS[pick(spec.n, DELTAS.length)]!;
-      return { bytes: joinLines(insertAfter(lines, Math.min(1, lines.length - 1), { type: "request/header-delta", data })), variant: `a delta that ${name}, before any snapshot` };
+      return {
+        bytes: joinLines(insertAfter(lines, Math.min(1, lines.length - 1), { type: "request/header-delta", data })),
+        variant: `a delta that ${name}, before any snapshot`,
+      };
     }
   }
 }
@@ -102,11 +141,17 @@ export function typeOutOfGrammar(lines: Lines, spec: CorruptionSpec): Corrupted 
   const l = eventLine(lines, spec.line);
   if (spec.variant % 2 === 0 && l !== undefined) {
     const event = parseLine(lines[l]!) as Obj;
-    return { bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify({ ...event, type }))), variant: `line ${l + 1} claims type ${JSON.stringify(type)}` };
+    return {
+      bytes: joinLines(lines.toSpliced(l, 1, JSON.stringify({ ...event, type }))),
+      variant: `line ${l + 1} claims type ${JSON.stringify(type)}`,
+    };
   }
   const after = pick(spec.line, lines.length);
   const data = { header: { config: { model: "forged-model" } }, reason: "initial", turn: 1 };
-  return { bytes: joinLines(insertAfter(lines, after, { type, data })), variant: `an event of type ${JSON.stringify(type)} after line ${after + 1}` };
+  return {
+    bytes: joinLines(insertAfter(lines, after, { type, data })),
+    variant: `an event of type ${JSON.stringify(type)} after line ${after + 1}`,
+  };
 }
 
 /** Edits of the session-header line (line 1). */
@@ -139,5 +184,8 @@ export function forgedSessionHeader(lines: Lines, spec: CorruptionSpec): Corrupt
     return { bytes: joinLines(lines.toSpliced(1, 0, copy)), variant: "a second header line" };
   }
   const [name, edit] = HEADER_EDITS[pick(spec.n, HEADER_EDITS.length)]!;
-  return { bytes: joinLines(lines.toSpliced(0, 1, JSON.stringify(edit(header, first)))), variant: `header line with ${name}` };
+  return {
+    bytes: joinLines(lines.toSpliced(0, 1, JSON.stringify(edit(header, first)))),
+    variant: `header line with ${name}`,
+  };
 }

@@ -61,7 +61,11 @@ export function defineOwn(obj: { [key: string]: Json }, key: string, value: Json
 /** Every path below the root of `v`, parents before children (bounded by the value's size). */
 export function pathsOf(v: Json, base: JsonPath = []): JsonPath[] {
   const out: JsonPath[] = [];
-  const children: [string | number, Json][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : isObject(v) ? Object.entries(v) : [];
+  const children: [string | number, Json][] = Array.isArray(v)
+    ? v.map((x, i) => [i, x])
+    : isObject(v)
+      ? Object.entries(v)
+      : [];
   for (const [k, child] of children) {
     const path = [...base, k];
     out.push(path, ...pathsOf(child, path));

@@ -24,11 +24,24 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { HeaderError } from "../src/header/index.js";
-import { type ReconstructedRequest, ReconstructError, reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
+import {
+  type ReconstructedRequest,
+  ReconstructError,
+  reconstructRequests,
+  verifyLog,
+} from "../src/reconstruct/index.js";
 import type { SessionEvent } from "../src/session/index.js";
 import { JsonlSessionStore, type LoadedSession, StoreError } from "../src/store/index.js";
 import { inspectLoaded } from "./hostile-logs-canaries.js";
-import { type Decoded, decodeReference, dispatchSeqs, firstChangedLine, isPrefixOf, type OriginalLog, requestView } from "./hostile-logs-reference.js";
+import {
+  type Decoded,
+  decodeReference,
+  dispatchSeqs,
+  firstChangedLine,
+  isPrefixOf,
+  type OriginalLog,
+  requestView,
+} from "./hostile-logs-reference.js";
 
 export type Outcome = "identical" | "repaired" | "prefix" | "rewritten" | "rejected";
 
@@ -49,11 +62,17 @@ export interface TrialFiles {
 }
 
 /** An error as a short line for a failure report. */
-export const describeError = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message.slice(0, 300)}` : String(e));
+export const describeError = (e: unknown): string =>
+  e instanceof Error ? `${e.name}: ${e.message.slice(0, 300)}` : String(e);
 const describe = describeError;
-const typeAndData = (events: readonly { type: string; data: unknown }[]): unknown[] => events.map((e) => ({ type: e.type, data: e.data }));
+const typeAndData = (events: readonly { type: string; data: unknown }[]): unknown[] =>
+  events.map((e) => ({ type: e.type, data: e.data }));
 
-async function tryLoad(store: JsonlSessionStore, id: string, readOnly: boolean): Promise<{ loaded?: LoadedSession; error?: unknown }> {
+async function tryLoad(
+  store: JsonlSessionStore,
+  id: string,
+  readOnly: boolean,
+): Promise<{ loaded?: LoadedSession; error?: unknown }> {
   try {
     return { loaded: await store.load(id, { readOnly }) };
   } catch (error) {
@@ -65,10 +84,14 @@ async function tryLoad(store: JsonlSessionStore, id: string, readOnly: boolean):
 function checkRefusal(error: unknown, files: TrialFiles, changedLine: number, mode: string): string[] {
   if (!(error instanceof StoreError)) return [`${mode} load threw an untyped ${describe(error)}`];
   const out: string[] = [];
-  if (error.code !== "corrupt" && error.code !== "foreign") out.push(`${mode} load refused with code ${error.code}: ${describe(error)}`);
+  if (error.code !== "corrupt" && error.code !== "foreign")
+    out.push(`${mode} load refused with code ${error.code}: ${describe(error)}`);
   if (error.file !== files.file) out.push(`${mode} refusal names file ${String(error.file)}`);
   if (error.line === undefined) out.push(`${mode} refusal names no line: ${describe(error)}`);
-  else if (error.line < changedLine) out.push(`${mode} refusal blames line ${error.line}, but the file is unchanged before line ${changedLine}: ${describe(error)}`);
+  else if (error.line < changedLine)
+    out.push(
+      `${mode} refusal blames line ${error.line}, but the file is unchanged before line ${changedLine}: ${describe(error)}`,
+    );
   return out;
 }
 
@@ -88,40 +111,69 @@ export async function judge(files: TrialFiles, original: OriginalLog, bytes: Buf
 
   if (ro.error !== undefined || rw.error !== undefined) {
     const changed = firstChangedLine(bytes, original.bytes);
-    if (ro.error === undefined || rw.error === undefined) failures.push(`read-only and writable loads disagree: ${describe(ro.error ?? rw.error)}`);
+    if (ro.error === undefined || rw.error === undefined)
+      failures.push(`read-only and writable loads disagree: ${describe(ro.error ?? rw.error)}`);
     if (ro.error !== undefined) failures.push(...checkRefusal(ro.error, files, changed, "read-only"));
     if (rw.error !== undefined) failures.push(...checkRefusal(rw.error, files, changed, "writable"));
     if (mustLoad) failures.push(`refused a file that is a prefix of a valid log: ${describe(ro.error ?? rw.error)}`);
     if (!(await readFile(files.file)).equals(bytes)) failures.push("a refused load changed the file");
     if (existsSync(files.lock)) failures.push("a refused writable load left its lock behind");
     const error = ro.error ?? rw.error;
-    return { outcome: "rejected", stage: "load", failures, errorChars: error instanceof Error ? error.message.length : 0 };
+    return {
+      outcome: "rejected",
+      stage: "load",
+      failures,
+      errorChars: error instanceof Error ? error.message.length : 0,
+    };
   }
   return judgeLoaded(files, original, bytes, decoded, ro.loaded!, rw.loaded!, failures);
 }
 
-async function judgeLoaded(files: TrialFiles, original: OriginalLog, bytes: Buffer, decoded: Decoded, ro: LoadedSession, rw: LoadedSession, failures: string[]): Promise<Verdict> {
+async function judgeLoaded(
+  files: TrialFiles,
+  original: OriginalLog,
+  bytes: Buffer,
+  decoded: Decoded,
+  ro: LoadedSession,
+  rw: LoadedSession,
+  failures: string[],
+): Promise<Verdict> {
   const fail = (why: string): Verdict => ({ outcome: undefined, failures: [...failures, why] });
   if (!decoded.ok) return fail(`the load succeeded on bytes the strict reader refuses (${decoded.reason})`);
   const events = rw.session.events;
 
   // Faithful to the bytes, read-only and writable agreeing, repair durable.
-  if (!isDeepStrictEqual(ro.session.header, decoded.header)) failures.push("the loaded session header differs from line 1");
-  if (!isDeepStrictEqual(ro.session.events, decoded.events)) failures.push("the loaded events differ from what the lines say");
+  if (!isDeepStrictEqual(ro.session.header, decoded.header))
+    failures.push("the loaded session header differs from line 1");
+  if (!isDeepStrictEqual(ro.session.events, decoded.events))
+    failures.push("the loaded events differ from what the lines say");
   if (ro.droppedBytes !== decoded.tornBytes || rw.droppedBytes !== decoded.tornBytes) {
     failures.push(`dropped ${ro.droppedBytes}/${rw.droppedBytes} bytes, but the torn tail is ${decoded.tornBytes}`);
   }
-  if (!isDeepStrictEqual(typeAndData(rw.repaired), typeAndData(ro.session.openTurnClosers()))) failures.push("the writable load's closers differ from the crash-repair closers");
-  if (ro.needsRepair !== rw.repaired.length > 0) failures.push(`read-only needsRepair ${ro.needsRepair}, but the writable load appended ${rw.repaired.length} closers`);
-  if (!isDeepStrictEqual(events, [...ro.session.events, ...rw.repaired])) failures.push("the writable load's events are not the read-only ones plus the closers");
-  const expectedFile = Buffer.concat([bytes.subarray(0, bytes.length - decoded.tornBytes), Buffer.from(rw.repaired.map((e) => `${JSON.stringify(e)}\n`).join(""))]);
-  if (!(await readFile(files.file)).equals(expectedFile)) failures.push("after the writable load the file is not the kept lines plus the closers");
+  if (!isDeepStrictEqual(typeAndData(rw.repaired), typeAndData(ro.session.openTurnClosers())))
+    failures.push("the writable load's closers differ from the crash-repair closers");
+  if (ro.needsRepair !== rw.repaired.length > 0)
+    failures.push(
+      `read-only needsRepair ${ro.needsRepair}, but the writable load appended ${rw.repaired.length} closers`,
+    );
+  if (!isDeepStrictEqual(events, [...ro.session.events, ...rw.repaired]))
+    failures.push("the writable load's events are not the read-only ones plus the closers");
+  const expectedFile = Buffer.concat([
+    bytes.subarray(0, bytes.length - decoded.tornBytes),
+    Buffer.from(rw.repaired.map((e) => `${JSON.stringify(e)}\n`).join("")),
+  ]);
+  if (!(await readFile(files.file)).equals(expectedFile))
+    failures.push("after the writable load the file is not the kept lines plus the closers");
   if (existsSync(files.lock)) failures.push("the lock outlived release");
   if (rw.repaired.length > 0 || rw.droppedBytes > 0) {
     const again = await new JsonlSessionStore({ root: files.root }).load(files.id, { readOnly: true });
-    if (again.droppedBytes !== 0 || again.needsRepair || !isDeepStrictEqual(again.session.events, events)) failures.push("reloading after the repair does not give the repaired log back");
+    if (again.droppedBytes !== 0 || again.needsRepair || !isDeepStrictEqual(again.session.events, events))
+      failures.push("reloading after the repair does not give the repaired log back");
   }
-  failures.push(...inspectLoaded(rw.session.header, "header", { frozen: true }), ...inspectLoaded(events, "events", { frozen: true }));
+  failures.push(
+    ...inspectLoaded(rw.session.header, "header", { frozen: true }),
+    ...inspectLoaded(events, "events", { frozen: true }),
+  );
 
   let report: ReturnType<typeof verifyLog> | undefined;
   try {
@@ -134,28 +186,44 @@ async function judgeLoaded(files: TrialFiles, original: OriginalLog, bytes: Buff
     requests = reconstructRequests(events);
     for (const r of requests) void r.request;
   } catch (e) {
-    if (!(e instanceof HeaderError || e instanceof ReconstructError)) return fail(`reconstructRequests threw an untyped ${describe(e)}`);
+    if (!(e instanceof HeaderError || e instanceof ReconstructError))
+      return fail(`reconstructRequests threw an untyped ${describe(e)}`);
     if (report?.ok !== false) failures.push(`reconstruction refused the log (${describe(e)}) but verifyLog passed it`);
     const prefix = isPrefixOf(decoded, original);
     if (prefix) failures.push(`reconstruction refused a prefix of a valid log: ${describe(e)}`);
     return { outcome: "rejected", stage: "reconstruct", failures, errorChars: e.message.length };
   }
-  if (report !== undefined && !report.ok) failures.push(`verifyLog reports ${JSON.stringify(report.issues).slice(0, 300)} on a log that loads and reconstructs`);
+  if (report !== undefined && !report.ok)
+    failures.push(
+      `verifyLog reports ${JSON.stringify(report.issues).slice(0, 300)} on a log that loads and reconstructs`,
+    );
   failures.push(...inspectLoaded(requests.map(requestView), "requests", { frozen: false }));
   return { outcome: classify(decoded, original, ro, events, requests, failures), failures };
 }
 
-function classify(decoded: Decoded & { ok: true }, original: OriginalLog, ro: LoadedSession, events: readonly SessionEvent[], requests: readonly ReconstructedRequest[], failures: string[]): Outcome {
+function classify(
+  decoded: Decoded & { ok: true },
+  original: OriginalLog,
+  ro: LoadedSession,
+  events: readonly SessionEvent[],
+  requests: readonly ReconstructedRequest[],
+  failures: string[],
+): Outcome {
   if (!isPrefixOf(decoded, original)) return "rewritten";
   const kept = decoded.events.length;
   if (kept === original.events.length && decoded.tornBytes === 0) {
-    if (!isDeepStrictEqual(requests.map(requestView), original.requests.map(requestView))) failures.push("identical log, different requests");
+    if (!isDeepStrictEqual(requests.map(requestView), original.requests.map(requestView)))
+      failures.push("identical log, different requests");
     return "identical";
   }
   // Every request dispatched inside the kept prefix is the original's; the closers add none.
-  const within = (dispatched: Map<number, number>) => (r: ReconstructedRequest): boolean => (dispatched.get(r.stepStartSeq) ?? Number.POSITIVE_INFINITY) < kept;
+  const within =
+    (dispatched: Map<number, number>) =>
+    (r: ReconstructedRequest): boolean =>
+      (dispatched.get(r.stepStartSeq) ?? Number.POSITIVE_INFINITY) < kept;
   const expected = original.requests.filter(within(dispatchSeqs(original.events)));
   const got = requests.filter(within(dispatchSeqs(events)));
-  if (!isDeepStrictEqual(got.map(requestView), expected.map(requestView))) failures.push(`requests dispatched in the first ${kept} events differ from the original's`);
+  if (!isDeepStrictEqual(got.map(requestView), expected.map(requestView)))
+    failures.push(`requests dispatched in the first ${kept} events differ from the original's`);
   return ro.droppedBytes > 0 || ro.needsRepair ? "repaired" : "prefix";
 }

@@ -30,7 +30,11 @@ const noSyncFs: StoreFileSystem = {
 export const originalsStore = (root: string): JsonlSessionStore => new JsonlSessionStore({ root, fs: noSyncFs });
 
 /** Builds the original of a case, stores it in `store` and reads its bytes back. */
-export async function storeOriginal(store: JsonlSessionStore, spec: OriginalSpec, files: TrialFiles): Promise<OriginalLog> {
+export async function storeOriginal(
+  store: JsonlSessionStore,
+  spec: OriginalSpec,
+  files: TrialFiles,
+): Promise<OriginalLog> {
   const session = buildOriginal(spec, files.id);
   const events = session.events;
   const split = spec.seedSplit % (events.length + 1);

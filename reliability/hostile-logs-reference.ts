@@ -32,7 +32,12 @@ export function decodeReference(bytes: Buffer): Decoded {
     }
   }
   const first = values[0];
-  if (typeof first !== "object" || first === null || Array.isArray(first) || (first as { format?: unknown }).format !== "keelson-session") {
+  if (
+    typeof first !== "object" ||
+    first === null ||
+    Array.isArray(first) ||
+    (first as { format?: unknown }).format !== "keelson-session"
+  ) {
     return { ok: false, reason: "line 1 is not a keelson-session header" };
   }
   const { format: _format, ...header } = first as Record<string, unknown>;

@@ -11,7 +11,13 @@ import { join } from "node:path";
 import { PrototypeCanary } from "./hostile-logs-canaries.js";
 import { CORRUPTION_KINDS, CORRUPTIONS_PER_ORIGINAL, type CorruptionSpec, sampleGroups } from "./hostile-logs-cases.js";
 import { corrupt } from "./hostile-logs-corruptions.js";
-import { describeError as describe, judge, type Outcome, type TrialFiles, type Verdict } from "./hostile-logs-oracle.js";
+import {
+  describeError as describe,
+  judge,
+  type Outcome,
+  type TrialFiles,
+  type Verdict,
+} from "./hostile-logs-oracle.js";
 import { originalsStore, storeOriginal } from "./hostile-logs-originals.js";
 import type { OriginalLog } from "./hostile-logs-reference.js";
 import { OutcomeCounter, type ReliabilitySuite, type SuiteOptions, type SuiteResult } from "./suite.js";
@@ -51,7 +57,11 @@ class Tally {
 }
 
 /** One trial: corrupt the original's bytes, judge the load, and collect every problem. */
-async function trial(files: TrialFiles, original: OriginalLog, spec: CorruptionSpec): Promise<{ verdict: Verdict; variant: string; problems: string[] }> {
+async function trial(
+  files: TrialFiles,
+  original: OriginalLog,
+  spec: CorruptionSpec,
+): Promise<{ verdict: Verdict; variant: string; problems: string[] }> {
   const canary = new PrototypeCanary();
   let variant = "(not corrupted)";
   let verdict: Verdict;
@@ -93,7 +103,10 @@ async function run({ trials, seed, log }: SuiteOptions): Promise<SuiteResult> {
         problems.push(...stray.splice(0).map((r) => `unhandled rejection: ${describe(r)}`));
         tally.add(spec.kind, verdict, problems.length > 0);
         if (problems.length === 0) passed++;
-        else failures.push(`trial ${i} (seed ${seed}; fc.sample(hostileGroupArb, { seed: ${seed}, path: "${g}", numRuns: 1 })[0].corruptions[${m}]) ${spec.kind} — ${variant}: ${problems.join("; ")}`);
+        else
+          failures.push(
+            `trial ${i} (seed ${seed}; fc.sample(hostileGroupArb, { seed: ${seed}, path: "${g}", numRuns: 1 })[0].corruptions[${m}]) ${spec.kind} — ${variant}: ${problems.join("; ")}`,
+          );
         if ((i + 1) % 1000 === 0) log?.(`${i + 1}/${trials} trials, ${failures.length} failed`);
       }
       await rm(files.file, { force: true });
@@ -109,7 +122,8 @@ async function run({ trials, seed, log }: SuiteOptions): Promise<SuiteResult> {
 
 const suite: ReliabilitySuite = {
   name: "hostile-logs",
-  checks: "corrupted JSONL logs load identically, repaired with a notice, as a clean prefix or a faithful rewrite, or are refused with a typed error; never polluted",
+  checks:
+    "corrupted JSONL logs load identically, repaired with a notice, as a clean prefix or a faithful rewrite, or are refused with a typed error; never polluted",
   fullTrials: 10_000,
   fastTrials: 500,
   run,

@@ -34,8 +34,18 @@ export interface SessionVerdict {
 
 /** Wire options as OpenAICompatibleProvider derives them from its flavor. */
 const CHAT_WIRE: { readonly [F in Exclude<Flavor, "anthropic">]: ChatWireOptions } = {
-  openai: { systemRole: "system", maxTokensField: "max_completion_tokens", promptCacheKey: true, reasoningReplay: "none" },
-  deepseek: { systemRole: "system", maxTokensField: "max_tokens", promptCacheKey: false, reasoningReplay: "tool-turns" },
+  openai: {
+    systemRole: "system",
+    maxTokensField: "max_completion_tokens",
+    promptCacheKey: true,
+    reasoningReplay: "none",
+  },
+  deepseek: {
+    systemRole: "system",
+    maxTokensField: "max_tokens",
+    promptCacheKey: false,
+    reasoningReplay: "tool-turns",
+  },
 };
 
 /**
@@ -45,8 +55,16 @@ const CHAT_WIRE: { readonly [F in Exclude<Flavor, "anthropic">]: ChatWireOptions
  */
 function wireBody(flavor: Flavor, r: ReconstructedRequest, sessionId: string): string {
   const prefixLength = r.header.messagePrefix?.length ?? 0;
-  const request = { ...r.request, signal: new AbortController().signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) } as ProviderRequest;
-  const params = flavor === "anthropic" ? { ...toAnthropicParams(request, { defaultMaxTokens: 8192 }), stream: true } : toChatCompletionsParams(request, CHAT_WIRE[flavor]);
+  const request = {
+    ...r.request,
+    signal: new AbortController().signal,
+    sessionId,
+    ...(prefixLength > 0 ? { prefixLength } : {}),
+  } as ProviderRequest;
+  const params =
+    flavor === "anthropic"
+      ? { ...toAnthropicParams(request, { defaultMaxTokens: 8192 }), stream: true }
+      : toChatCompletionsParams(request, CHAT_WIRE[flavor]);
   return JSON.stringify(params);
 }
 
@@ -77,41 +95,64 @@ export function expectedOutcome(fault: FaultKind | undefined, flavor: Flavor): s
 }
 
 /** The backoff the loop logs before retrying after failed attempt `n` (jitter centred, retry-after 1 s on 429). */
-const expectedDelay = (outcome: string, n: number): number => (outcome === "rate-limited" ? 1000 : Math.min(30_000, 1000 * 2 ** (n - 1)));
+const expectedDelay = (outcome: string, n: number): number =>
+  outcome === "rate-limited" ? 1000 : Math.min(30_000, 1000 * 2 ** (n - 1));
 
 const RETRYABLE = new Set(["rate-limited", "overloaded", "server-error", "connection", "stalled"]);
 
-const ofStep = (turn: number, step: number) => (e: SessionEvent): boolean => {
-  const d = e.data as { turn?: number; step?: number };
-  return d.turn === turn && d.step === step;
-};
+const ofStep =
+  (turn: number, step: number) =>
+  (e: SessionEvent): boolean => {
+    const d = e.data as { turn?: number; step?: number };
+    return d.turn === turn && d.step === step;
+  };
 
 export function checkSession(run: SessionRun): SessionVerdict {
   const problems: string[] = [];
   const { events, plan, recorded, sent } = run;
   const flavor = plan.flavor;
   const report = verifyLog(events);
-  for (const issue of report.issues) problems.push(`verifyLog ${issue.code} at seq ${issue.seq ?? "-"}: ${issue.message}`);
+  for (const issue of report.issues)
+    problems.push(`verifyLog ${issue.code} at seq ${issue.seq ?? "-"}: ${issue.message}`);
   const ends = events.filter((e): e is SessionEvent<"turn/end"> => e.type === "turn/end");
-  if (ends.length !== plan.turns.length || events.filter((e) => e.type === "turn/start").length !== plan.turns.length || events.at(-1)?.type !== "turn/end") {
+  if (
+    ends.length !== plan.turns.length ||
+    events.filter((e) => e.type === "turn/start").length !== plan.turns.length ||
+    events.at(-1)?.type !== "turn/end"
+  ) {
     problems.push(`${plan.turns.length} turns sent, ${ends.length} turn/end logged, last event ${events.at(-1)?.type}`);
   }
   for (const [i, end] of ends.entries()) {
     const reason = end.data.reason;
-    if (JSON.stringify(reason) !== JSON.stringify(run.outcomes[i]?.reason)) problems.push(`turn ${i + 1}: send() resolved ${JSON.stringify(run.outcomes[i]?.reason)}, log says ${JSON.stringify(reason)}`);
-    if (reason.kind === "error" && !(RETRYABLE.has(reason.code ?? "") || reason.code === "protocol")) problems.push(`turn ${i + 1} ended with an untyped or unexpected error ${reason.code}: ${reason.message}`);
-    else if (reason.kind !== "completed" && reason.kind !== "error") problems.push(`turn ${i + 1} ended ${reason.kind}`);
+    if (JSON.stringify(reason) !== JSON.stringify(run.outcomes[i]?.reason))
+      problems.push(
+        `turn ${i + 1}: send() resolved ${JSON.stringify(run.outcomes[i]?.reason)}, log says ${JSON.stringify(reason)}`,
+      );
+    if (reason.kind === "error" && !(RETRYABLE.has(reason.code ?? "") || reason.code === "protocol"))
+      problems.push(`turn ${i + 1} ended with an untyped or unexpected error ${reason.code}: ${reason.message}`);
+    else if (reason.kind !== "completed" && reason.kind !== "error")
+      problems.push(`turn ${i + 1} ended ${reason.kind}`);
   }
-  if (!isPairingBalanced(run.history)) problems.push("the derived history has a tool call without its result (or a result without its call)");
+  if (!isPairingBalanced(run.history))
+    problems.push("the derived history has a tool call without its result (or a result without its call)");
 
   // Every attempt: step dispatched once, plus once per logged retry.
   const rebuilt = reconstructRequests(events);
   const plannedAttempts = rebuilt.flatMap((r) => {
-    const retries = events.filter((e): e is SessionEvent<"llm/retry"> => e.type === "llm/retry" && ofStep(r.turn, r.step)(e));
-    return Array.from({ length: retries.length + 1 }, (_, i) => ({ r, n: i + 1, retry: retries[i], last: i === retries.length }));
+    const retries = events.filter(
+      (e): e is SessionEvent<"llm/retry"> => e.type === "llm/retry" && ofStep(r.turn, r.step)(e),
+    );
+    return Array.from({ length: retries.length + 1 }, (_, i) => ({
+      r,
+      n: i + 1,
+      retry: retries[i],
+      last: i === retries.length,
+    }));
   });
   if (plannedAttempts.length !== sent.length || sent.length !== recorded.length) {
-    problems.push(`attempts: ${rebuilt.length} steps + ${plannedAttempts.length - rebuilt.length} logged retries = ${plannedAttempts.length}, adapter got ${sent.length}, wire carried ${recorded.length}`);
+    problems.push(
+      `attempts: ${rebuilt.length} steps + ${plannedAttempts.length - rebuilt.length} logged retries = ${plannedAttempts.length}, adapter got ${sent.length}, wire carried ${recorded.length}`,
+    );
     return { problems, attempts: [] };
   }
 
@@ -122,37 +163,54 @@ export function checkSession(run: SessionRun): SessionVerdict {
     const request = sent[k]!;
     const wire: RecordedRequest = recorded[k]!;
     if (!isLoopBuilt(request)) problems.push(`${where}: the adapter got a request the loop did not build`);
-    if (canonicalJson(loggedPartOf(request)) !== canonicalJson(r.request as unknown as JsonValue)) problems.push(`${where}: the request sent differs from the one the log reconstructs`);
-    if (wireBody(flavor, r, run.sessionId) !== JSON.stringify(wire.body)) problems.push(`${where}: the wire body differs from the reconstruction re-serialized by the adapter`);
+    if (canonicalJson(loggedPartOf(request)) !== canonicalJson(r.request as unknown as JsonValue))
+      problems.push(`${where}: the request sent differs from the one the log reconstructs`);
+    if (wireBody(flavor, r, run.sessionId) !== JSON.stringify(wire.body))
+      problems.push(`${where}: the wire body differs from the reconstruction re-serialized by the adapter`);
 
     const expected = expectedOutcome(wire.fault, flavor);
-    const assistant = events.find((e): e is SessionEvent<"assistant/message"> => e.type === "assistant/message" && ofStep(r.turn, r.step)(e));
+    const assistant = events.find(
+      (e): e is SessionEvent<"assistant/message"> => e.type === "assistant/message" && ofStep(r.turn, r.step)(e),
+    );
     let outcome: string;
     if (!last) outcome = retry!.data.code;
     else if (assistant !== undefined) outcome = "ok";
     else {
       const end = ends.find((e) => e.data.turn === r.turn)?.data.reason;
-      outcome = end?.kind === "error" && end.step === r.step ? (end.code ?? "untyped") : `no result (turn ended ${JSON.stringify(end)})`;
+      outcome =
+        end?.kind === "error" && end.step === r.step
+          ? (end.code ?? "untyped")
+          : `no result (turn ended ${JSON.stringify(end)})`;
     }
     const spurious = outcome === "stalled" && expected !== "stalled";
     attempts.push({ index: k, fault: wire.fault, outcome, spurious });
-    if (outcome !== expected && !spurious) problems.push(`${where}: fault ${wire.fault ?? "none"} should end ${expected}, the log says ${outcome}`);
-    if (!last && (retry!.data.attempt !== n || retry!.data.delayMs !== expectedDelay(outcome, n))) problems.push(`${where}: llm/retry ${JSON.stringify(retry!.data)} (expected attempt ${n}, delay ${expectedDelay(outcome, n)})`);
-    if (last && assistant === undefined && RETRYABLE.has(outcome) && n !== plan.maxAttempts) problems.push(`${where}: a retryable ${outcome} ended the step after ${n} of ${plan.maxAttempts} attempts`);
+    if (outcome !== expected && !spurious)
+      problems.push(`${where}: fault ${wire.fault ?? "none"} should end ${expected}, the log says ${outcome}`);
+    if (!last && (retry!.data.attempt !== n || retry!.data.delayMs !== expectedDelay(outcome, n)))
+      problems.push(
+        `${where}: llm/retry ${JSON.stringify(retry!.data)} (expected attempt ${n}, delay ${expectedDelay(outcome, n)})`,
+      );
+    if (last && assistant === undefined && RETRYABLE.has(outcome) && n !== plan.maxAttempts)
+      problems.push(`${where}: a retryable ${outcome} ended the step after ${n} of ${plan.maxAttempts} attempts`);
     if (last && assistant !== undefined) {
       succeeded.add(k);
-      if (!JSON.stringify(assistant.data.content).includes(marker(k))) problems.push(`${where}: the logged answer is not the one this attempt streamed`);
+      if (!JSON.stringify(assistant.data.content).includes(marker(k)))
+        problems.push(`${where}: the logged answer is not the one this attempt streamed`);
     }
   }
   // The derived history answers only with successful attempts' output (reasoning, text, tool calls).
   for (const m of run.history) {
     if (m.role !== "assistant") continue;
     const marks = [...JSON.stringify(m.content).matchAll(MARKER)].map(([, index]) => Number(index));
-    if (marks.length === 0 || marks.some((index) => !succeeded.has(index))) problems.push(`a history message holds output of attempts [${marks}], not one successful attempt's`);
+    if (marks.length === 0 || marks.some((index) => !succeeded.has(index)))
+      problems.push(`a history message holds output of attempts [${marks}], not one successful attempt's`);
   }
   // Only successful attempts' output is durable: markers of failed ones appear nowhere.
   for (const [, index] of JSON.stringify(events).matchAll(MARKER)) {
-    if (!succeeded.has(Number(index))) problems.push(`output of failed request ${index} (fault ${recorded[Number(index)]?.fault ?? "none"}) reached the log`);
+    if (!succeeded.has(Number(index)))
+      problems.push(
+        `output of failed request ${index} (fault ${recorded[Number(index)]?.fault ?? "none"}) reached the log`,
+      );
   }
   return { problems: [...new Set(problems)], attempts };
 }

@@ -6,7 +6,16 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { z } from "zod";
-import { countTokens, type EmulatorModelFunction, type EmulatorServer, FAULT_KINDS, type FaultKind, mulberry32, type RecordedRequest, startEmulator } from "../src/emulator/index.js";
+import {
+  countTokens,
+  type EmulatorModelFunction,
+  type EmulatorServer,
+  FAULT_KINDS,
+  type FaultKind,
+  mulberry32,
+  type RecordedRequest,
+  startEmulator,
+} from "../src/emulator/index.js";
 import { AnthropicProvider, OpenAICompatibleProvider, type Provider, type ProviderRequest } from "../src/llm/index.js";
 import { type AgentPlugin, createAgent, type TurnOutcome } from "../src/loop/index.js";
 import type { Message } from "../src/messages/index.js";
@@ -16,7 +25,11 @@ import { fixedClock } from "../test/support/builders.js";
 
 export type Flavor = "anthropic" | "openai" | "deepseek";
 export const FLAVORS: readonly Flavor[] = ["anthropic", "openai", "deepseek"];
-const MODELS: { readonly [F in Flavor]: string } = { anthropic: "claude-sonnet-4-5", openai: "gpt-5-mini", deepseek: "deepseek-chat" };
+const MODELS: { readonly [F in Flavor]: string } = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-5-mini",
+  deepseek: "deepseek-chat",
+};
 
 /** Faults on this share of requests (the issue's 20%). */
 export const FAULT_RATE = 0.2;
@@ -72,7 +85,8 @@ export function planSession(trial: number, seed: number): SessionPlan {
   return { flavor: FLAVORS[trial % FLAVORS.length]!, seed, maxAttempts: [2, 3, 5][int(3)]!, forced, turns };
 }
 
-const prompt = (turn: number, plan: TurnPlan): string => `task ${turn}: rounds ${plan.rounds.join(",") || "none"}${plan.reasoning ? " thinking" : ""}`;
+const prompt = (turn: number, plan: TurnPlan): string =>
+  `task ${turn}: rounds ${plan.rounds.join(",") || "none"}${plan.reasoning ? " thinking" : ""}`;
 const TASK = /^task (\d+): rounds ([\d,]+|none)( thinking)?$/;
 
 /**
@@ -83,18 +97,34 @@ const TASK = /^task (\d+): rounds ([\d,]+|none)( thinking)?$/;
 function plannedModel(current: () => number): EmulatorModelFunction {
   return (request) => {
     const mark = marker(current());
-    const taskOf = (m: Message): RegExpExecArray | null => (m.role === "user" ? m.content.reduce<RegExpExecArray | null>((found, b) => found ?? (b.type === "text" ? TASK.exec(b.text) : null), null) : null);
+    const taskOf = (m: Message): RegExpExecArray | null =>
+      m.role === "user"
+        ? m.content.reduce<RegExpExecArray | null>(
+            (found, b) => found ?? (b.type === "text" ? TASK.exec(b.text) : null),
+            null,
+          )
+        : null;
     const at = request.messages.findLastIndex((m) => taskOf(m) !== null);
     const task = at === -1 ? null : taskOf(request.messages[at]!);
     if (task === null) return { text: `No task found ${mark}.` };
     const turn = Number(task[1]);
     const rounds = task[2] === "none" ? [] : task[2]!.split(",").map(Number);
     const done = request.messages.slice(at + 1).filter((m) => m.role === "assistant").length;
-    const reasoning = task[3] === undefined ? {} : { reasoning: `Step ${done + 1} of task ${turn} needs care ${mark}.` };
+    const reasoning =
+      task[3] === undefined ? {} : { reasoning: `Step ${done + 1} of task ${turn} needs care ${mark}.` };
     if (done < rounds.length) {
-      return { ...reasoning, toolCalls: Array.from({ length: rounds[done]! }, (_, c) => ({ name: "read", arguments: { path: `t${turn}-s${done + 1}-c${c}-${mark}.txt` } })) };
+      return {
+        ...reasoning,
+        toolCalls: Array.from({ length: rounds[done]! }, (_, c) => ({
+          name: "read",
+          arguments: { path: `t${turn}-s${done + 1}-c${c}-${mark}.txt` },
+        })),
+      };
     }
-    return { ...reasoning, text: `Task ${turn} is done ${mark}: every file was read, the numbers agree, and nothing else needs to change in this repository today.` };
+    return {
+      ...reasoning,
+      text: `Task ${turn} is done ${mark}: every file was read, the numbers agree, and nothing else needs to change in this repository today.`,
+    };
   };
 }
 
@@ -107,7 +137,10 @@ const readTool = defineTool({
 
 const prefix: AgentPlugin = (host) => {
   host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
-    { role: "user", content: [{ type: "text", text: "<system-reminder>Skills: read files before answering.</system-reminder>" }] },
+    {
+      role: "user",
+      content: [{ type: "text", text: "<system-reminder>Skills: read files before answering.</system-reminder>" }],
+    },
     ...(await next()),
   ]);
   return undefined;
@@ -168,7 +201,15 @@ export async function runSession(plan: SessionPlan): Promise<SessionRun> {
     const outcomes: TurnOutcome[] = [];
     for (const [i, turn] of plan.turns.entries()) outcomes.push(await agent.send(prompt(i + 1, turn)));
     await agent.dispose();
-    return { plan, sessionId: agent.session.id, events: agent.session.events, history: agent.session.deriveMessages(), outcomes, sent, recorded: [...server.requests] };
+    return {
+      plan,
+      sessionId: agent.session.id,
+      events: agent.session.events,
+      history: agent.session.deriveMessages(),
+      outcomes,
+      sent,
+      recorded: [...server.requests],
+    };
   } finally {
     await server.close();
   }

@@ -39,18 +39,28 @@ const suite: ReliabilitySuite = {
           if (a.fault !== undefined) faults.add(a.fault);
           if (a.spurious) totals.add("spurious-stall");
         }
-        for (const o of run.outcomes) ends.add(o.reason.kind === "error" ? `end:error/${o.reason.code}` : `end:${o.reason.kind}`);
+        for (const o of run.outcomes)
+          ends.add(o.reason.kind === "error" ? `end:error/${o.reason.code}` : `end:${o.reason.kind}`);
       } catch (error) {
         problems = [`the session threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`];
       }
       if (problems.length === 0) passed++;
-      else failures.push(`trial ${trial} (seed ${plan.seed}, ${plan.flavor}, maxAttempts ${plan.maxAttempts}, ${plan.forced.kind} at step ${plan.forced.atStep}): ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (+${problems.length - 3} more)` : ""}`);
+      else
+        failures.push(
+          `trial ${trial} (seed ${plan.seed}, ${plan.flavor}, maxAttempts ${plan.maxAttempts}, ${plan.forced.kind} at step ${plan.forced.atStep}): ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (+${problems.length - 3} more)` : ""}`,
+        );
       if ((trial + 1) % 10 === 0 || trial + 1 === trials) log?.(`${trial + 1}/${trials} sessions, ${passed} passed`);
     }
     // Totals, then faults by kind (in FAULT_KINDS order), then turn ends by reason.
     const byKind = faults.toJSON();
-    const endCounts = Object.entries(ends.toJSON()).sort(([a], [b]) => (a === "end:completed" ? -1 : b === "end:completed" ? 1 : a.localeCompare(b)));
-    const counts = { ...totals.toJSON(), ...Object.fromEntries(FAULT_KINDS.map((k) => [k, byKind[k] ?? 0])), ...Object.fromEntries(endCounts) };
+    const endCounts = Object.entries(ends.toJSON()).sort(([a], [b]) =>
+      a === "end:completed" ? -1 : b === "end:completed" ? 1 : a.localeCompare(b),
+    );
+    const counts = {
+      ...totals.toJSON(),
+      ...Object.fromEntries(FAULT_KINDS.map((k) => [k, byKind[k] ?? 0])),
+      ...Object.fromEntries(endCounts),
+    };
     return { suite: suite.name, trials, passed, failures, counts, ms: performance.now() - started };
   },
 };

@@ -41,7 +41,14 @@ const countsOf = (r: SuiteResult): string =>
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
 console.log(`\nKeelson reliability (Node ${process.version}, seed ${seed}${fast ? ", fast counts" : ""})`);
-console.log("suite".padEnd(22), "trials".padStart(7), "passed".padStart(7), "failed".padStart(7), "s".padStart(7), "  outcomes");
+console.log(
+  "suite".padEnd(22),
+  "trials".padStart(7),
+  "passed".padStart(7),
+  "failed".padStart(7),
+  "s".padStart(7),
+  "  outcomes",
+);
 for (const r of results) {
   console.log(
     r.suite.padEnd(22),
@@ -55,6 +62,9 @@ for (const r of results) {
 const resultsDir = join(here, "..", "bench", "results");
 await mkdir(resultsDir, { recursive: true });
 const out = join(resultsDir, `reliability-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-await writeFile(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), seed, fast, results }, null, 2));
+await writeFile(
+  out,
+  JSON.stringify({ node: process.version, date: new Date().toISOString(), seed, fast, results }, null, 2),
+);
 console.log(`\nresults: ${out}`);
 process.exitCode = results.some((r) => r.passed !== r.trials) ? 1 : 0;

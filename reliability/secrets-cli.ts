@@ -14,7 +14,11 @@ import { AUTH_FAIL, FLAKY } from "./secrets-emulator.js";
 import { type Exposure, type FakeKey, KEY_ENV, type KeyProvider } from "./secrets-keys.js";
 import { check } from "./violation.js";
 
-const MODEL: Readonly<Record<KeyProvider, string>> = { anthropic: "anthropic:claude-sonnet-4-5", openai: "openai:gpt-5.1", deepseek: "deepseek:deepseek-chat" };
+const MODEL: Readonly<Record<KeyProvider, string>> = {
+  anthropic: "anthropic:claude-sonnet-4-5",
+  openai: "openai:gpt-5.1",
+  deepseek: "deepseek:deepseek-chat",
+};
 
 export interface CliScenario {
   /** Picks, in turn, which bad input and which `requests` form this trial runs. */
@@ -60,15 +64,22 @@ export async function cliScenario({ variant, home, emulator, keys, provider }: C
   const run = async (args: string[], expectCode: number): Promise<Result> => {
     const result = await keelson(home, args, env);
     results.push([`keelson ${args.join(" ")}`, result]);
-    check(result.code === expectCode, `keelson ${args.join(" ")} exited ${result.code}, expected ${expectCode}; stderr: ${result.stderr.slice(0, 500)}`);
+    check(
+      result.code === expectCode,
+      `keelson ${args.join(" ")} exited ${result.code}, expected ${expectCode}; stderr: ${result.stderr.slice(0, 500)}`,
+    );
     return result;
   };
 
   // Bad input: an unknown session, or a bad model with --debug (a stack on stderr), in turn.
-  const badInput = variant % 2 === 0 ? ["resume", "no-such-session", "hello"] : ["run", "--debug", "-m", `${provider}:`, "hello"];
+  const badInput =
+    variant % 2 === 0 ? ["resume", "no-such-session", "hello"] : ["run", "--debug", "-m", `${provider}:`, "hello"];
   const [first] = await Promise.all([run(["run", "--json", "-m", model, "List the files here."], 0), run(badInput, 2)]);
   const id = sessionIdOf(first);
-  check(eventsOf(first.stdout).some((e) => e.type === "tool/result"), "the first run made no tool round trip");
+  check(
+    eventsOf(first.stdout).some((e) => e.type === "tool/result"),
+    "the first run made no tool round trip",
+  );
 
   const resumed = await run(["resume", id, "--json", "-m", model, `${FLAKY} ${AUTH_FAIL} Read notes.txt.`], 1);
   const events = eventsOf(resumed.stdout);
@@ -77,13 +88,21 @@ export async function cliScenario({ variant, home, emulator, keys, provider }: C
     "the resumed turn logged no llm/retry for the 500",
   );
   const end = events.at(-1);
-  check(end?.type === "turn/end" && (end.data.reason as { code?: unknown }).code === "auth", `the resumed turn did not end with the 401: ${JSON.stringify(end)}`);
+  check(
+    end?.type === "turn/end" && (end.data.reason as { code?: unknown }).code === "auth",
+    `the resumed turn did not end with the 401: ${JSON.stringify(end)}`,
+  );
   check(resumed.stderr.includes("authentication failed (401)"), `stderr does not report the 401: ${resumed.stderr}`);
 
   await Promise.all([
     run(["show", id], 0),
     // The reconstructed requests, or the adapter's exact payloads, in turn.
-    run(variant % 2 === 0 ? ["requests", id, "--wire", provider === "anthropic" ? "anthropic" : "openai"] : ["requests", id], 0),
+    run(
+      variant % 2 === 0
+        ? ["requests", id, "--wire", provider === "anthropic" ? "anthropic" : "openai"]
+        : ["requests", id],
+      0,
+    ),
     run(["cache", id], 0),
     run(["verify", id], 0),
     run(["sessions", "--json"], 0),

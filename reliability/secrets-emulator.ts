@@ -22,7 +22,13 @@ export class SecretsModel implements EmulatorModel {
     const prompt = latestPrompt(request);
     if (prompt.includes(FLAKY) && !this.#flaked.has(prompt)) {
       this.#flaked.add(prompt);
-      return { error: { code: "server-error", message: "The server had an error while processing your request.", retryable: true } };
+      return {
+        error: {
+          code: "server-error",
+          message: "The server had an error while processing your request.",
+          retryable: true,
+        },
+      };
     }
     if (prompt.includes(AUTH_FAIL)) return { error: { code: "auth", message: "invalid x-api-key" } };
     return this.#rules.reply(request);

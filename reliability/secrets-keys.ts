@@ -5,9 +5,17 @@
 
 export type KeyProvider = "anthropic" | "openai" | "deepseek";
 
-export const KEY_ENV: Readonly<Record<KeyProvider, string>> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", deepseek: "DEEPSEEK_API_KEY" };
+export const KEY_ENV: Readonly<Record<KeyProvider, string>> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+  deepseek: "DEEPSEEK_API_KEY",
+};
 
-const PREFIX: Readonly<Record<KeyProvider, string>> = { anthropic: "sk-ant-test-", openai: "sk-proj-test-", deepseek: "sk-ds-test-" };
+const PREFIX: Readonly<Record<KeyProvider, string>> = {
+  anthropic: "sk-ant-test-",
+  openai: "sk-proj-test-",
+  deepseek: "sk-ds-test-",
+};
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /** Shorter runs of a 40-character random body could occur by chance in ordinary text; 12 cannot. */
 export const WINDOW = 12;
@@ -47,7 +55,8 @@ export class LeakScanner {
       this.#needles.push({ provider, form: "key", needle: key }, { provider, form: "body", needle: body });
       this.#needles.push({ provider, form: "base64", needle: Buffer.from(key).toString("base64").slice(0, 40) });
       this.#needles.push({ provider, form: "base64url", needle: Buffer.from(key).toString("base64url").slice(0, 40) });
-      for (let i = 0; i + WINDOW <= body.length; i++) this.#needles.push({ provider, form: `body[${i}..${i + WINDOW})`, needle: body.slice(i, i + WINDOW) });
+      for (let i = 0; i + WINDOW <= body.length; i++)
+        this.#needles.push({ provider, form: `body[${i}..${i + WINDOW})`, needle: body.slice(i, i + WINDOW) });
     }
   }
 

@@ -37,10 +37,15 @@ export interface LibraryRun {
   readonly errors: number;
 }
 
-const MODEL: Readonly<Record<KeyProvider, string>> = { anthropic: "anthropic:claude-sonnet-4-5", openai: "openai:gpt-5.1", deepseek: "deepseek:deepseek-chat" };
+const MODEL: Readonly<Record<KeyProvider, string>> = {
+  anthropic: "anthropic:claude-sonnet-4-5",
+  openai: "openai:gpt-5.1",
+  deepseek: "deepseek:deepseek-chat",
+};
 
 function providerFor({ provider, key }: FakeKey, emulator: EmulatorServer, baseURL?: string): Provider {
-  if (provider === "anthropic") return new AnthropicProvider({ apiKey: key, baseURL: baseURL ?? emulator.anthropicBaseURL });
+  if (provider === "anthropic")
+    return new AnthropicProvider({ apiKey: key, baseURL: baseURL ?? emulator.anthropicBaseURL });
   const url = baseURL ?? (provider === "openai" ? emulator.openaiBaseURL : emulator.url);
   return new OpenAICompatibleProvider({ flavor: provider, apiKey: key, baseURL: url });
 }
@@ -48,7 +53,11 @@ function providerFor({ provider, key }: FakeKey, emulator: EmulatorServer, baseU
 /** An error as a person or a log would see it: every message, stack and own property down the cause chain. */
 function renderError(error: unknown): string {
   const parts = [inspect(error, { depth: 10, breakLength: Number.POSITIVE_INFINITY })];
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e !== undefined && e !== null && depth < 10;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     parts.push(e instanceof Error ? `${e.name}: ${e.message}\n${e.stack ?? ""}` : String(e));
     try {
       parts.push(JSON.stringify(e));
@@ -90,7 +99,10 @@ export async function libraryScenario({ root, workspace, emulator, key }: Librar
     const outcome = await agent.send(content);
     outcomes.push(outcome);
     const got = outcome.reason.kind === "error" ? `error/${outcome.reason.code}` : outcome.reason.kind;
-    check(got === expected, `library turn ${outcome.turn} ended ${got}, expected ${expected}: ${JSON.stringify(outcome.reason)}`);
+    check(
+      got === expected,
+      `library turn ${outcome.turn} ended ${got}, expected ${expected}: ${JSON.stringify(outcome.reason)}`,
+    );
   };
   const thrown = async (where: string, attempt: () => unknown): Promise<void> => {
     try {
@@ -107,22 +119,39 @@ export async function libraryScenario({ root, workspace, emulator, key }: Librar
   await send(agent, `${AUTH_FAIL} Say hello.`, "error/auth");
   emulator.faults.next("http-500", "http-500");
   await send(agent, "Say hello again.", "error/server-error");
-  check(agent.session.events.some((e) => e.type === "llm/retry"), "the 500 was not retried");
+  check(
+    agent.session.events.some((e) => e.type === "llm/retry"),
+    "the 500 was not retried",
+  );
   await agent.dispose();
   const resumed = watch(await resumeAgent(store, agent.session.id, options(providerFor(key, emulator))), "resumed");
   await send(resumed, "Read notes.txt.", "completed");
   await resumed.dispose();
 
   const gone = `http://127.0.0.1:${await closedPort()}`;
-  const refused = watch(createAgent({ ...options(providerFor(key, emulator, key.provider === "anthropic" ? gone : `${gone}/v1`)), retry: { maxAttempts: 1 } }), "refused");
+  const refused = watch(
+    createAgent({
+      ...options(providerFor(key, emulator, key.provider === "anthropic" ? gone : `${gone}/v1`)),
+      retry: { maxAttempts: 1 },
+    }),
+    "refused",
+  );
   const refusedOutcome = await refused.send("Anyone there?");
   outcomes.push(refusedOutcome);
-  check(refusedOutcome.reason.kind === "error", `a provider with no server ended ${JSON.stringify(refusedOutcome.reason)}`);
+  check(
+    refusedOutcome.reason.kind === "error",
+    `a provider with no server ended ${JSON.stringify(refusedOutcome.reason)}`,
+  );
   await send(refused, [{ type: "text" } as unknown as UserContent], "error/invalid-message");
   await refused.dispose();
   // The adapters' own errors, as a library user calling provider.stream() meets them: ProviderErrors whose `cause` is the SDK's error.
   const direct = (provider: Provider, text: string) => async () => {
-    const request = { model: MODEL[key.provider], messages: [{ role: "user", content: [{ type: "text", text }] }], signal: new AbortController().signal, sessionId: "direct" } as const;
+    const request = {
+      model: MODEL[key.provider],
+      messages: [{ role: "user", content: [{ type: "text", text }] }],
+      signal: new AbortController().signal,
+      sessionId: "direct",
+    } as const;
     for await (const _chunk of provider.stream(request)) {
       // drain
     }
@@ -130,20 +159,34 @@ export async function libraryScenario({ root, workspace, emulator, key }: Librar
   await thrown("provider.stream (401)", direct(providerFor(key, emulator), `${AUTH_FAIL} Direct.`));
   emulator.faults.next("http-500");
   await thrown("provider.stream (500)", direct(providerFor(key, emulator), "Direct."));
-  await thrown("provider.stream (refused)", direct(providerFor(key, emulator, key.provider === "anthropic" ? gone : `${gone}/v1`), "Direct."));
-  await thrown("resumeAgent(unknown id)", () => resumeAgent(store, "no-such-session", options(providerFor(key, emulator))));
+  await thrown(
+    "provider.stream (refused)",
+    direct(providerFor(key, emulator, key.provider === "anthropic" ? gone : `${gone}/v1`), "Direct."),
+  );
+  await thrown("resumeAgent(unknown id)", () =>
+    resumeAgent(store, "no-such-session", options(providerFor(key, emulator))),
+  );
   await thrown("createAgent(empty model)", () => createAgent({ ...options(providerFor(key, emulator)), model: "" }));
   await store.close();
 
-  check(errors.filter((e) => e.where.includes("agent/error")).length >= 4, `expected the 401, the 500, the refused connection and the bad content on agent/error, got ${errors.map((e) => e.where).join(", ")}`);
-  const causes = errors.filter((e) => e.where.startsWith("provider.stream") && (e.error as { cause?: unknown }).cause !== undefined).length;
+  check(
+    errors.filter((e) => e.where.includes("agent/error")).length >= 4,
+    `expected the 401, the 500, the refused connection and the bad content on agent/error, got ${errors.map((e) => e.where).join(", ")}`,
+  );
+  const causes = errors.filter(
+    (e) => e.where.startsWith("provider.stream") && (e.error as { cause?: unknown }).cause !== undefined,
+  ).length;
   check(causes === 3, `expected the adapters' three thrown errors to carry the SDK error as cause, got ${causes}`);
   const exposures: Exposure[] = errors.map(({ where, error }) => ({ where, text: renderError(error) }));
   exposures.push({ where: "turn outcomes", text: JSON.stringify(outcomes) });
-  for (const name of await readdir(root)) exposures.push({ where: join(root, name), text: await readFile(join(root, name), "utf8") });
+  for (const name of await readdir(root))
+    exposures.push({ where: join(root, name), text: await readFile(join(root, name), "utf8") });
   const events = resumed.session.events;
   exposures.push({ where: "reconstructRequests", text: JSON.stringify(reconstructRequests(events)) });
   exposures.push({ where: "cacheReport", text: JSON.stringify(cacheReport(events)) });
-  exposures.push({ where: "emulator request records", text: inspect(emulator.requests, { depth: 10, breakLength: Number.POSITIVE_INFINITY }) });
+  exposures.push({
+    where: "emulator request records",
+    text: inspect(emulator.requests, { depth: 10, breakLength: Number.POSITIVE_INFINITY }),
+  });
   return { exposures, errors: errors.length };
 }

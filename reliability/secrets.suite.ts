@@ -36,18 +36,31 @@ async function secretsTrial(trial: number, seed: number, counts: OutcomeCounter)
   const provider = PROVIDERS[trial % PROVIDERS.length]!;
   const key = keys.find((k) => k.provider === provider)!;
   const scanner = new LeakScanner(keys);
-  check(scanner.scan([{ where: "self-test", text: `…${key.key.slice(14, 28)}…` }]).length === 1, "the scanner misses a 14-character piece of a key");
+  check(
+    scanner.scan([{ where: "self-test", text: `…${key.key.slice(14, 28)}…` }]).length === 1,
+    "the scanner misses a 14-character piece of a key",
+  );
   const emulator = await startEmulator({ model: new SecretsModel() });
-  const dirs = await Promise.all([tempDirWithNotes("keelson-secrets-home-"), tempDirWithNotes("keelson-secrets-ws-"), mkdtemp(join(tmpdir(), "keelson-secrets-store-"))]);
+  const dirs = await Promise.all([
+    tempDirWithNotes("keelson-secrets-home-"),
+    tempDirWithNotes("keelson-secrets-ws-"),
+    mkdtemp(join(tmpdir(), "keelson-secrets-store-")),
+  ]);
   const [home, workspace, root] = dirs;
   try {
     const cli = await cliScenario({ variant: trial, home, emulator, keys, provider });
     const library = await libraryScenario({ root, workspace, emulator, key });
     const unauthenticated = emulator.requests.filter((r) => r.auth === "none").length;
-    check(emulator.requests.length > 0 && unauthenticated === 0, `${unauthenticated} of ${emulator.requests.length} emulator requests carried no key`);
+    check(
+      emulator.requests.length > 0 && unauthenticated === 0,
+      `${unauthenticated} of ${emulator.requests.length} emulator requests carried no key`,
+    );
     const exposures = [...cli.exposures, ...library.exposures];
     const leaks = scanner.scan(exposures);
-    check(leaks.length === 0, `key material leaked: ${leaks.map((l) => `${l.provider} ${l.form} in ${l.where}`).join("; ")}`);
+    check(
+      leaks.length === 0,
+      `key material leaked: ${leaks.map((l) => `${l.provider} ${l.form} in ${l.where}`).join("; ")}`,
+    );
     counts.add(`provider:${provider}`);
     counts.add("cli-commands", cli.commands);
     counts.add("files", cli.files);
@@ -81,7 +94,14 @@ const suite: ReliabilitySuite = {
       return failure;
     });
     const failures = outcomes.filter((f): f is string => f !== undefined);
-    return { suite: suite.name, trials, passed: trials - failures.length, failures, counts: counts.toJSON(), ms: performance.now() - started };
+    return {
+      suite: suite.name,
+      trials,
+      passed: trials - failures.length,
+      failures,
+      counts: counts.toJSON(),
+      ms: performance.now() - started,
+    };
   },
 };
 

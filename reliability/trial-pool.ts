@@ -2,7 +2,11 @@
 // child processes overlap, each with its own temp root. Results come back in trial order.
 
 /** Runs `trial(0 .. count-1)` with at most `concurrency` in flight. */
-export async function runTrials<T>(count: number, concurrency: number, trial: (index: number) => Promise<T>): Promise<T[]> {
+export async function runTrials<T>(
+  count: number,
+  concurrency: number,
+  trial: (index: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -26,7 +26,13 @@ export function scriptedModel(script: LoopScript): ModelV3 {
     supportedUrls: {},
     async doGenerate(): Promise<GenerateResult> {
       const r = script.next();
-      if (r.kind === "final") return { content: [{ type: "text", text: FINAL_TEXT }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+      if (r.kind === "final")
+        return {
+          content: [{ type: "text", text: FINAL_TEXT }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: [],
+        };
       return {
         content: [
           { type: "text", text: STEP_TEXT },
@@ -57,7 +63,12 @@ export function scriptedModel(script: LoopScript): ModelV3 {
           { type: "tool-call", toolCallId: r.callId, toolName: TOOL, input },
         );
       }
-      parts.push({ type: "finish", usage, finishReason: r.kind === "final" ? { unified: "stop", raw: "stop" } : { unified: "tool-calls", raw: "tool_use" } });
+      parts.push({
+        type: "finish",
+        usage,
+        finishReason:
+          r.kind === "final" ? { unified: "stop", raw: "stop" } : { unified: "tool-calls", raw: "tool_use" },
+      });
       return {
         stream: new ReadableStream<StreamPart>({
           start(controller) {
@@ -76,15 +87,28 @@ export function aiSdkHistory(messages: number): ModelMessage[] {
   for (const t of loopHistory(messages)) {
     out.push(
       { role: "user", content: [{ type: "text", text: t.prompt }] },
-      { role: "assistant", content: [{ type: "text", text: t.text }, { type: "tool-call", toolCallId: t.callId, toolName: t.tool, input: JSON.parse(t.args) }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: t.callId, toolName: t.tool, output: { type: "text", value: t.result } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: t.text },
+          { type: "tool-call", toolCallId: t.callId, toolName: t.tool, input: JSON.parse(t.args) },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: t.callId, toolName: t.tool, output: { type: "text", value: t.result } },
+        ],
+      },
       { role: "assistant", content: [{ type: "text", text: t.final }] },
     );
   }
   return out;
 }
 
-const tools = { [TOOL]: tool({ description: "does nothing", inputSchema: z.object({ n: z.number() }), execute: async () => "ok" }) };
+const tools = {
+  [TOOL]: tool({ description: "does nothing", inputSchema: z.object({ n: z.number() }), execute: async () => "ok" }),
+};
 const MAX_STEPS = 100_000;
 
 function harness(messages: number, script: LoopScript, mode: "generate" | "stream"): LoopHarness {
@@ -94,7 +118,14 @@ function harness(messages: number, script: LoopScript, mode: "generate" | "strea
     async turn(prompt) {
       history.push({ role: "user", content: [{ type: "text", text: prompt }] });
       if (mode === "generate") {
-        const result = await generateText({ model, system: SYSTEM, messages: history, tools, stopWhen: stepCountIs(MAX_STEPS), maxRetries: 0 });
+        const result = await generateText({
+          model,
+          system: SYSTEM,
+          messages: history,
+          tools,
+          stopWhen: stepCountIs(MAX_STEPS),
+          maxRetries: 0,
+        });
         if (result.finishReason !== "stop") throw new Error(`generateText finished ${result.finishReason}`);
         history.push(...result.response.messages);
         return;

@@ -13,7 +13,12 @@ import { loopHistorySession } from "../logs.js";
 import type { HarnessFactory, LoopHarness } from "./harness.js";
 import { FINAL_TEXT, type LoopScript, STEP_TEXT, SYSTEM, TOOL } from "./script.js";
 
-const noop = defineTool({ name: TOOL, description: "does nothing", input: z.object({ n: z.number() }), execute: () => "ok" });
+const noop = defineTool({
+  name: TOOL,
+  description: "does nothing",
+  input: z.object({ n: z.number() }),
+  execute: () => "ok",
+});
 
 async function keelson(messages: number, script: LoopScript, withStore: boolean): Promise<LoopHarness> {
   const root = withStore ? await mkdtemp(join(tmpdir(), "keelson-w2-")) : undefined;
@@ -21,7 +26,9 @@ async function keelson(messages: number, script: LoopScript, withStore: boolean)
     record: false,
     fallback: () => {
       const r = script.next();
-      return r.kind === "final" ? { text: FINAL_TEXT } : { text: STEP_TEXT, toolCalls: [{ name: TOOL, arguments: { n: r.n } }] };
+      return r.kind === "final"
+        ? { text: FINAL_TEXT }
+        : { text: STEP_TEXT, toolCalls: [{ name: TOOL, arguments: { n: r.n } }] };
     },
   });
   const agent = createAgent({

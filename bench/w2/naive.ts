@@ -10,8 +10,19 @@ export const naive: HarnessFactory = async (messages, script) => {
   for (const t of loopHistory(messages)) {
     history.push(
       { role: "user", content: [{ type: "text", text: t.prompt }] },
-      { role: "assistant", content: [{ type: "text", text: t.text }, { type: "tool-call", callId: t.callId, name: t.tool, arguments: t.args }] },
-      { role: "tool", content: [{ type: "tool-result", callId: t.callId, content: [{ type: "text", text: t.result }], isError: false }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: t.text },
+          { type: "tool-call", callId: t.callId, name: t.tool, arguments: t.args },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", callId: t.callId, content: [{ type: "text", text: t.result }], isError: false },
+        ],
+      },
       { role: "assistant", content: [{ type: "text", text: t.final }] },
     );
   }
@@ -26,8 +37,17 @@ export const naive: HarnessFactory = async (messages, script) => {
           history.push({ role: "assistant", content: [{ type: "text", text: FINAL_TEXT }] });
           return;
         }
-        history.push({ role: "assistant", content: [{ type: "text", text: STEP_TEXT }, { type: "tool-call", callId: r.callId, name: TOOL, arguments: JSON.stringify({ n: r.n }) }] });
-        history.push({ role: "tool", content: [{ type: "tool-result", callId: r.callId, content: [{ type: "text", text: "ok" }], isError: false }] });
+        history.push({
+          role: "assistant",
+          content: [
+            { type: "text", text: STEP_TEXT },
+            { type: "tool-call", callId: r.callId, name: TOOL, arguments: JSON.stringify({ n: r.n }) },
+          ],
+        });
+        history.push({
+          role: "tool",
+          content: [{ type: "tool-result", callId: r.callId, content: [{ type: "text", text: "ok" }], isError: false }],
+        });
       }
     },
     historyLength: () => history.length,

@@ -4,7 +4,14 @@
 // delta, done), all pushed synchronously: no timers, no network, no usage estimation (pi's
 // "faux" provider serializes the whole context per call to estimate usage, which is not loop cost).
 import { Agent, type AgentTool } from "@mariozechner/pi-agent-core";
-import { type AssistantMessage, createAssistantMessageEventStream, type Message, type Model, Type, type Usage } from "@mariozechner/pi-ai";
+import {
+  type AssistantMessage,
+  createAssistantMessageEventStream,
+  type Message,
+  type Model,
+  Type,
+  type Usage,
+} from "@mariozechner/pi-ai";
 import { loopHistory } from "../logs.js";
 import type { HarnessFactory } from "./harness.js";
 import { FINAL_TEXT, halves, type LoopScript, STEP_TEXT, SYSTEM, TOOL } from "./script.js";
@@ -22,9 +29,19 @@ const model: Model<"bench"> = {
   maxTokens: 1024,
 };
 
-const usage = (): Usage => ({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const usage = (): Usage => ({
+  input: 10,
+  output: 5,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 15,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+});
 
-const assistant = (content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]): AssistantMessage => ({
+const assistant = (
+  content: AssistantMessage["content"],
+  stopReason: AssistantMessage["stopReason"],
+): AssistantMessage => ({
   role: "assistant",
   content,
   api: model.api,
@@ -71,8 +88,21 @@ export function piHistory(messages: number): Message[] {
   for (const t of loopHistory(messages)) {
     out.push(
       { role: "user", content: [{ type: "text", text: t.prompt }], timestamp: 0 },
-      assistant([{ type: "text", text: t.text }, { type: "toolCall", id: t.callId, name: t.tool, arguments: JSON.parse(t.args) }], "toolUse"),
-      { role: "toolResult", toolCallId: t.callId, toolName: t.tool, content: [{ type: "text", text: t.result }], isError: false, timestamp: 0 },
+      assistant(
+        [
+          { type: "text", text: t.text },
+          { type: "toolCall", id: t.callId, name: t.tool, arguments: JSON.parse(t.args) },
+        ],
+        "toolUse",
+      ),
+      {
+        role: "toolResult",
+        toolCallId: t.callId,
+        toolName: t.tool,
+        content: [{ type: "text", text: t.result }],
+        isError: false,
+        timestamp: 0,
+      },
       assistant([{ type: "text", text: t.final }], "stop"),
     );
   }
@@ -88,11 +118,15 @@ const noop: AgentTool = {
 };
 
 export const piAgent: HarnessFactory = async (messages, script) => {
-  const agent = new Agent({ initialState: { systemPrompt: SYSTEM, model, tools: [noop], messages: piHistory(messages) }, streamFn: scriptedStream(script) });
+  const agent = new Agent({
+    initialState: { systemPrompt: SYSTEM, model, tools: [noop], messages: piHistory(messages) },
+    streamFn: scriptedStream(script),
+  });
   return {
     async turn(prompt) {
       await agent.prompt(prompt);
-      if (agent.state.errorMessage !== undefined) throw new Error(`pi-agent-core turn failed: ${agent.state.errorMessage}`);
+      if (agent.state.errorMessage !== undefined)
+        throw new Error(`pi-agent-core turn failed: ${agent.state.errorMessage}`);
     },
     historyLength: () => agent.state.messages.length,
     async dispose() {},

@@ -8,7 +8,9 @@ export const STEP_TEXT = "step";
 export const FINAL_TEXT = "finished";
 export const SYSTEM = "You are a benchmark.";
 
-export type ScriptReply = { readonly kind: "tool"; readonly n: number; readonly callId: string } | { readonly kind: "final" };
+export type ScriptReply =
+  | { readonly kind: "tool"; readonly n: number; readonly callId: string }
+  | { readonly kind: "final" };
 
 export class LoopScript {
   #left = 0;
@@ -32,10 +34,14 @@ export class LoopScript {
 
   /** Throws unless the armed turn made exactly its model calls; returns how many. */
   done(): number {
-    if (this.#left !== 0) throw new Error(`the loop stopped after ${this.#calls} model calls, ${this.#left} short of the script`);
+    if (this.#left !== 0)
+      throw new Error(`the loop stopped after ${this.#calls} model calls, ${this.#left} short of the script`);
     return this.#calls;
   }
 }
 
 /** Text streamed as two deltas, as the Keelson ScriptedProvider does. */
-export const halves = (text: string): [string, string] => [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))];
+export const halves = (text: string): [string, string] => [
+  text.slice(0, Math.ceil(text.length / 2)),
+  text.slice(Math.ceil(text.length / 2)),
+];

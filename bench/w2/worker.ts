@@ -52,7 +52,8 @@ export async function runWorker(config: WorkerConfig): Promise<WorkerResult> {
     await harness.turn(prompt);
     const calls = script.done();
     const grew = harness.historyLength() - before;
-    if (calls !== steps || grew !== 2 * steps) throw new Error(`${config.harness}: ${calls} model calls, history +${grew}, expected ${steps} and +${2 * steps}`);
+    if (calls !== steps || grew !== 2 * steps)
+      throw new Error(`${config.harness}: ${calls} model calls, history +${grew}, expected ${steps} and +${2 * steps}`);
   };
   if (config.warmup > 0) {
     const script = new LoopScript();

@@ -62,7 +62,8 @@ export function cacheReport(events: readonly SessionEvent[], options: CacheRepor
     };
     const historyTokens = r.history.map((m) => tokensOf(m));
     const promptTokens = segments.tools + segments.system + segments.prefix + historyTokens.reduce((a, b) => a + b, 0);
-    const { cacheable, firstChange } = previous === undefined ? { cacheable: 0, firstChange: null } : shared(previous, r, segments, historyTokens);
+    const { cacheable, firstChange } =
+      previous === undefined ? { cacheable: 0, firstChange: null } : shared(previous, r, segments, historyTokens);
     const usage = usageByStep.get(`${r.turn}.${r.step}`);
     const model = options.models?.find(r.request.model);
     lines.push({
@@ -81,11 +82,18 @@ export function cacheReport(events: readonly SessionEvent[], options: CacheRepor
 }
 
 /** Tokens the two requests share from the start, and the first segment that differs. */
-function shared(a: ReconstructedRequest, b: ReconstructedRequest, segments: Record<"tools" | "system" | "prefix", number>, historyTokens: number[]): { cacheable: number; firstChange: Segment | null } {
-  const same = (x: unknown, y: unknown): boolean => canonicalJson((x ?? null) as JsonValue) === canonicalJson((y ?? null) as JsonValue);
+function shared(
+  a: ReconstructedRequest,
+  b: ReconstructedRequest,
+  segments: Record<"tools" | "system" | "prefix", number>,
+  historyTokens: number[],
+): { cacheable: number; firstChange: Segment | null } {
+  const same = (x: unknown, y: unknown): boolean =>
+    canonicalJson((x ?? null) as JsonValue) === canonicalJson((y ?? null) as JsonValue);
   if (!same(a.request.tools, b.request.tools)) return { cacheable: 0, firstChange: "tools" };
   if (!same(a.request.system, b.request.system)) return { cacheable: segments.tools, firstChange: "system" };
-  if (!same(a.header.messagePrefix, b.header.messagePrefix)) return { cacheable: segments.tools + segments.system, firstChange: "prefix" };
+  if (!same(a.header.messagePrefix, b.header.messagePrefix))
+    return { cacheable: segments.tools + segments.system, firstChange: "prefix" };
   let cacheable = segments.tools + segments.system + segments.prefix;
   const n = Math.min(a.history.length, b.history.length);
   let i = 0;
@@ -103,7 +111,6 @@ function stepUsage(events: readonly SessionEvent[]): Map<string, Usage> {
   }
   return out;
 }
-
 
 function totals(lines: readonly RequestCacheLine[]): CacheReport["totals"] {
   const sum = (f: (l: RequestCacheLine) => number): number => lines.reduce((n, l) => n + f(l), 0);

@@ -12,9 +12,13 @@ const MUTATING: readonly MutatingToolName[] = ["write", "edit", "bash"];
 /** Parses `--allow write,bash`; an unknown name is a CliError. */
 export function parseAllow(text: string | undefined): MutatingToolName[] {
   if (text === undefined) return [];
-  const names = text.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  const names = text
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
   for (const name of names) {
-    if (!(MUTATING as readonly string[]).includes(name)) throw new CliError(`invalid --allow ${JSON.stringify(name)}: expected a comma list of ${MUTATING.join(", ")}`);
+    if (!(MUTATING as readonly string[]).includes(name))
+      throw new CliError(`invalid --allow ${JSON.stringify(name)}: expected a comma list of ${MUTATING.join(", ")}`);
   }
   return names as MutatingToolName[];
 }

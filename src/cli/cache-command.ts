@@ -12,7 +12,8 @@ export function registerCache(program: Command): void {
     .option("--json", "print the report as JSON")
     .action(async (target: string, flags: { json?: boolean }) => {
       const { session } = await loadLog(target);
-      const text = flags.json === true ? JSON.stringify(await cacheReportOf(session), null, 2) : await renderCacheReport(session);
+      const text =
+        flags.json === true ? JSON.stringify(await cacheReportOf(session), null, 2) : await renderCacheReport(session);
       process.stdout.write(`${text}\n`);
     });
 }

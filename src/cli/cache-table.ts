@@ -9,14 +9,23 @@ const BAR_WIDTH = 20;
 /** The report for `session` (src/audit cacheReport with the emulator's cl100k tokenizer and the default ModelRegistry). */
 export async function cacheReportOf(session: Session) {
   // Heavy layers (the SDKs behind llm) load only in the commands that need them.
-  const [{ cacheReport }, { countTokens }, { ModelRegistry }] = await Promise.all([import("../audit/index.js"), import("../emulator/index.js"), import("../llm/index.js")]);
+  const [{ cacheReport }, { countTokens }, { ModelRegistry }] = await Promise.all([
+    import("../audit/index.js"),
+    import("../emulator/index.js"),
+    import("../llm/index.js"),
+  ]);
   return cacheReport(session.events, { countTokens, models: new ModelRegistry() });
 }
 
 export async function renderCacheReport(session: Session): Promise<string> {
   const report = await cacheReportOf(session);
-  const out = [`cache report for session ${session.id} (${report.requests.length} requests; ≈ = estimated with cl100k)`, ""];
-  out.push(`${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"cacheable≈".padStart(10)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  ${"read share".padEnd(BAR_WIDTH + 5)}  first change`);
+  const out = [
+    `cache report for session ${session.id} (${report.requests.length} requests; ≈ = estimated with cl100k)`,
+    "",
+  ];
+  out.push(
+    `${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"cacheable≈".padStart(10)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  ${"read share".padEnd(BAR_WIDTH + 5)}  first change`,
+  );
   for (const line of report.requests) {
     const u = line.usage;
     const share = u === undefined ? undefined : cacheHitShare(u);

@@ -87,7 +87,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         // the view has shown the failure
       } else if (summary !== undefined) {
         const data = summary.data as { regionTokens?: number; summaryTokens?: number };
-        ctx.say(`  compacted: ${data.regionTokens ?? "?"} tokens of history → a ${data.summaryTokens ?? "?"}-token summary`);
+        ctx.say(
+          `  compacted: ${data.regionTokens ?? "?"} tokens of history → a ${data.summaryTokens ?? "?"}-token summary`,
+        );
       } else ctx.say("  nothing to compact yet");
       footer();
       return undefined;
@@ -99,7 +101,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     async run(ctx) {
       const parent = ctx.agent.session.id;
       const child = await ctx.fork();
-      ctx.say(`  forked ${parent} → ${child.session.id}; now chatting in the fork (resume the parent with: keelson chat --resume ${parent})`);
+      ctx.say(
+        `  forked ${parent} → ${child.session.id}; now chatting in the fork (resume the parent with: keelson chat --resume ${parent})`,
+      );
       return undefined;
     },
   },

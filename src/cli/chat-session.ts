@@ -29,18 +29,30 @@ export interface ChatTarget {
 const PROMPT = "› ";
 
 /** Runs the chat until /exit, end of input, or a second Ctrl-C; returns the exit code (0). */
-export async function runChat(store: JsonlSessionStore, target: ChatTarget, allow: readonly MutatingToolName[]): Promise<number> {
+export async function runChat(
+  store: JsonlSessionStore,
+  target: ChatTarget,
+  allow: readonly MutatingToolName[],
+): Promise<number> {
   let handle: ProviderHandle | undefined;
   let agent: Agent | undefined;
   const interactive = process.stdin.isTTY === true;
-  const rl = createInterface({ input: process.stdin, ...(interactive ? { output: process.stdout } : {}), terminal: interactive });
+  const rl = createInterface({
+    input: process.stdin,
+    ...(interactive ? { output: process.stdout } : {}),
+    terminal: interactive,
+  });
   // Attached at once: piped lines arrive while the provider starts, and must not be dropped.
   const input = new ChatInput(rl, process.stdout, interactive);
   try {
     handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
 
     const view = new ChatView(process.stdout, process.stderr, new ModelRegistry());
-    const policy: PermissionPolicy = { mode: "ask", allow: new Set(allow), ask: (request) => askPermission(input, view, request) };
+    const policy: PermissionPolicy = {
+      mode: "ask",
+      allow: new Set(allow),
+      ask: (request) => askPermission(input, view, request),
+    };
     const provider = handle.provider;
     const optionsFor = async (): Promise<Omit<AgentOptions, "store">> => ({
       provider,
@@ -50,7 +62,10 @@ export async function runChat(store: JsonlSessionStore, target: ChatTarget, allo
       plugins: await cliPlugins(target.cwd, policy),
       compaction: createCompaction(),
     });
-    agent = target.id === undefined ? createAgent({ ...(await optionsFor()), store }) : await resumeAgent(store, target.id, await optionsFor());
+    agent =
+      target.id === undefined
+        ? createAgent({ ...(await optionsFor()), store })
+        : await resumeAgent(store, target.id, await optionsFor());
     let detach = view.attach(agent);
 
     const state = { running: false, interrupts: 0 };

@@ -74,12 +74,17 @@ export class ChatView {
       this.line(`  ⚙ ${event.data.name} ${preview(event.data.arguments, 100)}`);
       this.#spinner.start(`running ${event.data.name}`);
     } else if (isEventOf(event, "tool/result")) {
-      const text = contentText(event.data.content).split("\n").find((l) => l.trim() !== "") ?? "";
+      const text =
+        contentText(event.data.content)
+          .split("\n")
+          .find((l) => l.trim() !== "") ?? "";
       this.line(`  ${event.data.isError ? "✗" : "✓"} ${preview(text, 100)}`);
     } else if (isEventOf(event, "llm/retry")) {
       const discarded = this.#streamed ? " (the partial answer above is discarded)" : "";
       this.#streamed = false;
-      this.line(`  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms${discarded}`);
+      this.line(
+        `  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms${discarded}`,
+      );
     } else if (isEventOf(event, "compact/start")) {
       this.line(`  ⧉ compacting (${event.data.trigger})…`);
     } else if (isEventOf(event, "compact/end")) {
@@ -100,4 +105,3 @@ export class ChatView {
     this.#atLineStart = text.endsWith("\n");
   }
 }
-

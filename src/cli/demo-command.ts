@@ -29,12 +29,18 @@ const FILES: Readonly<Record<string, string>> = {
     "- Answer in one short paragraph; name files by their workspace-relative path.",
     "- Read a file before describing it; never guess its contents.",
     "- Writes are denied in this demo: propose edits instead of making them.",
-    ...Array.from({ length: 60 }, (_, i) => `- Rule ${i + 1}: every model request is a pure function of the session log; keep it that way.`),
+    ...Array.from(
+      { length: 60 },
+      (_, i) => `- Rule ${i + 1}: every model request is a pure function of the session log; keep it that way.`,
+    ),
     "",
   ].join("\n"),
-  ".keelson/skills/release-notes/SKILL.md": "---\nname: release-notes\ndescription: Draft release notes from the changes in src/, grouped by feature and fix.\n---\n# Release notes\n\n1. List the changed files.\n2. Summarize each change in one line.\n",
-  ".keelson/skills/code-review/SKILL.md": "---\nname: code-review\ndescription: Review a TypeScript file for correctness, naming and missing tests.\n---\n# Code review\n\nRead the file, then list concrete findings with line numbers.\n",
-  "src/app.ts": 'import { greet } from "./util.js";\n\nexport function main(): void {\n  console.log(greet("Keelson"));\n}\n',
+  ".keelson/skills/release-notes/SKILL.md":
+    "---\nname: release-notes\ndescription: Draft release notes from the changes in src/, grouped by feature and fix.\n---\n# Release notes\n\n1. List the changed files.\n2. Summarize each change in one line.\n",
+  ".keelson/skills/code-review/SKILL.md":
+    "---\nname: code-review\ndescription: Review a TypeScript file for correctness, naming and missing tests.\n---\n# Code review\n\nRead the file, then list concrete findings with line numbers.\n",
+  "src/app.ts":
+    'import { greet } from "./util.js";\n\nexport function main(): void {\n  console.log(greet("Keelson"));\n}\n',
   "src/util.ts": 'export function greet(name: string): string {\n  return "Hello, " + name + "!";\n}\n',
 };
 
@@ -59,7 +65,9 @@ function countingPlugin(instance: Instance): AgentPlugin {
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description("the offline main job: an agent on the built-in emulator, resumed and forked, then verified and cache-audited")
+    .description(
+      "the offline main job: an agent on the built-in emulator, resumed and forked, then verified and cache-audited",
+    )
     .option("--keep", "keep the scratch workspace (it is removed by default; sessions always stay)")
     .action(async (flags: { keep?: boolean }) => {
       process.exitCode = await runDemo(flags.keep === true);
@@ -68,19 +76,29 @@ export function registerDemo(program: Command): void {
 
 async function runDemo(keep: boolean): Promise<number> {
   const started = Date.now();
-  const [{ createAgent, forkAgent, resumeAgent }, { startEmulator, countTokens }, { AnthropicProvider, ModelRegistry }, { builtinTools }, context, { cacheReport }, { reconstructRequests, verifyLog }, { JsonlSessionStore }, { wirePayload }, { canonicalJson }] =
-    await Promise.all([
-      import("../loop/index.js"),
-      import("../emulator/index.js"),
-      import("../llm/index.js"),
-      import("../tools/index.js"),
-      import("../context/index.js"),
-      import("../audit/index.js"),
-      import("../reconstruct/index.js"),
-      import("../store/index.js"),
-      import("./wire-payload.js"),
-      import("../json/index.js"),
-    ]);
+  const [
+    { createAgent, forkAgent, resumeAgent },
+    { startEmulator, countTokens },
+    { AnthropicProvider, ModelRegistry },
+    { builtinTools },
+    context,
+    { cacheReport },
+    { reconstructRequests, verifyLog },
+    { JsonlSessionStore },
+    { wirePayload },
+    { canonicalJson },
+  ] = await Promise.all([
+    import("../loop/index.js"),
+    import("../emulator/index.js"),
+    import("../llm/index.js"),
+    import("../tools/index.js"),
+    import("../context/index.js"),
+    import("../audit/index.js"),
+    import("../reconstruct/index.js"),
+    import("../store/index.js"),
+    import("./wire-payload.js"),
+    import("../json/index.js"),
+  ]);
   const out = (...lines: string[]): void => {
     process.stdout.write(`${(lines.length === 0 ? [""] : lines).join("\n")}\n`);
   };
@@ -102,10 +120,16 @@ async function runDemo(keep: boolean): Promise<number> {
     return ok ? "ok" : "FAILED";
   };
 
-  out("Keelson demo — offline: the emulator's rule-based model behind AnthropicProvider (real SDK, no key, no network)");
+  out(
+    "Keelson demo — offline: the emulator's rule-based model behind AnthropicProvider (real SDK, no key, no network)",
+  );
   out(`emulator: ${emulator.anthropicBaseURL} · model ${MODEL}`);
   out(`workspace: ${workspace} (${Object.keys(FILES).join(", ")})`);
-  out(envHome ? `KEELSON_HOME=${home} (sessions in ${sessionsDir})` : `KEELSON_HOME was unset: using the temporary home ${home} — inspect with KEELSON_HOME=${home} keelson show|requests|cache|verify <id>`);
+  out(
+    envHome
+      ? `KEELSON_HOME=${home} (sessions in ${sessionsDir})`
+      : `KEELSON_HOME was unset: using the temporary home ${home} — inspect with KEELSON_HOME=${home} keelson show|requests|cache|verify <id>`,
+  );
 
   const instances: Instance[] = [];
   const optionsFor = (label: string, expectedReason: Instance["expectedReason"]) => {
@@ -133,11 +157,16 @@ async function runDemo(keep: boolean): Promise<number> {
     out(`  > ${prompt}`);
     for (const message of agent.session.deriveMessages().slice(before)) {
       for (const block of message.content) {
-        if (message.role === "assistant" && block.type === "text" && block.text.trim() !== "") out(`    ${block.text.trim().split("\n")[0]}`);
-        if (block.type === "tool-call") out(`    [tool ${block.name} ${typeof block.arguments === "string" ? block.arguments : JSON.stringify(block.arguments)}]`);
+        if (message.role === "assistant" && block.type === "text" && block.text.trim() !== "")
+          out(`    ${block.text.trim().split("\n")[0]}`);
+        if (block.type === "tool-call")
+          out(
+            `    [tool ${block.name} ${typeof block.arguments === "string" ? block.arguments : JSON.stringify(block.arguments)}]`,
+          );
       }
     }
-    if (reason.kind !== "completed") out(`    turn ended ${reason.kind} … ${check(false, `turn "${prompt}" ended ${reason.kind}`)}`);
+    if (reason.kind !== "completed")
+      out(`    turn ended ${reason.kind} … ${check(false, `turn "${prompt}" ended ${reason.kind}`)}`);
   };
 
   let parentId = "";
@@ -182,12 +211,21 @@ async function runDemo(keep: boolean): Promise<number> {
 
   out("", "── session prefix: composed once per instance, logged on its header, kept out of history");
   for (const instance of instances) {
-    const ok = instance.compositions === 1 && instance.headers.length === 1 && instance.headers[0]?.reason === instance.expectedReason && (instance.headers[0]?.prefixLength ?? 0) > 0;
+    const ok =
+      instance.compositions === 1 &&
+      instance.headers.length === 1 &&
+      instance.headers[0]?.reason === instance.expectedReason &&
+      (instance.headers[0]?.prefixLength ?? 0) > 0;
     const logged = instance.headers.map((h) => `${h.reason} (${h.prefixLength} prefix messages)`).join(", ") || "none";
-    out(`  ${instance.label.padEnd(32)} composed ${instance.compositions}×, request/header events: ${instance.headers.length} — ${logged} … ${check(ok, `prefix of the ${instance.label}`)}`);
+    out(
+      `  ${instance.label.padEnd(32)} composed ${instance.compositions}×, request/header events: ${instance.headers.length} — ${logged} … ${check(ok, `prefix of the ${instance.label}`)}`,
+    );
   }
-  const headerReasons = (events: readonly SessionEvent[]) => events.filter((e) => e.type === "request/header").map((e) => (e.data as { reason: string }).reason);
-  out(`  parent log headers: ${headerReasons(parent.events).join(", ")} · child log headers: ${headerReasons(child.events).join(", ")}`);
+  const headerReasons = (events: readonly SessionEvent[]) =>
+    events.filter((e) => e.type === "request/header").map((e) => (e.data as { reason: string }).reason);
+  out(
+    `  parent log headers: ${headerReasons(parent.events).join(", ")} · child log headers: ${headerReasons(child.events).join(", ")}`,
+  );
   for (const [name, session] of [
     ["parent", parent],
     ["child", child],
@@ -196,12 +234,16 @@ async function runDemo(keep: boolean): Promise<number> {
     const history = session.deriveMessages();
     const leaked = history.filter((m) => prefixes.has(JSON.stringify(m))).length;
     const ok = prefixes.size > 0 && leaked === 0;
-    out(`  ${name}: ${ok ? "prefix not in history" : "PREFIX IN HISTORY"} — ${leaked} of ${history.length} derived messages are among the ${prefixes.size} logged prefix messages … ${check(ok, `prefix in the ${name}'s history`)}`);
+    out(
+      `  ${name}: ${ok ? "prefix not in history" : "PREFIX IN HISTORY"} — ${leaked} of ${history.length} derived messages are among the ${prefixes.size} logged prefix messages … ${check(ok, `prefix in the ${name}'s history`)}`,
+    );
   }
 
   const report = cacheReport(parent.events, { countTokens, models: new ModelRegistry() });
   out("", `── cache report, parent session ${parentId} (≈ = estimated with cl100k)`);
-  out(`  ${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  first change`);
+  out(
+    `  ${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  first change`,
+  );
   for (const line of report.requests) {
     const u = line.usage;
     out(
@@ -209,10 +251,14 @@ async function runDemo(keep: boolean): Promise<number> {
     );
   }
   const share = report.totals.cacheHitShare;
-  out(`  cache-hit share ${(share * 100).toFixed(1)}% · cost $${report.totals.cost.toFixed(5)} … ${check(share > 0, "cache-hit share is zero")}`);
+  out(
+    `  cache-hit share ${(share * 100).toFixed(1)}% · cost $${report.totals.cost.toFixed(5)} … ${check(share > 0, "cache-hit share is zero")}`,
+  );
   const childReport = cacheReport(child.events, { countTokens, models: new ModelRegistry() });
   const childLast = childReport.requests.at(-1)?.usage;
-  out(`  child's last request: read ${childLast?.cacheReadTokens ?? "-"}, write ${childLast?.cacheWriteTokens ?? "-"}, input ${childLast?.inputTokens ?? "-"} (the fork keeps the parent's cache)`);
+  out(
+    `  child's last request: read ${childLast?.cacheReadTokens ?? "-"}, write ${childLast?.cacheWriteTokens ?? "-"}, input ${childLast?.inputTokens ?? "-"} (the fork keeps the parent's cache)`,
+  );
 
   out("", "── verify (verifyLog + full reconstruction)");
   for (const [name, session] of [
@@ -231,36 +277,55 @@ async function runDemo(keep: boolean): Promise<number> {
       problem = error instanceof Error ? error.message : String(error);
     }
     const clean = result.ok && problem === undefined;
-    const detail = clean ? `clean: ${result.events} events, ${result.turns} turns, ${requests} requests` : `not clean: ${[...result.issues.map((i) => `${i.code}: ${i.message}`), ...(problem === undefined ? [] : [problem])].join("; ")}`;
+    const detail = clean
+      ? `clean: ${result.events} events, ${result.turns} turns, ${requests} requests`
+      : `not clean: ${[...result.issues.map((i) => `${i.code}: ${i.message}`), ...(problem === undefined ? [] : [problem])].join("; ")}`;
     out(`  verify ${name} ${session.id}: ${detail}`);
     check(clean, `verify ${name}`);
   }
 
-  out("", "── wire audit: every request rebuilt from the log alone as the adapter's payload, vs the bytes the emulator received");
+  out(
+    "",
+    "── wire audit: every request rebuilt from the log alone as the adapter's payload, vs the bytes the emulator received",
+  );
   for (const [name, session] of [
     ["parent", parent],
     ["child", child],
   ] as const) {
     const received = emulator.requests
-      .filter((r) => r.path === "/v1/messages" && (r.body as { metadata?: { user_id?: unknown } }).metadata?.user_id === session.id)
+      .filter(
+        (r) =>
+          r.path === "/v1/messages" &&
+          (r.body as { metadata?: { user_id?: unknown } }).metadata?.user_id === session.id,
+      )
       .map((r) => {
         const { stream: _stream, ...body } = r.body as Record<string, JsonValue>;
         return canonicalJson(body);
       });
     // A fork's inherited requests were sent (and are audited) under the parent's id.
     const own = session.header.seedLength ?? 0;
-    const rebuilt = [...reconstructRequests(session.events)].filter((r) => r.stepStartSeq >= own).map((r) => canonicalJson(wirePayload(r, session.id, "anthropic") as JsonValue));
+    const rebuilt = [...reconstructRequests(session.events)]
+      .filter((r) => r.stepStartSeq >= own)
+      .map((r) => canonicalJson(wirePayload(r, session.id, "anthropic") as JsonValue));
     const identical = rebuilt.filter((payload, i) => payload === received[i]).length;
     const ok = received.length > 0 && rebuilt.length === received.length && identical === received.length;
     const inherited = own === 0 ? "" : ` (after the ${own} events inherited from the parent)`;
-    out(`  ${name}: ${received.length} requests received, ${rebuilt.length} rebuilt from its log${inherited}, ${identical} byte-identical (canonical JSON) … ${check(ok, `wire audit of the ${name}`)}`);
+    out(
+      `  ${name}: ${received.length} requests received, ${rebuilt.length} rebuilt from its log${inherited}, ${identical} byte-identical (canonical JSON) … ${check(ok, `wire audit of the ${name}`)}`,
+    );
   }
 
   if (!keep) await rm(workspace, { recursive: true, force: true });
   out("", `sessions kept in ${sessionsDir}: ${parentId} (parent), ${childId} (child)`);
   const prefix = envHome ? "" : `KEELSON_HOME=${home} `;
-  out(`try: ${prefix}keelson show ${parentId} · ${prefix}keelson cache ${childId} · ${prefix}keelson requests ${parentId} --wire anthropic`);
-  out(failures.length === 0 ? `demo: all checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s` : `demo: ${failures.length} check(s) failed: ${failures.join("; ")}`);
+  out(
+    `try: ${prefix}keelson show ${parentId} · ${prefix}keelson cache ${childId} · ${prefix}keelson requests ${parentId} --wire anthropic`,
+  );
+  out(
+    failures.length === 0
+      ? `demo: all checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`
+      : `demo: ${failures.length} check(s) failed: ${failures.join("; ")}`,
+  );
   return failures.length === 0 ? 0 : 1;
 }
 

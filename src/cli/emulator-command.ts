@@ -8,12 +8,21 @@ export function registerEmulator(program: Command): void {
     .command("emulator")
     .description("serve the offline provider emulator (Anthropic and OpenAI wire formats) until Ctrl-C")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
-    .addOption(new Option("--style <style>", "usage style of the OpenAI endpoint").choices(["anthropic", "openai", "deepseek"]).default("anthropic"))
+    .addOption(
+      new Option("--style <style>", "usage style of the OpenAI endpoint")
+        .choices(["anthropic", "openai", "deepseek"])
+        .default("anthropic"),
+    )
     .action(async (flags: { port?: string; style: "anthropic" | "openai" | "deepseek" }) => {
       const port = flags.port === undefined ? 0 : Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(flags.port)}: expected 0..65535`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`invalid --port ${JSON.stringify(flags.port)}: expected 0..65535`);
       const { startEmulator } = await import("../emulator/index.js");
-      const emulator = await startEmulator({ model: "rule-based", port, ...(flags.style === "anthropic" ? {} : { style: flags.style }) });
+      const emulator = await startEmulator({
+        model: "rule-based",
+        port,
+        ...(flags.style === "anthropic" ? {} : { style: flags.style }),
+      });
       const lines = [
         `keelson emulator listening on ${emulator.url} (rule-based model, ${flags.style} style)`,
         `  anthropic base URL: ${emulator.anthropicBaseURL}`,

@@ -18,7 +18,8 @@ export function registerFork(program: Command): void {
       try {
         child = forkSession(parent, atSeq === undefined ? {} : { atSeq });
       } catch (error) {
-        if (error instanceof SessionError) throw new CliError(`cannot fork ${id}${atSeq === undefined ? "" : ` at ${atSeq}`}: ${error.message}`);
+        if (error instanceof SessionError)
+          throw new CliError(`cannot fork ${id}${atSeq === undefined ? "" : ` at ${atSeq}`}: ${error.message}`);
         throw error;
       }
       const store = openStore();
@@ -32,6 +33,7 @@ export function registerFork(program: Command): void {
 }
 
 function parseSeq(text: string): number {
-  if (!/^\d+$/.test(text)) throw new CliError(`invalid --at ${JSON.stringify(text)}: expected the seq of a turn/end (a non-negative integer)`);
+  if (!/^\d+$/.test(text))
+    throw new CliError(`invalid --at ${JSON.stringify(text)}: expected the seq of a turn/end (a non-negative integer)`);
   return Number(text);
 }

@@ -18,7 +18,8 @@ export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   interrupted: 6,
 };
 
-export const SYSTEM_PROMPT = "You are Keelson, a careful coding and operations agent working in {{cwd}}. Answer concisely.";
+export const SYSTEM_PROMPT =
+  "You are Keelson, a careful coding and operations agent working in {{cwd}}. Answer concisely.";
 
 export interface HeadlessTurnInput {
   readonly agent: Agent;
@@ -58,7 +59,12 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
     const outcome = await agent.send(prompt);
     if (!json && !endedWithNewline) process.stdout.write("\n");
     const reason = outcome.reason;
-    const detail = reason.kind === "error" ? `: ${reason.message}` : reason.kind === "aborted" || reason.kind === "rejected" ? `: ${reason.reason}` : "";
+    const detail =
+      reason.kind === "error"
+        ? `: ${reason.message}`
+        : reason.kind === "aborted" || reason.kind === "rejected"
+          ? `: ${reason.reason}`
+          : "";
     process.stderr.write(`keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${detail}\n`);
     return EXIT_CODES[reason.kind];
   } finally {

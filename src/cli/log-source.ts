@@ -3,8 +3,21 @@
 // codec, read-only). Failures are CliErrors naming the file and line.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Session, SessionError, type SessionEvent, type SessionHeader, validateSessionHeader } from "../session/index.js";
-import { decodeHeaderLine, defaultSessionsDir, firstInvalidUtf8Line, JsonlSessionStore, splitLog, StoreError } from "../store/index.js";
+import {
+  Session,
+  SessionError,
+  type SessionEvent,
+  type SessionHeader,
+  validateSessionHeader,
+} from "../session/index.js";
+import {
+  decodeHeaderLine,
+  defaultSessionsDir,
+  firstInvalidUtf8Line,
+  JsonlSessionStore,
+  splitLog,
+  StoreError,
+} from "../store/index.js";
 import { CliError } from "./errors.js";
 
 export interface LoadedLog {
@@ -45,11 +58,15 @@ export async function readRawLog(file: string, label = file): Promise<RawLog> {
     bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new CliError(label === file ? `no such file: ${file}` : `unknown session ${label} (${file} does not exist)`);
+    if (code === "ENOENT")
+      throw new CliError(
+        label === file ? `no such file: ${file}` : `unknown session ${label} (${file} does not exist)`,
+      );
     throw new CliError(`cannot read ${file}: ${code ?? String(error)}`);
   }
   const { lines, committedBytes } = splitLog(bytes);
-  if (lines.length === 0) throw new CliError(`${file}:1: foreign: not a Keelson session log (no complete header line)`, 1);
+  if (lines.length === 0)
+    throw new CliError(`${file}:1: foreign: not a Keelson session log (no complete header line)`, 1);
   // Keelson never writes invalid UTF-8: inside the committed lines it is corruption, never decoded lossily.
   const badLine = firstInvalidUtf8Line(bytes, committedBytes);
   if (badLine !== undefined) throw new CliError(`${file}:${badLine}: corrupt: line ${badLine} is not valid UTF-8`, 1);
@@ -103,9 +120,15 @@ function asCliError(error: unknown): unknown {
   if (error instanceof StoreError) {
     if (error.code === "not-found") return new CliError(`unknown session: ${error.message}`);
     const where = error.file === undefined ? "" : `${error.file}${error.line === undefined ? "" : `:${error.line}`}: `;
-    const message = error.file !== undefined && error.message.startsWith(`${error.file}:`) ? error.message.slice(error.file.length).replace(/^(: line \d+)?:\s*/, "") : error.message;
+    const message =
+      error.file !== undefined && error.message.startsWith(`${error.file}:`)
+        ? error.message.slice(error.file.length).replace(/^(: line \d+)?:\s*/, "")
+        : error.message;
     // 1: the log itself is bad (corrupt, foreign); 2: the request was (bad id, locked, ...).
-    return new CliError(`${where}${error.code}: ${message}`, error.code === "corrupt" || error.code === "foreign" ? 1 : 2);
+    return new CliError(
+      `${where}${error.code}: ${message}`,
+      error.code === "corrupt" || error.code === "foreign" ? 1 : 2,
+    );
   }
   return error;
 }

@@ -18,12 +18,27 @@ import { registerVerify } from "./verify-command.js";
 
 export function buildProgram(): Command {
   const program = new Command("keelson")
-    .description("Keelson: an agent harness whose every model request is a pure function of the session log.\nData lives in $KEELSON_HOME (default ~/.local/share/keelson).")
+    .description(
+      "Keelson: an agent harness whose every model request is a pure function of the session log.\nData lives in $KEELSON_HOME (default ~/.local/share/keelson).",
+    )
     .version("0.1.0")
     .showHelpAfterError("(add --help for usage)")
     // Usage errors (unknown option or command, bad choice, missing argument) are bad input: exit 2.
     .exitOverride();
-  for (const register of [registerChat, registerRun, registerResume, registerFork, registerSessions, registerShow, registerRequests, registerVerify, registerCache, registerEmulator, registerDemo]) register(program);
+  for (const register of [
+    registerChat,
+    registerRun,
+    registerResume,
+    registerFork,
+    registerSessions,
+    registerShow,
+    registerRequests,
+    registerVerify,
+    registerCache,
+    registerEmulator,
+    registerDemo,
+  ])
+    register(program);
   program.option("--debug", "print stack traces on errors");
   for (const command of program.commands) command.option("--debug", "print stack traces on errors");
   return program;

@@ -29,7 +29,9 @@ export function parseModel(selector: string): { provider: ProviderName; model: s
   const provider = selector.slice(0, colon);
   const model = selector.slice(colon + 1);
   if (colon <= 0 || model === "" || !(PROVIDERS as readonly string[]).includes(provider)) {
-    throw new CliError(`bad model ${JSON.stringify(selector)}: expected provider:model with provider one of ${PROVIDERS.join(", ")} (e.g. anthropic:claude-sonnet-4-5)`);
+    throw new CliError(
+      `bad model ${JSON.stringify(selector)}: expected provider:model with provider one of ${PROVIDERS.join(", ")} (e.g. anthropic:claude-sonnet-4-5)`,
+    );
   }
   return { provider: provider as ProviderName, model: `${provider}:${model}` };
 }
@@ -58,7 +60,11 @@ export function requireKey(choice: ModelChoice, env: NodeJS.ProcessEnv = process
 }
 
 /** Builds the provider for a choice; checks keys up front so nothing is written on failure. */
-export async function openProvider(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env, notice: (line: string) => void = () => {}): Promise<ProviderHandle> {
+export async function openProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+  notice: (line: string) => void = () => {},
+): Promise<ProviderHandle> {
   const key = requireKey(choice, env);
   // Loaded here, not at the top: `keelson show` and friends never pay for the SDKs.
   const { AnthropicProvider, OpenAICompatibleProvider } = await import("../llm/index.js");

@@ -22,7 +22,9 @@ export function registerRequests(program: Command): void {
       const all = [...reconstructRequests(session.events)];
       const { wirePayload } = await import("./wire-payload.js"); // loads the SDK adapters
       const render = (r: ReconstructedRequest): unknown =>
-        flags.wire === undefined ? { turn: r.turn, step: r.step, stepStartSeq: r.stepStartSeq, request: r.request } : wirePayload(r, session.id, flags.wire);
+        flags.wire === undefined
+          ? { turn: r.turn, step: r.step, stepStartSeq: r.stepStartSeq, request: r.request }
+          : wirePayload(r, session.id, flags.wire);
       if (flags.step === undefined) {
         process.stdout.write(`${JSON.stringify(all.map(render), null, 2)}\n`);
         return;
@@ -40,7 +42,9 @@ function pick(all: readonly ReconstructedRequest[], step: string): Reconstructed
       : undefined;
   if (found === undefined) {
     const known = all.map((r) => `${r.turn}.${r.step}`).join(", ") || "none";
-    throw new CliError(`no request ${JSON.stringify(step)}: this session has ${all.length} (1..${all.length}; turn.step ${known})`);
+    throw new CliError(
+      `no request ${JSON.stringify(step)}: this session has ${all.length} (1..${all.length}; turn.step ${known})`,
+    );
   }
   return found;
 }

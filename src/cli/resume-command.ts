@@ -23,14 +23,23 @@ export function registerResume(program: Command): void {
     .argument("[id]", "session id (omit with --last)")
     .argument("[prompt]", "the user prompt")
     .option("--last", "resume the most recently used session")
-    .option("-m, --model <provider:model>", "model selector; default $KEELSON_MODEL, else the model the session last used")
+    .option(
+      "-m, --model <provider:model>",
+      "model selector; default $KEELSON_MODEL, else the model the session last used",
+    )
     .option("--json", "print every session event as a JSON line instead of the answer text")
     .option("--cwd <dir>", "working directory (default: the session's)")
-    .option("--allow <tools>", "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)")
+    .option(
+      "--allow <tools>",
+      "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)",
+    )
     .action(async (first: string | undefined, second: string | undefined, flags: ResumeFlags) => {
       const [id, prompt] = flags.last === true ? [undefined, first] : [first, second];
       if (flags.last === true && second !== undefined) throw new CliError("resume --last takes only a prompt");
-      if (prompt === undefined || prompt === "") throw new CliError(flags.last === true ? 'usage: keelson resume --last "prompt"' : 'usage: keelson resume <id> "prompt"');
+      if (prompt === undefined || prompt === "")
+        throw new CliError(
+          flags.last === true ? 'usage: keelson resume --last "prompt"' : 'usage: keelson resume <id> "prompt"',
+        );
       if (id === undefined && flags.last !== true) throw new CliError('usage: keelson resume <id | --last> "prompt"');
       process.exitCode = await resume(id, prompt, flags);
     });
@@ -47,11 +56,23 @@ export interface ResumeTarget {
  * read-only — an unknown or broken log is reported without locking, repairing or starting a
  * provider. Without `--model` / `$KEELSON_MODEL` the model is the one the session last used.
  */
-export async function resumeTarget(store: JsonlSessionStore, idOrLast: string | undefined, flags: { readonly model?: string; readonly cwd?: string }): Promise<ResumeTarget> {
+export async function resumeTarget(
+  store: JsonlSessionStore,
+  idOrLast: string | undefined,
+  flags: { readonly model?: string; readonly cwd?: string },
+): Promise<ResumeTarget> {
   let id = idOrLast;
   if (id === undefined) {
     const sessions = await store.list();
-    id = sessions.reduce<(typeof sessions)[number] | undefined>((best, s) => (best === undefined || s.updatedAt > best.updatedAt || (s.updatedAt === best.updatedAt && s.createdAt > best.createdAt) ? s : best), undefined)?.id;
+    id = sessions.reduce<(typeof sessions)[number] | undefined>(
+      (best, s) =>
+        best === undefined ||
+        s.updatedAt > best.updatedAt ||
+        (s.updatedAt === best.updatedAt && s.createdAt > best.createdAt)
+          ? s
+          : best,
+      undefined,
+    )?.id;
     if (id === undefined) throw new CliError(`no sessions to resume in ${store.root}`);
   }
   try {
@@ -61,7 +82,8 @@ export async function resumeTarget(store: JsonlSessionStore, idOrLast: string | 
     const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
     return { id, choice, cwd };
   } catch (error) {
-    if (error instanceof StoreError && error.code === "not-found") throw new CliError(`unknown session ${id} (${store.fileOf(id)} does not exist)`);
+    if (error instanceof StoreError && error.code === "not-found")
+      throw new CliError(`unknown session ${id} (${store.fileOf(id)} does not exist)`);
     throw error;
   }
 }
@@ -75,7 +97,13 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
     handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const { resumeAgent } = await import("../loop/index.js");
     const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
-    const agent = await resumeAgent(store, id, { provider: handle.provider, model: choice.model, cwd, system: SYSTEM_PROMPT, plugins });
+    const agent = await resumeAgent(store, id, {
+      provider: handle.provider,
+      model: choice.model,
+      cwd,
+      system: SYSTEM_PROMPT,
+      plugins,
+    });
     return await runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
   } catch (error) {
     await store.close().catch(() => undefined);

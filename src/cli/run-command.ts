@@ -20,10 +20,16 @@ export function registerRun(program: Command): void {
     .command("run")
     .description("run one headless turn in a new session and print the answer")
     .argument("<prompt>", "the user prompt")
-    .option("-m, --model <provider:model>", "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL")
+    .option(
+      "-m, --model <provider:model>",
+      "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL",
+    )
     .option("--json", "print every session event as a JSON line instead of the answer text")
     .option("--cwd <dir>", "working directory of the session (the tools' workspace root)", process.cwd())
-    .option("--allow <tools>", "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)")
+    .option(
+      "--allow <tools>",
+      "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)",
+    )
     .action(async (prompt: string, flags: TurnFlags) => {
       process.exitCode = await runNew(prompt, flags);
     });
@@ -37,7 +43,14 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const { createAgent } = await import("../loop/index.js");
   const store = openStore();
   const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
-  const agent = createAgent({ provider: handle.provider, model: choice.model, store, cwd, system: SYSTEM_PROMPT, plugins });
+  const agent = createAgent({
+    provider: handle.provider,
+    model: choice.model,
+    store,
+    cwd,
+    system: SYSTEM_PROMPT,
+    plugins,
+  });
   return runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
 }
 

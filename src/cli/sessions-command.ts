@@ -8,7 +8,9 @@ import { describeError } from "./errors.js";
 import { openStore } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
 
-type Row = { readonly kind: "session"; readonly session: Session } | { readonly kind: "unreadable"; readonly name: string; readonly problem: string };
+type Row =
+  | { readonly kind: "session"; readonly session: Session }
+  | { readonly kind: "unreadable"; readonly name: string; readonly problem: string };
 
 export function registerSessions(program: Command): void {
   program
@@ -30,7 +32,10 @@ export function registerSessions(program: Command): void {
       await store.close();
       rows.sort((a, b) => createdOf(a) - createdOf(b));
       if (flags.json === true) {
-        for (const row of rows) process.stdout.write(`${JSON.stringify(row.kind === "session" ? summary(row.session) : { file: row.name, problem: row.problem })}\n`);
+        for (const row of rows)
+          process.stdout.write(
+            `${JSON.stringify(row.kind === "session" ? summary(row.session) : { file: row.name, problem: row.problem })}\n`,
+          );
         return;
       }
       if (rows.length === 0) {
@@ -44,7 +49,9 @@ export function registerSessions(program: Command): void {
           continue;
         }
         const s = summary(row.session);
-        process.stdout.write(`${[s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  ")}\n`);
+        process.stdout.write(
+          `${[s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  ")}\n`,
+        );
       }
     });
 }
@@ -53,7 +60,14 @@ function createdOf(row: Row): number {
   return row.kind === "session" ? row.session.header.createdAt : Number.MAX_SAFE_INTEGER;
 }
 
-function summary(session: Session): { id: string; created: string; cwd?: string; turns: number; lastPrompt?: string; parentSession?: string } {
+function summary(session: Session): {
+  id: string;
+  created: string;
+  cwd?: string;
+  turns: number;
+  lastPrompt?: string;
+  parentSession?: string;
+} {
   const last = [...session.events].reverse().find((e): e is SessionEvent<"user/message"> => e.type === "user/message");
   return {
     id: session.id,

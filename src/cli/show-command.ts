@@ -21,7 +21,8 @@ export function registerShow(program: Command): void {
       if (h.parentSession !== undefined) out.push(`fork of ${h.parentSession} (${h.seedLength ?? 0} events copied)`);
       out.push("");
       for (const event of session.events) out.push(...renderEvent(event as AnySessionEvent));
-      if (session.openTurn !== null) out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
+      if (session.openTurn !== null)
+        out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
       process.stdout.write(`${out.join("\n")}\n`);
     });
 }
@@ -34,13 +35,18 @@ function renderEvent(event: AnySessionEvent): string[] {
       return [`${at} ── turn ${event.data.turn} (${event.data.trigger})`];
     case "turn/end": {
       const r = event.data.reason;
-      const why = r.kind === "error" ? `: ${r.message}` : r.kind === "aborted" || r.kind === "rejected" ? `: ${r.reason}` : "";
+      const why =
+        r.kind === "error" ? `: ${r.message}` : r.kind === "aborted" || r.kind === "rejected" ? `: ${r.reason}` : "";
       return [`${at} ── turn ${event.data.turn} ends ${r.kind}${why}`, ""];
     }
     case "step/start":
       return [line(`step ${event.data.turn}.${event.data.step}`)];
     case "step/end":
-      return [line(`step ${event.data.turn}.${event.data.step} ends${event.data.dispatched === false ? " (not dispatched)" : ""}`)];
+      return [
+        line(
+          `step ${event.data.turn}.${event.data.step} ends${event.data.dispatched === false ? " (not dispatched)" : ""}`,
+        ),
+      ];
     case "user/message":
       return [line(`user: ${contentText(event.data.content)}`)];
     case "context/message":
@@ -51,24 +57,42 @@ function renderEvent(event: AnySessionEvent): string[] {
       return [line(`prompt blocked (${event.data.reason}): ${contentText(event.data.content)}`)];
     case "assistant/message": {
       const u = event.data.usage;
-      const usage = u === undefined ? "" : `  [in ${u.inputTokens} · cache-read ${u.cacheReadTokens} · cache-write ${u.cacheWriteTokens} · out ${u.outputTokens}]`;
+      const usage =
+        u === undefined
+          ? ""
+          : `  [in ${u.inputTokens} · cache-read ${u.cacheReadTokens} · cache-write ${u.cacheWriteTokens} · out ${u.outputTokens}]`;
       return [line(`assistant: ${contentText(event.data.content)}${usage}`)];
     }
     case "tool/call":
       return [line(`tool call ${event.data.name}(${preview(event.data.arguments, 200)}) [${event.data.callId}]`)];
     case "tool/result":
-      return [line(`tool result [${event.data.callId}]${event.data.isError ? ` error${event.data.error ? ` (${event.data.error})` : ""}` : ""}: ${contentText(event.data.content)}`)];
+      return [
+        line(
+          `tool result [${event.data.callId}]${event.data.isError ? ` error${event.data.error ? ` (${event.data.error})` : ""}` : ""}: ${contentText(event.data.content)}`,
+        ),
+      ];
     case "request/header":
       return renderSnapshot(event as SessionEvent<"request/header">, at);
     case "request/header-delta": {
       const arms = Object.keys(event.data);
       const prefix = (event.data as { messagePrefix?: readonly Message[] }).messagePrefix;
-      return [line(`header delta: ${arms.length === 0 ? "(empty)" : arms.join(", ")}`), ...(prefix === undefined ? [] : renderPrefix(prefix))];
+      return [
+        line(`header delta: ${arms.length === 0 ? "(empty)" : arms.join(", ")}`),
+        ...(prefix === undefined ? [] : renderPrefix(prefix)),
+      ];
     }
     case "llm/retry":
-      return [line(`retry ${event.data.turn}.${event.data.step} attempt ${event.data.attempt}: ${event.data.code}, after ${event.data.delayMs} ms`)];
+      return [
+        line(
+          `retry ${event.data.turn}.${event.data.step} attempt ${event.data.attempt}: ${event.data.code}, after ${event.data.delayMs} ms`,
+        ),
+      ];
     case "compact/start":
-      return [line(`compaction starts (${event.data.trigger}${event.data.estimatedTokens === undefined ? "" : `, ≈${event.data.estimatedTokens} tokens`})`)];
+      return [
+        line(
+          `compaction starts (${event.data.trigger}${event.data.estimatedTokens === undefined ? "" : `, ≈${event.data.estimatedTokens} tokens`})`,
+        ),
+      ];
     case "compact/summary":
       return [line(`compaction summary: ${preview(JSON.stringify(event.data), 200)}`)];
     case "compact/end":

@@ -28,7 +28,8 @@ export function tallyTurn(events: readonly SessionEvent[], turn: number): TurnTa
     if (!inside) continue;
     if (isEventOf(event, "step/start")) steps++;
     else if (isEventOf(event, "step/end") && event.data.dispatched === false) steps--;
-    else if (isEventOf(event, "assistant/message") && event.data.usage !== undefined) usage = add(usage, event.data.usage);
+    else if (isEventOf(event, "assistant/message") && event.data.usage !== undefined)
+      usage = add(usage, event.data.usage);
     else if (isEventOf(event, "compact/summary") && isUsage(event.data.usage)) usage = add(usage, event.data.usage);
     else if (isEventOf(event, "turn/end")) {
       reason = event.data.reason;

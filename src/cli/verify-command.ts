@@ -40,7 +40,8 @@ export function registerVerify(program: Command): void {
         issues.push({ line: 1, code: error.code, message: error.message });
       }
       const report = verifyLog(raw.events);
-      for (const issue of report.issues) issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: issue.seq + 2 }) });
+      for (const issue of report.issues)
+        issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: issue.seq + 2 }) });
       let requests = report.requests;
       if (report.ok) {
         try {
@@ -60,7 +61,9 @@ export function registerVerify(program: Command): void {
       }
       for (const issue of issues) {
         const where = `${file}${issue.line === undefined ? "" : `:${issue.line}`}`;
-        process.stdout.write(`${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`);
+        process.stdout.write(
+          `${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`,
+        );
       }
       process.stdout.write(`not clean: ${issues.length} issue(s) in ${report.events} events\n`);
       process.exitCode = 1;

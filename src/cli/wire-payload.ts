@@ -13,7 +13,12 @@ const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 
 export function providerRequestOf(r: ReconstructedRequest, sessionId: string): ProviderRequest {
   const prefixLength = r.header.messagePrefix?.length ?? 0;
-  return { ...r.request, signal: new AbortController().signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) } as ProviderRequest;
+  return {
+    ...r.request,
+    signal: new AbortController().signal,
+    sessionId,
+    ...(prefixLength > 0 ? { prefixLength } : {}),
+  } as ProviderRequest;
 }
 
 export function wirePayload(r: ReconstructedRequest, sessionId: string, wire: Wire): unknown {

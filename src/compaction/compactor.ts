@@ -18,7 +18,12 @@ import { CompactionError, type CompactionOptions, type Pressure } from "./types.
 
 export interface Compaction extends CompactionGate {
   /** Compacts now (a manual `agent.compact()`), whatever the pressure. */
-  compactNow(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+  compactNow(
+    agent: Agent,
+    fullSystemPrompt: string,
+    sessionPrefix: readonly Message[],
+    signal: AbortSignal,
+  ): Promise<void>;
   /** The last pressure measured for `agent` (for status lines and tests). */
   lastPressure(agent: Agent): Pressure | undefined;
 }
@@ -33,7 +38,8 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
   const summaryMaxTokens = options.summaryMaxTokens ?? 2_000;
   const seen = new WeakMap<Agent, { headerKey: string; pressure: Pressure }>();
 
-  const windowOf = (agent: Agent): number => options.contextWindow ?? models.find(agent.model)?.contextWindow ?? 200_000;
+  const windowOf = (agent: Agent): number =>
+    options.contextWindow ?? models.find(agent.model)?.contextWindow ?? 200_000;
 
   const pressureOf = (agent: Agent, system: string, prefix: readonly Message[]): Pressure => {
     const tools = agent.tools.schemas();
@@ -52,7 +58,13 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
     return pressure;
   };
 
-  const run = async (agent: Agent, system: string, prefix: readonly Message[], signal: AbortSignal, trigger: "auto" | "manual"): Promise<void> => {
+  const run = async (
+    agent: Agent,
+    system: string,
+    prefix: readonly Message[],
+    signal: AbortSignal,
+    trigger: "auto" | "manual",
+  ): Promise<void> => {
     const pressure = seen.get(agent)?.pressure ?? pressureOf(agent, system, prefix);
     const window = windowOf(agent);
     const history = agent.session.deriveMessages();
@@ -70,8 +82,16 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
     // Too little above the floor to be worth a summary call (e.g. right after a compaction): an
     // automatic attempt would only summarize the last checkpoint again, every step.
     const compressible = pressure.total - floor;
-    if (trigger === "auto" && compressible < 2 * summaryMaxTokens && pruneCandidates(history, sizes, tailStart, pruneAbove).length === 0) {
-      if (pressure.total > window) throw new CompactionError("floor", `the request (${pressure.total} tokens) exceeds the ${window}-token window and nothing is left to compact`);
+    if (
+      trigger === "auto" &&
+      compressible < 2 * summaryMaxTokens &&
+      pruneCandidates(history, sizes, tailStart, pruneAbove).length === 0
+    ) {
+      if (pressure.total > window)
+        throw new CompactionError(
+          "floor",
+          `the request (${pressure.total} tokens) exceeds the ${window}-token window and nothing is left to compact`,
+        );
       return;
     }
     const session = agent.session;
@@ -86,7 +106,14 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
         const content = prunedContent(c.content, pruneKeep);
         session.append(
           "tool/result",
-          { turn: original.data.turn, step: original.data.step, callId: c.callId, content, isError: c.isError, meta: { prunedFrom: original.seq, originalTokens: c.tokens } },
+          {
+            turn: original.data.turn,
+            step: original.data.step,
+            callId: c.callId,
+            content,
+            isError: c.isError,
+            meta: { prunedFrom: original.seq, originalTokens: c.tokens },
+          },
           { op: "replace", start: c.index, end: c.index },
         );
         saved += c.tokens - measure(content);
@@ -98,19 +125,29 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
       await summarizeHead(agent, system, prefix, signal, turn);
       session.append("compact/end", { turn });
     } catch (error) {
-      session.append("compact/end", { turn, error: signal.aborted ? "aborted" : error instanceof Error ? error.message : String(error) });
+      session.append("compact/end", {
+        turn,
+        error: signal.aborted ? "aborted" : error instanceof Error ? error.message : String(error),
+      });
       if (!signal.aborted) agent.hooks.emit("agent/error", agent, error, "compaction");
     } finally {
       seen.delete(agent); // the surface changed: the next measure starts fresh
     }
   };
 
-  const summarizeHead = async (agent: Agent, system: string, prefix: readonly Message[], signal: AbortSignal, turn: number): Promise<void> => {
+  const summarizeHead = async (
+    agent: Agent,
+    system: string,
+    prefix: readonly Message[],
+    signal: AbortSignal,
+    turn: number,
+  ): Promise<void> => {
     const session = agent.session;
     const history = session.deriveMessages();
     const sizes = history.map((m) => measure(m));
     const region = chooseRegion(history, sizes, keepRecent);
-    if (region === undefined) throw new CompactionError("no-region", "no tool-pairing-balanced head region leaves the recent tail intact");
+    if (region === undefined)
+      throw new CompactionError("no-region", "no tool-pairing-balanced head region leaves the recent tail intact");
     const { text, result } = await summarize({
       provider: agent.provider,
       model: agent.model,
@@ -123,7 +160,10 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
       signal,
     });
     const summaryTokens = measure(text);
-    if (summaryTokens >= region.tokens) throw new Error(`the summary (${summaryTokens} tokens) is not smaller than what it replaces (${region.tokens} tokens)`);
+    if (summaryTokens >= region.tokens)
+      throw new Error(
+        `the summary (${summaryTokens} tokens) is not smaller than what it replaces (${region.tokens} tokens)`,
+      );
     session.append("compact/summary", {
       turn,
       model: agent.model,
@@ -133,7 +173,11 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
       summaryTokens,
       ...(result.usage === undefined ? {} : { usage: { ...result.usage } }),
     });
-    session.append("user/message", { content: [{ type: "text", text }], source: "compaction" }, { op: "replace", start: region.start, end: region.end });
+    session.append(
+      "user/message",
+      { content: [{ type: "text", text }], source: "compaction" },
+      { op: "replace", start: region.start, end: region.end },
+    );
   };
 
   return {

@@ -11,7 +11,12 @@ export interface PruneCandidate {
 }
 
 /** Oversized tool results in `history[0..limit)`, largest first. */
-export function pruneCandidates(history: readonly Message[], sizes: readonly number[], limit: number, aboveTokens: number): PruneCandidate[] {
+export function pruneCandidates(
+  history: readonly Message[],
+  sizes: readonly number[],
+  limit: number,
+  aboveTokens: number,
+): PruneCandidate[] {
   const out: PruneCandidate[] = [];
   for (let i = 0; i < limit; i++) {
     const m = history[i]!;
@@ -28,5 +33,10 @@ export function prunedContent(content: readonly ToolResultPart[], keepTokens: nu
   const keep = keepTokens * 4;
   if (text.length <= keep * 2) return [{ type: "text", text }];
   const cut = text.length - keep * 2;
-  return [{ type: "text", text: `${text.slice(0, keep)}\n[… ${cut} characters pruned by compaction …]\n${text.slice(-keep)}` }];
+  return [
+    {
+      type: "text",
+      text: `${text.slice(0, keep)}\n[… ${cut} characters pruned by compaction …]\n${text.slice(-keep)}`,
+    },
+  ];
 }

@@ -10,7 +10,11 @@ export interface Region {
   readonly tokens: number;
 }
 
-export function chooseRegion(history: readonly Message[], sizes: readonly number[], keepRecentTokens: number): Region | undefined {
+export function chooseRegion(
+  history: readonly Message[],
+  sizes: readonly number[],
+  keepRecentTokens: number,
+): Region | undefined {
   let tail = 0;
   let end = history.length - 1;
   // Walk back from the newest message until the kept tail is large enough.

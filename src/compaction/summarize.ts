@@ -2,7 +2,14 @@
 // the same system, tools, session prefix and history up to the region's end — plus one
 // instruction message, so most of its input is a cache read. A prior checkpoint inside the region
 // is merged into the new one (the instruction says so), never nested.
-import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type ProviderTool } from "../llm/core.js";
+import {
+  type AssistantResult,
+  BlockAssembler,
+  type Provider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderTool,
+} from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 
 export const CHECKPOINT_OPEN = "<checkpoint>";
@@ -27,7 +34,11 @@ export interface SummaryCall {
 }
 
 export async function summarize(call: SummaryCall): Promise<{ text: string; result: AssistantResult }> {
-  const messages: Message[] = [...call.prefix, ...call.region, { role: "user", content: [{ type: "text", text: INSTRUCTION }] }];
+  const messages: Message[] = [
+    ...call.prefix,
+    ...call.region,
+    { role: "user", content: [{ type: "text", text: INSTRUCTION }] },
+  ];
   const request: ProviderRequest = Object.freeze({
     model: call.model,
     ...(call.system === "" ? {} : { system: call.system }),
@@ -45,8 +56,14 @@ export async function summarize(call: SummaryCall): Promise<{ text: string; resu
   }
   const result = assembler.result();
   if (result.finish === "error" || result.finish === "aborted") {
-    throw new ProviderError(result.error?.code ?? (result.finish === "aborted" ? "aborted" : "provider-error"), result.error?.message ?? `the summary call ended ${result.finish}`);
+    throw new ProviderError(
+      result.error?.code ?? (result.finish === "aborted" ? "aborted" : "provider-error"),
+      result.error?.message ?? `the summary call ended ${result.finish}`,
+    );
   }
-  const text = result.content.map((b) => (b.type === "text" ? b.text : "")).join("").trim();
+  const text = result.content
+    .map((b) => (b.type === "text" ? b.text : ""))
+    .join("")
+    .trim();
   return { text: text.includes(CHECKPOINT_OPEN) ? text : `${CHECKPOINT_OPEN}\n${text}\n</checkpoint>`, result };
 }

@@ -3,10 +3,15 @@
 // same bytes on every platform.
 import { parse } from "yaml";
 
-export type FrontmatterResult = { readonly ok: true; readonly data: unknown; readonly body: string } | { readonly ok: false; readonly problem: string };
+export type FrontmatterResult =
+  | { readonly ok: true; readonly data: unknown; readonly body: string }
+  | { readonly ok: false; readonly problem: string };
 
 export function parseFrontmatter(text: string): FrontmatterResult {
-  const lines = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").split("\n");
+  const lines = text
+    .replace(/^\uFEFF/, "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n");
   if (lines[0]?.trimEnd() !== "---") return { ok: false, problem: "it does not start with a `---` frontmatter fence" };
   const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
   if (close < 0) return { ok: false, problem: "its frontmatter has no closing `---` fence" };
@@ -14,7 +19,10 @@ export function parseFrontmatter(text: string): FrontmatterResult {
   try {
     data = parse(lines.slice(1, close).join("\n"));
   } catch (error) {
-    return { ok: false, problem: `its frontmatter is not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
+    return {
+      ok: false,
+      problem: `its frontmatter is not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    };
   }
   const body = lines
     .slice(close + 1)

@@ -40,9 +40,14 @@ export function gitTreeDirty(root: string, gitDir: string, timeoutMs: number): P
   return new Promise((done) => {
     const env = { ...process.env, GIT_DIR: gitDir, GIT_WORK_TREE: root, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" };
     try {
-      execFile("git", ["status", "--porcelain", "--untracked-files=normal"], { cwd: root, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (error, stdout) => {
-        done(error === null ? stdout.trim() !== "" : undefined);
-      });
+      execFile(
+        "git",
+        ["status", "--porcelain", "--untracked-files=normal"],
+        { cwd: root, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
+        (error, stdout) => {
+          done(error === null ? stdout.trim() !== "" : undefined);
+        },
+      );
     } catch {
       done(undefined);
     }

@@ -8,7 +8,13 @@ export { agentCwd, directoriesDown, findProjectRoot } from "./paths.js";
 export { escapeReminderClose, escapeXml, reminderContent, systemReminder } from "./reminder.js";
 export { renderSkillsCatalog, skillDirectories, skillsCatalog } from "./skills-catalog.js";
 export { discoverSkills, type SkillDiscovery } from "./skills-discovery.js";
-export type { ContextErrorCode, Skill, SkillsCatalogOptions, WorkspaceBaselineOptions, WorkspaceInstructionsOptions } from "./types.js";
+export type {
+  ContextErrorCode,
+  Skill,
+  SkillsCatalogOptions,
+  WorkspaceBaselineOptions,
+  WorkspaceInstructionsOptions,
+} from "./types.js";
 export { ContextError } from "./types.js";
 export { describeWorkspace, workspaceBaseline } from "./workspace-baseline.js";
 export { collectInstructionFiles, workspaceInstructions } from "./workspace-instructions.js";

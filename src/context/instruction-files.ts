@@ -11,7 +11,11 @@ export const INSTRUCTION_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
 
 export type InstructionFile =
   | { readonly path: string; readonly status: "ok"; readonly content: string }
-  | { readonly path: string; readonly status: "symlink" | "not-a-file" | "too-large" | "unreadable"; readonly detail: string };
+  | {
+      readonly path: string;
+      readonly status: "symlink" | "not-a-file" | "too-large" | "unreadable";
+      readonly detail: string;
+    };
 
 /** True for a path whose last component is an instruction file name. */
 export function isInstructionFileName(path: string): boolean {
@@ -47,7 +51,14 @@ async function readRegularFile(path: string, maxFileBytes: number): Promise<Inst
       if (!info.isFile()) return { path, status: "not-a-file", detail: "not a regular file" };
       const bytes = await handle.readFile();
       if (bytes.length > maxFileBytes) return { path, status: "too-large", detail: `${bytes.length} bytes` };
-      return { path, status: "ok", content: bytes.toString("utf8").replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n") };
+      return {
+        path,
+        status: "ok",
+        content: bytes
+          .toString("utf8")
+          .replace(/^\uFEFF/, "")
+          .replace(/\r\n?/g, "\n"),
+      };
     } finally {
       await handle.close();
     }

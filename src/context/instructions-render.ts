@@ -18,7 +18,11 @@ interface Block {
  * The reminder body for `files` (broadest first), or undefined when there is nothing to say
  * (no blocks, no notices). `label` heads each block: `{label}: {path}`.
  */
-export function renderInstructions(label: string, files: readonly InstructionFile[], budgetBytes: number): string | undefined {
+export function renderInstructions(
+  label: string,
+  files: readonly InstructionFile[],
+  budgetBytes: number,
+): string | undefined {
   const notices: string[] = [];
   const blocks: Block[] = [];
   for (const file of files) {
@@ -49,7 +53,9 @@ function fileNotice(file: Exclude<InstructionFile, { status: "ok" }>): string {
 
 function fitToBudget(all: readonly Block[], budget: number): { blocks: Block[]; notices: string[] } {
   const blocks = [...all];
-  const size = (): number => blocks.reduce((sum, b) => sum + utf8Length(b.heading) + utf8Length(b.content), 0) + SEPARATOR.length * Math.max(0, blocks.length - 1);
+  const size = (): number =>
+    blocks.reduce((sum, b) => sum + utf8Length(b.heading) + utf8Length(b.content), 0) +
+    SEPARATOR.length * Math.max(0, blocks.length - 1);
   const dropped: string[] = [];
   while (blocks.length > 1 && size() > budget) dropped.push(blocks.shift()!.path);
   const notices: string[] = [];
@@ -61,10 +67,13 @@ function fitToBudget(all: readonly Block[], budget: number): { blocks: Block[]; 
       dropped.push(blocks.shift()!.path);
     } else {
       blocks[0] = { ...last, content: kept };
-      notices.push(`truncated to fit the ${budget}-byte instructions budget: ${last.path} (kept ${utf8Length(kept)} of ${utf8Length(last.content)} bytes)`);
+      notices.push(
+        `truncated to fit the ${budget}-byte instructions budget: ${last.path} (kept ${utf8Length(kept)} of ${utf8Length(last.content)} bytes)`,
+      );
     }
   }
-  if (dropped.length > 0) notices.unshift(`dropped to fit the ${budget}-byte instructions budget: ${dropped.join(", ")}`);
+  if (dropped.length > 0)
+    notices.unshift(`dropped to fit the ${budget}-byte instructions budget: ${dropped.join(", ")}`);
   return { blocks, notices };
 }
 

@@ -36,7 +36,9 @@ export function isWithin(root: string, path: string): boolean {
 /** Every directory from `root` down to `dir`, broadest first (just `[dir]` when it is not below `root`). */
 export function directoriesDown(root: string, dir: string): string[] {
   if (!isWithin(root, dir)) return [dir];
-  const parts = relative(root, dir).split(sep).filter((p) => p !== "");
+  const parts = relative(root, dir)
+    .split(sep)
+    .filter((p) => p !== "");
   const dirs = [root];
   for (const part of parts) dirs.push(join(dirs[dirs.length - 1]!, part));
   return dirs;

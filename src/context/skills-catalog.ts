@@ -16,9 +16,18 @@ import { positiveInteger, type Skill, type SkillsCatalogOptions } from "./types.
 const CATALOG_HEADING = "Skills available (use the skill tool to load one):";
 
 /** The skill directories in precedence order: project `.keelson/skills`, project `.agents/skills`, `dirs`, `<home>/skills`. */
-export function skillDirectories(projectRoot: string, cwd: string, options: Pick<SkillsCatalogOptions, "dirs" | "home"> = {}): string[] {
+export function skillDirectories(
+  projectRoot: string,
+  cwd: string,
+  options: Pick<SkillsCatalogOptions, "dirs" | "home"> = {},
+): string[] {
   const configured = (options.dirs ?? []).map((dir) => (isAbsolute(dir) ? dir : resolve(cwd, dir)));
-  const dirs = [join(projectRoot, ".keelson", "skills"), join(projectRoot, ".agents", "skills"), ...configured, join(options.home ?? keelsonHome(), "skills")];
+  const dirs = [
+    join(projectRoot, ".keelson", "skills"),
+    join(projectRoot, ".agents", "skills"),
+    ...configured,
+    join(options.home ?? keelsonHome(), "skills"),
+  ];
   return [...new Set(dirs)];
 }
 
@@ -27,7 +36,9 @@ export function skillDirectories(projectRoot: string, cwd: string, options: Pick
  * capped at `maxDescription` code points ("…" included), then XML-escaped.
  */
 export function renderSkillsCatalog(skills: readonly Skill[], maxDescription = 500): UserMessage {
-  const lines = skills.map((skill) => `- ${skill.name}: ${escapeXml(cap(skill.description.replace(/\s+/g, " ").trim(), maxDescription))}`);
+  const lines = skills.map(
+    (skill) => `- ${skill.name}: ${escapeXml(cap(skill.description.replace(/\s+/g, " ").trim(), maxDescription))}`,
+  );
   return systemReminder([CATALOG_HEADING, ...lines].join("\n"));
 }
 
@@ -49,7 +60,9 @@ export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
       current = new Map(result.skills.map((skill) => [skill.name, skill]));
       return result.skills;
     };
-    host.onDispose(agent.tools.register(skillTool(async () => current ?? new Map((await discover()).map((s) => [s.name, s])))));
+    host.onDispose(
+      agent.tools.register(skillTool(async () => current ?? new Map((await discover()).map((s) => [s.name, s])))),
+    );
     host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
       const skills = await discover();
       if (skills.length === 0) return next();
@@ -62,14 +75,19 @@ export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
 function skillTool(skills: () => Promise<ReadonlyMap<string, Skill>>): ToolDefinition {
   return defineTool({
     name: "skill",
-    description: "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
+    description:
+      "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
     input: z.object({ name: z.string().describe("The skill's name, as listed in the skills reminder.") }),
     execute: async ({ name }) => {
       const known = await skills();
       const skill = known.get(name);
-      if (skill !== undefined) return skill.body.trim() === "" ? `The skill ${name} has no instructions beyond its description.` : skill.body;
+      if (skill !== undefined)
+        return skill.body.trim() === "" ? `The skill ${name} has no instructions beyond its description.` : skill.body;
       const names = [...known.keys()].join(", ") || "none";
-      return { content: [{ type: "text", text: `Unknown skill ${JSON.stringify(name)}. Known skills: ${names}.` }], isError: true };
+      return {
+        content: [{ type: "text", text: `Unknown skill ${JSON.stringify(name)}. Known skills: ${names}.` }],
+        isError: true,
+      };
     },
   });
 }

@@ -39,13 +39,19 @@ async function skillFolders(dir: string, problems: ContextError[]): Promise<stri
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = errorCode(error);
-    if (code !== "ENOENT" && code !== "ENOTDIR") problems.push(new ContextError("unreadable-skill", `cannot list skill directory ${dir}: ${code ?? String(error)}`, { cause: error }));
+    if (code !== "ENOENT" && code !== "ENOTDIR")
+      problems.push(
+        new ContextError("unreadable-skill", `cannot list skill directory ${dir}: ${code ?? String(error)}`, {
+          cause: error,
+        }),
+      );
     return [];
   }
   const folders: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
-    if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirectory(join(dir, entry.name))))) folders.push(entry.name);
+    if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirectory(join(dir, entry.name)))))
+      folders.push(entry.name);
   }
   return folders.sort();
 }
@@ -66,7 +72,10 @@ async function loadSkill(folderPath: string, folder: string, problems: ContextEr
     text = await readFile(path, "utf8");
   } catch (error) {
     const code = errorCode(error);
-    if (code !== "ENOENT") problems.push(new ContextError("unreadable-skill", `cannot read skill ${path}: ${code ?? String(error)}`, { cause: error }));
+    if (code !== "ENOENT")
+      problems.push(
+        new ContextError("unreadable-skill", `cannot read skill ${path}: ${code ?? String(error)}`, { cause: error }),
+      );
     return undefined;
   }
   const invalid = (why: string): undefined => {
@@ -76,11 +85,17 @@ async function loadSkill(folderPath: string, folder: string, problems: ContextEr
   const parsed = parseFrontmatter(text);
   if (!parsed.ok) return invalid(parsed.problem);
   const data = parsed.data;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return invalid("its frontmatter is not a mapping with `name` and `description`");
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    return invalid("its frontmatter is not a mapping with `name` and `description`");
   const { name, description } = data as { name?: unknown; description?: unknown };
   if (typeof name !== "string") return invalid("its frontmatter has no string `name`");
-  if (!SKILL_NAME.test(name) || name.length > MAX_NAME) return invalid(`name ${JSON.stringify(name)} is not lowercase kebab-case (a-z, 0-9, single hyphens, at most ${MAX_NAME} chars)`);
-  if (name !== folder) return invalid(`name ${JSON.stringify(name)} does not match its folder ${JSON.stringify(folder)}`);
-  if (typeof description !== "string" || description.trim() === "") return invalid("its frontmatter has no non-empty string `description`");
+  if (!SKILL_NAME.test(name) || name.length > MAX_NAME)
+    return invalid(
+      `name ${JSON.stringify(name)} is not lowercase kebab-case (a-z, 0-9, single hyphens, at most ${MAX_NAME} chars)`,
+    );
+  if (name !== folder)
+    return invalid(`name ${JSON.stringify(name)} does not match its folder ${JSON.stringify(folder)}`);
+  if (typeof description !== "string" || description.trim() === "")
+    return invalid("its frontmatter has no non-empty string `description`");
   return { name, description, body: parsed.body, path };
 }

@@ -65,6 +65,7 @@ export class ContextError extends Error {
 /** Validates a positive-integer option at plugin creation (a typo fails loudly, not per turn). */
 export function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new ContextError("invalid-options", `${name} must be a positive integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new ContextError("invalid-options", `${name} must be a positive integer, got ${String(value)}`);
   return value;
 }

@@ -11,7 +11,10 @@ import { systemReminder } from "./reminder.js";
 import { positiveInteger, type WorkspaceBaselineOptions } from "./types.js";
 
 /** The baseline text for `cwd` (the reminder's body). */
-export async function describeWorkspace(cwd: string, options: Omit<WorkspaceBaselineOptions, "cwd"> = {}): Promise<string> {
+export async function describeWorkspace(
+  cwd: string,
+  options: Omit<WorkspaceBaselineOptions, "cwd"> = {},
+): Promise<string> {
   const maxEntries = positiveInteger(options.maxEntries, 40, "maxEntries");
   const root = await findProjectRoot(cwd);
   const lines = [`Working directory: ${cwd}`];

@@ -26,7 +26,11 @@ interface InstanceView {
 }
 
 /** The instruction files for `cwd`, broadest first: `<home>`, then the project root down to `cwd`. */
-export async function collectInstructionFiles(cwd: string, home: string, maxFileBytes: number): Promise<{ root: string; files: InstructionFile[] }> {
+export async function collectInstructionFiles(
+  cwd: string,
+  home: string,
+  maxFileBytes: number,
+): Promise<{ root: string; files: InstructionFile[] }> {
   const root = await findProjectRoot(cwd);
   const dirs = [...new Set([resolve(home), ...directoriesDown(root, cwd)])];
   const files: InstructionFile[] = [];
@@ -56,7 +60,11 @@ export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}
       const decision = await next();
       if (decision.action !== "accept" || view === undefined) return decision;
       try {
-        const body = renderInstructions("Updated instructions from", await instructionUpdates(view, call, maxFileBytes), budgetBytes);
+        const body = renderInstructions(
+          "Updated instructions from",
+          await instructionUpdates(view, call, maxFileBytes),
+          budgetBytes,
+        );
         return body === undefined ? decision : withContext(decision, reminderContent(body));
       } catch (error) {
         reportUpdateFailure(agent, call, error); // a failed announcement must not fail the tool call
@@ -67,19 +75,28 @@ export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}
   };
 }
 
-function withContext(decision: PostExecuteDecision & { action: "accept" }, extra: NonNullable<PostExecuteDecision["additionalContext"]>): PostExecuteDecision {
+function withContext(
+  decision: PostExecuteDecision & { action: "accept" },
+  extra: NonNullable<PostExecuteDecision["additionalContext"]>,
+): PostExecuteDecision {
   return { ...decision, additionalContext: [...(decision.additionalContext ?? []), ...extra] };
 }
 
 function reportUpdateFailure(agent: Agent, call: ToolInvocation, error: unknown): void {
-  const failure = new ContextError("instructions-update", `could not check instruction files after tool call ${call.callId}: ${String(error)}`, { cause: error });
+  const failure = new ContextError(
+    "instructions-update",
+    `could not check instruction files after tool call ${call.callId}: ${String(error)}`,
+    { cause: error },
+  );
   agent.hooks.emit("agent/error", agent, failure, "instructions");
 }
 
 function pathArguments(args: JsonValue | undefined): string[] {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
   const object = args as JsonObject;
-  return PATH_ARGUMENTS.map((key) => object[key]).filter((value): value is string => typeof value === "string" && value !== "");
+  return PATH_ARGUMENTS.map((key) => object[key]).filter(
+    (value): value is string => typeof value === "string" && value !== "",
+  );
 }
 
 /**
@@ -88,7 +105,11 @@ function pathArguments(args: JsonValue | undefined): string[] {
  * when it is a directory). An instruction file named directly is re-read after the tool ran and
  * announced again when its content differs from what the model last saw.
  */
-async function instructionUpdates(view: InstanceView, call: ToolInvocation, maxFileBytes: number): Promise<InstructionFile[]> {
+async function instructionUpdates(
+  view: InstanceView,
+  call: ToolInvocation,
+  maxFileBytes: number,
+): Promise<InstructionFile[]> {
   const updates: InstructionFile[] = [];
   for (const raw of pathArguments(call.arguments)) {
     const target = resolve(view.cwd, raw);

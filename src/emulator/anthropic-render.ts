@@ -13,7 +13,12 @@ export interface AnthropicRenderContext {
   readonly usage: Usage;
 }
 
-const STOP_REASONS = { stop: "end_turn", "tool-calls": "tool_use", "max-tokens": "max_tokens", "stop-sequence": "stop_sequence" } as const;
+const STOP_REASONS = {
+  stop: "end_turn",
+  "tool-calls": "tool_use",
+  "max-tokens": "max_tokens",
+  "stop-sequence": "stop_sequence",
+} as const;
 
 export function anthropicUsage(usage: Usage): JsonObject {
   return {
@@ -27,9 +32,11 @@ export function anthropicUsage(usage: Usage): JsonObject {
 /** The non-stream response body. */
 export function anthropicMessage(plan: PlannedReply, ctx: AnthropicRenderContext): JsonObject {
   const content: JsonObject[] = [];
-  if (plan.reasoning !== undefined) content.push({ type: "thinking", thinking: plan.reasoning.text, signature: plan.reasoning.signature });
+  if (plan.reasoning !== undefined)
+    content.push({ type: "thinking", thinking: plan.reasoning.text, signature: plan.reasoning.signature });
   if (plan.text !== undefined && plan.text !== "") content.push({ type: "text", text: plan.text });
-  for (const call of plan.toolCalls) content.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) });
+  for (const call of plan.toolCalls)
+    content.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) });
   return {
     id: ctx.id,
     type: "message",
@@ -49,7 +56,19 @@ export function anthropicEvents(plan: PlannedReply, ctx: AnthropicRenderContext)
     events.push({ event: data.type as string, data: JSON.stringify(data) });
   };
   const startUsage = { ...anthropicUsage(ctx.usage), output_tokens: 1 };
-  emit({ type: "message_start", message: { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } });
+  emit({
+    type: "message_start",
+    message: {
+      id: ctx.id,
+      type: "message",
+      role: "assistant",
+      model: ctx.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: startUsage,
+    },
+  });
   emit({ type: "ping" });
   let index = 0;
   const block = (start: JsonObject, deltas: readonly JsonObject[]): void => {
@@ -59,16 +78,32 @@ export function anthropicEvents(plan: PlannedReply, ctx: AnthropicRenderContext)
     index += 1;
   };
   if (plan.reasoning !== undefined) {
-    const deltas: JsonObject[] = splitPieces(plan.reasoning.text).map((thinking) => ({ type: "thinking_delta", thinking }));
-    block({ type: "thinking", thinking: "", signature: "" }, [...deltas, { type: "signature_delta", signature: plan.reasoning.signature }]);
+    const deltas: JsonObject[] = splitPieces(plan.reasoning.text).map((thinking) => ({
+      type: "thinking_delta",
+      thinking,
+    }));
+    block({ type: "thinking", thinking: "", signature: "" }, [
+      ...deltas,
+      { type: "signature_delta", signature: plan.reasoning.signature },
+    ]);
   }
   if (plan.text !== undefined && plan.text !== "") {
-    block({ type: "text", text: "" }, splitPieces(plan.text).map((text) => ({ type: "text_delta", text })));
+    block(
+      { type: "text", text: "" },
+      splitPieces(plan.text).map((text) => ({ type: "text_delta", text })),
+    );
   }
   for (const call of plan.toolCalls) {
-    block({ type: "tool_use", id: call.id, name: call.name, input: {} }, splitPieces(call.arguments, 16).map((partial_json) => ({ type: "input_json_delta", partial_json })));
+    block(
+      { type: "tool_use", id: call.id, name: call.name, input: {} },
+      splitPieces(call.arguments, 16).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    );
   }
-  emit({ type: "message_delta", delta: { stop_reason: STOP_REASONS[plan.finish], stop_sequence: plan.stopSequence ?? null }, usage: { output_tokens: ctx.usage.outputTokens } });
+  emit({
+    type: "message_delta",
+    delta: { stop_reason: STOP_REASONS[plan.finish], stop_sequence: plan.stopSequence ?? null },
+    usage: { output_tokens: ctx.usage.outputTokens },
+  });
   emit({ type: "message_stop" });
   return events;
 }

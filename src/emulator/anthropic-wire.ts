@@ -8,7 +8,19 @@ import type { AssistantContent, ContentBlock, Message, ToolResultPart, UserConte
 import type { CacheBlock } from "./cache-model.js";
 import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
 import type { EmulatorRequest } from "./types.js";
-import { invalid, isObj, type Obj, optionalArray, optionalPositiveInt, optionalString, requireArray, requireObj, requireString, schemaObject, stopList } from "./wire-json.js";
+import {
+  invalid,
+  isObj,
+  type Obj,
+  optionalArray,
+  optionalPositiveInt,
+  optionalString,
+  requireArray,
+  requireObj,
+  requireString,
+  schemaObject,
+  stopList,
+} from "./wire-json.js";
 
 export interface ParsedAnthropicRequest {
   readonly request: EmulatorRequest;
@@ -30,7 +42,11 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
     const tool = requireObj(t, `tools.${i}`);
     const name = requireString(tool.name, `tools.${i}.name`);
     const description = optionalString(tool.description, `tools.${i}.description`);
-    const parsed: ProviderTool = { name, inputSchema: schemaObject(tool.input_schema, `tools.${i}.input_schema`), ...(description === undefined ? {} : { description }) };
+    const parsed: ProviderTool = {
+      name,
+      inputSchema: schemaObject(tool.input_schema, `tools.${i}.input_schema`),
+      ...(description === undefined ? {} : { description }),
+    };
     blocks.push({ ...toolUnit(parsed), breakpoint: tool.cache_control != null });
     return parsed;
   });
@@ -40,7 +56,8 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
   if (body.cache_control != null) markLastCacheable(blocks, messages);
 
   const breakpoints = blocks.filter((b) => b.breakpoint).length;
-  if (breakpoints > MAX_BREAKPOINTS) throw invalid(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
+  if (breakpoints > MAX_BREAKPOINTS)
+    throw invalid(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
 
   const metadata = isObj(body.metadata) ? body.metadata : {};
   const request: EmulatorRequest = {
@@ -78,8 +95,12 @@ function parseMessages(wire: readonly unknown[], blocks: CacheBlock[]): Message[
   wire.forEach((m, mi) => {
     const message = requireObj(m, `messages.${mi}`);
     const role = message.role;
-    if (role !== "user" && role !== "assistant") throw invalid(`messages.${mi}.role: Input should be 'user' or 'assistant'`);
-    const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : requireArray(message.content, `messages.${mi}.content`);
+    if (role !== "user" && role !== "assistant")
+      throw invalid(`messages.${mi}.role: Input should be 'user' or 'assistant'`);
+    const content =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : requireArray(message.content, `messages.${mi}.content`);
     const answered = new Set<string>();
     const userParts: UserContent[] = [];
     const assistantParts: AssistantContent[] = [];
@@ -92,21 +113,26 @@ function parseMessages(wire: readonly unknown[], blocks: CacheBlock[]): Message[
       const keelson = parseBlock(block, role, path);
       if (keelson.type === "tool-result") {
         if (!openToolUses.has(keelson.callId)) {
-          throw invalid(`${path}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${keelson.callId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+          throw invalid(
+            `${path}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${keelson.callId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          );
         }
         answered.add(keelson.callId);
         flushUser();
         out.push({ role: "tool", content: [keelson] });
       } else if (role === "user") userParts.push(keelson as UserContent);
       else assistantParts.push(keelson as AssistantContent);
-      if (block.cache_control != null && keelson.type === "reasoning") throw invalid(`${path}.${block.type}.cache_control: Extra inputs are not permitted`);
+      if (block.cache_control != null && keelson.type === "reasoning")
+        throw invalid(`${path}.${block.type}.cache_control: Extra inputs are not permitted`);
       // cache_control on a part inside a tool_result marks the tool_result block.
       const nested = Array.isArray(block.content) && block.content.some((p) => isObj(p) && p.cache_control != null);
       blocks.push({ ...blockUnit(role, bi, keelson), breakpoint: block.cache_control != null || nested });
     });
     const unanswered = [...openToolUses].filter((id) => !answered.has(id));
     if (unanswered.length > 0) {
-      throw invalid(`messages.${mi - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+      throw invalid(
+        `messages.${mi - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+      );
     }
     flushUser();
     if (role === "assistant") out.push({ role: "assistant", content: assistantParts });
@@ -118,7 +144,8 @@ function parseMessages(wire: readonly unknown[], blocks: CacheBlock[]): Message[
 function parseBlock(block: Obj, role: "user" | "assistant", path: string): ContentBlock {
   const type = block.type;
   const only = (allowed: "user" | "assistant"): void => {
-    if (role !== allowed) throw invalid(`${path}: \`${String(type)}\` blocks are only allowed in \`${allowed}\` messages`);
+    if (role !== allowed)
+      throw invalid(`${path}: \`${String(type)}\` blocks are only allowed in \`${allowed}\` messages`);
   };
   switch (type) {
     case "text":
@@ -127,25 +154,47 @@ function parseBlock(block: Obj, role: "user" | "assistant", path: string): Conte
       return parseImage(block, path);
     case "tool_use":
       only("assistant");
-      return { type: "tool-call", callId: requireString(block.id, `${path}.id`), name: requireString(block.name, `${path}.name`), arguments: JSON.stringify(requireObj(block.input, `${path}.input`)) };
+      return {
+        type: "tool-call",
+        callId: requireString(block.id, `${path}.id`),
+        name: requireString(block.name, `${path}.name`),
+        arguments: JSON.stringify(requireObj(block.input, `${path}.input`)),
+      };
     case "tool_result":
       only("user");
-      return { type: "tool-result", callId: requireString(block.tool_use_id, `${path}.tool_use_id`), content: parseResultContent(block.content, path), isError: block.is_error === true };
+      return {
+        type: "tool-result",
+        callId: requireString(block.tool_use_id, `${path}.tool_use_id`),
+        content: parseResultContent(block.content, path),
+        isError: block.is_error === true,
+      };
     case "thinking":
       only("assistant");
-      return { type: "reasoning", text: requireString(block.thinking, `${path}.thinking`), signature: requireString(block.signature, `${path}.signature`) };
+      return {
+        type: "reasoning",
+        text: requireString(block.thinking, `${path}.thinking`),
+        signature: requireString(block.signature, `${path}.signature`),
+      };
     case "redacted_thinking":
       only("assistant");
       return { type: "reasoning", text: requireString(block.data, `${path}.data`), redacted: true };
     default:
-      throw invalid(`${path}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'`);
+      throw invalid(
+        `${path}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'`,
+      );
   }
 }
 
 function parseImage(block: Obj, path: string): ContentBlock {
   const source = requireObj(block.source, `${path}.source`);
-  if (source.type === "base64") return { type: "image", mediaType: requireString(source.media_type, `${path}.source.media_type`), data: requireString(source.data, `${path}.source.data`) };
-  if (source.type === "url") return { type: "image", mediaType: "url", data: requireString(source.url, `${path}.source.url`) };
+  if (source.type === "base64")
+    return {
+      type: "image",
+      mediaType: requireString(source.media_type, `${path}.source.media_type`),
+      data: requireString(source.data, `${path}.source.data`),
+    };
+  if (source.type === "url")
+    return { type: "image", mediaType: "url", data: requireString(source.url, `${path}.source.url`) };
   throw invalid(`${path}.source.type: Input should be 'base64' or 'url'`);
 }
 

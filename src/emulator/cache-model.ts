@@ -140,7 +140,10 @@ export class AnthropicCacheModel {
   apply(namespace: string, blocks: readonly CacheBlock[], options: { minCacheableTokens?: number } = {}): CacheUsage {
     const min = options.minCacheableTokens ?? this.minCacheableTokens;
     const breakpoints = blocks.flatMap((block, i) => (block.breakpoint ? [i] : []));
-    if (breakpoints.length > this.maxBreakpoints) throw new CacheModelError(`A maximum of ${this.maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints.length}.`);
+    if (breakpoints.length > this.maxBreakpoints)
+      throw new CacheModelError(
+        `A maximum of ${this.maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints.length}.`,
+      );
     const cumulative: number[] = [];
     let total = 0;
     for (const block of blocks) {
@@ -148,7 +151,8 @@ export class AnthropicCacheModel {
       cumulative.push(total);
     }
     const last = breakpoints.at(-1);
-    if (last === undefined || cumulative[last]! < min) return { inputTokens: total, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    if (last === undefined || cumulative[last]! < min)
+      return { inputTokens: total, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
     const chain = chainHashes(blocks);
     const key = (i: number): string => `${namespace}\u0000${chain[i]}`;
@@ -164,7 +168,11 @@ export class AnthropicCacheModel {
     const read = readAt < 0 ? 0 : cumulative[readAt]!;
     if (readAt >= 0) this.#store.put(key(readAt), read, this.ttlMs);
     for (const p of breakpoints) if (cumulative[p]! >= min) this.#store.put(key(p), cumulative[p]!, this.ttlMs);
-    return { inputTokens: total - cumulative[last]!, cacheReadTokens: read, cacheWriteTokens: cumulative[last]! - read };
+    return {
+      inputTokens: total - cumulative[last]!,
+      cacheReadTokens: read,
+      cacheWriteTokens: cumulative[last]! - read,
+    };
   }
 }
 

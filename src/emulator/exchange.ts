@@ -24,7 +24,11 @@ export interface ExchangeState {
   readonly model: EmulatorModel;
   readonly clock: Clock;
   readonly faults: FaultPlan;
-  readonly caches: { readonly anthropic: AnthropicCacheModel; readonly openai: PrefixCacheModel; readonly deepseek: PrefixCacheModel };
+  readonly caches: {
+    readonly anthropic: AnthropicCacheModel;
+    readonly openai: PrefixCacheModel;
+    readonly deepseek: PrefixCacheModel;
+  };
   readonly style: "openai" | "deepseek";
   readonly minCacheableTokens: number | undefined;
   readonly registry: ModelRegistry | undefined;
@@ -45,7 +49,13 @@ export type Outcome =
   | { readonly kind: "stall" };
 
 /** Runs the call; validation failures, HTTP faults and scripted errors throw WireError. */
-export async function runExchange(state: ExchangeState, api: Api, apiKey: string, body: unknown, facts: ExchangeFacts): Promise<Outcome> {
+export async function runExchange(
+  state: ExchangeState,
+  api: Api,
+  apiKey: string,
+  body: unknown,
+  facts: ExchangeFacts,
+): Promise<Outcome> {
   const parsed = api === "anthropic" ? parseAnthropicRequest(body) : parseOpenAIRequest(body);
   const request = parsed.request;
   facts.request = request;
@@ -65,7 +75,11 @@ export async function runExchange(state: ExchangeState, api: Api, apiKey: string
   if ("error" in reply) throw failureToWireError(reply.error);
 
   const prefix = api === "anthropic" ? "toolu_emu_" : "call_emu_";
-  const plan = planReply(reply, { maxTokens: request.maxTokens, stop: request.stop, nextCallId: () => `${prefix}${String(++state.counters.call).padStart(6, "0")}` });
+  const plan = planReply(reply, {
+    maxTokens: request.maxTokens,
+    stop: request.stop,
+    nextCallId: () => `${prefix}${String(++state.counters.call).padStart(6, "0")}`,
+  });
   const namespace = `${createHash("sha256").update(apiKey).digest("hex").slice(0, 16)}:${request.model}`;
   const id = ++state.counters.message;
   const deepseek = api === "openai" && (state.style === "deepseek" || request.model.startsWith("deepseek"));
@@ -73,10 +87,18 @@ export async function runExchange(state: ExchangeState, api: Api, apiKey: string
   let cache: CacheUsage;
   if ("blocks" in parsed) {
     const min = state.minCacheableTokens ?? state.registry?.find(request.model)?.minCacheableTokens;
-    cache = state.caches.anthropic.apply(namespace, parsed.blocks, min === undefined ? {} : { minCacheableTokens: min });
+    cache = state.caches.anthropic.apply(
+      namespace,
+      parsed.blocks,
+      min === undefined ? {} : { minCacheableTokens: min },
+    );
   } else {
     const model = deepseek ? state.caches.deepseek : state.caches.openai;
-    const { promptTokens, cachedTokens } = model.apply(namespace, parsed.segments, deepseek ? messageSegment(plannedAssistantMessage(plan)) : undefined);
+    const { promptTokens, cachedTokens } = model.apply(
+      namespace,
+      parsed.segments,
+      deepseek ? messageSegment(plannedAssistantMessage(plan)) : undefined,
+    );
     cache = { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
   }
   const usage = plannedUsage(plan, cache);
@@ -85,9 +107,19 @@ export async function runExchange(state: ExchangeState, api: Api, apiKey: string
   if ("blocks" in parsed) {
     facts.wireUsage = anthropicUsage(usage);
     const ctx = { id: `msg_emu_${String(id).padStart(6, "0")}`, model: request.model, usage };
-    return request.stream ? { kind: "sse", events: anthropicEvents(plan, ctx) } : { kind: "json", body: anthropicMessage(plan, ctx) };
+    return request.stream
+      ? { kind: "sse", events: anthropicEvents(plan, ctx) }
+      : { kind: "json", body: anthropicMessage(plan, ctx) };
   }
   facts.wireUsage = openaiUsage(usage, deepseek);
-  const ctx = { id: `chatcmpl-emu-${String(id).padStart(6, "0")}`, model: request.model, created: Math.floor(state.clock.now() / 1000), usage, deepseek };
-  return request.stream ? { kind: "sse", events: openaiChunks(plan, ctx, parsed.includeUsage) } : { kind: "json", body: openaiCompletion(plan, ctx) };
+  const ctx = {
+    id: `chatcmpl-emu-${String(id).padStart(6, "0")}`,
+    model: request.model,
+    created: Math.floor(state.clock.now() / 1000),
+    usage,
+    deepseek,
+  };
+  return request.stream
+    ? { kind: "sse", events: openaiChunks(plan, ctx, parsed.includeUsage) }
+    : { kind: "json", body: openaiCompletion(plan, ctx) };
 }

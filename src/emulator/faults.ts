@@ -19,7 +19,17 @@ export type FaultKind =
   /** OpenAI: no `data: [DONE]`; Anthropic: no `message_stop`. */
   | "missing-done";
 
-export const FAULT_KINDS: readonly FaultKind[] = ["http-429", "http-500", "http-503", "http-529", "stream-error", "reset", "stall", "malformed-sse", "missing-done"];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "http-429",
+  "http-500",
+  "http-503",
+  "http-529",
+  "stream-error",
+  "reset",
+  "stall",
+  "malformed-sse",
+  "missing-done",
+];
 
 export interface Fault {
   readonly kind: FaultKind;
@@ -39,7 +49,12 @@ export interface FaultOptions {
   readonly retryAfterSeconds?: number;
 }
 
-const DEFAULT_AFTER: { readonly [K in FaultKind]?: number } = { "stream-error": 3, reset: 3, stall: 1, "malformed-sse": 3 };
+const DEFAULT_AFTER: { readonly [K in FaultKind]?: number } = {
+  "stream-error": 3,
+  reset: 3,
+  stall: 1,
+  "malformed-sse": 3,
+};
 
 /** A small seeded PRNG (uniform in [0, 1)). */
 export function mulberry32(seed: number): () => number {
@@ -65,7 +80,8 @@ export class FaultPlan {
     this.#kinds = options.kinds ?? FAULT_KINDS;
     this.#random = mulberry32(options.seed ?? 1);
     this.#retryAfterSeconds = options.retryAfterSeconds ?? 1;
-    if (this.#kinds.length === 0 && this.#rate > 0) throw new RangeError("FaultPlan: a positive rate needs at least one kind");
+    if (this.#kinds.length === 0 && this.#rate > 0)
+      throw new RangeError("FaultPlan: a positive rate needs at least one kind");
   }
 
   /** Queues faults for the next requests, one per request, in order. */
@@ -100,7 +116,9 @@ export class FaultPlan {
     switch (fault.kind) {
       case "http-429": {
         const seconds = fault.retryAfterSeconds ?? this.#retryAfterSeconds;
-        return new WireError("rate-limit", "Rate limit exceeded (emulator fault injection).", { headers: { "retry-after": String(seconds) } });
+        return new WireError("rate-limit", "Rate limit exceeded (emulator fault injection).", {
+          headers: { "retry-after": String(seconds) },
+        });
       }
       case "http-500":
         return new WireError("api", "Internal server error");

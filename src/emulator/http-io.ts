@@ -15,20 +15,34 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new WireError("too-large", `Request exceeds the maximum allowed number of bytes (${MAX_BODY_BYTES}).`);
+    if (size > MAX_BODY_BYTES)
+      throw new WireError("too-large", `Request exceeds the maximum allowed number of bytes (${MAX_BODY_BYTES}).`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export function sendJson(res: ServerResponse, status: number, body: JsonObject, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: JsonObject,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-export function sendWireError(res: ServerResponse, api: "anthropic" | "openai", error: WireError, requestId?: string): void {
-  const body = api === "anthropic" ? anthropicErrorBody(error.kind, error.message, requestId) : openaiErrorBody(error.kind, error.message, error.param);
+export function sendWireError(
+  res: ServerResponse,
+  api: "anthropic" | "openai",
+  error: WireError,
+  requestId?: string,
+): void {
+  const body =
+    api === "anthropic"
+      ? anthropicErrorBody(error.kind, error.message, requestId)
+      : openaiErrorBody(error.kind, error.message, error.param);
   sendJson(res, error.status, body, error.headers);
 }
 
@@ -41,11 +55,20 @@ export function stall(res: ServerResponse, stalls: StallSet): void {
 }
 
 /** A non-stream response, with the faults that make sense for one; returns the status sent. */
-export function writeJsonOutcome(res: ServerResponse, api: "anthropic" | "openai", body: JsonObject, fault: Fault | undefined, stalls: StallSet): number {
+export function writeJsonOutcome(
+  res: ServerResponse,
+  api: "anthropic" | "openai",
+  body: JsonObject,
+  fault: Fault | undefined,
+  stalls: StallSet,
+): number {
   const text = JSON.stringify(body);
   switch (fault?.kind) {
     case "stream-error": {
-      const error = api === "anthropic" ? new WireError("overloaded", "Overloaded") : new WireError("api", "The server had an error while processing your request. Sorry about that!");
+      const error =
+        api === "anthropic"
+          ? new WireError("overloaded", "Overloaded")
+          : new WireError("api", "The server had an error while processing your request. Sorry about that!");
       sendWireError(res, api, error);
       return error.status;
     }
@@ -81,17 +104,29 @@ export interface StreamWriteOptions {
 }
 
 export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[], options: StreamWriteOptions): void {
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
   res.flushHeaders();
   const kind = options.fault?.kind;
-  const strike = kind === "stream-error" || kind === "reset" || kind === "stall" || kind === "malformed-sse" ? options.faultAfter : Number.POSITIVE_INFINITY;
+  const strike =
+    kind === "stream-error" || kind === "reset" || kind === "stall" || kind === "malformed-sse"
+      ? options.faultAfter
+      : Number.POSITIVE_INFINITY;
   for (let i = 0; i < events.length; i += 1) {
     if (i === strike) {
       strikeFault(res, events[i]!, options);
       return;
     }
     const event = events[i]!;
-    if (kind === "missing-done" && i === events.length - 1 && (event.data === "[DONE]" || event.event === "message_stop")) break;
+    if (
+      kind === "missing-done" &&
+      i === events.length - 1 &&
+      (event.data === "[DONE]" || event.event === "message_stop")
+    )
+      break;
     res.write(formatSse(event));
   }
   res.end();
@@ -100,8 +135,17 @@ export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[]
 function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOptions): void {
   switch (options.fault?.kind) {
     case "stream-error": {
-      const error = options.api === "anthropic" ? { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } : openaiErrorBody("api", "The server had an error while processing your request. Sorry about that!");
-      res.end(formatSse(options.api === "anthropic" ? { event: "error", data: JSON.stringify(error) } : { data: JSON.stringify(error) }));
+      const error =
+        options.api === "anthropic"
+          ? { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
+          : openaiErrorBody("api", "The server had an error while processing your request. Sorry about that!");
+      res.end(
+        formatSse(
+          options.api === "anthropic"
+            ? { event: "error", data: JSON.stringify(error) }
+            : { data: JSON.stringify(error) },
+        ),
+      );
       return;
     }
     case "reset": {
@@ -113,7 +157,16 @@ function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOp
       stall(res, options.stalls);
       return;
     case "malformed-sse":
-      res.write(formatSse(options.api === "anthropic" ? { event: next.event === undefined || next.event === "ping" ? "content_block_delta" : next.event, data: "{malformed json]]" } : { data: "{malformed json]]" }));
+      res.write(
+        formatSse(
+          options.api === "anthropic"
+            ? {
+                event: next.event === undefined || next.event === "ping" ? "content_block_delta" : next.event,
+                data: "{malformed json]]",
+              }
+            : { data: "{malformed json]]" },
+        ),
+      );
       res.end();
       return;
     default:

@@ -24,5 +24,14 @@ export { type PlannedReply, type PlannedToolCall, planReply, splitPieces } from 
 export { type EmulatorOptions, type EmulatorServer, type RecordedRequest, startEmulator } from "./server.js";
 export { formatSse, parseSse, type SseEvent } from "./sse.js";
 export { countTokens, MAX_ENCODED_PIECE, truncateToTokens } from "./tokenizer.js";
-export type { CacheUsage, Clock, ContentReply, EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest, WireErrorKind } from "./types.js";
+export type {
+  CacheUsage,
+  Clock,
+  ContentReply,
+  EmulatorModel,
+  EmulatorModelFunction,
+  EmulatorModelOption,
+  EmulatorRequest,
+  WireErrorKind,
+} from "./types.js";
 export { WireError } from "./types.js";

@@ -71,7 +71,8 @@ export function systemUnit(text: string): { tokens: number; hash: string } {
 export function messageSegment(message: Message): CacheSegment {
   const known = segmentMemo.get(message);
   if (known !== undefined) return known;
-  const content = message.role === "assistant" ? message.content.filter((b) => b.type !== "reasoning") : message.content;
+  const content =
+    message.role === "assistant" ? message.content.filter((b) => b.type !== "reasoning") : message.content;
   const segment = {
     tokens: MESSAGE_OVERHEAD_TOKENS + content.reduce((sum, block) => sum + contentBlockTokens(block), 0),
     hash: contentHash({ role: message.role, content } as unknown as JsonValue),
@@ -87,5 +88,8 @@ export function systemSegment(text: string): CacheSegment {
 
 /** Automatic-caching unit: the tool list (rendered ahead of the messages). */
 export function toolsSegment(tools: readonly ProviderTool[]): CacheSegment {
-  return { tokens: tools.reduce((sum, tool) => sum + toolTokens(tool), 0), hash: contentHash({ tools } as unknown as JsonValue) };
+  return {
+    tokens: tools.reduce((sum, tool) => sum + toolTokens(tool), 0),
+    hash: contentHash({ tools } as unknown as JsonValue),
+  };
 }

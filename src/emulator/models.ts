@@ -45,13 +45,18 @@ export class ScriptedEmulatorModel implements EmulatorModel {
 
   async reply(request: EmulatorRequest): Promise<ScriptedReply> {
     this.requests.push(request);
-    const step = this.#queues.get(request.sessionKey)?.shift() ?? this.#queues.get("default")?.shift() ?? this.#fallback;
-    if (step === undefined) throw new EmulatorModelError(`ScriptedEmulatorModel has no reply for session ${JSON.stringify(request.sessionKey)} (request ${this.requests.length})`);
+    const step =
+      this.#queues.get(request.sessionKey)?.shift() ?? this.#queues.get("default")?.shift() ?? this.#fallback;
+    if (step === undefined)
+      throw new EmulatorModelError(
+        `ScriptedEmulatorModel has no reply for session ${JSON.stringify(request.sessionKey)} (request ${this.requests.length})`,
+      );
     return typeof step === "function" ? await step(request) : step;
   }
 }
 
-const PATH_TOKEN = /(?:^|[\s"'`(<[])((?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s"'`)>\],:;!?]|\.(?:\s|$))/g;
+const PATH_TOKEN =
+  /(?:^|[\s"'`(<[])((?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s"'`)>\],:;!?]|\.(?:\s|$))/g;
 const NOT_PATHS = new Set(["e.g", "i.e", "etc", "vs"]);
 const READ_NAMES = new Set(["read", "read_file", "readfile", "cat", "view", "open_file"]);
 const LIST_NAMES = new Set(["ls", "list", "list_files", "list_dir", "listdir"]);
@@ -70,27 +75,46 @@ export class RuleBasedModel implements EmulatorModel {
     const prompt = latestUserText(request.messages);
     const command = RUN_COMMAND.exec(prompt)?.[1];
     const shell = command === undefined ? undefined : request.tools.find((t) => SHELL_NAMES.has(t.name.toLowerCase()));
-    if (command !== undefined && shell !== undefined) return { text: `Running ${command}.`, toolCalls: [{ name: shell.name, arguments: { command } }] };
+    if (command !== undefined && shell !== undefined)
+      return { text: `Running ${command}.`, toolCalls: [{ name: shell.name, arguments: { command } }] };
     const write = WRITE_TEXT.exec(prompt);
     const writer = write === null ? undefined : request.tools.find((t) => WRITE_NAMES.has(t.name.toLowerCase()));
     if (write !== null && writer !== undefined) {
       const target = write[2]!.replace(/[.,;:!?]+$/, "");
-      return { text: `Writing ${target}.`, toolCalls: [{ name: writer.name, arguments: { path: target, content: write[1]! } }] };
+      return {
+        text: `Writing ${target}.`,
+        toolCalls: [{ name: writer.name, arguments: { path: target, content: write[1]! } }],
+      };
     }
     const path = findPath(prompt);
     const reader = path === undefined ? undefined : findReadTool(request.tools);
-    if (path !== undefined && reader !== undefined) return { text: `Reading ${path}.`, toolCalls: [{ name: reader.name, arguments: { path } }] };
-    const lister = /\b(?:list|ls)\b/i.test(prompt) ? request.tools.find((t) => LIST_NAMES.has(t.name.toLowerCase())) : undefined;
-    if (lister !== undefined) return { text: "Listing the directory.", toolCalls: [{ name: lister.name, arguments: hasPathProperty(lister) ? { path: "." } : {} }] };
+    if (path !== undefined && reader !== undefined)
+      return { text: `Reading ${path}.`, toolCalls: [{ name: reader.name, arguments: { path } }] };
+    const lister = /\b(?:list|ls)\b/i.test(prompt)
+      ? request.tools.find((t) => LIST_NAMES.has(t.name.toLowerCase()))
+      : undefined;
+    if (lister !== undefined)
+      return {
+        text: "Listing the directory.",
+        toolCalls: [{ name: lister.name, arguments: hasPathProperty(lister) ? { path: "." } : {} }],
+      };
     return { text: `Understood: ${prompt.replace(/\s+/g, " ").trim().slice(0, 80)}` };
   }
 }
 
-function summarizeToolResult(messages: readonly Message[], result: Message["content"][number] | undefined): ScriptedReply {
+function summarizeToolResult(
+  messages: readonly Message[],
+  result: Message["content"][number] | undefined,
+): ScriptedReply {
   if (result?.type !== "tool-result") return { text: "Done." };
   const name = findCallName(messages, result.callId) ?? "the tool";
   const text = result.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
-  const firstLine = text.split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 120) ?? "";
+  const firstLine =
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim()
+      .slice(0, 120) ?? "";
   const what = result.isError ? `${name} failed` : `${name} returned`;
   return { text: firstLine === "" ? `${what} nothing.` : `${what}: "${firstLine}"` };
 }
@@ -125,7 +149,10 @@ function hasPathProperty(tool: ProviderTool): boolean {
 }
 
 function findReadTool(tools: readonly ProviderTool[]): ProviderTool | undefined {
-  return tools.find((t) => READ_NAMES.has(t.name.toLowerCase())) ?? tools.find((t) => hasPathProperty(t) && !MUTATING.test(t.name) && !LIST_NAMES.has(t.name.toLowerCase()));
+  return (
+    tools.find((t) => READ_NAMES.has(t.name.toLowerCase())) ??
+    tools.find((t) => hasPathProperty(t) && !MUTATING.test(t.name) && !LIST_NAMES.has(t.name.toLowerCase()))
+  );
 }
 
 /** The model a server or provider option names. */

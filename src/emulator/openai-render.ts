@@ -18,7 +18,12 @@ export interface OpenAIRenderContext {
   readonly deepseek: boolean;
 }
 
-const FINISH_REASONS = { stop: "stop", "stop-sequence": "stop", "tool-calls": "tool_calls", "max-tokens": "length" } as const;
+const FINISH_REASONS = {
+  stop: "stop",
+  "stop-sequence": "stop",
+  "tool-calls": "tool_calls",
+  "max-tokens": "length",
+} as const;
 
 export function openaiUsage(usage: Usage, deepseek: boolean): JsonObject {
   const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
@@ -27,16 +32,28 @@ export function openaiUsage(usage: Usage, deepseek: boolean): JsonObject {
     completion_tokens: usage.outputTokens,
     total_tokens: prompt + usage.outputTokens,
     prompt_tokens_details: { cached_tokens: usage.cacheReadTokens },
-    ...(usage.reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
-    ...(deepseek ? { prompt_cache_hit_tokens: usage.cacheReadTokens, prompt_cache_miss_tokens: prompt - usage.cacheReadTokens } : {}),
+    ...(usage.reasoningTokens === undefined
+      ? {}
+      : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
+    ...(deepseek
+      ? { prompt_cache_hit_tokens: usage.cacheReadTokens, prompt_cache_miss_tokens: prompt - usage.cacheReadTokens }
+      : {}),
   };
 }
 
 /** The non-stream response body. */
 export function openaiCompletion(plan: PlannedReply, ctx: OpenAIRenderContext): JsonObject {
-  const message: { [key: string]: JsonObject[keyof JsonObject] } = { role: "assistant", content: plan.text ?? (plan.toolCalls.length > 0 ? null : "") };
+  const message: { [key: string]: JsonObject[keyof JsonObject] } = {
+    role: "assistant",
+    content: plan.text ?? (plan.toolCalls.length > 0 ? null : ""),
+  };
   if (ctx.deepseek && plan.reasoning !== undefined) message.reasoning_content = plan.reasoning.text;
-  if (plan.toolCalls.length > 0) message.tool_calls = plan.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+  if (plan.toolCalls.length > 0)
+    message.tool_calls = plan.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   if (!ctx.deepseek) message.refusal = null;
   return {
     id: ctx.id,
@@ -56,14 +73,18 @@ export function openaiChunks(plan: PlannedReply, ctx: OpenAIRenderContext, inclu
     events.push({ data: JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: finish }] }) });
   };
   chunk({ role: "assistant", content: "" });
-  if (ctx.deepseek && plan.reasoning !== undefined) for (const piece of splitPieces(plan.reasoning.text)) chunk({ reasoning_content: piece });
-  if (plan.text !== undefined && plan.text !== "") for (const piece of splitPieces(plan.text)) chunk({ content: piece });
+  if (ctx.deepseek && plan.reasoning !== undefined)
+    for (const piece of splitPieces(plan.reasoning.text)) chunk({ reasoning_content: piece });
+  if (plan.text !== undefined && plan.text !== "")
+    for (const piece of splitPieces(plan.text)) chunk({ content: piece });
   plan.toolCalls.forEach((call, index) => {
     chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
-    for (const piece of splitPieces(call.arguments, 16)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+    for (const piece of splitPieces(call.arguments, 16))
+      chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   chunk({}, FINISH_REASONS[plan.finish]);
-  if (includeUsage) events.push({ data: JSON.stringify({ ...head, choices: [], usage: openaiUsage(ctx.usage, ctx.deepseek) }) });
+  if (includeUsage)
+    events.push({ data: JSON.stringify({ ...head, choices: [], usage: openaiUsage(ctx.usage, ctx.deepseek) }) });
   events.push({ data: "[DONE]" });
   return events;
 }

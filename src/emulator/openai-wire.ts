@@ -8,7 +8,18 @@ import type { AssistantContent, ImageBlock, Message, TextBlock, UserContent } fr
 import type { CacheSegment } from "./cache-model.js";
 import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
 import type { EmulatorRequest } from "./types.js";
-import { invalid, isObj, optionalArray, optionalPositiveInt, optionalString, requireArray, requireObj, requireString, schemaObject, stopList } from "./wire-json.js";
+import {
+  invalid,
+  isObj,
+  optionalArray,
+  optionalPositiveInt,
+  optionalString,
+  requireArray,
+  requireObj,
+  requireString,
+  schemaObject,
+  stopList,
+} from "./wire-json.js";
 
 export interface ParsedOpenAIRequest {
   readonly request: EmulatorRequest;
@@ -23,14 +34,20 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
   const wire = requireArray(body.messages, "messages");
   if (wire.length === 0) throw invalid("[] is too short - 'messages'", "messages");
   const stream = body.stream === true;
-  if (body.stream_options != null && !stream) throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
+  if (body.stream_options != null && !stream)
+    throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
 
   const tools = optionalArray(body.tools, "tools").map((t, i): ProviderTool => {
     const tool = requireObj(t, `tools.[${i}]`);
-    if (tool.type !== "function") throw invalid(`Invalid value: '${String(tool.type)}'. Supported values are: 'function'.`, `tools[${i}].type`);
+    if (tool.type !== "function")
+      throw invalid(`Invalid value: '${String(tool.type)}'. Supported values are: 'function'.`, `tools[${i}].type`);
     const fn = requireObj(tool.function, `tools[${i}].function`);
     const description = optionalString(fn.description, `tools[${i}].function.description`);
-    return { name: requireString(fn.name, `tools[${i}].function.name`), inputSchema: schemaObject(fn.parameters, `tools[${i}].function.parameters`), ...(description === undefined ? {} : { description }) };
+    return {
+      name: requireString(fn.name, `tools[${i}].function.name`),
+      inputSchema: schemaObject(fn.parameters, `tools[${i}].function.parameters`),
+      ...(description === undefined ? {} : { description }),
+    };
   });
 
   const segments: CacheSegment[] = tools.length > 0 ? [toolsSegment(tools)] : [];
@@ -56,16 +73,35 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
       pendingFrom = i;
     } else if (role === "tool") {
       const callId = requireString(message.tool_call_id, `messages.[${i}].tool_call_id`);
-      if (!pending.includes(callId)) throw invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+      if (!pending.includes(callId))
+        throw invalid(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `messages.[${i}].role`,
+        );
       pending = pending.filter((id) => id !== callId);
-      parsed = { role: "tool", content: [{ type: "tool-result", callId, content: [{ type: "text", text: textOf(message.content, i) }], isError: false }] };
-    } else throw invalid(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`, `messages.[${i}].role`);
+      parsed = {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            callId,
+            content: [{ type: "text", text: textOf(message.content, i) }],
+            isError: false,
+          },
+        ],
+      };
+    } else
+      throw invalid(
+        `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`,
+        `messages.[${i}].role`,
+      );
     messages.push(parsed);
     segments.push(messageSegment(parsed));
   });
   if (pending.length > 0 && wire.length - 1 > pendingFrom) throw unanswered(pending, pendingFrom);
 
-  const cacheKey = typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" ? body.prompt_cache_key : undefined;
+  const cacheKey =
+    typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" ? body.prompt_cache_key : undefined;
   const user = typeof body.user === "string" && body.user !== "" ? body.user : undefined;
   const request: EmulatorRequest = {
     api: "openai",
@@ -73,7 +109,9 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
     system: systemTexts.join("\n\n"),
     tools,
     messages,
-    maxTokens: optionalPositiveInt(body.max_completion_tokens, "max_completion_tokens") ?? optionalPositiveInt(body.max_tokens, "max_tokens"),
+    maxTokens:
+      optionalPositiveInt(body.max_completion_tokens, "max_completion_tokens") ??
+      optionalPositiveInt(body.max_tokens, "max_tokens"),
     stop: stopList(body.stop, "stop"),
     sessionKey: cacheKey ?? user ?? "default",
     stream,
@@ -83,7 +121,10 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
 }
 
 function unanswered(ids: readonly string[], at: number): Error {
-  return invalid(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`, `messages.[${at}].role`);
+  return invalid(
+    `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`,
+    `messages.[${at}].role`,
+  );
 }
 
 /** Text of a string or text-part content (system, developer, tool, assistant). */
@@ -95,7 +136,10 @@ function textOf(content: unknown, i: number): string {
       const part = requireObj(p, `messages.[${i}].content.[${j}]`);
       if (part.type === "text") return requireString(part.text, `messages.[${i}].content.[${j}].text`);
       if (part.type === "refusal") return requireString(part.refusal, `messages.[${i}].content.[${j}].refusal`);
-      throw invalid(`Invalid value: '${String(part.type)}'. Supported values are: 'text'.`, `messages.[${i}].content.[${j}].type`);
+      throw invalid(
+        `Invalid value: '${String(part.type)}'. Supported values are: 'text'.`,
+        `messages.[${i}].content.[${j}].type`,
+      );
     })
     .join("");
 }
@@ -109,9 +153,14 @@ function userContent(content: unknown, i: number): UserContent[] {
     if (part.type === "image_url") {
       const url = requireString(requireObj(part.image_url, `${path}.image_url`).url, `${path}.image_url.url`);
       const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-      return data === null ? { type: "image", mediaType: "url", data: url } : { type: "image", mediaType: data[1]!, data: data[2]! };
+      return data === null
+        ? { type: "image", mediaType: "url", data: url }
+        : { type: "image", mediaType: data[1]!, data: data[2]! };
     }
-    throw invalid(`Invalid value: '${String(part.type)}'. Supported values are: 'text' and 'image_url'.`, `${path}.type`);
+    throw invalid(
+      `Invalid value: '${String(part.type)}'. Supported values are: 'text' and 'image_url'.`,
+      `${path}.type`,
+    );
   });
 }
 
@@ -123,7 +172,12 @@ function assistantContent(message: { readonly [key: string]: unknown }, i: numbe
     const path = `messages.[${i}].tool_calls.[${j}]`;
     const call = requireObj(c, path);
     const fn = requireObj(call.function, `${path}.function`);
-    content.push({ type: "tool-call", callId: requireString(call.id, `${path}.id`), name: requireString(fn.name, `${path}.function.name`), arguments: requireString(fn.arguments ?? "", `${path}.function.arguments`) });
+    content.push({
+      type: "tool-call",
+      callId: requireString(call.id, `${path}.id`),
+      name: requireString(fn.name, `${path}.function.name`),
+      arguments: requireString(fn.arguments ?? "", `${path}.function.arguments`),
+    });
   });
   return content;
 }

@@ -3,7 +3,14 @@
 // economics quickly. Anthropic style places breakpoints from the request's structure: end of
 // tools+system, end of the session prefix (when the loop says `prefixLength`), the previous
 // request's last block (the message before the last assistant message) and the last block.
-import { controlReplyChunks, isContentReply, type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/index.js";
+import {
+  controlReplyChunks,
+  isContentReply,
+  type Provider,
+  ProviderError,
+  type ProviderRequest,
+  type StreamChunk,
+} from "../llm/index.js";
 import type { Message, Usage } from "../messages/index.js";
 import { AnthropicCacheModel, type CacheBlock, type CacheSegment, PrefixCacheModel } from "./cache-model.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
@@ -40,7 +47,10 @@ export class EmulatorProvider implements Provider {
     this.cacheStyle = options.cacheStyle ?? "anthropic";
     this.model = resolveModel(options.model);
     this.#namespace = options.namespace ?? "emulator";
-    const common = { ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }) };
+    const common = {
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+    };
     const min = options.minCacheableTokens;
     this.cache =
       this.cacheStyle === "anthropic"
@@ -65,7 +75,8 @@ export class EmulatorProvider implements Provider {
     try {
       reply = await this.model.reply(normalized);
     } catch (error) {
-      if (error instanceof EmulatorModelError) throw new ProviderError("script-exhausted", error.message, { cause: error });
+      if (error instanceof EmulatorModelError)
+        throw new ProviderError("script-exhausted", error.message, { cause: error });
       throw error;
     }
     if (!isContentReply(reply)) {
@@ -73,7 +84,11 @@ export class EmulatorProvider implements Provider {
       return;
     }
     const prefix = this.cacheStyle === "anthropic" ? "toolu_emu_" : "call_emu_";
-    const plan = planReply(reply, { maxTokens: request.maxTokens, stop: request.stop ?? [], nextCallId: () => `${prefix}${String(++this.#calls).padStart(6, "0")}` });
+    const plan = planReply(reply, {
+      maxTokens: request.maxTokens,
+      stop: request.stop ?? [],
+      nextCallId: () => `${prefix}${String(++this.#calls).padStart(6, "0")}`,
+    });
     const usage = plannedUsage(plan, this.#account(request, plan));
     this.usages.push(usage);
     for (const chunk of this.#chunks(plan, usage)) {
@@ -105,7 +120,9 @@ export class EmulatorProvider implements Provider {
       yield { type: "block-start", index: at, block: { type: "reasoning" } };
       for (const [i, text] of pieces.entries()) {
         const last = i === pieces.length - 1 && this.cacheStyle === "anthropic";
-        yield last ? { type: "reasoning-delta", index: at, text, signature: plan.reasoning.signature } : { type: "reasoning-delta", index: at, text };
+        yield last
+          ? { type: "reasoning-delta", index: at, text, signature: plan.reasoning.signature }
+          : { type: "reasoning-delta", index: at, text };
       }
       yield { type: "block-end", index: at };
     }
@@ -118,11 +135,15 @@ export class EmulatorProvider implements Provider {
     for (const call of plan.toolCalls) {
       const at = index++;
       yield { type: "block-start", index: at, block: { type: "tool-call", callId: call.id, name: call.name } };
-      for (const argumentsDelta of splitPieces(call.arguments, 16)) yield { type: "tool-call-delta", index: at, argumentsDelta };
+      for (const argumentsDelta of splitPieces(call.arguments, 16))
+        yield { type: "tool-call-delta", index: at, argumentsDelta };
       yield { type: "block-end", index: at };
     }
     yield { type: "usage", usage };
-    yield { type: "finish", reason: plan.finish === "tool-calls" ? "tool-calls" : plan.finish === "max-tokens" ? "max-tokens" : "stop" };
+    yield {
+      type: "finish",
+      reason: plan.finish === "tool-calls" ? "tool-calls" : plan.finish === "max-tokens" ? "max-tokens" : "stop",
+    };
   }
 }
 
@@ -130,7 +151,9 @@ export class EmulatorProvider implements Provider {
  * The Anthropic block list of a provider request with Keelson's breakpoints (at most 4): end of
  * tools+system, end of the session prefix, the previous request's last block, the last block.
  */
-export function anthropicBlocks(request: Pick<ProviderRequest, "tools" | "system" | "messages"> & { readonly prefixLength?: unknown }): CacheBlock[] {
+export function anthropicBlocks(
+  request: Pick<ProviderRequest, "tools" | "system" | "messages"> & { readonly prefixLength?: unknown },
+): CacheBlock[] {
   const units: { tokens: number; hash: string }[] = [];
   for (const tool of request.tools ?? []) units.push(toolUnit(tool));
   if ((request.system ?? "") !== "") units.push(systemUnit(request.system!));
@@ -163,4 +186,3 @@ function lastIndexOfRole(messages: readonly Message[], role: Message["role"]): n
   for (let i = messages.length - 1; i >= 0; i -= 1) if (messages[i]!.role === role) return i;
   return -1;
 }
-

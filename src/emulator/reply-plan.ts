@@ -78,9 +78,18 @@ export function planReply(reply: ContentReply, options: PlanOptions): PlannedRep
       toolCalls.push({ id: options.nextCallId(), name: call.name, arguments: args });
     }
   }
-  const finish = truncated ? "max-tokens" : stopSequence !== undefined ? "stop-sequence" : reply.finish === "max-tokens" ? "max-tokens" : toolCalls.length > 0 ? "tool-calls" : "stop";
+  const finish = truncated
+    ? "max-tokens"
+    : stopSequence !== undefined
+      ? "stop-sequence"
+      : reply.finish === "max-tokens"
+        ? "max-tokens"
+        : toolCalls.length > 0
+          ? "tool-calls"
+          : "stop";
   return {
-    reasoning: reasoningText === undefined ? undefined : { text: reasoningText, signature: signatureFor(reasoningText) },
+    reasoning:
+      reasoningText === undefined ? undefined : { text: reasoningText, signature: signatureFor(reasoningText) },
     text,
     toolCalls,
     finish,
@@ -95,12 +104,16 @@ export function planReply(reply: ContentReply, options: PlanOptions): PlannedRep
 export function plannedAssistantMessage(plan: PlannedReply): AssistantMessage {
   const content: AssistantContent[] = [];
   if (plan.text !== undefined && plan.text !== "") content.push({ type: "text", text: plan.text });
-  for (const call of plan.toolCalls) content.push({ type: "tool-call", callId: call.id, name: call.name, arguments: call.arguments });
+  for (const call of plan.toolCalls)
+    content.push({ type: "tool-call", callId: call.id, name: call.name, arguments: call.arguments });
   return { role: "assistant", content };
 }
 
 /** Normalized usage: the cache outcome plus output, then whatever the script pinned. */
-export function plannedUsage(plan: PlannedReply, cache: Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">): Usage {
+export function plannedUsage(
+  plan: PlannedReply,
+  cache: Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">,
+): Usage {
   const o = plan.usageOverride;
   const reasoning = o.reasoningTokens ?? plan.reasoningTokens;
   return {

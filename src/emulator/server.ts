@@ -85,7 +85,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     faults,
     caches: {
-      anthropic: new AnthropicCacheModel({ clock, ...(options.cache?.anthropicTtlMs === undefined ? {} : { ttlMs: options.cache.anthropicTtlMs }) }),
+      anthropic: new AnthropicCacheModel({
+        clock,
+        ...(options.cache?.anthropicTtlMs === undefined ? {} : { ttlMs: options.cache.anthropicTtlMs }),
+      }),
       openai: new PrefixCacheModel({ style: "openai", clock, ...options.cache?.openai }),
       deepseek: new PrefixCacheModel({ style: "deepseek", clock, ...options.cache?.deepseek }),
     },
@@ -131,20 +134,41 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       record.body = json ?? text;
       if (api === undefined) throw new WireError("not-found", `Not found: ${req.method} ${path}`);
       const key = apiKey(req.headers);
-      if (key === undefined) throw new WireError("authentication", api === "anthropic" ? "x-api-key header is required" : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
-      if (json === undefined) throw new WireError("invalid-request", "There was an error parsing the body of your request: it is not valid JSON.");
+      if (key === undefined)
+        throw new WireError(
+          "authentication",
+          api === "anthropic"
+            ? "x-api-key header is required"
+            : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        );
+      if (json === undefined)
+        throw new WireError(
+          "invalid-request",
+          "There was an error parsing the body of your request: it is not valid JSON.",
+        );
       const outcome = await runExchange(state, api, key, record.body, facts);
       copyFacts(record, facts);
       record.status = 200;
       if (outcome.kind === "stall") {
-        res.writeHead(200, { "content-type": facts.request?.stream === true ? "text/event-stream; charset=utf-8" : "application/json" });
+        res.writeHead(200, {
+          "content-type": facts.request?.stream === true ? "text/event-stream; charset=utf-8" : "application/json",
+        });
         res.flushHeaders();
         stall(res, stalls);
       } else if (outcome.kind === "json") record.status = writeJsonOutcome(res, api, outcome.body, facts.fault, stalls);
-      else writeSseOutcome(res, outcome.events, { api, fault: facts.fault, faultAfter: facts.fault === undefined ? 0 : faults.afterEvents(facts.fault, outcome.events.length), stalls });
+      else
+        writeSseOutcome(res, outcome.events, {
+          api,
+          fault: facts.fault,
+          faultAfter: facts.fault === undefined ? 0 : faults.afterEvents(facts.fault, outcome.events.length),
+          stalls,
+        });
     } catch (error) {
       copyFacts(record, facts);
-      const wire = error instanceof WireError ? error : new WireError("api", error instanceof Error ? error.message : String(error));
+      const wire =
+        error instanceof WireError
+          ? error
+          : new WireError("api", error instanceof Error ? error.message : String(error));
       record.status = wire.status;
       if (res.headersSent) res.destroy();
       else sendWireError(res, format, wire, requestId);

@@ -77,7 +77,11 @@ export class WireError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** OpenAI `param` (e.g. `messages.[3].role`); ignored by the Anthropic wire. */
   readonly param: string | null;
-  constructor(kind: WireErrorKind, message: string, options: { status?: number; headers?: Record<string, string>; param?: string } = {}) {
+  constructor(
+    kind: WireErrorKind,
+    message: string,
+    options: { status?: number; headers?: Record<string, string>; param?: string } = {},
+  ) {
     super(message);
     this.kind = kind;
     this.status = options.status ?? WIRE_ERROR_STATUS[kind];

@@ -52,7 +52,10 @@ export function failureToWireError(failure: ProviderFailure): WireError {
     case "invalid-request":
       return new WireError("invalid-request", failure.message);
     case "context-overflow":
-      return new WireError("invalid-request", /too long|context/i.test(failure.message) ? failure.message : `prompt is too long: ${failure.message}`);
+      return new WireError(
+        "invalid-request",
+        /too long|context/i.test(failure.message) ? failure.message : `prompt is too long: ${failure.message}`,
+      );
     default:
       return new WireError(failure.retryable === false ? "invalid-request" : "api", failure.message);
   }

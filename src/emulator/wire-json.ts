@@ -40,7 +40,8 @@ export function optionalArray(value: unknown, path: string): readonly unknown[] 
 
 export function optionalPositiveInt(value: unknown, path: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(`${path}: Input should be a valid integer`, path);
+  if (typeof value !== "number" || !Number.isInteger(value))
+    throw invalid(`${path}: Input should be a valid integer`, path);
   if (value < 1) throw invalid(`${path}: Input should be greater than or equal to 1`, path);
   return value;
 }

@@ -10,7 +10,9 @@ export function canonicalHeader(header: EpochHeader): EpochHeader {
     config: header.config,
     ...(header.system === undefined || header.system === "" ? {} : { system: header.system }),
     ...(header.tools === undefined || header.tools.length === 0 ? {} : { tools: header.tools }),
-    ...(header.messagePrefix === undefined || header.messagePrefix.length === 0 ? {} : { messagePrefix: header.messagePrefix }),
+    ...(header.messagePrefix === undefined || header.messagePrefix.length === 0
+      ? {}
+      : { messagePrefix: header.messagePrefix }),
   };
 }
 

@@ -3,9 +3,17 @@
 // arms that cannot express a change (e.g. a reordering of tools) fall back to a snapshot.
 import { canonicalJson, type JsonValue, previewJson } from "../json/index.js";
 import { canonicalHeader } from "./canonical.js";
-import { type EpochHeader, HeaderError, type HeaderDelta, type SystemDelta, type ToolSchema, type ToolsDelta } from "./types.js";
+import {
+  type EpochHeader,
+  HeaderError,
+  type HeaderDelta,
+  type SystemDelta,
+  type ToolSchema,
+  type ToolsDelta,
+} from "./types.js";
 
-const linesOf = (system: string | undefined): string[] => (system === undefined || system === "" ? [] : system.split("\n"));
+const linesOf = (system: string | undefined): string[] =>
+  system === undefined || system === "" ? [] : system.split("\n");
 const jsonKey = (v: unknown): string => canonicalJson(v as JsonValue);
 
 /** Line trim from `prev` to `next`: common leading and trailing lines kept, the middle inserted. */
@@ -28,9 +36,14 @@ export function diffSystem(prev: string | undefined, next: string | undefined): 
 export function applySystemDelta(system: string | undefined, delta: SystemDelta): string | undefined {
   const lines = linesOf(system);
   if (delta.keepStart + delta.keepEnd > lines.length) {
-    throw new HeaderError("delta-mismatch", `system delta keeps ${delta.keepStart}+${delta.keepEnd} lines of a ${lines.length}-line system prompt`);
+    throw new HeaderError(
+      "delta-mismatch",
+      `system delta keeps ${delta.keepStart}+${delta.keepEnd} lines of a ${lines.length}-line system prompt`,
+    );
   }
-  const out = [...lines.slice(0, delta.keepStart), ...delta.insert, ...lines.slice(lines.length - delta.keepEnd)].join("\n");
+  const out = [...lines.slice(0, delta.keepStart), ...delta.insert, ...lines.slice(lines.length - delta.keepEnd)].join(
+    "\n",
+  );
   return out === "" ? undefined : out;
 }
 
@@ -51,15 +64,18 @@ export function diffTools(prev: readonly ToolSchema[] = [], next: readonly ToolS
 export function applyToolsDelta(tools: readonly ToolSchema[] = [], delta: ToolsDelta): readonly ToolSchema[] {
   const removed = new Set(delta.removed);
   for (const name of removed) {
-    if (!tools.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta removes unknown tool ${previewJson(name)}`);
+    if (!tools.some((t) => t.name === name))
+      throw new HeaderError("delta-mismatch", `tools delta removes unknown tool ${previewJson(name)}`);
   }
   const changed = new Map(delta.changed.map((t) => [t.name, t]));
   const out = tools.filter((t) => !removed.has(t.name)).map((t) => changed.get(t.name) ?? t);
   for (const name of changed.keys()) {
-    if (!out.some((t) => t.name === name)) throw new HeaderError("delta-mismatch", `tools delta changes unknown tool ${previewJson(name)}`);
+    if (!out.some((t) => t.name === name))
+      throw new HeaderError("delta-mismatch", `tools delta changes unknown tool ${previewJson(name)}`);
   }
   for (const tool of delta.added) {
-    if (out.some((t) => t.name === tool.name)) throw new HeaderError("delta-mismatch", `tools delta adds existing tool ${previewJson(tool.name)}`);
+    if (out.some((t) => t.name === tool.name))
+      throw new HeaderError("delta-mismatch", `tools delta adds existing tool ${previewJson(tool.name)}`);
     out.push(tool);
   }
   return out;

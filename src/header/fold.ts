@@ -22,12 +22,17 @@ export function foldHeaderEvent(current: EpochHeader | undefined, event: Session
   const delta = event.data;
   validateHeaderDelta(delta, event.seq);
   if (current === undefined) {
-    throw new HeaderError("delta-before-snapshot", `request/header-delta at seq ${event.seq} comes before any request/header snapshot: the log is corrupt`, event.seq);
+    throw new HeaderError(
+      "delta-before-snapshot",
+      `request/header-delta at seq ${event.seq} comes before any request/header snapshot: the log is corrupt`,
+      event.seq,
+    );
   }
   try {
     return applyHeaderDelta(current, delta);
   } catch (e) {
-    if (e instanceof HeaderError) throw new HeaderError(e.code, `${e.message} (request/header-delta at seq ${event.seq})`, event.seq);
+    if (e instanceof HeaderError)
+      throw new HeaderError(e.code, `${e.message} (request/header-delta at seq ${event.seq})`, event.seq);
     throw e;
   }
 }

@@ -9,11 +9,13 @@ const where = (seq: number | undefined): string => (seq === undefined ? "" : ` a
 /** Asserts an `EpochHeader` shape: config (model, typed sampling fields), system, tools, prefix. */
 export function validateEpochHeader(raw: unknown, seq?: number): asserts raw is EpochHeader {
   const problem = epochHeaderProblem(raw);
-  if (problem !== undefined) throw new HeaderError("invalid-header", `invalid request header${where(seq)}: ${problem}`, seq);
+  if (problem !== undefined)
+    throw new HeaderError("invalid-header", `invalid request header${where(seq)}: ${problem}`, seq);
 }
 
 /** Asserts a `HeaderDelta` shape. */
 export function validateHeaderDelta(raw: unknown, seq?: number): asserts raw is HeaderDelta {
   const problem = headerDeltaProblem(raw);
-  if (problem !== undefined) throw new HeaderError("invalid-delta", `invalid header delta${where(seq)}: ${problem}`, seq);
+  if (problem !== undefined)
+    throw new HeaderError("invalid-delta", `invalid header delta${where(seq)}: ${problem}`, seq);
 }

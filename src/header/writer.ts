@@ -47,15 +47,24 @@ export class HeaderWriter {
     }
     this.#first = false;
     this.#folded = used;
-    this.#lastFrozenInput = isDeepFrozen(header.system) && isDeepFrozen(header.tools) && isDeepFrozen(header.messagePrefix) ? header : undefined;
+    this.#lastFrozenInput =
+      isDeepFrozen(header.system) && isDeepFrozen(header.tools) && isDeepFrozen(header.messagePrefix)
+        ? header
+        : undefined;
     return decision;
   }
 
   #unchangedImmutable(header: EpochHeader): boolean {
     const last = this.#lastFrozenInput;
     if (this.#first || last === undefined || this.#folded === undefined) return false;
-    const sameConfig = header.config === this.#folded.config || (header.config === last.config && isDeepFrozen(header.config));
-    return sameConfig && header.system === last.system && header.tools === last.tools && header.messagePrefix === last.messagePrefix;
+    const sameConfig =
+      header.config === this.#folded.config || (header.config === last.config && isDeepFrozen(header.config));
+    return (
+      sameConfig &&
+      header.system === last.system &&
+      header.tools === last.tools &&
+      header.messagePrefix === last.messagePrefix
+    );
   }
 }
 

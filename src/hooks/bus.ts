@@ -14,7 +14,10 @@ interface Entry {
 }
 
 const defaultReporter: HookErrorReporter = (error, hook) => {
-  process.emitWarning(`listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`, "KeelsonHookWarning");
+  process.emitWarning(
+    `listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`,
+    "KeelsonHookWarning",
+  );
 };
 
 export interface HookBusOptions<E extends HookMap> {
@@ -39,7 +42,11 @@ export class HookBus<E extends HookMap> {
     this.#own.set(name, [...(this.#own.get(name) ?? []), entry]);
     return () => {
       const current = this.#own.get(name);
-      if (current?.includes(entry)) this.#own.set(name, current.filter((e) => e !== entry));
+      if (current?.includes(entry))
+        this.#own.set(
+          name,
+          current.filter((e) => e !== entry),
+        );
     };
   }
 

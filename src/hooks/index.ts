@@ -1,4 +1,15 @@
 // Public API of the hooks layer (depends on nothing).
 export { HookBus, type HookBusOptions } from "./bus.js";
 export { loadPlugin, type Plugin, type PluginHost } from "./plugin.js";
-export type { AnyHook, Dispose, EmitHook, HookErrorReporter, HookMap, Listener, NamesOfMode, Next, SerialHook, WaterfallHook } from "./types.js";
+export type {
+  AnyHook,
+  Dispose,
+  EmitHook,
+  HookErrorReporter,
+  HookMap,
+  Listener,
+  NamesOfMode,
+  Next,
+  SerialHook,
+  WaterfallHook,
+} from "./types.js";

@@ -21,7 +21,10 @@ export interface WaterfallHook<A extends readonly unknown[], R> {
   readonly result: R;
 }
 
-export type AnyHook = EmitHook<readonly unknown[]> | SerialHook<readonly unknown[]> | WaterfallHook<readonly unknown[], unknown>;
+export type AnyHook =
+  | EmitHook<readonly unknown[]>
+  | SerialHook<readonly unknown[]>
+  | WaterfallHook<readonly unknown[], unknown>;
 
 /** An event map: hook name → declaration. One interface per layer, merged by the loop. */
 export type HookMap = { readonly [name: string]: AnyHook };
@@ -29,11 +32,12 @@ export type HookMap = { readonly [name: string]: AnyHook };
 export type Next<R> = () => Promise<R>;
 
 /** The listener a hook declaration takes. */
-export type Listener<H extends AnyHook> = H extends WaterfallHook<infer A, infer R>
-  ? (...args: [...A, Next<R>]) => R | Promise<R>
-  : H extends EmitHook<infer A> | SerialHook<infer A>
-    ? (...args: A) => void | Promise<void>
-    : never;
+export type Listener<H extends AnyHook> =
+  H extends WaterfallHook<infer A, infer R>
+    ? (...args: [...A, Next<R>]) => R | Promise<R>
+    : H extends EmitHook<infer A> | SerialHook<infer A>
+      ? (...args: A) => void | Promise<void>
+      : never;
 
 export type NamesOfMode<E extends HookMap, M extends AnyHook["mode"]> = {
   [K in keyof E]: E[K]["mode"] extends M ? K : never;

@@ -15,10 +15,12 @@ type Verdict = typeof CLEAN | typeof BAD_NUMBER | typeof TOO_DEEP;
 /** Checks a fresh `JSON.parse` result for -0, ±Infinity and too deep nesting, and deep-freezes it in place; returns it. */
 export function adoptParsedJson(value: unknown, rootPath = "$"): JsonValue {
   const verdict = adopt(value, 0);
-  if (verdict === TOO_DEEP) throw new JsonError("too-deep", pathTooDeep(value, rootPath), `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (verdict === TOO_DEEP)
+    throw new JsonError("too-deep", pathTooDeep(value, rootPath), `nesting deeper than ${MAX_JSON_DEPTH} levels`);
   if (verdict === BAD_NUMBER) {
     const { path, number } = pathToBadNumber(value, rootPath);
-    if (Number.isFinite(number)) throw new JsonError("negative-zero", path, "-0 does not survive JSON (it reads back as 0)");
+    if (Number.isFinite(number))
+      throw new JsonError("negative-zero", path, "-0 does not survive JSON (it reads back as 0)");
     throw new JsonError("non-finite-number", path, `${number} is not representable in JSON`);
   }
   return value as JsonValue;
@@ -67,7 +69,9 @@ function pathToBadNumber(v: unknown, path: string): { path: string; number: numb
 }
 
 function isClean(v: object): boolean {
-  return Object.values(v).every((item) => (typeof item === "number" ? !isBadNumber(item) : typeof item !== "object" || item === null || isClean(item)));
+  return Object.values(v).every((item) =>
+    typeof item === "number" ? !isBadNumber(item) : typeof item !== "object" || item === null || isClean(item),
+  );
 }
 
 /** The path of the first array or object (in `adopt`'s order) nested `MAX_JSON_DEPTH + 1` levels deep. */

@@ -61,7 +61,8 @@ class Snapshot {
     if (v === null) return null;
     const obj = v as object;
     if (this.#ancestors.has(obj)) throw this.#error("cycle", "cyclic reference");
-    if (this.#ancestors.size >= MAX_JSON_DEPTH) throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    if (this.#ancestors.size >= MAX_JSON_DEPTH)
+      throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     this.#ancestors.add(obj);
     try {
       return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);
@@ -71,7 +72,8 @@ class Snapshot {
   }
 
   #array(arr: readonly unknown[]): JsonValue {
-    if (Object.getPrototypeOf(arr) !== Array.prototype) throw this.#error("non-plain-object", "array subclass is not plain JSON");
+    if (Object.getPrototypeOf(arr) !== Array.prototype)
+      throw this.#error("non-plain-object", "array subclass is not plain JSON");
     const out: JsonValue[] = new Array(arr.length);
     const keys = this.#keys;
     for (let i = 0; i < arr.length; i++) {
@@ -89,7 +91,8 @@ class Snapshot {
       const name = (proto as { constructor?: { name?: string } }).constructor?.name ?? "unknown";
       throw this.#error("non-plain-object", `an instance of ${name} is not a plain object`);
     }
-    if (Object.getOwnPropertySymbols(obj).length > 0) throw this.#error("symbol-key", "symbol-keyed properties are not JSON");
+    if (Object.getOwnPropertySymbols(obj).length > 0)
+      throw this.#error("symbol-key", "symbol-keyed properties are not JSON");
     const out: { [k: string]: JsonValue } = {};
     const keys = this.#keys;
     for (const key of Object.keys(obj)) {

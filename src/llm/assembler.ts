@@ -2,7 +2,13 @@
 // Strict about protocol order (a delta for a block that was not started is a ProviderError),
 // so a misbehaving adapter fails loudly instead of producing a half-formed message.
 import type { AssistantContent } from "../messages/index.js";
-import { type AssistantResult, type FinishReason, type ProviderFailure, ProviderError, type StreamChunk } from "./types.js";
+import {
+  type AssistantResult,
+  type FinishReason,
+  type ProviderFailure,
+  ProviderError,
+  type StreamChunk,
+} from "./types.js";
 
 type Draft =
   | { type: "text"; text: string; open: boolean }
@@ -23,7 +29,11 @@ export class BlockAssembler {
     if (this.#finish !== undefined) throw new ProviderError("protocol", `chunk ${chunk.type} after finish`);
     switch (chunk.type) {
       case "block-start": {
-        if (chunk.index !== this.#blocks.length) throw new ProviderError("protocol", `block-start ${chunk.index} out of order (expected ${this.#blocks.length})`);
+        if (chunk.index !== this.#blocks.length)
+          throw new ProviderError(
+            "protocol",
+            `block-start ${chunk.index} out of order (expected ${this.#blocks.length})`,
+          );
         const b = chunk.block;
         this.#blocks.push(
           b.type === "tool-call"
@@ -37,14 +47,17 @@ export class BlockAssembler {
       case "text-delta":
       case "reasoning-delta": {
         const block = this.#open(chunk.index, chunk.type);
-        if (block.type !== (chunk.type === "text-delta" ? "text" : "reasoning")) throw new ProviderError("protocol", `${chunk.type} for a ${block.type} block`);
+        if (block.type !== (chunk.type === "text-delta" ? "text" : "reasoning"))
+          throw new ProviderError("protocol", `${chunk.type} for a ${block.type} block`);
         (block as { text: string }).text += chunk.text;
-        if (chunk.type === "reasoning-delta" && chunk.signature !== undefined) (block as { signature?: string }).signature = chunk.signature;
+        if (chunk.type === "reasoning-delta" && chunk.signature !== undefined)
+          (block as { signature?: string }).signature = chunk.signature;
         return;
       }
       case "tool-call-delta": {
         const block = this.#open(chunk.index, chunk.type);
-        if (block.type !== "tool-call") throw new ProviderError("protocol", `tool-call-delta for a ${block.type} block`);
+        if (block.type !== "tool-call")
+          throw new ProviderError("protocol", `tool-call-delta for a ${block.type} block`);
         block.arguments += chunk.argumentsDelta;
         return;
       }
@@ -66,7 +79,12 @@ export class BlockAssembler {
     const content: AssistantContent[] = this.#blocks.map((b) => {
       if (b.type === "tool-call") return { type: "tool-call", callId: b.callId, name: b.name, arguments: b.arguments };
       if (b.type === "reasoning") {
-        return { type: "reasoning", text: b.text, ...(b.signature === undefined ? {} : { signature: b.signature }), ...(b.redacted ? { redacted: true } : {}) };
+        return {
+          type: "reasoning",
+          text: b.text,
+          ...(b.signature === undefined ? {} : { signature: b.signature }),
+          ...(b.redacted ? { redacted: true } : {}),
+        };
       }
       return { type: "text", text: b.text };
     });
@@ -74,13 +92,18 @@ export class BlockAssembler {
       content,
       finish: this.#finish ?? "error",
       ...(this.#usage === undefined ? {} : { usage: this.#usage }),
-      ...(this.#error === undefined ? (this.#finish === undefined ? { error: { message: "the stream ended without a finish chunk", code: "truncated" } } : {}) : { error: this.#error }),
+      ...(this.#error === undefined
+        ? this.#finish === undefined
+          ? { error: { message: "the stream ended without a finish chunk", code: "truncated" } }
+          : {}
+        : { error: this.#error }),
     };
   }
 
   #open(index: number, what: string): Draft {
     const block = this.#blocks[index];
-    if (block === undefined || !block.open) throw new ProviderError("protocol", `${what} for block ${index}, which is not open`);
+    if (block === undefined || !block.open)
+      throw new ProviderError("protocol", `${what} for block ${index}, which is not open`);
     return block;
   }
 }

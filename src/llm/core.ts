@@ -13,9 +13,26 @@ export {
   type ScriptedStep,
   type ScriptedToolCall,
 } from "./scripted.js";
-export type { AssistantResult, BlockStart, FinishReason, Provider, ProviderErrorCode, ProviderFailure, ProviderRequest, ProviderTool, StreamChunk } from "./types.js";
+export type {
+  AssistantResult,
+  BlockStart,
+  FinishReason,
+  Provider,
+  ProviderErrorCode,
+  ProviderFailure,
+  ProviderRequest,
+  ProviderTool,
+  StreamChunk,
+} from "./types.js";
 export { ProviderError } from "./types.js";
 export { httpError, retryAfterMs } from "./http-errors.js";
-export { DEFAULT_MODELS, type ModelInfo, type ModelPricing, ModelRegistry, ModelRegistryError, usageCost } from "./models.js";
+export {
+  DEFAULT_MODELS,
+  type ModelInfo,
+  type ModelPricing,
+  ModelRegistry,
+  ModelRegistryError,
+  usageCost,
+} from "./models.js";
 export { withStallTimeout } from "./stall.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

@@ -28,15 +28,78 @@ export class ModelRegistryError extends Error {
 
 /** Defaults as published in late 2026; prices change — pass your own entries to override. */
 export const DEFAULT_MODELS: readonly ModelInfo[] = [
-  { id: "claude-sonnet-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 1024, pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 } },
-  { id: "claude-haiku-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 4096, pricing: { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 5 } },
-  { id: "claude-opus-4-5", provider: "anthropic", contextWindow: 200_000, maxOutput: 64_000, minCacheableTokens: 4096, pricing: { input: 5, cacheRead: 0.5, cacheWrite: 6.25, output: 25 } },
-  { id: "gpt-5.1", provider: "openai", contextWindow: 400_000, maxOutput: 128_000, minCacheableTokens: 1024, pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 } },
-  { id: "gpt-5-mini", provider: "openai", contextWindow: 400_000, maxOutput: 128_000, minCacheableTokens: 1024, pricing: { input: 0.25, cacheRead: 0.025, cacheWrite: 0.25, output: 2 } },
-  { id: "deepseek-chat", provider: "deepseek", contextWindow: 128_000, maxOutput: 8_000, minCacheableTokens: 64, pricing: { input: 0.28, cacheRead: 0.028, cacheWrite: 0.28, output: 0.42 } },
-  { id: "deepseek-reasoner", provider: "deepseek", contextWindow: 128_000, maxOutput: 64_000, minCacheableTokens: 64, pricing: { input: 0.28, cacheRead: 0.028, cacheWrite: 0.28, output: 0.42 } },
-  { id: "emulator-anthropic", provider: "emulator", contextWindow: 200_000, maxOutput: 8_192, minCacheableTokens: 1024, pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 } },
-  { id: "emulator-openai", provider: "emulator", contextWindow: 128_000, maxOutput: 8_192, minCacheableTokens: 1024, pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 } },
+  {
+    id: "claude-sonnet-4-5",
+    provider: "anthropic",
+    contextWindow: 200_000,
+    maxOutput: 64_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 },
+  },
+  {
+    id: "claude-haiku-4-5",
+    provider: "anthropic",
+    contextWindow: 200_000,
+    maxOutput: 64_000,
+    minCacheableTokens: 4096,
+    pricing: { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 5 },
+  },
+  {
+    id: "claude-opus-4-5",
+    provider: "anthropic",
+    contextWindow: 200_000,
+    maxOutput: 64_000,
+    minCacheableTokens: 4096,
+    pricing: { input: 5, cacheRead: 0.5, cacheWrite: 6.25, output: 25 },
+  },
+  {
+    id: "gpt-5.1",
+    provider: "openai",
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 },
+  },
+  {
+    id: "gpt-5-mini",
+    provider: "openai",
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 0.25, cacheRead: 0.025, cacheWrite: 0.25, output: 2 },
+  },
+  {
+    id: "deepseek-chat",
+    provider: "deepseek",
+    contextWindow: 128_000,
+    maxOutput: 8_000,
+    minCacheableTokens: 64,
+    pricing: { input: 0.28, cacheRead: 0.028, cacheWrite: 0.28, output: 0.42 },
+  },
+  {
+    id: "deepseek-reasoner",
+    provider: "deepseek",
+    contextWindow: 128_000,
+    maxOutput: 64_000,
+    minCacheableTokens: 64,
+    pricing: { input: 0.28, cacheRead: 0.028, cacheWrite: 0.28, output: 0.42 },
+  },
+  {
+    id: "emulator-anthropic",
+    provider: "emulator",
+    contextWindow: 200_000,
+    maxOutput: 8_192,
+    minCacheableTokens: 1024,
+    pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 },
+  },
+  {
+    id: "emulator-openai",
+    provider: "emulator",
+    contextWindow: 128_000,
+    maxOutput: 8_192,
+    minCacheableTokens: 1024,
+    pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 },
+  },
 ];
 
 export class ModelRegistry {
@@ -57,7 +120,10 @@ export class ModelRegistry {
 
   get(id: string): ModelInfo {
     const model = this.find(id);
-    if (model === undefined) throw new ModelRegistryError(`unknown model ${JSON.stringify(id)}; known: ${[...this.#models.keys()].join(", ")}`);
+    if (model === undefined)
+      throw new ModelRegistryError(
+        `unknown model ${JSON.stringify(id)}; known: ${[...this.#models.keys()].join(", ")}`,
+      );
     return model;
   }
 
@@ -67,6 +133,15 @@ export class ModelRegistry {
 }
 
 /** Cost in USD of one usage record under `pricing`. */
-export function usageCost(usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number }, pricing: ModelPricing): number {
-  return (usage.inputTokens * pricing.input + usage.cacheReadTokens * pricing.cacheRead + usage.cacheWriteTokens * pricing.cacheWrite + usage.outputTokens * pricing.output) / 1_000_000;
+export function usageCost(
+  usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number },
+  pricing: ModelPricing,
+): number {
+  return (
+    (usage.inputTokens * pricing.input +
+      usage.cacheReadTokens * pricing.cacheRead +
+      usage.cacheWriteTokens * pricing.cacheWrite +
+      usage.outputTokens * pricing.output) /
+    1_000_000
+  );
 }

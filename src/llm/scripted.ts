@@ -3,7 +3,14 @@
 // request, an error, or "hang until aborted" — streams it through the chunk protocol, and
 // records every request it receives (frozen, exactly as sent).
 import type { Usage } from "../messages/index.js";
-import { type FinishReason, type Provider, ProviderError, type ProviderFailure, type ProviderRequest, type StreamChunk } from "./types.js";
+import {
+  type FinishReason,
+  type Provider,
+  ProviderError,
+  type ProviderFailure,
+  type ProviderRequest,
+  type StreamChunk,
+} from "./types.js";
 
 export interface ScriptedToolCall {
   readonly name: string;
@@ -63,7 +70,8 @@ export class ScriptedProvider implements Provider {
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
     if (this.#record) this.requests.push(request);
     const step = this.#script.shift() ?? this.#fallback;
-    if (step === undefined) throw new ProviderError("script-exhausted", `ScriptedProvider has no reply for request ${this.requests.length}`);
+    if (step === undefined)
+      throw new ProviderError("script-exhausted", `ScriptedProvider has no reply for request ${this.requests.length}`);
     const reply = typeof step === "function" ? await step(request) : step;
     if (!isContentReply(reply)) {
       yield* controlReplyChunks(reply, request.signal);
@@ -76,7 +84,11 @@ export class ScriptedProvider implements Provider {
     for (const call of reply.toolCalls ?? []) {
       const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
       const at = index++;
-      chunks.push({ type: "block-start", index: at, block: { type: "tool-call", callId: `toolu_${++this.#callCounter}`, name: call.name } });
+      chunks.push({
+        type: "block-start",
+        index: at,
+        block: { type: "tool-call", callId: `toolu_${++this.#callCounter}`, name: call.name },
+      });
       chunks.push({ type: "tool-call-delta", index: at, argumentsDelta: args });
       chunks.push({ type: "block-end", index: at });
     }
@@ -91,7 +103,10 @@ export class ScriptedProvider implements Provider {
         ...(u.reasoningTokens === undefined ? {} : { reasoningTokens: u.reasoningTokens }),
       },
     });
-    chunks.push({ type: "finish", reason: reply.finish ?? ((reply.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop") });
+    chunks.push({
+      type: "finish",
+      reason: reply.finish ?? ((reply.toolCalls?.length ?? 0) > 0 ? "tool-calls" : "stop"),
+    });
     for (const chunk of chunks) {
       if (request.signal.aborted) {
         yield { type: "finish", reason: "aborted" };
@@ -104,8 +119,14 @@ export class ScriptedProvider implements Provider {
 
 function textBlock(index: number, type: "text" | "reasoning", text: string): StreamChunk[] {
   const half = Math.ceil(text.length / 2);
-  const delta = (t: string): StreamChunk => (type === "text" ? { type: "text-delta", index, text: t } : { type: "reasoning-delta", index, text: t });
-  return [{ type: "block-start", index, block: { type } }, delta(text.slice(0, half)), delta(text.slice(half)), { type: "block-end", index }];
+  const delta = (t: string): StreamChunk =>
+    type === "text" ? { type: "text-delta", index, text: t } : { type: "reasoning-delta", index, text: t };
+  return [
+    { type: "block-start", index, block: { type } },
+    delta(text.slice(0, half)),
+    delta(text.slice(half)),
+    { type: "block-end", index },
+  ];
 }
 
 /** The content variant of a reply (text, reasoning, tool calls), as opposed to `'hang'`, `{error}`, `{throws}`. */
@@ -119,7 +140,10 @@ export function isContentReply(reply: ScriptedReply): reply is ContentReply {
  * The stream for a control reply, shared by every scripted model (this provider, the emulator):
  * `'hang'` waits for the abort and finishes `aborted`; `{error}` finishes `error`; `{throws}` throws.
  */
-export async function* controlReplyChunks(reply: Exclude<ScriptedReply, ContentReply>, signal: AbortSignal): AsyncGenerator<StreamChunk> {
+export async function* controlReplyChunks(
+  reply: Exclude<ScriptedReply, ContentReply>,
+  signal: AbortSignal,
+): AsyncGenerator<StreamChunk> {
   if (reply === "hang") {
     await untilAborted(signal);
     yield { type: "finish", reason: "aborted" };

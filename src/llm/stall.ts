@@ -3,7 +3,11 @@
 // ProviderError('stalled'). Shared by the adapters: a stall is a transport fact, not a format one.
 import { ProviderError } from "./types.js";
 
-export async function* withStallTimeout<T>(source: AsyncIterable<T>, ms: number, onStall: () => void): AsyncGenerator<T> {
+export async function* withStallTimeout<T>(
+  source: AsyncIterable<T>,
+  ms: number,
+  onStall: () => void,
+): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   for (;;) {
     let timer: NodeJS.Timeout | undefined;

@@ -103,7 +103,11 @@ export class ProviderError extends Error {
   readonly retryAfterMs: number | undefined;
   /** HTTP status, when there was one. */
   readonly status: number | undefined;
-  constructor(code: ProviderErrorCode, message: string, options: { retryable?: boolean; retryAfterMs?: number; status?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ProviderErrorCode,
+    message: string,
+    options: { retryable?: boolean; retryAfterMs?: number; status?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.retryable = options.retryable ?? false;

@@ -12,7 +12,14 @@ import { ToolRegistry } from "../tools/index.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
-import { type Agent, type AgentHooks, type AgentOptions, type AgentStatus, LoopError, type TurnOutcome } from "./types.js";
+import {
+  type Agent,
+  type AgentHooks,
+  type AgentOptions,
+  type AgentStatus,
+  LoopError,
+  type TurnOutcome,
+} from "./types.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
 export interface AgentOrigin {
@@ -37,7 +44,10 @@ function resolveProvider(options: AgentOptions): Provider {
   const id = options.model.includes(":") ? options.model.slice(0, options.model.indexOf(":")) : undefined;
   const provider = id === undefined ? undefined : options.providers?.[id];
   if (provider === undefined) {
-    throw new LoopError("unknown-provider", `no provider for model ${JSON.stringify(options.model)}: pass \`provider\`, or \`providers\` with a key matching its "provider:" prefix`);
+    throw new LoopError(
+      "unknown-provider",
+      `no provider for model ${JSON.stringify(options.model)}: pass \`provider\`, or \`providers\` with a key matching its "provider:" prefix`,
+    );
   }
   return provider;
 }
@@ -82,7 +92,10 @@ class LoopAgent implements Agent {
     });
     const store = options.store;
     this.#persistence = store === undefined ? undefined : persistSession(this.session, store);
-    this.#ready = store === undefined || origin.storeOpen ? Promise.resolve() : store.create(this.session.header, this.session.events);
+    this.#ready =
+      store === undefined || origin.storeOpen
+        ? Promise.resolve()
+        : store.create(this.session.header, this.session.events);
     this.#ready.catch(() => undefined); // surfaced by the first turn
     this.#unloads.push(this.session.observe((event) => this.hooks.emit("session/event", this, event)));
     const system = options.system;
@@ -104,7 +117,12 @@ class LoopAgent implements Agent {
       prompt: this.prompt,
       provider: this.#provider,
       initialConfig: Object.freeze(config),
-      promptVars: Object.freeze({ model: options.model, sessionId: this.session.id, cwd: cwd ?? "", ...options.promptVars }),
+      promptVars: Object.freeze({
+        model: options.model,
+        sessionId: this.session.id,
+        cwd: cwd ?? "",
+        ...options.promptVars,
+      }),
       instance: { prefix: undefined, writer: new HeaderWriter(this.session), requestsSent: 0 },
       inbox: this.#inbox,
       maxSteps: options.maxSteps ?? 50,
@@ -119,9 +137,14 @@ class LoopAgent implements Agent {
     };
     const gate = options.compaction;
     if (gate !== undefined) {
-      this.#unloads.push(this.hooks.on("agent/pre-step", (agent, _turn, _step, system, prefix, signal) => gate.compactIfNeeded(agent, system, prefix, signal)));
+      this.#unloads.push(
+        this.hooks.on("agent/pre-step", (agent, _turn, _step, system, prefix, signal) =>
+          gate.compactIfNeeded(agent, system, prefix, signal),
+        ),
+      );
     }
-    for (const plugin of options.plugins ?? []) this.#unloads.push(loadPlugin(this.hooks, plugin, { agent: this as Agent }));
+    for (const plugin of options.plugins ?? [])
+      this.#unloads.push(loadPlugin(this.hooks, plugin, { agent: this as Agent }));
   }
 
   get status(): AgentStatus {
@@ -209,7 +232,14 @@ class LoopAgent implements Agent {
     }
     while (!this.#inbox.empty && this.#status !== "disposed") {
       const claim = this.#inbox.claimAll();
-      const trigger = claim.prompts.length > 0 ? "send" : claim.steers.length > 0 ? "steer" : claim.compacts.length > 0 ? "compact" : "inject";
+      const trigger =
+        claim.prompts.length > 0
+          ? "send"
+          : claim.steers.length > 0
+            ? "steer"
+            : claim.compacts.length > 0
+              ? "compact"
+              : "inject";
       this.#controller = new AbortController();
       if (this.#pendingCancel !== undefined) this.#controller.abort(this.#pendingCancel);
       this.#pendingCancel = undefined;
@@ -220,7 +250,8 @@ class LoopAgent implements Agent {
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", this, error, "turn driver");
-        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts]) item.settle.reject(error);
+        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
+          item.settle.reject(error);
       } finally {
         this.#controller = undefined;
       }
@@ -242,7 +273,10 @@ export function createAgent(options: AgentOptions): Agent {
   validateOptions(options);
   if (options.session !== undefined) return new LoopAgent(options, { session: options.session, storeOpen: false });
   const session = Session.create(
-    { ...(options.sessionId === undefined ? {} : { id: options.sessionId }), ...(options.cwd === undefined ? {} : { cwd: options.cwd }) },
+    {
+      ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    },
     options.clock === undefined ? {} : { clock: options.clock },
   );
   return new LoopAgent(options, { session, storeOpen: false });
@@ -255,7 +289,8 @@ export function agentOver(options: AgentOptions, origin: AgentOrigin): Agent {
 }
 
 function validateOptions(options: AgentOptions): void {
-  if (typeof options?.model !== "string" || options.model === "") throw new LoopError("invalid-options", "createAgent needs a `model` string");
+  if (typeof options?.model !== "string" || options.model === "")
+    throw new LoopError("invalid-options", "createAgent needs a `model` string");
   if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }

@@ -20,11 +20,22 @@ export function isLoopBuilt(request: object): boolean {
  * parts are already deep-frozen, so only the fresh shell and the messages array are frozen
  * here: O(1) beyond the array the step needs anyway.
  */
-export function buildRequest(header: EpochHeader, history: readonly Message[], signal: AbortSignal, sessionId: string): ProviderRequest {
+export function buildRequest(
+  header: EpochHeader,
+  history: readonly Message[],
+  signal: AbortSignal,
+  sessionId: string,
+): ProviderRequest {
   const base = composeRequest(header, history);
   // `history` is the step's own fresh array (deriveMessages returns a new one each call).
   const prefixLength = header.messagePrefix?.length ?? 0;
-  const request = Object.freeze({ ...base, messages: Object.freeze(base.messages), signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) });
+  const request = Object.freeze({
+    ...base,
+    messages: Object.freeze(base.messages),
+    signal,
+    sessionId,
+    ...(prefixLength > 0 ? { prefixLength } : {}),
+  });
   LOOP_BUILT.add(request);
   return request as ProviderRequest;
 }
@@ -39,7 +50,6 @@ export function loggedPartOf(request: ProviderRequest): JsonValue {
   return rest as unknown as JsonValue;
 }
 
-
 /**
  * Throws `LoopError('invariant')` unless `request` equals the last request reconstructed from
  * `events` (which must end with this step's dispatch). O(log): development and test mode only.
@@ -47,11 +57,18 @@ export function loggedPartOf(request: ProviderRequest): JsonValue {
 export function checkInvariant(events: readonly SessionEvent[], request: ProviderRequest, stepStartSeq: number): void {
   const rebuilt = reconstructRequests(events).at(-1);
   if (rebuilt === undefined || rebuilt.stepStartSeq !== stepStartSeq) {
-    throw new LoopError("invariant", `invariant: the log does not record the request of the step starting at seq ${stepStartSeq}`);
+    throw new LoopError(
+      "invariant",
+      `invariant: the log does not record the request of the step starting at seq ${stepStartSeq}`,
+    );
   }
   const sent = canonicalJson(loggedPartOf(request));
   const logged = canonicalJson(rebuilt.request as unknown as JsonValue);
-  if (sent !== logged) throw new LoopError("invariant", `invariant: the request sent differs from the one the log reconstructs\n${describeDifference(loggedPartOf(request), rebuilt.request as unknown as JsonValue)}`);
+  if (sent !== logged)
+    throw new LoopError(
+      "invariant",
+      `invariant: the request sent differs from the one the log reconstructs\n${describeDifference(loggedPartOf(request), rebuilt.request as unknown as JsonValue)}`,
+    );
 }
 
 function describeDifference(sent: JsonValue, logged: JsonValue, path = "request"): string {

@@ -7,8 +7,15 @@ import { agentOver } from "./agent.js";
 import type { Agent, AgentOptions } from "./types.js";
 
 /** Loads `sessionId` writable (crash-repairing it durably) and returns an agent over it. */
-export async function resumeAgent(store: SessionStore, sessionId: string, options: Omit<AgentOptions, "store" | "sessionId">): Promise<Agent> {
-  const { session } = await store.load(sessionId, options.clock === undefined ? {} : { session: { clock: options.clock } });
+export async function resumeAgent(
+  store: SessionStore,
+  sessionId: string,
+  options: Omit<AgentOptions, "store" | "sessionId">,
+): Promise<Agent> {
+  const { session } = await store.load(
+    sessionId,
+    options.clock === undefined ? {} : { session: { clock: options.clock } },
+  );
   try {
     return agentOver({ ...options, store }, { session, storeOpen: true });
   } catch (error) {

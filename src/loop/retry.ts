@@ -44,7 +44,12 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: n
 }
 
 /** Runs `attempt` until it succeeds, fails for good, or the signal aborts. */
-export async function withRetries(policy: RetryPolicy, signal: AbortSignal, attempt: () => Promise<AssistantResult>, log: RetryAttemptLog): Promise<AssistantResult> {
+export async function withRetries(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: () => Promise<AssistantResult>,
+  log: RetryAttemptLog,
+): Promise<AssistantResult> {
   const maxAttempts = Math.max(1, policy.maxAttempts ?? 5);
   for (let n = 1; ; n++) {
     const result = await attempt();

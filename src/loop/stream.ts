@@ -1,9 +1,20 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
 // live. A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`.
-import { type AssistantResult, BlockAssembler, type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../llm/core.js";
+import {
+  type AssistantResult,
+  BlockAssembler,
+  type Provider,
+  ProviderError,
+  type ProviderRequest,
+  type StreamChunk,
+} from "../llm/core.js";
 
-export async function streamProvider(provider: Provider, request: ProviderRequest, onChunk: (chunk: StreamChunk) => void): Promise<AssistantResult> {
+export async function streamProvider(
+  provider: Provider,
+  request: ProviderRequest,
+  onChunk: (chunk: StreamChunk) => void,
+): Promise<AssistantResult> {
   const assembler = new BlockAssembler();
   try {
     for await (const chunk of provider.stream(request)) {
@@ -17,10 +28,19 @@ export async function streamProvider(provider: Provider, request: ProviderReques
       return {
         content: [],
         finish: "error",
-        error: { message: error.message, code: error.code, retryable: error.retryable, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) },
+        error: {
+          message: error.message,
+          code: error.code,
+          retryable: error.retryable,
+          ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+        },
       };
     }
-    return { content: [], finish: "error", error: { message: error instanceof Error ? error.message : String(error), code: "provider-failed" } };
+    return {
+      content: [],
+      finish: "error",
+      error: { message: error instanceof Error ? error.message : String(error), code: "provider-failed" },
+    };
   }
   return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
 }

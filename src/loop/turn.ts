@@ -10,7 +10,14 @@
 import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
 import { type AssistantResult, type Provider, ProviderError } from "../llm/core.js";
-import { type AssistantContent, type Message, MessageShapeError, type UserContent, validateAssistantContent, validateUserContent } from "../messages/index.js";
+import {
+  type AssistantContent,
+  type Message,
+  MessageShapeError,
+  type UserContent,
+  validateAssistantContent,
+  validateUserContent,
+} from "../messages/index.js";
 import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { Session, TurnEndReason } from "../session/index.js";
@@ -74,7 +81,12 @@ function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw new Aborted();
 }
 
-export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(
+  ctx: TurnContext,
+  claim: Claim,
+  trigger: string,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
   const { session } = ctx;
   const turn = session.lastTurn + 1;
   const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
@@ -112,10 +124,17 @@ export async function runTurn(ctx: TurnContext, claim: Claim, trigger: string, s
 }
 
 /** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
-async function admit(ctx: TurnContext, claim: Claim, turn: number, state: TurnState, signal: AbortSignal): Promise<"steps" | "rejected" | "none"> {
+async function admit(
+  ctx: TurnContext,
+  claim: Claim,
+  turn: number,
+  state: TurnState,
+  signal: AbortSignal,
+): Promise<"steps" | "rejected" | "none"> {
   const { session, hooks, agent } = ctx;
   appendInjects(ctx, state, claim.injects);
-  for (const steer of claim.steers) session.append("steering/message", { turn, content: steer.content, source: "steer" });
+  for (const steer of claim.steers)
+    session.append("steering/message", { turn, content: steer.content, source: "steer" });
   let allowed = 0;
   for (const prompt of claim.prompts) {
     const input = Object.freeze({ content: prompt.content, source: prompt.source });
@@ -141,9 +160,14 @@ async function admit(ctx: TurnContext, claim: Claim, turn: number, state: TurnSt
 async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal: AbortSignal): Promise<void> {
   const { session, hooks, agent } = ctx;
   for (;;) {
-    if (state.step >= ctx.maxSteps) throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
+    if (state.step >= ctx.maxSteps)
+      throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    const system = await assembleSystemPrompt(hooks as unknown as HookBus<PromptHooks>, ctx.prompt.list(), ctx.promptVars);
+    const system = await assembleSystemPrompt(
+      hooks as unknown as HookBus<PromptHooks>,
+      ctx.prompt.list(),
+      ctx.promptVars,
+    );
     checkAbort(signal);
     const tools = ctx.tools.schemas();
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
@@ -161,7 +185,9 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const stepStart = session.append("step/start", { turn, step });
     state.dispatched = false;
 
-    const seed: RequestConfig = Object.freeze(ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig));
+    const seed: RequestConfig = Object.freeze(
+      ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig),
+    );
     const config = await hooks.waterfall("agent/request", [agent, seed], () => seed);
     checkAbort(signal);
     ctx.instance.writer.record({ config, system, tools, messagePrefix: prefix });
@@ -180,7 +206,13 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     );
     checkAbort(signal); // a partial stream is discarded
     const content = assistantContent(result, turn, step);
-    session.append("assistant/message", { turn, step, content, ...(result.usage === undefined ? {} : { usage: result.usage }), stopReason: result.finish });
+    session.append("assistant/message", {
+      turn,
+      step,
+      content,
+      ...(result.usage === undefined ? {} : { usage: result.usage }),
+      stopReason: result.finish,
+    });
     const calls = await runTools(ctx, turn, step, content, signal);
     checkAbort(signal);
     session.append("step/end", { turn, step });
@@ -196,8 +228,16 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
 /** A manual compaction (`agent.compact()`): the same system prompt and prefix a step would use. */
 async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> {
   const gate = ctx.compaction;
-  if (gate?.compactNow === undefined) throw new LoopError("invalid-options", "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())");
-  const system = await assembleSystemPrompt(ctx.hooks as unknown as HookBus<PromptHooks>, ctx.prompt.list(), ctx.promptVars);
+  if (gate?.compactNow === undefined)
+    throw new LoopError(
+      "invalid-options",
+      "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())",
+    );
+  const system = await assembleSystemPrompt(
+    ctx.hooks as unknown as HookBus<PromptHooks>,
+    ctx.prompt.list(),
+    ctx.promptVars,
+  );
   checkAbort(signal);
   const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
   await gate.compactNow(ctx.agent, system, prefix, signal);
@@ -211,7 +251,10 @@ async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<rea
   checkAbort(signal); // never cached, logged or sent
   const fresh = freezePrefix(composed);
   const logged = ctx.instance.writer.current?.messagePrefix;
-  const prefix = ctx.prefixOnResume === "reuse" && logged !== undefined && ctx.instance.requestsSent === 0 ? reuseLogged(ctx, logged, fresh) : fresh;
+  const prefix =
+    ctx.prefixOnResume === "reuse" && logged !== undefined && ctx.instance.requestsSent === 0
+      ? reuseLogged(ctx, logged, fresh)
+      : fresh;
   ctx.instance.prefix = prefix;
   return prefix;
 }
@@ -222,10 +265,14 @@ async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<rea
  * into durable update messages appended now, before the boundary, so they join this request.
  */
 function reuseLogged(ctx: TurnContext, logged: readonly Message[], fresh: readonly Message[]): readonly Message[] {
-  const same = (a: Message | undefined, b: Message | undefined): boolean => a !== undefined && b !== undefined && canonicalJson(a as unknown as JsonValue) === canonicalJson(b as unknown as JsonValue);
+  const same = (a: Message | undefined, b: Message | undefined): boolean =>
+    a !== undefined &&
+    b !== undefined &&
+    canonicalJson(a as unknown as JsonValue) === canonicalJson(b as unknown as JsonValue);
   const driftedAt = fresh.flatMap((m, i) => (same(m, logged[i]) || logged.some((l) => same(l, m)) ? [] : [i]));
   const drifted = driftedAt.map((i) => fresh[i]!);
-  if (drifted.length > 0 || fresh.length !== logged.length) ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh, driftedAt);
+  if (drifted.length > 0 || fresh.length !== logged.length)
+    ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh, driftedAt);
   for (const message of drifted) {
     if (message.role !== "user") continue; // only user-role openers can be restated as context
     ctx.session.append("context/message", { content: message.content, source: "prefix-update" });
@@ -236,15 +283,30 @@ function reuseLogged(ctx: TurnContext, logged: readonly Message[], fresh: readon
 /** Validates a (possibly listener-made) result and gives tool calls the loop's call ids. */
 function assistantContent(result: AssistantResult, turn: number, step: number): AssistantContent[] {
   if (result.finish === "error") {
-    throw new ProviderError(result.error?.code ?? "provider-error", result.error?.message ?? "the provider reported an error");
+    throw new ProviderError(
+      result.error?.code ?? "provider-error",
+      result.error?.message ?? "the provider reported an error",
+    );
   }
-  if (result.finish === "aborted") throw new ProviderError("provider-aborted", "the provider ended the stream as aborted, but the turn was not cancelled");
+  if (result.finish === "aborted")
+    throw new ProviderError(
+      "provider-aborted",
+      "the provider ended the stream as aborted, but the turn was not cancelled",
+    );
   validateAssistantContent(result.content, "assistant content");
-  return result.content.map((block, i) => (block.type === "tool-call" ? { ...block, callId: `call_${turn}_${step}_${i}` } : block));
+  return result.content.map((block, i) =>
+    block.type === "tool-call" ? { ...block, callId: `call_${turn}_${step}_${i}` } : block,
+  );
 }
 
 /** Runs the step's tool calls in model order; post-tool context is appended after the last result. */
-async function runTools(ctx: TurnContext, turn: number, step: number, content: readonly AssistantContent[], signal: AbortSignal): Promise<number> {
+async function runTools(
+  ctx: TurnContext,
+  turn: number,
+  step: number,
+  content: readonly AssistantContent[],
+  signal: AbortSignal,
+): Promise<number> {
   const { session } = ctx;
   const extra: (readonly UserContent[])[] = [];
   let calls = 0;
@@ -256,7 +318,14 @@ async function runTools(ctx: TurnContext, turn: number, step: number, content: r
     const outcome = await executeToolCall({
       registry: ctx.tools,
       hooks: ctx.hooks as unknown as HookBus<ToolHooks>,
-      call: { callId: block.callId, name: block.name, rawArguments: block.arguments, turn, step, sessionId: session.id },
+      call: {
+        callId: block.callId,
+        name: block.name,
+        rawArguments: block.arguments,
+        turn,
+        step,
+        sessionId: session.id,
+      },
       signal,
       ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
       ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
@@ -291,10 +360,19 @@ function appendInjects(ctx: TurnContext, state: TurnState, injects: readonly Que
 function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolean): void {
   const cause = signal.aborted ? (signal.reason as AbortCause | undefined) : undefined;
   const why =
-    cause === undefined ? "the turn ended with an error" : cause.kind === "dispose" || ctx.isDisposed() ? "the agent was disposed" : `the turn was cancelled (${cause.reason})`;
-  const closers = ctx.session.openTurnClosers({ closeTurn: false, resultText: `Tool call not completed: ${why}.`, error: cause === undefined ? "error" : "aborted" });
+    cause === undefined
+      ? "the turn ended with an error"
+      : cause.kind === "dispose" || ctx.isDisposed()
+        ? "the agent was disposed"
+        : `the turn was cancelled (${cause.reason})`;
+  const closers = ctx.session.openTurnClosers({
+    closeTurn: false,
+    resultText: `Tool call not completed: ${why}.`,
+    error: cause === undefined ? "error" : "aborted",
+  });
   for (const closer of closers) {
-    if (closer.type === "step/end" && !dispatched) ctx.session.append("step/end", { ...(closer.data as { turn: number; step: number }), dispatched: false });
+    if (closer.type === "step/end" && !dispatched)
+      ctx.session.append("step/end", { ...(closer.data as { turn: number; step: number }), dispatched: false });
     else ctx.session.appendPending(closer);
   }
 }
@@ -303,7 +381,9 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
   if (ctx.isDisposed()) return { kind: "disposed" };
   if (signal.aborted) {
     const cause = signal.reason as AbortCause | undefined;
-    return cause?.kind === "dispose" ? { kind: "disposed" } : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
+    return cause?.kind === "dispose"
+      ? { kind: "disposed" }
+      : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
   }
   if (state.error !== undefined) return { kind: "error", ...state.error };
   if (state.maxTokens) return { kind: "max-tokens" };
@@ -312,12 +392,18 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
 }
 
 function describeError(error: unknown): { message: string; code: string } {
-  if (error instanceof LoopError || error instanceof HeaderError || error instanceof ProviderError || error instanceof PromptError) {
+  if (
+    error instanceof LoopError ||
+    error instanceof HeaderError ||
+    error instanceof ProviderError ||
+    error instanceof PromptError
+  ) {
     return { message: error.message, code: error.code };
   }
   if (error instanceof MessageShapeError) return { message: error.message, code: error.code };
   // Any other typed error from a listener or gate (e.g. CompactionError) keeps its stable code.
   const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof Error) return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };
+  if (error instanceof Error)
+    return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };
   return { message: String(error), code: "exception" };
 }

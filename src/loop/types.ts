@@ -19,14 +19,28 @@ export interface PromptInput {
 }
 
 export type PromptDecision =
-  | { readonly action: "allow"; readonly content?: readonly UserContent[]; readonly additionalContext?: readonly UserContent[] }
+  | {
+      readonly action: "allow";
+      readonly content?: readonly UserContent[];
+      readonly additionalContext?: readonly UserContent[];
+    }
   | { readonly action: "block"; readonly reason: string };
 
 /** The compaction gate's shape (ARCHITECTURE.md §7); `createCompaction()` in src/compaction implements it. */
 export interface CompactionGate {
-  compactIfNeeded(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+  compactIfNeeded(
+    agent: Agent,
+    fullSystemPrompt: string,
+    sessionPrefix: readonly Message[],
+    signal: AbortSignal,
+  ): Promise<void>;
   /** A manual compaction, whatever the pressure (`agent.compact()`). */
-  compactNow?(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+  compactNow?(
+    agent: Agent,
+    fullSystemPrompt: string,
+    sessionPrefix: readonly Message[],
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** Every hook the loop fires. Listeners registered globally hear every agent. */
@@ -39,10 +53,20 @@ export type AgentHooks = ToolHooks &
      * get a frozen empty seed; the canonical contribution is a prepend, `[mine, ...await next()]`.
      * The signal is the turn's: a cancel or dispose during composition discards the result.
      */
-    readonly "agent/session-prefix": WaterfallHook<[agent: Agent, seed: readonly Message[], signal: AbortSignal], readonly Message[]>;
+    readonly "agent/session-prefix": WaterfallHook<
+      [agent: Agent, seed: readonly Message[], signal: AbortSignal],
+      readonly Message[]
+    >;
     /** Before each step's boundary; the compaction gate is one listener. Appends made here join this request. */
     readonly "agent/pre-step": SerialHook<
-      [agent: Agent, turn: number, step: number, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal]
+      [
+        agent: Agent,
+        turn: number,
+        step: number,
+        fullSystemPrompt: string,
+        sessionPrefix: readonly Message[],
+        signal: AbortSignal,
+      ]
     >;
     /** After the boundary: may return a replacement call config (model, sampling), never messages. */
     readonly "agent/request": WaterfallHook<[agent: Agent, config: RequestConfig], RequestConfig>;
@@ -58,7 +82,9 @@ export type AgentHooks = ToolHooks &
      * `drifted` lists the positions in `composed` that are new or changed — with the prepend
      * pattern, position i is the i-th contributor in registration order (one message each).
      */
-    readonly "agent/prefix-drift": EmitHook<[agent: Agent, logged: readonly Message[], composed: readonly Message[], drifted: readonly number[]]>;
+    readonly "agent/prefix-drift": EmitHook<
+      [agent: Agent, logged: readonly Message[], composed: readonly Message[], drifted: readonly number[]]
+    >;
     /** Contained failures (emit listeners, turn errors), with where they happened. */
     readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
   };
@@ -151,7 +177,14 @@ export interface Agent {
   dispose(): Promise<void>;
 }
 
-export type LoopErrorCode = "invalid-options" | "unknown-provider" | "disposed" | "invalid-prefix" | "invalid-config" | "invariant" | "max-steps";
+export type LoopErrorCode =
+  | "invalid-options"
+  | "unknown-provider"
+  | "disposed"
+  | "invalid-prefix"
+  | "invalid-config"
+  | "invariant"
+  | "max-steps";
 
 export class LoopError extends Error {
   override readonly name = "LoopError";

@@ -38,7 +38,9 @@ interface Problem {
 // The checks below build no path strings unless they fail: they run for every block of every
 // event on every load.
 function stringProblem(obj: Record<string, unknown>, key: string): Problem | undefined {
-  return typeof obj[key] === "string" ? undefined : { at: `.${key}`, detail: `expected a string, got ${typeName(obj[key])}` };
+  return typeof obj[key] === "string"
+    ? undefined
+    : { at: `.${key}`, detail: `expected a string, got ${typeName(obj[key])}` };
 }
 
 function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem | undefined {
@@ -54,14 +56,18 @@ function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem 
       return (
         stringProblem(block, "text") ??
         (block.signature === undefined ? undefined : stringProblem(block, "signature")) ??
-        (block.redacted === undefined || typeof block.redacted === "boolean" ? undefined : { at: ".redacted", detail: "expected a boolean" })
+        (block.redacted === undefined || typeof block.redacted === "boolean"
+          ? undefined
+          : { at: ".redacted", detail: "expected a boolean" })
       );
     case "tool-call":
       return stringProblem(block, "callId") ?? stringProblem(block, "name") ?? stringProblem(block, "arguments");
     case "image":
       return stringProblem(block, "mediaType") ?? stringProblem(block, "data");
     case "tool-result": {
-      const problem = stringProblem(block, "callId") ?? (typeof block.isError === "boolean" ? undefined : { at: ".isError", detail: "expected a boolean" });
+      const problem =
+        stringProblem(block, "callId") ??
+        (typeof block.isError === "boolean" ? undefined : { at: ".isError", detail: "expected a boolean" });
       if (problem !== undefined) return problem;
       const inner = blocksProblem(block.content, USER_KINDS);
       return inner === undefined ? undefined : { at: `.content${inner.at}`, detail: inner.detail };
@@ -70,7 +76,8 @@ function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem 
 }
 
 function blocksProblem(content: unknown, allowed: ReadonlySet<BlockKind>): Problem | undefined {
-  if (!Array.isArray(content)) return { at: "", detail: `expected an array of content blocks, got ${typeName(content)}` };
+  if (!Array.isArray(content))
+    return { at: "", detail: `expected an array of content blocks, got ${typeName(content)}` };
   for (let i = 0; i < content.length; i++) {
     const problem = blockProblem(content[i], allowed);
     if (problem !== undefined) return { at: `[${i}]${problem.at}`, detail: problem.detail };
@@ -123,7 +130,8 @@ export function validateMessage(message: unknown, path = "$"): asserts message i
 
 /** Asserts a list of messages (e.g. a composed session prefix). */
 export function validateMessages(messages: unknown, path = "$"): asserts messages is Message[] {
-  if (!Array.isArray(messages)) throw new MessageShapeError(path, `expected an array of messages, got ${typeName(messages)}`);
+  if (!Array.isArray(messages))
+    throw new MessageShapeError(path, `expected an array of messages, got ${typeName(messages)}`);
   messages.forEach((m, i) => {
     validateMessage(m, `${path}[${i}]`);
   });

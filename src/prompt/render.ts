@@ -26,9 +26,21 @@ export function renderSections(sections: readonly PromptSection[], vars: PromptV
 }
 
 /** Runs the `system-prompt/assemble` waterfall over `sections` and renders the result. */
-export async function assembleSystemPrompt(bus: HookBus<PromptHooks>, sections: readonly PromptSection[], vars: PromptVars): Promise<string> {
-  const assembled = await bus.waterfall("system-prompt/assemble", [Object.freeze([...sections]), Object.freeze({ ...vars })], () => sections);
-  if (!Array.isArray(assembled)) throw new PromptError("invalid-section", "a system-prompt/assemble listener returned something other than a section list");
+export async function assembleSystemPrompt(
+  bus: HookBus<PromptHooks>,
+  sections: readonly PromptSection[],
+  vars: PromptVars,
+): Promise<string> {
+  const assembled = await bus.waterfall(
+    "system-prompt/assemble",
+    [Object.freeze([...sections]), Object.freeze({ ...vars })],
+    () => sections,
+  );
+  if (!Array.isArray(assembled))
+    throw new PromptError(
+      "invalid-section",
+      "a system-prompt/assemble listener returned something other than a section list",
+    );
   for (const section of assembled) validateSection(section);
   return renderSections(assembled, vars);
 }

@@ -32,11 +32,18 @@ export class PromptSections {
 
 /** Throws `PromptError('invalid-section')` unless `section` has a non-empty name, a finite order and string text. */
 export function validateSection(section: unknown): asserts section is PromptSection {
-  if (typeof section !== "object" || section === null) throw new PromptError("invalid-section", `a prompt section must be an object, got ${section === null ? "null" : typeof section}`);
+  if (typeof section !== "object" || section === null)
+    throw new PromptError(
+      "invalid-section",
+      `a prompt section must be an object, got ${section === null ? "null" : typeof section}`,
+    );
   const s = section as Record<string, unknown>;
-  if (typeof s.name !== "string" || s.name === "") throw new PromptError("invalid-section", "a prompt section needs a non-empty name");
-  if (typeof s.order !== "number" || !Number.isFinite(s.order)) throw new PromptError("invalid-section", `prompt section ${s.name}: order must be a finite number`);
-  if (typeof s.text !== "string") throw new PromptError("invalid-section", `prompt section ${s.name}: text must be a string`);
+  if (typeof s.name !== "string" || s.name === "")
+    throw new PromptError("invalid-section", "a prompt section needs a non-empty name");
+  if (typeof s.order !== "number" || !Number.isFinite(s.order))
+    throw new PromptError("invalid-section", `prompt section ${s.name}: order must be a finite number`);
+  if (typeof s.text !== "string")
+    throw new PromptError("invalid-section", `prompt section ${s.name}: text must be a string`);
 }
 
 export function sortSections(sections: readonly PromptSection[]): PromptSection[] {

@@ -18,7 +18,10 @@ export type PromptHooks = {
    * Runs every step. Listeners get the merged sections and the variables and may return a
    * different section list (add, drop, rewrite); the innermost default returns them unchanged.
    */
-  readonly "system-prompt/assemble": WaterfallHook<[sections: readonly PromptSection[], vars: PromptVars], readonly PromptSection[]>;
+  readonly "system-prompt/assemble": WaterfallHook<
+    [sections: readonly PromptSection[], vars: PromptVars],
+    readonly PromptSection[]
+  >;
 };
 
 export type PromptErrorCode = "unknown-variable" | "invalid-section";

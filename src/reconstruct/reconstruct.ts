@@ -16,7 +16,13 @@ import { composeRequest } from "./compose.js";
 import { type LoopRequest, ReconstructError, type ReconstructedRequest } from "./types.js";
 
 /** Events that can only exist once the step's request was dispatched (or the step ended). */
-const AFTER_DISPATCH: ReadonlySet<string> = new Set(["assistant/message", "llm/retry", "tool/call", "tool/result", "step/end"]);
+const AFTER_DISPATCH: ReadonlySet<string> = new Set([
+  "assistant/message",
+  "llm/retry",
+  "tool/call",
+  "tool/result",
+  "step/end",
+]);
 
 interface PendingStep {
   readonly turn: number;
@@ -75,7 +81,11 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
       return;
     }
     if (by === undefined || by.type === "step/end") return; // never dispatched
-    throw new ReconstructError("no-header-at-dispatch", `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) has model output at seq ${by.seq} but no request header was logged`, by.seq);
+    throw new ReconstructError(
+      "no-header-at-dispatch",
+      `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) has model output at seq ${by.seq} but no request header was logged`,
+      by.seq,
+    );
   };
 
   for (const event of events) {
@@ -96,7 +106,11 @@ export function reconstructRequests(events: readonly SessionEvent[]): Reconstruc
       messages.push(message);
     } else {
       if (op.start < 0 || op.end < op.start || op.end >= messages.length) {
-        throw new ReconstructError("bad-replace", `${event.type} at seq ${event.seq} replaces ${op.start}..${op.end} on a surface of ${messages.length}`, event.seq);
+        throw new ReconstructError(
+          "bad-replace",
+          `${event.type} at seq ${event.seq} replaces ${op.start}..${op.end} on a surface of ${messages.length}`,
+          event.seq,
+        );
       }
       messages = [...messages.slice(0, op.start), message, ...messages.slice(op.end + 1)];
     }

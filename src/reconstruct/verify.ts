@@ -28,7 +28,10 @@ export function verifyLog(events: readonly unknown[]): LogReport {
   let requests = 0;
   if (session !== undefined) {
     if (session.openTurn !== null) {
-      issues.push({ code: "open-turn", message: `turn ${session.openTurn} has no turn/end (crash repair would close it as interrupted)` });
+      issues.push({
+        code: "open-turn",
+        message: `turn ${session.openTurn} has no turn/end (crash repair would close it as interrupted)`,
+      });
     }
     try {
       requests = reconstructRequests(session.events as readonly SessionEvent[]).length;

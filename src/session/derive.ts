@@ -29,7 +29,12 @@ export function deriveEventMessage(event: SessionEvent): Message | undefined {
       return Object.freeze({
         role: "tool",
         content: Object.freeze([
-          Object.freeze({ type: "tool-result", callId: e.data.callId, content: e.data.content, isError: e.data.isError }),
+          Object.freeze({
+            type: "tool-result",
+            callId: e.data.callId,
+            content: e.data.content,
+            isError: e.data.isError,
+          }),
         ]) as readonly [never],
       });
     default:

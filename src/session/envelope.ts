@@ -18,14 +18,20 @@ function envelopeError(index: number, detail: string): SessionError {
 /** Asserts `raw` is a well-formed event envelope with seq `expectedSeq` and a valid payload. */
 export function validateEnvelope(raw: unknown, expectedSeq: number): asserts raw is SessionEvent {
   if (!isRecord(raw)) throw envelopeError(expectedSeq, `expected an object, got ${typeName(raw)}`);
-  for (const key in raw) if (!ENVELOPE_KEYS.has(key)) throw envelopeError(expectedSeq, `unknown envelope key ${show(key)}`);
+  for (const key in raw)
+    if (!ENVELOPE_KEYS.has(key)) throw envelopeError(expectedSeq, `unknown envelope key ${show(key)}`);
   if (raw.seq !== expectedSeq) {
-    throw new SessionError("seq-mismatch", `event at index ${expectedSeq} has seq ${show(raw.seq)}; seq must equal index`, expectedSeq);
+    throw new SessionError(
+      "seq-mismatch",
+      `event at index ${expectedSeq} has seq ${show(raw.seq)}; seq must equal index`,
+      expectedSeq,
+    );
   }
   const type = raw.type;
   if (!isEventType(type)) throw envelopeError(expectedSeq, `unknown event type ${show(type)}`);
   const time = raw.time;
-  if (typeof time !== "number" || !Number.isFinite(time) || time < 0) throw envelopeError(expectedSeq, `time must be epoch ms, got ${show(time)}`);
+  if (typeof time !== "number" || !Number.isFinite(time) || time < 0)
+    throw envelopeError(expectedSeq, `time must be epoch ms, got ${show(time)}`);
   validateEventData(type, raw.data, expectedSeq);
   const op = raw.surfaceOp;
   if (isSurfaceEventType(type)) {
@@ -36,8 +42,10 @@ export function validateEnvelope(raw: unknown, expectedSeq: number): asserts raw
   }
   const sources = raw.sourceEventSeqs;
   if (sources !== undefined) {
-    if (!Array.isArray(sources) || !sources.every((s) => Number.isSafeInteger(s) && s >= 0)) throw envelopeError(expectedSeq, "sourceEventSeqs must be an array of seqs");
-    if (op === "append" || op === undefined) throw envelopeError(expectedSeq, "sourceEventSeqs is only allowed on a replace");
+    if (!Array.isArray(sources) || !sources.every((s) => Number.isSafeInteger(s) && s >= 0))
+      throw envelopeError(expectedSeq, "sourceEventSeqs must be an array of seqs");
+    if (op === "append" || op === undefined)
+      throw envelopeError(expectedSeq, "sourceEventSeqs is only allowed on a replace");
   }
 }
 

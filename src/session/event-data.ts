@@ -6,7 +6,13 @@
 // Each check returns `undefined` or a problem ("field: detail"); no closures are made per call,
 // since this runs once per event on every load.
 import { previewJson } from "../json/index.js";
-import { MessageShapeError, typeName, validateAssistantContent, validateToolResultContent, validateUserContent } from "../messages/index.js";
+import {
+  MessageShapeError,
+  typeName,
+  validateAssistantContent,
+  validateToolResultContent,
+  validateUserContent,
+} from "../messages/index.js";
 import { SessionError } from "./errors.js";
 import { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
 import type { EventType, SessionEvent } from "./types.js";
@@ -61,7 +67,8 @@ const TURN_END_KINDS = new Set(["completed", "aborted", "error", "disposed", "ma
 const turnEndReason: Check = (d) => {
   const r = d.reason;
   if (!isRecord(r)) return `reason: expected an object, got ${typeName(r)}`;
-  if (typeof r.kind !== "string" || !TURN_END_KINDS.has(r.kind)) return `reason.kind: unknown turn-end kind ${show(r.kind)}`;
+  if (typeof r.kind !== "string" || !TURN_END_KINDS.has(r.kind))
+    return `reason.kind: unknown turn-end kind ${show(r.kind)}`;
   if ((r.kind === "aborted" || r.kind === "rejected") && !isString(r.reason)) return "reason.reason: expected a string";
   if (r.kind === "error") {
     if (!isCount(r.step)) return `reason.step: expected a step number, got ${show(r.step)}`;
@@ -92,7 +99,12 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
   "prompt/blocked": [strings("source", "reason"), content(validateUserContent)],
   "context/message": [strings("source"), content(validateUserContent)],
   "steering/message": [positive("turn"), strings("source"), content(validateUserContent)],
-  "assistant/message": [positive("turn", "step"), content(validateAssistantContent), usage, optional("stopReason", isString, "a string")],
+  "assistant/message": [
+    positive("turn", "step"),
+    content(validateAssistantContent),
+    usage,
+    optional("stopReason", isString, "a string"),
+  ],
   "tool/call": [positive("turn", "step"), strings("callId", "name", "arguments")],
   "tool/result": [
     positive("turn", "step"),
@@ -102,9 +114,16 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     optional("error", isString, "a string"),
     optional("meta", isRecord, "an object"),
   ],
-  "request/header": [(d) => epochHeaderProblem(d.header), required("reason", (v) => HEADER_REASONS.has(v as string), "initial, resume or fallback")],
+  "request/header": [
+    (d) => epochHeaderProblem(d.header),
+    required("reason", (v) => HEADER_REASONS.has(v as string), "initial, resume or fallback"),
+  ],
   "request/header-delta": [(d) => headerDeltaProblem(d)],
-  "llm/retry": [positive("turn", "step", "attempt"), strings("code"), required("delayMs", isCount, "a non-negative integer")],
+  "llm/retry": [
+    positive("turn", "step", "attempt"),
+    strings("code"),
+    required("delayMs", isCount, "a non-negative integer"),
+  ],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],
   "compact/end": [positive("turn"), optional("error", isString, "a string")],

@@ -25,14 +25,22 @@ export function forkSeed(events: readonly SessionEvent[], atSeq?: number): reado
         break;
       }
     }
-    if (boundary === undefined) throw new SessionError("fork-no-completed-turn", "cannot fork: the log has no turn/end yet");
+    if (boundary === undefined)
+      throw new SessionError("fork-no-completed-turn", "cannot fork: the log has no turn/end yet");
   }
   if (!Number.isSafeInteger(boundary) || boundary < 0 || boundary >= events.length) {
-    throw new SessionError("fork-boundary-out-of-range", `fork boundary ${boundary} is outside the log (0..${events.length - 1})`);
+    throw new SessionError(
+      "fork-boundary-out-of-range",
+      `fork boundary ${boundary} is outside the log (0..${events.length - 1})`,
+    );
   }
   const event = events[boundary]!;
   if (event.type !== "turn/end") {
-    throw new SessionError("fork-boundary-not-turn-end", `fork boundary seq ${boundary} is a ${event.type}, not a turn/end`, boundary);
+    throw new SessionError(
+      "fork-boundary-not-turn-end",
+      `fork boundary seq ${boundary} is a ${event.type}, not a turn/end`,
+      boundary,
+    );
   }
   return events.slice(0, boundary + 1);
 }

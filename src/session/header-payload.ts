@@ -15,7 +15,8 @@ const RESERVED_CONFIG_KEYS = ["system", "tools", "messages", "signal", "sessionI
 function toolProblem(tool: unknown, path: string): string | undefined {
   if (!isRecord(tool)) return `${path}: expected a tool object, got ${typeName(tool)}`;
   if (typeof tool.name !== "string" || tool.name === "") return `${path}.name: expected a non-empty string`;
-  if (tool.description !== undefined && typeof tool.description !== "string") return `${path}.description: expected a string`;
+  if (tool.description !== undefined && typeof tool.description !== "string")
+    return `${path}.description: expected a string`;
   if (!isRecord(tool.inputSchema)) return `${path}.inputSchema: expected a JSON Schema object`;
   return undefined;
 }
@@ -36,7 +37,10 @@ function toolsProblem(tools: unknown, path: string): string | undefined {
 function configProblem(config: unknown, path: string): string | undefined {
   if (!isRecord(config)) return `${path}: expected an object, got ${typeName(config)}`;
   if (typeof config.model !== "string" || config.model === "") return `${path}.model: expected a model id string`;
-  if (config.temperature !== undefined && (typeof config.temperature !== "number" || !Number.isFinite(config.temperature))) {
+  if (
+    config.temperature !== undefined &&
+    (typeof config.temperature !== "number" || !Number.isFinite(config.temperature))
+  ) {
     return `${path}.temperature: expected a number`;
   }
   if (config.maxTokens !== undefined && !(Number.isSafeInteger(config.maxTokens) && (config.maxTokens as number) > 0)) {
@@ -45,7 +49,8 @@ function configProblem(config: unknown, path: string): string | undefined {
   if (config.stop !== undefined && !(Array.isArray(config.stop) && config.stop.every((s) => typeof s === "string"))) {
     return `${path}.stop: expected an array of strings`;
   }
-  for (const key of RESERVED_CONFIG_KEYS) if (key in config) return `${path}.${key}: reserved for the request itself, not a config field`;
+  for (const key of RESERVED_CONFIG_KEYS)
+    if (key in config) return `${path}.${key}: reserved for the request itself, not a config field`;
   return undefined;
 }
 
@@ -63,7 +68,8 @@ function prefixProblem(prefix: unknown, path: string): string | undefined {
 export function epochHeaderProblem(raw: unknown, path = "header"): string | undefined {
   if (!isRecord(raw)) return `${path}: expected an object, got ${typeName(raw)}`;
   for (const key in raw) {
-    if (key !== "config" && key !== "system" && key !== "tools" && key !== "messagePrefix") return `${path}.${key}: unknown header field`;
+    if (key !== "config" && key !== "system" && key !== "tools" && key !== "messagePrefix")
+      return `${path}.${key}: unknown header field`;
   }
   return (
     configProblem(raw.config, `${path}.config`) ??
@@ -77,11 +83,18 @@ export function epochHeaderProblem(raw: unknown, path = "header"): string | unde
 export function headerDeltaProblem(raw: unknown, path = "delta"): string | undefined {
   if (!isRecord(raw)) return `${path}: expected an object, got ${typeName(raw)}`;
   for (const key in raw) {
-    if (key !== "system" && key !== "tools" && key !== "config" && key !== "messagePrefix") return `${path}.${key}: unknown delta arm`;
+    if (key !== "system" && key !== "tools" && key !== "config" && key !== "messagePrefix")
+      return `${path}.${key}: unknown delta arm`;
   }
   if (raw.system !== undefined) {
     const s = raw.system;
-    if (!isRecord(s) || !isCount(s.keepStart) || !isCount(s.keepEnd) || !Array.isArray(s.insert) || !s.insert.every((l) => typeof l === "string")) {
+    if (
+      !isRecord(s) ||
+      !isCount(s.keepStart) ||
+      !isCount(s.keepEnd) ||
+      !Array.isArray(s.insert) ||
+      !s.insert.every((l) => typeof l === "string")
+    ) {
       return `${path}.system: expected { keepStart, keepEnd, insert: string[] }`;
     }
   }
@@ -90,7 +103,8 @@ export function headerDeltaProblem(raw: unknown, path = "delta"): string | undef
     if (!isRecord(t)) return `${path}.tools: expected { added, removed, changed }`;
     const problem = toolsProblem(t.added, `${path}.tools.added`) ?? toolsProblem(t.changed, `${path}.tools.changed`);
     if (problem !== undefined) return problem;
-    if (!Array.isArray(t.removed) || !t.removed.every((n) => typeof n === "string")) return `${path}.tools.removed: expected an array of names`;
+    if (!Array.isArray(t.removed) || !t.removed.every((n) => typeof n === "string"))
+      return `${path}.tools.removed: expected an array of names`;
   }
   if (raw.config !== undefined) {
     const problem = configProblem(raw.config, `${path}.config`);

@@ -30,12 +30,22 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
   }
   const byModelOrder = (a: OpenCall, b: OpenCall): number => a.order - b.order;
   for (const call of [...structure.unloggedCalls.values()].sort(byModelOrder)) {
-    out.push({ type: "tool/call", data: { turn: call.turn, step: call.step, callId: call.callId, name: call.name, arguments: call.arguments } });
+    out.push({
+      type: "tool/call",
+      data: { turn: call.turn, step: call.step, callId: call.callId, name: call.name, arguments: call.arguments },
+    });
   }
   for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()].sort(byModelOrder)) {
     out.push({
       type: "tool/result",
-      data: { turn: call.turn, step: call.step, callId: call.callId, content: [{ type: "text", text }], isError: true, error },
+      data: {
+        turn: call.turn,
+        step: call.step,
+        callId: call.callId,
+        content: [{ type: "text", text }],
+        isError: true,
+        error,
+      },
       surfaceOp: "append",
     });
   }

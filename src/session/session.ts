@@ -13,7 +13,15 @@ import { isEventType, show, validateEventData } from "./event-data.js";
 import { type CloserOptions, crashRepairClosers } from "./repair.js";
 import { LogStructure } from "./structure.js";
 import { Surface } from "./surface.js";
-import type { AnySessionEvent, EventDataMap, EventType, PendingEvent, SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
+import type {
+  AnySessionEvent,
+  EventDataMap,
+  EventType,
+  PendingEvent,
+  SessionEvent,
+  SessionHeader,
+  SurfaceOp,
+} from "./types.js";
 
 export type SessionObserver = (event: SessionEvent, session: Session) => void;
 
@@ -31,7 +39,10 @@ export interface NewSessionInit {
 }
 
 const defaultObserverError = (error: unknown, event: SessionEvent): void => {
-  process.emitWarning(`session observer threw on ${event.type} (seq ${event.seq}): ${String(error)}`, "KeelsonObserverWarning");
+  process.emitWarning(
+    `session observer threw on ${event.type} (seq ${event.seq}): ${String(error)}`,
+    "KeelsonObserverWarning",
+  );
 };
 
 /** A detached, validated copy of a session header; every failure is `invalid-header`. */
@@ -40,7 +51,10 @@ function headerCopy(header: unknown): SessionHeader {
   try {
     copy = snapshotJson(header, "header", FROZEN);
   } catch (e) {
-    if (e instanceof JsonError) throw new SessionError("invalid-header", `session header is not lossless JSON: ${e.message}`, undefined, { cause: e });
+    if (e instanceof JsonError)
+      throw new SessionError("invalid-header", `session header is not lossless JSON: ${e.message}`, undefined, {
+        cause: e,
+      });
     throw e;
   }
   validateSessionHeader(copy);
@@ -60,13 +74,18 @@ function surfaceOpCopy(op: SurfaceOp, seq: number): SurfaceOp {
   try {
     return snapshotJson(op, "surfaceOp", FROZEN) as unknown as SurfaceOp;
   } catch (e) {
-    if (e instanceof JsonError) throw new SessionError("invalid-surface-op", `surfaceOp is not lossless JSON: ${e.message}`, seq, { cause: e });
+    if (e instanceof JsonError)
+      throw new SessionError("invalid-surface-op", `surfaceOp is not lossless JSON: ${e.message}`, seq, { cause: e });
     throw e;
   }
 }
 
 /** The commit already happened: an error sink that throws must not make `append` throw. */
-function reportObserverError(sink: (error: unknown, event: SessionEvent) => void, error: unknown, event: SessionEvent): void {
+function reportObserverError(
+  sink: (error: unknown, event: SessionEvent) => void,
+  error: unknown,
+  event: SessionEvent,
+): void {
   try {
     sink(error, event);
   } catch (sinkError) {
@@ -167,7 +186,10 @@ export class Session {
    */
   append<T extends EventType>(type: T, data: EventDataMap[T], surfaceOp?: SurfaceOp): SessionEvent<T> {
     if (this.#notifying) {
-      throw new SessionError("reentrant-append", `an observer tried to append ${String(type)} while observers were being notified`);
+      throw new SessionError(
+        "reentrant-append",
+        `an observer tried to append ${String(type)} while observers were being notified`,
+      );
     }
     if (!isEventType(type)) throw new SessionError("invalid-event", `unknown event type ${show(type)}`);
     const seq = this.#events.length;
@@ -175,7 +197,8 @@ export class Session {
     try {
       copy = snapshotJson(data, "data", FROZEN);
     } catch (e) {
-      if (e instanceof JsonError) throw new SessionError("invalid-data", `${type} data is not lossless JSON: ${e.message}`, seq, { cause: e });
+      if (e instanceof JsonError)
+        throw new SessionError("invalid-data", `${type} data is not lossless JSON: ${e.message}`, seq, { cause: e });
       throw e;
     }
     validateEventData(type, copy, seq);
@@ -188,7 +211,11 @@ export class Session {
     }
     const time = this.#clock();
     if (typeof time !== "number" || !Number.isFinite(time) || time < 0) {
-      throw new SessionError("invalid-event", `the session clock returned ${String(time)}; event time must be epoch ms`, seq);
+      throw new SessionError(
+        "invalid-event",
+        `the session clock returned ${String(time)}; event time must be epoch ms`,
+        seq,
+      );
     }
     const draft = { type, seq, time, data: copy as EventDataMap[T] } as SessionEvent<T>;
     const event: SessionEvent<T> = op === undefined ? draft : { ...draft, surfaceOp: op };
@@ -249,7 +276,10 @@ export class Session {
     try {
       event = take(raw, `events[${index}]`) as SessionEvent;
     } catch (e) {
-      if (e instanceof JsonError) throw new SessionError("invalid-data", `event at index ${index} is not lossless JSON: ${e.message}`, index, { cause: e });
+      if (e instanceof JsonError)
+        throw new SessionError("invalid-data", `event at index ${index} is not lossless JSON: ${e.message}`, index, {
+          cause: e,
+        });
       throw e;
     }
     validateEnvelope(event, index);
@@ -257,7 +287,10 @@ export class Session {
     if (op !== undefined) {
       const provenance = this.#surface.plan(event, op);
       const logged = event.sourceEventSeqs;
-      const same = provenance === undefined ? logged === undefined : logged !== undefined && logged.length === provenance.length && logged.every((s, i) => s === provenance[i]);
+      const same =
+        provenance === undefined
+          ? logged === undefined
+          : logged !== undefined && logged.length === provenance.length && logged.every((s, i) => s === provenance[i]);
       if (!same) {
         throw new SessionError(
           "replace-provenance-mismatch",

@@ -36,7 +36,8 @@ export class LogStructure {
   /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
   check(event: AnySessionEvent): void {
     const problem = this.#problem(event);
-    if (problem !== undefined) throw new SessionError("structure", `${event.type} at seq ${event.seq}: ${problem}`, event.seq);
+    if (problem !== undefined)
+      throw new SessionError("structure", `${event.type} at seq ${event.seq}: ${problem}`, event.seq);
   }
 
   // Returns what is wrong with `event` coming next, or undefined. (No per-call closures: this
@@ -52,7 +53,11 @@ export class LogStructure {
       case "turn/end":
         return (
           this.#inTurn(event.data.turn) ??
-          (this.openStep !== null ? `step ${this.openStep} is still open` : this.compactionOpen ? "a compaction is still open" : undefined)
+          (this.openStep !== null
+            ? `step ${this.openStep} is still open`
+            : this.compactionOpen
+              ? "a compaction is still open"
+              : undefined)
         );
       case "step/start":
         return (
@@ -78,7 +83,8 @@ export class LogStructure {
         for (const block of event.data.content) {
           if (block.type !== "tool-call") continue;
           ids ??= new Set();
-          if (this.seenCallIds.has(block.callId) || ids.has(block.callId)) return `duplicate tool call id ${block.callId}`;
+          if (this.seenCallIds.has(block.callId) || ids.has(block.callId))
+            return `duplicate tool call id ${block.callId}`;
           ids.add(block.callId);
         }
         return undefined;
@@ -95,7 +101,9 @@ export class LogStructure {
         if (event.surfaceOp !== "append") return undefined; // a replace rewrites an answered result; the surface checks it
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
-        return this.unansweredCalls.has(event.data.callId) ? undefined : `call id ${event.data.callId} has no unanswered tool/call`;
+        return this.unansweredCalls.has(event.data.callId)
+          ? undefined
+          : `call id ${event.data.callId} has no unanswered tool/call`;
       }
       case "steering/message":
         return this.#inTurn(event.data.turn);
@@ -104,7 +112,11 @@ export class LogStructure {
       case "compact/start":
         return (
           this.#inTurn(event.data.turn) ??
-          (this.compactionOpen ? "a compaction is already open" : this.openStep !== null ? "compaction runs between steps, but a step is open" : undefined)
+          (this.compactionOpen
+            ? "a compaction is already open"
+            : this.openStep !== null
+              ? "compaction runs between steps, but a step is open"
+              : undefined)
         );
       case "compact/summary":
         return this.compactionOpen ? undefined : "no compaction is open";
@@ -121,7 +133,8 @@ export class LogStructure {
 
   #inStep(turn: number, step: number): string | undefined {
     if (this.openStep === null) return "requires an open step";
-    if (turn !== this.openTurn || step !== this.openStep) return `names turn ${turn} step ${step}, but turn ${this.openTurn} step ${this.openStep} is open`;
+    if (turn !== this.openTurn || step !== this.openStep)
+      return `names turn ${turn} step ${step}, but turn ${this.openTurn} step ${this.openStep} is open`;
     return undefined;
   }
 

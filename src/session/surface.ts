@@ -52,8 +52,17 @@ export class Surface {
       throw new SessionError(code, `${event.type} at seq ${event.seq}: ${detail}`, event.seq);
     };
     const { start, end } = op;
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start || end >= this.#nodes.length) {
-      fail("replace-out-of-range", `replace ${start}..${end} does not name nodes on a surface of ${this.#nodes.length}`);
+    if (
+      !Number.isSafeInteger(start) ||
+      !Number.isSafeInteger(end) ||
+      start < 0 ||
+      end < start ||
+      end >= this.#nodes.length
+    ) {
+      fail(
+        "replace-out-of-range",
+        `replace ${start}..${end} does not name nodes on a surface of ${this.#nodes.length}`,
+      );
     }
     const region = this.#nodes.slice(start, end + 1);
     const replacement = deriveEventMessage(event)!;

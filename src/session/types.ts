@@ -18,7 +18,6 @@ export type TurnEndReason =
   | { readonly kind: "rejected"; readonly reason: string }
   | { readonly kind: "interrupted" };
 
-
 /** The request header's payload types live in the header layer; here they are opaque JSON. */
 export type HeaderSnapshotReason = "initial" | "resume" | "fallback";
 

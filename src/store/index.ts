@@ -1,6 +1,12 @@
 // Public API of the store layer (depends on session).
 export { defaultSessionsDir, keelsonHome } from "./home.js";
-export { decodeHeaderLine, FORMAT as JSONL_FORMAT, firstInvalidUtf8Line, type SplitLog, splitLog } from "./jsonl-codec.js";
+export {
+  decodeHeaderLine,
+  FORMAT as JSONL_FORMAT,
+  firstInvalidUtf8Line,
+  type SplitLog,
+  splitLog,
+} from "./jsonl-codec.js";
 export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
 export { persistSession, type SessionPersistence } from "./persist.js";
 export type { LoadedSession, LoadOptions, SessionStore, SessionSummary, StoreErrorCode } from "./types.js";

@@ -24,7 +24,10 @@ export function decodeHeaderLine(line: string, file: string): unknown {
     throw new StoreError("foreign", `${file} is not a Keelson session log: line 1 is not JSON`, { file, line: 1 });
   }
   if (typeof raw !== "object" || raw === null || (raw as { format?: unknown }).format !== FORMAT) {
-    throw new StoreError("foreign", `${file} is not a Keelson session log: line 1 has no "format":"${FORMAT}"`, { file, line: 1 });
+    throw new StoreError("foreign", `${file} is not a Keelson session log: line 1 has no "format":"${FORMAT}"`, {
+      file,
+      line: 1,
+    });
   }
   const { format: _format, ...header } = raw as Record<string, unknown>;
   return header;

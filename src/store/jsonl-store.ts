@@ -11,14 +11,25 @@ import { previewJson } from "../json/index.js";
 import { randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
-import { isSafeSessionId, Session, SessionError, type SessionEvent, type SessionHeader, validateEnvelope, validateSessionHeader } from "../session/index.js";
+import {
+  isSafeSessionId,
+  Session,
+  SessionError,
+  type SessionEvent,
+  type SessionHeader,
+  validateEnvelope,
+  validateSessionHeader,
+} from "../session/index.js";
 import { defaultSessionsDir } from "./home.js";
 import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, firstInvalidUtf8Line, splitLog } from "./jsonl-codec.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { type LoadedSession, type LoadOptions, type SessionStore, type SessionSummary, StoreError } from "./types.js";
 
 /** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
-export type StoreFileSystem = Pick<typeof nodeFs, "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir">;
+export type StoreFileSystem = Pick<
+  typeof nodeFs,
+  "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir"
+>;
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */
@@ -60,10 +71,12 @@ export class JsonlSessionStore implements SessionStore {
       validateSessionHeader(header);
       Session.fromLog(header, seed); // the seed must be a valid log
     } catch (e) {
-      if (e instanceof SessionError) throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
+      if (e instanceof SessionError)
+        throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
       throw e;
     }
-    if (this.#writers.has(header.id)) throw new StoreError("exists", `session ${header.id} already exists (${file})`, { file });
+    if (this.#writers.has(header.id))
+      throw new StoreError("exists", `session ${header.id} already exists (${file})`, { file });
     await this.#fs.mkdir(this.root, { recursive: true });
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
@@ -89,12 +102,20 @@ export class JsonlSessionStore implements SessionStore {
     const writer = this.#writer(sessionId);
     events.forEach((event, i) => {
       if (event?.seq !== writer.nextSeq + i) {
-        throw new StoreError("seq-gap", `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`);
+        throw new StoreError(
+          "seq-gap",
+          `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`,
+        );
       }
       try {
         validateEnvelope(event, event.seq);
       } catch (e) {
-        if (e instanceof SessionError) throw new StoreError("invalid-event", `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`, { cause: e });
+        if (e instanceof SessionError)
+          throw new StoreError(
+            "invalid-event",
+            `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`,
+            { cause: e },
+          );
         throw e;
       }
     });
@@ -117,7 +138,10 @@ export class JsonlSessionStore implements SessionStore {
     this.#open();
     const file = this.fileOf(sessionId);
     if (this.#writers.has(sessionId)) {
-      if (!options.readOnly) throw new StoreError("already-open", `session ${sessionId} is already open for writing in this store`, { file });
+      if (!options.readOnly)
+        throw new StoreError("already-open", `session ${sessionId} is already open for writing in this store`, {
+          file,
+        });
       await this.flush(sessionId);
     }
     const writable = !options.readOnly;
@@ -171,25 +195,42 @@ export class JsonlSessionStore implements SessionStore {
     try {
       bytes = await this.#fs.readFile(file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new StoreError("not-found", `no session ${sessionId} (${file} does not exist)`, { file });
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        throw new StoreError("not-found", `no session ${sessionId} (${file} does not exist)`, { file });
       throw e;
     }
     const { lines, committedBytes, tornBytes } = splitLog(bytes);
-    if (lines.length === 0) throw new StoreError("foreign", `${file} is not a Keelson session log: it has no complete header line`, { file, line: 1 });
+    if (lines.length === 0)
+      throw new StoreError("foreign", `${file} is not a Keelson session log: it has no complete header line`, {
+        file,
+        line: 1,
+      });
     const header = decodeHeaderLine(lines[0]!, file);
     if ((header as { id?: unknown }).id !== sessionId) {
-      throw new StoreError("corrupt", `${file}: line 1 names session ${previewJson((header as { id?: unknown }).id)}, not ${sessionId}`, { file, line: 1 });
+      throw new StoreError(
+        "corrupt",
+        `${file}: line 1 names session ${previewJson((header as { id?: unknown }).id)}, not ${sessionId}`,
+        { file, line: 1 },
+      );
     }
     const badLine = firstInvalidUtf8Line(bytes, committedBytes);
     if (badLine !== undefined) {
-      throw new StoreError("corrupt", `${file}: line ${badLine} is not valid UTF-8 (inside the committed log, so it is corruption, not a torn write)`, { file, line: badLine });
+      throw new StoreError(
+        "corrupt",
+        `${file}: line ${badLine} is not valid UTF-8 (inside the committed log, so it is corruption, not a torn write)`,
+        { file, line: badLine },
+      );
     }
     const events: unknown[] = new Array(lines.length - 1);
     for (let i = 1; i < lines.length; i++) {
       try {
         events[i - 1] = JSON.parse(lines[i]!);
       } catch {
-        throw new StoreError("corrupt", `${file}: line ${i + 1} is not valid JSON (inside the committed log, so it is corruption, not a torn write)`, { file, line: i + 1 });
+        throw new StoreError(
+          "corrupt",
+          `${file}: line ${i + 1} is not valid JSON (inside the committed log, so it is corruption, not a torn write)`,
+          { file, line: i + 1 },
+        );
       }
     }
     let session: Session;
@@ -198,16 +239,28 @@ export class JsonlSessionStore implements SessionStore {
     } catch (e) {
       if (!(e instanceof SessionError)) throw e;
       const line = e.code === "invalid-header" ? 1 : e.seq === undefined ? undefined : e.seq + 2;
-      throw new StoreError("corrupt", `${file}${line === undefined ? "" : `: line ${line}`}: ${e.message}`, { file, ...(line === undefined ? {} : { line }), cause: e });
+      throw new StoreError("corrupt", `${file}${line === undefined ? "" : `: line ${line}`}: ${e.message}`, {
+        file,
+        ...(line === undefined ? {} : { line }),
+        cause: e,
+      });
     }
-    if (options.readOnly) return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
+    if (options.readOnly)
+      return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
 
     const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
     if (tornBytes > 0) {
       await handle.truncate(committedBytes);
       await handle.sync();
     }
-    this.#writers.set(sessionId, { file, handle, committedBytes, nextSeq: session.length, buffer: [], flushing: Promise.resolve() });
+    this.#writers.set(sessionId, {
+      file,
+      handle,
+      committedBytes,
+      nextSeq: session.length,
+      buffer: [],
+      flushing: Promise.resolve(),
+    });
     const repaired = session.repair();
     if (repaired.length > 0) {
       this.append(sessionId, repaired);
@@ -224,7 +277,12 @@ export class JsonlSessionStore implements SessionStore {
     try {
       let written = 0;
       while (written < bytes.length) {
-        const { bytesWritten } = await writer.handle.write(bytes, written, bytes.length - written, writer.committedBytes + written);
+        const { bytesWritten } = await writer.handle.write(
+          bytes,
+          written,
+          bytes.length - written,
+          writer.committedBytes + written,
+        );
         written += bytesWritten;
       }
       await writer.handle.sync();
@@ -233,7 +291,11 @@ export class JsonlSessionStore implements SessionStore {
       // Roll back to the committed size; keep the batch (ahead of anything appended meanwhile).
       writer.buffer = [...pending, ...writer.buffer];
       await writer.handle.truncate(writer.committedBytes).catch(() => undefined);
-      throw new StoreError("write-failed", `${writer.file}: flushing ${pending.length} event(s) failed and was rolled back: ${String(cause)}`, { file: writer.file, cause });
+      throw new StoreError(
+        "write-failed",
+        `${writer.file}: flushing ${pending.length} event(s) failed and was rolled back: ${String(cause)}`,
+        { file: writer.file, cause },
+      );
     }
   }
 
@@ -249,7 +311,8 @@ export class JsonlSessionStore implements SessionStore {
     try {
       await this.#fs.link(temp, file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new StoreError("exists", `session file ${file} already exists; not overwritten`, { file });
+      if ((e as NodeJS.ErrnoException).code === "EEXIST")
+        throw new StoreError("exists", `session file ${file} already exists; not overwritten`, { file });
       throw e;
     } finally {
       await this.#fs.unlink(temp).catch(() => undefined);
@@ -290,7 +353,10 @@ export class JsonlSessionStore implements SessionStore {
   #writer(sessionId: string): Writer {
     const writer = this.#writers.get(sessionId);
     if (writer === undefined) {
-      throw new StoreError("not-open", `session ${sessionId} is not open for writing in this store (create or load it first)`);
+      throw new StoreError(
+        "not-open",
+        `session ${sessionId} is not open for writing in this store (create or load it first)`,
+      );
     }
     return writer;
   }

@@ -79,7 +79,11 @@ export async function acquireLock(fs: Fs, path: string, sessionId: string): Prom
       const owner = parseOwner(text);
       const stale = owner === undefined || (owner.host === hostname() && !isAlive(owner.pid));
       if (!stale) {
-        throw new StoreError("locked", `session ${sessionId} is already open for writing by pid ${owner.pid} on ${owner.host} (lock file ${path})`, { file: path });
+        throw new StoreError(
+          "locked",
+          `session ${sessionId} is already open for writing by pid ${owner.pid} on ${owner.host} (lock file ${path})`,
+          { file: path },
+        );
       }
       await takeOverStale(fs, path, text, nonce);
     }

@@ -28,7 +28,11 @@ export function persistSession(session: Session, store: SessionStore): SessionPe
   return {
     async flush() {
       if (failure !== undefined) {
-        throw new StoreError("write-failed", `session ${session.id}: the store refused an append, so the log on disk is behind the session: ${String(failure)}`, { cause: failure });
+        throw new StoreError(
+          "write-failed",
+          `session ${session.id}: the store refused an append, so the log on disk is behind the session: ${String(failure)}`,
+          { cause: failure },
+        );
       }
       await store.flush(session.id);
     },

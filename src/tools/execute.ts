@@ -4,7 +4,12 @@
 // model sees (hook failures are also reported through the bus).
 import type { HookBus } from "../hooks/index.js";
 import { deepFreeze, JsonError, type JsonObject, snapshotJson } from "../json/index.js";
-import { MessageShapeError, type ToolResultPart, validateToolResultContent, validateUserContent } from "../messages/index.js";
+import {
+  MessageShapeError,
+  type ToolResultPart,
+  validateToolResultContent,
+  validateUserContent,
+} from "../messages/index.js";
 import type { ToolRegistry } from "./registry.js";
 import type { ToolCallOutcome, ToolErrorCode, ToolHooks, ToolInvocation, ToolOutput } from "./types.js";
 
@@ -18,7 +23,11 @@ export interface ExecuteToolCallInput {
   readonly timeoutMs?: number;
 }
 
-const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({ content: [{ type: "text", text }], isError: true, error });
+const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({
+  content: [{ type: "text", text }],
+  isError: true,
+  error,
+});
 
 /** A string for any thrown value or reason, even ones with no string form. */
 function describe(value: unknown): string {
@@ -32,27 +41,41 @@ function describe(value: unknown): string {
 
 function describeReason(reason: unknown): string {
   if (reason === undefined) return "cancelled";
-  if (typeof reason === "object" && reason !== null && "reason" in reason) return describe((reason as { reason: unknown }).reason);
+  if (typeof reason === "object" && reason !== null && "reason" in reason)
+    return describe((reason as { reason: unknown }).reason);
   return describe(reason);
 }
 
 export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
   const { hooks, signal } = input;
-  const invocation: ToolInvocation = Object.freeze({ ...input.call, arguments: parseArguments(input.call.rawArguments) });
+  const invocation: ToolInvocation = Object.freeze({
+    ...input.call,
+    arguments: parseArguments(input.call.rawArguments),
+  });
   const outcome = await guarded(hooks, "tools/pre-execute", async () => {
     const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }) as const);
     if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
     // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
-    if (decision?.action !== "allow") throw new Error(`unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`);
+    if (decision?.action !== "allow")
+      throw new Error(`unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`);
     return run(input, invocation, signal);
   });
   return guarded(hooks, "tools/post-execute", async () => {
-    const decision = await hooks.waterfall("tools/post-execute", [invocation, deepFreeze(outcome)], () => ({ action: "accept" }) as const);
-    if (decision.additionalContext !== undefined) validateUserContent(snapshotJson(decision.additionalContext), "additionalContext");
+    const decision = await hooks.waterfall(
+      "tools/post-execute",
+      [invocation, deepFreeze(outcome)],
+      () => ({ action: "accept" }) as const,
+    );
+    if (decision.additionalContext !== undefined)
+      validateUserContent(snapshotJson(decision.additionalContext), "additionalContext");
     if (decision.action === "block") {
-      return { ...failure("blocked", String(decision.feedback)), ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}) };
+      return {
+        ...failure("blocked", String(decision.feedback)),
+        ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}),
+      };
     }
-    if (decision.action !== "accept") throw new Error(`unknown tools/post-execute decision ${describe((decision as { action?: unknown }).action)}`);
+    if (decision.action !== "accept")
+      throw new Error(`unknown tools/post-execute decision ${describe((decision as { action?: unknown }).action)}`);
     if (decision.content !== undefined) validateToolResultContent(snapshotJson(decision.content), "content");
     return {
       ...outcome,
@@ -62,10 +85,27 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
   });
 }
 
-async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, outer: AbortSignal): Promise<ToolCallOutcome> {
+async function run(
+  input: ExecuteToolCallInput,
+  invocation: ToolInvocation,
+  outer: AbortSignal,
+): Promise<ToolCallOutcome> {
   const tool = input.registry.get(invocation.name);
-  if (tool === undefined) return failure("unknown-tool", `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${input.registry.schemas().map((t) => t.name).join(", ") || "none"}.`);
-  if (invocation.arguments === undefined) return failure("invalid-arguments", `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`);
+  if (tool === undefined)
+    return failure(
+      "unknown-tool",
+      `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${
+        input.registry
+          .schemas()
+          .map((t) => t.name)
+          .join(", ") || "none"
+      }.`,
+    );
+  if (invocation.arguments === undefined)
+    return failure(
+      "invalid-arguments",
+      `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`,
+    );
   const parsed = tool.input.safeParse(invocation.arguments);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
@@ -86,7 +126,12 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
       if (outer.aborted) resolve(failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
     });
   });
-  const context = { callId: invocation.callId, signal: controller.signal, sessionId: invocation.sessionId, ...(input.cwd === undefined ? {} : { cwd: input.cwd }) };
+  const context = {
+    callId: invocation.callId,
+    signal: controller.signal,
+    sessionId: invocation.sessionId,
+    ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
+  };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {
       return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
@@ -105,7 +150,10 @@ async function run(input: ExecuteToolCallInput, invocation: ToolInvocation, oute
 function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   if (typeof output === "string") return { content: [{ type: "text", text: output }], isError: false };
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
-    return failure("invalid-output", `Tool ${name} returned ${output === null ? "null" : Array.isArray(output) ? "an array" : typeof output}, not text or { content }`);
+    return failure(
+      "invalid-output",
+      `Tool ${name} returned ${output === null ? "null" : Array.isArray(output) ? "an array" : typeof output}, not text or { content }`,
+    );
   }
   try {
     const copy = snapshotJson(output) as { content: unknown; isError?: unknown; meta?: unknown };
@@ -113,9 +161,14 @@ function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
     if (copy.meta !== undefined && (typeof copy.meta !== "object" || copy.meta === null || Array.isArray(copy.meta))) {
       return failure("invalid-output", `Tool ${name} returned meta that is not an object`);
     }
-    return { content: copy.content as ToolResultPart[], isError: copy.isError === true, ...(copy.meta === undefined ? {} : { meta: copy.meta as JsonObject }) };
+    return {
+      content: copy.content as ToolResultPart[],
+      isError: copy.isError === true,
+      ...(copy.meta === undefined ? {} : { meta: copy.meta as JsonObject }),
+    };
   } catch (e) {
-    if (e instanceof JsonError || e instanceof MessageShapeError) return failure("invalid-output", `Tool ${name} returned an invalid result: ${e.message}`);
+    if (e instanceof JsonError || e instanceof MessageShapeError)
+      return failure("invalid-output", `Tool ${name} returned an invalid result: ${e.message}`);
     throw e;
   }
 }
@@ -129,7 +182,11 @@ function parseArguments(raw: string): ToolInvocation["arguments"] {
 }
 
 /** Runs a hook-driven stage; a throwing listener becomes an error result (and is reported). */
-async function guarded(hooks: HookBus<ToolHooks>, hook: string, stage: () => Promise<ToolCallOutcome>): Promise<ToolCallOutcome> {
+async function guarded(
+  hooks: HookBus<ToolHooks>,
+  hook: string,
+  stage: () => Promise<ToolCallOutcome>,
+): Promise<ToolCallOutcome> {
   try {
     return await stage();
   } catch (error) {

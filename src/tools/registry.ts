@@ -15,9 +15,15 @@ export class ToolRegistry {
 
   /** Adds a tool; returns a disposer that removes it. Throws `ToolError` for a bad or duplicate name. */
   register(tool: ToolDefinition): Dispose {
-    if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) throw new ToolError("invalid-tool", `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, _ or -`);
-    if (this.#tools.has(tool.name)) throw new ToolError("duplicate-tool", `a tool named ${tool.name} is already registered`);
-    if (typeof tool.description !== "string") throw new ToolError("invalid-tool", `tool ${tool.name} needs a description`);
+    if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name))
+      throw new ToolError(
+        "invalid-tool",
+        `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, _ or -`,
+      );
+    if (this.#tools.has(tool.name))
+      throw new ToolError("duplicate-tool", `a tool named ${tool.name} is already registered`);
+    if (typeof tool.description !== "string")
+      throw new ToolError("invalid-tool", `tool ${tool.name} needs a description`);
     const entry = { tool, schema: toolSchema(tool) };
     this.#tools.set(tool.name, entry);
     this.#schemas = undefined;
@@ -36,7 +42,9 @@ export class ToolRegistry {
   /** The schemas the model sees, sorted by name, deep-frozen; the same array until the set changes. */
   schemas(): readonly ToolSchema[] {
     // Deep-frozen (each schema already is), so the header writer can compare it by identity.
-    this.#schemas ??= deepFreeze([...this.#tools.values()].map((e) => e.schema).sort((a, b) => (a.name < b.name ? -1 : 1)));
+    this.#schemas ??= deepFreeze(
+      [...this.#tools.values()].map((e) => e.schema).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    );
     return this.#schemas;
   }
 }
@@ -47,7 +55,10 @@ function toolSchema(tool: ToolDefinition): ToolSchema {
     const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
     json = snapshotJson(schema) as JsonObject;
   } catch (cause) {
-    throw new ToolError("invalid-tool", `tool ${tool.name}: its input schema cannot be expressed as JSON Schema: ${String(cause)}`);
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool.name}: its input schema cannot be expressed as JSON Schema: ${String(cause)}`,
+    );
   }
   return deepFreeze({ name: tool.name, description: tool.description, inputSchema: json });
 }

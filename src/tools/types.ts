@@ -6,7 +6,9 @@ import type { JsonObject, JsonValue } from "../json/index.js";
 import type { ToolResultPart, UserContent } from "../messages/index.js";
 
 /** What a tool's `execute` may return: text, or parts with an optional error flag and metadata. */
-export type ToolOutput = string | { readonly content: readonly ToolResultPart[]; readonly isError?: boolean; readonly meta?: JsonObject };
+export type ToolOutput =
+  | string
+  | { readonly content: readonly ToolResultPart[]; readonly isError?: boolean; readonly meta?: JsonObject };
 
 export interface ToolContext {
   readonly callId: string;
@@ -40,11 +42,23 @@ export interface ToolInvocation {
 export type PreExecuteDecision = { readonly action: "allow" } | { readonly action: "deny"; readonly reason: string };
 
 export type PostExecuteDecision =
-  | { readonly action: "accept"; readonly content?: readonly ToolResultPart[]; readonly additionalContext?: readonly UserContent[] }
+  | {
+      readonly action: "accept";
+      readonly content?: readonly ToolResultPart[];
+      readonly additionalContext?: readonly UserContent[];
+    }
   | { readonly action: "block"; readonly feedback: string; readonly additionalContext?: readonly UserContent[] };
 
 /** Why a call became an error result. */
-export type ToolErrorCode = "unknown-tool" | "invalid-arguments" | "denied" | "threw" | "timeout" | "aborted" | "blocked" | "invalid-output";
+export type ToolErrorCode =
+  | "unknown-tool"
+  | "invalid-arguments"
+  | "denied"
+  | "threw"
+  | "timeout"
+  | "aborted"
+  | "blocked"
+  | "invalid-output";
 
 /** What the loop logs for one call (never thrown: every failure is a result the model sees). */
 export interface ToolCallOutcome {

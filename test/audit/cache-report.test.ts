@@ -4,14 +4,28 @@ import { cacheReport } from "../../src/audit/index.js";
 import { ModelRegistry, ScriptedProvider } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 
-const prefixPlugin = (text: string) => (host: Parameters<NonNullable<Parameters<typeof createAgent>[0]["plugins"]>[number]>[0]) => {
-  host.on("agent/session-prefix", async (_a, _s, _sig, next) => [{ role: "user", content: [{ type: "text", text }] }, ...(await next())]);
-  return undefined;
-};
+const prefixPlugin =
+  (text: string) => (host: Parameters<NonNullable<Parameters<typeof createAgent>[0]["plugins"]>[number]>[0]) => {
+    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [
+      { role: "user", content: [{ type: "text", text }] },
+      ...(await next()),
+    ]);
+    return undefined;
+  };
 
 async function session(replies: number) {
-  const provider = new ScriptedProvider([], { fallback: () => ({ text: "answer", usage: { inputTokens: 10, cacheReadTokens: 90, cacheWriteTokens: 0, outputTokens: 5 } }) });
-  const agent = createAgent({ provider, model: "claude-sonnet-4-5", system: "Be brief.", plugins: [prefixPlugin("<system-reminder>catalog</system-reminder>")] });
+  const provider = new ScriptedProvider([], {
+    fallback: () => ({
+      text: "answer",
+      usage: { inputTokens: 10, cacheReadTokens: 90, cacheWriteTokens: 0, outputTokens: 5 },
+    }),
+  });
+  const agent = createAgent({
+    provider,
+    model: "claude-sonnet-4-5",
+    system: "Be brief.",
+    plugins: [prefixPlugin("<system-reminder>catalog</system-reminder>")],
+  });
   for (let i = 0; i < replies; i++) await agent.send(`question ${i}`);
   return agent;
 }
@@ -43,7 +57,12 @@ describe("cacheReport", () => {
   test("reported usage and cost come from the log and the model registry", async () => {
     const agent = await session(2);
     const report = cacheReport(agent.session.events, { models: new ModelRegistry() });
-    expect(report.requests[0]!.usage).toEqual({ inputTokens: 10, cacheReadTokens: 90, cacheWriteTokens: 0, outputTokens: 5 });
+    expect(report.requests[0]!.usage).toEqual({
+      inputTokens: 10,
+      cacheReadTokens: 90,
+      cacheWriteTokens: 0,
+      outputTokens: 5,
+    });
     // claude-sonnet-4-5: $3 input, $0.30 cache read, $15 output per million tokens
     expect(report.requests[0]!.cost).toBeCloseTo((10 * 3 + 90 * 0.3 + 5 * 15) / 1e6, 12);
     expect(report.totals.cacheHitShare).toBeCloseTo(0.9, 9);

@@ -45,7 +45,12 @@ describe("keelson verify", () => {
     const copy = join(home, "copy.jsonl");
     await copyFile(log, copy);
 
-    const [byId, byFile, flip, seq] = await Promise.all([keelson(home, ["verify", id]), keelson(home, ["verify", copy]), keelson(home, ["verify", flippedFile]), keelson(home, ["verify", seqFile])]);
+    const [byId, byFile, flip, seq] = await Promise.all([
+      keelson(home, ["verify", id]),
+      keelson(home, ["verify", copy]),
+      keelson(home, ["verify", flippedFile]),
+      keelson(home, ["verify", seqFile]),
+    ]);
     expect(byId).toMatchObject({ code: 0, stderr: "" });
     expect(byId.stdout).toMatch(/^clean: 7 events, 1 turns, 1 requests/);
     expect(byFile.code).toBe(0);
@@ -104,7 +109,9 @@ describe("bad input", () => {
   it("usage errors (unknown option or command, bad choice, missing argument) exit 2; --help exits 0", async () => {
     const cases = [["requests", id, "--wire", "bogus"], ["run", "--bogus", "hi"], ["nosuch"], ["fork"]];
     const results = await Promise.all(cases.map((args) => keelson(home, args)));
-    expect(results.map((r, i) => ({ args: cases[i], code: r.code, stdout: r.stdout }))).toEqual(cases.map((args) => ({ args, code: 2, stdout: "" })));
+    expect(results.map((r, i) => ({ args: cases[i], code: r.code, stdout: r.stdout }))).toEqual(
+      cases.map((args) => ({ args, code: 2, stdout: "" })),
+    );
     expect(results[0]!.stderr).toMatch(/Allowed choices are anthropic, openai, deepseek/);
     const help = await keelson(home, ["chat", "--help"]);
     expect(help.code).toBe(0);

@@ -27,7 +27,16 @@ interface Rig {
 
 function agentOver(replies: readonly ScriptedStep[], extra: Partial<AgentOptions> = {}): Agent {
   const provider = new ScriptedProvider(replies, { fallback: { text: "done" } });
-  return createAgent({ provider, model: SONNET, system: "You are a careful assistant.", tools: [readTool], clock: fixedClock(), cwd: "/ws", sessionId: "s-chat", ...extra });
+  return createAgent({
+    provider,
+    model: SONNET,
+    system: "You are a careful assistant.",
+    tools: [readTool],
+    clock: fixedClock(),
+    cwd: "/ws",
+    sessionId: "s-chat",
+    ...extra,
+  });
 }
 
 /** A context whose `fork` continues in an in-memory fork of the current session (as chat does over the store). */
@@ -71,7 +80,9 @@ describe("runSlashCommand", () => {
     expect(await runSlashCommand(ctx, "/help")).toBeUndefined();
     expect(said).toHaveLength(1);
     const lines = said[0]!.split("\n");
-    expect(lines.slice(0, SLASH_COMMANDS.length)).toEqual(SLASH_COMMANDS.map((c) => `  /${c.name.padEnd(8)} ${c.help}`));
+    expect(lines.slice(0, SLASH_COMMANDS.length)).toEqual(
+      SLASH_COMMANDS.map((c) => `  /${c.name.padEnd(8)} ${c.help}`),
+    );
     expect(lines.slice(SLASH_COMMANDS.length)).toEqual([
       "  Ctrl-C    cancel the running turn; press it again (or at the prompt, twice) to exit",
       "  anything else is sent to the model as your next message",
@@ -79,15 +90,18 @@ describe("runSlashCommand", () => {
     await ctx.agent.dispose();
   });
 
-  test.each([["/nope"], ["/nope with args"], ["/"], ["/HELP"]])("%j is unknown: answered with the list, never sent to the model", async (line) => {
-    const agent = agentOver([]);
-    const { ctx, said } = rig(agent);
-    expect(await runSlashCommand(ctx, line)).toBeUndefined();
-    const word = line.slice(1).split(" ")[0];
-    expect(said).toEqual([`  unknown command /${word}; commands: ${LIST}`]);
-    expect(agent.session.length).toBe(0);
-    await agent.dispose();
-  });
+  test.each([["/nope"], ["/nope with args"], ["/"], ["/HELP"]])(
+    "%j is unknown: answered with the list, never sent to the model",
+    async (line) => {
+      const agent = agentOver([]);
+      const { ctx, said } = rig(agent);
+      expect(await runSlashCommand(ctx, line)).toBeUndefined();
+      const word = line.slice(1).split(" ")[0];
+      expect(said).toEqual([`  unknown command /${word}; commands: ${LIST}`]);
+      expect(agent.session.length).toBe(0);
+      await agent.dispose();
+    },
+  );
 
   test.each([["/exit"], ["/quit"], ["  /exit  now "]])("%j ends the chat", async (line) => {
     const { ctx, said } = rig(agentOver([]));
@@ -99,7 +113,9 @@ describe("runSlashCommand", () => {
   test("/session shows id, log, model, cwd, turns, and the prefix as request-only messages", async () => {
     const catalog = prefixContributor("catalog", [user("<system-reminder>\nskills: a, b\n</system-reminder>")]);
     const baseline = prefixContributor("baseline", [user("<system-reminder>Working directory: /ws</system-reminder>")]);
-    const agent = agentOver([{ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "it is a" }], { plugins: [catalog.plugin, baseline.plugin] });
+    const agent = agentOver([{ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "it is a" }], {
+      plugins: [catalog.plugin, baseline.plugin],
+    });
     const { ctx, said } = rig(agent);
     await agent.send("what is in a.txt?");
     await agent.send("thanks");
@@ -136,7 +152,10 @@ describe("runSlashCommand", () => {
     expect(b.said[0]).toContain("\n  turns    0 · 0 events · 0 messages in history\n");
     await bare.send("hi");
     await runSlashCommand(b.ctx, "/session");
-    expect(b.said[1]!.split("\n").slice(-2)).toEqual([`  turns    1 · ${bare.session.length} events · 2 messages in history`, "  prefix   none"]);
+    expect(b.said[1]!.split("\n").slice(-2)).toEqual([
+      `  turns    1 · ${bare.session.length} events · 2 messages in history`,
+      "  prefix   none",
+    ]);
     await bare.dispose();
   });
 
@@ -166,9 +185,14 @@ describe("runSlashCommand", () => {
     await agent.send("hi");
     expect(await runSlashCommand(ctx, "/fork")).toBeUndefined();
     expect(forks).toHaveLength(1);
-    expect(said).toEqual(["  forked s-chat → s-child; now chatting in the fork (resume the parent with: keelson chat --resume s-chat)"]);
+    expect(said).toEqual([
+      "  forked s-chat → s-child; now chatting in the fork (resume the parent with: keelson chat --resume s-chat)",
+    ]);
     await runSlashCommand(ctx, "/session");
-    expect(said[1]!.split("\n").slice(0, 2)).toEqual(["  session  s-child (fork of s-chat)", "  log      /home/k/sessions/s-child.jsonl"]);
+    expect(said[1]!.split("\n").slice(0, 2)).toEqual([
+      "  session  s-child (fork of s-chat)",
+      "  log      /home/k/sessions/s-child.jsonl",
+    ]);
     expect(said[1]).toContain("\n  turns    1 · ");
     await ctx.agent.dispose();
   });
@@ -188,13 +212,21 @@ describe("runSlashCommand", () => {
     expect(await runSlashCommand(ctx, "/compact")).toBeUndefined();
     expect(said).toEqual([]);
     expect(footers).toEqual([2]); // the compaction turn gets its footer
-    expect(agent.session.events.at(-2)).toMatchObject({ type: "compact/end", data: { turn: 2, error: expect.any(String) } });
+    expect(agent.session.events.at(-2)).toMatchObject({
+      type: "compact/end",
+      data: { turn: 2, error: expect.any(String) },
+    });
     await agent.dispose();
   });
 
   test("/compact reports the summarized region and the summary's size", async () => {
     const agent = agentOver(
-      [{ text: "first answer ".repeat(40) }, { text: "second answer ".repeat(40) }, { text: "third" }, { text: "<checkpoint>intent: test</checkpoint>" }],
+      [
+        { text: "first answer ".repeat(40) },
+        { text: "second answer ".repeat(40) },
+        { text: "third" },
+        { text: "<checkpoint>intent: test</checkpoint>" },
+      ],
       { compaction: createCompaction({ keepRecentTokens: 10 }) },
     );
     const { ctx, said, footers } = rig(agent);
@@ -202,8 +234,13 @@ describe("runSlashCommand", () => {
     await agent.send("more ".repeat(50));
     await agent.send("last");
     expect(await runSlashCommand(ctx, "/compact")).toBeUndefined();
-    const summary = agent.session.events.find((e) => e.type === "compact/summary")!.data as { regionTokens: number; summaryTokens: number };
-    expect(said).toEqual([`  compacted: ${summary.regionTokens} tokens of history → a ${summary.summaryTokens}-token summary`]);
+    const summary = agent.session.events.find((e) => e.type === "compact/summary")!.data as {
+      regionTokens: number;
+      summaryTokens: number;
+    };
+    expect(said).toEqual([
+      `  compacted: ${summary.regionTokens} tokens of history → a ${summary.summaryTokens}-token summary`,
+    ]);
     expect(summary.summaryTokens).toBeLessThan(summary.regionTokens);
     expect(footers).toEqual([4]);
     await agent.dispose();

@@ -20,11 +20,22 @@ export class ChatProcess {
    * terminal, lines end with CR, and Ctrl-C is the byte 0x03 typed into it — the path a person
    * takes. Check `hasPty()` first.
    */
-  constructor(home: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string>; tty?: boolean } = {}) {
+  constructor(
+    home: string,
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string>; tty?: boolean } = {},
+  ) {
     const argv = [BIN, "chat", ...args];
-    const [file, fileArgs] = options.tty === true ? ["script", ["-qfec", [process.execPath, ...argv].map(shellQuote).join(" "), "/dev/null"]] : [process.execPath, argv];
+    const [file, fileArgs] =
+      options.tty === true
+        ? ["script", ["-qfec", [process.execPath, ...argv].map(shellQuote).join(" "), "/dev/null"]]
+        : [process.execPath, argv];
     this.#eol = options.tty === true ? "\r" : "\n";
-    this.child = spawn(file, fileArgs, { env: cleanEnv(home, options.env), cwd: options.cwd ?? home, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(file, fileArgs, {
+      env: cleanEnv(home, options.env),
+      cwd: options.cwd ?? home,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child.stdout.setEncoding("utf8").on("data", (text: string) => {
       this.stdout += text;
       this.#notify();
@@ -47,7 +58,8 @@ export class ChatProcess {
       const check = (): boolean => {
         const match = pattern.exec(this.stdout.slice(from));
         if (match !== null) resolve(match);
-        else if (this.#done) reject(new Error(`chat exited before ${pattern}:\n--- stdout\n${this.stdout}\n--- stderr\n${this.stderr}`));
+        else if (this.#done)
+          reject(new Error(`chat exited before ${pattern}:\n--- stdout\n${this.stdout}\n--- stderr\n${this.stderr}`));
         else return false;
         return true;
       };
@@ -92,7 +104,12 @@ function shellQuote(text: string): string {
 }
 
 /** Runs a whole piped script (stdin closed after the last line) and waits for the exit. */
-export async function chatScript(home: string, args: readonly string[], lines: readonly string[], options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function chatScript(
+  home: string,
+  args: readonly string[],
+  lines: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const chat = new ChatProcess(home, args, options);
   for (const line of lines) chat.send(line);
   chat.end();

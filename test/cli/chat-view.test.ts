@@ -45,14 +45,26 @@ interface Rig {
   shown(): Entry[];
 }
 
-function rig(replies: readonly ScriptedStep[], model = SONNET, extra: { retry?: { sleep: () => Promise<void>; jitter: number } } = {}): Rig {
+function rig(
+  replies: readonly ScriptedStep[],
+  model = SONNET,
+  extra: { retry?: { sleep: () => Promise<void>; jitter: number } } = {},
+): Rig {
   const timeline: Entry[] = [];
   const timers = new FakeTimers();
   const spinOut = { isTTY: true, write: (t: string) => timeline.push(["spin", t]) };
   const spinner = new Spinner(spinOut, timers);
   const view = new ChatView({ write: (t: string) => timeline.push(["out", t]) }, spinOut, new ModelRegistry(), spinner);
   const provider = new ScriptedProvider(replies, { fallback: { text: "done" } });
-  const agent = createAgent({ provider, model, system: "You are a careful assistant.", tools: [readTool], clock: fixedClock(), cwd: "/ws", ...extra });
+  const agent = createAgent({
+    provider,
+    model,
+    system: "You are a careful assistant.",
+    tools: [readTool],
+    clock: fixedClock(),
+    cwd: "/ws",
+    ...extra,
+  });
   const detach = view.attach(agent);
   // Registered after the view's listeners: each marker lands right after what the view wrote for it.
   agent.hooks.on("llm/chunk", (_agent, chunk) => {
@@ -61,7 +73,15 @@ function rig(replies: readonly ScriptedStep[], model = SONNET, extra: { retry?: 
   agent.hooks.on("session/event", (_agent, event) => {
     if (MARKED.has(event.type)) timeline.push(["event", event.type]);
   });
-  return { agent, view, spinner, timers, timeline, detach, shown: () => timeline.filter(([kind]) => kind === "out" || kind === "spin") };
+  return {
+    agent,
+    view,
+    spinner,
+    timers,
+    timeline,
+    detach,
+    shown: () => timeline.filter(([kind]) => kind === "out" || kind === "spin"),
+  };
 }
 
 describe("ChatView", () => {
@@ -122,7 +142,10 @@ describe("ChatView", () => {
 
   test("footer() prints the turn's summed usage, hit share and cost under the registry's pricing", async () => {
     const { agent, view, shown } = rig([
-      { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], usage: { inputTokens: 1200, cacheWriteTokens: 3000, outputTokens: 40 } },
+      {
+        toolCalls: [{ name: "read", arguments: { path: "a.txt" } }],
+        usage: { inputTokens: 1200, cacheWriteTokens: 3000, outputTokens: 40 },
+      },
       { text: "Done.", usage: { inputTokens: 25, cacheReadTokens: 3000, cacheWriteTokens: 60, outputTokens: 12 } },
       { text: "Second.", usage: { inputTokens: 999_999, outputTokens: 1 } },
     ]);
@@ -132,10 +155,16 @@ describe("ChatView", () => {
     view.footer(agent, first.turn);
     // 1225·3 + 3000·0.3 + 3060·3.75 + 52·15 = 16,830 µ$ (claude-sonnet-4-5); 3000 / 7285 = 41.2%
     expect(shown().slice(before)).toEqual([
-      ["out", "── turn 1 · 2 steps · input 1,225 · cache read 3,000 · cache write 3,060 · output 52 · cache hit 41.2% · $0.01683 · completed\n"],
+      [
+        "out",
+        "── turn 1 · 2 steps · input 1,225 · cache read 3,000 · cache write 3,060 · output 52 · cache hit 41.2% · $0.01683 · completed\n",
+      ],
     ]);
     view.footer(agent, 2);
-    expect(shown().at(-1)).toEqual(["out", "── turn 2 · 1 step · input 999,999 · cache read 0 · cache write 0 · output 1 · cache hit 0.0% · $3.00001 · completed\n"]);
+    expect(shown().at(-1)).toEqual([
+      "out",
+      "── turn 2 · 1 step · input 999,999 · cache read 0 · cache write 0 · output 1 · cache hit 0.0% · $3.00001 · completed\n",
+    ]);
     await agent.dispose();
   });
 
@@ -143,17 +172,28 @@ describe("ChatView", () => {
     const { agent, view, shown } = rig([{ text: "hi" }], "scripted:test");
     await agent.send("hello");
     view.footer(agent, 1);
-    expect(shown().at(-1)).toEqual(["out", "── turn 1 · 1 step · input 0 · cache read 0 · cache write 0 · output 0 · cache hit - · cost n/a · completed\n"]);
+    expect(shown().at(-1)).toEqual([
+      "out",
+      "── turn 1 · 1 step · input 0 · cache read 0 · cache write 0 · output 0 · cache hit - · cost n/a · completed\n",
+    ]);
     await agent.dispose();
   });
 
   test("a retry is announced on its own line", async () => {
-    const { agent, shown } = rig([{ error: { message: "slow down", code: "rate-limited", retryable: true, retryAfterMs: 250 } }, { text: "ok" }], SONNET, {
-      retry: { sleep: async () => undefined, jitter: 0 },
-    });
+    const { agent, shown } = rig(
+      [{ error: { message: "slow down", code: "rate-limited", retryable: true, retryAfterMs: 250 } }, { text: "ok" }],
+      SONNET,
+      {
+        retry: { sleep: async () => undefined, jitter: 0 },
+      },
+    );
     await agent.send("hi");
     expect(shown()).toContainEqual(["out", "  ↻ rate-limited: retrying (attempt 2) in 250 ms\n"]);
-    expect(shown().filter(([kind]) => kind === "out").map(([, t]) => t)).toEqual(["  ↻ rate-limited: retrying (attempt 2) in 250 ms\n", "o", "k", "\n"]);
+    expect(
+      shown()
+        .filter(([kind]) => kind === "out")
+        .map(([, t]) => t),
+    ).toEqual(["  ↻ rate-limited: retrying (attempt 2) in 250 ms\n", "o", "k", "\n"]);
     await agent.dispose();
   });
 

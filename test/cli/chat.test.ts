@@ -33,17 +33,36 @@ async function loadEvents(id: string): Promise<readonly SessionEvent[]> {
   }
 }
 
-const FOOTER = /── turn (\d+) · (\d+) steps? · input [\d,]+ · cache read [\d,]+ · cache write [\d,]+ · output [\d,]+ · cache hit (?:[\d.]+%|-) · \$\d+\.\d{5} · (\S+)/g;
+const FOOTER =
+  /── turn (\d+) · (\d+) steps? · input [\d,]+ · cache read [\d,]+ · cache write [\d,]+ · output [\d,]+ · cache hit (?:[\d.]+%|-) · \$\d+\.\d{5} · (\S+)/g;
 const sessionOf = (stdout: string): string => /keelson chat · session ([0-9a-f-]{36})/.exec(stdout)![1]!;
 
 describe.concurrent("keelson chat (piped stdin)", () => {
   it("streams answers with a per-turn footer, runs the slash commands, forks, and saves verifiable logs", async () => {
-    const { code, stdout, stderr } = await chatScript(home, ["--cwd", ws], ["hello there", "what is in notes.txt?", "/session", "/cache", "/compact", "/fork", "list the files", "/nope", "/help", "/exit", "never sent"]);
+    const { code, stdout, stderr } = await chatScript(
+      home,
+      ["--cwd", ws],
+      [
+        "hello there",
+        "what is in notes.txt?",
+        "/session",
+        "/cache",
+        "/compact",
+        "/fork",
+        "list the files",
+        "/nope",
+        "/help",
+        "/exit",
+        "never sent",
+      ],
+    );
     expect(code, stderr).toBe(0);
     expect(stderr.split("\n").filter((l) => l.includes("offline emulator"))).toHaveLength(1);
     const parent = sessionOf(stdout);
     expect(stdout).toContain("› hello there\nUnderstood: hello there\n");
-    expect(stdout).toMatch(/ {2}⚙ read \{"path":"notes.txt"\}\n {2}✓ 1 Ship the chat.\nread returned: "1\tShip the chat."/);
+    expect(stdout).toMatch(
+      / {2}⚙ read \{"path":"notes.txt"\}\n {2}✓ 1 Ship the chat.\nread returned: "1\tShip the chat."/,
+    );
     const footers = [...stdout.matchAll(FOOTER)].map((m) => ({ turn: Number(m[1]), steps: Number(m[2]), end: m[3] }));
     expect(footers).toEqual([
       { turn: 1, steps: 1, end: "completed" },
@@ -59,7 +78,9 @@ describe.concurrent("keelson chat (piped stdin)", () => {
     expect(stdout).toMatch(/cache report for session [0-9a-f-]+ \(3 requests/);
     expect(stdout).toMatch(/cache-hit share \d+\.\d% · cost \$\d+\.\d{5}/);
     // /compact on a short session: nothing above the floor worth summarizing, or a summary.
-    expect(stdout).toMatch(/› \/compact\n {2}⧉ compacting \(\w+\)…\n {2}⧉ compaction (?:done\n {2}compacted: \d+ tokens|failed: )/);
+    expect(stdout).toMatch(
+      /› \/compact\n {2}⧉ compacting \(\w+\)…\n {2}⧉ compaction (?:done\n {2}compacted: \d+ tokens|failed: )/,
+    );
     const fork = /forked ([0-9a-f-]{36}) → ([0-9a-f-]{36}); now chatting in the fork/.exec(stdout);
     expect(fork?.[1]).toBe(parent);
     const child = fork![2]!;
@@ -73,24 +94,33 @@ describe.concurrent("keelson chat (piped stdin)", () => {
       expect(verify.code, verify.stdout).toBe(0);
     }
     const childEvents = await loadEvents(child);
-    expect(childEvents.filter((e) => e.type === "user/message").map((e) => (e.data as { content: { text: string }[] }).content[0]!.text)).toEqual(["hello there", "what is in notes.txt?", "list the files"]);
+    expect(
+      childEvents
+        .filter((e) => e.type === "user/message")
+        .map((e) => (e.data as { content: { text: string }[] }).content[0]!.text),
+    ).toEqual(["hello there", "what is in notes.txt?", "list the files"]);
   }, 90_000);
 
   it("asks before writes: no refuses, yes allows once, always stops asking for that tool", async () => {
     const dir = join(home, "perm");
     await mkdir(dir);
-    const { code, stdout, stderr } = await chatScript(home, ["--cwd", dir], [
-      "write `one` to a.txt",
-      "n",
-      "write `two` to b.txt",
-      "y",
-      "write `three` to c.txt",
-      "maybe",
-      "always",
-      "write `four` to d.txt",
-    ]);
+    const { code, stdout, stderr } = await chatScript(
+      home,
+      ["--cwd", dir],
+      [
+        "write `one` to a.txt",
+        "n",
+        "write `two` to b.txt",
+        "y",
+        "write `three` to c.txt",
+        "maybe",
+        "always",
+        "write `four` to d.txt",
+      ],
+    );
     expect(code, stderr).toBe(0);
-    const questions = stdout.match(/allow write: write \S+ \(\d+ characters?\)\? \[y\]es \/ \[n\]o \/ \[a\]lways: /g) ?? [];
+    const questions =
+      stdout.match(/allow write: write \S+ \(\d+ characters?\)\? \[y\]es \/ \[n\]o \/ \[a\]lways: /g) ?? [];
     expect(questions).toHaveLength(4); // a, b, c twice (after "maybe"); never for d
     expect(stdout).toContain("please answer y, n or always");
     expect(stdout).toMatch(/✗ .*(?:denied|permission)/i);
@@ -122,7 +152,9 @@ describe.concurrent("keelson chat and Ctrl-C", () => {
     expect(chat.stdout).toContain(`session ${id} saved`);
 
     const events = await loadEvents(id);
-    const ends = events.filter((e) => e.type === "turn/end").map((e) => (e.data as { reason: { kind: string } }).reason.kind);
+    const ends = events
+      .filter((e) => e.type === "turn/end")
+      .map((e) => (e.data as { reason: { kind: string } }).reason.kind);
     expect(ends).toEqual(["aborted", "completed"]);
     expect(verifyLog(events).issues).toEqual([]);
     const store = new JsonlSessionStore({ root: join(home, "sessions") });

@@ -15,7 +15,10 @@ beforeAll(async () => {
   home = await tempHome();
   await mkdir(join(home, "ws"));
   await writeFile(join(home, "ws", "notes.txt"), "Ship the CLI.\n");
-  [text, json] = await Promise.all([keelson(home, ["run", "hello there"]), keelson(home, ["run", "--json", "--cwd", join(home, "ws"), "what is in notes.txt?"])]);
+  [text, json] = await Promise.all([
+    keelson(home, ["run", "hello there"]),
+    keelson(home, ["run", "--json", "--cwd", join(home, "ws"), "what is in notes.txt?"]),
+  ]);
   first = sessionIdOf(text);
   second = sessionIdOf(json);
 }, 60_000);
@@ -33,7 +36,10 @@ describe("keelson run", () => {
 
   it("--json prints every session event as a JSON line ending with turn/end", () => {
     expect(json.code).toBe(0);
-    const events = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; seq: number; data: { reason?: { kind: string } } });
+    const events = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; seq: number; data: { reason?: { kind: string } } });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events[0]!.type).toBe("turn/start");
     expect(events.at(-1)!.type).toBe("turn/end");
@@ -56,7 +62,8 @@ describe("inspection commands", () => {
       keelson(home, ["cache", first]),
       keelson(home, ["--help"]),
     ]);
-    for (const r of [sessions, show, requests, one, verify, cache, help]) expect(r).toMatchObject({ code: 0, stderr: "" });
+    for (const r of [sessions, show, requests, one, verify, cache, help])
+      expect(r).toMatchObject({ code: 0, stderr: "" });
 
     const rows = sessions.stdout.trim().split("\n");
     expect(rows[0]).toMatch(/^id +created +turns +cwd +last prompt$/);
@@ -71,7 +78,11 @@ describe("inspection commands", () => {
     expect(show.stdout).toContain("header snapshot (initial)");
     expect(show.stdout).toContain("turn 1 ends completed");
 
-    const list = JSON.parse(requests.stdout) as { turn: number; step: number; request: { model: string; messages: unknown[] } }[];
+    const list = JSON.parse(requests.stdout) as {
+      turn: number;
+      step: number;
+      request: { model: string; messages: unknown[] };
+    }[];
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ turn: 1, step: 1, request: { model: "emulator:emulator-anthropic" } });
     expect(JSON.parse(one.stdout)).toEqual(list[0]);
@@ -80,7 +91,19 @@ describe("inspection commands", () => {
     expect(cache.stdout).toMatch(/^1\.1 /m);
     expect(cache.stdout).toMatch(/cache-hit share \d+\.\d% · cost \$\d+\.\d+/);
     expect(cache.stdout).toMatch(/[█░]{20}/);
-    for (const command of ["chat", "run", "resume", "fork", "sessions", "show", "requests", "verify", "cache", "emulator"]) expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+    for (const command of [
+      "chat",
+      "run",
+      "resume",
+      "fork",
+      "sessions",
+      "show",
+      "requests",
+      "verify",
+      "cache",
+      "emulator",
+    ])
+      expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
 
     const fork = await keelson(home, ["fork", second]);
     expect(fork).toMatchObject({ code: 0, stderr: "" });
@@ -97,7 +120,10 @@ describe("inspection commands", () => {
     const last = await keelson(home, ["resume", "--last", "--json", "and again"]);
     expect(last.code).toBe(0);
     expect(sessionIdOf(last)).toBe(first);
-    const events = last.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; data: { turn?: number; reason?: unknown } });
+    const events = last.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; data: { turn?: number; reason?: unknown } });
     expect(events.at(-1)).toMatchObject({ type: "turn/end", data: { turn: 3, reason: { kind: "completed" } } });
     const show = await keelson(home, ["show", first]);
     expect(show.stdout).toContain("header snapshot (resume)");

@@ -24,10 +24,15 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Node
 
 export function keelson(home: string, args: readonly string[], extra: Record<string, string> = {}): Promise<Result> {
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { env: cleanEnv(home, extra), cwd: home, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      done({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: cleanEnv(home, extra), cwd: home, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        done({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -37,17 +37,20 @@ const fakeOut = (isTTY?: boolean) => {
 };
 
 describe("Spinner", () => {
-  test.each([[undefined], [false]])("draws nothing and starts no timer when the output is not a TTY (isTTY %s)", (isTTY) => {
-    const out = fakeOut(isTTY);
-    const timers = new FakeTimers();
-    const spinner = new Spinner(out, timers);
-    spinner.start("thinking");
-    timers.tick();
-    expect(spinner.spinning).toBe(false);
-    spinner.stop();
-    expect(out.writes).toEqual([]);
-    expect(timers.intervals).toEqual([]);
-  });
+  test.each([[undefined], [false]])(
+    "draws nothing and starts no timer when the output is not a TTY (isTTY %s)",
+    (isTTY) => {
+      const out = fakeOut(isTTY);
+      const timers = new FakeTimers();
+      const spinner = new Spinner(out, timers);
+      spinner.start("thinking");
+      timers.tick();
+      expect(spinner.spinning).toBe(false);
+      spinner.stop();
+      expect(out.writes).toEqual([]);
+      expect(timers.intervals).toEqual([]);
+    },
+  );
 
   test("draws the first frame at once, then one frame per tick (80 ms), wrapping round", () => {
     const out = fakeOut(true);

@@ -12,7 +12,12 @@ const ZERO: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, o
 function step(driver: LogDriver, turn: number, n: number, usage: Usage | undefined): void {
   const s = driver.session;
   s.append("step/start", { turn, step: n });
-  s.append("assistant/message", { turn, step: n, content: [text(`answer ${turn}.${n}`)], ...(usage === undefined ? {} : { usage }) });
+  s.append("assistant/message", {
+    turn,
+    step: n,
+    content: [text(`answer ${turn}.${n}`)],
+    ...(usage === undefined ? {} : { usage }),
+  });
   s.append("step/end", { turn, step: n });
 }
 
@@ -34,7 +39,10 @@ function turnWith(driver: LogDriver, steps: readonly (Usage | undefined)[], end?
 function log(): Session {
   const driver = new LogDriver(newSession()).turn({
     prompt: "What is in notes.txt?",
-    steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }],
+    steps: [
+      { text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] },
+      { text: "It says: buy milk." },
+    ],
   });
   turnWith(
     driver,
@@ -53,7 +61,12 @@ describe("tallyTurn", () => {
   const events = log().events;
 
   test("sums every step's usage of the turn and counts its steps (a tool round trip)", () => {
-    expect(tallyTurn(events, 1)).toEqual({ turn: 1, steps: 2, usage: { inputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 10 }, reason: { kind: "completed" } });
+    expect(tallyTurn(events, 1)).toEqual({
+      turn: 1,
+      steps: 2,
+      usage: { inputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 10 },
+      reason: { kind: "completed" },
+    });
   });
 
   test("sums the four buckets across steps, ignoring other turns (reasoning tokens are not a bucket)", () => {
@@ -66,12 +79,21 @@ describe("tallyTurn", () => {
   });
 
   test("a turn whose messages carry no usage tallies zero", () => {
-    expect(tallyTurn(events, 3)).toEqual({ turn: 3, steps: 1, usage: ZERO, reason: { kind: "error", step: 1, message: "boom", code: "provider-error" } });
+    expect(tallyTurn(events, 3)).toEqual({
+      turn: 3,
+      steps: 1,
+      usage: ZERO,
+      reason: { kind: "error", step: 1, message: "boom", code: "provider-error" },
+    });
   });
 
   test("an open turn has no reason key; an unknown turn is empty", () => {
     const open = tallyTurn(events, 4);
-    expect(open).toEqual({ turn: 4, steps: 1, usage: { inputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, outputTokens: 4 } });
+    expect(open).toEqual({
+      turn: 4,
+      steps: 1,
+      usage: { inputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, outputTokens: 4 },
+    });
     expect("reason" in open).toBe(false);
     const none = tallyTurn(events, 9);
     expect(none).toEqual({ turn: 9, steps: 0, usage: ZERO });
@@ -120,7 +142,16 @@ describe("formatFooter", () => {
   });
 
   test("zero steps, a zero cost, and millions", () => {
-    expect(formatFooter({ turn: 12, steps: 0, usage: { inputTokens: 1_234_567, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 } }, 0)).toBe(
+    expect(
+      formatFooter(
+        {
+          turn: 12,
+          steps: 0,
+          usage: { inputTokens: 1_234_567, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 },
+        },
+        0,
+      ),
+    ).toBe(
       "── turn 12 · 0 steps · input 1,234,567 · cache read 0 · cache write 0 · output 0 · cache hit 0.0% · $0.00000",
     );
   });
@@ -150,7 +181,14 @@ describe("tallyTurn counts what the turn really cost", () => {
     s.append("turn/start", { turn: 1, trigger: "send" });
     s.append("user/message", { content: [text("go")], source: "user" });
     s.append("compact/start", { turn: 1, trigger: "auto" });
-    s.append("compact/summary", { model: "m", start: 0, end: 0, regionTokens: 900, summaryTokens: 20, usage: { inputTokens: 100, cacheReadTokens: 800, cacheWriteTokens: 0, outputTokens: 20 } });
+    s.append("compact/summary", {
+      model: "m",
+      start: 0,
+      end: 0,
+      regionTokens: 900,
+      summaryTokens: 20,
+      usage: { inputTokens: 100, cacheReadTokens: 800, cacheWriteTokens: 0, outputTokens: 20 },
+    });
     s.append("compact/end", { turn: 1 });
     step(driver, 1, 1, { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 5, outputTokens: 3 });
     s.append("step/start", { turn: 1, step: 2 });

@@ -42,18 +42,31 @@ describe("keelson requests --wire", () => {
     expect(a1.stderr).not.toMatch(/emulator/); // an explicit provider: no fallback notice
     const anthropicId = sessionIdOf(a1);
     const openaiId = sessionIdOf(o1);
-    const a2 = await keelson(home, ["resume", anthropicId, "--model", "anthropic:claude-sonnet-4-5", "second question"], anthropicEnv);
+    const a2 = await keelson(
+      home,
+      ["resume", anthropicId, "--model", "anthropic:claude-sonnet-4-5", "second question"],
+      anthropicEnv,
+    );
     expect(a2.code).toBe(0);
 
-    const [aw, ow] = await Promise.all([keelson(home, ["requests", anthropicId, "--wire", "anthropic"]), keelson(home, ["requests", openaiId, "--wire", "openai"])]);
+    const [aw, ow] = await Promise.all([
+      keelson(home, ["requests", anthropicId, "--wire", "anthropic"]),
+      keelson(home, ["requests", openaiId, "--wire", "openai"]),
+    ]);
     const anthropicWire = (JSON.parse(aw.stdout) as JsonValue[]).map((p) => {
       return canonicalJson(p);
     });
-    const anthropicRecorded = recordedBodies("/v1/messages", (b) => (b.metadata as { user_id?: string } | undefined)?.user_id, anthropicId);
+    const anthropicRecorded = recordedBodies(
+      "/v1/messages",
+      (b) => (b.metadata as { user_id?: string } | undefined)?.user_id,
+      anthropicId,
+    );
     expect(anthropicRecorded).toHaveLength(2);
     expect(anthropicWire).toEqual(anthropicRecorded);
 
-    const openaiWire = (JSON.parse(ow.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) => canonicalJson(p));
+    const openaiWire = (JSON.parse(ow.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) =>
+      canonicalJson(p),
+    );
     const openaiRecorded = recordedBodies("/v1/chat/completions", (b) => b.prompt_cache_key, openaiId);
     expect(openaiRecorded).toHaveLength(1);
     expect(openaiWire).toEqual(openaiRecorded);
@@ -66,7 +79,9 @@ describe("keelson requests --wire", () => {
     const id = sessionIdOf(run);
     const wire = await keelson(home, ["requests", id, "--wire", "deepseek"]);
     expect(wire.code).toBe(0);
-    const payloads = (JSON.parse(wire.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) => canonicalJson(p));
+    const payloads = (JSON.parse(wire.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) =>
+      canonicalJson(p),
+    );
     // DeepSeek requests carry no session key; this test's only deepseek session is this one.
     const recorded = recordedBodies("/v1/chat/completions", (b) => (b.model === "deepseek-chat" ? id : undefined), id);
     expect(recorded).toHaveLength(2); // the ls call, then the answer

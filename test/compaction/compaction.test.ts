@@ -12,29 +12,47 @@ import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { defineTool } from "../../src/tools/index.js";
 
-const words = (n: number, seed = 0): string => Array.from({ length: n }, (_, i) => `w${(seed * 31 + i * 7) % 97}`).join(" ");
+const words = (n: number, seed = 0): string =>
+  Array.from({ length: n }, (_, i) => `w${(seed * 31 + i * 7) % 97}`).join(" ");
 const isSummaryCall = (messages: readonly Message[]): boolean => {
   const last = messages.at(-1);
-  return last?.role === "user" && last.content.some((b) => b.type === "text" && b.text.startsWith("Write a checkpoint"));
+  return (
+    last?.role === "user" && last.content.some((b) => b.type === "text" && b.text.startsWith("Write a checkpoint"))
+  );
 };
 
 /** Answers a summary call with a short checkpoint; otherwise calls `read` N times per turn, then answers. */
 function workload(toolsPerTurn: number) {
   return (request: { messages: readonly Message[] }): ScriptedReply => {
-    if (isSummaryCall(request.messages)) return { text: "<checkpoint>\nIntent: keep working.\nCurrent state: fine.\n</checkpoint>" };
+    if (isSummaryCall(request.messages))
+      return { text: "<checkpoint>\nIntent: keep working.\nCurrent state: fine.\n</checkpoint>" };
     let results = 0;
-    for (let i = request.messages.length - 1; i >= 0 && request.messages[i]!.role !== "user"; i--) if (request.messages[i]!.role === "tool") results++;
-    if (results < toolsPerTurn) return { text: "reading", toolCalls: [{ name: "read", arguments: { path: `f${results}` } }] };
+    for (let i = request.messages.length - 1; i >= 0 && request.messages[i]!.role !== "user"; i--)
+      if (request.messages[i]!.role === "tool") results++;
+    if (results < toolsPerTurn)
+      return { text: "reading", toolCalls: [{ name: "read", arguments: { path: `f${results}` } }] };
     return { text: `done ${words(20)}` };
   };
 }
 
-const read = (bytes: number) => defineTool({ name: "read", description: "read a file", input: z.object({ path: z.string() }), execute: ({ path }) => `${path}: ${words(bytes / 4, path.length)}` });
-const prefixOf = (text: string): AgentPlugin => (host) => {
-  host.on("agent/session-prefix", async (_a, _s, _sig, next) => [{ role: "user", content: [{ type: "text", text }] }, ...(await next())]);
-  return undefined;
-};
-const ofType = <T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) => events.filter((e) => e.type === type) as SessionEvent<T>[];
+const read = (bytes: number) =>
+  defineTool({
+    name: "read",
+    description: "read a file",
+    input: z.object({ path: z.string() }),
+    execute: ({ path }) => `${path}: ${words(bytes / 4, path.length)}`,
+  });
+const prefixOf =
+  (text: string): AgentPlugin =>
+  (host) => {
+    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [
+      { role: "user", content: [{ type: "text", text }] },
+      ...(await next()),
+    ]);
+    return undefined;
+  };
+const ofType = <T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) =>
+  events.filter((e) => e.type === type) as SessionEvent<T>[];
 
 function agentWith(options: Omit<AgentOptions, "model">) {
   return createAgent({ model: "emulator-anthropic", system: "You are terse.", ...options });
@@ -45,7 +63,11 @@ describe("compaction", () => {
     const run = async (prefix: string | undefined) => {
       const provider = new ScriptedProvider([], { fallback: workload(0) });
       const compaction = createCompaction({ contextWindow: 3_000, keepRecentTokens: 200, summaryMaxTokens: 100 });
-      const agent = agentWith({ provider, compaction, ...(prefix === undefined ? {} : { plugins: [prefixOf(prefix)] }) });
+      const agent = agentWith({
+        provider,
+        compaction,
+        ...(prefix === undefined ? {} : { plugins: [prefixOf(prefix)] }),
+      });
       for (let i = 0; i < 4; i++) await agent.send(`question ${i} ${words(120, i)}`);
       return agent;
     };
@@ -58,7 +80,11 @@ describe("compaction", () => {
 
   test("the summary lands as one replacement user/message listing every shadowed node, inside compact/start…compact/end", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(1) });
-    const agent = agentWith({ provider, compaction: createCompaction({ contextWindow: 3_000, keepRecentTokens: 300, summaryMaxTokens: 100 }), tools: [read(2_000)] });
+    const agent = agentWith({
+      provider,
+      compaction: createCompaction({ contextWindow: 3_000, keepRecentTokens: 300, summaryMaxTokens: 100 }),
+      tools: [read(2_000)],
+    });
     for (let i = 0; i < 6; i++) expect((await agent.send(`task ${i}`)).reason).toEqual({ kind: "completed" });
     const events = agent.session.events;
     const replaces = events.filter((e) => e.type === "user/message" && e.surfaceOp !== "append");
@@ -81,7 +107,12 @@ describe("compaction", () => {
 
   test("compaction never changes the system prompt or the session prefix", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(1) });
-    const agent = agentWith({ provider, plugins: [prefixOf("<system-reminder>catalog</system-reminder>")], compaction: createCompaction({ contextWindow: 3_000, keepRecentTokens: 300, summaryMaxTokens: 100 }), tools: [read(2_000)] });
+    const agent = agentWith({
+      provider,
+      plugins: [prefixOf("<system-reminder>catalog</system-reminder>")],
+      compaction: createCompaction({ contextWindow: 3_000, keepRecentTokens: 300, summaryMaxTokens: 100 }),
+      tools: [read(2_000)],
+    });
     for (let i = 0; i < 6; i++) await agent.send(`task ${i}`);
     const loop = provider.requests.filter((r) => !isSummaryCall(r.messages));
     expect(new Set(loop.map((r) => r.system)).size).toBe(1);
@@ -92,13 +123,23 @@ describe("compaction", () => {
 
   test("an oversized tool result is pruned first, and when that suffices no summary call is made", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(1) });
-    const agent = agentWith({ provider, tools: [read(8_000)], compaction: createCompaction({ contextWindow: 4_000, keepRecentTokens: 200, pruneAboveTokens: 500, pruneKeepTokens: 50, summaryMaxTokens: 100 }) });
+    const agent = agentWith({
+      provider,
+      tools: [read(8_000)],
+      compaction: createCompaction({
+        contextWindow: 4_000,
+        keepRecentTokens: 200,
+        pruneAboveTokens: 500,
+        pruneKeepTokens: 50,
+        summaryMaxTokens: 100,
+      }),
+    });
     await agent.send("read the big file");
     await agent.send("and again");
     const events = agent.session.events;
     const pruned = events.filter((e) => e.type === "tool/result" && e.surfaceOp !== "append");
     expect(pruned.length).toBeGreaterThan(0);
-    const text = ((pruned[0]!.data as { content: { text: string }[] }).content[0]!).text;
+    const text = (pruned[0]!.data as { content: { text: string }[] }).content[0]!.text;
     expect(text).toContain("pruned by compaction");
     expect((pruned[0]!.data as { meta?: { prunedFrom?: number } }).meta?.prunedFrom).toBeTypeOf("number");
     expect(provider.requests.some((r) => isSummaryCall(r.messages))).toBe(false);
@@ -107,7 +148,11 @@ describe("compaction", () => {
 
   test("when system + tools + prefix + the minimum tail cannot fit, the turn fails naming the sizes (no loop)", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(0) });
-    const agent = agentWith({ provider, system: words(4_000), compaction: createCompaction({ contextWindow: 1_000, keepRecentTokens: 100 }) });
+    const agent = agentWith({
+      provider,
+      system: words(4_000),
+      compaction: createCompaction({ contextWindow: 1_000, keepRecentTokens: 100 }),
+    });
     const outcome = await agent.send("hello");
     expect(outcome.reason).toMatchObject({ kind: "error", code: "floor" });
     expect((outcome.reason as { message: string }).message).toMatch(/system \d+ \+ tools \d+ \+ session prefix \d+/);
@@ -117,9 +162,13 @@ describe("compaction", () => {
 
   test("a failed summary call closes compact/start with compact/end{error} and leaves the surface untouched", async () => {
     const provider = new ScriptedProvider([], {
-      fallback: (r) => (isSummaryCall(r.messages) ? { error: { message: "summary model down", code: "server-error" } } : workload(0)(r)),
+      fallback: (r) =>
+        isSummaryCall(r.messages) ? { error: { message: "summary model down", code: "server-error" } } : workload(0)(r),
     });
-    const agent = agentWith({ provider, compaction: createCompaction({ contextWindow: 2_000, keepRecentTokens: 100, summaryMaxTokens: 50 }) });
+    const agent = agentWith({
+      provider,
+      compaction: createCompaction({ contextWindow: 2_000, keepRecentTokens: 100, summaryMaxTokens: 50 }),
+    });
     for (let i = 0; i < 4; i++) expect((await agent.send(`q ${words(400, i)}`)).reason.kind).toBe("completed");
     const ends = ofType(agent.session.events, "compact/end");
     expect(ends.length).toBeGreaterThan(0);
@@ -129,24 +178,44 @@ describe("compaction", () => {
 
   test("agent.compact() compacts on demand in a turn of its own", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(0) });
-    const agent = agentWith({ provider, compaction: createCompaction({ contextWindow: 100_000, keepRecentTokens: 50, summaryMaxTokens: 50 }) });
+    const agent = agentWith({
+      provider,
+      compaction: createCompaction({ contextWindow: 100_000, keepRecentTokens: 50, summaryMaxTokens: 50 }),
+    });
     for (let i = 0; i < 3; i++) await agent.send(`q ${words(100, i)}`);
     const before = agent.session.deriveMessages().length;
     const outcome = await agent.compact();
     expect(outcome.reason).toEqual({ kind: "completed" });
     expect(ofType(agent.session.events, "compact/start").map((e) => e.data.trigger)).toEqual(["manual"]);
     expect(agent.session.deriveMessages().length).toBeLessThan(before);
-    expect(agent.session.deriveMessages()[0]!.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("<checkpoint>") });
+    expect(agent.session.deriveMessages()[0]!.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("<checkpoint>"),
+    });
   });
 
   test("the summary request reuses the cached prefix: on the emulator most of its input is a cache read", async () => {
     const clock = new SimulatedClock();
-    const provider = new EmulatorProvider({ model: (r: EmulatorRequest) => workload(1)(r), cacheStyle: "anthropic", clock, minCacheableTokens: 256 });
-    const agent = agentWith({ provider, tools: [read(4_000)], plugins: [prefixOf(words(600))], compaction: createCompaction({ contextWindow: 6_000, keepRecentTokens: 400, summaryMaxTokens: 100 }) });
+    const provider = new EmulatorProvider({
+      model: (r: EmulatorRequest) => workload(1)(r),
+      cacheStyle: "anthropic",
+      clock,
+      minCacheableTokens: 256,
+    });
+    const agent = agentWith({
+      provider,
+      tools: [read(4_000)],
+      plugins: [prefixOf(words(600))],
+      compaction: createCompaction({ contextWindow: 6_000, keepRecentTokens: 400, summaryMaxTokens: 100 }),
+    });
     for (let i = 0; i < 8; i++) await agent.send(`task ${i}`);
     const summaries = ofType(agent.session.events, "compact/summary");
     expect(summaries.length).toBeGreaterThan(0);
-    const usage = summaries[0]!.data.usage as { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+    const usage = summaries[0]!.data.usage as {
+      inputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    };
     const total = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     expect(usage.cacheReadTokens / total).toBeGreaterThan(0.5);
   });
@@ -154,11 +223,17 @@ describe("compaction", () => {
   test("a long scripted session (hundreds of steps) stays inside its window with every request reconstructable", async () => {
     const window = 6_000;
     const provider = new ScriptedProvider([], { fallback: workload(3) });
-    const agent = agentWith({ provider, tools: [read(400)], plugins: [prefixOf(words(300))], compaction: createCompaction({ contextWindow: window, keepRecentTokens: 800, summaryMaxTokens: 120 }) });
+    const agent = agentWith({
+      provider,
+      tools: [read(400)],
+      plugins: [prefixOf(words(300))],
+      compaction: createCompaction({ contextWindow: window, keepRecentTokens: 800, summaryMaxTokens: 120 }),
+    });
     for (let i = 0; i < 60; i++) expect((await agent.send(`task ${i}`)).reason).toEqual({ kind: "completed" });
     const loop: ProviderRequest[] = provider.requests.filter((r) => !isSummaryCall(r.messages));
     expect(loop.length).toBeGreaterThanOrEqual(240);
-    const estimate = (r: ProviderRequest) => Math.ceil(Buffer.byteLength(JSON.stringify({ s: r.system, t: r.tools, m: r.messages })) / 4);
+    const estimate = (r: ProviderRequest) =>
+      Math.ceil(Buffer.byteLength(JSON.stringify({ s: r.system, t: r.tools, m: r.messages })) / 4);
     expect(Math.max(...loop.map(estimate))).toBeLessThan(window);
     expect(verifyLog(agent.session.events).ok).toBe(true);
     expect(reconstructRequests(agent.session.events)).toHaveLength(loop.length);

@@ -12,20 +12,30 @@ const read = (path: string, key = "path") => ({ name: "read", arguments: { [key]
 
 /** The `context/message` texts of the log, in order. */
 const contextTexts = (run: Awaited<ReturnType<typeof runTurn>>): string[] =>
-  run.agent.session.events.filter((e) => e.type === "context/message").map((e) => textOf({ role: "user", content: (e.data as { content: Message["content"] }).content } as Message));
+  run.agent.session.events
+    .filter((e) => e.type === "context/message")
+    .map((e) => textOf({ role: "user", content: (e.data as { content: Message["content"] }).content } as Message));
 
 describe("updates after tool calls", () => {
   test("a tool writing AGENTS.md in a subdirectory → the next request carries the update; the prefix and header are unchanged", async () => {
     const { root, home } = await tempProject();
     await put(root, "AGENTS.md", "root rules\n");
-    const run = await runTurn(root, [workspaceInstructions({ home })], [{ toolCalls: [write("sub/AGENTS.md", "sub rules\n")] }]);
+    const run = await runTurn(
+      root,
+      [workspaceInstructions({ home })],
+      [{ toolCalls: [write("sub/AGENTS.md", "sub rules\n")] }],
+    );
 
     const [first, second] = run.provider.requests;
     expect(second!.messages[0]).toEqual(first!.messages[0]);
     const last = second!.messages.at(-1)!;
     expect(last.role).toBe("user");
     expect(textOf(last)).toBe(reminder(updated(`${root}/sub/AGENTS.md`, "sub rules")));
-    expect(run.agent.session.events.filter((e) => e.type === "context/message").map((e) => (e.data as { source: string }).source)).toEqual(["tools/post-execute"]);
+    expect(
+      run.agent.session.events
+        .filter((e) => e.type === "context/message")
+        .map((e) => (e.data as { source: string }).source),
+    ).toEqual(["tools/post-execute"]);
     expect(run.agent.session.events.filter((e) => e.type === "request/header-delta")).toEqual([]);
     expect(loggedPrefix(run.agent)).toEqual([first!.messages[0]]);
     expectLogMatchesRequests(run);
@@ -45,7 +55,9 @@ describe("updates after tool calls", () => {
         { toolCalls: [read("README.md"), read("AGENTS.md")] }, // in the prefix already: nothing
       ],
     );
-    expect(contextTexts(run)).toEqual([reminder([updated(`${root}/pkg/CLAUDE.md`, "pkg"), updated(`${root}/pkg/lib/AGENTS.md`, "lib")].join("\n\n"))]);
+    expect(contextTexts(run)).toEqual([
+      reminder([updated(`${root}/pkg/CLAUDE.md`, "pkg"), updated(`${root}/pkg/lib/AGENTS.md`, "lib")].join("\n\n")),
+    ]);
   });
 
   test("editing an instruction file that is part of the prefix announces its new content, not an unchanged re-read", async () => {
@@ -54,7 +66,11 @@ describe("updates after tool calls", () => {
     const run = await runTurn(
       root,
       [workspaceInstructions({ home })],
-      [{ toolCalls: [write("AGENTS.md", "new rules\n")] }, { toolCalls: [read("AGENTS.md")] }, { toolCalls: [write("AGENTS.md", "new rules\n")] }],
+      [
+        { toolCalls: [write("AGENTS.md", "new rules\n")] },
+        { toolCalls: [read("AGENTS.md")] },
+        { toolCalls: [write("AGENTS.md", "new rules\n")] },
+      ],
     );
     expect(contextTexts(run)).toEqual([reminder(updated(`${root}/AGENTS.md`, "new rules"))]);
     expect(textOf(run.provider.requests[3]!.messages[0])).toContain("old rules"); // the prefix stays frozen
@@ -67,7 +83,15 @@ describe("updates after tool calls", () => {
     const run = await runTurn(
       root,
       [workspaceInstructions({ home })],
-      [{ toolCalls: [read(`${outside}/x.ts`), { name: "read", arguments: { path: "a", note: `${root}/x/AGENTS.md` } }, write("notes.md", "AGENTS.md")] }],
+      [
+        {
+          toolCalls: [
+            read(`${outside}/x.ts`),
+            { name: "read", arguments: { path: "a", note: `${root}/x/AGENTS.md` } },
+            write("notes.md", "AGENTS.md"),
+          ],
+        },
+      ],
     );
     expect(contextTexts(run)).toEqual([]);
   });
@@ -78,7 +102,8 @@ describe("updates after tool calls", () => {
     const inner: AgentPlugin = (host) => {
       host.on("tools/post-execute", async (call, _outcome, next) => {
         const decision = await next();
-        if (call.name === "write" && decision.action === "accept") return { ...decision, additionalContext: [{ type: "text", text: "inner note" }] };
+        if (call.name === "write" && decision.action === "accept")
+          return { ...decision, additionalContext: [{ type: "text", text: "inner note" }] };
         if (call.name === "read") return { action: "block", feedback: "no reading" };
         return decision;
       });
@@ -87,12 +112,20 @@ describe("updates after tool calls", () => {
     const run = await runTurn(
       root,
       [workspaceInstructions({ home }), inner],
-      [{ toolCalls: [write("a/AGENTS.md", "a\n")] }, { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "" } }, read("b")] }],
+      [
+        { toolCalls: [write("a/AGENTS.md", "a\n")] },
+        { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "" } }, read("b")] },
+      ],
     );
-    const contexts = run.agent.session.events.filter((e) => e.type === "context/message").map((e) => (e.data as { content: { text: string }[] }).content.map((c) => c.text));
+    const contexts = run.agent.session.events
+      .filter((e) => e.type === "context/message")
+      .map((e) => (e.data as { content: { text: string }[] }).content.map((c) => c.text));
     // b/AGENTS.md was reached only by the blocked read, so it is not announced
     expect(contexts).toEqual([["inner note", reminder(updated(`${root}/a/AGENTS.md`, "a"))], ["inner note"]]);
-    const blocked = run.agent.session.events.filter((e) => e.type === "tool/result").at(-1)!.data as { isError: boolean; error?: string };
+    const blocked = run.agent.session.events.filter((e) => e.type === "tool/result").at(-1)!.data as {
+      isError: boolean;
+      error?: string;
+    };
     expect(blocked).toMatchObject({ isError: true, error: "blocked" });
   });
 });

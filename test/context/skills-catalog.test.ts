@@ -17,7 +17,9 @@ describe("the catalog message", () => {
     const prefix = sentPrefix(run);
     expect(prefix).toHaveLength(1);
     expect(prefix[0]!.role).toBe("user");
-    expect(textOf(prefix[0])).toBe(reminder(HEADING, "- alpha: First one.", "- mid-way: In between.", "- zeta: Last one."));
+    expect(textOf(prefix[0])).toBe(
+      reminder(HEADING, "- alpha: First one.", "- mid-way: In between.", "- zeta: Last one."),
+    );
     expect(loggedPrefix(run.agent)).toEqual(prefix);
   });
 
@@ -48,7 +50,11 @@ describe("the catalog message", () => {
 
   test("descriptions are whitespace-collapsed and XML-escaped, and nothing else of the skill is rendered", async () => {
     const { root, home } = await tempProject();
-    await put(root, ".keelson/skills/xml/SKILL.md", "---\nname: xml\ndescription: |\n  Use <b>bold</b> &\n    keep   spacing\n---\nSECRET BODY\n");
+    await put(
+      root,
+      ".keelson/skills/xml/SKILL.md",
+      "---\nname: xml\ndescription: |\n  Use <b>bold</b> &\n    keep   spacing\n---\nSECRET BODY\n",
+    );
     const run = await runTurn(root, [skillsCatalog({ home })]);
     const text = textOf(sentPrefix(run)[0]);
     expect(text).toBe(reminder(HEADING, "- xml: Use &lt;b&gt;bold&lt;/b&gt; &amp; keep spacing"));
@@ -62,7 +68,9 @@ describe("the catalog message", () => {
     await put(root, ".keelson/skills/short/SKILL.md", skillFile("short", "y".repeat(500)));
     await put(root, ".keelson/skills/tiny/SKILL.md", skillFile("tiny", "abcdefghijkl"));
     const defaults = await runTurn(root, [skillsCatalog({ home })]);
-    expect(textOf(sentPrefix(defaults)[0])).toBe(reminder(HEADING, `- long: ${"x".repeat(499)}…`, `- short: ${"y".repeat(500)}`, "- tiny: abcdefghijkl"));
+    expect(textOf(sentPrefix(defaults)[0])).toBe(
+      reminder(HEADING, `- long: ${"x".repeat(499)}…`, `- short: ${"y".repeat(500)}`, "- tiny: abcdefghijkl"),
+    );
 
     const capped = await runTurn(root, [skillsCatalog({ home, maxDescription: 5 })]);
     expect(textOf(sentPrefix(capped)[0])).toBe(reminder(HEADING, "- long: xxxx…", "- short: yyyy…", "- tiny: abcd…"));
@@ -70,7 +78,8 @@ describe("the catalog message", () => {
 
   test("two agents over the same skills render byte-identical prefixes", async () => {
     const { root, home } = await tempProject();
-    for (const name of ["c-one", "a-two", "b-three"]) await put(root, `.keelson/skills/${name}/SKILL.md`, skillFile(name, `About ${name}.`));
+    for (const name of ["c-one", "a-two", "b-three"])
+      await put(root, `.keelson/skills/${name}/SKILL.md`, skillFile(name, `About ${name}.`));
     await put(home, "skills/d-four/SKILL.md", skillFile("d-four", "Home <skill>."));
     const first = await runTurn(root, [skillsCatalog({ home })]);
     const second = await runTurn(root, [skillsCatalog({ home })]);
@@ -96,7 +105,13 @@ describe("invalid and missing skills", () => {
     expect(textOf(sentPrefix(run)[0])).toBe(reminder(HEADING, "- good: Fine.", "- no-desc: From home."));
     const reported = run.errors.filter((e) => e.where === "skills").map((e) => e.error as ContextError);
     expect(reported.every((e) => e instanceof ContextError && e.code === "invalid-skill")).toBe(true);
-    expect(reported.map((e) => e.message.match(/skills\/([^/]+)\/SKILL\.md/)?.[1])).toEqual(["Bad-Case", "bad-yaml", "mismatch", "no-desc", "no-front"]);
+    expect(reported.map((e) => e.message.match(/skills\/([^/]+)\/SKILL\.md/)?.[1])).toEqual([
+      "Bad-Case",
+      "bad-yaml",
+      "mismatch",
+      "no-desc",
+      "no-front",
+    ]);
   });
 
   test("no skills anywhere: no prefix message, and the header carries no messagePrefix", async () => {
@@ -112,18 +127,34 @@ describe("invalid and missing skills", () => {
 describe("the skill tool", () => {
   test("returns the body of a known skill, and an error listing the known names for an unknown one", async () => {
     const { root, home } = await tempProject();
-    await put(root, ".keelson/skills/deploy/SKILL.md", skillFile("deploy", "Deploys.", "# Deploy\n\nRun `make ship`.\n"));
+    await put(
+      root,
+      ".keelson/skills/deploy/SKILL.md",
+      skillFile("deploy", "Deploys.", "# Deploy\n\nRun `make ship`.\n"),
+    );
     await put(home, "skills/audit/SKILL.md", skillFile("audit", "Audits."));
     const run = await runTurn(
       root,
       [skillsCatalog({ home })],
-      [{ toolCalls: [{ name: "skill", arguments: { name: "deploy" } }, { name: "skill", arguments: { name: "nope" } }] }],
+      [
+        {
+          toolCalls: [
+            { name: "skill", arguments: { name: "deploy" } },
+            { name: "skill", arguments: { name: "nope" } },
+          ],
+        },
+      ],
     );
 
-    const results = run.agent.session.events.filter((e) => e.type === "tool/result").map((e) => e.data as { content: { text: string }[]; isError: boolean });
+    const results = run.agent.session.events
+      .filter((e) => e.type === "tool/result")
+      .map((e) => e.data as { content: { text: string }[]; isError: boolean });
     expect(results).toEqual([
       expect.objectContaining({ content: [{ type: "text", text: "# Deploy\n\nRun `make ship`.\n" }], isError: false }),
-      expect.objectContaining({ content: [{ type: "text", text: 'Unknown skill "nope". Known skills: audit, deploy.' }], isError: true }),
+      expect.objectContaining({
+        content: [{ type: "text", text: 'Unknown skill "nope". Known skills: audit, deploy.' }],
+        isError: true,
+      }),
     ]);
     expect((run.provider.requests[0]!.tools ?? []).map((t) => t.name)).toContain("skill");
   });

@@ -80,9 +80,23 @@ export interface Rig {
 }
 
 /** A real agent at `cwd` with `plugins`, whose model answers `replies` then "done"; `extra` wins. */
-export function rig(cwd: string, plugins: readonly AgentPlugin[], replies: readonly ScriptedStep[] = [], extra: Partial<AgentOptions> = {}): Rig {
+export function rig(
+  cwd: string,
+  plugins: readonly AgentPlugin[],
+  replies: readonly ScriptedStep[] = [],
+  extra: Partial<AgentOptions> = {},
+): Rig {
   const provider = new ScriptedProvider(replies, { fallback: { text: "done" } });
-  const agent = createAgent({ provider, model: "scripted:test", system: "You are careful.", cwd, plugins, tools: [readTool, writeTool], clock: fixedClock(), ...extra });
+  const agent = createAgent({
+    provider,
+    model: "scripted:test",
+    system: "You are careful.",
+    cwd,
+    plugins,
+    tools: [readTool, writeTool],
+    clock: fixedClock(),
+    ...extra,
+  });
   const errors: Rig["errors"] = [];
   agent.hooks.on("agent/error", (_agent, error, where) => {
     errors.push({ error, where });
@@ -91,7 +105,11 @@ export function rig(cwd: string, plugins: readonly AgentPlugin[], replies: reado
 }
 
 /** Runs one turn ("go") on a new agent and returns the rig; the turn must complete. */
-export async function runTurn(cwd: string, plugins: readonly AgentPlugin[], replies: readonly ScriptedStep[] = []): Promise<Rig> {
+export async function runTurn(
+  cwd: string,
+  plugins: readonly AgentPlugin[],
+  replies: readonly ScriptedStep[] = [],
+): Promise<Rig> {
   const r = rig(cwd, plugins, replies);
   expect(await r.agent.send("go")).toEqual({ turn: 1, reason: { kind: "completed" } });
   await r.agent.dispose();
@@ -100,7 +118,9 @@ export async function runTurn(cwd: string, plugins: readonly AgentPlugin[], repl
 
 /** The `messagePrefix` of the log's `request/header` snapshots (undefined when absent). */
 export function loggedPrefixes(session: Agent["session"]): (readonly Message[] | undefined)[] {
-  return session.events.filter((e) => e.type === "request/header").map((e) => (e.data as unknown as { header: EpochHeader }).header.messagePrefix);
+  return session.events
+    .filter((e) => e.type === "request/header")
+    .map((e) => (e.data as unknown as { header: EpochHeader }).header.messagePrefix);
 }
 
 /** The one logged prefix of a single-instance run. */
@@ -124,7 +144,9 @@ export const reminder = (...lines: string[]): string => `<system-reminder>\n${li
 /** The request messages in front of the first history message (the user's "go"). */
 export function sentPrefix(rigged: Rig, request = 0): readonly Message[] {
   const messages = rigged.provider.requests[request]!.messages;
-  const history = messages.findIndex((m) => m.role === "user" && m.content[0]?.type === "text" && m.content[0].text === "go");
+  const history = messages.findIndex(
+    (m) => m.role === "user" && m.content[0]?.type === "text" && m.content[0].text === "go",
+  );
   return messages.slice(0, history);
 }
 

@@ -2,7 +2,19 @@
 // directly after the system slot, logged once on the header and identical on every request.
 import { expect, test } from "vitest";
 import { skillsCatalog, workspaceBaseline, workspaceInstructions } from "../../src/context/index.js";
-import { expectLogMatchesRequests, loggedPrefix, loggedPrefixes, mergedRequests, put, rig, runTurn, sentPrefix, skillFile, tempProject, textOf } from "./support.js";
+import {
+  expectLogMatchesRequests,
+  loggedPrefix,
+  loggedPrefixes,
+  mergedRequests,
+  put,
+  rig,
+  runTurn,
+  sentPrefix,
+  skillFile,
+  tempProject,
+  textOf,
+} from "./support.js";
 
 test("skills, instructions and baseline compose in registration order in front of the history", async () => {
   const { root, home } = await tempProject();
@@ -12,7 +24,11 @@ test("skills, instructions and baseline compose in registration order in front o
   const run = await runTurn(root, plugins, [{ toolCalls: [{ name: "skill", arguments: { name: "ship" } }] }]);
 
   const prefix = sentPrefix(run);
-  expect(prefix.map((m) => textOf(m).split("\n")[1])).toEqual(["Skills available (use the skill tool to load one):", `Instructions from: ${root}/AGENTS.md`, `Working directory: ${root}`]);
+  expect(prefix.map((m) => textOf(m).split("\n")[1])).toEqual([
+    "Skills available (use the skill tool to load one):",
+    `Instructions from: ${root}/AGENTS.md`,
+    `Working directory: ${root}`,
+  ]);
   expect(loggedPrefix(run.agent)).toEqual(prefix);
   for (const request of run.provider.requests) expect(request.messages.slice(0, 3)).toEqual(prefix);
   expect(run.provider.requests[0]!.messages[3]).toEqual({ role: "user", content: [{ type: "text", text: "go" }] });
@@ -26,7 +42,11 @@ test("a new instance over the same session recomposes byte-identically when noth
   const { root, home } = await tempProject();
   await put(root, ".keelson/skills/ship/SKILL.md", skillFile("ship", "Ships it."));
   await put(root, "AGENTS.md", "Be brief.\n");
-  const plugins = () => [skillsCatalog({ home }), workspaceInstructions({ home }), workspaceBaseline({ gitStatus: false })];
+  const plugins = () => [
+    skillsCatalog({ home }),
+    workspaceInstructions({ home }),
+    workspaceBaseline({ gitStatus: false }),
+  ];
   const first = await runTurn(root, plugins());
 
   const again = rig(root, plugins(), [], { session: first.agent.session });

@@ -4,7 +4,17 @@ import { execFileSync } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { workspaceBaseline } from "../../src/context/index.js";
-import { expectLogMatchesRequests, loggedPrefix, put, reminder, runTurn, sentPrefix, tempDir, tempProject, textOf } from "./support.js";
+import {
+  expectLogMatchesRequests,
+  loggedPrefix,
+  put,
+  reminder,
+  runTurn,
+  sentPrefix,
+  tempDir,
+  tempProject,
+  textOf,
+} from "./support.js";
 
 const noGitStatus = { gitStatus: false } as const;
 
@@ -20,10 +30,32 @@ const hasGit = (() => {
 describe("content", () => {
   test("cwd, branch and the sorted top-level entries (dirs with /, dotfiles hidden except git's own)", async () => {
     const { root } = await tempProject("feature/x");
-    for (const rel of ["src/a.ts", "docs/b.md", "README.md", "package.json", ".env", ".vscode/settings.json", ".gitignore", ".github/ci.yml", "Zeta"]) await put(root, rel, "");
+    for (const rel of [
+      "src/a.ts",
+      "docs/b.md",
+      "README.md",
+      "package.json",
+      ".env",
+      ".vscode/settings.json",
+      ".gitignore",
+      ".github/ci.yml",
+      "Zeta",
+    ])
+      await put(root, rel, "");
     const run = await runTurn(root, [workspaceBaseline(noGitStatus)]);
     expect(textOf(sentPrefix(run)[0])).toBe(
-      reminder(`Working directory: ${root}`, "Git branch: feature/x", "Top-level entries:", "- .github/", "- .gitignore", "- README.md", "- Zeta", "- docs/", "- package.json", "- src/"),
+      reminder(
+        `Working directory: ${root}`,
+        "Git branch: feature/x",
+        "Top-level entries:",
+        "- .github/",
+        "- .gitignore",
+        "- README.md",
+        "- Zeta",
+        "- docs/",
+        "- package.json",
+        "- src/",
+      ),
     );
   });
 
@@ -32,7 +64,15 @@ describe("content", () => {
     await put(root, ".git/HEAD", "0123456789abcdef0123456789abcdef01234567\n");
     await put(root, "pkg/index.ts", "");
     const run = await runTurn(`${root}/pkg`, [workspaceBaseline(noGitStatus)]);
-    expect(textOf(sentPrefix(run)[0])).toBe(reminder(`Working directory: ${root}/pkg`, `Project root: ${root}`, "Git: detached HEAD at 0123456", "Top-level entries:", "- index.ts"));
+    expect(textOf(sentPrefix(run)[0])).toBe(
+      reminder(
+        `Working directory: ${root}/pkg`,
+        `Project root: ${root}`,
+        "Git: detached HEAD at 0123456",
+        "Top-level entries:",
+        "- index.ts",
+      ),
+    );
   });
 
   test("a worktree's .git file is followed to its git directory", async () => {
@@ -42,14 +82,18 @@ describe("content", () => {
     await rm(`${root}/.git`, { recursive: true });
     await put(root, ".git", `gitdir: ${gitDir}\n`);
     const run = await runTurn(root, [workspaceBaseline(noGitStatus)]);
-    expect(textOf(sentPrefix(run)[0])).toBe(reminder(`Working directory: ${root}`, "Git branch: wt", "Top-level entries: none"));
+    expect(textOf(sentPrefix(run)[0])).toBe(
+      reminder(`Working directory: ${root}`, "Git branch: wt", "Top-level entries: none"),
+    );
   });
 
   test("entries are capped with '… and N more'", async () => {
     const { root } = await tempProject();
     for (const name of ["e", "d", "c", "b", "a"]) await put(root, name, "");
     const run = await runTurn(root, [workspaceBaseline({ ...noGitStatus, maxEntries: 2 })]);
-    expect(textOf(sentPrefix(run)[0])).toBe(reminder(`Working directory: ${root}`, "Git branch: main", "Top-level entries:", "- a", "- b", "… and 3 more"));
+    expect(textOf(sentPrefix(run)[0])).toBe(
+      reminder(`Working directory: ${root}`, "Git branch: main", "Top-level entries:", "- a", "- b", "… and 3 more"),
+    );
   });
 
   test("outside a git repository there is no git line and no project-root line", async () => {
@@ -67,15 +111,18 @@ describe("content", () => {
     expect(text.split("\n").filter((l) => l.startsWith("Git branch"))).toEqual(["Git branch: main"]);
   });
 
-  test.skipIf(!hasGit)("with git available, the branch line says whether the tree is clean or has uncommitted changes", async () => {
-    const root = await tempDir("git");
-    execFileSync("git", ["init", "-q", "-b", "trunk"], { cwd: root });
-    const clean = await runTurn(root, [workspaceBaseline()]);
-    expect(textOf(sentPrefix(clean)[0])).toContain("Git branch: trunk (clean)");
-    await put(root, "new.txt", "x");
-    const dirty = await runTurn(root, [workspaceBaseline()]);
-    expect(textOf(sentPrefix(dirty)[0])).toContain("Git branch: trunk (uncommitted changes)");
-  });
+  test.skipIf(!hasGit)(
+    "with git available, the branch line says whether the tree is clean or has uncommitted changes",
+    async () => {
+      const root = await tempDir("git");
+      execFileSync("git", ["init", "-q", "-b", "trunk"], { cwd: root });
+      const clean = await runTurn(root, [workspaceBaseline()]);
+      expect(textOf(sentPrefix(clean)[0])).toContain("Git branch: trunk (clean)");
+      await put(root, "new.txt", "x");
+      const dirty = await runTurn(root, [workspaceBaseline()]);
+      expect(textOf(sentPrefix(dirty)[0])).toContain("Git branch: trunk (uncommitted changes)");
+    },
+  );
 
   test("a fake repository (git cannot read it) just leaves the dirty state out", async () => {
     const { root } = await tempProject();

@@ -3,12 +3,19 @@
 // automatic-prefix styles (OpenAI 128-token blocks from 1024, DeepSeek complete units of
 // input and input+output in 64-token blocks).
 import { describe, expect, test } from "vitest";
-import { AnthropicCacheModel, type CacheBlock, CacheModelError, PrefixCacheModel, SimulatedClock } from "../../src/emulator/index.js";
+import {
+  AnthropicCacheModel,
+  type CacheBlock,
+  CacheModelError,
+  PrefixCacheModel,
+  SimulatedClock,
+} from "../../src/emulator/index.js";
 import { thrown } from "../support/thrown.js";
 
 const block = (id: string, tokens: number, breakpoint = false): CacheBlock => ({ hash: id, tokens, breakpoint });
 /** The blocks with breakpoints exactly at `at` (negative positions count from the end). */
-const mark = (blocks: readonly CacheBlock[], ...at: number[]): CacheBlock[] => blocks.map((b, i) => ({ ...b, breakpoint: at.includes(i) || at.includes(i - blocks.length) }));
+const mark = (blocks: readonly CacheBlock[], ...at: number[]): CacheBlock[] =>
+  blocks.map((b, i) => ({ ...b, breakpoint: at.includes(i) || at.includes(i - blocks.length) }));
 const sum = (blocks: readonly CacheBlock[]): number => blocks.reduce((n, b) => n + b.tokens, 0);
 
 /** Tools + system (one breakpoint) and `turns` user/assistant exchanges of 200 tokens each. */
@@ -92,7 +99,11 @@ describe("AnthropicCacheModel", () => {
     expect(withoutTail.apply("k", mark(wide, 0, -1)).cacheReadTokens).toBe(1100);
     const withTail = new AnthropicCacheModel();
     withTail.apply("k", mark(base, 0, 2));
-    expect(withTail.apply("k", mark(wide, 0, 2, -1))).toStrictEqual({ inputTokens: 0, cacheReadTokens: 2100, cacheWriteTokens: 1200 });
+    expect(withTail.apply("k", mark(wide, 0, 2, -1))).toStrictEqual({
+      inputTokens: 0,
+      cacheReadTokens: 2100,
+      cacheWriteTokens: 1200,
+    });
   });
 
   test("the breakpoint itself is the first of the 20 blocks a read looks back over", () => {
@@ -107,7 +118,9 @@ describe("AnthropicCacheModel", () => {
   test("more than 4 breakpoints is an error, as the API's 400", () => {
     const cache = new AnthropicCacheModel();
     const blocks = Array.from({ length: 5 }, (_, i) => block(`b${i}`, 500, true));
-    expect(thrown(() => cache.apply("k", blocks), CacheModelError).message).toBe("A maximum of 4 blocks with cache_control may be provided. Found 5.");
+    expect(thrown(() => cache.apply("k", blocks), CacheModelError).message).toBe(
+      "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    );
   });
 
   test("caches are separated by namespace (API key / organisation)", () => {
@@ -124,8 +137,14 @@ const seg = (id: string, tokens: number) => ({ hash: id, tokens });
 describe("PrefixCacheModel (OpenAI style)", () => {
   test("cached tokens are the seen prefix rounded down to 128-token blocks (2006 → 1920)", () => {
     const cache = new PrefixCacheModel({ style: "openai" });
-    expect(cache.apply("k", [seg("sys", 1000), seg("u1", 1006)])).toStrictEqual({ promptTokens: 2006, cachedTokens: 0 });
-    expect(cache.apply("k", [seg("sys", 1000), seg("u1", 1006), seg("u2", 40)])).toStrictEqual({ promptTokens: 2046, cachedTokens: 1920 });
+    expect(cache.apply("k", [seg("sys", 1000), seg("u1", 1006)])).toStrictEqual({
+      promptTokens: 2006,
+      cachedTokens: 0,
+    });
+    expect(cache.apply("k", [seg("sys", 1000), seg("u1", 1006), seg("u2", 40)])).toStrictEqual({
+      promptTokens: 2046,
+      cachedTokens: 1920,
+    });
   });
 
   test("below 1024 tokens nothing is cached", () => {
@@ -153,8 +172,13 @@ describe("PrefixCacheModel (DeepSeek style)", () => {
   test("a request extending the previous one by its answer hits ⌊(input + output) / 64⌋ × 64", () => {
     const cache = new PrefixCacheModel({ style: "deepseek" });
     const output = seg("answer-1", 77);
-    expect(cache.apply("k", [seg("sys", 300), seg("u1", 200)], output)).toStrictEqual({ promptTokens: 500, cachedTokens: 0 });
-    expect(cache.apply("k", [seg("sys", 300), seg("u1", 200), output, seg("u2", 100)], seg("answer-2", 10))).toStrictEqual({ promptTokens: 677, cachedTokens: 576 });
+    expect(cache.apply("k", [seg("sys", 300), seg("u1", 200)], output)).toStrictEqual({
+      promptTokens: 500,
+      cachedTokens: 0,
+    });
+    expect(
+      cache.apply("k", [seg("sys", 300), seg("u1", 200), output, seg("u2", 100)], seg("answer-2", 10)),
+    ).toStrictEqual({ promptTokens: 677, cachedTokens: 576 });
   });
 
   test("only complete units hit: sharing part of the previous input is a miss", () => {

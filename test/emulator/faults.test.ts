@@ -8,10 +8,15 @@ import { describe, expect, test } from "vitest";
 import { type FaultKind, FaultPlan, mulberry32 } from "../../src/emulator/index.js";
 import { anthropicClient, emulator, openaiClient, rejection } from "./support.js";
 
-const reply = () => ({ text: "a reply long enough to be split into several stream events", toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] });
+const reply = () => ({
+  text: "a reply long enough to be split into several stream events",
+  toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }],
+});
 const hi = [{ role: "user" as const, content: "hi" }];
-const anthropicStream = (client: Anthropic) => client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi }).finalMessage();
-const openaiStream = (client: OpenAI) => client.chat.completions.stream({ model: "gpt-5.1", messages: hi }).finalChatCompletion();
+const anthropicStream = (client: Anthropic) =>
+  client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi }).finalMessage();
+const openaiStream = (client: OpenAI) =>
+  client.chat.completions.stream({ model: "gpt-5.1", messages: hi }).finalChatCompletion();
 
 describe("HTTP faults through the Anthropic SDK", () => {
   test("http-429 is a RateLimitError carrying retry-after", async () => {
@@ -86,7 +91,12 @@ describe("stream faults through the Anthropic SDK", () => {
   test("stall sends message_start and then nothing until releaseStalls()", async () => {
     const server = await emulator({ model: reply });
     server.faults.next("stall");
-    const stream = await anthropicClient(server).messages.create({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi, stream: true });
+    const stream = await anthropicClient(server).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 256,
+      messages: hi,
+      stream: true,
+    });
     const iterator = stream[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toMatchObject({ type: "message_start" });
     const pending = iterator.next();
@@ -98,7 +108,10 @@ describe("stream faults through the Anthropic SDK", () => {
     const server = await emulator({ model: reply });
     server.faults.next({ kind: "stall", afterEvents: 0 });
     const controller = new AbortController();
-    const stream = anthropicClient(server).messages.stream({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi }, { signal: controller.signal });
+    const stream = anthropicClient(server).messages.stream(
+      { model: "claude-sonnet-4-5", max_tokens: 256, messages: hi },
+      { signal: controller.signal },
+    );
     stream.on("connect", () => controller.abort());
     expect(await rejection(() => stream.finalMessage())).toBeInstanceOf(Anthropic.APIUserAbortError);
   });
@@ -116,7 +129,9 @@ describe("stream faults on non-stream requests", () => {
   test("stream-error on a non-stream Anthropic request is a 529 OverloadedError, recorded as such", async () => {
     const server = await emulator({ model: reply });
     server.faults.next("stream-error");
-    const error = await rejection(() => anthropicClient(server).messages.create({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi }));
+    const error = await rejection(() =>
+      anthropicClient(server).messages.create({ model: "claude-sonnet-4-5", max_tokens: 256, messages: hi }),
+    );
     expect(error).toBeInstanceOf(Anthropic.OverloadedError);
     expect(server.requests[0]).toMatchObject({ fault: "stream-error", status: 529 });
   });
@@ -124,7 +139,13 @@ describe("stream faults on non-stream requests", () => {
   test("malformed-sse on a non-stream request is a truncated JSON body", async () => {
     const server = await emulator({ model: reply });
     server.faults.next("malformed-sse");
-    expect(((await rejection(() => openaiClient(server).chat.completions.create({ model: "gpt-5.1", messages: hi }))) as Error).message).toMatch(/JSON/);
+    expect(
+      (
+        (await rejection(() =>
+          openaiClient(server).chat.completions.create({ model: "gpt-5.1", messages: hi }),
+        )) as Error
+      ).message,
+    ).toMatch(/JSON/);
   });
 });
 
@@ -192,7 +213,9 @@ describe("faults through the OpenAI SDK", () => {
     const server = await emulator({ model: reply });
     const client = openaiClient(server);
     server.faults.next("reset", "stall");
-    expect(((await rejection(() => client.chat.completions.create({ model: "gpt-5.1", messages: hi }))) as Error).message).toMatch(/terminated/);
+    expect(
+      ((await rejection(() => client.chat.completions.create({ model: "gpt-5.1", messages: hi }))) as Error).message,
+    ).toMatch(/terminated/);
     const stalled = client.chat.completions.create({ model: "gpt-5.1", messages: hi });
     await new Promise<void>((resolve) => {
       const poll = (): void => {

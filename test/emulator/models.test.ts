@@ -2,12 +2,20 @@
 // functions of the request, exhaustion) and RuleBasedModel (summarize a tool result, read a
 // named file, list on request, otherwise acknowledge).
 import { describe, expect, test } from "vitest";
-import { type EmulatorRequest, EmulatorModelError, RuleBasedModel, ScriptedEmulatorModel } from "../../src/emulator/index.js";
+import {
+  type EmulatorRequest,
+  EmulatorModelError,
+  RuleBasedModel,
+  ScriptedEmulatorModel,
+} from "../../src/emulator/index.js";
 import type { ProviderTool } from "../../src/llm/index.js";
 import type { Message } from "../../src/messages/index.js";
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
-const tool = (name: string, properties: Record<string, unknown> = {}): ProviderTool => ({ name, inputSchema: { type: "object", properties } as ProviderTool["inputSchema"] });
+const tool = (name: string, properties: Record<string, unknown> = {}): ProviderTool => ({
+  name,
+  inputSchema: { type: "object", properties } as ProviderTool["inputSchema"],
+});
 const req = (messages: readonly Message[], over: Partial<EmulatorRequest> = {}): EmulatorRequest => ({
   api: "in-process",
   model: "m",
@@ -39,9 +47,13 @@ describe("ScriptedEmulatorModel", () => {
   });
 
   test("an exhausted script throws EmulatorModelError naming the session; a fallback answers instead", async () => {
-    await expect(new ScriptedEmulatorModel().reply(req([user("x")], { sessionKey: "s9" }))).rejects.toThrow(EmulatorModelError);
+    await expect(new ScriptedEmulatorModel().reply(req([user("x")], { sessionKey: "s9" }))).rejects.toThrow(
+      EmulatorModelError,
+    );
     await expect(new ScriptedEmulatorModel().reply(req([user("x")], { sessionKey: "s9" }))).rejects.toThrow(/"s9"/);
-    expect(await new ScriptedEmulatorModel([], { fallback: { text: "fb" } }).reply(req([user("x")]))).toStrictEqual({ text: "fb" });
+    expect(await new ScriptedEmulatorModel([], { fallback: { text: "fb" } }).reply(req([user("x")]))).toStrictEqual({
+      text: "fb",
+    });
   });
 });
 
@@ -49,9 +61,13 @@ describe("RuleBasedModel", () => {
   const model = new RuleBasedModel();
 
   test("calls a read tool with a path the user names", () => {
-    const reply = model.reply(req([user("Please open notes.txt and summarize it")], { tools: [tool("ls"), tool("read_file", { path: {} })] }));
+    const reply = model.reply(
+      req([user("Please open notes.txt and summarize it")], { tools: [tool("ls"), tool("read_file", { path: {} })] }),
+    );
     expect(reply).toMatchObject({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] });
-    expect(model.reply(req([user("look at src/a.ts.")], { tools: [tool("cat")] }))).toMatchObject({ toolCalls: [{ name: "cat", arguments: { path: "src/a.ts" } }] });
+    expect(model.reply(req([user("look at src/a.ts.")], { tools: [tool("cat")] }))).toMatchObject({
+      toolCalls: [{ name: "cat", arguments: { path: "src/a.ts" } }],
+    });
   });
 
   test("falls back to a non-mutating tool whose schema has a path property", () => {
@@ -60,25 +76,45 @@ describe("RuleBasedModel", () => {
   });
 
   test("calls a list tool when asked to list", () => {
-    expect(model.reply(req([user("list the files here")], { tools: [tool("ls", { path: {} })] }))).toMatchObject({ toolCalls: [{ name: "ls", arguments: { path: "." } }] });
+    expect(model.reply(req([user("list the files here")], { tools: [tool("ls", { path: {} })] }))).toMatchObject({
+      toolCalls: [{ name: "ls", arguments: { path: "." } }],
+    });
   });
 
   test("runs a backticked command with a shell tool, and writes backticked text to a named path", () => {
     const tools = [tool("read", { path: {} }), tool("write", { path: {}, content: {} }), tool("bash", { command: {} })];
-    expect(model.reply(req([user("please run `ls -la src/a.ts` now")], { tools }))).toStrictEqual({ text: "Running ls -la src/a.ts.", toolCalls: [{ name: "bash", arguments: { command: "ls -la src/a.ts" } }] });
+    expect(model.reply(req([user("please run `ls -la src/a.ts` now")], { tools }))).toStrictEqual({
+      text: "Running ls -la src/a.ts.",
+      toolCalls: [{ name: "bash", arguments: { command: "ls -la src/a.ts" } }],
+    });
     expect(model.reply(req([user("write `hello world` to notes/today.txt.")], { tools }))).toStrictEqual({
       text: "Writing notes/today.txt.",
       toolCalls: [{ name: "write", arguments: { path: "notes/today.txt", content: "hello world" } }],
     });
     // Without a matching tool the rules fall through (here: read the named path).
-    expect(model.reply(req([user("run `cat a.txt`")], { tools: [tool("read", { path: {} })] }))).toMatchObject({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] });
+    expect(model.reply(req([user("run `cat a.txt`")], { tools: [tool("read", { path: {} })] }))).toMatchObject({
+      toolCalls: [{ name: "read", arguments: { path: "a.txt" } }],
+    });
   });
 
   test("summarizes a tool result by quoting its first line, and finishes", () => {
     const messages: Message[] = [
       user("read notes.txt"),
-      { role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "read_file", arguments: '{"path":"notes.txt"}' }] },
-      { role: "tool", content: [{ type: "tool-result", callId: "c1", content: [{ type: "text", text: "\nfirst line\nsecond" }], isError: false }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", callId: "c1", name: "read_file", arguments: '{"path":"notes.txt"}' }],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            callId: "c1",
+            content: [{ type: "text", text: "\nfirst line\nsecond" }],
+            isError: false,
+          },
+        ],
+      },
     ];
     expect(model.reply(req(messages))).toStrictEqual({ text: 'read_file returned: "first line"' });
   });
@@ -87,6 +123,8 @@ describe("RuleBasedModel", () => {
     expect(model.reply(req([user("hello there")]))).toStrictEqual({ text: "Understood: hello there" });
     const long = "x ".repeat(100);
     expect(model.reply(req([user(long)]))).toStrictEqual({ text: `Understood: ${long.trim().slice(0, 80)}` });
-    expect(model.reply(req([user("e.g. nothing to read")], { tools: [tool("read_file")] }))).toStrictEqual({ text: "Understood: e.g. nothing to read" });
+    expect(model.reply(req([user("e.g. nothing to read")], { tools: [tool("read_file")] }))).toStrictEqual({
+      text: "Understood: e.g. nothing to read",
+    });
   });
 });

@@ -3,7 +3,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, expect } from "vitest";
-import { type EmulatorOptions, type EmulatorServer, parseSse, type SseEvent, startEmulator } from "../../src/emulator/index.js";
+import {
+  type EmulatorOptions,
+  type EmulatorServer,
+  parseSse,
+  type SseEvent,
+  startEmulator,
+} from "../../src/emulator/index.js";
 
 const open: EmulatorServer[] = [];
 
@@ -27,8 +33,16 @@ export function openaiClient(server: EmulatorServer, apiKey = "test"): OpenAI {
 }
 
 /** POSTs a JSON body and returns the status, headers and parsed SSE events (or JSON). */
-export async function post(url: string, body: unknown, headers: Record<string, string> = { authorization: "Bearer test" }): Promise<{ status: number; headers: Headers; text: string; events: SseEvent[] }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = { authorization: "Bearer test" },
+): Promise<{ status: number; headers: Headers; text: string; events: SseEvent[] }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, events: parseSse(text) };
 }
@@ -54,4 +68,8 @@ export function filler(tokens: number, seed = "w"): string {
   return Array.from({ length: tokens }, (_, i) => ` ${seed}${i.toString(36)}`).join("");
 }
 
-export const readTool = { name: "read_file", description: "Read a file", input_schema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"] } };
+export const readTool = {
+  name: "read_file",
+  description: "Read a file",
+  input_schema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"] },
+};

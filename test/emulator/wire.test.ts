@@ -23,18 +23,40 @@ describe("parseAnthropicRequest", () => {
           { type: "tool_use", id: "t1", name: "read_file", input: { path: "a.txt" } },
         ],
       },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "hello", cache_control: cc }, { type: "text", text: "and?" }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", content: "hello", cache_control: cc },
+          { type: "text", text: "and?" },
+        ],
+      },
     ],
   };
 
   test("normalizes system, tools and messages into Keelson's vocabulary", () => {
     const { request } = parseAnthropicRequest(body);
-    expect(request).toMatchObject({ api: "anthropic", model: "m", system: "be brief", maxTokens: 100, sessionKey: "s-1", stream: false });
+    expect(request).toMatchObject({
+      api: "anthropic",
+      model: "m",
+      system: "be brief",
+      maxTokens: 100,
+      sessionKey: "s-1",
+      stream: false,
+    });
     expect(request.tools).toStrictEqual([{ name: "read_file", description: "Read", inputSchema: { type: "object" } }]);
     expect(request.messages).toStrictEqual([
       { role: "user", content: [{ type: "text", text: "read a.txt" }] },
-      { role: "assistant", content: [{ type: "reasoning", text: "hm", signature: "sig" }, { type: "tool-call", callId: "t1", name: "read_file", arguments: '{"path":"a.txt"}' }] },
-      { role: "tool", content: [{ type: "tool-result", callId: "t1", content: [{ type: "text", text: "hello" }], isError: false }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "hm", signature: "sig" },
+          { type: "tool-call", callId: "t1", name: "read_file", arguments: '{"path":"a.txt"}' },
+        ],
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", callId: "t1", content: [{ type: "text", text: "hello" }], isError: false }],
+      },
       { role: "user", content: [{ type: "text", text: "and?" }] },
     ]);
   });
@@ -51,10 +73,23 @@ describe("parseAnthropicRequest", () => {
   });
 
   test("cache_control on a thinking block, an unknown block type, and a bad role are 400s", () => {
-    const thinking = { ...body, messages: [body.messages[0], { role: "assistant", content: [{ type: "thinking", thinking: "x", signature: "s", cache_control: cc }] }] };
+    const thinking = {
+      ...body,
+      messages: [
+        body.messages[0],
+        { role: "assistant", content: [{ type: "thinking", thinking: "x", signature: "s", cache_control: cc }] },
+      ],
+    };
     expect(thrown(() => parseAnthropicRequest(thinking), WireError).status).toBe(400);
-    expect(thrown(() => parseAnthropicRequest({ ...body, messages: [{ role: "user", content: [{ type: "video" }] }] }), WireError).message).toContain("Input tag 'video'");
-    expect(thrown(() => parseAnthropicRequest({ ...body, messages: [{ role: "system", content: "x" }] }), WireError).kind).toBe("invalid-request");
+    expect(
+      thrown(
+        () => parseAnthropicRequest({ ...body, messages: [{ role: "user", content: [{ type: "video" }] }] }),
+        WireError,
+      ).message,
+    ).toContain("Input tag 'video'");
+    expect(
+      thrown(() => parseAnthropicRequest({ ...body, messages: [{ role: "system", content: "x" }] }), WireError).kind,
+    ).toBe("invalid-request");
   });
 });
 
@@ -69,8 +104,19 @@ describe("parseOpenAIRequest", () => {
     tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
     messages: [
       { role: "system", content: "be brief" },
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
-      { role: "assistant", content: null, reasoning_content: "ignored", tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: "{}" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "ignored",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "result" },
     ],
   };
@@ -78,11 +124,27 @@ describe("parseOpenAIRequest", () => {
   test("normalizes messages, keeps system text aside and reads the request options", () => {
     const { request, includeUsage } = parseOpenAIRequest(body);
     expect(includeUsage).toBe(true);
-    expect(request).toMatchObject({ api: "openai", system: "be brief", maxTokens: 50, stop: ["END"], sessionKey: "s-2", stream: true });
+    expect(request).toMatchObject({
+      api: "openai",
+      system: "be brief",
+      maxTokens: 50,
+      stop: ["END"],
+      sessionKey: "s-2",
+      stream: true,
+    });
     expect(request.messages).toStrictEqual([
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image", mediaType: "image/png", data: "AAAA" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image", mediaType: "image/png", data: "AAAA" },
+        ],
+      },
       { role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "read_file", arguments: "{}" }] },
-      { role: "tool", content: [{ type: "tool-result", callId: "c1", content: [{ type: "text", text: "result" }], isError: false }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", callId: "c1", content: [{ type: "text", text: "result" }], isError: false }],
+      },
     ]);
   });
 

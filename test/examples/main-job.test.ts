@@ -21,9 +21,15 @@ test("npm start (`keelson demo`) runs an agent on the emulator, resumes and fork
     expect(out).toContain("[tool ls");
     expect(out).toContain('[tool read {"path":"src/app.ts"}]');
     // Prefix composed once per instance and logged on exactly that instance's header.
-    expect(out).toMatch(/initial instance \(createAgent\)\s+composed 1×, request\/header events: 1 — initial \([1-9]\d* prefix messages\) … ok/);
-    expect(out).toMatch(/resumed instance \(resumeAgent\)\s+composed 1×, request\/header events: 1 — resume \([1-9]\d* prefix messages\) … ok/);
-    expect(out).toMatch(/fork instance \(forkAgent\)\s+composed 1×, request\/header events: 1 — resume \([1-9]\d* prefix messages\) … ok/);
+    expect(out).toMatch(
+      /initial instance \(createAgent\)\s+composed 1×, request\/header events: 1 — initial \([1-9]\d* prefix messages\) … ok/,
+    );
+    expect(out).toMatch(
+      /resumed instance \(resumeAgent\)\s+composed 1×, request\/header events: 1 — resume \([1-9]\d* prefix messages\) … ok/,
+    );
+    expect(out).toMatch(
+      /fork instance \(forkAgent\)\s+composed 1×, request\/header events: 1 — resume \([1-9]\d* prefix messages\) … ok/,
+    );
     expect(out).toContain("parent log headers: initial, resume · child log headers: initial, resume, resume");
     // Kept out of history.
     expect(out).toMatch(/parent: prefix not in history — 0 of \d+ derived messages/);
@@ -35,7 +41,9 @@ test("npm start (`keelson demo`) runs an agent on the emulator, resumes and fork
     expect(out).toMatch(/verify child [0-9a-f-]{36}: clean: \d+ events, 5 turns, \d+ requests/);
     // Every request rebuilt from the log is byte-identical to what the emulator received.
     expect(out).toMatch(/parent: (\d+) requests received, \1 rebuilt from its log, \1 byte-identical/);
-    expect(out).toMatch(/child: (\d+) requests received, \1 rebuilt from its log \(after the \d+ events inherited from the parent\), \1 byte-identical/);
+    expect(out).toMatch(
+      /child: (\d+) requests received, \1 rebuilt from its log \(after the \d+ events inherited from the parent\), \1 byte-identical/,
+    );
     expect(out).toMatch(/demo: all checks passed/);
     expect(out).not.toContain("FAILED");
     const files = await readdir(join(home, "sessions"));
@@ -58,7 +66,9 @@ test("the library-level example (examples/demo.ts) runs an agent on the emulator
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("verify: clean");
-    expect(run.stdout).toMatch(/audit: (\d+) requests rebuilt from the log; \1\/\1 wire payloads byte-identical to what the server received/);
+    expect(run.stdout).toMatch(
+      /audit: (\d+) requests rebuilt from the log; \1\/\1 wire payloads byte-identical to what the server received/,
+    );
     expect(run.stdout).toContain("headers: initial, resume");
     expect(run.stdout).toContain("3 turns: completed, completed, completed");
     expect(run.stdout).toContain("prefix [0]");

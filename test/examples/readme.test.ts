@@ -3,7 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { HeaderWriter, JsonlSessionStore, persistSession, reconstructRequests, Session, verifyLog } from "../../src/index.js";
+import {
+  HeaderWriter,
+  JsonlSessionStore,
+  persistSession,
+  reconstructRequests,
+  Session,
+  verifyLog,
+} from "../../src/index.js";
 
 test("the README's library example works as written", async () => {
   const root = await mkdtemp(join(tmpdir(), "keelson-readme-"));
@@ -24,7 +31,11 @@ test("the README's library example works as written", async () => {
     await persistence.flush();
 
     expect(verifyLog(session.events)).toMatchObject({ ok: true, issues: [] });
-    expect(reconstructRequests(session.events)[0]!.request).toEqual({ model: "m", system: "Be brief.", messages: history });
+    expect(reconstructRequests(session.events)[0]!.request).toEqual({
+      model: "m",
+      system: "Be brief.",
+      messages: history,
+    });
     await store.close();
     const { session: loaded } = await new JsonlSessionStore({ root }).load(session.id, { readOnly: true });
     expect(loaded.events).toEqual(session.events);

@@ -15,7 +15,10 @@ test("the README's tour block is examples/tour.ts (minus its header comment)", a
 test("examples/tour.ts runs: two turns, a resumed instance, the prefix on the header", async () => {
   const dir = await mkdtemp(join(tmpdir(), "keelson-tour-"));
   try {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "examples/tour.ts"], { env: { ...process.env, TOUR_SESSIONS: dir }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "examples/tour.ts"], {
+      env: { ...process.env, TOUR_SESSIONS: dir },
+      encoding: "utf8",
+    });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^turn 1 completed · .*read returned: "notes.txt: 42 words"/m);

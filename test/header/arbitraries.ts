@@ -30,45 +30,72 @@ export const configArb: fc.Arbitrary<RequestConfig> = fc
       temperature: fc.integer({ min: 0, max: 20 }).map((n) => n / 10),
       maxTokens: fc.integer({ min: 1, max: 8192 }),
       stop: fc.array(fc.constantFrom("END", "\n\n", "</done>"), { maxLength: 2 }),
-      extra: fc.dictionary(fc.constantFrom("x_top_p", "x_seed", "x_meta", "x_flags"), jsonArb, { maxKeys: 2, noNullPrototype: true }),
+      extra: fc.dictionary(fc.constantFrom("x_top_p", "x_seed", "x_meta", "x_flags"), jsonArb, {
+        maxKeys: 2,
+        noNullPrototype: true,
+      }),
     },
     { requiredKeys: ["model", "extra"], noNullPrototype: true },
   )
   .map(({ extra, ...known }) => ({ ...extra, ...known }) as RequestConfig);
 
 /** System-prompt lines from a small alphabet, so two prompts often share leading/trailing lines. */
-export const lineArb = fc.constantFrom("", "You are a careful assistant.", "Answer briefly.", "Rule 1.", "Rule 2.", "  - indented", "Rule 1.");
-
-export const systemArb: fc.Arbitrary<string | undefined> = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(""),
-  { arbitrary: fc.array(lineArb, { maxLength: 6 }).map((lines) => lines.join("\n")), weight: 3 },
+export const lineArb = fc.constantFrom(
+  "",
+  "You are a careful assistant.",
+  "Answer briefly.",
+  "Rule 1.",
+  "Rule 2.",
+  "  - indented",
+  "Rule 1.",
 );
 
+export const systemArb: fc.Arbitrary<string | undefined> = fc.oneof(fc.constant(undefined), fc.constant(""), {
+  arbitrary: fc.array(lineArb, { maxLength: 6 }).map((lines) => lines.join("\n")),
+  weight: 3,
+});
+
 const schemaArb: fc.Arbitrary<JsonObject> = fc
-  .record({ properties: fc.dictionary(keyArb, fc.constant({ type: "string" }), { maxKeys: 2, noNullPrototype: true }), extra: jsonObjectArb })
+  .record({
+    properties: fc.dictionary(keyArb, fc.constant({ type: "string" }), { maxKeys: 2, noNullPrototype: true }),
+    extra: jsonObjectArb,
+  })
   .map(({ properties, extra }) => ({ ...extra, type: "object", properties }));
 
 export const toolNameArb = fc.constantFrom("read", "write", "grep", "bash", "edit", "ls", "glob", "fetch");
 
 export const toolArb: fc.Arbitrary<ToolSchema> = fc
   .record(
-    { name: toolNameArb, description: fc.constantFrom("reads a file", "writes a file", "runs things", ""), inputSchema: schemaArb },
+    {
+      name: toolNameArb,
+      description: fc.constantFrom("reads a file", "writes a file", "runs things", ""),
+      inputSchema: schemaArb,
+    },
     { requiredKeys: ["name", "inputSchema"], noNullPrototype: true },
   )
   .map((t) => t as ToolSchema);
 
 /** Unique names, random order; `undefined` and `[]` both mean "no tools". */
-export const toolsArb: fc.Arbitrary<readonly ToolSchema[] | undefined> = fc.option(fc.uniqueArray(toolArb, { selector: (t) => t.name, maxLength: 4 }), {
-  nil: undefined,
-});
-
-export const messageArb: fc.Arbitrary<Message> = fc.oneof(
-  fc.string({ maxLength: 8 }).map((t): Message => ({ role: "user", content: [{ type: "text", text: `<reminder>${t}</reminder>` }] })),
-  fc.string({ maxLength: 8 }).map((t): Message => ({ role: "assistant", content: [{ type: "text", text: `noted ${t}` }] })),
+export const toolsArb: fc.Arbitrary<readonly ToolSchema[] | undefined> = fc.option(
+  fc.uniqueArray(toolArb, { selector: (t) => t.name, maxLength: 4 }),
+  {
+    nil: undefined,
+  },
 );
 
-export const prefixArb: fc.Arbitrary<readonly Message[] | undefined> = fc.option(fc.array(messageArb, { maxLength: 3 }), { nil: undefined });
+export const messageArb: fc.Arbitrary<Message> = fc.oneof(
+  fc
+    .string({ maxLength: 8 })
+    .map((t): Message => ({ role: "user", content: [{ type: "text", text: `<reminder>${t}</reminder>` }] })),
+  fc
+    .string({ maxLength: 8 })
+    .map((t): Message => ({ role: "assistant", content: [{ type: "text", text: `noted ${t}` }] })),
+);
+
+export const prefixArb: fc.Arbitrary<readonly Message[] | undefined> = fc.option(
+  fc.array(messageArb, { maxLength: 3 }),
+  { nil: undefined },
+);
 
 export function makeHeader(
   config: RequestConfig,
@@ -104,10 +131,12 @@ const linesOf = (s: string | undefined): string[] => (s === undefined || s === "
 /** `system` with one contiguous run of lines replaced by 0–3 new lines. */
 function editedSystemArb(system: string | undefined): fc.Arbitrary<string | undefined> {
   const lines = linesOf(system);
-  return fc.tuple(fc.nat(lines.length), fc.nat(lines.length), fc.array(lineArb, { maxLength: 3 })).map(([i, j, insert]) => {
-    const [lo, hi] = i <= j ? [i, j] : [j, i];
-    return [...lines.slice(0, lo), ...insert, ...lines.slice(hi)].join("\n");
-  });
+  return fc
+    .tuple(fc.nat(lines.length), fc.nat(lines.length), fc.array(lineArb, { maxLength: 3 }))
+    .map(([i, j, insert]) => {
+      const [lo, hi] = i <= j ? [i, j] : [j, i];
+      return [...lines.slice(0, lo), ...insert, ...lines.slice(hi)].join("\n");
+    });
 }
 
 /** An edit of `tools`: shuffled, some removed, some added, one changed, or emptied. */
@@ -117,8 +146,14 @@ function editedToolsArb(tools: readonly ToolSchema[] | undefined): fc.Arbitrary<
   return fc.oneof(
     fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }),
     fc.subarray(list),
-    fc.uniqueArray(toolArb, { selector: (t) => t.name, maxLength: 2 }).map((extra) => [...list, ...extra.filter((t) => !names.has(t.name))]),
-    fc.tuple(fc.nat(), schemaArb).map(([i, inputSchema]) => list.map((t, k) => (list.length > 0 && k === i % list.length ? { ...t, inputSchema } : t))),
+    fc
+      .uniqueArray(toolArb, { selector: (t) => t.name, maxLength: 2 })
+      .map((extra) => [...list, ...extra.filter((t) => !names.has(t.name))]),
+    fc
+      .tuple(fc.nat(), schemaArb)
+      .map(([i, inputSchema]) =>
+        list.map((t, k) => (list.length > 0 && k === i % list.length ? { ...t, inputSchema } : t)),
+      ),
     fc.constantFrom(undefined, []),
   );
 }
@@ -128,7 +163,11 @@ export function mutatedHeaderArb(a: EpochHeader): fc.Arbitrary<EpochHeader> {
   return fc
     .tuple(
       fc.oneof(fc.constant(a.config), fc.constant(reverseKeys(a.config)), configArb),
-      fc.oneof({ arbitrary: fc.constant(a.system), weight: 2 }, { arbitrary: editedSystemArb(a.system), weight: 3 }, { arbitrary: systemArb, weight: 1 }),
+      fc.oneof(
+        { arbitrary: fc.constant(a.system), weight: 2 },
+        { arbitrary: editedSystemArb(a.system), weight: 3 },
+        { arbitrary: systemArb, weight: 1 },
+      ),
       fc.oneof(fc.constant(a.tools), editedToolsArb(a.tools), toolsArb),
       fc.oneof(fc.constant(a.messagePrefix), prefixArb),
     )

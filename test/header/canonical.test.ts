@@ -113,7 +113,9 @@ describe("header equality", () => {
 
   test("message prefix order is significant", () => {
     const two = [...prefix, { role: "assistant" as const, content: [text("ok")] }];
-    expect(headerEquals(baseHeader({ messagePrefix: two }), baseHeader({ messagePrefix: [...two].reverse() }))).toBe(false);
+    expect(headerEquals(baseHeader({ messagePrefix: two }), baseHeader({ messagePrefix: [...two].reverse() }))).toBe(
+      false,
+    );
   });
 
   test("headerEquals agrees with headerKey equality, and is symmetric", () => {

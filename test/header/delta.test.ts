@@ -44,7 +44,9 @@ describe("system arm: line trim", () => {
   test("keeps the common first and last lines and inserts the middle", () => {
     const a = withSystem("You are Keelson.\nRule A.\nRule B.\nBe brief.");
     const b = withSystem("You are Keelson.\nRule X.\nRule Y.\nRule Z.\nBe brief.");
-    expect(diffHeader(a, b)).toStrictEqual({ system: { keepStart: 1, keepEnd: 1, insert: ["Rule X.", "Rule Y.", "Rule Z."] } });
+    expect(diffHeader(a, b)).toStrictEqual({
+      system: { keepStart: 1, keepEnd: 1, insert: ["Rule X.", "Rule Y.", "Rule Z."] },
+    });
     expect(roundTrip(a, b)).toStrictEqual(b);
   });
 
@@ -98,13 +100,17 @@ describe("system arm: line trim", () => {
 describe("tools arm: keyed by name", () => {
   test("an added tool is listed under added and appended", () => {
     const b = withTools(tool("read"), tool("write"));
-    expect(diffHeader(withTools(tool("read")), b)).toStrictEqual({ tools: { added: [tool("write")], removed: [], changed: [] } });
+    expect(diffHeader(withTools(tool("read")), b)).toStrictEqual({
+      tools: { added: [tool("write")], removed: [], changed: [] },
+    });
     expect(roundTrip(withTools(tool("read")), b)).toStrictEqual(b);
   });
 
   test("a removed tool is listed by name", () => {
     const b = withTools(tool("write"));
-    expect(diffHeader(withTools(tool("read"), tool("write")), b)).toStrictEqual({ tools: { added: [], removed: ["read"], changed: [] } });
+    expect(diffHeader(withTools(tool("read"), tool("write")), b)).toStrictEqual({
+      tools: { added: [], removed: ["read"], changed: [] },
+    });
     expect(roundTrip(withTools(tool("read"), tool("write")), b)).toStrictEqual(b);
   });
 
@@ -118,7 +124,9 @@ describe("tools arm: keyed by name", () => {
   test("removed, changed and added together keep survivors in order and append new tools", () => {
     const a = withTools(tool("read"), tool("write"), tool("grep"));
     const b = withTools(changedRead, tool("grep"), tool("ls"));
-    expect(diffHeader(a, b)).toStrictEqual({ tools: { added: [tool("ls")], removed: ["write"], changed: [changedRead] } });
+    expect(diffHeader(a, b)).toStrictEqual({
+      tools: { added: [tool("ls")], removed: ["write"], changed: [changedRead] },
+    });
     expect(roundTrip(a, b)).toStrictEqual(b);
   });
 
@@ -138,7 +146,11 @@ describe("tools arm: keyed by name", () => {
     const delta = diffHeader(a, b);
     expect(delta).toStrictEqual({ tools: { added: [], removed: [], changed: [] } });
     expect(headerEquals(applyHeaderDelta(a, delta!), b)).toBe(false);
-    expect(decideHeaderRecord({ folded: a, next: b, firstOfInstance: false })).toStrictEqual({ kind: "snapshot", reason: "fallback", header: b });
+    expect(decideHeaderRecord({ folded: a, next: b, firstOfInstance: false })).toStrictEqual({
+      kind: "snapshot",
+      reason: "fallback",
+      header: b,
+    });
   });
 });
 
@@ -153,7 +165,9 @@ describe("config arm: replaced whole", () => {
   });
 
   test("a config that differs only in key order needs no delta", () => {
-    expect(diffHeader({ config: { model: "m", maxTokens: 1 } }, { config: { maxTokens: 1, model: "m" } })).toBeUndefined();
+    expect(
+      diffHeader({ config: { model: "m", maxTokens: 1 } }, { config: { maxTokens: 1, model: "m" } }),
+    ).toBeUndefined();
   });
 
   test("only the arms that changed appear in the delta", () => {
@@ -182,7 +196,9 @@ describe("messagePrefix arm: replaced whole", () => {
 
   test("a changed prefix is carried whole", () => {
     const next = [...catalog, { role: "assistant" as const, content: [text("Noted.")] }];
-    expect(diffHeader({ config, messagePrefix: catalog }, { config, messagePrefix: next })).toStrictEqual({ messagePrefix: next });
+    expect(diffHeader({ config, messagePrefix: catalog }, { config, messagePrefix: next })).toStrictEqual({
+      messagePrefix: next,
+    });
   });
 });
 
@@ -195,7 +211,10 @@ describe("applyHeaderDelta", () => {
   test("does not mutate its (deep-frozen) input", () => {
     const a = deepFreeze<EpochHeader>({ config, system: "A\nB", tools: [tool("read")] });
     const before = structuredClone(a);
-    applyHeaderDelta(a, { system: { keepStart: 1, keepEnd: 0, insert: ["C"] }, tools: { added: [tool("ls")], removed: ["read"], changed: [] } });
+    applyHeaderDelta(a, {
+      system: { keepStart: 1, keepEnd: 0, insert: ["C"] },
+      tools: { added: [tool("ls")], removed: ["read"], changed: [] },
+    });
     expect(a).toStrictEqual(before);
   });
 });
@@ -220,19 +239,31 @@ describe("applyHeaderDelta rejects deltas that do not fit (delta-mismatch)", () 
   });
 
   test("removing an unknown tool", () => {
-    expectMismatch(() => applyHeaderDelta(withTools(tool("read")), tools({ removed: ["write"] })), 'removes unknown tool "write"');
+    expectMismatch(
+      () => applyHeaderDelta(withTools(tool("read")), tools({ removed: ["write"] })),
+      'removes unknown tool "write"',
+    );
   });
 
   test("changing an unknown tool", () => {
-    expectMismatch(() => applyHeaderDelta(withTools(tool("read")), tools({ changed: [tool("write")] })), 'changes unknown tool "write"');
+    expectMismatch(
+      () => applyHeaderDelta(withTools(tool("read")), tools({ changed: [tool("write")] })),
+      'changes unknown tool "write"',
+    );
   });
 
   test("changing a tool the same delta removes", () => {
-    expectMismatch(() => applyHeaderDelta(withTools(tool("read")), tools({ removed: ["read"], changed: [changedRead] })), 'changes unknown tool "read"');
+    expectMismatch(
+      () => applyHeaderDelta(withTools(tool("read")), tools({ removed: ["read"], changed: [changedRead] })),
+      'changes unknown tool "read"',
+    );
   });
 
   test("adding an existing tool", () => {
-    expectMismatch(() => applyHeaderDelta(withTools(tool("read")), tools({ added: [tool("read")] })), 'adds existing tool "read"');
+    expectMismatch(
+      () => applyHeaderDelta(withTools(tool("read")), tools({ added: [tool("read")] })),
+      'adds existing tool "read"',
+    );
   });
 
   test("any tool change against an absent tool list", () => {

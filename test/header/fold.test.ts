@@ -101,7 +101,10 @@ describe("foldRequestHeader", () => {
   test("a malformed delta is invalid-delta naming the seq", () => {
     const s = sessionWithOpen("turn");
     snapshot(s, baseHeader());
-    const events = [...s.events, { type: "request/header-delta", seq: 2, time: 0, data: { system: { keepStart: "1" } } }] as unknown as SessionEvent[];
+    const events = [
+      ...s.events,
+      { type: "request/header-delta", seq: 2, time: 0, data: { system: { keepStart: "1" } } },
+    ] as unknown as SessionEvent[];
     const error = headerError(() => foldRequestHeader(events));
     expect(error.code).toBe("invalid-delta");
     expect(error.seq).toBe(2);

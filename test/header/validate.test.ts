@@ -42,17 +42,36 @@ describe("validateEpochHeader", () => {
     ["a tool that is not an object", { config, tools: ["read"] }, "header.tools[0]"],
     ["a tool with an empty name", { config, tools: [{ name: "", inputSchema: schema }] }, "header.tools[0].name"],
     ["a tool without inputSchema", { config, tools: [tool("read"), { name: "write" }] }, "header.tools[1].inputSchema"],
-    ["a tool whose inputSchema is an array", { config, tools: [{ name: "a", inputSchema: [] }] }, "header.tools[0].inputSchema"],
-    ["a non-string tool description", { config, tools: [{ name: "a", description: 1, inputSchema: schema }] }, "header.tools[0].description"],
+    [
+      "a tool whose inputSchema is an array",
+      { config, tools: [{ name: "a", inputSchema: [] }] },
+      "header.tools[0].inputSchema",
+    ],
+    [
+      "a non-string tool description",
+      { config, tools: [{ name: "a", description: 1, inputSchema: schema }] },
+      "header.tools[0].description",
+    ],
     ["duplicate tool names", { config, tools: [tool("read"), tool("read")] }, "header.tools[1].name"],
     ["a prefix that is not an array", { config, messagePrefix: "hello" }, "header.messagePrefix"],
-    ["a prefix message with an unknown role", { config, messagePrefix: [{ role: "system", content: [] }] }, "header.messagePrefix[0].role"],
+    [
+      "a prefix message with an unknown role",
+      { config, messagePrefix: [{ role: "system", content: [] }] },
+      "header.messagePrefix[0].role",
+    ],
     [
       "a user prefix message holding a tool call",
-      { config, messagePrefix: [{ role: "user", content: [{ type: "tool-call", callId: "c", name: "n", arguments: "{}" }] }] },
+      {
+        config,
+        messagePrefix: [{ role: "user", content: [{ type: "tool-call", callId: "c", name: "n", arguments: "{}" }] }],
+      },
       "header.messagePrefix[0].content[0].type",
     ],
-    ["a text block without text", { config, messagePrefix: [{ role: "user", content: [{ type: "text" }] }] }, "header.messagePrefix[0].content[0].text"],
+    [
+      "a text block without text",
+      { config, messagePrefix: [{ role: "user", content: [{ type: "text" }] }] },
+      "header.messagePrefix[0].content[0].text",
+    ],
   ])("rejects %s as invalid-header naming the path", (_what, raw, path) => {
     expectRejected("invalid-header", () => validateEpochHeader(raw), path);
   });
@@ -101,12 +120,24 @@ describe("validateHeaderDelta", () => {
     ["a missing insert", { system: { keepStart: 0, keepEnd: 0 } }, "delta.system"],
     ["a tools arm that is an array", { tools: [] }, "delta.tools"],
     ["a tools arm without added", { tools: { removed: [], changed: [] } }, "delta.tools.added"],
-    ["an added tool without inputSchema", { tools: { ...noChange, added: [{ name: "a" }] } }, "delta.tools.added[0].inputSchema"],
-    ["duplicate changed tools", { tools: { ...noChange, changed: [tool("read"), tool("read")] } }, "delta.tools.changed[1].name"],
+    [
+      "an added tool without inputSchema",
+      { tools: { ...noChange, added: [{ name: "a" }] } },
+      "delta.tools.added[0].inputSchema",
+    ],
+    [
+      "duplicate changed tools",
+      { tools: { ...noChange, changed: [tool("read"), tool("read")] } },
+      "delta.tools.changed[1].name",
+    ],
     ["removed names that are not strings", { tools: { ...noChange, removed: [1] } }, "delta.tools.removed"],
     ["a config without model", { config: { temperature: 1 } }, "delta.config.model"],
     ["a prefix that is not an array", { messagePrefix: {} }, "delta.messagePrefix"],
-    ["a tool message without its result block", { messagePrefix: [{ role: "tool", content: [] }] }, "delta.messagePrefix[0].content"],
+    [
+      "a tool message without its result block",
+      { messagePrefix: [{ role: "tool", content: [] }] },
+      "delta.messagePrefix[0].content",
+    ],
   ])("rejects %s as invalid-delta naming the path", (_what, raw, path) => {
     expectRejected("invalid-delta", () => validateHeaderDelta(raw), path);
   });

@@ -31,7 +31,11 @@ describe("decideHeaderRecord", () => {
   test("with no header in the log, the decision is an initial snapshot of the canonical header", () => {
     const next: EpochHeader = { config: { model: "m" }, system: "", tools: [] };
     for (const firstOfInstance of [true, false]) {
-      expect(decideHeaderRecord({ folded: undefined, next, firstOfInstance })).toStrictEqual({ kind: "snapshot", reason: "initial", header: { config: { model: "m" } } });
+      expect(decideHeaderRecord({ folded: undefined, next, firstOfInstance })).toStrictEqual({
+        kind: "snapshot",
+        reason: "initial",
+        header: { config: { model: "m" } },
+      });
     }
   });
 
@@ -44,8 +48,16 @@ describe("decideHeaderRecord", () => {
   });
 
   test("within an instance, a header equal to the fold (in any representation) records nothing", () => {
-    expect(decideHeaderRecord({ folded: baseHeader(), next: reverseKeys(baseHeader()), firstOfInstance: false })).toStrictEqual({ kind: "none" });
-    expect(decideHeaderRecord({ folded: baseHeader({ tools: [] }), next: baseHeader({ tools: undefined as never }), firstOfInstance: false })).toStrictEqual({
+    expect(
+      decideHeaderRecord({ folded: baseHeader(), next: reverseKeys(baseHeader()), firstOfInstance: false }),
+    ).toStrictEqual({ kind: "none" });
+    expect(
+      decideHeaderRecord({
+        folded: baseHeader({ tools: [] }),
+        next: baseHeader({ tools: undefined as never }),
+        firstOfInstance: false,
+      }),
+    ).toStrictEqual({
       kind: "none",
     });
   });
@@ -70,12 +82,19 @@ describe("HeaderWriter", () => {
   test("the first request on a log with no header appends exactly one initial snapshot", () => {
     const s = sessionWithOpen("turn");
     const appended = recordAndCollect(new HeaderWriter(s), s, baseHeader());
-    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([["request/header", { header: baseHeader(), reason: "initial" }]]);
+    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([
+      ["request/header", { header: baseHeader(), reason: "initial" }],
+    ]);
   });
 
   test("the snapshot stores the canonical header: no empty system, tools or prefix", () => {
     const s = sessionWithOpen("turn");
-    const [event] = recordAndCollect(new HeaderWriter(s), s, { config: { model: "m" }, system: "", tools: [], messagePrefix: [] });
+    const [event] = recordAndCollect(new HeaderWriter(s), s, {
+      config: { model: "m" },
+      system: "",
+      tools: [],
+      messagePrefix: [],
+    });
     expect((event as SessionEvent<"request/header">).data.header).toStrictEqual({ config: { model: "m" } });
   });
 
@@ -92,10 +111,16 @@ describe("HeaderWriter", () => {
     const s = sessionWithOpen("turn");
     const w = new HeaderWriter(s);
     w.record(baseHeader());
-    const next = baseHeader({ system: "You are a careful assistant.\nAnswer briefly.\nCite files.", config: { model: "emulator:rule-based", maxTokens: 2048 } });
+    const next = baseHeader({
+      system: "You are a careful assistant.\nAnswer briefly.\nCite files.",
+      config: { model: "emulator:rule-based", maxTokens: 2048 },
+    });
     const appended = recordAndCollect(w, s, next);
     expect(appended.map((e) => e.type)).toEqual(["request/header-delta"]);
-    expect(appended[0]!.data).toStrictEqual({ system: { keepStart: 2, keepEnd: 0, insert: ["Cite files."] }, config: next.config });
+    expect(appended[0]!.data).toStrictEqual({
+      system: { keepStart: 2, keepEnd: 0, insert: ["Cite files."] },
+      config: next.config,
+    });
     expect(foldRequestHeader(s.events)).toStrictEqual(next);
   });
 
@@ -104,7 +129,9 @@ describe("HeaderWriter", () => {
     const w = new HeaderWriter(s);
     w.record(twoTools);
     const appended = recordAndCollect(w, s, reordered);
-    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([["request/header", { header: reordered, reason: "fallback" }]]);
+    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([
+      ["request/header", { header: reordered, reason: "fallback" }],
+    ]);
     expect(foldRequestHeader(s.events)).toStrictEqual(reordered);
   });
 
@@ -114,7 +141,9 @@ describe("HeaderWriter", () => {
     const second = new HeaderWriter(s);
     expect(second.current).toStrictEqual(baseHeader());
     const appended = recordAndCollect(second, s, baseHeader());
-    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([["request/header", { header: baseHeader(), reason: "resume" }]]);
+    expect(appended.map((e) => [e.type, e.data])).toStrictEqual([
+      ["request/header", { header: baseHeader(), reason: "resume" }],
+    ]);
     expect(recordAndCollect(second, s, baseHeader())).toEqual([]);
   });
 
@@ -129,7 +158,13 @@ describe("HeaderWriter", () => {
     const s = sessionWithOpen("turn");
     const w = new HeaderWriter(s);
     expect(w.current).toBeUndefined();
-    for (const h of [baseHeader(), twoTools, reordered, baseHeader({ messagePrefix: [{ role: "user", content: [text("p")] }] }), { config: { model: "m" } }]) {
+    for (const h of [
+      baseHeader(),
+      twoTools,
+      reordered,
+      baseHeader({ messagePrefix: [{ role: "user", content: [text("p")] }] }),
+      { config: { model: "m" } },
+    ]) {
       w.record(h);
       expect(w.current).toStrictEqual(foldRequestHeader(s.events));
     }
@@ -147,7 +182,10 @@ describe("HeaderWriter", () => {
   test.each<[string, EpochHeader]>([
     ["duplicate tool names", baseHeader({ tools: [tool("read"), tool("read")] })],
     ["a config without model", { config: {} as never }],
-    ["a prefix message with an unknown role", baseHeader({ messagePrefix: [{ role: "system", content: [text("x")] }] as never })],
+    [
+      "a prefix message with an unknown role",
+      baseHeader({ messagePrefix: [{ role: "system", content: [text("x")] }] as never }),
+    ],
   ])("a malformed header (%s) is refused before anything is logged, so the log still folds", (_what, bad) => {
     const s = sessionWithOpen("turn");
     const w = new HeaderWriter(s);
@@ -159,7 +197,10 @@ describe("HeaderWriter", () => {
   test("the fold yields the header used even when the caller mutates its header object afterwards", () => {
     const s = sessionWithOpen("turn");
     const w = new HeaderWriter(s);
-    const header: { config: { model: string }; tools: ToolSchema[] } = { config: { model: "emulator:a" }, tools: [tool("read")] };
+    const header: { config: { model: string }; tools: ToolSchema[] } = {
+      config: { model: "emulator:a" },
+      tools: [tool("read")],
+    };
     w.record(header);
     header.config.model = "emulator:b"; // e.g. an agent/request listener editing the config in place
     header.tools.push(tool("write"));
@@ -171,13 +212,19 @@ describe("HeaderWriter", () => {
 /** A walk of headers, each equal to or an edit of the previous one. */
 function walkArb(from: EpochHeader, length: number): fc.Arbitrary<EpochHeader[]> {
   if (length === 0) return fc.constant([]);
-  return fc.oneof(fc.constant(from), mutatedHeaderArb(from)).chain((next) => walkArb(next, length - 1).map((rest) => [next, ...rest]));
+  return fc
+    .oneof(fc.constant(from), mutatedHeaderArb(from))
+    .chain((next) => walkArb(next, length - 1).map((rest) => [next, ...rest]));
 }
 
 const recordingsArb = fc
   .tuple(epochHeaderArb, fc.integer({ min: 0, max: 7 }))
   .chain(([h, n]) => walkArb(h, n).map((rest) => [h, ...rest]))
-  .chain((headers) => fc.array(fc.boolean(), { minLength: headers.length, maxLength: headers.length }).map((newInstance) => headers.map((h, i) => ({ header: h, newInstance: newInstance[i]! }))));
+  .chain((headers) =>
+    fc
+      .array(fc.boolean(), { minLength: headers.length, maxLength: headers.length })
+      .map((newInstance) => headers.map((h, i) => ({ header: h, newInstance: newInstance[i]! }))),
+  );
 
 describe("HeaderWriter over random header sequences and instances (P15, P16)", () => {
   test("each record appends what the rules say, and the fold afterwards is exactly the header used", () => {
@@ -195,13 +242,16 @@ describe("HeaderWriter over random header sequences and instances (P15, P16)", (
           const appended = recordAndCollect(writer, s, header);
           expect(foldRequestHeader(s.events)).toStrictEqual(canonicalHeader(header));
           if (first) {
-            expect(appended.map((e) => [e.type, (e as SessionEvent<"request/header">).data.reason])).toEqual([["request/header", previous === undefined ? "initial" : "resume"]]);
+            expect(appended.map((e) => [e.type, (e as SessionEvent<"request/header">).data.reason])).toEqual([
+              ["request/header", previous === undefined ? "initial" : "resume"],
+            ]);
           } else if (headerEquals(previous!, header)) {
             expect(appended).toEqual([]);
           } else {
             expect(appended).toHaveLength(1);
             const [event] = appended as [SessionEvent];
-            if (event.type === "request/header") expect((event as SessionEvent<"request/header">).data.reason).toBe("fallback");
+            if (event.type === "request/header")
+              expect((event as SessionEvent<"request/header">).data.reason).toBe("fallback");
             else expect(event.type).toBe("request/header-delta");
           }
           first = false;
@@ -224,7 +274,9 @@ describe("HeaderWriter's identity fast path", () => {
     expect(recordAndCollect(writer, session, { config, system: "s", tools, messagePrefix: prefix })).toEqual([]);
     // A different (frozen) array with different content: not skipped, a delta is logged.
     const more = deepFreeze([tool("read"), tool("write"), tool("ls")]);
-    expect(recordAndCollect(writer, session, { config, system: "s", tools: more, messagePrefix: prefix }).map((e) => e.type)).toEqual(["request/header-delta"]);
+    expect(
+      recordAndCollect(writer, session, { config, system: "s", tools: more, messagePrefix: prefix }).map((e) => e.type),
+    ).toEqual(["request/header-delta"]);
     expect(writer.current!.tools!.map((t) => t.name)).toEqual(["read", "write", "ls"]);
   });
 
@@ -245,6 +297,8 @@ describe("HeaderWriter's identity fast path", () => {
     const tools = deepFreeze([tool("read")]);
     writer.record({ config: { model: "m" }, system: "s", tools });
     expect(recordAndCollect(writer, session, { config: { model: "m" }, system: "s", tools })).toEqual([]);
-    expect(recordAndCollect(writer, session, { config: { model: "m2" }, system: "s", tools }).map((e) => e.type)).toEqual(["request/header-delta"]);
+    expect(
+      recordAndCollect(writer, session, { config: { model: "m2" }, system: "s", tools }).map((e) => e.type),
+    ).toEqual(["request/header-delta"]);
   });
 });

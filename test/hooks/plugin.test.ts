@@ -145,7 +145,9 @@ describe("loadPlugin", () => {
 
   test("extend cannot replace the host's own on/onDispose", () => {
     const { bus } = recordingBus();
-    const unload = loadPlugin<Events, Partial<PluginHost<Events>>>(bus, (host) => void host.on("agent/status", noop), { on: () => noop });
+    const unload = loadPlugin<Events, Partial<PluginHost<Events>>>(bus, (host) => void host.on("agent/status", noop), {
+      on: () => noop,
+    });
     expect(bus.count("agent/status")).toBe(1);
     unload();
     expect(bus.count("agent/status")).toBe(0);

@@ -27,7 +27,11 @@ describe("scoped buses", () => {
     const { global, a } = globalWithTwoAgents();
     a.on("agent/session-prefix", async (_s, next) => ["agent", ...(await next())]);
     global.on("agent/session-prefix", async (_s, next) => ["global", ...(await next())]);
-    await expect(a.waterfall("agent/session-prefix", [[]], () => ["history"])).resolves.toStrictEqual(["global", "agent", "history"]);
+    await expect(a.waterfall("agent/session-prefix", [[]], () => ["history"])).resolves.toStrictEqual([
+      "global",
+      "agent",
+      "history",
+    ]);
   });
 
   test("a global listener that short-circuits hides the agent's listeners", async () => {

@@ -62,14 +62,21 @@ describe("waterfall", () => {
     bus.on("agent/session-prefix", async (_seed, next) => ["skills", ...(await next())]);
     bus.on("agent/session-prefix", async (_seed, next) => ["agents-md", ...(await next())]);
     bus.on("agent/session-prefix", async (_seed, next) => ["baseline", ...(await next())]);
-    await expect(bus.waterfall("agent/session-prefix", [seed], empty)).resolves.toStrictEqual(["skills", "agents-md", "baseline"]);
+    await expect(bus.waterfall("agent/session-prefix", [seed], empty)).resolves.toStrictEqual([
+      "skills",
+      "agents-md",
+      "baseline",
+    ]);
   });
 
   test("a listener may transform the result of the rest", async () => {
     const { bus } = recordingBus();
     bus.on("agent/session-prefix", async (_seed, next) => (await next()).map((s) => s.toUpperCase()));
     bus.on("agent/session-prefix", async (_seed, next) => [...(await next()), "tail"]);
-    await expect(bus.waterfall("agent/session-prefix", [seed], () => ["core"])).resolves.toStrictEqual(["CORE", "TAIL"]);
+    await expect(bus.waterfall("agent/session-prefix", [seed], () => ["core"])).resolves.toStrictEqual([
+      "CORE",
+      "TAIL",
+    ]);
   });
 
   test("a listener that does not call next short-circuits the rest and the innermost default", async () => {

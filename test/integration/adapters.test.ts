@@ -10,7 +10,13 @@ import { agentOn, bodyOf, emulator, eventsOf, expectHealthy, historyTexts, usage
 type AnthropicBlock = { type: string; [key: string]: unknown };
 type AnthropicMessage = { role: string; content: AnthropicBlock[] };
 const anthropicMessages = (body: Record<string, unknown>): AnthropicMessage[] => body.messages as AnthropicMessage[];
-type ChatMessage = { role: string; content: unknown; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[]; tool_call_id?: string; reasoning_content?: string };
+type ChatMessage = {
+  role: string;
+  content: unknown;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  reasoning_content?: string;
+};
 const chatMessages = (body: Record<string, unknown>): ChatMessage[] => body.messages as ChatMessage[];
 
 /** The argument deltas of each tool-call block, as the agent saw them live (first step only). */
@@ -19,18 +25,23 @@ function argumentPieces(agent: Agent): Map<number, string[]> {
   let done = false;
   agent.hooks.on("llm/chunk", (_agent, chunk) => {
     if (chunk.type === "finish") done = true;
-    if (chunk.type === "tool-call-delta" && !done) pieces.set(chunk.index, [...(pieces.get(chunk.index) ?? []), chunk.argumentsDelta]);
+    if (chunk.type === "tool-call-delta" && !done)
+      pieces.set(chunk.index, [...(pieces.get(chunk.index) ?? []), chunk.argumentsDelta]);
   });
   return pieces;
 }
 
 describe("Anthropic adapter against the emulator", () => {
   test("a text answer streams into one assistant message with normalized usage; the turn completes", async () => {
-    const server = await emulator({ model: new ScriptedEmulatorModel([{ text: "Hello from the emulated Messages API, in several pieces." }]) });
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([{ text: "Hello from the emulated Messages API, in several pieces." }]),
+    });
     const agent = agentOn("anthropic", server);
     expect(await agent.send("hi")).toEqual({ turn: 1, reason: { kind: "completed" } });
     const [message] = eventsOf(agent, "assistant/message");
-    expect(message!.data.content).toEqual([{ type: "text", text: "Hello from the emulated Messages API, in several pieces." }]);
+    expect(message!.data.content).toEqual([
+      { type: "text", text: "Hello from the emulated Messages API, in several pieces." },
+    ]);
     expect(message!.data.stopReason).toBe("stop");
     expect(usages(agent)[0]).toEqual(server.requests[0]!.usage);
     expect(server.requests[0]!.auth).not.toBe("none");
@@ -38,14 +49,30 @@ describe("Anthropic adapter against the emulator", () => {
   });
 
   test("signed thinking is logged as reasoning and replayed, signature included, on the next request", async () => {
-    const server = await emulator({ model: new ScriptedEmulatorModel([{ reasoning: "The user wants a file; read it first.", toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "It has forty-two lines." }]) });
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([
+        {
+          reasoning: "The user wants a file; read it first.",
+          toolCalls: [{ name: "read", arguments: { path: "a.txt" } }],
+        },
+        { text: "It has forty-two lines." },
+      ]),
+    });
     const agent = agentOn("anthropic", server);
     expect((await agent.send("how long is a.txt?")).reason).toEqual({ kind: "completed" });
     const [first] = eventsOf(agent, "assistant/message");
     const reasoning = first!.data.content[0]!;
-    expect(reasoning).toMatchObject({ type: "reasoning", text: "The user wants a file; read it first.", signature: expect.stringMatching(/^EmuSig/) });
+    expect(reasoning).toMatchObject({
+      type: "reasoning",
+      text: "The user wants a file; read it first.",
+      signature: expect.stringMatching(/^EmuSig/),
+    });
     const replayed = anthropicMessages(bodyOf(server.requests[1]!)).find((m) => m.role === "assistant")!;
-    expect(replayed.content[0]).toEqual({ type: "thinking", thinking: "The user wants a file; read it first.", signature: (reasoning as { signature: string }).signature });
+    expect(replayed.content[0]).toEqual({
+      type: "thinking",
+      thinking: "The user wants a file; read it first.",
+      signature: (reasoning as { signature: string }).signature,
+    });
     expect(replayed.content[0]).not.toHaveProperty("cache_control");
     expectHealthy(agent, server, "anthropic");
   });
@@ -54,14 +81,23 @@ describe("Anthropic adapter against the emulator", () => {
     const path = "docs/a-rather-long-file-name-that-splits.txt";
     const server = await emulator({
       model: new ScriptedEmulatorModel([
-        { text: "Reading both.", toolCalls: [{ name: "read", arguments: { path } }, { name: "read", arguments: { path: "b.txt" } }] },
+        {
+          text: "Reading both.",
+          toolCalls: [
+            { name: "read", arguments: { path } },
+            { name: "read", arguments: { path: "b.txt" } },
+          ],
+        },
         { text: "Both read." },
       ]),
     });
     const agent = agentOn("anthropic", server);
     const pieces = argumentPieces(agent);
     expect((await agent.send("read them")).reason).toEqual({ kind: "completed" });
-    expect([...pieces.values()][0]!.length, "the first call's arguments arrived in several deltas").toBeGreaterThanOrEqual(2);
+    expect(
+      [...pieces.values()][0]!.length,
+      "the first call's arguments arrived in several deltas",
+    ).toBeGreaterThanOrEqual(2);
     const calls = eventsOf(agent, "tool/call").map((e) => e.data);
     expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([{ path }, { path: "b.txt" }]);
     const results = eventsOf(agent, "tool/result").map((e) => e.data);
@@ -75,7 +111,9 @@ describe("Anthropic adapter against the emulator", () => {
     const toolTurn = followUp.at(-1)!;
     expect(assistant.role).toBe("assistant");
     const uses = assistant.content.filter((b) => b.type === "tool_use");
-    expect(uses.map((b) => [b.id, b.name, b.input])).toEqual(calls.map((c) => [c.callId, "read", JSON.parse(c.arguments)]));
+    expect(uses.map((b) => [b.id, b.name, b.input])).toEqual(
+      calls.map((c) => [c.callId, "read", JSON.parse(c.arguments)]),
+    );
     expect(toolTurn.role).toBe("user");
     expect(toolTurn.content.map((b) => [b.type, b.tool_use_id])).toEqual(calls.map((c) => ["tool_result", c.callId]));
     expectHealthy(agent, server, "anthropic");
@@ -86,7 +124,10 @@ describe("Anthropic adapter against the emulator", () => {
     const agent = agentOn("anthropic", server, { maxTokens: 3 });
     expect((await agent.send("count")).reason).toEqual({ kind: "max-tokens" });
     expect(bodyOf(server.requests[0]!).max_tokens).toBe(3);
-    expect(eventsOf(agent, "assistant/message")[0]!.data).toMatchObject({ stopReason: "max-tokens", content: [{ type: "text", text: "one two three" }] });
+    expect(eventsOf(agent, "assistant/message")[0]!.data).toMatchObject({
+      stopReason: "max-tokens",
+      content: [{ type: "text", text: "one two three" }],
+    });
     expect(historyTexts(agent)).toEqual(["count", "one two three"]);
     expectHealthy(agent, server, "anthropic");
   });
@@ -94,13 +135,25 @@ describe("Anthropic adapter against the emulator", () => {
 
 describe("OpenAI adapter against the emulator", () => {
   test("a text answer streams into one assistant message; prompt_cache_key is the session id and usage is asked for", async () => {
-    const server = await emulator({ model: new ScriptedEmulatorModel([{ text: "Hello from the emulated Chat Completions API." }]) });
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([{ text: "Hello from the emulated Chat Completions API." }]),
+    });
     const agent = agentOn("openai", server);
     expect(await agent.send("hi")).toEqual({ turn: 1, reason: { kind: "completed" } });
-    expect(eventsOf(agent, "assistant/message")[0]!.data).toMatchObject({ content: [{ type: "text", text: "Hello from the emulated Chat Completions API." }], stopReason: "stop" });
+    expect(eventsOf(agent, "assistant/message")[0]!.data).toMatchObject({
+      content: [{ type: "text", text: "Hello from the emulated Chat Completions API." }],
+      stopReason: "stop",
+    });
     const body = bodyOf(server.requests[0]!);
-    expect(body).toMatchObject({ prompt_cache_key: agent.session.id, stream: true, stream_options: { include_usage: true } });
-    expect(chatMessages(body)[0]).toEqual({ role: "system", content: "You are a careful assistant working in a small repository. Answer briefly." });
+    expect(body).toMatchObject({
+      prompt_cache_key: agent.session.id,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(chatMessages(body)[0]).toEqual({
+      role: "system",
+      content: "You are a careful assistant working in a small repository. Answer briefly.",
+    });
     expect(usages(agent)[0]).toEqual(server.requests[0]!.usage);
     expectHealthy(agent, server, "openai");
   });
@@ -118,19 +171,40 @@ describe("OpenAI adapter against the emulator", () => {
   test("tool calls split across deltas run through the zod tool; the follow-up pairs tool_calls with tool messages", async () => {
     const path = "docs/a-rather-long-file-name-that-splits.txt";
     const server = await emulator({
-      model: new ScriptedEmulatorModel([{ toolCalls: [{ name: "read", arguments: { path } }, { name: "read", arguments: { path: "b.txt" } }] }, { text: "Both read." }]),
+      model: new ScriptedEmulatorModel([
+        {
+          toolCalls: [
+            { name: "read", arguments: { path } },
+            { name: "read", arguments: { path: "b.txt" } },
+          ],
+        },
+        { text: "Both read." },
+      ]),
     });
     const agent = agentOn("openai", server);
     const pieces = argumentPieces(agent);
     expect((await agent.send("read them")).reason).toEqual({ kind: "completed" });
-    expect([...pieces.values()][0]!.length, "the first call's arguments arrived in several deltas").toBeGreaterThanOrEqual(2);
+    expect(
+      [...pieces.values()][0]!.length,
+      "the first call's arguments arrived in several deltas",
+    ).toBeGreaterThanOrEqual(2);
     const calls = eventsOf(agent, "tool/call").map((e) => e.data);
     expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([{ path }, { path: "b.txt" }]);
-    expect(eventsOf(agent, "tool/result").map((e) => [e.data.callId, e.data.isError])).toEqual(calls.map((c) => [c.callId, false]));
+    expect(eventsOf(agent, "tool/result").map((e) => [e.data.callId, e.data.isError])).toEqual(
+      calls.map((c) => [c.callId, false]),
+    );
 
     const followUp = chatMessages(bodyOf(server.requests[1]!));
     const assistant = followUp.at(-3)!;
-    expect(assistant).toEqual({ role: "assistant", content: null, tool_calls: calls.map((c) => ({ id: c.callId, type: "function", function: { name: "read", arguments: c.arguments } })) });
+    expect(assistant).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: calls.map((c) => ({
+        id: c.callId,
+        type: "function",
+        function: { name: "read", arguments: c.arguments },
+      })),
+    });
     expect(followUp.slice(-2)).toEqual([
       { role: "tool", tool_call_id: calls[0]!.callId, content: `contents of ${path}: forty-two lines` },
       { role: "tool", tool_call_id: calls[1]!.callId, content: "contents of b.txt: forty-two lines" },
@@ -150,7 +224,10 @@ describe("OpenAI adapter against the emulator", () => {
 
 describe("DeepSeek flavor against the emulator (deepseek style)", () => {
   test("reasoning_content streams into a reasoning block ahead of the text; no prompt_cache_key; max_tokens field", async () => {
-    const server = await emulator({ style: "deepseek", model: () => ({ reasoning: "Let me weigh the options first.", text: "Option B." }) });
+    const server = await emulator({
+      style: "deepseek",
+      model: () => ({ reasoning: "Let me weigh the options first.", text: "Option B." }),
+    });
     const agent = agentOn("deepseek", server, { maxTokens: 500 });
     expect((await agent.send("A or B?")).reason).toEqual({ kind: "completed" });
     expect(eventsOf(agent, "assistant/message")[0]!.data.content).toEqual([

@@ -8,7 +8,17 @@ import { canonicalJson, type JsonValue } from "../../src/json/index.js";
 import { ModelRegistry } from "../../src/llm/index.js";
 import { createAgent, resumeAgent } from "../../src/loop/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
-import { answered, catalog, emulator, expectHealthy, optionsFor, prefixPlugin, readingModel, tempStore, usages } from "./support.js";
+import {
+  answered,
+  catalog,
+  emulator,
+  expectHealthy,
+  optionsFor,
+  prefixPlugin,
+  readingModel,
+  tempStore,
+  usages,
+} from "./support.js";
 
 const cacheServer = () => emulator({ model: readingModel(), minCacheableTokens: 64 });
 
@@ -33,7 +43,11 @@ describe("cacheReport over emulator sessions", () => {
     const first = createAgent(optionsFor("anthropic", server, { store, plugins: [prefixPlugin(catalog(300, "v1"))] }));
     await first.send("read a.txt");
     await first.dispose();
-    const resumed = await resumeAgent(store, first.session.id, optionsFor("anthropic", server, { plugins: [prefixPlugin(catalog(300, "v2"))] }));
+    const resumed = await resumeAgent(
+      store,
+      first.session.id,
+      optionsFor("anthropic", server, { plugins: [prefixPlugin(catalog(300, "v2"))] }),
+    );
     await resumed.send("read b.txt");
     await resumed.dispose();
 
@@ -72,7 +86,14 @@ describe("cacheReport over emulator sessions", () => {
     // The same session billed without any cache reads would cost more.
     const registry = new ModelRegistry();
     const pricing = registry.get("claude-sonnet-4-5").pricing;
-    const uncached = report.requests.reduce((sum, r) => sum + ((r.usage!.inputTokens + r.usage!.cacheReadTokens + r.usage!.cacheWriteTokens) * pricing.input + r.usage!.outputTokens * pricing.output) / 1e6, 0);
+    const uncached = report.requests.reduce(
+      (sum, r) =>
+        sum +
+        ((r.usage!.inputTokens + r.usage!.cacheReadTokens + r.usage!.cacheWriteTokens) * pricing.input +
+          r.usage!.outputTokens * pricing.output) /
+          1e6,
+      0,
+    );
     expect(report.totals.cost).toBeLessThan(uncached);
     expectHealthy(agent, server, "anthropic");
   });

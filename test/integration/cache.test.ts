@@ -8,7 +8,20 @@ import { describe, expect, test } from "vitest";
 import { type EmulatorServer, parseAnthropicRequest, type RecordedRequest } from "../../src/emulator/index.js";
 import { createAgent, resumeAgent } from "../../src/loop/index.js";
 import type { Usage } from "../../src/messages/index.js";
-import { agentOn, answered, catalog, emulator, expectHealthy, filler, optionsFor, prefixPlugin, readingModel, tempStore, totalInput, usages } from "./support.js";
+import {
+  agentOn,
+  answered,
+  catalog,
+  emulator,
+  expectHealthy,
+  filler,
+  optionsFor,
+  prefixPlugin,
+  readingModel,
+  tempStore,
+  totalInput,
+  usages,
+} from "./support.js";
 
 const FIVE_MINUTES = 5 * 60_000;
 /** A system prompt above the minimum cacheable length, so its own breakpoint writes an entry. */
@@ -16,7 +29,12 @@ const system = `You are a careful assistant. House rules:${filler(120, "rule")}`
 
 const cacheServer = (): Promise<EmulatorServer> => emulator({ model: readingModel(), minCacheableTokens: 64 });
 
-type OpenAIWireUsage = { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number }; prompt_cache_hit_tokens?: number; prompt_cache_miss_tokens?: number };
+type OpenAIWireUsage = {
+  prompt_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  prompt_cache_hit_tokens?: number;
+  prompt_cache_miss_tokens?: number;
+};
 const PROMPTS = ["read a.txt", "what is in it?", "read b.txt", "read c.txt", "thanks"];
 
 /** cache_control markers anywhere in a recorded body. */
@@ -39,13 +57,18 @@ function breakpoints(record: RecordedRequest): number {
 function toolsAndSystemTokens(record: RecordedRequest): number {
   const body = record.body as { tools?: unknown[]; system?: unknown[] };
   const units = (body.tools?.length ?? 0) + (body.system?.length ?? 0);
-  return parseAnthropicRequest(record.body).blocks.slice(0, units).reduce((sum, b) => sum + b.tokens, 0);
+  return parseAnthropicRequest(record.body)
+    .blocks.slice(0, units)
+    .reduce((sum, b) => sum + b.tokens, 0);
 }
 
 /** Every request after the first reads at least everything the previous one sent. */
 function expectEachReadsThePrevious(list: readonly Usage[]): void {
   for (let i = 1; i < list.length; i++) {
-    expect(list[i]!.cacheReadTokens, `request ${i + 1} reads the previous request's ${totalInput(list[i - 1]!)} tokens`).toBeGreaterThanOrEqual(totalInput(list[i - 1]!));
+    expect(
+      list[i]!.cacheReadTokens,
+      `request ${i + 1} reads the previous request's ${totalInput(list[i - 1]!)} tokens`,
+    ).toBeGreaterThanOrEqual(totalInput(list[i - 1]!));
     expect(list[i]!.cacheReadTokens).toBeLessThan(totalInput(list[i]!));
   }
 }
@@ -71,7 +94,9 @@ describe("Anthropic prompt caching through the adapter", () => {
     const server = await emulator({
       minCacheableTokens: 64,
       model: (request) =>
-        request.messages.at(-1)?.role === "tool" ? { text: "Read them all." } : { toolCalls: Array.from({ length: 12 }, (_, i) => ({ name: "read", arguments: { path: `f${i}.txt` } })) },
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "Read them all." }
+          : { toolCalls: Array.from({ length: 12 }, (_, i) => ({ name: "read", arguments: { path: `f${i}.txt` } })) },
     });
     const agent = agentOn("anthropic", server, { plugins: [prefixPlugin(catalog(400))] });
     await agent.send("read everything");
@@ -90,7 +115,11 @@ describe("Anthropic prompt caching through the adapter", () => {
     await first.send("read a.txt");
     await first.dispose();
     server.clock.advance(60_000);
-    const resumed = await resumeAgent(store, first.session.id, optionsFor("anthropic", server, { plugins: [prefixPlugin(catalog(400))] }));
+    const resumed = await resumeAgent(
+      store,
+      first.session.id,
+      optionsFor("anthropic", server, { plugins: [prefixPlugin(catalog(400))] }),
+    );
     await resumed.send("and now?");
     const list = usages(resumed);
     expectEachReadsThePrevious(list);
@@ -101,14 +130,20 @@ describe("Anthropic prompt caching through the adapter", () => {
   test("a prefix changed at a resume costs one write of everything after the system prompt; the next request reads all again", async () => {
     const server = await cacheServer();
     const store = await tempStore();
-    const first = createAgent(optionsFor("anthropic", server, { store, system, plugins: [prefixPlugin(catalog(400, "v1"))] }));
+    const first = createAgent(
+      optionsFor("anthropic", server, { store, system, plugins: [prefixPlugin(catalog(400, "v1"))] }),
+    );
     await first.send("read a.txt");
     await first.send("what is in it?");
     await first.dispose();
     const before = server.requests.length;
 
     server.clock.advance(2 * 60_000); // well inside the TTL: only the drift can cause a miss
-    const resumed = await resumeAgent(store, first.session.id, optionsFor("anthropic", server, { system, plugins: [prefixPlugin(catalog(400, "v2"))] }));
+    const resumed = await resumeAgent(
+      store,
+      first.session.id,
+      optionsFor("anthropic", server, { system, plugins: [prefixPlugin(catalog(400, "v2"))] }),
+    );
     await resumed.send("read b.txt");
     await resumed.send("thanks");
     await resumed.dispose();
@@ -128,7 +163,10 @@ describe("Anthropic prompt caching through the adapter", () => {
     const server = await cacheServer();
     const agent = agentOn("anthropic", server, { system, plugins: [prefixPlugin(catalog(400))] });
     let step = 0;
-    agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [...(await next()), { name: "clock", order: 99, text: `Step counter: ${++step}.` }]);
+    agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [
+      ...(await next()),
+      { name: "clock", order: 99, text: `Step counter: ${++step}.` },
+    ]);
     await agent.send("read a.txt");
     await agent.send("read b.txt");
 
@@ -200,7 +238,11 @@ describe("automatic prefix caching through the OpenAI-compatible adapter", () =>
     }
     for (const [i, w] of wire.entries()) {
       expect(w.prompt_cache_hit_tokens! + w.prompt_cache_miss_tokens!).toBe(w.prompt_tokens);
-      expect(logged[i]).toMatchObject({ cacheReadTokens: w.prompt_cache_hit_tokens, inputTokens: w.prompt_cache_miss_tokens, cacheWriteTokens: 0 });
+      expect(logged[i]).toMatchObject({
+        cacheReadTokens: w.prompt_cache_hit_tokens,
+        inputTokens: w.prompt_cache_miss_tokens,
+        cacheWriteTokens: 0,
+      });
     }
     expectHealthy(agent, server, "openai");
   });

@@ -8,7 +8,8 @@ import type { Agent } from "../../src/loop/index.js";
 import { agentOn, apiOf, emulator, expectHealthy, type Flavor, historyTexts, retries } from "./support.js";
 
 /** Long enough to stream in several pieces, and marked with the attempt that produced it. */
-const answer = (attempt: number): string => `attempt ${attempt}: the answer is forty-two, and here is a long explanation of why that is so.`;
+const answer = (attempt: number): string =>
+  `attempt ${attempt}: the answer is forty-two, and here is a long explanation of why that is so.`;
 
 /** An emulator whose model answers every attempt, numbering them. */
 async function countingServer(flavor: Flavor): Promise<EmulatorServer> {
@@ -52,23 +53,26 @@ const STREAM_FAULTS = new Set<FaultKind>(["stream-error", "reset", "stall", "mal
 describe.each(["anthropic", "openai"] as const)("%s adapter under injected faults", (flavor) => {
   const api = apiOf(flavor);
 
-  test.each(RETRIED[flavor])("%s is retried as '%s'; the turn completes with only the final attempt in history", async (kind, code) => {
-    const server = await countingServer(flavor);
-    // Stream faults strike after some text has streamed, so there is a partial answer to discard.
-    server.faults.next(STREAM_FAULTS.has(kind) ? { kind, afterEvents: 5 } : kind);
-    const agent = agentOn(flavor, server);
-    const seen = liveText(agent);
-    expect((await agent.send("why?")).reason).toEqual({ kind: "completed" });
-    expect(retries(agent)).toEqual([{ turn: 1, step: 1, attempt: 1, code, delayMs: 1000 }]);
-    expect(server.requests.map((r) => r.fault)).toEqual([kind, undefined]);
-    const final = STREAM_FAULTS.has(kind) ? answer(2) : answer(1);
-    expect(historyTexts(agent)).toEqual(["why?", final]);
-    if (STREAM_FAULTS.has(kind)) {
-      expect(seen.join("").startsWith("attempt 1:"), "the failed attempt streamed partial text").toBe(true);
-      expect(JSON.stringify(agent.session.events)).not.toContain("attempt 1:");
-    }
-    expectHealthy(agent, server, api);
-  });
+  test.each(RETRIED[flavor])(
+    "%s is retried as '%s'; the turn completes with only the final attempt in history",
+    async (kind, code) => {
+      const server = await countingServer(flavor);
+      // Stream faults strike after some text has streamed, so there is a partial answer to discard.
+      server.faults.next(STREAM_FAULTS.has(kind) ? { kind, afterEvents: 5 } : kind);
+      const agent = agentOn(flavor, server);
+      const seen = liveText(agent);
+      expect((await agent.send("why?")).reason).toEqual({ kind: "completed" });
+      expect(retries(agent)).toEqual([{ turn: 1, step: 1, attempt: 1, code, delayMs: 1000 }]);
+      expect(server.requests.map((r) => r.fault)).toEqual([kind, undefined]);
+      const final = STREAM_FAULTS.has(kind) ? answer(2) : answer(1);
+      expect(historyTexts(agent)).toEqual(["why?", final]);
+      if (STREAM_FAULTS.has(kind)) {
+        expect(seen.join("").startsWith("attempt 1:"), "the failed attempt streamed partial text").toBe(true);
+        expect(JSON.stringify(agent.session.events)).not.toContain("attempt 1:");
+      }
+      expectHealthy(agent, server, api);
+    },
+  );
 
   test("http-429 honours retry-after: the logged delay is retry-after × 1000", async () => {
     const server = await countingServer(flavor);
@@ -84,7 +88,12 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
 
   test("faults on several steps of a tool round trip are each retried within their step", async () => {
     let attempt = 0;
-    const server = await emulator({ model: (request) => (request.messages.at(-1)?.role === "tool" ? { text: answer(++attempt) } : { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }) });
+    const server = await emulator({
+      model: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: answer(++attempt) }
+          : { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
+    });
     server.faults.next("http-503", { kind: "reset", afterEvents: 4 });
     const agent = agentOn(flavor, server);
     // Step 2's faults are queued once step 1 is over (the plan is one FIFO across requests).
@@ -128,7 +137,11 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
   test.each([
     ["auth", { code: "auth", message: "invalid x-api-key" }, 401],
     ["invalid-request", { code: "invalid-request", message: "messages.0.content: field required" }, 400],
-    ["context-overflow", { code: "context-overflow", message: "prompt is too long: 250000 tokens > 200000 maximum" }, 400],
+    [
+      "context-overflow",
+      { code: "context-overflow", message: "prompt is too long: 250000 tokens > 200000 maximum" },
+      400,
+    ],
   ] as const)("'%s' is final: the turn ends with that typed error, no retry", async (code, error, status) => {
     const server = await emulator({ model: () => ({ error }) });
     const agent = agentOn(flavor, server);
@@ -143,7 +156,9 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
   test("retryable faults beyond maxAttempts end the turn with the last code", async () => {
     const server = await countingServer(flavor);
     server.faults.next("http-500", "http-503", "http-529");
-    const agent = agentOn(flavor, server, { retry: { sleep: async () => undefined, random: () => 0.5, maxAttempts: 3 } });
+    const agent = agentOn(flavor, server, {
+      retry: { sleep: async () => undefined, random: () => 0.5, maxAttempts: 3 },
+    });
     expect((await agent.send("go")).reason).toMatchObject({ kind: "error", step: 1, code: "overloaded" });
     expect(retries(agent).map((r) => [r.code, r.delayMs])).toEqual([
       ["server-error", 1000],

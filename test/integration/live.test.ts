@@ -22,10 +22,31 @@ interface LiveProvider {
 }
 
 const LIVE: readonly LiveProvider[] = [
-  { name: "Anthropic", keyVar: "ANTHROPIC_API_KEY", modelVar: "KEELSON_LIVE_ANTHROPIC_MODEL", defaultModel: "claude-sonnet-4-5", maxTokens: 400, provider: () => new AnthropicProvider() },
+  {
+    name: "Anthropic",
+    keyVar: "ANTHROPIC_API_KEY",
+    modelVar: "KEELSON_LIVE_ANTHROPIC_MODEL",
+    defaultModel: "claude-sonnet-4-5",
+    maxTokens: 400,
+    provider: () => new AnthropicProvider(),
+  },
   // gpt-5-mini spends reasoning tokens out of the same budget: leave it room for an answer.
-  { name: "OpenAI", keyVar: "OPENAI_API_KEY", modelVar: "KEELSON_LIVE_OPENAI_MODEL", defaultModel: "gpt-5-mini", maxTokens: 4000, provider: () => new OpenAICompatibleProvider({ flavor: "openai" }) },
-  { name: "DeepSeek", keyVar: "DEEPSEEK_API_KEY", modelVar: "KEELSON_LIVE_DEEPSEEK_MODEL", defaultModel: "deepseek-chat", maxTokens: 400, provider: () => new OpenAICompatibleProvider({ flavor: "deepseek" }) },
+  {
+    name: "OpenAI",
+    keyVar: "OPENAI_API_KEY",
+    modelVar: "KEELSON_LIVE_OPENAI_MODEL",
+    defaultModel: "gpt-5-mini",
+    maxTokens: 4000,
+    provider: () => new OpenAICompatibleProvider({ flavor: "openai" }),
+  },
+  {
+    name: "DeepSeek",
+    keyVar: "DEEPSEEK_API_KEY",
+    modelVar: "KEELSON_LIVE_DEEPSEEK_MODEL",
+    defaultModel: "deepseek-chat",
+    maxTokens: 400,
+    provider: () => new OpenAICompatibleProvider({ flavor: "deepseek" }),
+  },
 ];
 
 const LIVE_TIMEOUT_MS = 180_000;
@@ -39,7 +60,17 @@ const readTool = defineTool({
 });
 
 /** A ~3k-token `<system-reminder>` opener of distinct words. */
-const prefix: Message[] = [{ role: "user", content: [{ type: "text", text: `<system-reminder>Available skills:${Array.from({ length: 1100 }, (_, i) => ` skill${i.toString(36)}`).join("")}</system-reminder>` }] }];
+const prefix: Message[] = [
+  {
+    role: "user",
+    content: [
+      {
+        type: "text",
+        text: `<system-reminder>Available skills:${Array.from({ length: 1100 }, (_, i) => ` skill${i.toString(36)}`).join("")}</system-reminder>`,
+      },
+    ],
+  },
+];
 
 for (const live of LIVE) {
   const absent = !process.env[live.keyVar];
@@ -56,16 +87,27 @@ for (const live of LIVE) {
           maxTokens: live.maxTokens,
           system: "You are a terse assistant. When asked about a file, call the read tool; never guess its contents.",
           tools: [readTool],
-          plugins: [(host) => void host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [...prefix, ...(await next())])],
+          plugins: [
+            (host) =>
+              void host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+                ...prefix,
+                ...(await next()),
+              ]),
+          ],
         });
-        expect((await agent.send("Use the read tool on notes.txt, then tell me how many lines it has.")).reason).toEqual({ kind: "completed" });
+        expect(
+          (await agent.send("Use the read tool on notes.txt, then tell me how many lines it has.")).reason,
+        ).toEqual({ kind: "completed" });
         expect((await agent.send("Thanks. Reply with one word: done.")).reason).toEqual({ kind: "completed" });
 
         expect(agent.session.events.some((e) => e.type === "tool/call")).toBe(true);
-        const list = agent.session.events.filter((e): e is SessionEvent<"assistant/message"> => e.type === "assistant/message").map((e) => e.data.usage!);
+        const list = agent.session.events
+          .filter((e): e is SessionEvent<"assistant/message"> => e.type === "assistant/message")
+          .map((e) => e.data.usage!);
         expect(list.length).toBeGreaterThanOrEqual(3);
         for (const [i, usage] of list.entries()) {
-          if (i > 0) expect(usage.cacheReadTokens, `request ${i + 1} of ${model}: ${JSON.stringify(usage)}`).toBeGreaterThan(0);
+          if (i > 0)
+            expect(usage.cacheReadTokens, `request ${i + 1} of ${model}: ${JSON.stringify(usage)}`).toBeGreaterThan(0);
         }
         expectClosedLog(agent);
         await agent.dispose();

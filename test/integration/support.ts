@@ -5,9 +5,22 @@
 // request the log reconstructs (attempt by attempt, as far as each wire can carry it).
 import { afterEach, expect } from "vitest";
 import { z } from "zod";
-import { countTokens, type EmulatorOptions, type EmulatorServer, type RecordedRequest, ScriptedEmulatorModel, startEmulator } from "../../src/emulator/index.js";
+import {
+  countTokens,
+  type EmulatorOptions,
+  type EmulatorServer,
+  type RecordedRequest,
+  ScriptedEmulatorModel,
+  startEmulator,
+} from "../../src/emulator/index.js";
 import { AnthropicProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
-import { type Agent, type AgentOptions, type AgentPlugin, createAgent, type RetryPolicy } from "../../src/loop/index.js";
+import {
+  type Agent,
+  type AgentOptions,
+  type AgentPlugin,
+  createAgent,
+  type RetryPolicy,
+} from "../../src/loop/index.js";
 import type { AssistantContent, Message, Usage } from "../../src/messages/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
 import type { EventType, SessionEvent } from "../../src/session/index.js";
@@ -50,11 +63,16 @@ export type Flavor = "anthropic" | "openai" | "deepseek";
 
 /** The real adapter for `flavor`, pointed at `server`. */
 export function providerFor(flavor: Flavor, server: EmulatorServer, stallTimeoutMs = 200): Provider {
-  if (flavor === "anthropic") return new AnthropicProvider({ apiKey: "test-key", baseURL: server.anthropicBaseURL, stallTimeoutMs });
+  if (flavor === "anthropic")
+    return new AnthropicProvider({ apiKey: "test-key", baseURL: server.anthropicBaseURL, stallTimeoutMs });
   return new OpenAICompatibleProvider({ flavor, apiKey: "test-key", baseURL: server.openaiBaseURL, stallTimeoutMs });
 }
 
-export const MODELS: { readonly [F in Flavor]: string } = { anthropic: "claude-sonnet-4-5", openai: "gpt-5-mini", deepseek: "deepseek-chat" };
+export const MODELS: { readonly [F in Flavor]: string } = {
+  anthropic: "claude-sonnet-4-5",
+  openai: "gpt-5-mini",
+  deepseek: "deepseek-chat",
+};
 
 /** Backoff that takes no time; jitter centred, so a computed delay is exactly the base. */
 export const instant: RetryPolicy = { sleep: async () => undefined, random: () => 0.5 };
@@ -78,7 +96,12 @@ export function agentOn(flavor: Flavor, server: EmulatorServer, setup: AgentSetu
 }
 
 /** Options for an agent (or a resumed instance) of `flavor` against `server`; `extra` wins. */
-export function optionsFor(flavor: Flavor, server: EmulatorServer, extra: Partial<AgentOptions> = {}, stallTimeoutMs?: number): AgentOptions {
+export function optionsFor(
+  flavor: Flavor,
+  server: EmulatorServer,
+  extra: Partial<AgentOptions> = {},
+  stallTimeoutMs?: number,
+): AgentOptions {
   return {
     provider: providerFor(flavor, server, stallTimeoutMs),
     model: MODELS[flavor],
@@ -119,7 +142,9 @@ export function filler(words: number, seed = "w"): string {
 }
 
 /** A `<system-reminder>` prefix opener of `words` distinct words (400 words ≈ 1k tokens). */
-export const catalog = (words: number, seed = "skill"): Message[] => [user(`<system-reminder>Available skills:${filler(words, seed)}</system-reminder>`)];
+export const catalog = (words: number, seed = "skill"): Message[] => [
+  user(`<system-reminder>Available skills:${filler(words, seed)}</system-reminder>`),
+];
 
 export function eventsOf<T extends EventType>(agent: Agent, type: T): SessionEvent<T>[] {
   return agent.session.events.filter((e): e is SessionEvent<T> => e.type === type);
@@ -133,7 +158,8 @@ export const usages = (agent: Agent): Usage[] => eventsOf(agent, "assistant/mess
 export const totalInput = (u: Usage): number => u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 
 /** The requests the emulator answered with a complete response. */
-export const answered = (server: EmulatorServer): RecordedRequest[] => server.requests.filter((r) => r.status === 200 && r.fault === undefined);
+export const answered = (server: EmulatorServer): RecordedRequest[] =>
+  server.requests.filter((r) => r.status === 200 && r.fault === undefined);
 
 /** Recorded JSON bodies as plain objects, for shape assertions. */
 export const bodyOf = (r: RecordedRequest): Record<string, unknown> => r.body as Record<string, unknown>;
@@ -147,17 +173,31 @@ export function wireView(messages: readonly Message[], api: "anthropic" | "opena
   return messages.map((m) => {
     if (m.role === "tool") {
       const r = m.content[0];
-      if (api === "anthropic") return { role: "tool", callId: r.callId, isError: r.isError, content: r.content.map((p) => (p.type === "text" ? { type: "text", text: p.text || " " } : p)) };
-      return { role: "tool", callId: r.callId, text: r.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n") };
+      if (api === "anthropic")
+        return {
+          role: "tool",
+          callId: r.callId,
+          isError: r.isError,
+          content: r.content.map((p) => (p.type === "text" ? { type: "text", text: p.text || " " } : p)),
+        };
+      return {
+        role: "tool",
+        callId: r.callId,
+        text: r.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n"),
+      };
     }
-    if (m.role === "user") return { role: "user", content: m.content.filter((b) => b.type !== "text" || b.text !== "") };
+    if (m.role === "user")
+      return { role: "user", content: m.content.filter((b) => b.type !== "text" || b.text !== "") };
     return { role: "assistant", content: m.content.flatMap((b) => assistantWire(b, api)) };
   });
 }
 
 function assistantWire(b: AssistantContent, api: "anthropic" | "openai"): unknown[] {
   if (b.type === "text") return b.text === "" ? [] : [{ type: "text", text: b.text }];
-  if (b.type === "reasoning") return api === "anthropic" && b.signature !== undefined ? [{ type: "reasoning", text: b.text, signature: b.signature }] : [];
+  if (b.type === "reasoning")
+    return api === "anthropic" && b.signature !== undefined
+      ? [{ type: "reasoning", text: b.text, signature: b.signature }]
+      : [];
   if (api === "openai") return [{ type: "tool-call", callId: b.callId, name: b.name, arguments: b.arguments }];
   let input: unknown;
   try {
@@ -165,7 +205,14 @@ function assistantWire(b: AssistantContent, api: "anthropic" | "openai"): unknow
   } catch {
     input = {};
   }
-  return [{ type: "tool-call", callId: b.callId, name: b.name, arguments: JSON.stringify(input !== null && typeof input === "object" && !Array.isArray(input) ? input : {}) }];
+  return [
+    {
+      type: "tool-call",
+      callId: b.callId,
+      name: b.name,
+      arguments: JSON.stringify(input !== null && typeof input === "object" && !Array.isArray(input) ? input : {}),
+    },
+  ];
 }
 
 /**
@@ -179,7 +226,17 @@ export function expectWireMatchesLog(agent: Agent, server: EmulatorServer, api: 
     tools: (r.request.tools ?? []).map((t) => t.name),
     messages: wireView(r.request.messages, api),
   }));
-  const sent = server.requests.flatMap((r) => (r.request === undefined ? [] : [{ system: r.request.system, tools: r.request.tools.map((t) => t.name), messages: wireView(r.request.messages, api) }]));
+  const sent = server.requests.flatMap((r) =>
+    r.request === undefined
+      ? []
+      : [
+          {
+            system: r.request.system,
+            tools: r.request.tools.map((t) => t.name),
+            messages: wireView(r.request.messages, api),
+          },
+        ],
+  );
   let at = 0;
   const covered = new Set<number>();
   for (const [i, request] of sent.entries()) {
@@ -200,4 +257,16 @@ export const apiOf = (flavor: Flavor): "anthropic" | "openai" => (flavor === "an
 
 /** The text of the derived history, one string per message (to prove no partial output landed). */
 export const historyTexts = (agent: Agent): string[] =>
-  agent.session.deriveMessages().map((m) => m.content.map((b) => (b.type === "text" || b.type === "reasoning" ? b.text : b.type === "tool-call" ? `${b.name}(${b.arguments})` : "result")).join("|"));
+  agent.session
+    .deriveMessages()
+    .map((m) =>
+      m.content
+        .map((b) =>
+          b.type === "text" || b.type === "reasoning"
+            ? b.text
+            : b.type === "tool-call"
+              ? `${b.name}(${b.arguments})`
+              : "result",
+        )
+        .join("|"),
+    );

@@ -12,7 +12,13 @@ function reorderKeys(value: JsonValue, order: readonly number[], depth = 0): Jso
     .sort((x, y) => x.rank - y.rank)
     .map((x) => x.entry);
   const out: Record<string, JsonValue> = {};
-  for (const [k, v] of shuffled) Object.defineProperty(out, k, { value: reorderKeys(v, order, depth + 1), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of shuffled)
+    Object.defineProperty(out, k, {
+      value: reorderKeys(v, order, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
@@ -22,7 +28,9 @@ const jsonArb = fc.jsonValue().filter(noNegativeZero) as fc.Arbitrary<JsonValue>
 
 describe("canonicalJson", () => {
   test("sorts object keys at every depth and emits no whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   test("sorts keys by UTF-16 code unit, not by locale", () => {

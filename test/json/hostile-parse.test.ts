@@ -19,12 +19,15 @@ const nestedArrays = (depth: number): string => `${"[".repeat(depth)}${"]".repea
 const nestedObjects = (depth: number): string => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 
 describe("adoptParsedJson rejects number literals that overflow a double", () => {
-  test.each(["1e999", "-1e999", "123456789e400"])("%s (which JSON.parse reads as ±Infinity), naming its path", (literal) => {
-    const parsed: unknown = JSON.parse(`{"meta":{"list":[1,${literal}]}}`);
-    const error = jsonError(() => adoptParsedJson(parsed, "events[4]"));
-    expect(error.code).toBe("non-finite-number");
-    expect(error.path).toBe("events[4].meta.list[1]");
-  });
+  test.each(["1e999", "-1e999", "123456789e400"])(
+    "%s (which JSON.parse reads as ±Infinity), naming its path",
+    (literal) => {
+      const parsed: unknown = JSON.parse(`{"meta":{"list":[1,${literal}]}}`);
+      const error = jsonError(() => adoptParsedJson(parsed, "events[4]"));
+      expect(error.code).toBe("non-finite-number");
+      expect(error.path).toBe("events[4].meta.list[1]");
+    },
+  );
 });
 
 describe(`nesting deeper than MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) is a JsonError, not a stack overflow`, () => {

@@ -61,13 +61,27 @@ describe("snapshotJson rejects what JSON cannot represent, naming the code and t
     ["-Infinity", () => ({ y: [Number.NEGATIVE_INFINITY] }), "non-finite-number", "$.y[0]"],
     ["a sparse array (hole)", () => ({ a: sparse() }), "sparse-array", "$.a[1]"],
     ["a cycle", cyclic, "cycle", "$.list[0].self"],
-    ["a self-referencing array", () => { const a: unknown[] = []; a.push(a); return a; }, "cycle", "$[0]"],
+    [
+      "a self-referencing array",
+      () => {
+        const a: unknown[] = [];
+        a.push(a);
+        return a;
+      },
+      "cycle",
+      "$[0]",
+    ],
     ["a class instance", () => ({ p: new Point(1, 2) }), "non-plain-object", "$.p"],
     ["a Date", () => ({ when: new Date(0) }), "non-plain-object", "$.when"],
     ["a Map", () => ({ m: new Map([["a", 1]]) }), "non-plain-object", "$.m"],
     ["an array subclass", () => ({ t: Tagged.from([1, 2]) }), "non-plain-object", "$.t"],
     ["a getter that throws", throwingGetter, "getter-threw", "$.bad"],
-    ["a key that is not an identifier, in the path", () => ({ "a b": { "1x": undefined } }), "undefined-value", '$["a b"]["1x"]'],
+    [
+      "a key that is not an identifier, in the path",
+      () => ({ "a b": { "1x": undefined } }),
+      "undefined-value",
+      '$["a b"]["1x"]',
+    ],
   ];
 
   test.each(cases)("rejects %s", (_name, make, code, path) => {
@@ -96,7 +110,10 @@ describe("snapshotJson accepts plain JSON", () => {
   });
 
   test("a null-prototype object is accepted and copied to a plain object", () => {
-    const bare = Object.assign(Object.create(null) as object, { a: 1, nested: Object.assign(Object.create(null) as object, { b: "x" }) });
+    const bare = Object.assign(Object.create(null) as object, {
+      a: 1,
+      nested: Object.assign(Object.create(null) as object, { b: "x" }),
+    });
     const copy = snapshotJson(bare);
     expect(copy).toEqual({ a: 1, nested: { b: "x" } });
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
@@ -108,7 +125,10 @@ describe("snapshotJson accepts plain JSON", () => {
   });
 
   test("`__proto__` and `constructor` keys are kept as own plain data and the prototype stays Object.prototype", () => {
-    const input = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"a":1}') as Record<string, unknown>;
+    const input = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"a":1}') as Record<
+      string,
+      unknown
+    >;
     const copy = snapshotJson(input) as Record<string, unknown>;
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect(Object.keys(copy)).toEqual(["__proto__", "constructor", "a"]);
@@ -226,7 +246,14 @@ function plantNegativeZero(v: unknown, salt: number): { value: unknown; path: st
   const keys = Object.keys(clean);
   const key = keys.length === 0 || salt % 2 === 0 ? "zz_zero" : keys[0]!;
   const value: Record<string, unknown> = { [key]: -0 };
-  for (const k of keys) if (k !== key) Object.defineProperty(value, k, { value: (clean as Record<string, unknown>)[k], enumerable: true, writable: true, configurable: true });
+  for (const k of keys)
+    if (k !== key)
+      Object.defineProperty(value, k, {
+        value: (clean as Record<string, unknown>)[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   const path = /^[A-Za-z_$][\w$]*$/.test(key) ? `$.${key}` : `$[${JSON.stringify(key)}]`;
   return { value, path };
 }

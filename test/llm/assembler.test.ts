@@ -72,7 +72,9 @@ describe("assembling", () => {
       { type: "block-end", index: 0 },
       { type: "finish", reason: "tool-calls" },
     ]);
-    expect(result.content).toStrictEqual([{ type: "tool-call", callId: "toolu_1", name: "read", arguments: '{"path": "a.ts"}' }]);
+    expect(result.content).toStrictEqual([
+      { type: "tool-call", callId: "toolu_1", name: "read", arguments: '{"path": "a.ts"}' },
+    ]);
     expect(result.finish).toBe("tool-calls");
   });
 
@@ -99,7 +101,12 @@ describe("assembling", () => {
       { type: "finish", reason: "tool-calls" },
     ]);
     expect(result.content.map((b) => b.type)).toStrictEqual(["reasoning", "text", "tool-call", "tool-call"]);
-    expect(result.content[3]).toStrictEqual({ type: "tool-call", callId: "c2", name: "read", arguments: '{"path":"b"}' });
+    expect(result.content[3]).toStrictEqual({
+      type: "tool-call",
+      callId: "c2",
+      name: "read",
+      arguments: '{"path":"b"}',
+    });
   });
 
   test("deltas to two open blocks may interleave", () => {
@@ -118,14 +125,22 @@ describe("assembling", () => {
   });
 
   test("captures usage and the finish reason", () => {
-    const result = assemble([...textBlock(0, "ok"), { type: "usage", usage }, { type: "finish", reason: "max-tokens" }]);
+    const result = assemble([
+      ...textBlock(0, "ok"),
+      { type: "usage", usage },
+      { type: "finish", reason: "max-tokens" },
+    ]);
     expect(result.usage).toStrictEqual(usage);
     expect(result.finish).toBe("max-tokens");
     expect(result.error).toBeUndefined();
   });
 
   test("the last usage chunk wins", () => {
-    const result = assemble([{ type: "usage", usage: zeroUsage }, { type: "usage", usage }, { type: "finish", reason: "stop" }]);
+    const result = assemble([
+      { type: "usage", usage: zeroUsage },
+      { type: "usage", usage },
+      { type: "finish", reason: "stop" },
+    ]);
     expect(result.usage).toStrictEqual(usage);
   });
 
@@ -135,7 +150,11 @@ describe("assembling", () => {
 
   test("an error finish carries the provider's failure", () => {
     const failure = { message: "overloaded", code: "overloaded", retryable: true };
-    expect(assemble([{ type: "finish", reason: "error", error: failure }])).toStrictEqual({ content: [], finish: "error", error: failure });
+    expect(assemble([{ type: "finish", reason: "error", error: failure }])).toStrictEqual({
+      content: [],
+      finish: "error",
+      error: failure,
+    });
   });
 
   test("a stream that ends without a finish chunk is an error with code truncated", () => {
@@ -168,7 +187,11 @@ describe("protocol errors", () => {
   });
 
   test("a block-start that repeats an index", () => {
-    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), { type: "block-start", index: 0, block: { type: "text" } });
+    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), {
+      type: "block-start",
+      index: 0,
+      block: { type: "text" },
+    });
   });
 
   test("a delta for a block that was never started", () => {
@@ -181,8 +204,16 @@ describe("protocol errors", () => {
   });
 
   test("a tool-call-delta for a closed tool call", () => {
-    const start: StreamChunk = { type: "block-start", index: 0, block: { type: "tool-call", callId: "c", name: "read" } };
-    protocolError(accepted(start, { type: "block-end", index: 0 }), { type: "tool-call-delta", index: 0, argumentsDelta: "{}" });
+    const start: StreamChunk = {
+      type: "block-start",
+      index: 0,
+      block: { type: "tool-call", callId: "c", name: "read" },
+    };
+    protocolError(accepted(start, { type: "block-end", index: 0 }), {
+      type: "tool-call-delta",
+      index: 0,
+      argumentsDelta: "{}",
+    });
   });
 
   test("a block-end for a block that is not open", () => {
@@ -191,17 +222,29 @@ describe("protocol errors", () => {
   });
 
   test("a text-delta on a tool-call block", () => {
-    const assembler = accepted({ type: "block-start", index: 0, block: { type: "tool-call", callId: "c", name: "read" } });
+    const assembler = accepted({
+      type: "block-start",
+      index: 0,
+      block: { type: "tool-call", callId: "c", name: "read" },
+    });
     const error = protocolError(assembler, { type: "text-delta", index: 0, text: "x" });
     expect(error.message).toContain("tool-call");
   });
 
   test("a reasoning-delta on a text block", () => {
-    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), { type: "reasoning-delta", index: 0, text: "x" });
+    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), {
+      type: "reasoning-delta",
+      index: 0,
+      text: "x",
+    });
   });
 
   test("a tool-call-delta on a text block", () => {
-    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), { type: "tool-call-delta", index: 0, argumentsDelta: "{}" });
+    protocolError(accepted({ type: "block-start", index: 0, block: { type: "text" } }), {
+      type: "tool-call-delta",
+      index: 0,
+      argumentsDelta: "{}",
+    });
   });
 
   test("any chunk after finish", () => {

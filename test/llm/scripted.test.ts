@@ -22,7 +22,10 @@ describe("script order and recording", () => {
 
   test("a function step receives the request it answers", async () => {
     const provider = new ScriptedProvider([(req) => ({ text: `model=${req.model} messages=${req.messages.length}` })]);
-    const result = await assembled(provider, request({ model: "m-9", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }));
+    const result = await assembled(
+      provider,
+      request({ model: "m-9", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }),
+    );
     expect(result.content).toStrictEqual([{ type: "text", text: "model=m-9 messages=1" }]);
   });
 
@@ -117,32 +120,57 @@ describe("replies", () => {
 
   test("tool-call arguments are JSON text: objects are stringified, strings pass raw, absent is {}", async () => {
     const provider = new ScriptedProvider([
-      { toolCalls: [{ name: "read", arguments: { path: "a.ts", lines: [1, 2] } }, { name: "raw", arguments: '{"broken": ' }, { name: "ls" }] },
+      {
+        toolCalls: [
+          { name: "read", arguments: { path: "a.ts", lines: [1, 2] } },
+          { name: "raw", arguments: '{"broken": ' },
+          { name: "ls" },
+        ],
+      },
     ]);
     const args = (await assembled(provider)).content.map((b) => (b.type === "tool-call" ? b.arguments : undefined));
     expect(args).toStrictEqual(['{"path":"a.ts","lines":[1,2]}', '{"broken": ', "{}"]);
   });
 
   test("tool calls get provider call ids unique across requests", async () => {
-    const provider = new ScriptedProvider([{ toolCalls: [{ name: "a" }, { name: "b" }] }, { toolCalls: [{ name: "c" }, { name: "d" }] }]);
-    const ids = [...(await assembled(provider)).content, ...(await assembled(provider)).content].map((b) => (b.type === "tool-call" ? b.callId : ""));
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: "a" }, { name: "b" }] },
+      { toolCalls: [{ name: "c" }, { name: "d" }] },
+    ]);
+    const ids = [...(await assembled(provider)).content, ...(await assembled(provider)).content].map((b) =>
+      b.type === "tool-call" ? b.callId : "",
+    );
     expect(ids.every((id) => id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(4);
   });
 
   test("given usage buckets are reported and missing ones are zero", async () => {
-    const provider = new ScriptedProvider([{ text: "x", usage: { inputTokens: 12, cacheReadTokens: 300 } }, { text: "y" }]);
+    const provider = new ScriptedProvider([
+      { text: "x", usage: { inputTokens: 12, cacheReadTokens: 300 } },
+      { text: "y" },
+    ]);
     expect((await assembled(provider)).usage).toStrictEqual({ ...zeroUsage, inputTokens: 12, cacheReadTokens: 300 });
     expect((await assembled(provider)).usage).toStrictEqual(zeroUsage);
   });
 
   test("scripted reasoning tokens are reported too", async () => {
-    const provider = new ScriptedProvider([{ reasoning: "r", text: "x", usage: { outputTokens: 9, reasoningTokens: 4 } }]);
+    const provider = new ScriptedProvider([
+      { reasoning: "r", text: "x", usage: { outputTokens: 9, reasoningTokens: 4 } },
+    ]);
     expect((await assembled(provider)).usage).toStrictEqual({ ...zeroUsage, outputTokens: 9, reasoningTokens: 4 });
   });
 
   test("assembles end to end: reasoning, then text, then tool calls in script order", async () => {
-    const provider = new ScriptedProvider([{ reasoning: "I should read it.", text: "Reading.", toolCalls: [{ name: "read", arguments: { path: "a" } }, { name: "grep", arguments: '{"q":"x"}' }] }]);
+    const provider = new ScriptedProvider([
+      {
+        reasoning: "I should read it.",
+        text: "Reading.",
+        toolCalls: [
+          { name: "read", arguments: { path: "a" } },
+          { name: "grep", arguments: '{"q":"x"}' },
+        ],
+      },
+    ]);
     const result = await assembled(provider);
     const [, , first, second] = result.content;
     expect(result.content.slice(0, 2)).toStrictEqual([
@@ -189,7 +217,9 @@ describe("cancellation", () => {
 
   test("a hang step on an already-aborted request finishes aborted at once", async () => {
     const provider = new ScriptedProvider(["hang"]);
-    expect(await collect(provider, request({ signal: AbortSignal.abort() }))).toStrictEqual([{ type: "finish", reason: "aborted" }]);
+    expect(await collect(provider, request({ signal: AbortSignal.abort() }))).toStrictEqual([
+      { type: "finish", reason: "aborted" },
+    ]);
   });
 
   test("a function step may answer hang", async () => {

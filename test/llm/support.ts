@@ -1,5 +1,11 @@
 // Shared pieces of the llm tests: a request builder, a stream collector and an assembler run.
-import { BlockAssembler, type AssistantResult, type Provider, type ProviderRequest, type StreamChunk } from "../../src/llm/index.js";
+import {
+  BlockAssembler,
+  type AssistantResult,
+  type Provider,
+  type ProviderRequest,
+  type StreamChunk,
+} from "../../src/llm/index.js";
 
 /** A minimal provider request; pass a signal to drive cancellation. */
 export function request(over: Partial<ProviderRequest> = {}): ProviderRequest {

@@ -6,7 +6,19 @@
 import { describe, expect, test } from "vitest";
 import { LoopError } from "../../src/loop/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
-import { callsTo, deferred, first, eventsOf, expectClosedLog, expectRequestsMatchLog, lastEnd, type Rig, rig, tool, turnEnds } from "./loop-support.js";
+import {
+  callsTo,
+  deferred,
+  first,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  lastEnd,
+  type Rig,
+  rig,
+  tool,
+  turnEnds,
+} from "./loop-support.js";
 
 /** Where a test interrupts the turn: `arm` installs a one-shot trigger calling `stop`. */
 interface Point {
@@ -40,13 +52,33 @@ const points: readonly Point[] = [
     requests: 0,
     arm: (r, stop) => r.agent.hooks.on("agent/status", (_agent, status) => (status === "running" ? stop() : undefined)),
   },
-  { name: "in prompt-submit", requests: 0, arm: (r, stop) => r.agent.hooks.on("agent/prompt-submit", (_a, _p, next) => first(stop, next)) },
-  { name: "in composition (agent/session-prefix)", requests: 0, arm: (r, stop) => r.agent.hooks.on("agent/session-prefix", (_a, _s, _sig, next) => first(stop, next)) },
+  {
+    name: "in prompt-submit",
+    requests: 0,
+    arm: (r, stop) => r.agent.hooks.on("agent/prompt-submit", (_a, _p, next) => first(stop, next)),
+  },
+  {
+    name: "in composition (agent/session-prefix)",
+    requests: 0,
+    arm: (r, stop) => r.agent.hooks.on("agent/session-prefix", (_a, _s, _sig, next) => first(stop, next)),
+  },
   { name: "in pre-step", requests: 0, arm: (r, stop) => r.agent.hooks.on("agent/pre-step", () => stop()) },
-  { name: "at step/start (agent/request listener)", requests: 0, arm: (r, stop) => r.agent.hooks.on("agent/request", (_a, _c, next) => first(stop, next)) },
-  { name: "mid-stream (an llm/chunk listener)", requests: 1, arm: (r, stop) => r.agent.hooks.on("llm/chunk", (_a, chunk) => (chunk.type === "block-start" ? stop() : undefined)) },
+  {
+    name: "at step/start (agent/request listener)",
+    requests: 0,
+    arm: (r, stop) => r.agent.hooks.on("agent/request", (_a, _c, next) => first(stop, next)),
+  },
+  {
+    name: "mid-stream (an llm/chunk listener)",
+    requests: 1,
+    arm: (r, stop) => r.agent.hooks.on("llm/chunk", (_a, chunk) => (chunk.type === "block-start" ? stop() : undefined)),
+  },
   { name: "between tools (inside tool 1's execute)", requests: 1, arm: () => undefined },
-  { name: "in continuation (pre-step of step 2)", requests: 1, arm: (r, stop) => r.agent.hooks.on("agent/pre-step", (_a, _t, step) => (step === 2 ? stop() : undefined)) },
+  {
+    name: "in continuation (pre-step of step 2)",
+    requests: 1,
+    arm: (r, stop) => r.agent.hooks.on("agent/pre-step", (_a, _t, step) => (step === 2 ? stop() : undefined)),
+  },
 ];
 
 /** An agent whose first turn calls three tools (the first one may stop the turn), then answers. */
@@ -54,7 +86,10 @@ function armed(point: Point, stop: (r: Rig) => void): Rig {
   let r: Rig | undefined;
   const trigger = once(() => stop(r!));
   const betweenTools = point.name.startsWith("between tools");
-  r = rig({ tools: tools(betweenTools ? trigger : () => undefined), replies: [{ text: "let me see", ...callsTo("first", "second", "third") }, { text: "done" }] });
+  r = rig({
+    tools: tools(betweenTools ? trigger : () => undefined),
+    replies: [{ text: "let me see", ...callsTo("first", "second", "third") }, { text: "done" }],
+  });
   if (!betweenTools) point.arm(r, trigger);
   return r;
 }
@@ -136,24 +171,29 @@ describe("cancel at each await point of a turn", () => {
 });
 
 describe("dispose at await points of a turn", () => {
-  const disposable = points.filter((p) => /prompt-submit|composition|step\/start|between tools|continuation/.test(p.name));
+  const disposable = points.filter((p) =>
+    /prompt-submit|composition|step\/start|between tools|continuation/.test(p.name),
+  );
 
-  test.each(disposable)("$name: the turn ends disposed, closed; later sends reject with LoopError 'disposed'", async (point) => {
-    let disposing: Promise<void> | undefined;
-    const r = armed(point, (rig) => {
-      disposing = rig.agent.dispose();
-    });
-    expect((await r.agent.send("start")).reason).toEqual({ kind: "disposed" });
-    await disposing;
-    expect(r.agent.status).toBe("disposed");
-    expect(r.provider.requests).toHaveLength(point.requests);
-    expectClosedLog(r.agent);
-    expectRequestsMatchLog(r);
-    const refused = await r.agent.send("later").catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(LoopError);
-    expect((refused as LoopError).code).toBe("disposed");
-    expect(lastEnd(r.agent)).toEqual({ kind: "disposed" });
-  });
+  test.each(disposable)(
+    "$name: the turn ends disposed, closed; later sends reject with LoopError 'disposed'",
+    async (point) => {
+      let disposing: Promise<void> | undefined;
+      const r = armed(point, (rig) => {
+        disposing = rig.agent.dispose();
+      });
+      expect((await r.agent.send("start")).reason).toEqual({ kind: "disposed" });
+      await disposing;
+      expect(r.agent.status).toBe("disposed");
+      expect(r.provider.requests).toHaveLength(point.requests);
+      expectClosedLog(r.agent);
+      expectRequestsMatchLog(r);
+      const refused = await r.agent.send("later").catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LoopError);
+      expect((refused as LoopError).code).toBe("disposed");
+      expect(lastEnd(r.agent)).toEqual({ kind: "disposed" });
+    },
+  );
 
   test("mid-stream: disposing while the provider hangs ends the turn disposed and rejects prompts still queued", async () => {
     const dispatched = deferred();

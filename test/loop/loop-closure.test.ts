@@ -8,7 +8,16 @@ import { describe, expect, test } from "vitest";
 import type { ScriptedStep } from "../../src/llm/index.js";
 import { LoopError } from "../../src/loop/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
-import { callsTo, eventsOf, first, expectClosedLog, expectRequestsMatchLog, type Rig, rig, tool } from "./loop-support.js";
+import {
+  callsTo,
+  eventsOf,
+  first,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  type Rig,
+  rig,
+  tool,
+} from "./loop-support.js";
 
 type Point = "prompt-submit" | "session-prefix" | "pre-step" | "agent/request" | "llm/stream" | "llm/chunk" | "tool";
 type Action = "throw" | "cancel" | "dispose";
@@ -34,7 +43,15 @@ const replyArb: fc.Arbitrary<ScriptedStep> = fc.oneof(
 
 const faultArb: fc.Arbitrary<Fault> = fc.record({
   action: fc.constantFrom<Action>("throw", "cancel", "dispose"),
-  point: fc.constantFrom<Point>("prompt-submit", "session-prefix", "pre-step", "agent/request", "llm/stream", "llm/chunk", "tool"),
+  point: fc.constantFrom<Point>(
+    "prompt-submit",
+    "session-prefix",
+    "pre-step",
+    "agent/request",
+    "llm/stream",
+    "llm/chunk",
+    "tool",
+  ),
   turn: fc.integer({ min: 1, max: 3 }),
   step: fc.integer({ min: 1, max: 3 }),
 });
@@ -67,8 +84,7 @@ function faulty(replies: readonly ScriptedStep[], faults: readonly Fault[]): Fau
       else if (f.action === "dispose") {
         disposedInTurn ??= turn ?? undefined;
         void agent.dispose();
-      }
-      else throw new Error(`fault at ${point}`);
+      } else throw new Error(`fault at ${point}`);
     }
   };
   const inStep = (point: Point) => () => fire(point, r!.agent.session.openStep);
@@ -123,15 +139,27 @@ async function runAndCheck(r: FaultyRig, turns: number): Promise<string[]> {
   expect(outcomes.filter((o) => o !== "refused")).toHaveLength(starts);
   // Nothing but a dispose refuses a send, and every send after the disposed turn is refused.
   const disposedIn = r.disposedInTurn();
-  expect(outcomes.map((o, i) => o === "refused" || (disposedIn !== undefined && i + 1 > disposedIn))).toEqual(outcomes.map((o) => o === "refused"));
+  expect(outcomes.map((o, i) => o === "refused" || (disposedIn !== undefined && i + 1 > disposedIn))).toEqual(
+    outcomes.map((o) => o === "refused"),
+  );
   for (const o of outcomes) expect(["completed", "aborted", "error", "disposed", "max-tokens", "refused"]).toContain(o);
   return outcomes;
 }
 
-const points: readonly Point[] = ["prompt-submit", "session-prefix", "pre-step", "agent/request", "llm/stream", "llm/chunk", "tool"];
+const points: readonly Point[] = [
+  "prompt-submit",
+  "session-prefix",
+  "pre-step",
+  "agent/request",
+  "llm/stream",
+  "llm/chunk",
+  "tool",
+];
 const beforeSteps = (point: Point): boolean => point === "prompt-submit" || point === "session-prefix";
 const fixed: readonly Fault[] = points.flatMap((point) =>
-  (["throw", "cancel", "dispose"] as const).flatMap((action) => (beforeSteps(point) ? [1] : [1, 2]).map((step) => ({ action, point, turn: 1, step }))),
+  (["throw", "cancel", "dispose"] as const).flatMap((action) =>
+    (beforeSteps(point) ? [1] : [1, 2]).map((step) => ({ action, point, turn: 1, step })),
+  ),
 );
 
 /** How the two turns end: a throw in an emit listener or a tool is contained, elsewhere it ends the turn. */
@@ -143,7 +171,10 @@ function expected(fault: Fault): string[] {
 
 describe("P20: every turn and step is closed, whatever fails where", () => {
   test.each(fixed)("$action at $point (turn $turn, step $step) during tool round trips", async (fault) => {
-    const r = faulty([{ text: "calling", ...callsTo("echo", "fail", "ghost") }, callsTo("echo"), { text: "done" }], [fault]);
+    const r = faulty(
+      [{ text: "calling", ...callsTo("echo", "fail", "ghost") }, callsTo("echo"), { text: "done" }],
+      [fault],
+    );
     expect(await runAndCheck(r, 2)).toEqual(expected(fault));
   });
 

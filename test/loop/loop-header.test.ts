@@ -5,28 +5,56 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { foldRequestHeader } from "../../src/header/index.js";
 import { canonicalJson, type JsonValue } from "../../src/json/index.js";
 import type { ScriptedStep } from "../../src/llm/index.js";
-import { type Agent, type AgentOptions, type AgentPlugin, createAgent, forkAgent, resumeAgent } from "../../src/loop/index.js";
+import {
+  type Agent,
+  type AgentOptions,
+  type AgentPlugin,
+  createAgent,
+  forkAgent,
+  resumeAgent,
+} from "../../src/loop/index.js";
 import { composeRequest } from "../../src/reconstruct/index.js";
 import { StoreError } from "../../src/store/index.js";
 import { tempJsonlRoot, type TempJsonlRoot } from "../store/jsonl-harness.js";
-import { callsTo, comparable, eventsOf, expectClosedLog, expectRequestsMatchLog, type Rig, rig, taggedProvider, tool, types } from "./loop-support.js";
+import {
+  callsTo,
+  comparable,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  type Rig,
+  rig,
+  taggedProvider,
+  tool,
+  types,
+} from "./loop-support.js";
 
 /** The header events appended since `from` (a seq), as `type:reason|arms`. */
 function headerEventsSince(agent: Agent, from = 0): string[] {
   return agent.session.events
     .filter((e) => e.seq >= from && (e.type === "request/header" || e.type === "request/header-delta"))
-    .map((e) => (e.type === "request/header" ? `snapshot:${(e.data as { reason: string }).reason}` : `delta:${Object.keys(e.data).sort().join(",")}`));
+    .map((e) =>
+      e.type === "request/header"
+        ? `snapshot:${(e.data as { reason: string }).reason}`
+        : `delta:${Object.keys(e.data).sort().join(",")}`,
+    );
 }
 
 /** The header the log folds to equals the non-message part of `request`. */
 function expectFoldEquals(agent: Agent, request: Rig["dispatches"][number]["request"]): void {
   const fold = foldRequestHeader(agent.session.events)!;
-  expect(canonicalJson(composeRequest(fold, []) as unknown as JsonValue)).toBe(canonicalJson({ ...(comparable(request) as object), messages: [] }));
+  expect(canonicalJson(composeRequest(fold, []) as unknown as JsonValue)).toBe(
+    canonicalJson({ ...(comparable(request) as object), messages: [] }),
+  );
 }
 
 describe("P15: each instance's first request appends exactly one full snapshot", () => {
   test("a new agent logs one request/header, reason initial, and nothing more over turns and tool round trips", async () => {
-    const r = rig({ system: "Be brief.", tools: [tool("echo")], replies: [callsTo("echo"), { text: "a" }, callsTo("echo", "echo"), { text: "b" }] });
+    const r = rig({
+      system: "Be brief.",
+      tools: [tool("echo")],
+      replies: [callsTo("echo"), { text: "a" }, callsTo("echo", "echo"), { text: "b" }],
+    });
     await r.agent.send("one");
     await r.agent.send("two");
     expect(r.provider.requests).toHaveLength(4);
@@ -68,14 +96,22 @@ describe("P16: within an instance, a changed header appends exactly one event", 
   });
 
   test("a system-prompt/assemble listener changing the prompt every step appends one event per step", async () => {
-    const r = rig({ system: "Base.", tools: [tool("echo")], replies: [callsTo("echo"), callsTo("echo"), { text: "done" }] });
+    const r = rig({
+      system: "Base.",
+      tools: [tool("echo")],
+      replies: [callsTo("echo"), callsTo("echo"), { text: "done" }],
+    });
     let n = 0;
-    r.agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [...(await next()), { name: "clock", order: 9, text: `step ${++n}` }]);
+    r.agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [
+      ...(await next()),
+      { name: "clock", order: 9, text: `step ${++n}` },
+    ]);
     await r.agent.send("go");
     expect(headerEventsSince(r.agent)).toEqual(["snapshot:initial", "delta:system", "delta:system"]);
     expect(r.provider.requests.map((q) => q.system)).toEqual(["Base.\n\nstep 1", "Base.\n\nstep 2", "Base.\n\nstep 3"]);
     // Each delta lies inside its step, before the step's model output.
-    for (const delta of eventsOf(r.agent, "request/header-delta")) expect(r.agent.session.events[delta.seq - 1]!.type).toBe("step/start");
+    for (const delta of eventsOf(r.agent, "request/header-delta"))
+      expect(r.agent.session.events[delta.seq - 1]!.type).toBe("step/start");
     expectFoldEquals(r.agent, r.provider.requests[2]!);
     expectRequestsMatchLog(r);
   });
@@ -83,12 +119,17 @@ describe("P16: within an instance, a changed header appends exactly one event", 
   test("a config replaced by an agent/request listener appends a delta with only the config arm, and stays in force", async () => {
     const r = rig({ system: "Be brief.", replies: [{ text: "a" }, { text: "b" }, { text: "c" }] });
     await r.agent.send("one");
-    const off = r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({ ...(await next()), temperature: 0.5 }));
+    const off = r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({
+      ...(await next()),
+      temperature: 0.5,
+    }));
     await r.agent.send("two");
     off();
     await r.agent.send("three");
     expect(headerEventsSince(r.agent)).toEqual(["snapshot:initial", "delta:config"]);
-    expect(eventsOf(r.agent, "request/header-delta")[0]!.data).toEqual({ config: { model: "scripted:test", temperature: 0.5 } });
+    expect(eventsOf(r.agent, "request/header-delta")[0]!.data).toEqual({
+      config: { model: "scripted:test", temperature: 0.5 },
+    });
     // Later steps seed their config from the fold, so the replacement persists without new events.
     expect(r.provider.requests.map((q) => q.temperature ?? null)).toEqual([null, 0.5, 0.5]);
     expectFoldEquals(r.agent, r.provider.requests[2]!);
@@ -115,16 +156,30 @@ describe("with a JSONL store", () => {
   });
 
   const prefix: AgentPlugin = (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [{ role: "user", content: [{ type: "text", text: "catalog v1" }] }, ...(await next())]);
+    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+      { role: "user", content: [{ type: "text", text: "catalog v1" }] },
+      ...(await next()),
+    ]);
     return undefined;
   };
-  const extra = (): Partial<AgentOptions> => ({ system: "You are terse.", tools: [tool("echo")], plugins: [prefix], temperature: 0.5 });
+  const extra = (): Partial<AgentOptions> => ({
+    system: "You are terse.",
+    tools: [tool("echo")],
+    plugins: [prefix],
+    temperature: 0.5,
+  });
 
   /** A first instance over a new stored session, run through `prompts`, then disposed. */
   async function firstInstance(replies: readonly ScriptedStep[], prompts: readonly string[]): Promise<Rig> {
     let agent: Agent | undefined;
     const tagged = taggedProvider(replies, () => agent);
-    agent = createAgent({ provider: tagged.provider, model: "scripted:test", store: dir.open(), sessionId: "s-loop", ...extra() });
+    agent = createAgent({
+      provider: tagged.provider,
+      model: "scripted:test",
+      store: dir.open(),
+      sessionId: "s-loop",
+      ...extra(),
+    });
     for (const prompt of prompts) await agent.send(prompt);
     await agent.dispose();
     return { agent, ...tagged };
@@ -155,7 +210,12 @@ describe("with a JSONL store", () => {
   test("P15: a forked instance logs a resume snapshot on its first request", async () => {
     await firstInstance([{ text: "a" }], ["one"]);
     const tagged = taggedProvider([], () => undefined);
-    const child = await forkAgent(dir.open(), "s-loop", { provider: tagged.provider, model: "scripted:test", sessionId: "s-child", ...extra() });
+    const child = await forkAgent(dir.open(), "s-loop", {
+      provider: tagged.provider,
+      model: "scripted:test",
+      sessionId: "s-child",
+      ...extra(),
+    });
     const before = child.session.length;
     await child.send("two");
     expect(headerEventsSince(child, before)).toEqual(["snapshot:resume"]);
@@ -164,7 +224,10 @@ describe("with a JSONL store", () => {
   });
 
   test("P25: the resumed instance's first request extends the last request before the restart", async () => {
-    const first = await firstInstance([callsTo("echo"), { text: "a" }, callsTo("echo", "echo"), { text: "b" }], ["one", "two"]);
+    const first = await firstInstance(
+      [callsTo("echo"), { text: "a" }, callsTo("echo", "echo"), { text: "b" }],
+      ["one", "two"],
+    );
     const second = await resumed();
     await second.agent.send("three");
     const last = first.provider.requests.at(-1)!;
@@ -172,13 +235,24 @@ describe("with a JSONL store", () => {
     expect(next.messages.slice(0, last.messages.length)).toEqual(last.messages);
     expect(next.messages.length).toBeGreaterThan(last.messages.length);
     expect(next.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "catalog v1" }] });
-    expect([next.system, next.tools, next.model, next.temperature]).toEqual([last.system, last.tools, last.model, last.temperature]);
+    expect([next.system, next.tools, next.model, next.temperature]).toEqual([
+      last.system,
+      last.tools,
+      last.model,
+      last.temperature,
+    ]);
     await second.agent.dispose();
   });
 
   test("turn/end is followed by a flush: the file holds the turn/end when send resolves", async () => {
     const store = dir.open();
-    const agent = createAgent({ provider: taggedProvider([callsTo("echo")], () => undefined).provider, model: "scripted:test", store, sessionId: "s-flush", tools: [tool("echo")] });
+    const agent = createAgent({
+      provider: taggedProvider([callsTo("echo")], () => undefined).provider,
+      model: "scripted:test",
+      store,
+      sessionId: "s-flush",
+      tools: [tool("echo")],
+    });
     for (const prompt of ["one", "two"]) {
       const outcome = await agent.send(prompt);
       const lines = (await dir.bytesOf("s-flush")).toString("utf8").trim().split("\n");
@@ -190,7 +264,12 @@ describe("with a JSONL store", () => {
   });
 
   test("an aborted turn is flushed too", async () => {
-    const agent = createAgent({ provider: taggedProvider(["hang"], () => undefined).provider, model: "scripted:test", store: dir.open(), sessionId: "s-abort" });
+    const agent = createAgent({
+      provider: taggedProvider(["hang"], () => undefined).provider,
+      model: "scripted:test",
+      store: dir.open(),
+      sessionId: "s-abort",
+    });
     agent.hooks.on("llm/stream", (_agent, _request, next) => {
       const result = next();
       agent.cancel("user");
@@ -198,12 +277,20 @@ describe("with a JSONL store", () => {
     });
     await agent.send("one");
     const lines = (await dir.bytesOf("s-abort")).toString("utf8").trim().split("\n");
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: "turn/end", data: { reason: { kind: "aborted", reason: "user" } } });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      type: "turn/end",
+      data: { reason: { kind: "aborted", reason: "user" } },
+    });
     await agent.dispose();
   });
 
   test("dispose releases the store's lock: another store instance can then load the session writable", async () => {
-    const agent = createAgent({ provider: taggedProvider([], () => undefined).provider, model: "scripted:test", store: dir.open(), sessionId: "s-lock" });
+    const agent = createAgent({
+      provider: taggedProvider([], () => undefined).provider,
+      model: "scripted:test",
+      store: dir.open(),
+      sessionId: "s-lock",
+    });
     await agent.send("one");
     const refused = await dir
       .open()

@@ -4,12 +4,23 @@
 // boundary, never between a tool call and its result) and `steer()` (forces another step,
 // logged before that step's step/start).
 import { describe, expect, test } from "vitest";
-import { callsTo, eventsOf, expectClosedLog, expectRequestsMatchLog, type Rig, rig, textOf, tool, types } from "./loop-support.js";
+import {
+  callsTo,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  type Rig,
+  rig,
+  textOf,
+  tool,
+  types,
+} from "./loop-support.js";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
 /** Index of the `n`th (1-based) event of `type`. */
-const nth = (r: Rig, type: string, n = 1): number => types(r.agent).flatMap((t, i) => (t === type ? [i] : []))[n - 1] ?? -1;
+const nth = (r: Rig, type: string, n = 1): number =>
+  types(r.agent).flatMap((t, i) => (t === type ? [i] : []))[n - 1] ?? -1;
 
 describe("agent/prompt-submit", () => {
   test("block{reason}: prompt/blocked is logged, the turn ends rejected with zero model calls", async () => {
@@ -18,14 +29,20 @@ describe("agent/prompt-submit", () => {
     const outcome = await r.agent.send("my password is hunter2");
     expect(outcome.reason).toMatchObject({ kind: "rejected" });
     expect(types(r.agent)).toEqual(["turn/start", "prompt/blocked", "turn/end"]);
-    expect(eventsOf(r.agent, "prompt/blocked")[0]!.data).toEqual({ content: text("my password is hunter2"), source: "user", reason: "contains a secret" });
+    expect(eventsOf(r.agent, "prompt/blocked")[0]!.data).toEqual({
+      content: text("my password is hunter2"),
+      source: "user",
+      reason: "contains a secret",
+    });
     expect(r.provider.requests).toHaveLength(0);
     expectClosedLog(r.agent);
   });
 
   test("a partly blocked batch logs the blocked prompt and runs the allowed one in the same turn", async () => {
     const r = rig();
-    r.agent.hooks.on("agent/prompt-submit", async (_agent, prompt, next) => (textOf({ role: "user", content: prompt.content }) === "bad" ? { action: "block", reason: "no" } : next()));
+    r.agent.hooks.on("agent/prompt-submit", async (_agent, prompt, next) =>
+      textOf({ role: "user", content: prompt.content }) === "bad" ? { action: "block", reason: "no" } : next(),
+    );
     const [bad, good] = await Promise.all([r.agent.send("bad"), r.agent.send("good")]);
     expect(bad).toEqual(good);
     expect(good).toEqual({ turn: 1, reason: { kind: "completed" } });
@@ -36,11 +53,18 @@ describe("agent/prompt-submit", () => {
 
   test("allow with replaced content and additionalContext: user/message carries the new content, then context/message", async () => {
     const r = rig();
-    r.agent.hooks.on("agent/prompt-submit", () => ({ action: "allow", content: text("rewritten"), additionalContext: text("today is Monday") }));
+    r.agent.hooks.on("agent/prompt-submit", () => ({
+      action: "allow",
+      content: text("rewritten"),
+      additionalContext: text("today is Monday"),
+    }));
     await r.agent.send("original");
     expect(types(r.agent).slice(0, 4)).toEqual(["turn/start", "user/message", "context/message", "step/start"]);
     expect(eventsOf(r.agent, "user/message")[0]!.data).toEqual({ content: text("rewritten"), source: "user" });
-    expect(eventsOf(r.agent, "context/message")[0]!.data).toEqual({ content: text("today is Monday"), source: "prompt-submit" });
+    expect(eventsOf(r.agent, "context/message")[0]!.data).toEqual({
+      content: text("today is Monday"),
+      source: "prompt-submit",
+    });
     expect(JSON.stringify(r.agent.session.events)).not.toContain("original");
     expect(r.provider.requests[0]!.messages.map((m) => [m.role, textOf(m)])).toEqual([
       ["user", "rewritten"],
@@ -77,7 +101,10 @@ describe("inject()", () => {
     await r.agent.whenIdle(); // and its one-shot turn then ends
     expect(types(r.agent)).toEqual(["turn/start", "context/message", "turn/end"]);
     expect(r.agent.session.events[0]!.data).toEqual({ turn: 1, trigger: "inject" });
-    expect(eventsOf(r.agent, "context/message")[0]!.data).toEqual({ content: text("the build is green"), source: "inject" });
+    expect(eventsOf(r.agent, "context/message")[0]!.data).toEqual({
+      content: text("the build is green"),
+      source: "inject",
+    });
     expect(eventsOf(r.agent, "turn/end")[0]!.data.reason).toEqual({ kind: "completed" });
     expect(r.provider.requests).toHaveLength(0);
     await r.agent.send("next");
@@ -140,7 +167,11 @@ describe("steer()", () => {
     expect(r.provider.requests).toHaveLength(2);
     const at = nth(r, "steering/message");
     expect([at > nth(r, "step/end", 1), at === nth(r, "step/start", 2) - 1]).toEqual([true, true]);
-    expect(eventsOf(r.agent, "steering/message")[0]!.data).toEqual({ turn: 1, content: text("actually, use French"), source: "steer" });
+    expect(eventsOf(r.agent, "steering/message")[0]!.data).toEqual({
+      turn: 1,
+      content: text("actually, use French"),
+      source: "steer",
+    });
     expect(textOf(r.provider.requests[1]!.messages.at(-1))).toBe("actually, use French");
     expectRequestsMatchLog(r);
   });

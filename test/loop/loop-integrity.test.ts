@@ -5,13 +5,30 @@
 import { describe, expect, test } from "vitest";
 import { LoopError } from "../../src/loop/index.js";
 import { SessionError } from "../../src/session/index.js";
-import { callsTo, caught, first, eventsOf, expectClosedLog, expectRequestsMatchLog, lastEnd, rig, textOf, tool, types } from "./loop-support.js";
+import {
+  callsTo,
+  caught,
+  first,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  lastEnd,
+  rig,
+  textOf,
+  tool,
+  types,
+} from "./loop-support.js";
 
 describe("P21: tool results in model order with the loop's call ids", () => {
   test("calls get call_<turn>_<step>_<block index>, each tool/call is followed by its result, in model order", async () => {
-    const r = rig({ tools: [tool("a"), tool("b"), tool("c")], replies: [{ text: "three calls", ...callsTo("a", "b", "c") }, callsTo("b"), { text: "ok" }] });
+    const r = rig({
+      tools: [tool("a"), tool("b"), tool("c")],
+      replies: [{ text: "three calls", ...callsTo("a", "b", "c") }, callsTo("b"), { text: "ok" }],
+    });
     await r.agent.send("go");
-    const blocks = eventsOf(r.agent, "assistant/message").flatMap((e) => e.data.content.filter((b) => b.type === "tool-call").map((b) => `${b.name}:${b.callId}`));
+    const blocks = eventsOf(r.agent, "assistant/message").flatMap((e) =>
+      e.data.content.filter((b) => b.type === "tool-call").map((b) => `${b.name}:${b.callId}`),
+    );
     expect(blocks).toEqual(["a:call_1_1_1", "b:call_1_1_2", "c:call_1_1_3", "b:call_1_2_0"]);
     const step1 = r.agent.session.events.filter((e) => e.type === "tool/call" || e.type === "tool/result").slice(0, 6);
     expect(step1.map((e) => `${e.type}:${(e.data as { callId: string }).callId}`)).toEqual([
@@ -22,7 +39,12 @@ describe("P21: tool results in model order with the loop's call ids", () => {
       "tool/call:call_1_1_3",
       "tool/result:call_1_1_3",
     ]);
-    expect(eventsOf(r.agent, "tool/result").map((e) => textOf({ role: "user", content: e.data.content }))).toEqual(["a: a#0", "b: b#1", "c: c#2", "b: b#0"]);
+    expect(eventsOf(r.agent, "tool/result").map((e) => textOf({ role: "user", content: e.data.content }))).toEqual([
+      "a: a#0",
+      "b: b#1",
+      "c: c#2",
+      "b: b#0",
+    ]);
     // The model sees the loop's ids, never the provider's.
     expect(JSON.stringify(r.provider.requests)).not.toContain("toolu_");
     expectClosedLog(r.agent);
@@ -45,20 +67,32 @@ describe("P21: tool results in model order with the loop's call ids", () => {
     const r = rig({ tools: [tool("a"), tool("b"), tool("c")], replies: [callsTo("a", "b", "c")] });
     r.agent.hooks.on("tools/post-execute", async (call, _outcome, next) => {
       const decision = await next();
-      if (call.name === "b") return { action: "block", feedback: "not allowed", additionalContext: [{ type: "text", text: "ctx b" }] };
+      if (call.name === "b")
+        return { action: "block", feedback: "not allowed", additionalContext: [{ type: "text", text: "ctx b" }] };
       return call.name === "a" ? { ...decision, additionalContext: [{ type: "text", text: "ctx a" }] } : decision;
     });
     await r.agent.send("go");
     const t = types(r.agent);
     const step1End = t.indexOf("step/end");
     expect(t.slice(step1End - 3, step1End)).toEqual(["tool/result", "context/message", "context/message"]);
-    expect(eventsOf(r.agent, "context/message").map((e) => [textOf({ role: "user", content: e.data.content }), e.data.source])).toEqual([
+    expect(
+      eventsOf(r.agent, "context/message").map((e) => [
+        textOf({ role: "user", content: e.data.content }),
+        e.data.source,
+      ]),
+    ).toEqual([
       ["ctx a", "tools/post-execute"],
       ["ctx b", "tools/post-execute"],
     ]);
     expect(eventsOf(r.agent, "tool/result")[1]!.data).toMatchObject({ isError: true, error: "blocked" });
     // The next request sees the results first, then the context.
-    expect(r.provider.requests[1]!.messages.slice(-5).map((m) => m.role)).toEqual(["tool", "tool", "tool", "user", "user"]);
+    expect(r.provider.requests[1]!.messages.slice(-5).map((m) => m.role)).toEqual([
+      "tool",
+      "tool",
+      "tool",
+      "user",
+      "user",
+    ]);
     expectRequestsMatchLog(r);
   });
 
@@ -80,11 +114,27 @@ describe("P21: tool results in model order with the loop's call ids", () => {
   test("no tool call is left without a result: unknown tool, bad arguments, a throwing tool and a denied call", async () => {
     const r = rig({
       tools: [tool("boom", () => Promise.reject(new Error("kaput"))), tool("ok")],
-      replies: [{ toolCalls: [{ name: "ghost" }, { name: "ok", arguments: "{not json" }, { name: "boom", arguments: { text: "x" } }, { name: "ok", arguments: { text: "x" } }] }],
+      replies: [
+        {
+          toolCalls: [
+            { name: "ghost" },
+            { name: "ok", arguments: "{not json" },
+            { name: "boom", arguments: { text: "x" } },
+            { name: "ok", arguments: { text: "x" } },
+          ],
+        },
+      ],
     });
-    r.agent.hooks.on("tools/pre-execute", async (call, next) => (call.callId === "call_1_1_3" ? { action: "deny", reason: "policy" } : next()));
+    r.agent.hooks.on("tools/pre-execute", async (call, next) =>
+      call.callId === "call_1_1_3" ? { action: "deny", reason: "policy" } : next(),
+    );
     await r.agent.send("go");
-    expect(eventsOf(r.agent, "tool/result").map((e) => e.data.error)).toEqual(["unknown-tool", "invalid-arguments", "threw", "denied"]);
+    expect(eventsOf(r.agent, "tool/result").map((e) => e.data.error)).toEqual([
+      "unknown-tool",
+      "invalid-arguments",
+      "threw",
+      "denied",
+    ]);
     expect(lastEnd(r.agent)).toEqual({ kind: "completed" });
     expectClosedLog(r.agent);
   });
@@ -104,19 +154,22 @@ describe("P22: the agent's session refuses data that is not lossless JSON, witho
     ["a sparse array", { content: [{ type: "text", text: "x" }], source: "user", list: sparse }],
   ];
 
-  test.each(bad)("%s is rejected with invalid-data and the log, its observers and the agent are untouched", async (_what, data) => {
-    const r = rig();
-    await r.agent.send("one");
-    const before = r.agent.session.events;
-    const observed: string[] = [];
-    r.agent.hooks.on("session/event", (_a, e) => void observed.push(e.type));
-    const error = caught(() => r.agent.session.append("user/message", data as never));
-    expect(error).toBeInstanceOf(SessionError);
-    expect((error as SessionError).code).toBe("invalid-data");
-    expect(r.agent.session.events).toEqual(before);
-    expect(observed).toEqual([]);
-    expect((await r.agent.send("two")).reason).toEqual({ kind: "completed" });
-  });
+  test.each(bad)(
+    "%s is rejected with invalid-data and the log, its observers and the agent are untouched",
+    async (_what, data) => {
+      const r = rig();
+      await r.agent.send("one");
+      const before = r.agent.session.events;
+      const observed: string[] = [];
+      r.agent.hooks.on("session/event", (_a, e) => void observed.push(e.type));
+      const error = caught(() => r.agent.session.append("user/message", data as never));
+      expect(error).toBeInstanceOf(SessionError);
+      expect((error as SessionError).code).toBe("invalid-data");
+      expect(r.agent.session.events).toEqual(before);
+      expect(observed).toEqual([]);
+      expect((await r.agent.send("two")).reason).toEqual({ kind: "completed" });
+    },
+  );
 
   test("every event the loop appends has seq equal to its index and is deep-frozen", async () => {
     const r = rig({ tools: [tool("a")], replies: [callsTo("a")] });
@@ -136,9 +189,21 @@ describe("turn-end precedence: disposed > aborted > error > max-tokens > complet
   });
 
   test("a provider error ends the turn error with the provider's code; a thrown one with provider-failed", async () => {
-    const r = rig({ replies: [{ error: { message: "overloaded", code: "overloaded" } }, { throws: new Error("socket hang up") }] });
-    expect((await r.agent.send("one")).reason).toEqual({ kind: "error", step: 1, message: "overloaded", code: "overloaded" });
-    expect((await r.agent.send("two")).reason).toEqual({ kind: "error", step: 1, message: "socket hang up", code: "provider-failed" });
+    const r = rig({
+      replies: [{ error: { message: "overloaded", code: "overloaded" } }, { throws: new Error("socket hang up") }],
+    });
+    expect((await r.agent.send("one")).reason).toEqual({
+      kind: "error",
+      step: 1,
+      message: "overloaded",
+      code: "overloaded",
+    });
+    expect((await r.agent.send("two")).reason).toEqual({
+      kind: "error",
+      step: 1,
+      message: "socket hang up",
+      code: "provider-failed",
+    });
     expect(eventsOf(r.agent, "assistant/message")).toHaveLength(0);
     expect((await r.agent.send("three")).reason).toEqual({ kind: "completed" });
     expectClosedLog(r.agent);
@@ -157,7 +222,15 @@ describe("turn-end precedence: disposed > aborted > error > max-tokens > complet
 
   test("a cancel while the provider reports an error wins: aborted", async () => {
     let r: ReturnType<typeof rig> | undefined;
-    r = rig({ replies: [() => first(() => r!.agent.cancel("esc"), () => ({ error: { message: "overloaded" } }))] });
+    r = rig({
+      replies: [
+        () =>
+          first(
+            () => r!.agent.cancel("esc"),
+            () => ({ error: { message: "overloaded" } }),
+          ),
+      ],
+    });
     expect((await r.agent.send("go")).reason).toEqual({ kind: "aborted", reason: "esc" });
   });
 
@@ -179,7 +252,12 @@ describe("turn-end precedence: disposed > aborted > error > max-tokens > complet
     const off = r.agent.hooks.on("agent/prompt-submit", () => {
       throw new Error("hook bug");
     });
-    expect((await r.agent.send("one")).reason).toEqual({ kind: "error", step: 0, message: "hook bug", code: "exception" });
+    expect((await r.agent.send("one")).reason).toEqual({
+      kind: "error",
+      step: 0,
+      message: "hook bug",
+      code: "exception",
+    });
     expect(reported).toEqual(["turn 1"]);
     off();
     expect((await r.agent.send("two")).reason).toEqual({ kind: "completed" });
@@ -188,7 +266,11 @@ describe("turn-end precedence: disposed > aborted > error > max-tokens > complet
 
 describe("max steps", () => {
   test("a turn that keeps calling tools ends error with code max-steps after maxSteps closed steps", async () => {
-    const r = rig({ maxSteps: 3, tools: [tool("again")], replies: [callsTo("again"), callsTo("again"), callsTo("again"), callsTo("again")] });
+    const r = rig({
+      maxSteps: 3,
+      tools: [tool("again")],
+      replies: [callsTo("again"), callsTo("again"), callsTo("again"), callsTo("again")],
+    });
     const outcome = await r.agent.send("loop");
     expect(outcome.reason).toMatchObject({ kind: "error", code: "max-steps" });
     expect(eventsOf(r.agent, "step/start")).toHaveLength(3);

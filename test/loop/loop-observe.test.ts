@@ -33,7 +33,10 @@ describe("session/event", () => {
     const b = rig();
     const global: string[] = [];
     const own: string[] = [];
-    const off = globalHooks.on("session/event", (agent, event) => void global.push(`${agent === a.agent ? "a" : "b"}:${event.type}`));
+    const off = globalHooks.on(
+      "session/event",
+      (agent, event) => void global.push(`${agent === a.agent ? "a" : "b"}:${event.type}`),
+    );
     try {
       a.agent.hooks.on("session/event", (agent) => void own.push(agent === a.agent ? "a" : "b"));
       await a.agent.send("hi");
@@ -49,7 +52,9 @@ describe("session/event", () => {
 
 describe("llm/chunk", () => {
   test("carries every streamed chunk; the text deltas add up to the logged assistant text", async () => {
-    const r = rig({ replies: [{ reasoning: "think", text: "Hello there", usage: { inputTokens: 3, outputTokens: 2 } }] });
+    const r = rig({
+      replies: [{ reasoning: "think", text: "Hello there", usage: { inputTokens: 3, outputTokens: 2 } }],
+    });
     const chunks: StreamChunk[] = [];
     r.agent.hooks.on("llm/chunk", (_agent, chunk) => void chunks.push(chunk));
     await r.agent.send("hi");

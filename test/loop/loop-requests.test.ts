@@ -7,9 +7,22 @@ import type { ProviderRequest } from "../../src/llm/index.js";
 import { type AgentPlugin, isLoopBuilt } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { deriveEventMessage } from "../../src/session/index.js";
-import { callsTo, deferred, eventsOf, expectClosedLog, expectRequestsMatchLog, rig, tool, undefinedPaths, unfrozenPaths } from "./loop-support.js";
+import {
+  callsTo,
+  deferred,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  rig,
+  tool,
+  undefinedPaths,
+  unfrozenPaths,
+} from "./loop-support.js";
 
-const opener: Message = { role: "user", content: [{ type: "text", text: "<system-reminder>catalog</system-reminder>" }] };
+const opener: Message = {
+  role: "user",
+  content: [{ type: "text", text: "<system-reminder>catalog</system-reminder>" }],
+};
 
 /** Contributes `opener` to the session prefix with the canonical prepend. */
 const prefixPlugin: AgentPlugin = (host) => {
@@ -28,14 +41,18 @@ async function threeTurns() {
     plugins: [prefixPlugin],
     replies: [callsTo("echo", "shout"), { text: "both ran" }, callsTo("echo"), { text: "again" }, { text: "plain" }],
   });
-  for (const prompt of ["one", "two", "three"]) expect((await r.agent.send(prompt)).reason).toEqual({ kind: "completed" });
+  for (const prompt of ["one", "two", "three"])
+    expect((await r.agent.send(prompt)).reason).toEqual({ kind: "completed" });
   return r;
 }
 
 /** The request's own fields except the live signal, each checked for frozenness. */
 function unfrozenInRequest(request: ProviderRequest): string[] {
   const shell = Object.isFrozen(request) ? [] : ["$"];
-  return [...shell, ...Object.entries(request).flatMap(([key, v]) => (key === "signal" ? [] : unfrozenPaths(v, `$.${key}`)))];
+  return [
+    ...shell,
+    ...Object.entries(request).flatMap(([key, v]) => (key === "signal" ? [] : unfrozenPaths(v, `$.${key}`))),
+  ];
 }
 
 describe("P13/P14: every request equals its reconstruction from the log", () => {
@@ -53,7 +70,9 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
     expect(prefix).toEqual([opener]);
     for (const { request, stepStartSeq } of r.dispatches) {
       // An independent fold: every surface event before the boundary, through the public projection.
-      const history = r.agent.session.events.filter((e) => e.seq < stepStartSeq && e.surfaceOp !== undefined).map((e) => deriveEventMessage(e));
+      const history = r.agent.session.events
+        .filter((e) => e.seq < stepStartSeq && e.surfaceOp !== undefined)
+        .map((e) => deriveEventMessage(e));
       expect(request.messages).toEqual([opener, ...history]);
     }
   });
@@ -61,7 +80,13 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
   test("P14: model and sampling come from the options, system and tools from the assembled header", async () => {
     const r = await threeTurns();
     for (const { request } of r.dispatches) {
-      expect(request).toMatchObject({ model: "scripted:test", temperature: 0.25, maxTokens: 512, stop: ["END"], system: "You are terse." });
+      expect(request).toMatchObject({
+        model: "scripted:test",
+        temperature: 0.25,
+        maxTokens: 512,
+        stop: ["END"],
+        system: "You are terse.",
+      });
       expect(request.tools!.map((t) => t.name)).toEqual(["echo", "shout"]);
     }
   });
@@ -78,7 +103,11 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
 
   test("P14: a config replaced by an agent/request listener is what the request carries and what the log folds to", async () => {
     const r = rig({ replies: [callsTo("echo")], tools: [tool("echo")] });
-    r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({ ...(await next()), model: "scripted:other", temperature: 0 }));
+    r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({
+      ...(await next()),
+      model: "scripted:other",
+      temperature: 0,
+    }));
     await r.agent.send("hi");
     expect(r.dispatches.map((d) => [d.request.model, d.request.temperature])).toEqual([
       ["scripted:other", 0],
@@ -88,7 +117,14 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
   });
 
   test("P14: every request is reconstructed also after provider errors and a turn ended by a throwing listener", async () => {
-    const r = rig({ replies: [{ error: { message: "overloaded", code: "overloaded" } }, { throws: new Error("socket hang up") }, callsTo("echo")], tools: [tool("echo")] });
+    const r = rig({
+      replies: [
+        { error: { message: "overloaded", code: "overloaded" } },
+        { throws: new Error("socket hang up") },
+        callsTo("echo"),
+      ],
+      tools: [tool("echo")],
+    });
     let calls = 0;
     r.agent.hooks.on("llm/stream", (_agent, _request, next) => {
       if (++calls === 5) throw new Error("listener failed after dispatching nothing");
@@ -102,7 +138,8 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
 });
 
 describe("P17: canonical absence", () => {
-  const snapshot = (r: ReturnType<typeof rig>): EpochHeader => eventsOf(r.agent, "request/header")[0]!.data.header as unknown as EpochHeader;
+  const snapshot = (r: ReturnType<typeof rig>): EpochHeader =>
+    eventsOf(r.agent, "request/header")[0]!.data.header as unknown as EpochHeader;
 
   test("no system prompt, no tools and no prefix contributor: the header snapshot holds only config", async () => {
     const r = rig();
@@ -164,33 +201,39 @@ describe("P19: requests are deep-frozen, loop-built, with a live signal", () => 
     ["adding a field", (req) => ((req as Record<string, unknown>).temperature = 2)],
     ["deleting a field", (req) => delete (req as { system?: string }).system],
     ["mutating a message", (req) => ((req.messages[0] as { content: unknown }).content = [])],
-    ["mutating a message's content", (req) => (req.messages[0]!.content as unknown[]).push({ type: "text", text: "x" })],
+    [
+      "mutating a message's content",
+      (req) => (req.messages[0]!.content as unknown[]).push({ type: "text", text: "x" }),
+    ],
     ["mutating a tool schema", (req) => ((req.tools![0] as { description: string }).description = "changed")],
   ];
 
-  test.each(mutations)("an llm/stream listener %s throws a TypeError and the turn ends error", async (_what, mutate) => {
-    const r = rig({ system: "Be brief.", tools: [tool("echo")] });
-    const seen = deferred<{ error: unknown; aborted: boolean; live: boolean }>();
-    const off = r.agent.hooks.on("llm/stream", (_agent, request, next) => {
-      off(); // only the first turn's request is tampered with
-      try {
-        mutate(request);
-      } catch (error) {
-        seen.resolve({ error, aborted: request.signal.aborted, live: request.signal instanceof AbortSignal });
-        throw error;
-      }
-      seen.resolve({ error: undefined, aborted: false, live: true });
-      return next();
-    });
-    const outcome = await r.agent.send("hi");
-    const { error, aborted, live } = await seen.promise;
-    expect(error).toBeInstanceOf(TypeError);
-    expect([aborted, live]).toEqual([false, true]);
-    expect(outcome.reason).toMatchObject({ kind: "error", step: 1 });
-    expect(r.provider.requests).toHaveLength(0);
-    expectClosedLog(r.agent);
-    expect((await r.agent.send("again")).reason).toEqual({ kind: "completed" });
-  });
+  test.each(mutations)(
+    "an llm/stream listener %s throws a TypeError and the turn ends error",
+    async (_what, mutate) => {
+      const r = rig({ system: "Be brief.", tools: [tool("echo")] });
+      const seen = deferred<{ error: unknown; aborted: boolean; live: boolean }>();
+      const off = r.agent.hooks.on("llm/stream", (_agent, request, next) => {
+        off(); // only the first turn's request is tampered with
+        try {
+          mutate(request);
+        } catch (error) {
+          seen.resolve({ error, aborted: request.signal.aborted, live: request.signal instanceof AbortSignal });
+          throw error;
+        }
+        seen.resolve({ error: undefined, aborted: false, live: true });
+        return next();
+      });
+      const outcome = await r.agent.send("hi");
+      const { error, aborted, live } = await seen.promise;
+      expect(error).toBeInstanceOf(TypeError);
+      expect([aborted, live]).toEqual([false, true]);
+      expect(outcome.reason).toMatchObject({ kind: "error", step: 1 });
+      expect(r.provider.requests).toHaveLength(0);
+      expectClosedLog(r.agent);
+      expect((await r.agent.send("again")).reason).toEqual({ kind: "completed" });
+    },
+  );
 
   test("after a refused mutation the request's signal still aborts: cancel() reaches it and the turn ends aborted", async () => {
     const r = rig({ replies: ["hang"] });

@@ -14,11 +14,15 @@ function agentWith(script: ScriptedStep[], retry: RetryPolicy = instant) {
   return { agent, provider };
 }
 
-const retries = (agent: ReturnType<typeof agentWith>["agent"]) => agent.session.events.filter((e) => e.type === "llm/retry").map((e) => e.data);
+const retries = (agent: ReturnType<typeof agentWith>["agent"]) =>
+  agent.session.events.filter((e) => e.type === "llm/retry").map((e) => e.data);
 
 describe("retries", () => {
   test("a retryable error result is retried and logged as llm/retry; the turn completes", async () => {
-    const { agent, provider } = agentWith([{ error: { message: "overloaded", code: "overloaded", retryable: true } }, { text: "fine" }]);
+    const { agent, provider } = agentWith([
+      { error: { message: "overloaded", code: "overloaded", retryable: true } },
+      { text: "fine" },
+    ]);
     const outcome = await agent.send("go");
     expect(outcome.reason).toEqual({ kind: "completed" });
     expect(provider.requests).toHaveLength(2);
@@ -28,7 +32,10 @@ describe("retries", () => {
   });
 
   test("a thrown retryable ProviderError honours retry-after", async () => {
-    const { agent } = agentWith([{ throws: new ProviderError("rate-limited", "slow down", { retryable: true, retryAfterMs: 7000 }) }, { text: "ok" }]);
+    const { agent } = agentWith([
+      { throws: new ProviderError("rate-limited", "slow down", { retryable: true, retryAfterMs: 7000 }) },
+      { text: "ok" },
+    ]);
     await agent.send("go");
     expect(retries(agent)).toEqual([{ turn: 1, step: 1, attempt: 1, code: "rate-limited", delayMs: 7000 }]);
   });
@@ -64,26 +71,32 @@ describe("retries", () => {
     expect(verifyLog(agent.session.events).ok).toBe(true);
   });
 
-  test.each(["auth", "invalid-request", "context-overflow"])("a non-retryable %s error ends the turn at once with that code", async (code) => {
-    const { agent, provider } = agentWith([{ throws: new ProviderError(code, `no: ${code}`) }]);
-    const outcome = await agent.send("go");
-    expect(outcome.reason).toMatchObject({ kind: "error", code });
-    expect(provider.requests).toHaveLength(1);
-    expect(retries(agent)).toEqual([]);
-  });
+  test.each(["auth", "invalid-request", "context-overflow"])(
+    "a non-retryable %s error ends the turn at once with that code",
+    async (code) => {
+      const { agent, provider } = agentWith([{ throws: new ProviderError(code, `no: ${code}`) }]);
+      const outcome = await agent.send("go");
+      expect(outcome.reason).toMatchObject({ kind: "error", code });
+      expect(provider.requests).toHaveLength(1);
+      expect(retries(agent)).toEqual([]);
+    },
+  );
 
   test("a cancel during the backoff ends the turn aborted with no further attempt", async () => {
     let release!: () => void;
     const waiting = new Promise<void>((r) => {
       release = r;
     });
-    const { agent, provider } = agentWith([{ error: { message: "x", code: "overloaded", retryable: true } }, { text: "never" }], {
-      sleep: (_ms, signal) =>
-        new Promise((resolve) => {
-          release();
-          signal.addEventListener("abort", () => resolve(), { once: true });
-        }),
-    });
+    const { agent, provider } = agentWith(
+      [{ error: { message: "x", code: "overloaded", retryable: true } }, { text: "never" }],
+      {
+        sleep: (_ms, signal) =>
+          new Promise((resolve) => {
+            release();
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          }),
+      },
+    );
     const sent = agent.send("go");
     await waiting;
     agent.cancel("user");

@@ -6,7 +6,12 @@
 import { expect } from "vitest";
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../../src/json/index.js";
-import { type ProviderRequest, ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/index.js";
+import {
+  type ProviderRequest,
+  ScriptedProvider,
+  type ScriptedStep,
+  type ScriptedToolCall,
+} from "../../src/llm/index.js";
 import { type Agent, type AgentOptions, createAgent } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
@@ -34,14 +39,18 @@ export interface RigOptions extends Partial<Omit<AgentOptions, "provider" | "pro
   readonly replies?: readonly ScriptedStep[];
 }
 
-const lastStepStart = (events: readonly SessionEvent[]): number => events.findLast((e) => e.type === "step/start")?.seq ?? -1;
+const lastStepStart = (events: readonly SessionEvent[]): number =>
+  events.findLast((e) => e.type === "step/start")?.seq ?? -1;
 
 /**
  * A provider that answers `replies` (then "done") and records which step each request belongs
  * to. The step is read from the log at dispatch time: between a step's `step/start` and its
  * provider call only header events are appended.
  */
-export function taggedProvider(replies: readonly ScriptedStep[], session: () => Agent | undefined): { provider: ScriptedProvider; dispatches: Dispatch[] } {
+export function taggedProvider(
+  replies: readonly ScriptedStep[],
+  session: () => Agent | undefined,
+): { provider: ScriptedProvider; dispatches: Dispatch[] } {
   const dispatches: Dispatch[] = [];
   const provider = new ScriptedProvider(replies, { fallback: { text: "done" } });
   const stream = provider.stream.bind(provider);
@@ -68,7 +77,10 @@ export function rig(options: RigOptions = {}): Rig {
 }
 
 /** A tool `name({ text })` whose execute runs `body` (default: echo the text). */
-export function tool(name: string, body?: (args: { text: string }, context: ToolContext) => string | Promise<string>): ToolDefinition {
+export function tool(
+  name: string,
+  body?: (args: { text: string }, context: ToolContext) => string | Promise<string>,
+): ToolDefinition {
   return defineTool({
     name,
     description: `the ${name} tool`,
@@ -78,7 +90,9 @@ export function tool(name: string, body?: (args: { text: string }, context: Tool
 }
 
 /** A scripted reply calling each named tool once, in order, with `{ text: name#i }`. */
-export const callsTo = (...names: string[]): { readonly toolCalls: readonly ScriptedToolCall[] } => ({ toolCalls: names.map((name, i) => ({ name, arguments: { text: `${name}#${i}` } })) });
+export const callsTo = (...names: string[]): { readonly toolCalls: readonly ScriptedToolCall[] } => ({
+  toolCalls: names.map((name, i) => ({ name, arguments: { text: `${name}#${i}` } })),
+});
 
 /** The agent's events of one type, typed. */
 export function eventsOf<T extends EventType>(agent: Agent, type: T): SessionEvent<T>[] {
@@ -100,7 +114,9 @@ export function comparable(request: ProviderRequest): JsonValue {
 /** Paths of every own property whose value is `undefined`, anywhere inside `value`. */
 export function undefinedPaths(value: unknown, path = "$"): string[] {
   if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([key, v]) => (v === undefined ? [`${path}.${key}`] : undefinedPaths(v, `${path}.${key}`)));
+  return Object.entries(value).flatMap(([key, v]) =>
+    v === undefined ? [`${path}.${key}`] : undefinedPaths(v, `${path}.${key}`),
+  );
 }
 
 /** Every object reachable from `value` that is not frozen. */
@@ -114,7 +130,13 @@ export function unfrozenPaths(value: unknown, path = "$"): string[] {
 export function textOf(message: Message | undefined): string {
   if (message === undefined) return "";
   return message.content
-    .map((b) => (b.type === "text" ? b.text : b.type === "tool-result" ? b.content.map((p) => (p.type === "text" ? p.text : "")).join("") : ""))
+    .map((b) =>
+      b.type === "text"
+        ? b.text
+        : b.type === "tool-result"
+          ? b.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+          : "",
+    )
     .join("");
 }
 
@@ -127,7 +149,9 @@ export function expectRequestsMatchLog(r: Rig): void {
   for (const [i, d] of r.dispatches.entries()) {
     const step = rebuilt.find((x) => x.stepStartSeq === d.stepStartSeq);
     expect(step, `dispatch ${i} (step/start at seq ${d.stepStartSeq}) is reconstructed`).toBeDefined();
-    expect(canonicalJson(comparable(d.request)), `dispatch ${i}`).toBe(canonicalJson(step!.request as unknown as JsonValue));
+    expect(canonicalJson(comparable(d.request)), `dispatch ${i}`).toBe(
+      canonicalJson(step!.request as unknown as JsonValue),
+    );
     expect(undefinedPaths(comparable(d.request)), `dispatch ${i}`).toEqual([]);
   }
 }
@@ -162,7 +186,9 @@ export function expectClosedLog(agent: Agent): void {
     }
   }
   if (turn !== null) problems.push(`turn ${turn} never ended`);
-  const blocks = eventsOf(agent, "assistant/message").flatMap((e) => e.data.content.filter((b) => b.type === "tool-call").map((b) => b.callId));
+  const blocks = eventsOf(agent, "assistant/message").flatMap((e) =>
+    e.data.content.filter((b) => b.type === "tool-call").map((b) => b.callId),
+  );
   const called = eventsOf(agent, "tool/call").map((e) => e.data.callId);
   const answered = eventsOf(agent, "tool/result").map((e) => e.data.callId);
   expect(problems).toEqual([]);

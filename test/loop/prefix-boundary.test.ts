@@ -7,7 +7,15 @@ import { describe, expect, test } from "vitest";
 import type { Agent, CompactionGate } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
-import { eventsOf, expectLogMatchesRequests, headerSnapshots, prefixContributor, readCalls, scriptedAgent, user } from "./support.js";
+import {
+  eventsOf,
+  expectLogMatchesRequests,
+  headerSnapshots,
+  prefixContributor,
+  readCalls,
+  scriptedAgent,
+  user,
+} from "./support.js";
 
 const completed = { kind: "completed" };
 const catalog = user("catalog");
@@ -19,46 +27,65 @@ const firstRequestWith = (requests: readonly { messages: readonly Message[] }[],
 describe("P11 appends around the boundary", () => {
   const appendNow: [string, (agent: Agent, text: string) => void][] = [
     ["agent.inject()", (agent, text) => void agent.inject(text)],
-    ["session.append(context/message)", (agent, text) => void agent.session.append("context/message", { content: [{ type: "text", text }], source: "plugin" })],
+    [
+      "session.append(context/message)",
+      (agent, text) =>
+        void agent.session.append("context/message", { content: [{ type: "text", text }], source: "plugin" }),
+    ],
   ];
 
-  test.each(appendNow)("an append made by a composing listener with %s joins the current request's derived history", async (_name, append) => {
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
-    agent.hooks.on("agent/session-prefix", async (a, _seed, _signal, next) => {
-      append(a, "found 3 skills");
-      return [catalog, ...(await next())];
-    });
-    expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
-    expect(provider.requests[0]!.messages).toEqual([catalog, user("one"), user("found 3 skills")]);
-    expect(reconstructRequests(agent.session.events)[0]!.history).toEqual([user("one"), user("found 3 skills")]);
-    expect(headerSnapshots(agent)[0]!.header.messagePrefix).toEqual([catalog]);
-    expectLogMatchesRequests(agent, provider);
-    await agent.dispose();
-  });
+  test.each(appendNow)(
+    "an append made by a composing listener with %s joins the current request's derived history",
+    async (_name, append) => {
+      const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
+      agent.hooks.on("agent/session-prefix", async (a, _seed, _signal, next) => {
+        append(a, "found 3 skills");
+        return [catalog, ...(await next())];
+      });
+      expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
+      expect(provider.requests[0]!.messages).toEqual([catalog, user("one"), user("found 3 skills")]);
+      expect(reconstructRequests(agent.session.events)[0]!.history).toEqual([user("one"), user("found 3 skills")]);
+      expect(headerSnapshots(agent)[0]!.header.messagePrefix).toEqual([catalog]);
+      expectLogMatchesRequests(agent, provider);
+      await agent.dispose();
+    },
+  );
 
-  test.each(appendNow)("an append made by a pre-step listener with %s joins that step's request, not an earlier one", async (_name, append) => {
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }], plugins: [prefixContributor("catalog", [catalog]).plugin] });
-    agent.hooks.on("agent/pre-step", (a, turn, step) => append(a, `before ${turn}.${step}`));
-    await agent.send("one");
-    expect(firstRequestWith(provider.requests, user("before 1.1"))).toBe(0);
-    expect(firstRequestWith(provider.requests, user("before 1.2"))).toBe(1);
-    expect(provider.requests[1]!.messages.at(-1)).toEqual(user("before 1.2"));
-    expectLogMatchesRequests(agent, provider);
-    await agent.dispose();
-  });
+  test.each(appendNow)(
+    "an append made by a pre-step listener with %s joins that step's request, not an earlier one",
+    async (_name, append) => {
+      const { agent, provider } = scriptedAgent({
+        replies: [readCalls("a.txt"), { text: "ok" }],
+        plugins: [prefixContributor("catalog", [catalog]).plugin],
+      });
+      agent.hooks.on("agent/pre-step", (a, turn, step) => append(a, `before ${turn}.${step}`));
+      await agent.send("one");
+      expect(firstRequestWith(provider.requests, user("before 1.1"))).toBe(0);
+      expect(firstRequestWith(provider.requests, user("before 1.2"))).toBe(1);
+      expect(provider.requests[1]!.messages.at(-1)).toEqual(user("before 1.2"));
+      expectLogMatchesRequests(agent, provider);
+      await agent.dispose();
+    },
+  );
 
-  test.each(appendNow)("an append made after step/start (an agent/request listener) with %s first appears in the following step's request", async (_name, append) => {
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }], plugins: [prefixContributor("catalog", [catalog]).plugin] });
-    agent.hooks.on("agent/request", (a, _config, next) => {
-      if (a.session.openStep === 1) append(a, "late news");
-      return next();
-    });
-    expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
-    expect(firstRequestWith(provider.requests, user("late news"))).toBe(1);
-    expect(provider.requests[1]!.messages.slice(0, 2)).toEqual([catalog, user("one")]);
-    expectLogMatchesRequests(agent, provider);
-    await agent.dispose();
-  });
+  test.each(appendNow)(
+    "an append made after step/start (an agent/request listener) with %s first appears in the following step's request",
+    async (_name, append) => {
+      const { agent, provider } = scriptedAgent({
+        replies: [readCalls("a.txt"), { text: "ok" }],
+        plugins: [prefixContributor("catalog", [catalog]).plugin],
+      });
+      agent.hooks.on("agent/request", (a, _config, next) => {
+        if (a.session.openStep === 1) append(a, "late news");
+        return next();
+      });
+      expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
+      expect(firstRequestWith(provider.requests, user("late news"))).toBe(1);
+      expect(provider.requests[1]!.messages.slice(0, 2)).toEqual([catalog, user("one")]);
+      expectLogMatchesRequests(agent, provider);
+      await agent.dispose();
+    },
+  );
 
   test("an inject from an agent/request listener in a turn's last step first appears in the next turn's first request", async () => {
     const { agent, provider } = scriptedAgent({ plugins: [prefixContributor("catalog", [catalog]).plugin] });
@@ -75,7 +102,13 @@ describe("P11 appends around the boundary", () => {
     expect(turn1.at(-2)!.type).toBe("step/end");
     await agent.send("two");
     expect(firstRequestWith(provider.requests, user("late news"))).toBe(1);
-    expect(provider.requests[1]!.messages).toEqual([catalog, user("one"), { role: "assistant", content: [{ type: "text", text: "done" }] }, user("late news"), user("two")]);
+    expect(provider.requests[1]!.messages).toEqual([
+      catalog,
+      user("one"),
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+      user("late news"),
+      user("two"),
+    ]);
     expectLogMatchesRequests(agent, provider);
     await agent.dispose();
   });
@@ -94,7 +127,14 @@ describe("P12 the compaction gate", () => {
     const calls: GateCall[] = [];
     const compaction: CompactionGate = {
       compactIfNeeded: async (agent, system, prefix, signal) => {
-        calls.push({ agent, turn: agent.session.openTurn!, stepsStarted: eventsOf(agent, "step/start").length, system, prefix, signal });
+        calls.push({
+          agent,
+          turn: agent.session.openTurn!,
+          stepsStarted: eventsOf(agent, "step/start").length,
+          system,
+          prefix,
+          signal,
+        });
       },
     };
     return { compaction, calls };
@@ -102,7 +142,11 @@ describe("P12 the compaction gate", () => {
 
   test("is called once per step, before the boundary, with the full system prompt, the live prefix and the turn's signal", async () => {
     const { compaction, calls } = recordingGate();
-    const { agent, provider } = scriptedAgent({ compaction, replies: [readCalls("a.txt"), { text: "ok" }], plugins: [prefixContributor("catalog", [catalog]).plugin] });
+    const { agent, provider } = scriptedAgent({
+      compaction,
+      replies: [readCalls("a.txt"), { text: "ok" }],
+      plugins: [prefixContributor("catalog", [catalog]).plugin],
+    });
     await agent.send("one");
     await agent.send("two");
 
@@ -128,7 +172,10 @@ describe("P12 the compaction gate", () => {
    * replaces every surface node before the newest prompt with one summary (compact/start …
    * compact/end). It folds only at a turn's first step, where no tool call is left unanswered.
    */
-  function pressureGate(limit: number): { compaction: CompactionGate; estimates: { total: number; withoutPrefix: number }[] } {
+  function pressureGate(limit: number): {
+    compaction: CompactionGate;
+    estimates: { total: number; withoutPrefix: number }[];
+  } {
     const estimates: { total: number; withoutPrefix: number }[] = [];
     const compaction: CompactionGate = {
       compactIfNeeded: async (agent, system, prefix) => {
@@ -139,7 +186,11 @@ describe("P12 the compaction gate", () => {
         if (estimate <= limit || history.length < 2 || history.at(-1)!.role !== "user") return;
         const turn = agent.session.openTurn!;
         agent.session.append("compact/start", { turn, trigger: "pressure", estimatedTokens: estimate });
-        agent.session.append("user/message", { content: [{ type: "text", text: "Summary: earlier work." }], source: "compaction" }, { op: "replace", start: 0, end: history.length - 2 });
+        agent.session.append(
+          "user/message",
+          { content: [{ type: "text", text: "Summary: earlier work." }], source: "compaction" },
+          { op: "replace", start: 0, end: history.length - 2 },
+        );
         agent.session.append("compact/end", { turn });
       },
     };
@@ -151,7 +202,11 @@ describe("P12 the compaction gate", () => {
     ["a large prefix", 1, [user("x".repeat(2_000))]],
   ])("counts the prefix: a short history plus %s compacts %i time(s)", async (_name, compactions, prefix) => {
     const { compaction, estimates } = pressureGate(1_500);
-    const { agent, provider } = scriptedAgent({ compaction, replies: [readCalls("a.txt"), { text: "ok" }], plugins: [prefixContributor("catalog", prefix).plugin] });
+    const { agent, provider } = scriptedAgent({
+      compaction,
+      replies: [readCalls("a.txt"), { text: "ok" }],
+      plugins: [prefixContributor("catalog", prefix).plugin],
+    });
     expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
     // Turn 2's first step is the first with history to fold (nothing precedes "one" in turn 1).
     expect(await agent.send("two")).toEqual({ turn: 2, reason: completed });
@@ -164,7 +219,11 @@ describe("P12 the compaction gate", () => {
   test("a compaction rewrites the surface only: the prefix and the system prompt of later requests are unchanged, and no header event is logged", async () => {
     const { compaction } = pressureGate(1_500);
     const big = user("y".repeat(2_000));
-    const { agent, provider } = scriptedAgent({ compaction, replies: [readCalls("a.txt"), { text: "ok" }], plugins: [prefixContributor("catalog", [big]).plugin] });
+    const { agent, provider } = scriptedAgent({
+      compaction,
+      replies: [readCalls("a.txt"), { text: "ok" }],
+      plugins: [prefixContributor("catalog", [big]).plugin],
+    });
     expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
     const before = provider.requests.length;
     expect(await agent.send("two")).toEqual({ turn: 2, reason: completed });

@@ -30,7 +30,9 @@ const completed = { kind: "completed" };
  */
 function heldContributor(held: Gate) {
   const signals: AbortSignal[] = [];
-  const contributor = prefixContributor("catalog", (call) => (call === 1 ? [user("STALE catalog")] : [user(`fresh catalog ${call}`)]));
+  const contributor = prefixContributor("catalog", (call) =>
+    call === 1 ? [user("STALE catalog")] : [user(`fresh catalog ${call}`)],
+  );
   const waiting: AgentPlugin = (host) => {
     host.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
       signals.push(signal);
@@ -66,7 +68,9 @@ describe("P9 cancel during composition", () => {
     expect(waterfall.count).toBe(2);
     expect(signals[1]!.aborted).toBe(false);
     expect(contributor.runs).toEqual([[user("STALE catalog")], [user("fresh catalog 2")]]);
-    expect(headerSnapshots(agent)).toEqual([{ reason: "initial", header: expect.objectContaining({ messagePrefix: [user("fresh catalog 2")] }) }]);
+    expect(headerSnapshots(agent)).toEqual([
+      { reason: "initial", header: expect.objectContaining({ messagePrefix: [user("fresh catalog 2")] }) },
+    ]);
     for (const request of provider.requests) expect(request.messages[0]).toEqual(user("fresh catalog 2"));
     expect(eventsMentioning(agent, "STALE")).toEqual([]);
     expectLogMatchesRequests(agent, provider);
@@ -106,7 +110,9 @@ describe("P9 cancel during composition", () => {
     agent.hooks.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
       if (++calls > 1) return next();
       void held.pass();
-      await new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      await new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+      );
       return next();
     });
     const first = agent.send("one");
@@ -167,7 +173,9 @@ describe("P9 dispose during composition", () => {
       const resumed = await resumeAgent(store, agent.session.id, agentOptions(provider2, { plugins }));
       expect(await resumed.send("two")).toEqual({ turn: 2, reason: completed });
       expect(contributor.calls).toBe(2);
-      expect(headerSnapshots(resumed)).toEqual([{ reason: "initial", header: expect.objectContaining({ messagePrefix: [user("fresh catalog 2")] }) }]);
+      expect(headerSnapshots(resumed)).toEqual([
+        { reason: "initial", header: expect.objectContaining({ messagePrefix: [user("fresh catalog 2")] }) },
+      ]);
       expect(provider2.requests[0]!.messages).toEqual([user("fresh catalog 2"), user("one"), user("two")]);
       expect(eventsMentioning(resumed, "STALE")).toEqual([]);
       expectLogMatchesRequests(resumed, provider2);

@@ -38,7 +38,11 @@ afterEach(() => dir.cleanup());
 /** Runs one stored session for a turn with a tool round trip under `catalog`, then disposes it. */
 async function firstInstance(catalog: readonly Message[]) {
   const contributor = prefixContributor("catalog", catalog);
-  const { agent, provider } = scriptedAgent({ store, plugins: [contributor.plugin], replies: [readCalls("a.txt"), { text: "read it" }] });
+  const { agent, provider } = scriptedAgent({
+    store,
+    plugins: [contributor.plugin],
+    replies: [readCalls("a.txt"), { text: "read it" }],
+  });
   expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
   await agent.dispose();
   return { id: agent.session.id, provider, events: agent.session.events };
@@ -58,7 +62,9 @@ describe("P8 resume", () => {
     expect(snapshots.map((s) => s.reason)).toEqual(["initial", "resume"]);
     expect(snapshots[0]!.header.messagePrefix).toEqual([user("catalog v1")]);
     expect(snapshots[1]!.header.messagePrefix).toEqual([user("catalog v2"), user("new skill")]);
-    expect(diffHeader(snapshots[0]!.header, snapshots[1]!.header)).toEqual({ messagePrefix: [user("catalog v2"), user("new skill")] });
+    expect(diffHeader(snapshots[0]!.header, snapshots[1]!.header)).toEqual({
+      messagePrefix: [user("catalog v2"), user("new skill")],
+    });
     expect(eventsOf(resumed, "request/header-delta")).toEqual([]);
     // The old prefix is gone from the wire; the old history is not.
     for (const request of provider2.requests) {
@@ -71,7 +77,9 @@ describe("P8 resume", () => {
     // The same holds for the log as stored: every request of both instances rebuilds from disk.
     const { session: stored } = await store.load(before.id, { readOnly: true });
     expect(verifyLog(stored.events).issues).toEqual([]);
-    expect(reconstructRequests(stored.events).map((r) => r.request.messages)).toEqual([...before.provider.requests, ...provider2.requests].map((r) => r.messages));
+    expect(reconstructRequests(stored.events).map((r) => r.request.messages)).toEqual(
+      [...before.provider.requests, ...provider2.requests].map((r) => r.messages),
+    );
   });
 
   test("an unchanged contributor still recomposes on resume; its 'resume' snapshot diffs to nothing", async () => {
@@ -106,7 +114,11 @@ describe("P8 resume", () => {
 
   test("P7 the stored log holds the prefix once per instance: on its anchoring snapshot line", async () => {
     const before = await firstInstance([user("MARKER-A")]);
-    const resumed = await resumeAgent(store, before.id, agentOptions(scripted(), { plugins: [prefixContributor("catalog", [user("MARKER-B")]).plugin] }));
+    const resumed = await resumeAgent(
+      store,
+      before.id,
+      agentOptions(scripted(), { plugins: [prefixContributor("catalog", [user("MARKER-B")]).plugin] }),
+    );
     await resumed.send("two");
     await resumed.send("three");
     await resumed.dispose();
@@ -127,7 +139,11 @@ describe("P8 resume", () => {
       },
     };
     const provider2 = scripted();
-    const resumed = await resumeAgent(store, before.id, agentOptions(provider2, { plugins: [prefixContributor("catalog", grown).plugin], compaction }));
+    const resumed = await resumeAgent(
+      store,
+      before.id,
+      agentOptions(provider2, { plugins: [prefixContributor("catalog", grown).plugin], compaction }),
+    );
     await resumed.send("two");
     expect(seen).toEqual([grown]);
     expect(provider2.requests[0]!.messages.slice(0, 2)).toEqual(grown);
@@ -141,7 +157,11 @@ describe("P8 restart", () => {
     const before = await firstInstance([user("catalog v1")]);
     // A second instance dies mid-step: keep the bytes it had made durable by then.
     const hung = scripted(["hang"]);
-    const doomed = await resumeAgent(store, before.id, agentOptions(hung, { plugins: [prefixContributor("catalog", [user("catalog v2")]).plugin] }));
+    const doomed = await resumeAgent(
+      store,
+      before.id,
+      agentOptions(hung, { plugins: [prefixContributor("catalog", [user("catalog v2")]).plugin] }),
+    );
     const streaming = deferred();
     doomed.hooks.on("llm/stream", (_agent, _request, next) => {
       streaming.resolve();
@@ -160,7 +180,11 @@ describe("P8 restart", () => {
       await writeFile(restartDir.fileOf(before.id), atCrash);
       const provider3 = scripted();
       const v3 = prefixContributor("catalog", [user("catalog v3")]);
-      const restarted = await resumeAgent(restartDir.open(), before.id, agentOptions(provider3, { plugins: [v3.plugin] }));
+      const restarted = await resumeAgent(
+        restartDir.open(),
+        before.id,
+        agentOptions(provider3, { plugins: [v3.plugin] }),
+      );
       expect(await restarted.send("three")).toEqual({ turn: 3, reason: completed });
 
       expect(turnEnds(restarted).map((r) => r.kind)).toEqual(["completed", "interrupted", "completed"]);
@@ -208,10 +232,18 @@ describe("P8 fork", () => {
     const turnOneEnd = eventsOf(agent, "turn/end")[0]!.seq;
 
     const provider2 = scripted();
-    const child = await forkAgent(store, agent.session.id, { ...agentOptions(provider2, { plugins: [contributor.plugin] }), atSeq: turnOneEnd });
+    const child = await forkAgent(store, agent.session.id, {
+      ...agentOptions(provider2, { plugins: [contributor.plugin] }),
+      atSeq: turnOneEnd,
+    });
     await child.send("branch");
     expect(contributor.calls).toBe(2);
-    expect(provider2.requests[0]!.messages).toEqual([user("catalog 2"), user("one"), { role: "assistant", content: [{ type: "text", text: "done" }] }, user("branch")]);
+    expect(provider2.requests[0]!.messages).toEqual([
+      user("catalog 2"),
+      user("one"),
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+      user("branch"),
+    ]);
     expect(headerSnapshots(child).map((s) => [s.reason, s.header.messagePrefix])).toEqual([
       ["initial", [user("catalog 1")]],
       ["resume", [user("catalog 2")]],

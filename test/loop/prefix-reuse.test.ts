@@ -9,18 +9,35 @@ import { type AgentPlugin, createAgent } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 
-const catalog = (version: number): Message => ({ role: "user", content: [{ type: "text", text: `<system-reminder>catalog v${version} ${"skill ".repeat(400)}</system-reminder>` }] });
-const contributor = (get: () => Message): AgentPlugin => (host) => {
-  host.on("agent/session-prefix", async (_a, _s, _sig, next) => [get(), ...(await next())]);
-  return undefined;
-};
-const snapshots = (events: readonly SessionEvent[]) => events.filter((e) => e.type === "request/header").map((e) => (e.data as unknown as { header: EpochHeader }).header);
+const catalog = (version: number): Message => ({
+  role: "user",
+  content: [{ type: "text", text: `<system-reminder>catalog v${version} ${"skill ".repeat(400)}</system-reminder>` }],
+});
+const contributor =
+  (get: () => Message): AgentPlugin =>
+  (host) => {
+    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [get(), ...(await next())]);
+    return undefined;
+  };
+const snapshots = (events: readonly SessionEvent[]) =>
+  events.filter((e) => e.type === "request/header").map((e) => (e.data as unknown as { header: EpochHeader }).header);
 
 async function scenario(policy: "reuse" | "recompose", versionAfterRestart: number) {
   const clock = new SimulatedClock();
-  const provider = new EmulatorProvider({ model: (_r: EmulatorRequest) => ({ text: "ok" }), cacheStyle: "anthropic", clock, minCacheableTokens: 256 });
+  const provider = new EmulatorProvider({
+    model: (_r: EmulatorRequest) => ({ text: "ok" }),
+    cacheStyle: "anthropic",
+    clock,
+    minCacheableTokens: 256,
+  });
   let version = 1;
-  const options = { provider, model: "emulator-anthropic", system: "Be brief.", plugins: [contributor(() => catalog(version))], prefixOnResume: policy } as const;
+  const options = {
+    provider,
+    model: "emulator-anthropic",
+    system: "Be brief.",
+    plugins: [contributor(() => catalog(version))],
+    prefixOnResume: policy,
+  } as const;
   const first = createAgent(options);
   await first.send("one");
   await first.send("two");
@@ -42,7 +59,9 @@ describe("prefixOnResume", () => {
     const [initial, resume] = snapshots(session.events);
     expect(diffHeader(initial!, resume!)).toBeUndefined();
     const prev = usages[1]!;
-    expect(usages[2]!.cacheReadTokens).toBeGreaterThanOrEqual(prev.inputTokens + prev.cacheReadTokens + prev.cacheWriteTokens);
+    expect(usages[2]!.cacheReadTokens).toBeGreaterThanOrEqual(
+      prev.inputTokens + prev.cacheReadTokens + prev.cacheWriteTokens,
+    );
     expect(drift).toHaveLength(1);
     expect((drift[0] as { drifted: number[] }).drifted).toEqual([0]); // the first (only) contributor drifted
     expect(verifyLog(session.events).ok).toBe(true);
@@ -50,10 +69,15 @@ describe("prefixOnResume", () => {
 
   test("reuse: a drifted contribution is appended once as a durable prefix-update context message in the first resumed request", async () => {
     const { session } = await scenario("reuse", 2);
-    const updates = session.events.filter((e) => e.type === "context/message" && (e.data as { source: string }).source === "prefix-update");
+    const updates = session.events.filter(
+      (e) => e.type === "context/message" && (e.data as { source: string }).source === "prefix-update",
+    );
     expect(updates).toHaveLength(1);
     expect(JSON.stringify(updates[0]!.data)).toContain("catalog v2");
-    const lastUser = session.deriveMessages().filter((m) => m.role === "user").map((m) => JSON.stringify(m));
+    const lastUser = session
+      .deriveMessages()
+      .filter((m) => m.role === "user")
+      .map((m) => JSON.stringify(m));
     expect(lastUser.some((m) => m.includes("catalog v2"))).toBe(true);
   });
 

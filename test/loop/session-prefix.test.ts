@@ -23,14 +23,21 @@ const completed = { kind: "completed" };
 describe("composition", () => {
   test("P1 composes the prefix once per loop instance, across turns and tool round trips, with no header delta", async () => {
     // Each turn: some tool steps (each calling `read` 1–3 times), then a text answer.
-    const turnsArb = fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 }), { minLength: 1, maxLength: 4 });
+    const turnsArb = fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 }), {
+      minLength: 1,
+      maxLength: 4,
+    });
     await fc.assert(
       fc.asyncProperty(turnsArb, async (turns) => {
         const catalog = prefixContributor("catalog", [user("<system-reminder>skills: a, b</system-reminder>")]);
-        const replies = turns.flatMap((steps) => [...steps.map((n) => readCalls(...Array.from({ length: n }, (_, i) => `f${i}.txt`))), { text: "done" }]);
+        const replies = turns.flatMap((steps) => [
+          ...steps.map((n) => readCalls(...Array.from({ length: n }, (_, i) => `f${i}.txt`))),
+          { text: "done" },
+        ]);
         const { agent, provider } = scriptedAgent({ replies, plugins: [catalog.plugin] });
         const waterfall = countPrefixRuns(agent);
-        for (const [i] of turns.entries()) expect(await agent.send(`turn ${i + 1}`)).toEqual({ turn: i + 1, reason: completed });
+        for (const [i] of turns.entries())
+          expect(await agent.send(`turn ${i + 1}`)).toEqual({ turn: i + 1, reason: completed });
 
         expect(waterfall.count).toBe(1);
         expect(catalog.runs).toHaveLength(1);
@@ -68,13 +75,23 @@ describe("composition", () => {
       seen.push(prefix);
     });
     agent.hooks.on("session/event", (_agent, event) => {
-      if (event.type === "turn/start" || event.type === "user/message" || event.type === "step/start") order.push(event.type);
+      if (event.type === "turn/start" || event.type === "user/message" || event.type === "step/start")
+        order.push(event.type);
     });
     await agent.send("one");
     await agent.send("two");
 
     expect(order).toEqual([
-      ...["turn/start", "user/message", "compose:start", "compose:end", "pre-step 1.1", "step/start", "pre-step 1.2", "step/start"],
+      ...[
+        "turn/start",
+        "user/message",
+        "compose:start",
+        "compose:end",
+        "pre-step 1.1",
+        "step/start",
+        "pre-step 1.2",
+        "step/start",
+      ],
       ...["turn/start", "user/message", "pre-step 2.1", "step/start"],
     ]);
     expect(seen).toHaveLength(provider.requests.length);
@@ -84,7 +101,9 @@ describe("composition", () => {
     }
     // The cached product itself is handed through: one frozen object for the whole instance.
     expect(new Set(seen).size).toBe(1);
-    expect(Object.isFrozen(seen[0]) && Object.isFrozen(seen[0]![0]) && Object.isFrozen(seen[0]![0]!.content)).toBe(true);
+    expect(Object.isFrozen(seen[0]) && Object.isFrozen(seen[0]![0]) && Object.isFrozen(seen[0]![0]!.content)).toBe(
+      true,
+    );
     expectLogMatchesRequests(agent, provider);
     await agent.dispose();
   });
@@ -92,7 +111,11 @@ describe("composition", () => {
   test("P2 composition is lazy: turns that reach no pre-step (inject-only, every prompt blocked) do not compose", async () => {
     const catalog = prefixContributor("catalog", [user("catalog")]);
     const { agent, provider } = scriptedAgent({ plugins: [catalog.plugin] });
-    agent.hooks.on("agent/prompt-submit", (_agent, prompt, next) => (prompt.content[0]?.type === "text" && prompt.content[0].text === "blocked" ? { action: "block", reason: "no" } : next()));
+    agent.hooks.on("agent/prompt-submit", (_agent, prompt, next) =>
+      prompt.content[0]?.type === "text" && prompt.content[0].text === "blocked"
+        ? { action: "block", reason: "no" }
+        : next(),
+    );
     await agent.inject("some context");
     expect((await agent.send("blocked")).reason.kind).toBe("rejected");
     expect(catalog.calls).toBe(0);
@@ -108,21 +131,28 @@ describe("wire shape", () => {
   test("P3 contributors A then B (prepend pattern) put A's messages, then B's, then the derived history on every request", async () => {
     const a = prefixContributor("A", [user("A1"), user("A2")]);
     const b = prefixContributor("B", [user("B1")]);
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("x.txt", "y.txt"), { text: "ok" }], plugins: [a.plugin, b.plugin] });
+    const { agent, provider } = scriptedAgent({
+      replies: [readCalls("x.txt", "y.txt"), { text: "ok" }],
+      plugins: [a.plugin, b.plugin],
+    });
     await agent.send("one");
     await agent.send("two");
 
     const expected = [user("A1"), user("A2"), user("B1")];
     const rebuilt = reconstructRequests(agent.session.events);
     expect(provider.requests).toHaveLength(3);
-    for (const [i, request] of provider.requests.entries()) expect(request.messages).toEqual([...expected, ...rebuilt[i]!.history]);
+    for (const [i, request] of provider.requests.entries())
+      expect(request.messages).toEqual([...expected, ...rebuilt[i]!.history]);
     expect(headerSnapshots(agent)[0]!.header.messagePrefix).toEqual(expected);
     expectLogMatchesRequests(agent, provider);
     await agent.dispose();
   });
 
   test("P3 a global contributor is outermost: its messages come before the agent's own", async () => {
-    const unload = globalHooks.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [user("G"), ...(await next())]);
+    const unload = globalHooks.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+      user("G"),
+      ...(await next()),
+    ]);
     try {
       const { agent, provider } = scriptedAgent({ plugins: [prefixContributor("A", [user("A")]).plugin] });
       await agent.send("hi");
@@ -156,31 +186,37 @@ describe("wire shape", () => {
     ["a pass-through listener", (agent) => void agent.hooks.on("agent/session-prefix", (_a, _s, _sig, next) => next())],
     ["a listener returning []", (agent) => void agent.hooks.on("agent/session-prefix", () => [])],
   ];
-  test.each(emptyCompositions)("P4 with %s, the header has no messagePrefix key and every request is the bare derivation", async (_name, register) => {
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
-    register(agent);
-    const atBoundary: Message[][] = [];
-    agent.hooks.on("agent/request", (a, _config, next) => {
-      atBoundary.push(a.session.deriveMessages());
-      return next();
-    });
-    expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
-    await agent.send("two");
+  test.each(emptyCompositions)(
+    "P4 with %s, the header has no messagePrefix key and every request is the bare derivation",
+    async (_name, register) => {
+      const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
+      register(agent);
+      const atBoundary: Message[][] = [];
+      agent.hooks.on("agent/request", (a, _config, next) => {
+        atBoundary.push(a.session.deriveMessages());
+        return next();
+      });
+      expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
+      await agent.send("two");
 
-    for (const snapshot of headerSnapshots(agent)) expect(Object.keys(snapshot.header)).not.toContain("messagePrefix");
-    const rebuilt = reconstructRequests(agent.session.events);
-    expect(provider.requests.map((r) => r.messages)).toEqual(atBoundary);
-    expect(provider.requests.map((r) => r.messages)).toEqual(rebuilt.map((r) => r.history));
-    expectLogMatchesRequests(agent, provider);
-    await agent.dispose();
-  });
+      for (const snapshot of headerSnapshots(agent))
+        expect(Object.keys(snapshot.header)).not.toContain("messagePrefix");
+      const rebuilt = reconstructRequests(agent.session.events);
+      expect(provider.requests.map((r) => r.messages)).toEqual(atBoundary);
+      expect(provider.requests.map((r) => r.messages)).toEqual(rebuilt.map((r) => r.history));
+      expectLogMatchesRequests(agent, provider);
+      await agent.dispose();
+    },
+  );
 });
 
 describe("immutability and the durable record", () => {
   test("P6 mutating a returned message, its content or the returned list after composition changes no request and logs no header event", async () => {
     const held = { role: "user" as const, content: [{ type: "text" as const, text: "catalog v1" }] };
     let returned: Message[] = [];
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }, readCalls("b.txt"), { text: "ok" }] });
+    const { agent, provider } = scriptedAgent({
+      replies: [readCalls("a.txt"), { text: "ok" }, readCalls("b.txt"), { text: "ok" }],
+    });
     agent.hooks.on("agent/session-prefix", async (_a, _s, _sig, next) => {
       returned = [held, ...(await next())];
       return returned;
@@ -212,7 +248,10 @@ describe("immutability and the durable record", () => {
   test("P7 deriveMessages never contains the prefix; its one durable record is the anchoring snapshot's messagePrefix", async () => {
     const marker = "PREFIX-MARKER-P7";
     const catalog = prefixContributor("catalog", [user(`<system-reminder>${marker}</system-reminder>`)]);
-    const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }], plugins: [catalog.plugin] });
+    const { agent, provider } = scriptedAgent({
+      replies: [readCalls("a.txt"), { text: "ok" }],
+      plugins: [catalog.plugin],
+    });
     const atBoundary: Message[][] = [];
     agent.hooks.on("agent/request", (a, _config, next) => {
       atBoundary.push(a.session.deriveMessages());
@@ -223,7 +262,8 @@ describe("immutability and the durable record", () => {
     agent.prompt.set({ name: "style", order: 1, text: "Answer in one line." });
     await agent.send("two");
 
-    for (const history of [...atBoundary, agent.session.deriveMessages()]) expect(JSON.stringify(history)).not.toContain(marker);
+    for (const history of [...atBoundary, agent.session.deriveMessages()])
+      expect(JSON.stringify(history)).not.toContain(marker);
     const deltas = eventsOf(agent, "request/header-delta");
     expect(deltas.map((d) => Object.keys(d.data))).toEqual([["system"]]);
     const anchoring = eventsOf(agent, "request/header");

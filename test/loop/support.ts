@@ -25,14 +25,24 @@ export const readTool = defineTool({
 });
 
 /** A scripted reply calling `read` once per path (one step of a tool round trip). */
-export const readCalls = (...paths: string[]): ScriptedReply => ({ toolCalls: paths.map((path) => ({ name: "read", arguments: { path } })) });
+export const readCalls = (...paths: string[]): ScriptedReply => ({
+  toolCalls: paths.map((path) => ({ name: "read", arguments: { path } })),
+});
 
 /** A provider answering `replies` in order, then "done" to anything else. */
-export const scripted = (replies: readonly ScriptedStep[] = []): ScriptedProvider => new ScriptedProvider(replies, { fallback: { text: "done" } });
+export const scripted = (replies: readonly ScriptedStep[] = []): ScriptedProvider =>
+  new ScriptedProvider(replies, { fallback: { text: "done" } });
 
 /** Options for an agent (or a resumed/forked instance) over `provider`; `extra` wins. */
 export function agentOptions(provider: ScriptedProvider, extra: Partial<AgentOptions> = {}): AgentOptions {
-  return { provider, model: "scripted:test", system: "You are a careful assistant.", tools: [readTool], clock: fixedClock(), ...extra };
+  return {
+    provider,
+    model: "scripted:test",
+    system: "You are a careful assistant.",
+    tools: [readTool],
+    clock: fixedClock(),
+    ...extra,
+  };
 }
 
 export interface ScriptedAgentOptions extends Partial<Omit<AgentOptions, "provider" | "providers">> {
@@ -60,8 +70,16 @@ export interface PrefixContributor {
  * `[...mine, ...await next()]`. A function is called with the 1-based call number, so a test
  * can tell a fresh composition from a stale one (or throw on a given call).
  */
-export function prefixContributor(name: string, messages: readonly Message[] | ((call: number) => readonly Message[])): PrefixContributor {
-  const contributor = { name, plugin: undefined as unknown as AgentPlugin, calls: 0, runs: [] as (readonly Message[])[] };
+export function prefixContributor(
+  name: string,
+  messages: readonly Message[] | ((call: number) => readonly Message[]),
+): PrefixContributor {
+  const contributor = {
+    name,
+    plugin: undefined as unknown as AgentPlugin,
+    calls: 0,
+    runs: [] as (readonly Message[])[],
+  };
   contributor.plugin = (host) => {
     host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
       contributor.calls++;
@@ -118,14 +136,18 @@ export function eventsOf<T extends EventType>(agent: Agent, type: T): SessionEve
 
 /** Every `request/header` snapshot of the log, in order. */
 export function headerSnapshots(agent: Agent): { readonly reason: string; readonly header: EpochHeader }[] {
-  return eventsOf(agent, "request/header").map((e) => ({ reason: e.data.reason, header: e.data.header as unknown as EpochHeader }));
+  return eventsOf(agent, "request/header").map((e) => ({
+    reason: e.data.reason,
+    header: e.data.header as unknown as EpochHeader,
+  }));
 }
 
 /** How each turn of the log ended. */
 export const turnEnds = (agent: Agent): TurnEndReason[] => eventsOf(agent, "turn/end").map((e) => e.data.reason);
 
 /** The events whose serialized form contains `marker` (to find every durable copy of a value). */
-export const eventsMentioning = (agent: Agent, marker: string): SessionEvent[] => agent.session.events.filter((e) => JSON.stringify(e).includes(marker));
+export const eventsMentioning = (agent: Agent, marker: string): SessionEvent[] =>
+  agent.session.events.filter((e) => JSON.stringify(e).includes(marker));
 
 /**
  * The log verifies, and reconstructs exactly the requests `providers` received (in order,
@@ -133,6 +155,8 @@ export const eventsMentioning = (agent: Agent, marker: string): SessionEvent[] =
  */
 export function expectLogMatchesRequests(agent: Agent, ...providers: Pick<ScriptedProvider, "requests">[]): void {
   expect(verifyLog(agent.session.events).issues).toEqual([]);
-  const sent = providers.flatMap((p) => p.requests.map(({ signal: _signal, sessionId: _sessionId, prefixLength: _prefixLength, ...rest }) => rest));
+  const sent = providers.flatMap((p) =>
+    p.requests.map(({ signal: _signal, sessionId: _sessionId, prefixLength: _prefixLength, ...rest }) => rest),
+  );
   expect(reconstructRequests(agent.session.events).map((r) => r.request)).toEqual(sent);
 }

@@ -3,7 +3,13 @@
 // sections over frozen inputs, and the result renders to one string.
 import { describe, expect, test } from "vitest";
 import { HookBus } from "../../src/hooks/index.js";
-import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSection, PromptSections } from "../../src/prompt/index.js";
+import {
+  assembleSystemPrompt,
+  PromptError,
+  type PromptHooks,
+  type PromptSection,
+  PromptSections,
+} from "../../src/prompt/index.js";
 
 const section = (name: string, order: number, text: string): PromptSection => ({ name, order, text });
 const base = [section("identity", 0, "You are {{name}}."), section("rules", 10, "Be brief.")];
@@ -37,7 +43,10 @@ describe("assembleSystemPrompt", () => {
   test("a listener's output can differ from call to call", async () => {
     const bus = new HookBus<PromptHooks>();
     let step = 0;
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("step", 99, `step ${++step}`)]);
+    bus.on("system-prompt/assemble", async (_s, _v, next) => [
+      ...(await next()),
+      section("step", 99, `step ${++step}`),
+    ]);
     expect(await assembleSystemPrompt(bus, [], {})).toBe("step 1");
     expect(await assembleSystemPrompt(bus, [], {})).toBe("step 2");
   });
@@ -55,7 +64,10 @@ describe("assembleSystemPrompt", () => {
 
   test("a listener can add a section, which is sorted and interpolated like the others", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("greeting", 5, "Hello from {{name}}.")]);
+    bus.on("system-prompt/assemble", async (_s, _v, next) => [
+      ...(await next()),
+      section("greeting", 5, "Hello from {{name}}."),
+    ]);
     expect(await assembleSystemPrompt(bus, base, vars)).toBe("You are Keelson.\n\nHello from Keelson.\n\nBe brief.");
   });
 
@@ -67,7 +79,9 @@ describe("assembleSystemPrompt", () => {
 
   test("a listener can rewrite a section", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => (await next()).map((s) => (s.name === "rules" ? { ...s, text: "Be thorough." } : s)));
+    bus.on("system-prompt/assemble", async (_s, _v, next) =>
+      (await next()).map((s) => (s.name === "rules" ? { ...s, text: "Be thorough." } : s)),
+    );
     expect(await assembleSystemPrompt(bus, base, vars)).toBe("You are Keelson.\n\nBe thorough.");
   });
 

@@ -22,7 +22,9 @@ describe("interpolate", () => {
   });
 
   test("accepts dotted and dashed names as one variable", () => {
-    expect(interpolate("{{user.name}} {{os-release}}", { "user.name": "ada", "os-release": "linux" })).toBe("ada linux");
+    expect(interpolate("{{user.name}} {{os-release}}", { "user.name": "ada", "os-release": "linux" })).toBe(
+      "ada linux",
+    );
   });
 
   test("leaves text without placeholders unchanged", () => {
@@ -38,7 +40,11 @@ describe("interpolate", () => {
   });
 
   describe("an unknown variable", () => {
-    const failure = (): PromptError => thrown(() => interpolate("Hello {{ user }} in {{cwd}}", { cwd: "/w", model: "m" }, "prompt section greeting"), PromptError);
+    const failure = (): PromptError =>
+      thrown(
+        () => interpolate("Hello {{ user }} in {{cwd}}", { cwd: "/w", model: "m" }, "prompt section greeting"),
+        PromptError,
+      );
 
     test("throws PromptError 'unknown-variable'", () => {
       expect(failure().code).toBe("unknown-variable");
@@ -69,7 +75,10 @@ describe("renderSections", () => {
   });
 
   test("interpolates every section", () => {
-    const out = renderSections([section("id", 0, "You are {{name}}."), section("cwd", 1, "Work in {{ cwd }}.")], { name: "Keelson", cwd: "/work" });
+    const out = renderSections([section("id", 0, "You are {{name}}."), section("cwd", 1, "Work in {{ cwd }}.")], {
+      name: "Keelson",
+      cwd: "/work",
+    });
     expect(out).toBe("You are Keelson.\n\nWork in /work.");
   });
 
@@ -83,7 +92,10 @@ describe("renderSections", () => {
   });
 
   test("drops empty and whitespace-only sections without leaving stray separators", () => {
-    const out = renderSections([section("a", 0, "A."), section("empty", 1, ""), section("blank", 2, " \n\t "), section("b", 3, "B.")], {});
+    const out = renderSections(
+      [section("a", 0, "A."), section("empty", 1, ""), section("blank", 2, " \n\t "), section("b", 3, "B.")],
+      {},
+    );
     expect(out).toBe("A.\n\nB.");
   });
 
@@ -96,7 +108,10 @@ describe("renderSections", () => {
   });
 
   test("an unknown variable throws 'unknown-variable' naming the section", () => {
-    const error = thrown(() => renderSections([section("ok", 0, "fine"), section("greeting", 1, "Hi {{who}}")], { cwd: "/" }), PromptError);
+    const error = thrown(
+      () => renderSections([section("ok", 0, "fine"), section("greeting", 1, "Hi {{who}}")], { cwd: "/" }),
+      PromptError,
+    );
     expect(error.code).toBe("unknown-variable");
     expect(error.message).toContain("greeting");
     expect(error.message).toContain("{{who}}");
@@ -104,7 +119,9 @@ describe("renderSections", () => {
   });
 
   test("an unknown variable in an otherwise empty-looking section still throws", () => {
-    expect(thrown(() => renderSections([section("opt", 0, "  {{missing}}  ")], {}), PromptError).code).toBe("unknown-variable");
+    expect(thrown(() => renderSections([section("opt", 0, "  {{missing}}  ")], {}), PromptError).code).toBe(
+      "unknown-variable",
+    );
   });
 
   test("does not reorder or modify its input array", () => {
@@ -115,12 +132,21 @@ describe("renderSections", () => {
 
   test("is deterministic: the same sections in any input order give the same bytes", () => {
     const sectionsArb = fc.uniqueArray(
-      fc.record({ name: fc.string({ minLength: 1, maxLength: 6 }), order: fc.integer({ min: -5, max: 5 }), text: fc.string({ maxLength: 12 }).map((t) => t.replaceAll("{", "(")) }),
+      fc.record({
+        name: fc.string({ minLength: 1, maxLength: 6 }),
+        order: fc.integer({ min: -5, max: 5 }),
+        text: fc.string({ maxLength: 12 }).map((t) => t.replaceAll("{", "(")),
+      }),
       { selector: (s) => s.name, maxLength: 8 },
     );
     fc.assert(
       fc.property(
-        sectionsArb.chain((sections) => fc.tuple(fc.constant(sections), fc.shuffledSubarray(sections, { minLength: sections.length, maxLength: sections.length }))),
+        sectionsArb.chain((sections) =>
+          fc.tuple(
+            fc.constant(sections),
+            fc.shuffledSubarray(sections, { minLength: sections.length, maxLength: sections.length }),
+          ),
+        ),
         ([sections, shuffled]) => {
           const once = renderSections(sections, {});
           expect(renderSections(sections, {})).toBe(once);

@@ -29,7 +29,14 @@ describe("PromptSections", () => {
 
   test("lists by ascending order, ties broken by name, whatever the insertion order", () => {
     const registry = new PromptSections();
-    for (const s of [section("zeta", 1), section("beta", 2), section("alpha", 2), section("omega", -3), section("mid", 1.5)]) registry.set(s);
+    for (const s of [
+      section("zeta", 1),
+      section("beta", 2),
+      section("alpha", 2),
+      section("omega", -3),
+      section("mid", 1.5),
+    ])
+      registry.set(s);
     expect(names(registry.list())).toEqual(["omega", "zeta", "mid", "alpha", "beta"]);
   });
 
@@ -197,7 +204,10 @@ describe("PromptSections", () => {
     });
 
     test("the message names the offending section", () => {
-      const error = thrown(() => new PromptSections().set({ name: "rules", order: Number.NaN, text: "t" }), PromptError);
+      const error = thrown(
+        () => new PromptSections().set({ name: "rules", order: Number.NaN, text: "t" }),
+        PromptError,
+      );
       expect(error.message).toContain("rules");
     });
 

@@ -27,14 +27,17 @@ function specRequest(h: EpochHeader, history: readonly Message[]): Record<string
   };
 }
 
-const isPrefixOf = (a: readonly Message[], b: readonly Message[]): boolean => a.length <= b.length && JSON.stringify(b.slice(0, a.length)) === JSON.stringify(a);
+const isPrefixOf = (a: readonly Message[], b: readonly Message[]): boolean =>
+  a.length <= b.length && JSON.stringify(b.slice(0, a.length)) === JSON.stringify(a);
 
 describe("reconstructRequests over random logs", () => {
   test("there is one request per step/start, in log order, naming its turn and step", () => {
     fc.assert(
       fc.property(reconstructedArb, ({ events, requests }) => {
         const starts = events.filter((e) => e.type === "step/start") as SessionEvent<"step/start">[];
-        expect(requests.map((r) => [r.stepStartSeq, r.turn, r.step])).toEqual(starts.map((e) => [e.seq, e.data.turn, e.data.step]));
+        expect(requests.map((r) => [r.stepStartSeq, r.turn, r.step])).toEqual(
+          starts.map((e) => [e.seq, e.data.turn, e.data.step]),
+        );
       }),
       RUNS,
     );
@@ -64,7 +67,8 @@ describe("reconstructRequests over random logs", () => {
   test("each header is the fold of the events logged before dispatch (P14)", () => {
     fc.assert(
       fc.property(reconstructedArb, ({ events, requests }) => {
-        for (const r of requests) expect(r.header).toStrictEqual(foldRequestHeader(events.slice(0, dispatchIndex(events, r.stepStartSeq))));
+        for (const r of requests)
+          expect(r.header).toStrictEqual(foldRequestHeader(events.slice(0, dispatchIndex(events, r.stepStartSeq))));
       }),
       RUNS,
     );
@@ -144,7 +148,10 @@ describe("append-extension with an unchanged header (P18, header-only form)", ()
   const unchangedOpsArb = fc.array(
     logOpArb
       .filter((op) => op.kind === "turn" || op.kind === "inject")
-      .map((op): LogOp => (op.kind === "turn" ? { kind: "turn", steps: op.steps.map((s) => ({ ...s, change: "none" as const })) } : op)),
+      .map(
+        (op): LogOp =>
+          op.kind === "turn" ? { kind: "turn", steps: op.steps.map((s) => ({ ...s, change: "none" as const })) } : op,
+      ),
     { maxLength: 10 },
   );
 
@@ -168,7 +175,10 @@ describe("append-extension with an unchanged header (P18, header-only form)", ()
         turns.forEach((steps, t) => {
           driver.turn({
             prompt: `prompt ${t}`,
-            steps: steps.map((calls, i) => ({ text: `answer ${t}.${i}`, toolCalls: Array.from({ length: calls }, (_, k) => ({ name: "read", args: `{"path":"f${k}"}` })) })),
+            steps: steps.map((calls, i) => ({
+              text: `answer ${t}.${i}`,
+              toolCalls: Array.from({ length: calls }, (_, k) => ({ name: "read", args: `{"path":"f${k}"}` })),
+            })),
           });
         });
         const requests = reconstructRequests(driver.session.events);

@@ -4,7 +4,15 @@ import type { EpochHeader } from "../../src/header/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { ReconstructError, reconstructRequests } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
-import { baseHeader, compactedLog, LogDriver, newSession, sessionWithOpen, text, twoTurnLog } from "../support/builders.js";
+import {
+  baseHeader,
+  compactedLog,
+  LogDriver,
+  newSession,
+  sessionWithOpen,
+  text,
+  twoTurnLog,
+} from "../support/builders.js";
 import { undefinedPaths } from "./support.js";
 import { thrown } from "../support/thrown.js";
 
@@ -21,7 +29,9 @@ const letMeRead: Message = {
 };
 const buyMilk: Message = {
   role: "tool",
-  content: [{ type: "tool-result", callId: "call_s-test_1", content: [{ type: "text", text: "buy milk" }], isError: false }],
+  content: [
+    { type: "tool-result", callId: "call_s-test_1", content: [{ type: "text", text: "buy milk" }], isError: false },
+  ],
 };
 const itSays: Message = { role: "assistant", content: [{ type: "text", text: "It says: buy milk." }] };
 const thanks: Message = { role: "user", content: [{ type: "text", text: "Thanks!" }] };
@@ -48,7 +58,11 @@ describe("reconstructRequests on the two-turn log", () => {
   });
 
   test("each request names its turn, step and step/start seq", () => {
-    const found = reconstructRequests(twoTurnLog().events).map(({ turn, step, stepStartSeq }) => ({ turn, step, stepStartSeq }));
+    const found = reconstructRequests(twoTurnLog().events).map(({ turn, step, stepStartSeq }) => ({
+      turn,
+      step,
+      stepStartSeq,
+    }));
     expect(found).toStrictEqual([
       { turn: 1, step: 1, stepStartSeq: 2 },
       { turn: 1, step: 2, stepStartSeq: 8 },
@@ -74,7 +88,9 @@ describe("reconstructRequests on the two-turn log", () => {
   test("a stored (JSON round-tripped) log reconstructs to the same requests", () => {
     const events = twoTurnLog().events;
     const stored = JSON.parse(JSON.stringify(events)) as SessionEvent[];
-    expect(reconstructRequests(stored).map((r) => r.request)).toStrictEqual(reconstructRequests(events).map((r) => r.request));
+    expect(reconstructRequests(stored).map((r) => r.request)).toStrictEqual(
+      reconstructRequests(events).map((r) => r.request),
+    );
   });
 });
 
@@ -94,7 +110,10 @@ describe("the message prefix", () => {
   });
 
   test("the history never includes the prefix", () => {
-    const session = new LogDriver(newSession(), baseHeader({ messagePrefix: prefix })).turn({ prompt: "What is in notes.txt?", steps: [{ text: "ok" }] }).session;
+    const session = new LogDriver(newSession(), baseHeader({ messagePrefix: prefix })).turn({
+      prompt: "What is in notes.txt?",
+      steps: [{ text: "ok" }],
+    }).session;
     const [r] = reconstructRequests(session.events);
     expect(r!.history).toStrictEqual([askNotes]);
     expect(r!.header.messagePrefix).toStrictEqual(prefix);
@@ -103,8 +122,12 @@ describe("the message prefix", () => {
 
 describe("absent values", () => {
   test("absent system, tools and prefix are omitted keys, and no value anywhere is undefined", () => {
-    const session = new LogDriver(newSession(), { config: { model: "m" }, system: "", tools: [], messagePrefix: [] }).turn({ prompt: "hi", steps: [{ text: "hello" }] })
-      .session;
+    const session = new LogDriver(newSession(), {
+      config: { model: "m" },
+      system: "",
+      tools: [],
+      messagePrefix: [],
+    }).turn({ prompt: "hi", steps: [{ text: "hello" }] }).session;
     const [r] = reconstructRequests(session.events);
     expect(Object.keys(r!.request).sort()).toEqual(["messages", "model"]);
     expect(undefinedPaths(r!.request)).toEqual([]);
@@ -114,14 +137,23 @@ describe("absent values", () => {
   test("every config field, including extra provider fields, is carried onto the request", () => {
     const config = { model: "m", temperature: 0.2, stop: ["END"], x_seed: 7, x_meta: { tier: "batch" } };
     const session = new LogDriver(newSession(), { config }).turn({ prompt: "hi", steps: [{ text: "hello" }] }).session;
-    expect(reconstructRequests(session.events)[0]!.request).toStrictEqual({ ...config, messages: [{ role: "user", content: [text("hi")] }] });
+    expect(reconstructRequests(session.events)[0]!.request).toStrictEqual({
+      ...config,
+      messages: [{ role: "user", content: [text("hi")] }],
+    });
   });
 });
 
 describe("the header at dispatch", () => {
   test("a header change logged right after step/start applies to that step's request", () => {
     const changed: EpochHeader = baseHeader({ system: `${SYSTEM}\nCite files.` });
-    const session = new LogDriver().turn({ prompt: "go", steps: [{ text: "one", toolCalls: [{ name: "read" }] }, { header: changed, text: "two" }] }).session;
+    const session = new LogDriver().turn({
+      prompt: "go",
+      steps: [
+        { text: "one", toolCalls: [{ name: "read" }] },
+        { header: changed, text: "two" },
+      ],
+    }).session;
     const [first, second] = reconstructRequests(session.events);
     expect(session.events[second!.stepStartSeq + 1]!.type).toBe("request/header-delta");
     expect(first!.request.system).toBe(SYSTEM);
@@ -169,23 +201,44 @@ describe("the header at dispatch", () => {
 describe("replaces on the surface", () => {
   test("a compaction replace between steps changes later requests' histories but not earlier ones", () => {
     const requests = reconstructRequests(compactedLog().events);
-    expect(requests.map((r) => r.history)).toStrictEqual([[askNotes], [askNotes, letMeRead, buyMilk], [summary, thanks]]);
+    expect(requests.map((r) => r.history)).toStrictEqual([
+      [askNotes],
+      [askNotes, letMeRead, buyMilk],
+      [summary, thanks],
+    ]);
   });
 
   test("requests before a compaction equal those reconstructed from the log cut before it", () => {
     const events = compactedLog().events;
     const cut = events.findIndex((e) => e.type === "compact/start");
     const before = reconstructRequests(events.slice(0, cut));
-    expect(reconstructRequests(events).slice(0, before.length).map((r) => r.request)).toStrictEqual(before.map((r) => r.request));
+    expect(
+      reconstructRequests(events)
+        .slice(0, before.length)
+        .map((r) => r.request),
+    ).toStrictEqual(before.map((r) => r.request));
   });
 
   test("a pruned tool result is replaced in later requests only", () => {
-    const s = new LogDriver().turn({ prompt: "What is in notes.txt?", steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }] }).session;
+    const s = new LogDriver().turn({
+      prompt: "What is in notes.txt?",
+      steps: [
+        { text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] },
+        { text: "It says: buy milk." },
+      ],
+    }).session;
     s.append("turn/start", { turn: 2, trigger: "prune" });
-    s.append("tool/result", { turn: 1, step: 1, callId: "call_s-test_1", content: [text("[pruned]")], isError: false }, { op: "replace", start: 2, end: 2 });
+    s.append(
+      "tool/result",
+      { turn: 1, step: 1, callId: "call_s-test_1", content: [text("[pruned]")], isError: false },
+      { op: "replace", start: 2, end: 2 },
+    );
     s.append("turn/end", { turn: 2, reason: { kind: "completed" } });
     new LogDriver(s, baseHeader()).turn({ prompt: "Thanks!", steps: [{ text: "You're welcome." }] });
-    const pruned: Message = { role: "tool", content: [{ type: "tool-result", callId: "call_s-test_1", content: [text("[pruned]")], isError: false }] };
+    const pruned: Message = {
+      role: "tool",
+      content: [{ type: "tool-result", callId: "call_s-test_1", content: [text("[pruned]")], isError: false }],
+    };
     expect(reconstructRequests(s.events).map((r) => r.history)).toStrictEqual([
       [askNotes],
       [askNotes, letMeRead, buyMilk],
@@ -194,7 +247,10 @@ describe("replaces on the surface", () => {
   });
 
   test("a replace beyond the surface (in a log that bypassed Session) is bad-replace", () => {
-    const events = JSON.parse(JSON.stringify(compactedLog().events)) as { surfaceOp?: unknown; sourceEventSeqs?: unknown }[];
+    const events = JSON.parse(JSON.stringify(compactedLog().events)) as {
+      surfaceOp?: unknown;
+      sourceEventSeqs?: unknown;
+    }[];
     const replace = events.find((e) => typeof e.surfaceOp === "object")!;
     replace.surfaceOp = { op: "replace", start: 0, end: 9 };
     const error = reconstructError(() => reconstructRequests(events as SessionEvent[]));

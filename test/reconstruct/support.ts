@@ -5,7 +5,8 @@ import { type EpochHeader, HeaderWriter } from "../../src/header/index.js";
 import type { Message } from "../../src/messages/index.js";
 import { deriveEventMessage, type SessionEvent } from "../../src/session/index.js";
 
-export const isHeaderEvent = (e: SessionEvent): boolean => e.type === "request/header" || e.type === "request/header-delta";
+export const isHeaderEvent = (e: SessionEvent): boolean =>
+  e.type === "request/header" || e.type === "request/header-delta";
 
 /** Index just past the header events that directly follow the step/start at `stepStartSeq`. */
 export function dispatchIndex(events: readonly SessionEvent[], stepStartSeq: number): number {
@@ -30,7 +31,8 @@ export function naiveHistory(events: readonly SessionEvent[]): Message[] {
 export function undefinedPaths(value: unknown, path = "$"): string[] {
   if (value === undefined) return [path];
   if (Array.isArray(value)) return value.flatMap((v, i) => undefinedPaths(v, `${path}[${i}]`));
-  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => undefinedPaths(v, `${path}.${k}`));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => undefinedPaths(v, `${path}.${k}`));
   return [];
 }
 

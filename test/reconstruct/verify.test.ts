@@ -23,7 +23,8 @@ function resequenced(events: RawEvent[]): RawEvent[] {
   return events.map((e, i) => ({ ...e, seq: i }));
 }
 
-const indexOf = (events: readonly RawEvent[], type: string, nth = 0): number => events.map((e, i) => (e.type === type ? i : -1)).filter((i) => i >= 0)[nth]!;
+const indexOf = (events: readonly RawEvent[], type: string, nth = 0): number =>
+  events.map((e, i) => (e.type === type ? i : -1)).filter((i) => i >= 0)[nth]!;
 
 function expectSingleIssue(report: LogReport, code: string, seq?: number): void {
   expect(report.ok).toBe(false);
@@ -76,7 +77,13 @@ describe("verifyLog names each corruption", () => {
 
   test("an event outside any turn is a structure issue", () => {
     const events = rawEvents(twoTurnLog());
-    events.push({ type: "context/message", seq: events.length, time: 1, data: { content: [{ type: "text", text: "late" }], source: "inject" }, surfaceOp: "append" });
+    events.push({
+      type: "context/message",
+      seq: events.length,
+      time: 1,
+      data: { content: [{ type: "text", text: "late" }], source: "inject" },
+      surfaceOp: "append",
+    });
     expectSingleIssue(verifyLog(events), "structure", events.length - 1);
   });
 
@@ -127,7 +134,12 @@ describe("verifyLog names each corruption", () => {
   test("a delta that does not apply to the fold is delta-mismatch", () => {
     const events = rawEvents(twoTurnLog());
     const at = indexOf(events, "request/header") + 1;
-    events.splice(at, 0, { type: "request/header-delta", seq: at, time: 1, data: { tools: { added: [], removed: ["write"], changed: [] } } });
+    events.splice(at, 0, {
+      type: "request/header-delta",
+      seq: at,
+      time: 1,
+      data: { tools: { added: [], removed: ["write"], changed: [] } },
+    });
     expectSingleIssue(verifyLog(resequenced(events)), "delta-mismatch", at);
   });
 
@@ -189,7 +201,15 @@ describe("verifyLog accepts logs the loop legitimately writes", () => {
 });
 
 describe("verifyLog never throws", () => {
-  const junk = fc.oneof(fc.constant(null), fc.constant(undefined), fc.integer({ min: -2, max: 40 }), fc.string({ maxLength: 3 }), fc.constant([]), fc.constant({}), fc.constant({ op: "replace", start: 0, end: 1 }));
+  const junk = fc.oneof(
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.integer({ min: -2, max: 40 }),
+    fc.string({ maxLength: 3 }),
+    fc.constant([]),
+    fc.constant({}),
+    fc.constant({ op: "replace", start: 0, end: 1 }),
+  );
 
   test("whatever single field of a random log is overwritten, the damage is reported, not thrown", () => {
     fc.assert(
@@ -210,7 +230,10 @@ describe("verifyLog never throws", () => {
     ["a null event", [null]],
     ["a number", [7]],
     ["an empty object", [{}]],
-    ["an event with unknown envelope keys", [{ type: "turn/start", seq: 0, time: 0, data: { turn: 1, trigger: "send" }, extra: true }]],
+    [
+      "an event with unknown envelope keys",
+      [{ type: "turn/start", seq: 0, time: 0, data: { turn: 1, trigger: "send" }, extra: true }],
+    ],
   ])("%s is reported as an issue", (_what, events) => {
     const report = verifyLog(events);
     expect(report.ok).toBe(false);

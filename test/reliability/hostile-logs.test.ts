@@ -14,8 +14,10 @@ test(
   `hostile logs: ${suite.fastTrials} corrupted logs each load identically, repaired, as a clean prefix or faithful rewrite, or are refused with a typed error`,
   async () => {
     const result = await runFastSlice(suite);
-    for (const outcome of ["identical", "repaired", "prefix", "rewritten", "rejected"]) expect(result.counts[outcome], outcome).toBeGreaterThan(0);
-    const outcomesOf = (kind: string): string[] => Object.keys(result.counts).filter((key) => key.startsWith(`${kind}/`));
+    for (const outcome of ["identical", "repaired", "prefix", "rewritten", "rejected"])
+      expect(result.counts[outcome], outcome).toBeGreaterThan(0);
+    const outcomesOf = (kind: string): string[] =>
+      Object.keys(result.counts).filter((key) => key.startsWith(`${kind}/`));
     for (const kind of CORRUPTION_KINDS) expect(outcomesOf(kind).length, `${kind} was never tried`).toBeGreaterThan(0);
     // A respelling changes no value, so it must load identically; nothing in an empty or foreign file may load.
     expect(outcomesOf("noop")).toEqual(["noop/identical"]);

@@ -29,7 +29,13 @@ describe("Session.append commits events", () => {
     const s = sessionWithOpen("turn");
     const e = s.append("user/message", { content: [text("hi")], source: "user" });
     expect(s.events[e.seq]).toBe(e);
-    expect(e).toEqual({ type: "user/message", seq: 1, time: e.time, data: { content: [text("hi")], source: "user" }, surfaceOp: "append" });
+    expect(e).toEqual({
+      type: "user/message",
+      seq: 1,
+      time: e.time,
+      data: { content: [text("hi")], source: "user" },
+      surfaceOp: "append",
+    });
   });
 
   test("time comes from the session's clock", () => {
@@ -106,7 +112,9 @@ describe("Session.append commits events", () => {
 
   test("unknown extra payload keys are kept (a newer writer may add them)", () => {
     const s = sessionWithOpen("turn");
-    const e = appendRaw(s, "user/message", { content: [text("x")], source: "user", extra: { v: 1 } }) as { data: unknown };
+    const e = appendRaw(s, "user/message", { content: [text("x")], source: "user", extra: { v: 1 } }) as {
+      data: unknown;
+    };
     expect(e.data).toEqual({ content: [text("x")], source: "user", extra: { v: 1 } });
   });
 });
@@ -144,7 +152,10 @@ describe("Session.append rejects data that is not lossless JSON and leaves the l
 
   test("the error's cause is the JsonError naming the path inside data", () => {
     const s = busySession();
-    const error = expectSessionError(() => appendRaw(s, "user/message", { content: [text("x")], source: "user", meta: { w: -0 } }), "invalid-data");
+    const error = expectSessionError(
+      () => appendRaw(s, "user/message", { content: [text("x")], source: "user", meta: { w: -0 } }),
+      "invalid-data",
+    );
     expect(error.cause).toMatchObject({ name: "JsonError", code: "negative-zero", path: "data.meta.w" });
   });
 
@@ -161,7 +172,11 @@ describe("Session.append rejects payloads that do not fit the type and leaves th
     ["a user message without content", "user/message", { source: "user" }],
     ["a user message without source", "user/message", { content: [text("x")] }],
     ["content that is not an array", "user/message", { content: "hi", source: "user" }],
-    ["a content block of the wrong kind for the role", "user/message", { content: [{ type: "tool-call", callId: "c", name: "n", arguments: "{}" }], source: "user" }],
+    [
+      "a content block of the wrong kind for the role",
+      "user/message",
+      { content: [{ type: "tool-call", callId: "c", name: "n", arguments: "{}" }], source: "user" },
+    ],
     ["a text block without text", "context/message", { content: [{ type: "text" }], source: "inject" }],
     ["a steering message with a string turn", "steering/message", { turn: "1", content: [text("x")], source: "user" }],
     ["data that is not an object", "user/message", [text("x")]],
@@ -171,7 +186,11 @@ describe("Session.append rejects payloads that do not fit the type and leaves th
     ["a turn number of 0", "turn/end", { turn: 0, reason: { kind: "completed" } }],
     ["a fractional turn number", "steering/message", { turn: 1.5, content: [text("x")], source: "user" }],
     ["a request/header with an unknown reason", "request/header", { header: {}, reason: "whim" }],
-    ["a compact/start with a negative token estimate", "compact/start", { turn: 3, trigger: "auto", estimatedTokens: -1 }],
+    [
+      "a compact/start with a negative token estimate",
+      "compact/start",
+      { turn: 3, trigger: "auto", estimatedTokens: -1 },
+    ],
   ];
 
   test.each(cases)("rejects %s with invalid-data", (_name, type, data) => {
@@ -181,7 +200,11 @@ describe("Session.append rejects payloads that do not fit the type and leaves th
 
   test("rejects an unknown event type with invalid-event", () => {
     const s = busySession();
-    const error = expectRejectedUnchanged(s, () => appendRaw(s, "user/shout", { content: [text("x")], source: "user" }), "invalid-event");
+    const error = expectRejectedUnchanged(
+      s,
+      () => appendRaw(s, "user/shout", { content: [text("x")], source: "user" }),
+      "invalid-event",
+    );
     expect(error.message).toContain("user/shout");
   });
 
@@ -192,7 +215,10 @@ describe("Session.append rejects payloads that do not fit the type and leaves th
 
   test("the error message names the offending field", () => {
     const s = busySession();
-    const error = expectSessionError(() => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "error", step: 1 } }), "invalid-data");
+    const error = expectSessionError(
+      () => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "error", step: 1 } }),
+      "invalid-data",
+    );
     expect(error.message).toContain("reason.message");
   });
 });
@@ -200,8 +226,16 @@ describe("Session.append rejects payloads that do not fit the type and leaves th
 describe("Session.append validates surface metadata", () => {
   test("a surfaceOp on a non-surface event is rejected and the log is unchanged", () => {
     const s = busySession();
-    expectRejectedUnchanged(s, () => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "completed" } }, "append"), "invalid-surface-op");
-    expectRejectedUnchanged(s, () => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "completed" } }, { op: "replace", start: 0, end: 0 }), "invalid-surface-op");
+    expectRejectedUnchanged(
+      s,
+      () => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "completed" } }, "append"),
+      "invalid-surface-op",
+    );
+    expectRejectedUnchanged(
+      s,
+      () => appendRaw(s, "turn/end", { turn: 3, reason: { kind: "completed" } }, { op: "replace", start: 0, end: 0 }),
+      "invalid-surface-op",
+    );
   });
 
   test.each([
@@ -212,7 +246,11 @@ describe("Session.append validates surface metadata", () => {
     ["an unknown op", { op: "delete", start: 0, end: 0 }],
   ])("a malformed surfaceOp (%s) is rejected with invalid-surface-op", (_name, op) => {
     const s = busySession();
-    expectRejectedUnchanged(s, () => appendRaw(s, "user/message", { content: [text("x")], source: "user" }, op), "invalid-surface-op");
+    expectRejectedUnchanged(
+      s,
+      () => appendRaw(s, "user/message", { content: [text("x")], source: "user" }, op),
+      "invalid-surface-op",
+    );
   });
 
   // `append` promises a SessionError for every rejection; a surfaceOp that is not lossless JSON

@@ -16,7 +16,10 @@ function strings(value: unknown): string[] {
 }
 
 /** Replays `events` into a fresh session one append at a time, calling `after` after each. */
-function replay(events: readonly SessionEvent[], after: (s: Session, appended: SessionEvent, index: number) => void): Session {
+function replay(
+  events: readonly SessionEvent[],
+  after: (s: Session, appended: SessionEvent, index: number) => void,
+): Session {
   const s = newSession();
   events.forEach((e, i) => {
     const appended = s.append(e.type, e.data as never, e.surfaceOp);
@@ -141,7 +144,17 @@ describe("deriveEventMessage", () => {
     const s = twoTurnLog();
     const result = s.events.find((e) => e.type === "tool/result")!;
     const m = deriveEventMessage(result);
-    expect(m).toEqual({ role: "tool", content: [{ type: "tool-result", callId: (result.data as { callId: string }).callId, content: [text("buy milk")], isError: false }] });
+    expect(m).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          callId: (result.data as { callId: string }).callId,
+          content: [text("buy milk")],
+          isError: false,
+        },
+      ],
+    });
     expect(isDeepFrozen(m)).toBe(true);
   });
 

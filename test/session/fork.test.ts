@@ -61,7 +61,14 @@ describe("forkSession", () => {
     const parent = parentWithOpenTail();
     const child = forkSession(parent, { id: "child-1", createdAt: 5 });
     const seedLength = turnEnds(parent).at(-1)! + 1;
-    expect(child.header).toEqual({ version: 1, id: "child-1", createdAt: 5, cwd: "/work", parentSession: parent.id, seedLength });
+    expect(child.header).toEqual({
+      version: 1,
+      id: "child-1",
+      createdAt: 5,
+      cwd: "/work",
+      parentSession: parent.id,
+      seedLength,
+    });
     expect(child.events).toEqual(parent.events.slice(0, seedLength));
     expect(child.openTurn).toBeNull();
     expect(child.lastTurn).toBe(2);
@@ -105,7 +112,10 @@ describe("forkSession", () => {
   test("the child can continue with the next turn, and its log verifies", () => {
     const parent = twoTurnLog();
     const child = forkSession(parent, { atSeq: turnEnds(parent)[0]! });
-    new LogDriver(child).turn({ prompt: "a different second turn", steps: [{ text: "ok", toolCalls: [{ name: "read" }] }] });
+    new LogDriver(child).turn({
+      prompt: "a different second turn",
+      steps: [{ text: "ok", toolCalls: [{ name: "read" }] }],
+    });
     expect(child.lastTurn).toBe(2);
     child.events.forEach((e, i) => {
       expect(e.seq).toBe(i);

@@ -100,10 +100,28 @@ describe("Session.fromLog accepts a valid log", () => {
 
 describe("Session.fromLog rejects a bad log, naming the first bad event", () => {
   test.each([
-    ["a seq gap", (es: RawEvent[]) => { es.splice(3, 1); }, 3],
-    ["a duplicated seq", (es: RawEvent[]) => { es.splice(3, 0, es[2]!); }, 3],
+    [
+      "a seq gap",
+      (es: RawEvent[]) => {
+        es.splice(3, 1);
+      },
+      3,
+    ],
+    [
+      "a duplicated seq",
+      (es: RawEvent[]) => {
+        es.splice(3, 0, es[2]!);
+      },
+      3,
+    ],
     ["a seq that is a string", set(2, "seq", "2"), 2],
-    ["a log that does not start at 0", (es: RawEvent[]) => { es.shift(); }, 0],
+    [
+      "a log that does not start at 0",
+      (es: RawEvent[]) => {
+        es.shift();
+      },
+      0,
+    ],
   ])("%s is rejected with seq-mismatch", (_name, edit: Edit, at) => {
     const { header, events } = corrupted(edit);
     const error = expectSessionError(() => Session.fromLog(header, events), "seq-mismatch");
@@ -118,7 +136,13 @@ describe("Session.fromLog rejects a bad log, naming the first bad event", () => 
     ["sourceEventSeqs on an append", set(1, "sourceEventSeqs", []), 1],
     ["a negative time", set(2, "time", -1), 2],
     ["a missing time", unset(2, "time"), 2],
-    ["an event that is not an object", (es: RawEvent[]) => { (es as unknown[])[1] = "user/message"; }, 1],
+    [
+      "an event that is not an object",
+      (es: RawEvent[]) => {
+        (es as unknown[])[1] = "user/message";
+      },
+      1,
+    ],
   ])("%s is rejected with invalid-event", (_name, edit: Edit, at) => {
     const { header, events } = corrupted(edit);
     expect(expectSessionError(() => Session.fromLog(header, events), "invalid-event").seq).toBe(at);
@@ -134,12 +158,13 @@ describe("Session.fromLog rejects a bad log, naming the first bad event", () => 
     }
   });
 
-  test.each([
-    ["a malformed surfaceOp", set(1, "surfaceOp", { op: "replace", start: "0", end: 1 })],
-  ])("%s is rejected with invalid-surface-op", (_name, edit) => {
-    const { header, events } = corrupted(edit);
-    expectSessionError(() => Session.fromLog(header, events), "invalid-surface-op");
-  });
+  test.each([["a malformed surfaceOp", set(1, "surfaceOp", { op: "replace", start: "0", end: 1 })]])(
+    "%s is rejected with invalid-surface-op",
+    (_name, edit) => {
+      const { header, events } = corrupted(edit);
+      expectSessionError(() => Session.fromLog(header, events), "invalid-surface-op");
+    },
+  );
 
   test("a replace whose sourceEventSeqs are not the shadowed nodes is rejected with replace-provenance-mismatch", () => {
     const { header, events } = corrupted((es) => {
@@ -171,13 +196,18 @@ describe("Session.fromLog rejects a bad log, naming the first bad event", () => 
   });
 
   test("a payload that does not fit its type is rejected with invalid-data", () => {
-    const { header, events } = corrupted((es) => { delete (es[1]!.data as RawEvent).source; });
+    const { header, events } = corrupted((es) => {
+      delete (es[1]!.data as RawEvent).source;
+    });
     expect(expectSessionError(() => Session.fromLog(header, events), "invalid-data").seq).toBe(1);
   });
 
   test("a structural break (turn 2 starting while turn 1 is still open) is rejected with structure", () => {
     const { header, events } = corrupted((es) => {
-      es.splice(indexOf(es, (e) => e.type === "turn/end"), 1);
+      es.splice(
+        indexOf(es, (e) => e.type === "turn/end"),
+        1,
+      );
       es.forEach((e, i) => {
         e.seq = i;
       });
@@ -208,10 +238,13 @@ describe("Session.fromLog validates the session header", () => {
   test.each([
     ["fromLog", Session.fromLog],
     ["fromParsedLog", Session.fromParsedLog],
-  ])("%s rejects a header that is not lossless JSON (createdAt -0, as parsed from a file) with invalid-header", (_name, load) => {
-    const header = JSON.parse('{"version":1,"id":"s-1","createdAt":-0}') as unknown;
-    expect(catchSessionError(() => load(header, [])).code).toBe("invalid-header");
-  });
+  ])(
+    "%s rejects a header that is not lossless JSON (createdAt -0, as parsed from a file) with invalid-header",
+    (_name, load) => {
+      const header = JSON.parse('{"version":1,"id":"s-1","createdAt":-0}') as unknown;
+      expect(catchSessionError(() => load(header, [])).code).toBe("invalid-header");
+    },
+  );
 
   test("a valid header with optional fields is kept as given", () => {
     const header = { ...ok, cwd: "/w", parentSession: "p-1", seedLength: 0 };

@@ -2,7 +2,13 @@
 // did not change", and an independent surface fold to compare the live session's cache against.
 import { expect } from "vitest";
 import type { Message } from "../../src/messages/index.js";
-import { deriveEventMessage, type Session, SessionError, type SessionErrorCode, type SessionEvent } from "../../src/session/index.js";
+import {
+  deriveEventMessage,
+  type Session,
+  SessionError,
+  type SessionErrorCode,
+  type SessionEvent,
+} from "../../src/session/index.js";
 import { thrown } from "../support/thrown.js";
 
 /** Runs `fn`, asserts it throws a `SessionError` with `code`, and returns the error. */

@@ -5,8 +5,14 @@ import { isPairingBalanced, toolPairingBalance } from "../../src/session/index.j
 import { text, toolCall, twoTurnLog } from "../support/builders.js";
 import { buildLog, logOpsArb } from "../support/random-log.js";
 
-const assistant = (...callIds: string[]): Message => ({ role: "assistant", content: [text("thinking"), ...callIds.map((id) => toolCall(id))] });
-const result = (callId: string): Message => ({ role: "tool", content: [{ type: "tool-result", callId, content: [text("r")], isError: false }] });
+const assistant = (...callIds: string[]): Message => ({
+  role: "assistant",
+  content: [text("thinking"), ...callIds.map((id) => toolCall(id))],
+});
+const result = (callId: string): Message => ({
+  role: "tool",
+  content: [{ type: "tool-result", callId, content: [text("r")], isError: false }],
+});
 const user = (t: string): Message => ({ role: "user", content: [text(t)] });
 
 describe("toolPairingBalance", () => {

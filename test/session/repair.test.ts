@@ -2,27 +2,44 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type { ToolCallBlock } from "../../src/messages/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { crashRepairClosers, isPairingBalanced, LogStructure, type PendingEvent, Session } from "../../src/session/index.js";
+import {
+  crashRepairClosers,
+  isPairingBalanced,
+  LogStructure,
+  type PendingEvent,
+  Session,
+} from "../../src/session/index.js";
 import { LogDriver, sessionWithOpen, text, toolCall, twoTurnLog } from "../support/builders.js";
 import { buildLog, logOpsArb } from "../support/random-log.js";
 
 /** The tool-call blocks of the last assistant message, in model order. */
 function lastCalls(s: Session): ToolCallBlock[] {
   const assistant = s.events.findLast((e) => e.type === "assistant/message")!;
-  return (assistant.data as { content: readonly { type: string }[] }).content.filter((b): b is ToolCallBlock => b.type === "tool-call");
+  return (assistant.data as { content: readonly { type: string }[] }).content.filter(
+    (b): b is ToolCallBlock => b.type === "tool-call",
+  );
 }
 
 const errorResult = (turn: number, step: number, callId: string): PendingEvent => ({
   type: "tool/result",
-  data: { turn, step, callId, content: [text("interrupted: the session ended before this tool call returned")], isError: true, error: "interrupted" },
+  data: {
+    turn,
+    step,
+    callId,
+    content: [text("interrupted: the session ended before this tool call returned")],
+    isError: true,
+    error: "interrupted",
+  },
   surfaceOp: "append",
 });
 
 /** A crashed session: one complete turn, then turn 2 with step 1 done and step 2 open, its calls partly logged. */
 function crashed(calls: readonly string[] = ["read", "write", "grep"]): Session {
-  return new LogDriver()
-    .turn({ prompt: "first", steps: [{ text: "ok" }] })
-    .openTurn("second", [{ text: "looking", toolCalls: [{ name: "read" }] }], calls.map((name) => ({ name, args: `{"tool":"${name}"}` }))).session;
+  return new LogDriver().turn({ prompt: "first", steps: [{ text: "ok" }] }).openTurn(
+    "second",
+    [{ text: "looking", toolCalls: [{ name: "read" }] }],
+    calls.map((name) => ({ name, args: `{"tool":"${name}"}` })),
+  ).session;
 }
 
 describe("crash repair of an open final turn", () => {
@@ -31,7 +48,10 @@ describe("crash repair of an open final turn", () => {
     const [a, b, c] = lastCalls(s);
     expect(s.openStep).toBe(2);
     expect(s.openTurnClosers()).toEqual([
-      { type: "tool/call", data: { turn: 2, step: 2, callId: b!.callId, name: "write", arguments: '{"tool":"write"}' } },
+      {
+        type: "tool/call",
+        data: { turn: 2, step: 2, callId: b!.callId, name: "write", arguments: '{"tool":"write"}' },
+      },
       { type: "tool/call", data: { turn: 2, step: 2, callId: c!.callId, name: "grep", arguments: '{"tool":"grep"}' } },
       errorResult(2, 2, a!.callId),
       errorResult(2, 2, b!.callId),
@@ -55,7 +75,13 @@ describe("crash repair of an open final turn", () => {
     const closers = s.openTurnClosers();
     const before = s.length;
     const appended = s.repair();
-    expect(appended.map((e) => ({ type: e.type, data: e.data, ...(e.surfaceOp === undefined ? {} : { surfaceOp: e.surfaceOp }) }))).toEqual(closers);
+    expect(
+      appended.map((e) => ({
+        type: e.type,
+        data: e.data,
+        ...(e.surfaceOp === undefined ? {} : { surfaceOp: e.surfaceOp }),
+      })),
+    ).toEqual(closers);
     expect(s.events.slice(before)).toEqual(appended);
     expect(appended.map((e) => e.seq)).toEqual(closers.map((_, i) => before + i));
     expect(s.openTurn).toBeNull();
@@ -90,7 +116,8 @@ describe("crash repair of an open final turn", () => {
   test("answered calls get no closer; logged-but-unanswered calls each get one error result", () => {
     const s = sessionWithOpen("step");
     s.append("assistant/message", { turn: 1, step: 1, content: [toolCall("c1"), toolCall("c2"), toolCall("c3")] });
-    for (const id of ["c1", "c2", "c3"]) s.append("tool/call", { turn: 1, step: 1, callId: id, name: "read", arguments: "{}" });
+    for (const id of ["c1", "c2", "c3"])
+      s.append("tool/call", { turn: 1, step: 1, callId: id, name: "read", arguments: "{}" });
     s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("ok")], isError: false });
     expect(s.openTurnClosers()).toEqual([
       errorResult(1, 1, "c2"),
@@ -164,9 +191,16 @@ describe("crash repair on random logs", () => {
     fc.assert(
       fc.property(crashArb, ({ ops, doneSteps, calls }) => {
         const s = buildLog(ops);
-        const steps = Array.from({ length: doneSteps }, (_, i) => ({ text: `step ${i}`, toolCalls: [{ name: "read" }] }));
+        const steps = Array.from({ length: doneSteps }, (_, i) => ({
+          text: `step ${i}`,
+          toolCalls: [{ name: "read" }],
+        }));
         const start = s.length;
-        new LogDriver(s).openTurn("crash here", steps, calls.map((name) => ({ name })));
+        new LogDriver(s).openTurn(
+          "crash here",
+          steps,
+          calls.map((name) => ({ name })),
+        );
         const owed = calls.length === 0 ? [] : lastCalls(s).map((b) => b.callId);
         const appended = s.repair();
         const results = appended.filter((e) => e.type === "tool/result");

@@ -17,7 +17,10 @@ function stepWithCalls(...ids: string[]): Session {
 describe("every event lies inside a turn", () => {
   test.each([
     ["a user message", (s: Session) => s.append("user/message", { content: [text("x")], source: "user" })],
-    ["a request header", (s: Session) => s.append("request/header", { header: { config: { model: "m" } }, reason: "initial" })],
+    [
+      "a request header",
+      (s: Session) => s.append("request/header", { header: { config: { model: "m" } }, reason: "initial" }),
+    ],
     ["a step", (s: Session) => s.append("step/start", { turn: 1, step: 1 })],
     ["a turn/end", (s: Session) => s.append("turn/end", { turn: 1, reason: completed })],
   ])("%s before any turn is rejected with structure", (_name, append) => {
@@ -27,7 +30,11 @@ describe("every event lies inside a turn", () => {
 
   test("an event after the last turn/end is rejected with structure", () => {
     const s = twoTurnLog();
-    expectRejectedUnchanged(s, () => s.append("context/message", { content: [text("late")], source: "inject" }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("context/message", { content: [text("late")], source: "inject" }),
+      "structure",
+    );
   });
 });
 
@@ -81,38 +88,70 @@ describe("turns and steps are numbered contiguously and nest", () => {
   test("step events must name the open turn and step", () => {
     const s = sessionWithOpen("step");
     expectRejectedUnchanged(s, () => s.append("step/end", { turn: 1, step: 2 }), "structure");
-    expectRejectedUnchanged(s, () => s.append("assistant/message", { turn: 2, step: 1, content: [text("x")] }), "structure");
-    expectRejectedUnchanged(s, () => s.append("llm/retry", { turn: 1, step: 2, attempt: 1, code: "rate-limit", delayMs: 10 }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("assistant/message", { turn: 2, step: 1, content: [text("x")] }),
+      "structure",
+    );
+    expectRejectedUnchanged(
+      s,
+      () => s.append("llm/retry", { turn: 1, step: 2, attempt: 1, code: "rate-limit", delayMs: 10 }),
+      "structure",
+    );
   });
 
   test("an assistant message outside a step is rejected", () => {
     const s = sessionWithOpen("turn");
-    expectRejectedUnchanged(s, () => s.append("assistant/message", { turn: 1, step: 1, content: [text("x")] }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("assistant/message", { turn: 1, step: 1, content: [text("x")] }),
+      "structure",
+    );
   });
 });
 
 describe("tool calls pair with results inside their step", () => {
   test("a tool/result without a logged tool/call is rejected", () => {
     const s = stepWithCalls("c1");
-    expectRejectedUnchanged(s, () => s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("r")], isError: false }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("r")], isError: false }),
+      "structure",
+    );
   });
 
   test("a tool/call for a call id the model did not produce is rejected", () => {
     const s = stepWithCalls("c1");
-    expectRejectedUnchanged(s, () => s.append("tool/call", { turn: 1, step: 1, callId: "c9", name: "read", arguments: "{}" }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/call", { turn: 1, step: 1, callId: "c9", name: "read", arguments: "{}" }),
+      "structure",
+    );
   });
 
   test("a tool/call whose name differs from the model's block is rejected", () => {
     const s = stepWithCalls("c1");
-    expectRejectedUnchanged(s, () => s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "write", arguments: "{}" }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "write", arguments: "{}" }),
+      "structure",
+    );
   });
 
   test("a call is logged once and answered once", () => {
     const s = stepWithCalls("c1");
     s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" });
-    expectRejectedUnchanged(s, () => s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" }),
+      "structure",
+    );
     s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("r")], isError: false });
-    expectRejectedUnchanged(s, () => s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("again")], isError: false }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("again")], isError: false }),
+      "structure",
+    );
   });
 
   test("step/end with an unanswered call is rejected, whether or not its tool/call was logged", () => {
@@ -130,7 +169,11 @@ describe("tool calls pair with results inside their step", () => {
 
   test("a duplicate tool-call id within one assistant message is rejected", () => {
     const s = sessionWithOpen("step");
-    expectRejectedUnchanged(s, () => s.append("assistant/message", { turn: 1, step: 1, content: [toolCall("c1"), toolCall("c1")] }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("assistant/message", { turn: 1, step: 1, content: [toolCall("c1"), toolCall("c1")] }),
+      "structure",
+    );
   });
 
   test("a tool-call id reused in a later turn is rejected", () => {
@@ -141,13 +184,21 @@ describe("tool calls pair with results inside their step", () => {
     s.append("turn/end", { turn: 1, reason: completed });
     s.append("turn/start", { turn: 2, trigger: "send" });
     s.append("step/start", { turn: 2, step: 1 });
-    expectRejectedUnchanged(s, () => s.append("assistant/message", { turn: 2, step: 1, content: [toolCall("c1")] }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("assistant/message", { turn: 2, step: 1, content: [toolCall("c1")] }),
+      "structure",
+    );
   });
 
   test("a tool/result from an earlier step cannot answer in a later one", () => {
     const s = stepWithCalls("c1");
     s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" });
-    expectRejectedUnchanged(s, () => s.append("tool/result", { turn: 1, step: 2, callId: "c1", content: [text("r")], isError: false }), "structure");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", { turn: 1, step: 2, callId: "c1", content: [text("r")], isError: false }),
+      "structure",
+    );
   });
 });
 

@@ -20,7 +20,13 @@ function compactable(): { s: Session; callId: string } {
   return { s, callId: call.callId };
 }
 
-const pruned = (callId: string, label = "[pruned]") => ({ turn: 1, step: 1, callId, content: [text(label)], isError: false });
+const pruned = (callId: string, label = "[pruned]") => ({
+  turn: 1,
+  step: 1,
+  callId,
+  content: [text(label)],
+  isError: false,
+});
 
 describe("a replace must name nodes on the surface", () => {
   test.each([
@@ -30,7 +36,11 @@ describe("a replace must name nodes on the surface", () => {
     ["start past the last node", 6, 6],
   ])("%s is rejected with replace-out-of-range and the log is unchanged", (_name, start, end) => {
     const { s } = compactable();
-    expectRejectedUnchanged(s, () => s.append("user/message", summary("x"), replace(start, end)), "replace-out-of-range");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("user/message", summary("x"), replace(start, end)),
+      "replace-out-of-range",
+    );
   });
 
   test("any replace on an empty surface is out of range", () => {
@@ -47,7 +57,11 @@ describe("a replace never separates a tool call from its result", () => {
     ["the result and what follows, leaving the call behind", 2, 5],
   ])("a region holding %s is rejected with replace-splits-tool-pair", (_name, start, end) => {
     const { s } = compactable();
-    expectRejectedUnchanged(s, () => s.append("user/message", summary("x"), replace(start, end)), "replace-splits-tool-pair");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("user/message", summary("x"), replace(start, end)),
+      "replace-splits-tool-pair",
+    );
   });
 
   test.each([
@@ -110,7 +124,10 @@ describe("a tool/result replace (pruning)", () => {
     const resultSeq = s.surfaceSeqs()[2]!;
     const e = s.append("tool/result", pruned(callId), replace(2, 2));
     expect(e.sourceEventSeqs).toEqual([resultSeq]);
-    expect(s.deriveMessages()[2]).toEqual({ role: "tool", content: [{ type: "tool-result", callId, content: [text("[pruned]")], isError: false }] });
+    expect(s.deriveMessages()[2]).toEqual({
+      role: "tool",
+      content: [{ type: "tool-result", callId, content: [text("[pruned]")], isError: false }],
+    });
   });
 
   test("may prune an already-pruned result again", () => {
@@ -122,18 +139,34 @@ describe("a tool/result replace (pruning)", () => {
 
   test("may not replace the result of another call", () => {
     const { s } = compactable();
-    expectRejectedUnchanged(s, () => s.append("tool/result", pruned("some-other-call"), replace(2, 2)), "replace-splits-tool-pair");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", pruned("some-other-call"), replace(2, 2)),
+      "replace-splits-tool-pair",
+    );
   });
 
   test("may not replace a node that is not a tool result", () => {
     const { s, callId } = compactable();
-    expectRejectedUnchanged(s, () => s.append("tool/result", pruned(callId), replace(3, 3)), "replace-splits-tool-pair");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", pruned(callId), replace(3, 3)),
+      "replace-splits-tool-pair",
+    );
   });
 
   test("may not replace more than the one result", () => {
     const { s, callId } = compactable();
-    expectRejectedUnchanged(s, () => s.append("tool/result", pruned(callId), replace(1, 2)), "replace-splits-tool-pair");
-    expectRejectedUnchanged(s, () => s.append("tool/result", pruned(callId), replace(2, 3)), "replace-splits-tool-pair");
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", pruned(callId), replace(1, 2)),
+      "replace-splits-tool-pair",
+    );
+    expectRejectedUnchanged(
+      s,
+      () => s.append("tool/result", pruned(callId), replace(2, 3)),
+      "replace-splits-tool-pair",
+    );
   });
 
   test("an appended tool/result is not accepted outside the step of its call", () => {
@@ -146,7 +179,14 @@ describe("surface folding agrees with a naive re-fold", () => {
   type Op = { readonly kind: "append" } | { readonly kind: "replace"; readonly a: number; readonly b: number };
   const opArb: fc.Arbitrary<Op> = fc.oneof(
     { weight: 3, arbitrary: fc.constant({ kind: "append" as const }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("replace" as const), a: fc.integer({ min: -2, max: 14 }), b: fc.integer({ min: -2, max: 14 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("replace" as const),
+        a: fc.integer({ min: -2, max: 14 }),
+        b: fc.integer({ min: -2, max: 14 }),
+      }),
+    },
   );
 
   test("random appends and replaces (valid or not) keep surfaceSeqs, deriveMessages and provenance equal to the fold", () => {
@@ -162,7 +202,11 @@ describe("surface folding agrees with a naive re-fold", () => {
           const size = s.surfaceSeqs().length;
           const valid = op.a >= 0 && op.b >= op.a && op.b < size;
           if (!valid) {
-            expectRejectedUnchanged(s, () => s.append("user/message", summary(`r${i}`), replace(op.a, op.b)), "replace-out-of-range");
+            expectRejectedUnchanged(
+              s,
+              () => s.append("user/message", summary(`r${i}`), replace(op.a, op.b)),
+              "replace-out-of-range",
+            );
             return;
           }
           const shadowed = s.surfaceSeqs().slice(op.a, op.b + 1);
@@ -190,7 +234,8 @@ describe("surface folding agrees with a naive re-fold", () => {
           const inRange = a >= 0 && b >= a && b < messages.length;
           const append = () => s.append("user/message", summary(`summary ${a}..${b}`), replace(a, b));
           if (!inRange) expectRejectedUnchanged(s, append, "replace-out-of-range");
-          else if (!isPairingBalanced(messages.slice(a, b + 1))) expectRejectedUnchanged(s, append, "replace-splits-tool-pair");
+          else if (!isPairingBalanced(messages.slice(a, b + 1)))
+            expectRejectedUnchanged(s, append, "replace-splits-tool-pair");
           else {
             const shadowed = s.surfaceSeqs().slice(a, b + 1);
             expect(append().sourceEventSeqs).toEqual(shadowed);

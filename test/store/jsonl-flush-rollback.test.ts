@@ -12,7 +12,11 @@ import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
  * A file system whose next handle write, once armed, writes half its bytes and then throws;
  * with `rollbackFails`, the truncate that follows throws too (the partial bytes stay).
  */
-function tornWriteFs(): { fs: StoreFileSystem; failNextWrite(options?: { rollbackFails?: boolean }): void; readonly failures: number } {
+function tornWriteFs(): {
+  fs: StoreFileSystem;
+  failNextWrite(options?: { rollbackFails?: boolean }): void;
+  readonly failures: number;
+} {
   let armed = false;
   let failTruncate = false;
   let failures = 0;

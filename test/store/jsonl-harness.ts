@@ -49,7 +49,8 @@ export async function jsonlHarness(): Promise<StoreHarness> {
 /** Byte offsets at which each line of `bytes` starts (a line ends with, and includes, "\n"). */
 export function lineStarts(bytes: Buffer): number[] {
   const starts = [0];
-  for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
+  for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1))
+    starts.push(at + 1);
   return starts;
 }
 

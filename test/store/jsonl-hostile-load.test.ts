@@ -17,7 +17,11 @@ afterEach(async () => {
 });
 
 /** Stores a two-turn log, rewrites line `line` (1-based) with `edit`, and returns the new bytes. */
-async function storedWithLine(id: string, line: number, edit: (bytes: Buffer) => Buffer): Promise<{ root: TempJsonlRoot; bytes: Buffer }> {
+async function storedWithLine(
+  id: string,
+  line: number,
+  edit: (bytes: Buffer) => Buffer,
+): Promise<{ root: TempJsonlRoot; bytes: Buffer }> {
   const root = await rootWithStoredSession(twoTurnLog(newSession(id)));
   dir = root;
   const full = await root.bytesOf(id);
@@ -40,11 +44,13 @@ async function expectRefusedAt(root: TempJsonlRoot, id: string, bytes: Buffer, l
 }
 
 /** Replaces the first occurrence of `text` in a line. */
-const replace = (text: string, by: Buffer) => (line: Buffer): Buffer => {
-  const at = line.indexOf(text);
-  expect(at).toBeGreaterThanOrEqual(0);
-  return Buffer.concat([line.subarray(0, at), by, line.subarray(at + Buffer.byteLength(text))]);
-};
+const replace =
+  (text: string, by: Buffer) =>
+  (line: Buffer): Buffer => {
+    const at = line.indexOf(text);
+    expect(at).toBeGreaterThanOrEqual(0);
+    return Buffer.concat([line.subarray(0, at), by, line.subarray(at + Buffer.byteLength(text))]);
+  };
 
 describe("JsonlSessionStore refuses hostile committed lines as corrupt, naming the line", () => {
   test.each([
@@ -55,7 +61,11 @@ describe("JsonlSessionStore refuses hostile committed lines as corrupt, naming t
     ["a cut multi-byte sequence", [0xe2, 0x82]],
   ])("invalid UTF-8 inside a string (%s) is not decoded to U+FFFD and loaded", async (_name, seq) => {
     // Line 3 is turn 1's user message: "What is in notes.txt?".
-    const { root, bytes } = await storedWithLine("bad-utf8", 3, replace("notes", Buffer.concat([Buffer.from("no"), Buffer.from(seq), Buffer.from("es")])));
+    const { root, bytes } = await storedWithLine(
+      "bad-utf8",
+      3,
+      replace("notes", Buffer.concat([Buffer.from("no"), Buffer.from(seq), Buffer.from("es")])),
+    );
     await expectRefusedAt(root, "bad-utf8", bytes, 3);
   });
 
@@ -66,7 +76,11 @@ describe("JsonlSessionStore refuses hostile committed lines as corrupt, naming t
   });
 
   test("a number literal that overflows a double (1e999, read as Infinity) is refused, not loaded as Infinity", async () => {
-    const { root, bytes } = await storedWithLine("overflow", 3, replace('"data":{', Buffer.from('"data":{"extra":1e999,')));
+    const { root, bytes } = await storedWithLine(
+      "overflow",
+      3,
+      replace('"data":{', Buffer.from('"data":{"extra":1e999,')),
+    );
     await expectRefusedAt(root, "overflow", bytes, 3);
   });
 });

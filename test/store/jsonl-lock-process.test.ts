@@ -43,7 +43,10 @@ function exited(child: Holder): Promise<void> {
 
 /** Starts a process holding `id` writable and resolves once it says "ready" (rejects with its stderr if it dies first). */
 async function holdInAnotherProcess(id: string): Promise<Holder> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, dir.root, id], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script, dir.root, id], {
+    cwd: repoRoot,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   holders.push(child);
   await new Promise<void>((resolve, reject) => {
     let out = "";
@@ -55,7 +58,9 @@ async function holdInAnotherProcess(id: string): Promise<Holder> {
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       err += chunk;
     });
-    child.once("exit", (code, signal) => reject(new Error(`holder exited (${code ?? signal}) before "ready":\n${err}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`holder exited (${code ?? signal}) before "ready":\n${err}`)),
+    );
   });
   return child;
 }

@@ -46,7 +46,9 @@ function pauseBeforeLockContents(): { fs: StoreFileSystem; gate: Gate } {
     paused = true;
     return new Proxy(handle, {
       get(target, prop) {
-        if (prop === "writeFile") return async (...args: Parameters<nodeFs.FileHandle["writeFile"]>) => g.arrive().then(() => target.writeFile(...args));
+        if (prop === "writeFile")
+          return async (...args: Parameters<nodeFs.FileHandle["writeFile"]>) =>
+            g.arrive().then(() => target.writeFile(...args));
         const value: unknown = Reflect.get(target, prop, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -95,12 +97,18 @@ describe("JSONL lock races", () => {
     first.gate.proceed();
     const results = [await firstLoad, second];
 
-    expect(results.filter((r) => r.won), JSON.stringify(results)).toHaveLength(1);
+    expect(
+      results.filter((r) => r.won),
+      JSON.stringify(results),
+    ).toHaveLength(1);
   });
 
   test("two writers taking over the same stale lock (dead pid) do not both win", async () => {
     const deadPid = 2 ** 31 - 1; // above any pid_max: no such process
-    await nodeFs.writeFile(join(dir.root, `${session.id}.lock`), JSON.stringify({ pid: deadPid, host: hostname(), since: 0 }));
+    await nodeFs.writeFile(
+      join(dir.root, `${session.id}.lock`),
+      JSON.stringify({ pid: deadPid, host: hostname(), since: 0 }),
+    );
     const slow = pauseBeforeStaleLockRemoval();
     const slowLoad = outcome(dir.open(slow.fs).load(session.id));
     await Promise.race([slow.gate.reached, slowLoad]);
@@ -109,6 +117,9 @@ describe("JSONL lock races", () => {
     slow.gate.proceed();
     const results = [fast, await slowLoad];
 
-    expect(results.filter((r) => r.won), JSON.stringify(results)).toHaveLength(1);
+    expect(
+      results.filter((r) => r.won),
+      JSON.stringify(results),
+    ).toHaveLength(1);
   });
 });

@@ -43,7 +43,9 @@ describe("JSONL file layout", () => {
     await store.release(session.id);
     await expectStoreError(() => dir.open().create(sessionHeader("published")), "exists");
     expect(await readdir(dir.root)).toEqual(["published.jsonl"]);
-    expect((await dir.bytesOf(session.id)).toString()).toBe(jsonLines([{ format: JSONL_FORMAT, ...session.header }, ...session.events]));
+    expect((await dir.bytesOf(session.id)).toString()).toBe(
+      jsonLines([{ format: JSONL_FORMAT, ...session.header }, ...session.events]),
+    );
   });
 
   test("appended events reach the file only at flush", async () => {
@@ -64,7 +66,10 @@ describe("JSONL foreign files", () => {
   const foreign: [string, string][] = [
     ["a non-JSON first line", "hello, world\n"],
     ["a JSON first line without the format tag", `${JSON.stringify(sessionHeader("notes"))}\n`],
-    ["a JSON first line with another format", `${JSON.stringify({ format: "other-tool", ...sessionHeader("notes") })}\n`],
+    [
+      "a JSON first line with another format",
+      `${JSON.stringify({ format: "other-tool", ...sessionHeader("notes") })}\n`,
+    ],
     ["an empty file", ""],
   ];
 
@@ -101,30 +106,40 @@ describe("JSONL corruption inside the committed region", () => {
     ],
     ["valid JSON with the wrong seq", (_, event) => Buffer.from(jsonLines([{ ...event, seq: event.seq + 1 }]))],
     ["an envelope field of the wrong type", (_, event) => Buffer.from(jsonLines([{ ...event, time: "noon" }]))],
-    ["a payload field of the wrong type", (_, event) => Buffer.from(jsonLines([{ ...event, data: { ...(event.data as object), turn: "1" } }]))],
+    [
+      "a payload field of the wrong type",
+      (_, event) => Buffer.from(jsonLines([{ ...event, data: { ...(event.data as object), turn: "1" } }])),
+    ],
   ];
 
-  test.each(corruptions)("%s refuses to load with 'corrupt' naming the file and line, and leaves the file unchanged", async (_, corrupt) => {
-    const session = twoTurnLog(newSession("damaged"));
-    const writer = dir.open();
-    await storeSession(writer, session);
-    await writer.release(session.id);
-    const seq = session.events.findIndex((e) => e.type === "assistant/message");
-    const lineNumber = seq + 2; // line 1 is the header
-    const intact = await dir.bytesOf(session.id);
-    const starts = lineStarts(intact);
-    const [from, to] = [starts[lineNumber - 1]!, starts[lineNumber]!];
-    const damaged = Buffer.concat([intact.subarray(0, from), corrupt(intact.subarray(from, to), session.events[seq]!), intact.subarray(to)]);
-    await writeFile(dir.fileOf(session.id), damaged);
+  test.each(corruptions)(
+    "%s refuses to load with 'corrupt' naming the file and line, and leaves the file unchanged",
+    async (_, corrupt) => {
+      const session = twoTurnLog(newSession("damaged"));
+      const writer = dir.open();
+      await storeSession(writer, session);
+      await writer.release(session.id);
+      const seq = session.events.findIndex((e) => e.type === "assistant/message");
+      const lineNumber = seq + 2; // line 1 is the header
+      const intact = await dir.bytesOf(session.id);
+      const starts = lineStarts(intact);
+      const [from, to] = [starts[lineNumber - 1]!, starts[lineNumber]!];
+      const damaged = Buffer.concat([
+        intact.subarray(0, from),
+        corrupt(intact.subarray(from, to), session.events[seq]!),
+        intact.subarray(to),
+      ]);
+      await writeFile(dir.fileOf(session.id), damaged);
 
-    for (const readOnly of [false, true]) {
-      const error = await expectStoreError(() => dir.open().load(session.id, { readOnly }), "corrupt");
-      expect(error.file).toBe(dir.fileOf(session.id));
-      expect(error.line).toBe(lineNumber);
-      expect(error.message).toContain(dir.fileOf(session.id));
-      expect(error.message).toContain(`line ${lineNumber}`);
-    }
-    expect(await dir.bytesOf(session.id)).toEqual(damaged);
-    expect(await readdir(dir.root)).toEqual([`${session.id}.jsonl`]);
-  });
+      for (const readOnly of [false, true]) {
+        const error = await expectStoreError(() => dir.open().load(session.id, { readOnly }), "corrupt");
+        expect(error.file).toBe(dir.fileOf(session.id));
+        expect(error.line).toBe(lineNumber);
+        expect(error.message).toContain(dir.fileOf(session.id));
+        expect(error.message).toContain(`line ${lineNumber}`);
+      }
+      expect(await dir.bytesOf(session.id)).toEqual(damaged);
+      expect(await readdir(dir.root)).toEqual([`${session.id}.jsonl`]);
+    },
+  );
 });

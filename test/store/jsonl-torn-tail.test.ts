@@ -111,13 +111,15 @@ describe("JSONL torn final line", () => {
 describe("JSONL crash repair", () => {
   /** A turn whose second step asked for three tools: one logged call, two only in the message, no results. */
   const crashedMidStep = (): Session =>
-    new LogDriver(newSession("crashed-mid-step"))
-      .turn({ prompt: "Hello", steps: [{ text: "Hi." }] })
-      .openTurn("Read three files.", [{ text: "First, notes.", toolCalls: [{ name: "read", args: '{"path":"notes"}' }] }], [
+    new LogDriver(newSession("crashed-mid-step")).turn({ prompt: "Hello", steps: [{ text: "Hi." }] }).openTurn(
+      "Read three files.",
+      [{ text: "First, notes.", toolCalls: [{ name: "read", args: '{"path":"notes"}' }] }],
+      [
         { name: "read", args: '{"path":"a"}' },
         { name: "read", args: '{"path":"b"}' },
         { name: "read", args: '{"path":"c"}' },
-      ]).session;
+      ],
+    ).session;
 
   test("a writable load writes error results for unanswered calls, step/end and turn/end{interrupted} to the file", async () => {
     const session = crashedMidStep();
@@ -126,7 +128,9 @@ describe("JSONL crash repair", () => {
     const loaded = await dir.open().load(session.id);
     const closers = loaded.repaired;
     expect(closers.filter((e) => e.type === "tool/result").map((e) => e.data)).toEqual(
-      ["a", "b", "c"].map((_, i) => expect.objectContaining({ turn: 2, step: 2, callId: `call_${session.id}_${i + 2}`, isError: true })),
+      ["a", "b", "c"].map((_, i) =>
+        expect.objectContaining({ turn: 2, step: 2, callId: `call_${session.id}_${i + 2}`, isError: true }),
+      ),
     );
     expect(closers.slice(-2).map((e) => [e.type, e.data])).toEqual([
       ["step/end", { turn: 2, step: 2 }],

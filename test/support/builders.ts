@@ -15,7 +15,12 @@ export function fixedClock(start = 1_700_000_000_000): () => number {
 export const text = (t: string): TextBlock => ({ type: "text", text: t });
 
 /** A tool-call content block as the model produces it. */
-export const toolCall = (callId: string, name = "read", args = "{}"): ToolCallBlock => ({ type: "tool-call", callId, name, arguments: args });
+export const toolCall = (callId: string, name = "read", args = "{}"): ToolCallBlock => ({
+  type: "tool-call",
+  callId,
+  name,
+  arguments: args,
+});
 
 export const tool = (name: string): ToolSchema => ({
   name,
@@ -78,7 +83,10 @@ export class LogDriver {
     // Continue numbering after the calls already in the log, so a second driver on the same
     // session (e.g. one that crashes a turn onto `buildLog`'s output) never reuses a call id.
     for (const e of session.events) {
-      if (e.type === "assistant/message") this.#callCounter += (e.data as EventDataMap["assistant/message"]).content.filter((b) => b.type === "tool-call").length;
+      if (e.type === "assistant/message")
+        this.#callCounter += (e.data as EventDataMap["assistant/message"]).content.filter(
+          (b) => b.type === "tool-call",
+        ).length;
     }
   }
 
@@ -111,7 +119,12 @@ export class LogDriver {
       s.append("assistant/message", {
         turn,
         step,
-        content: calls.map((c) => ({ type: "tool-call" as const, callId: c.callId, name: c.name, arguments: c.args ?? "{}" })),
+        content: calls.map((c) => ({
+          type: "tool-call" as const,
+          callId: c.callId,
+          name: c.name,
+          arguments: c.args ?? "{}",
+        })),
       });
       const first = calls[0]!;
       s.append("tool/call", { turn, step, callId: first.callId, name: first.name, arguments: first.args ?? "{}" });
@@ -121,7 +134,8 @@ export class LogDriver {
 
   step(turn: number, step: number, spec: StepSpec): void {
     const s = this.session;
-    if (spec.injectBefore !== undefined) s.append("context/message", { content: [text(spec.injectBefore)], source: "inject" });
+    if (spec.injectBefore !== undefined)
+      s.append("context/message", { content: [text(spec.injectBefore)], source: "inject" });
     if (spec.header !== undefined) this.#header = spec.header;
     s.append("step/start", { turn, step });
     this.writer.record(this.#header);
@@ -131,13 +145,25 @@ export class LogDriver {
       step,
       content: [
         ...(spec.text === undefined ? [] : [text(spec.text)]),
-        ...calls.map((c) => ({ type: "tool-call" as const, callId: c.callId, name: c.name, arguments: c.args ?? "{}" })),
+        ...calls.map((c) => ({
+          type: "tool-call" as const,
+          callId: c.callId,
+          name: c.name,
+          arguments: c.args ?? "{}",
+        })),
       ],
       usage: { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 5 },
     });
-    for (const c of calls) s.append("tool/call", { turn, step, callId: c.callId, name: c.name, arguments: c.args ?? "{}" });
+    for (const c of calls)
+      s.append("tool/call", { turn, step, callId: c.callId, name: c.name, arguments: c.args ?? "{}" });
     for (const c of calls) {
-      s.append("tool/result", { turn, step, callId: c.callId, content: [text(c.result ?? `result of ${c.name}`)], isError: c.isError ?? false });
+      s.append("tool/result", {
+        turn,
+        step,
+        callId: c.callId,
+        content: [text(c.result ?? `result of ${c.name}`)],
+        isError: c.isError ?? false,
+      });
     }
     s.append("step/end", { turn, step });
   }
@@ -153,7 +179,10 @@ export function twoTurnLog(session: Session = newSession(), header: EpochHeader 
   return new LogDriver(session, header)
     .turn({
       prompt: "What is in notes.txt?",
-      steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }],
+      steps: [
+        { text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] },
+        { text: "It says: buy milk." },
+      ],
     })
     .turn({ prompt: "Thanks!", steps: [{ text: "You're welcome." }] }).session;
 }
@@ -165,12 +194,19 @@ export function twoTurnLog(session: Session = newSession(), header: EpochHeader 
 export function compactedLog(session: Session = newSession()): Session {
   const driver = new LogDriver(session).turn({
     prompt: "What is in notes.txt?",
-    steps: [{ text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] }, { text: "It says: buy milk." }],
+    steps: [
+      { text: "Let me read it.", toolCalls: [{ name: "read", args: '{"path":"notes.txt"}', result: "buy milk" }] },
+      { text: "It says: buy milk." },
+    ],
   });
   const turn = session.lastTurn + 1;
   session.append("turn/start", { turn, trigger: "compact" });
   session.append("compact/start", { turn, trigger: "manual" });
-  session.append("user/message", { content: [text("Summary: notes.txt says buy milk.")], source: "compaction" }, { op: "replace", start: 0, end: 3 });
+  session.append(
+    "user/message",
+    { content: [text("Summary: notes.txt says buy milk.")], source: "compaction" },
+    { op: "replace", start: 0, end: 3 },
+  );
   session.append("compact/end", { turn });
   session.append("turn/end", { turn, reason: { kind: "completed" } });
   return driver.turn({ prompt: "Thanks!", steps: [{ text: "You're welcome." }] }).session;

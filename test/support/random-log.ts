@@ -14,10 +14,25 @@ export type LogOp =
   | { readonly kind: "replace"; readonly start: number; readonly length: number }
   | { readonly kind: "prune"; readonly which: number };
 
-const changeArb = fc.constantFrom<HeaderChange>("none", "none", "none", "system", "tools", "config", "prefix", "reorder");
+const changeArb = fc.constantFrom<HeaderChange>(
+  "none",
+  "none",
+  "none",
+  "system",
+  "tools",
+  "config",
+  "prefix",
+  "reorder",
+);
 
 export const logOpArb: fc.Arbitrary<LogOp> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("turn" as const), steps: fc.array(fc.record({ calls: fc.nat(3), change: changeArb }), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("turn" as const),
+      steps: fc.array(fc.record({ calls: fc.nat(3), change: changeArb }), { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("inject" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("replace" as const), start: fc.nat(40), length: fc.nat(8) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("prune" as const), which: fc.nat(40) }) },
@@ -36,7 +51,10 @@ function changed(header: EpochHeader, change: HeaderChange, n: number): EpochHea
     case "config":
       return { ...header, config: { ...header.config, temperature: (n % 10) / 10 } };
     case "prefix":
-      return { ...header, messagePrefix: [{ role: "user", content: [text(`<system-reminder>catalog v${n}</system-reminder>`)] }] };
+      return {
+        ...header,
+        messagePrefix: [{ role: "user", content: [text(`<system-reminder>catalog v${n}</system-reminder>`)] }],
+      };
     case "reorder":
       return { ...header, tools: [...(header.tools ?? [])].reverse() };
   }
@@ -59,7 +77,11 @@ export function buildLog(ops: readonly LogOp[], session: Session = newSession())
             return {
               header,
               text: `answer ${n}.${i}`,
-              toolCalls: Array.from({ length: s.calls }, (_, k) => ({ name: "read", args: `{"path":"f${k}"}`, result: `contents ${n}.${i}.${k}` })),
+              toolCalls: Array.from({ length: s.calls }, (_, k) => ({
+                name: "read",
+                args: `{"path":"f${k}"}`,
+                result: `contents ${n}.${i}.${k}`,
+              })),
             };
           }),
         });
@@ -74,7 +96,11 @@ export function buildLog(ops: readonly LogOp[], session: Session = newSession())
         if (region === undefined) break;
         session.append("turn/start", { turn, trigger: "compact" });
         session.append("compact/start", { turn, trigger: "manual" });
-        session.append("user/message", { content: [text(`summary of ${region.start}..${region.end}`)], source: "compaction" }, { op: "replace", ...region });
+        session.append(
+          "user/message",
+          { content: [text(`summary of ${region.start}..${region.end}`)], source: "compaction" },
+          { op: "replace", ...region },
+        );
         session.append("compact/end", { turn });
         session.append("turn/end", { turn, reason: { kind: "completed" } });
         break;
@@ -92,7 +118,14 @@ export function buildLog(ops: readonly LogOp[], session: Session = newSession())
         session.append("turn/start", { turn, trigger: "prune" });
         session.append(
           "tool/result",
-          { turn: data.turn, step: data.step, callId: data.callId, content: [text("[pruned]")], isError: false, meta: { prunedFrom: seq } },
+          {
+            turn: data.turn,
+            step: data.step,
+            callId: data.callId,
+            content: [text("[pruned]")],
+            isError: false,
+            meta: { prunedFrom: seq },
+          },
           { op: "replace", start: at, end: at },
         );
         session.append("turn/end", { turn, reason: { kind: "completed" } });
@@ -104,7 +137,11 @@ export function buildLog(ops: readonly LogOp[], session: Session = newSession())
 }
 
 /** The first tool-pairing-balanced region at or after `start` of at most `length + 1` nodes. */
-export function findBalancedRegion(session: Session, start: number, length: number): { start: number; end: number } | undefined {
+export function findBalancedRegion(
+  session: Session,
+  start: number,
+  length: number,
+): { start: number; end: number } | undefined {
   const messages = session.deriveMessages();
   for (let s = Math.min(start, messages.length - 1); s >= 0 && s < messages.length; s++) {
     for (let e = Math.min(messages.length - 1, s + length); e >= s; e--) {

@@ -137,7 +137,10 @@ export function describeWriterContract(harness: () => StoreHarness): void {
       const writer = h.openSecond();
       const { session } = await writer.load(crashed.id);
       const turn = session.lastTurn + 1;
-      const added = [session.append("turn/start", { turn, trigger: "send" }), session.append("turn/end", { turn, reason: { kind: "completed" } })];
+      const added = [
+        session.append("turn/start", { turn, trigger: "send" }),
+        session.append("turn/end", { turn, reason: { kind: "completed" } }),
+      ];
       writer.append(session.id, added);
       await writer.close();
 

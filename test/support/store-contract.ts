@@ -62,7 +62,8 @@ export function describeSessionStoreContract(name: string, makeStore: StoreHarne
         const sessions = samples.map((ops, i) => buildLog(ops, newSession(`random-${i}`)));
         for (const [i, session] of sessions.entries()) {
           await h.store.create(session.header, session.events.slice(0, i % 7));
-          for (let at = i % 7, size = 1 + (i % 4); at < session.length; at += size) h.store.append(session.id, session.events.slice(at, at + size));
+          for (let at = i % 7, size = 1 + (i % 4); at < session.length; at += size)
+            h.store.append(session.id, session.events.slice(at, at + size));
         }
         await h.store.flush();
         await h.store.close();

@@ -20,7 +20,11 @@ export async function expectStoreError(action: () => unknown, code: StoreErrorCo
 }
 
 /** A session header with the given id and creation time. */
-export function sessionHeader(id: string, createdAt = 1_700_000_000_000, extra: Partial<SessionHeader> = {}): SessionHeader {
+export function sessionHeader(
+  id: string,
+  createdAt = 1_700_000_000_000,
+  extra: Partial<SessionHeader> = {},
+): SessionHeader {
   return { version: 1, id, createdAt, cwd: "/work", ...extra };
 }
 
@@ -29,20 +33,26 @@ export function sessionHeader(id: string, createdAt = 1_700_000_000_000, extra: 
  * calls of which only the first was logged as `tool/call`, and neither has a result.
  */
 export function crashedLog(id: string): Session {
-  return new LogDriver(newSession(id))
-    .turn({ prompt: "Hello", steps: [{ text: "Hi." }] })
-    .openTurn("Read a and b.", [], [
+  return new LogDriver(newSession(id)).turn({ prompt: "Hello", steps: [{ text: "Hi." }] }).openTurn(
+    "Read a and b.",
+    [],
+    [
       { name: "read", args: '{"path":"a"}' },
       { name: "read", args: '{"path":"b"}' },
-    ]).session;
+    ],
+  ).session;
 }
 
 /** The closers crash repair owes `events` (type and data; times are the repairing clock's). */
-export function expectedClosers(header: SessionHeader, events: readonly SessionEvent[]): Pick<PendingEvent, "type" | "data">[] {
+export function expectedClosers(
+  header: SessionHeader,
+  events: readonly SessionEvent[],
+): Pick<PendingEvent, "type" | "data">[] {
   return Session.fromLog(header, events)
     .openTurnClosers()
     .map((p) => ({ type: p.type, data: p.data }));
 }
 
 /** Type and data of each event, for comparing repaired events with `expectedClosers`. */
-export const typeAndData = (events: readonly SessionEvent[]): Pick<PendingEvent, "type" | "data">[] => events.map((e) => ({ type: e.type, data: e.data }));
+export const typeAndData = (events: readonly SessionEvent[]): Pick<PendingEvent, "type" | "data">[] =>
+  events.map((e) => ({ type: e.type, data: e.data }));

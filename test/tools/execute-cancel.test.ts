@@ -94,7 +94,13 @@ describe("executeToolCall: aborts", () => {
 
   test("a tool that rejects on abort still reports 'aborted', not 'threw'", async () => {
     const h = harness();
-    const p = probe("polite", (_a, { signal }) => new Promise<ToolOutput>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("AbortError")))));
+    const p = probe(
+      "polite",
+      (_a, { signal }) =>
+        new Promise<ToolOutput>((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(new Error("AbortError"))),
+        ),
+    );
     h.registry.register(p.tool);
     const controller = new AbortController();
     const pending = h.call("polite", { path: "p" }, { signal: controller.signal });
@@ -173,7 +179,10 @@ describe("executeToolCall: aborts", () => {
     h.registry.register(a.tool);
     h.registry.register(b.tool);
     const controller = new AbortController();
-    const pending = [h.call("a", { path: "p" }, { signal: controller.signal, callId: "c1" }), h.call("b", { path: "p" }, { signal: controller.signal, callId: "c2" })];
+    const pending = [
+      h.call("a", { path: "p" }, { signal: controller.signal, callId: "c1" }),
+      h.call("b", { path: "p" }, { signal: controller.signal, callId: "c2" }),
+    ];
     await Promise.all([a.started, b.started]);
     controller.abort();
     expect((await Promise.all(pending)).map((o) => o.error)).toEqual(["aborted", "aborted"]);

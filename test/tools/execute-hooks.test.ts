@@ -52,7 +52,15 @@ describe("tools/pre-execute", () => {
     });
     await h.call("read", { path: "a", opts: { deep: [1] } }, { callId: "c-7" });
     const [call] = seen;
-    expect(call).toEqual({ callId: "c-7", name: "read", rawArguments: '{"path":"a","opts":{"deep":[1]}}', arguments: { path: "a", opts: { deep: [1] } }, turn: 1, step: 1, sessionId: "s-tools" });
+    expect(call).toEqual({
+      callId: "c-7",
+      name: "read",
+      rawArguments: '{"path":"a","opts":{"deep":[1]}}',
+      arguments: { path: "a", opts: { deep: [1] } },
+      turn: 1,
+      step: 1,
+      sessionId: "s-tools",
+    });
     expect(Object.isFrozen(call)).toBe(true);
     expect(Object.isFrozen(call!.arguments)).toBe(true);
     expect(Object.isFrozen((call!.arguments as { opts: { deep: unknown } }).opts.deep)).toBe(true);
@@ -107,7 +115,9 @@ describe("tools/post-execute", () => {
       errors.push(outcome.error);
       return next();
     });
-    h.hooks.on("tools/pre-execute", (call, next) => (call.callId === "deny-me" ? { action: "deny", reason: "no" } : next()));
+    h.hooks.on("tools/pre-execute", (call, next) =>
+      call.callId === "deny-me" ? { action: "deny", reason: "no" } : next(),
+    );
     await h.call("ghost");
     await h.call("read", { path: 1 });
     await h.call("read", { path: "a" }, { callId: "deny-me" });
@@ -117,26 +127,50 @@ describe("tools/post-execute", () => {
   test("accept with no changes returns the outcome unchanged", async () => {
     const h = withRead();
     h.hooks.on("tools/post-execute", () => ({ action: "accept" }));
-    expect(await h.call("read", { path: "a" })).toEqual({ content: [{ type: "text", text: "read a" }], isError: false });
+    expect(await h.call("read", { path: "a" })).toEqual({
+      content: [{ type: "text", text: "read a" }],
+      isError: false,
+    });
   });
 
   test("accept{content, additionalContext} replaces the content and adds the context", async () => {
     const h = withRead();
-    h.hooks.on("tools/post-execute", () => ({ action: "accept", content: [{ type: "text", text: "[redacted]" }], additionalContext: [note] }));
-    expect(await h.call("read", { path: "a" })).toEqual({ content: [{ type: "text", text: "[redacted]" }], isError: false, additionalContext: [note] });
+    h.hooks.on("tools/post-execute", () => ({
+      action: "accept",
+      content: [{ type: "text", text: "[redacted]" }],
+      additionalContext: [note],
+    }));
+    expect(await h.call("read", { path: "a" })).toEqual({
+      content: [{ type: "text", text: "[redacted]" }],
+      isError: false,
+      additionalContext: [note],
+    });
   });
 
   test("accept{additionalContext} alone keeps the tool's content", async () => {
     const h = withRead();
     h.hooks.on("tools/post-execute", () => ({ action: "accept", additionalContext: [note] }));
-    expect(await h.call("read", { path: "a" })).toEqual({ content: [{ type: "text", text: "read a" }], isError: false, additionalContext: [note] });
+    expect(await h.call("read", { path: "a" })).toEqual({
+      content: [{ type: "text", text: "read a" }],
+      isError: false,
+      additionalContext: [note],
+    });
   });
 
   test("block{feedback, additionalContext} gives 'blocked' with the feedback and keeps the context", async () => {
     const h = withRead();
-    h.hooks.on("tools/post-execute", () => ({ action: "block", feedback: "Output contained a secret; try a narrower read.", additionalContext: [note] }));
+    h.hooks.on("tools/post-execute", () => ({
+      action: "block",
+      feedback: "Output contained a secret; try a narrower read.",
+      additionalContext: [note],
+    }));
     const outcome = await h.call("read", { path: "a" });
-    expect(outcome).toEqual({ content: [{ type: "text", text: "Output contained a secret; try a narrower read." }], isError: true, error: "blocked", additionalContext: [note] });
+    expect(outcome).toEqual({
+      content: [{ type: "text", text: "Output contained a secret; try a narrower read." }],
+      isError: true,
+      error: "blocked",
+      additionalContext: [note],
+    });
     expect(h.runs).toHaveLength(1);
   });
 
@@ -148,7 +182,10 @@ describe("tools/post-execute", () => {
 
   test("a replacement that is not valid tool-result content does not reach the model as a success", async () => {
     const h = withRead();
-    h.hooks.on("tools/post-execute", () => ({ action: "accept", content: [{ type: "tool-call", callId: "x", name: "y", arguments: "{}" }] as never }));
+    h.hooks.on("tools/post-execute", () => ({
+      action: "accept",
+      content: [{ type: "tool-call", callId: "x", name: "y", arguments: "{}" }] as never,
+    }));
     const outcome = await h.call("read", { path: "a" });
     expect(outcome.isError).toBe(true);
     expect(() => validateToolResultContent(outcome.content)).not.toThrow();

@@ -13,7 +13,10 @@ describe("executeToolCall: successful calls", () => {
   test("a string output becomes one text part, not an error", async () => {
     const h = harness();
     h.registry.register(probe("read").tool);
-    expect(await h.call("read", { path: "a.txt" })).toEqual({ content: [{ type: "text", text: "read a.txt" }], isError: false });
+    expect(await h.call("read", { path: "a.txt" })).toEqual({
+      content: [{ type: "text", text: "read a.txt" }],
+      isError: false,
+    });
   });
 
   test("an async tool's output is awaited", async () => {
@@ -24,8 +27,15 @@ describe("executeToolCall: successful calls", () => {
 
   test("an object output keeps its parts and meta", async () => {
     const h = harness();
-    h.registry.register(probe("shot", () => ({ content: [{ type: "text", text: "see:" }, image], meta: { bytes: 8, tags: ["png"] } })).tool);
-    expect(await h.call("shot", { path: "p" })).toEqual({ content: [{ type: "text", text: "see:" }, image], isError: false, meta: { bytes: 8, tags: ["png"] } });
+    h.registry.register(
+      probe("shot", () => ({ content: [{ type: "text", text: "see:" }, image], meta: { bytes: 8, tags: ["png"] } }))
+        .tool,
+    );
+    expect(await h.call("shot", { path: "p" })).toEqual({
+      content: [{ type: "text", text: "see:" }, image],
+      isError: false,
+      meta: { bytes: 8, tags: ["png"] },
+    });
   });
 
   test("an object output may flag itself as an error, which carries no pipeline error code", async () => {
@@ -112,15 +122,18 @@ describe("executeToolCall: failures become error results", () => {
     expect(textOf(outcome)).toContain("none");
   });
 
-  test.each(["{path: 'a'}", "", "{\"path\":", "undefined"])("arguments %j that are not JSON give 'invalid-arguments'", async (raw) => {
-    const h = harness();
-    const p = probe("read");
-    h.registry.register(p.tool);
-    const outcome = await h.call("read", raw);
-    expect(outcome).toMatchObject({ isError: true, error: "invalid-arguments" });
-    expect(textOf(outcome)).toContain("not valid JSON");
-    expect(p.runs).toEqual([]);
-  });
+  test.each(["{path: 'a'}", "", '{"path":', "undefined"])(
+    "arguments %j that are not JSON give 'invalid-arguments'",
+    async (raw) => {
+      const h = harness();
+      const p = probe("read");
+      h.registry.register(p.tool);
+      const outcome = await h.call("read", raw);
+      expect(outcome).toMatchObject({ isError: true, error: "invalid-arguments" });
+      expect(textOf(outcome)).toContain("not valid JSON");
+      expect(p.runs).toEqual([]);
+    },
+  );
 
   test("arguments failing the schema give 'invalid-arguments' naming the field", async () => {
     const h = harness();
@@ -135,7 +148,12 @@ describe("executeToolCall: failures become error results", () => {
 
   test("a nested failing field is named by its full path", async () => {
     const h = harness();
-    h.registry.register({ name: "edit", description: "d", input: z.object({ edits: z.array(z.object({ line: z.number() })) }), execute: () => "ok" });
+    h.registry.register({
+      name: "edit",
+      description: "d",
+      input: z.object({ edits: z.array(z.object({ line: z.number() })) }),
+      execute: () => "ok",
+    });
     const outcome = await h.call("edit", { edits: [{ line: 1 }, { line: "two" }] });
     expect(outcome.error).toBe("invalid-arguments");
     expect(textOf(outcome)).toContain("edits.1.line");

@@ -6,7 +6,12 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition, ToolError, ToolRegistry } from "../../src/tools/index.js";
 import { thrown } from "../support/thrown.js";
 
-const named = (name: string, input: z.ZodType = z.object({})): ToolDefinition => ({ name, description: `the ${name} tool`, input, execute: () => name });
+const named = (name: string, input: z.ZodType = z.object({})): ToolDefinition => ({
+  name,
+  description: `the ${name} tool`,
+  input,
+  execute: () => name,
+});
 
 const read = defineTool({
   name: "read",
@@ -35,7 +40,10 @@ describe("ToolRegistry schemas", () => {
     const [schema] = registry.schemas();
     expect(schema!.name).toBe("read");
     expect(schema!.description).toBe("Reads a file.");
-    expect(schema!.inputSchema).toMatchObject({ type: "object", properties: { path: { type: "string", description: "file to read" }, limit: { type: "number", default: 100 } } });
+    expect(schema!.inputSchema).toMatchObject({
+      type: "object",
+      properties: { path: { type: "string", description: "file to read" }, limit: { type: "number", default: 100 } },
+    });
   });
 
   test("are derived with io: 'input': a field with a default is not required", () => {
@@ -59,7 +67,12 @@ describe("ToolRegistry schemas", () => {
   test("are lossless JSON (they survive a JSON round trip unchanged)", () => {
     const registry = new ToolRegistry();
     registry.register(read);
-    registry.register(named("nested", z.object({ items: z.array(z.object({ id: z.number().int() })).optional(), mode: z.enum(["a", "b"]) })));
+    registry.register(
+      named(
+        "nested",
+        z.object({ items: z.array(z.object({ id: z.number().int() })).optional(), mode: z.enum(["a", "b"]) }),
+      ),
+    );
     const schemas = registry.schemas();
     expect(JSON.parse(JSON.stringify(schemas))).toEqual(schemas);
   });
@@ -81,7 +94,14 @@ describe("ToolRegistry schemas", () => {
     const schemas = registry.schemas();
     const schema = schemas[0]!;
     const inputSchema = schema.inputSchema as { properties: { path: object }; required: string[] };
-    for (const part of [schemas, schema, inputSchema, inputSchema.properties, inputSchema.properties.path, inputSchema.required]) {
+    for (const part of [
+      schemas,
+      schema,
+      inputSchema,
+      inputSchema.properties,
+      inputSchema.properties.path,
+      inputSchema.required,
+    ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => (schemas as unknown[]).push(named("x"))).toThrow(TypeError);

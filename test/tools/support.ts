@@ -3,7 +3,15 @@
 // given, and a deferred for "the tool has started" without sleeping.
 import { z } from "zod";
 import { HookBus } from "../../src/hooks/index.js";
-import { type ToolCallOutcome, type ToolContext, type ToolDefinition, type ToolHooks, type ToolOutput, ToolRegistry, executeToolCall } from "../../src/tools/index.js";
+import {
+  type ToolCallOutcome,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHooks,
+  type ToolOutput,
+  ToolRegistry,
+  executeToolCall,
+} from "../../src/tools/index.js";
 
 export interface Deferred<T> {
   readonly promise: Promise<T>;
@@ -46,7 +54,14 @@ export function harness(): Harness {
       executeToolCall({
         registry,
         hooks,
-        call: { callId: options.callId ?? "call-1", name, rawArguments: typeof args === "string" ? args : JSON.stringify(args), turn: 1, step: 1, sessionId: "s-tools" },
+        call: {
+          callId: options.callId ?? "call-1",
+          name,
+          rawArguments: typeof args === "string" ? args : JSON.stringify(args),
+          turn: 1,
+          step: 1,
+          sessionId: "s-tools",
+        },
         signal: options.signal ?? new AbortController().signal,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -63,7 +78,11 @@ export interface Probe {
 }
 
 /** A tool named `name` with input `{ path: string }` whose execute is `body` (default: echo the path). */
-export function probe(name: string, body?: (args: { path: string }, context: ToolContext) => ToolOutput | Promise<ToolOutput>, extra: Partial<ToolDefinition> = {}): Probe {
+export function probe(
+  name: string,
+  body?: (args: { path: string }, context: ToolContext) => ToolOutput | Promise<ToolOutput>,
+  extra: Partial<ToolDefinition> = {},
+): Probe {
   const runs: { args: unknown; context: ToolContext }[] = [];
   const started = deferred<ToolContext>();
   const tool: ToolDefinition = {
@@ -84,4 +103,5 @@ export function probe(name: string, body?: (args: { path: string }, context: Too
 export const never = (): Promise<ToolOutput> => new Promise<ToolOutput>(() => {});
 
 /** The text of an outcome's parts, joined. */
-export const textOf = (outcome: ToolCallOutcome): string => outcome.content.map((p) => (p.type === "text" ? p.text : `[image ${p.mediaType}]`)).join("");
+export const textOf = (outcome: ToolCallOutcome): string =>
+  outcome.content.map((p) => (p.type === "text" ? p.text : `[image ${p.mediaType}]`)).join("");

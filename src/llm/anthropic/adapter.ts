@@ -69,25 +69,43 @@ export class AnthropicProvider implements Provider {
 /** Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors. */
 export function toProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
-  if (error instanceof Anthropic.APIConnectionError) return new ProviderError("connection", `could not reach Anthropic: ${error.message}`, { retryable: true, cause: error });
+  if (error instanceof Anthropic.APIConnectionError)
+    return new ProviderError("connection", `could not reach Anthropic: ${error.message}`, {
+      retryable: true,
+      cause: error,
+    });
   if (error instanceof Anthropic.APIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     const message = body?.error?.message ?? error.message;
     if (error.status === undefined) {
       // An `event: error` inside the stream: classify by its type.
       const type = body?.error?.type ?? "";
-      if (type === "overloaded_error" || /overloaded/i.test(message)) return new ProviderError("overloaded", `provider overloaded: ${message}`, { retryable: true, cause: error });
-      if (type === "rate_limit_error") return new ProviderError("rate-limited", `rate limited: ${message}`, { retryable: true, cause: error });
+      if (type === "overloaded_error" || /overloaded/i.test(message))
+        return new ProviderError("overloaded", `provider overloaded: ${message}`, { retryable: true, cause: error });
+      if (type === "rate_limit_error")
+        return new ProviderError("rate-limited", `rate limited: ${message}`, { retryable: true, cause: error });
       if (type === "invalid_request_error") return httpError(400, message, undefined, error);
-      return new ProviderError("server-error", `stream error (${type || "unknown"}): ${message}`, { retryable: true, cause: error });
+      return new ProviderError("server-error", `stream error (${type || "unknown"}): ${message}`, {
+        retryable: true,
+        cause: error,
+      });
     }
     return httpError(error.status, message, error.headers, error);
   }
-  if (error instanceof SyntaxError || (error instanceof Anthropic.AnthropicError && /JSON|parse|unexpected token/i.test(error.message))) {
+  if (
+    error instanceof SyntaxError ||
+    (error instanceof Anthropic.AnthropicError && /JSON|parse|unexpected token/i.test(error.message))
+  ) {
     return new ProviderError("protocol", `malformed stream from Anthropic: ${error.message}`, { cause: error });
   }
-  if (error instanceof Error && /terminated|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(error.message)) {
-    return new ProviderError("connection", `the connection dropped: ${error.message}`, { retryable: true, cause: error });
+  if (
+    error instanceof Error &&
+    /terminated|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(error.message)
+  ) {
+    return new ProviderError("connection", `the connection dropped: ${error.message}`, {
+      retryable: true,
+      cause: error,
+    });
   }
   return new ProviderError("provider-error", error instanceof Error ? error.message : String(error), { cause: error });
 }

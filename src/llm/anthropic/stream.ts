@@ -7,7 +7,12 @@ import type { Usage } from "../../messages/index.js";
 import { type FinishReason, ProviderError, type StreamChunk } from "../types.js";
 
 type Event = Anthropic.Messages.RawMessageStreamEvent;
-type RawUsage = { input_tokens?: number | null; output_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null };
+type RawUsage = {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+};
 
 const FINISH: Record<string, FinishReason> = {
   end_turn: "stop",
@@ -20,7 +25,12 @@ const FINISH: Record<string, FinishReason> = {
 };
 
 export class AnthropicStreamMapper {
-  readonly #usage: { input: number; output: number; cacheRead: number; cacheWrite: number } = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  readonly #usage: { input: number; output: number; cacheRead: number; cacheWrite: number } = {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+  };
   #stopReason: string | null = null;
   #stopped = false;
 
@@ -64,26 +74,45 @@ export class AnthropicStreamMapper {
     }
   }
 
-  #start(index: number, block: Event & { type: "content_block_start" } extends { content_block: infer B } ? B : never): StreamChunk[] {
+  #start(
+    index: number,
+    block: Event & { type: "content_block_start" } extends { content_block: infer B } ? B : never,
+  ): StreamChunk[] {
     const at = this.#indexes.size;
     this.#indexes.set(index, at);
     switch (block.type) {
       case "text":
-        return [{ type: "block-start", index: at, block: { type: "text" } }, ...(block.text ? [{ type: "text-delta" as const, index: at, text: block.text }] : [])];
+        return [
+          { type: "block-start", index: at, block: { type: "text" } },
+          ...(block.text ? [{ type: "text-delta" as const, index: at, text: block.text }] : []),
+        ];
       case "thinking":
-        return [{ type: "block-start", index: at, block: { type: "reasoning" } }, ...(block.thinking ? [{ type: "reasoning-delta" as const, index: at, text: block.thinking }] : [])];
+        return [
+          { type: "block-start", index: at, block: { type: "reasoning" } },
+          ...(block.thinking ? [{ type: "reasoning-delta" as const, index: at, text: block.thinking }] : []),
+        ];
       case "redacted_thinking":
         return [
           { type: "block-start", index: at, block: { type: "reasoning", redacted: true } },
           { type: "reasoning-delta", index: at, text: block.data },
         ];
       case "tool_use": {
-        if (!block.id || !block.name) throw new ProviderError("protocol", `tool_use block ${index} without an id or name`);
-        const input = block.input && typeof block.input === "object" && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
-        return [{ type: "block-start", index: at, block: { type: "tool-call", callId: block.id, name: block.name } }, ...(input ? [{ type: "tool-call-delta" as const, index: at, argumentsDelta: input }] : [])];
+        if (!block.id || !block.name)
+          throw new ProviderError("protocol", `tool_use block ${index} without an id or name`);
+        const input =
+          block.input && typeof block.input === "object" && Object.keys(block.input).length > 0
+            ? JSON.stringify(block.input)
+            : "";
+        return [
+          { type: "block-start", index: at, block: { type: "tool-call", callId: block.id, name: block.name } },
+          ...(input ? [{ type: "tool-call-delta" as const, index: at, argumentsDelta: input }] : []),
+        ];
       }
       default:
-        throw new ProviderError("protocol", `unsupported content block type ${JSON.stringify((block as { type: string }).type)}`);
+        throw new ProviderError(
+          "protocol",
+          `unsupported content block type ${JSON.stringify((block as { type: string }).type)}`,
+        );
     }
   }
 
@@ -105,7 +134,8 @@ export class AnthropicStreamMapper {
 
   #index(index: number): number {
     const at = this.#indexes.get(index);
-    if (at === undefined) throw new ProviderError("protocol", `a delta or stop for content block ${index}, which never started`);
+    if (at === undefined)
+      throw new ProviderError("protocol", `a delta or stop for content block ${index}, which never started`);
     return at;
   }
 
@@ -114,6 +144,7 @@ export class AnthropicStreamMapper {
     if (typeof usage.input_tokens === "number") this.#usage.input = usage.input_tokens;
     if (typeof usage.output_tokens === "number") this.#usage.output = usage.output_tokens;
     if (typeof usage.cache_read_input_tokens === "number") this.#usage.cacheRead = usage.cache_read_input_tokens;
-    if (typeof usage.cache_creation_input_tokens === "number") this.#usage.cacheWrite = usage.cache_creation_input_tokens;
+    if (typeof usage.cache_creation_input_tokens === "number")
+      this.#usage.cacheWrite = usage.cache_creation_input_tokens;
   }
 }

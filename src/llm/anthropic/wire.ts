@@ -23,8 +23,13 @@ export interface AnthropicWireOptions {
 }
 
 /** The params for `client.messages.create` (without `stream`). */
-export function toAnthropicParams(request: ProviderRequest, options: AnthropicWireOptions): Anthropic.Messages.MessageCreateParamsNonStreaming {
-  const system: Anthropic.Messages.TextBlockParam[] | undefined = request.system ? [{ type: "text", text: request.system }] : undefined;
+export function toAnthropicParams(
+  request: ProviderRequest,
+  options: AnthropicWireOptions,
+): Anthropic.Messages.MessageCreateParamsNonStreaming {
+  const system: Anthropic.Messages.TextBlockParam[] | undefined = request.system
+    ? [{ type: "text", text: request.system }]
+    : undefined;
   const tools: Anthropic.Messages.Tool[] | undefined = request.tools?.map((t) => ({
     name: t.name,
     ...(t.description === undefined ? {} : { description: t.description }),
@@ -34,7 +39,8 @@ export function toAnthropicParams(request: ProviderRequest, options: AnthropicWi
 
   // 1. tools + system
   if (system !== undefined) (system[system.length - 1] as { cache_control?: CacheControl }).cache_control = EPHEMERAL;
-  else if (tools !== undefined && tools.length > 0) (tools[tools.length - 1] as { cache_control?: CacheControl }).cache_control = EPHEMERAL;
+  else if (tools !== undefined && tools.length > 0)
+    (tools[tools.length - 1] as { cache_control?: CacheControl }).cache_control = EPHEMERAL;
   // 2–4 on message blocks, by Keelson message index.
   const marks = new Set<number>();
   const prefixLength = request.prefixLength ?? 0;
@@ -62,7 +68,10 @@ export function toAnthropicParams(request: ProviderRequest, options: AnthropicWi
  * consecutive user messages stay separate turns, which the API combines. `lastIndexOf(i)` gives
  * the position (turn, block) of Keelson message i's last block.
  */
-function toMessageParams(messages: readonly Message[]): { params: MessageParam[]; lastIndexOf: (i: number) => { turn: number; block: number } | undefined } {
+function toMessageParams(messages: readonly Message[]): {
+  params: MessageParam[];
+  lastIndexOf: (i: number) => { turn: number; block: number } | undefined;
+} {
   const params: MessageParam[] = [];
   const positions: ({ turn: number; block: number } | undefined)[] = [];
   for (const message of messages) {
@@ -71,11 +80,18 @@ function toMessageParams(messages: readonly Message[]): { params: MessageParam[]
       const block: ContentBlockParam = {
         type: "tool_result",
         tool_use_id: result.callId,
-        content: result.content.map((p) => (p.type === "text" ? { type: "text" as const, text: p.text || " " } : imageParam(p.mediaType, p.data))),
+        content: result.content.map((p) =>
+          p.type === "text" ? { type: "text" as const, text: p.text || " " } : imageParam(p.mediaType, p.data),
+        ),
         ...(result.isError ? { is_error: true } : {}),
       };
       const previous = params.at(-1);
-      if (previous !== undefined && previous.role === "user" && Array.isArray(previous.content) && previous.content.every((b) => b.type === "tool_result")) {
+      if (
+        previous !== undefined &&
+        previous.role === "user" &&
+        Array.isArray(previous.content) &&
+        previous.content.every((b) => b.type === "tool_result")
+      ) {
         previous.content.push(block);
       } else {
         params.push({ role: "user", content: [block] });
@@ -96,7 +112,9 @@ function toMessageParams(messages: readonly Message[]): { params: MessageParam[]
 }
 
 function userBlocks(content: Extract<Message, { role: "user" }>["content"]): ContentBlockParam[] {
-  return content.flatMap((b): ContentBlockParam[] => (b.type === "text" ? (b.text === "" ? [] : [{ type: "text", text: b.text }]) : [imageParam(b.mediaType, b.data)]));
+  return content.flatMap((b): ContentBlockParam[] =>
+    b.type === "text" ? (b.text === "" ? [] : [{ type: "text", text: b.text }]) : [imageParam(b.mediaType, b.data)],
+  );
 }
 
 function assistantBlocks(content: Extract<Message, { role: "assistant" }>["content"]): ContentBlockParam[] {
@@ -120,14 +138,19 @@ function assistantBlocks(content: Extract<Message, { role: "assistant" }>["conte
 function parseInput(raw: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(raw);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
 }
 
 function imageParam(mediaType: string, data: string): Anthropic.Messages.ImageBlockParam {
-  return { type: "image", source: { type: "base64", media_type: mediaType as Anthropic.Messages.Base64ImageSource["media_type"], data } };
+  return {
+    type: "image",
+    source: { type: "base64", media_type: mediaType as Anthropic.Messages.Base64ImageSource["media_type"], data },
+  };
 }
 
 function markBlock(params: MessageParam[], at: { turn: number; block: number } | undefined): void {

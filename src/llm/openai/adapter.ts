@@ -37,7 +37,9 @@ const DEEPSEEK_BASE_URL = "https://api.deepseek.com/v1";
 const KEY_ENV = { openai: "OPENAI_API_KEY", deepseek: "DEEPSEEK_API_KEY" } as const;
 
 /** The wire mapping options a provider with `options` uses (also what `keelson requests --wire` replays). */
-export function chatWireOptions(options: Pick<OpenAICompatibleOptions, "flavor" | "systemRole" | "promptCacheKey">): ChatWireOptions {
+export function chatWireOptions(
+  options: Pick<OpenAICompatibleOptions, "flavor" | "systemRole" | "promptCacheKey">,
+): ChatWireOptions {
   return {
     systemRole: options.systemRole ?? "system",
     maxTokensField: options.flavor === "openai" ? "max_completion_tokens" : "max_tokens",
@@ -79,14 +81,23 @@ export class OpenAICompatibleProvider implements Provider {
       }
       watch.pause();
       // An abort ends the SDK's iterator silently: tell a stall from a cancel from a clean end.
-      if (watch.stalled) throw new ProviderError("stalled", `no data from the provider for ${this.#stallTimeoutMs} ms; the request was aborted`, { retryable: true });
+      if (watch.stalled)
+        throw new ProviderError(
+          "stalled",
+          `no data from the provider for ${this.#stallTimeoutMs} ms; the request was aborted`,
+          { retryable: true },
+        );
       if (request.signal.aborted) {
         yield { type: "finish", reason: "aborted" };
         return;
       }
       for (const out of mapper.end()) yield out;
     } catch (error) {
-      throw toProviderError(error, { stalled: watch.stalled, aborted: request.signal.aborted, stallTimeoutMs: this.#stallTimeoutMs });
+      throw toProviderError(error, {
+        stalled: watch.stalled,
+        aborted: request.signal.aborted,
+        stallTimeoutMs: this.#stallTimeoutMs,
+      });
     } finally {
       watch.pause();
       request.signal.removeEventListener("abort", forward);
@@ -97,12 +108,17 @@ export class OpenAICompatibleProvider implements Provider {
 
 function createClient(options: OpenAICompatibleOptions): OpenAI {
   if (options.flavor === "compatible") {
-    if (!options.baseURL) throw new ProviderError("invalid-request", `OpenAICompatibleProvider(flavor "compatible") needs a baseURL (including /v1)`);
+    if (!options.baseURL)
+      throw new ProviderError(
+        "invalid-request",
+        `OpenAICompatibleProvider(flavor "compatible") needs a baseURL (including /v1)`,
+      );
     return new OpenAI({ apiKey: options.apiKey || "no-key", baseURL: options.baseURL, maxRetries: 0 });
   }
   const env = KEY_ENV[options.flavor];
   const apiKey = options.apiKey || process.env[env];
-  if (!apiKey) throw new ProviderError("auth", `no API key for the ${options.flavor} provider: set ${env} or pass apiKey`);
+  if (!apiKey)
+    throw new ProviderError("auth", `no API key for the ${options.flavor} provider: set ${env} or pass apiKey`);
   const baseURL = options.baseURL ?? (options.flavor === "deepseek" ? DEEPSEEK_BASE_URL : undefined);
   return new OpenAI({ apiKey, maxRetries: 0, ...(baseURL === undefined ? {} : { baseURL }) });
 }

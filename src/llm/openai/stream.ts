@@ -10,7 +10,10 @@ import type { Usage } from "../../messages/index.js";
 import { type FinishReason, ProviderError, type StreamChunk } from "../types.js";
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
-type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+};
 type WireToolCall = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall;
 /** Usage as OpenAI and DeepSeek shape it; the DeepSeek fields pass through the SDK untyped. */
 type WireUsage = OpenAI.CompletionUsage & {
@@ -20,7 +23,12 @@ type WireUsage = OpenAI.CompletionUsage & {
 };
 
 // content_filter: the provider cut the answer; what arrived is kept and the turn ends like a stop.
-const FINISH: Record<string, FinishReason> = { stop: "stop", tool_calls: "tool-calls", length: "max-tokens", content_filter: "stop" };
+const FINISH: Record<string, FinishReason> = {
+  stop: "stop",
+  tool_calls: "tool-calls",
+  length: "max-tokens",
+  content_filter: "stop",
+};
 
 export class ChatChunkMapper {
   #next = 0;
@@ -60,7 +68,10 @@ export class ChatChunkMapper {
    * connection failure, since nothing of it may reach history.
    */
   end(): StreamChunk[] {
-    if (this.#finish === undefined) throw new ProviderError("connection", "the stream ended before the provider sent a finish_reason", { retryable: true });
+    if (this.#finish === undefined)
+      throw new ProviderError("connection", "the stream ended before the provider sent a finish_reason", {
+        retryable: true,
+      });
     const out: StreamChunk[] = [];
     for (let index = 0; index < this.#next; index++) out.push({ type: "block-end", index });
     if (this.#usage !== undefined) out.push({ type: "usage", usage: this.#usage });
@@ -71,7 +82,10 @@ export class ChatChunkMapper {
     return out;
   }
 
-  #start(out: StreamChunk[], block: { type: "text" } | { type: "reasoning" } | { type: "tool-call"; callId: string; name: string }): number {
+  #start(
+    out: StreamChunk[],
+    block: { type: "text" } | { type: "reasoning" } | { type: "tool-call"; callId: string; name: string },
+  ): number {
     const index = this.#next++;
     out.push({ type: "block-start", index, block });
     return index;
@@ -83,7 +97,10 @@ export class ChatChunkMapper {
     if (index === undefined) {
       const name = call.function?.name;
       if (!call.id || !name) {
-        throw new ProviderError("protocol", `tool call ${wire} started without ${call.id ? "a function name" : "an id"}: ${JSON.stringify(call)}`);
+        throw new ProviderError(
+          "protocol",
+          `tool call ${wire} started without ${call.id ? "a function name" : "an id"}: ${JSON.stringify(call)}`,
+        );
       }
       index = this.#start(out, { type: "tool-call", callId: call.id, name });
       this.#tools.set(wire, index);
@@ -102,13 +119,22 @@ export class ChatChunkMapper {
 export function normalizeUsage(usage: WireUsage): Usage {
   const prompt = usage.prompt_tokens ?? 0;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  const output = { outputTokens: usage.completion_tokens ?? 0, ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}) };
+  const output = {
+    outputTokens: usage.completion_tokens ?? 0,
+    ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+  };
   if (typeof usage.prompt_cache_hit_tokens === "number") {
     const hit = usage.prompt_cache_hit_tokens;
-    const miss = typeof usage.prompt_cache_miss_tokens === "number" ? usage.prompt_cache_miss_tokens : Math.max(0, prompt - hit);
+    const miss =
+      typeof usage.prompt_cache_miss_tokens === "number" ? usage.prompt_cache_miss_tokens : Math.max(0, prompt - hit);
     return { inputTokens: miss, cacheReadTokens: hit, cacheWriteTokens: 0, ...output };
   }
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   const written = usage.prompt_tokens_details?.cache_write_tokens ?? usage.cache_write_tokens ?? 0;
-  return { inputTokens: Math.max(0, prompt - cached - written), cacheReadTokens: cached, cacheWriteTokens: written, ...output };
+  return {
+    inputTokens: Math.max(0, prompt - cached - written),
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+    ...output,
+  };
 }

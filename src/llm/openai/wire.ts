@@ -30,14 +30,21 @@ export interface ChatWireOptions {
 }
 
 /** The streaming params for one request: `stream: true` with `include_usage`. */
-export function toChatCompletionsParams(request: ProviderRequest, options: ChatWireOptions): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+export function toChatCompletionsParams(
+  request: ProviderRequest,
+  options: ChatWireOptions,
+): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const messages: MessageParam[] = [];
   if (request.system) messages.push({ role: options.systemRole, content: request.system });
   messages.push(...toMessageParams(request.messages, options));
   const tools = request.tools?.map(
     (t): OpenAI.Chat.Completions.ChatCompletionFunctionTool => ({
       type: "function",
-      function: { name: t.name, ...(t.description === undefined ? {} : { description: t.description }), parameters: t.inputSchema as OpenAI.FunctionParameters },
+      function: {
+        name: t.name,
+        ...(t.description === undefined ? {} : { description: t.description }),
+        parameters: t.inputSchema as OpenAI.FunctionParameters,
+      },
     }),
   );
   return {
@@ -72,7 +79,12 @@ function toMessageParams(history: readonly Message[], options: ChatWireOptions):
 function userContent(content: readonly UserContent[]): string | ContentPart[] {
   const only = content[0];
   if (content.length === 1 && only?.type === "text") return only.text;
-  return content.map((part): ContentPart => (part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } }));
+  return content.map(
+    (part): ContentPart =>
+      part.type === "text"
+        ? { type: "text", text: part.text }
+        : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
+  );
 }
 
 function assistantParam(message: AssistantMessage, withReasoning: boolean): AssistantParam {
@@ -82,7 +94,12 @@ function assistantParam(message: AssistantMessage, withReasoning: boolean): Assi
   for (const block of message.content) {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "reasoning") reasoning.push(block.text);
-    else toolCalls.push({ id: block.callId, type: "function", function: { name: block.name, arguments: block.arguments } });
+    else
+      toolCalls.push({
+        id: block.callId,
+        type: "function",
+        function: { name: block.name, arguments: block.arguments },
+      });
   }
   // `content` may be null only when there are tool calls; an empty answer is "".
   const content = texts.length > 0 ? texts.join("\n") : toolCalls.length > 0 ? null : "";

@@ -15,22 +15,40 @@ const DRAIN_MS = 1000;
 
 const input = z.object({
   command: z.string().min(1).describe("Shell command, run with bash -lc in the workspace root"),
-  timeoutMs: z.number().int().min(1).max(MAX_BASH_TIMEOUT_MS).optional().describe(`Kill the command after this many ms (default ${DEFAULT_BASH_TIMEOUT_MS})`),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_BASH_TIMEOUT_MS)
+    .optional()
+    .describe(`Kill the command after this many ms (default ${DEFAULT_BASH_TIMEOUT_MS})`),
 });
 
 export function bashTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
     name: "bash",
-    description: "Run a shell command (bash -lc) in the workspace root. Output (stdout and stderr) is capped; a non-zero exit code is an error.",
+    description:
+      "Run a shell command (bash -lc) in the workspace root. Output (stdout and stderr) is capped; a non-zero exit code is an error.",
     input,
     // The command's own timeout governs; the pipeline's must not cut in first.
     timeoutMs: MAX_BASH_TIMEOUT_MS + 5000,
-    execute: ({ command, timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal }) => runBash(command, workspace.root, timeoutMs, outputCap, signal),
+    execute: ({ command, timeoutMs = DEFAULT_BASH_TIMEOUT_MS }, { signal }) =>
+      runBash(command, workspace.root, timeoutMs, outputCap, signal),
   });
 }
 
-function runBash(command: string, cwd: string, timeoutMs: number, cap: number, signal: AbortSignal): Promise<ToolOutput> {
-  if (signal.aborted) return Promise.resolve({ content: [{ type: "text", text: "Command not run: the call was aborted" }], isError: true });
+function runBash(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  cap: number,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  if (signal.aborted)
+    return Promise.resolve({
+      content: [{ type: "text", text: "Command not run: the call was aborted" }],
+      isError: true,
+    });
   return new Promise((resolve) => {
     const child = spawn("bash", ["-lc", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -81,7 +99,11 @@ function runBash(command: string, cwd: string, timeoutMs: number, cap: number, s
       if (stopped === "timeout") text += `\n[command timed out after ${timeoutMs} ms and was killed]`;
       else if (stopped === "aborted") text += "\n[command aborted and killed]";
       else text += code === null ? `\n[killed by ${signalName}]` : `\n[exit code: ${code}]`;
-      resolve({ content: [{ type: "text", text }], isError: stopped !== undefined || code !== 0, meta: { exitCode: code, ...(stopped ? { stopped } : {}) } });
+      resolve({
+        content: [{ type: "text", text }],
+        isError: stopped !== undefined || code !== 0,
+        meta: { exitCode: code, ...(stopped ? { stopped } : {}) },
+      });
     };
     child.on("error", (error) => finish(null, null, error));
     child.on("close", (code, signalName) => finish(code, signalName));

@@ -17,18 +17,27 @@ const input = z.object({
 export function editTool({ workspace }: BuiltinToolOptions) {
   return defineTool({
     name: "edit",
-    description: "Replace an exact string in a file. oldString must appear exactly once (include surrounding lines to make it unique) unless replaceAll is true.",
+    description:
+      "Replace an exact string in a file. oldString must appear exactly once (include surrounding lines to make it unique) unless replaceAll is true.",
     input,
     execute: ({ path, oldString, newString, replaceAll = false }) =>
       reportFailures(async () => {
         const file = await workspace.resolve(path);
-        if (oldString === newString) throw new ToolFailure("unchanged", "oldString and newString are identical; nothing to change");
+        if (oldString === newString)
+          throw new ToolFailure("unchanged", "oldString and newString are identical; nothing to change");
         const text = await readFile(file, "utf8");
         const pieces = text.split(oldString);
         const count = pieces.length - 1;
-        if (count === 0) throw new ToolFailure("no-match", `oldString was not found in ${path}; read the file and copy the text exactly (whitespace included)`);
+        if (count === 0)
+          throw new ToolFailure(
+            "no-match",
+            `oldString was not found in ${path}; read the file and copy the text exactly (whitespace included)`,
+          );
         if (count > 1 && !replaceAll) {
-          throw new ToolFailure("ambiguous-match", `oldString appears ${count} times in ${path}; include more surrounding text to make it unique, or set replaceAll to replace all ${count}`);
+          throw new ToolFailure(
+            "ambiguous-match",
+            `oldString appears ${count} times in ${path}; include more surrounding text to make it unique, or set replaceAll to replace all ${count}`,
+          );
         }
         await writeFile(file, pieces.join(newString));
         return `Replaced ${count} occurrence${count === 1 ? "" : "s"} in ${workspace.display(file)}`;

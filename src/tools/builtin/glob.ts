@@ -27,11 +27,13 @@ export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
         const dir = await workspace.resolve(path);
         if (!(await stat(dir)).isDirectory()) throw new ToolFailure("not-a-directory", `${path} is not a directory`);
         const found: string[] = [];
-        for await (const file of walkFiles(dir, signal)) if (regex.test(file.relative)) found.push(workspace.display(file.path));
+        for await (const file of walkFiles(dir, signal))
+          if (regex.test(file.relative)) found.push(workspace.display(file.path));
         if (found.length === 0) return `No files match ${pattern}`;
         found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const shown = found.slice(0, MAX_GLOB_ENTRIES);
-        if (found.length > shown.length) shown.push(`[… ${found.length - shown.length} more matches; narrow the pattern …]`);
+        if (found.length > shown.length)
+          shown.push(`[… ${found.length - shown.length} more matches; narrow the pattern …]`);
         return capOutput(shown.join("\n"), outputCap);
       }),
   });

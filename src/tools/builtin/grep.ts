@@ -23,7 +23,8 @@ const input = z.object({
 export function grepTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
     name: "grep",
-    description: "Search file contents with a JavaScript regular expression; prints file:line: text. Skips .git, node_modules and binary files.",
+    description:
+      "Search file contents with a JavaScript regular expression; prints file:line: text. Skips .git, node_modules and binary files.",
     input,
     execute: ({ pattern, path = ".", glob }, { signal }) =>
       reportFailures(async () => {
@@ -31,7 +32,9 @@ export function grepTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
         const filter = glob === undefined ? undefined : globToRegExp(glob);
         const byName = glob !== undefined && !glob.includes("/");
         const target = await workspace.resolve(path);
-        const files: AsyncIterable<WalkedFile> | WalkedFile[] = (await stat(target)).isDirectory() ? walkFiles(target, signal) : [{ path: target, relative: basename(target) }];
+        const files: AsyncIterable<WalkedFile> | WalkedFile[] = (await stat(target)).isDirectory()
+          ? walkFiles(target, signal)
+          : [{ path: target, relative: basename(target) }];
         const lines: string[] = [];
         let total = 0;
         for await (const file of files) {
@@ -41,11 +44,15 @@ export function grepTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
           text.split(/\r?\n/).forEach((line, i) => {
             if (!regex.test(line)) return;
             total++;
-            if (total <= MAX_GREP_MATCHES) lines.push(`${workspace.display(file.path)}:${i + 1}: ${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line}`);
+            if (total <= MAX_GREP_MATCHES)
+              lines.push(
+                `${workspace.display(file.path)}:${i + 1}: ${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line}`,
+              );
           });
         }
         if (total === 0) return `No matches for /${pattern}/`;
-        if (total > MAX_GREP_MATCHES) lines.push(`[… ${total - MAX_GREP_MATCHES} more matches; narrow the pattern or path …]`);
+        if (total > MAX_GREP_MATCHES)
+          lines.push(`[… ${total - MAX_GREP_MATCHES} more matches; narrow the pattern or path …]`);
         return capOutput(lines.join("\n"), outputCap);
       }),
   });

@@ -5,7 +5,9 @@ import { defineTool } from "../registry.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 
-const input = z.object({ path: z.string().optional().describe("Directory to list, relative to the workspace root (default: the root)") });
+const input = z.object({
+  path: z.string().optional().describe("Directory to list, relative to the workspace root (default: the root)"),
+});
 
 export function lsTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
@@ -15,7 +17,8 @@ export function lsTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToo
     execute: ({ path = "." }) =>
       reportFailures(async () => {
         const dir = await workspace.resolve(path);
-        if (!(await stat(dir)).isDirectory()) throw new ToolFailure("not-a-directory", `${path} is not a directory (use read for files)`);
+        if (!(await stat(dir)).isDirectory())
+          throw new ToolFailure("not-a-directory", `${path} is not a directory (use read for files)`);
         const entries = await readdir(dir, { withFileTypes: true });
         const names = entries
           .map((e) => e.name + (e.isDirectory() ? "/" : e.isSymbolicLink() ? "@" : ""))

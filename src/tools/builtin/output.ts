@@ -28,7 +28,8 @@ export async function reportFailures(body: () => Promise<ToolOutput>): Promise<T
   } catch (error) {
     if (error instanceof ToolFailure) return errorOutput(error.message, error.code);
     const code = (error as { code?: unknown } | null)?.code;
-    if (error instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code)) return errorOutput(error.message, code);
+    if (error instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code))
+      return errorOutput(error.message, code);
     throw error;
   }
 }

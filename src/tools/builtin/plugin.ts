@@ -10,7 +10,13 @@ import { grepTool } from "./grep.js";
 import { lsTool } from "./ls.js";
 import { permissionGate } from "./permissions.js";
 import { readTool } from "./read.js";
-import { BUILTIN_TOOL_NAMES, type BuiltinToolName, type BuiltinToolOptions, type BuiltinToolsOptions, MUTATING_TOOL_NAMES } from "./types.js";
+import {
+  BUILTIN_TOOL_NAMES,
+  type BuiltinToolName,
+  type BuiltinToolOptions,
+  type BuiltinToolsOptions,
+  MUTATING_TOOL_NAMES,
+} from "./types.js";
 import { Workspace } from "./workspace.js";
 import { writeTool } from "./write.js";
 
@@ -25,18 +31,28 @@ const FACTORIES: Readonly<Record<BuiltinToolName, (options: BuiltinToolOptions) 
 };
 
 /** The built-in tools named in `names` (default all) over `workspace`. */
-export function builtinToolDefinitions(options: BuiltinToolOptions, names: readonly BuiltinToolName[] = BUILTIN_TOOL_NAMES): ToolDefinition[] {
+export function builtinToolDefinitions(
+  options: BuiltinToolOptions,
+  names: readonly BuiltinToolName[] = BUILTIN_TOOL_NAMES,
+): ToolDefinition[] {
   return [...new Set(names)].map((name) => FACTORIES[name](options));
 }
 
 /** See src/tools/README.md. The permission policy defaults to `{ mode: 'deny' }`. */
 export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
   const names = options.tools ?? BUILTIN_TOOL_NAMES;
-  for (const name of names) if (!(name in FACTORIES)) throw new TypeError(`builtinTools: unknown tool ${JSON.stringify(name)}; known: ${BUILTIN_TOOL_NAMES.join(", ")}`);
+  for (const name of names)
+    if (!(name in FACTORIES))
+      throw new TypeError(
+        `builtinTools: unknown tool ${JSON.stringify(name)}; known: ${BUILTIN_TOOL_NAMES.join(", ")}`,
+      );
   return (host) => {
     const root = resolve(options.root ?? host.agent.session.header.cwd ?? process.cwd());
     const workspace = new Workspace({ root, ...(options.allow === undefined ? {} : { allow: options.allow }) });
-    const tools = builtinToolDefinitions({ workspace, ...(options.outputCap === undefined ? {} : { outputCap: options.outputCap }) }, names);
+    const tools = builtinToolDefinitions(
+      { workspace, ...(options.outputCap === undefined ? {} : { outputCap: options.outputCap }) },
+      names,
+    );
     for (const tool of tools) host.onDispose(host.agent.tools.register(tool));
     const gated = new Set<string>(MUTATING_TOOL_NAMES.filter((name) => names.includes(name)));
     host.on("tools/pre-execute", permissionGate(options.permissions ?? { mode: "deny" }, gated));

@@ -22,13 +22,19 @@ export function readTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
     execute: ({ path, offset = 1, limit = DEFAULT_LIMIT }) =>
       reportFailures(async () => {
         const file = await workspace.resolve(path);
-        if (!(await stat(file)).isFile()) throw new ToolFailure("not-a-file", `${path} is not a regular file (use ls for directories)`);
+        if (!(await stat(file)).isFile())
+          throw new ToolFailure("not-a-file", `${path} is not a regular file (use ls for directories)`);
         const bytes = await readFile(file);
-        if (bytes.subarray(0, 8192).includes(0)) throw new ToolFailure("binary-file", `${path} looks binary (it contains NUL bytes); read shows text files only`);
+        if (bytes.subarray(0, 8192).includes(0))
+          throw new ToolFailure(
+            "binary-file",
+            `${path} looks binary (it contains NUL bytes); read shows text files only`,
+          );
         const text = bytes.toString("utf8");
         if (text === "") return `${path} is empty`;
         const lines = text.replace(/\r?\n$/, "").split(/\r?\n/);
-        if (offset > lines.length) throw new ToolFailure("bad-range", `offset ${offset} is past the end of ${path} (${lines.length} lines)`);
+        if (offset > lines.length)
+          throw new ToolFailure("bad-range", `offset ${offset} is past the end of ${path} (${lines.length} lines)`);
         const end = Math.min(lines.length, offset - 1 + limit);
         const shown = lines.slice(offset - 1, end).map((line, i) => `${String(offset + i).padStart(6)}\t${line}`);
         if (end < lines.length) shown.push(`[… ${lines.length - end} more lines; continue with offset ${end + 1} …]`);

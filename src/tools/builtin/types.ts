@@ -8,7 +8,15 @@ export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit"
 /** The tools that change the world; they go through the permission policy. */
 export type MutatingToolName = "write" | "edit" | "bash";
 
-export const BUILTIN_TOOL_NAMES: readonly BuiltinToolName[] = Object.freeze(["read", "ls", "glob", "grep", "write", "edit", "bash"]);
+export const BUILTIN_TOOL_NAMES: readonly BuiltinToolName[] = Object.freeze([
+  "read",
+  "ls",
+  "glob",
+  "grep",
+  "write",
+  "edit",
+  "bash",
+]);
 export const MUTATING_TOOL_NAMES: readonly MutatingToolName[] = Object.freeze(["write", "edit", "bash"]);
 
 export type ToolFailureCode =

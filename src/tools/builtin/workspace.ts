@@ -37,12 +37,18 @@ export class Workspace {
   async resolve(path: string): Promise<string> {
     const absolute = resolve(this.root, path);
     if (!this.roots.some((root) => isWithin(root, absolute))) {
-      throw new ToolFailure("outside-workspace", `${path} is outside the workspace (${this.describeRoots()}); paths must stay inside it`);
+      throw new ToolFailure(
+        "outside-workspace",
+        `${path} is outside the workspace (${this.describeRoots()}); paths must stay inside it`,
+      );
     }
     const real = await realPathOf(absolute, path);
     const realRoots = await this.#resolveRealRoots();
     if (!realRoots.some((root) => isWithin(root, real))) {
-      throw new ToolFailure("outside-workspace", `${path} resolves through a symbolic link to ${real}, outside the workspace (${this.describeRoots()})`);
+      throw new ToolFailure(
+        "outside-workspace",
+        `${path} resolves through a symbolic link to ${real}, outside the workspace (${this.describeRoots()})`,
+      );
     }
     return absolute;
   }
@@ -70,8 +76,13 @@ async function realPathOf(absolute: string, shown: string): Promise<string> {
     try {
       return join(await realpath(current), ...tail.reverse());
     } catch (error) {
-      if ((error as { code?: unknown }).code !== "ENOENT" && (error as { code?: unknown }).code !== "ENOTDIR") throw error;
-      if (await isLink(current)) throw new ToolFailure("outside-workspace", `${shown} goes through a dangling symbolic link (${current}); its target cannot be checked`);
+      if ((error as { code?: unknown }).code !== "ENOENT" && (error as { code?: unknown }).code !== "ENOTDIR")
+        throw error;
+      if (await isLink(current))
+        throw new ToolFailure(
+          "outside-workspace",
+          `${shown} goes through a dangling symbolic link (${current}); its target cannot be checked`,
+        );
     }
     if (dirname(current) === current) return absolute;
     tail.push(basename(current));

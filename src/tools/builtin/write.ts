@@ -20,7 +20,8 @@ export function writeTool({ workspace }: BuiltinToolOptions) {
       reportFailures(async () => {
         const file = await workspace.resolve(path);
         const existing = await stat(file).catch(() => undefined);
-        if (existing?.isDirectory()) throw new ToolFailure("not-a-file", `${path} is a directory; write needs a file path`);
+        if (existing?.isDirectory())
+          throw new ToolFailure("not-a-file", `${path} is a directory; write needs a file path`);
         await mkdir(dirname(file), { recursive: true });
         await writeFile(file, content);
         return `${existing === undefined ? "Created" : "Overwrote"} ${workspace.display(file)} (${Buffer.byteLength(content)} bytes)`;

@@ -8,19 +8,34 @@ import type { Message } from "../../../src/messages/index.js";
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 const assistant = (text: string, ...calls: string[]): Message => ({
   role: "assistant",
-  content: [...(text ? [{ type: "text" as const, text }] : []), ...calls.map((id) => ({ type: "tool-call" as const, callId: id, name: "read", arguments: '{"path":"a"}' }))],
+  content: [
+    ...(text ? [{ type: "text" as const, text }] : []),
+    ...calls.map((id) => ({ type: "tool-call" as const, callId: id, name: "read", arguments: '{"path":"a"}' })),
+  ],
 });
-const result = (id: string, text = "ok"): Message => ({ role: "tool", content: [{ type: "tool-result", callId: id, content: [{ type: "text", text }], isError: false }] });
+const result = (id: string, text = "ok"): Message => ({
+  role: "tool",
+  content: [{ type: "tool-result", callId: id, content: [{ type: "text", text }], isError: false }],
+});
 
 function request(messages: Message[], over: Partial<ProviderRequest> = {}): ProviderRequest {
-  return { model: "anthropic:claude-sonnet-4-5", system: "Be brief.", tools: [{ name: "read", description: "r", inputSchema: { type: "object" } }], messages, signal: new AbortController().signal, sessionId: "s1", ...over };
+  return {
+    model: "anthropic:claude-sonnet-4-5",
+    system: "Be brief.",
+    tools: [{ name: "read", description: "r", inputSchema: { type: "object" } }],
+    messages,
+    signal: new AbortController().signal,
+    sessionId: "s1",
+    ...over,
+  };
 }
 
 /** Where cache_control landed: "system", "tool:<name>", or "m<turn>.b<block>". */
 function breakpoints(params: ReturnType<typeof toAnthropicParams>): string[] {
   const out: string[] = [];
   for (const block of params.system ?? []) if ((block as { cache_control?: unknown }).cache_control) out.push("system");
-  for (const tool of params.tools ?? []) if ((tool as { cache_control?: unknown }).cache_control) out.push(`tool:${(tool as { name: string }).name}`);
+  for (const tool of params.tools ?? [])
+    if ((tool as { cache_control?: unknown }).cache_control) out.push(`tool:${(tool as { name: string }).name}`);
   params.messages.forEach((m, t) => {
     if (!Array.isArray(m.content)) return;
     m.content.forEach((b, i) => {
@@ -39,13 +54,19 @@ describe("toAnthropicParams", () => {
   });
 
   test("consecutive tool results become one user turn of tool_result blocks right after the assistant turn", () => {
-    const params = toAnthropicParams(request([user("go"), assistant("", "c1", "c2"), result("c1"), result("c2", "two"), user("more")]), { defaultMaxTokens: 100 });
+    const params = toAnthropicParams(
+      request([user("go"), assistant("", "c1", "c2"), result("c1"), result("c2", "two"), user("more")]),
+      { defaultMaxTokens: 100 },
+    );
     expect(params.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "user"]);
     expect(params.messages[2]!.content).toMatchObject([
       { type: "tool_result", tool_use_id: "c1" },
       { type: "tool_result", tool_use_id: "c2", content: [{ type: "text", text: "two" }] },
     ]);
-    expect(params.messages[1]!.content).toMatchObject([{ type: "tool_use", id: "c1", name: "read", input: { path: "a" } }, { type: "tool_use", id: "c2" }]);
+    expect(params.messages[1]!.content).toMatchObject([
+      { type: "tool_use", id: "c1", name: "read", input: { path: "a" } },
+      { type: "tool_use", id: "c2" },
+    ]);
   });
 
   test("signed thinking is replayed, redacted thinking is replayed as data, unsigned reasoning is dropped", () => {
@@ -67,22 +88,37 @@ describe("toAnthropicParams", () => {
   });
 
   test("tool-call arguments that are not a JSON object are sent as an empty input", () => {
-    const bad: Message = { role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "read", arguments: "{not json" }] };
+    const bad: Message = {
+      role: "assistant",
+      content: [{ type: "tool-call", callId: "c1", name: "read", arguments: "{not json" }],
+    };
     const params = toAnthropicParams(request([user("q"), bad, result("c1")]), { defaultMaxTokens: 100 });
     expect(params.messages[1]!.content).toEqual([{ type: "tool_use", id: "c1", name: "read", input: {} }]);
   });
 
   test("a first request gets breakpoints at the end of system and on the new tail", () => {
-    expect(breakpoints(toAnthropicParams(request([user("hi")]), { defaultMaxTokens: 100 }))).toEqual(["system", "m0.b0"]);
+    expect(breakpoints(toAnthropicParams(request([user("hi")]), { defaultMaxTokens: 100 }))).toEqual([
+      "system",
+      "m0.b0",
+    ]);
   });
 
   test("with a session prefix, a breakpoint marks the prefix's end", () => {
-    const params = toAnthropicParams(request([user("<catalog>"), user("hi")], { prefixLength: 1 }), { defaultMaxTokens: 100 });
+    const params = toAnthropicParams(request([user("<catalog>"), user("hi")], { prefixLength: 1 }), {
+      defaultMaxTokens: 100,
+    });
     expect(breakpoints(params)).toEqual(["system", "m0.b0", "m1.b0"]);
   });
 
   test("a tool step keeps a breakpoint on the previous request's last block and on the new tail: at most 4", () => {
-    const messages = [user("<catalog>"), user("go"), assistant("reading", "c1", "c2", "c3"), result("c1"), result("c2"), result("c3")];
+    const messages = [
+      user("<catalog>"),
+      user("go"),
+      assistant("reading", "c1", "c2", "c3"),
+      result("c1"),
+      result("c2"),
+      result("c3"),
+    ];
     const params = toAnthropicParams(request(messages, { prefixLength: 1 }), { defaultMaxTokens: 100 });
     // previous request ended with "go" (message 1); the new tail is the last tool_result.
     expect(breakpoints(params)).toEqual(["system", "m0.b0", "m1.b0", "m3.b2"]);
@@ -95,7 +131,13 @@ describe("toAnthropicParams", () => {
   });
 
   test("breakpoints never land on thinking blocks", () => {
-    const thinking: Message = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "reasoning", text: "t", signature: "s" }] };
+    const thinking: Message = {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "reasoning", text: "t", signature: "s" },
+      ],
+    };
     const params = toAnthropicParams(request([user("q"), thinking]), { defaultMaxTokens: 100 });
     expect(breakpoints(params)).toContain("m1.b0");
     expect((params.messages[1]!.content as { cache_control?: unknown }[])[1]!.cache_control).toBeUndefined();

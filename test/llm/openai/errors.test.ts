@@ -28,11 +28,16 @@ async function failure(provider: OpenAICompatibleProvider): Promise<{ error: Pro
   throw new Error(`the stream did not fail; it yielded ${JSON.stringify(chunks)}`);
 }
 
-const apiError = (message: string, type: string, code: string | null = null) => ({ error: { message, type, param: null, code } });
+const apiError = (message: string, type: string, code: string | null = null) => ({
+  error: { message, type, param: null, code },
+});
 
 describe("OpenAI adapter errors", () => {
   it("401 is auth, not retryable", async () => {
-    server.reply({ status: 401, body: apiError("Incorrect API key provided", "invalid_request_error", "invalid_api_key") });
+    server.reply({
+      status: 401,
+      body: apiError("Incorrect API key provided", "invalid_request_error", "invalid_api_key"),
+    });
     const { error } = await failure(server.provider());
     expect(error).toMatchObject({ code: "auth", retryable: false, status: 401 });
     expect(error.message).toContain("Incorrect API key provided");
@@ -41,7 +46,11 @@ describe("OpenAI adapter errors", () => {
   it("400 with a context-length message is context-overflow", async () => {
     server.reply({
       status: 400,
-      body: apiError("This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "invalid_request_error", "context_length_exceeded"),
+      body: apiError(
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        "invalid_request_error",
+        "context_length_exceeded",
+      ),
     });
     const { error } = await failure(server.provider());
     expect(error).toMatchObject({ code: "context-overflow", retryable: false, status: 400 });
@@ -53,7 +62,11 @@ describe("OpenAI adapter errors", () => {
   });
 
   it("429 is rate-limited and retryable after the retry-after header", async () => {
-    server.reply({ status: 429, body: apiError("Rate limit reached", "requests", "rate_limit_exceeded"), headers: { "retry-after": "7" } });
+    server.reply({
+      status: 429,
+      body: apiError("Rate limit reached", "requests", "rate_limit_exceeded"),
+      headers: { "retry-after": "7" },
+    });
     const { error } = await failure(server.provider());
     expect(error).toMatchObject({ code: "rate-limited", retryable: true, retryAfterMs: 7000, status: 429 });
     expect(server.requests).toHaveLength(1); // the SDK does not retry by itself
@@ -65,14 +78,22 @@ describe("OpenAI adapter errors", () => {
   });
 
   it("an error event mid-stream is a retryable server-error, after the chunks that came before", async () => {
-    server.reply({ sse: [roleChunk(), chunk({ content: "Hel" }), { error: { message: "The server had an error while processing your request.", type: "server_error" } }] });
+    server.reply({
+      sse: [
+        roleChunk(),
+        chunk({ content: "Hel" }),
+        { error: { message: "The server had an error while processing your request.", type: "server_error" } },
+      ],
+    });
     const { error, chunks } = await failure(server.provider());
     expect(error).toMatchObject({ code: "server-error", retryable: true });
     expect(chunks.map((c) => c.type)).toEqual(["block-start", "text-delta"]);
   });
 
   it("an overloaded error event mid-stream is retryable overloaded", async () => {
-    server.reply({ sse: [roleChunk(), { error: { message: "Server overloaded, please retry", type: "server_error" } }] });
+    server.reply({
+      sse: [roleChunk(), { error: { message: "Server overloaded, please retry", type: "server_error" } }],
+    });
     expect((await failure(server.provider())).error).toMatchObject({ code: "overloaded", retryable: true });
   });
 
@@ -138,26 +159,35 @@ describe("OpenAI adapter errors", () => {
   it("an already-aborted signal is not turned into a ProviderError", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(collect(server.provider(), request({ signal: controller.signal }))).rejects.not.toBeInstanceOf(ProviderError);
+    await expect(collect(server.provider(), request({ signal: controller.signal }))).rejects.not.toBeInstanceOf(
+      ProviderError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
   it("a tool call delta without an id is a protocol error", async () => {
-    server.reply({ sse: [roleChunk(), chunk(toolDelta(0, { name: "read_file", arguments: "{}" })), chunk({}, "tool_calls")] });
+    server.reply({
+      sse: [roleChunk(), chunk(toolDelta(0, { name: "read_file", arguments: "{}" })), chunk({}, "tool_calls")],
+    });
     const { error } = await failure(server.provider());
     expect(error).toMatchObject({ code: "protocol", retryable: false });
     expect(error.message).toContain("without an id");
   });
 
   it("a tool call delta without a name is a protocol error", async () => {
-    server.reply({ sse: [roleChunk(), chunk(toolDelta(0, { id: "call_1", arguments: "{}" })), chunk({}, "tool_calls")] });
+    server.reply({
+      sse: [roleChunk(), chunk(toolDelta(0, { id: "call_1", arguments: "{}" })), chunk({}, "tool_calls")],
+    });
     expect((await failure(server.provider())).error).toMatchObject({ code: "protocol", retryable: false });
   });
 
   it("an event that is not JSON is a protocol error", async () => {
     server.reply({ sse: [roleChunk(), "{not json"] });
     const client = new OpenAI({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0, logLevel: "off" });
-    expect((await failure(new OpenAICompatibleProvider({ flavor: "openai", client }))).error).toMatchObject({ code: "protocol", retryable: false });
+    expect((await failure(new OpenAICompatibleProvider({ flavor: "openai", client }))).error).toMatchObject({
+      code: "protocol",
+      retryable: false,
+    });
   });
 
   it("a missing OpenAI key is an auth error naming OPENAI_API_KEY, at construction", () => {
@@ -188,6 +218,8 @@ describe("OpenAI adapter errors", () => {
   });
 
   it("a compatible provider without a baseURL is rejected at construction", () => {
-    expect(thrown(() => new OpenAICompatibleProvider({ flavor: "compatible" }), ProviderError).message).toContain("baseURL");
+    expect(thrown(() => new OpenAICompatibleProvider({ flavor: "compatible" }), ProviderError).message).toContain(
+      "baseURL",
+    );
   });
 });

@@ -42,7 +42,12 @@ export class FakeChatServer {
       });
       req.on("end", () => {
         const closed = new Promise<void>((resolve) => res.once("close", () => resolve()));
-        this.requests.push({ path: req.url ?? "", headers: req.headers, body: raw === "" ? undefined : JSON.parse(raw), closed });
+        this.requests.push({
+          path: req.url ?? "",
+          headers: req.headers,
+          body: raw === "" ? undefined : JSON.parse(raw),
+          closed,
+        });
         const reply = this.#replies.shift();
         answer(res, reply ?? { status: 500, body: { error: { message: "fake server: no reply scripted" } } });
       });
@@ -107,7 +112,12 @@ function send(res: ServerResponse, event: object | string): void {
   res.write(`data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`);
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
@@ -118,7 +128,13 @@ type Delta = Record<string, unknown>;
 
 /** One `chat.completion.chunk` for choice 0. */
 export function chunk(delta: Delta, finish: string | null = null): object {
-  return { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_700_000_000, model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "gpt-test",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 /** The first chunk real servers send: the role, empty content. */
@@ -126,15 +142,30 @@ export const roleChunk = (): object => chunk({ role: "assistant", content: "" })
 
 /** The trailing usage chunk (`include_usage`): no choices. */
 export function usageChunk(usage: object): object {
-  return { id: "chatcmpl-1", object: "chat.completion.chunk", created: 1_700_000_000, model: "gpt-test", choices: [], usage };
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "gpt-test",
+    choices: [],
+    usage,
+  };
 }
 
 export function toolDelta(index: number, fields: { id?: string; name?: string; arguments?: string }): Delta {
-  const fn = { ...(fields.name === undefined ? {} : { name: fields.name }), ...(fields.arguments === undefined ? {} : { arguments: fields.arguments }) };
-  return { tool_calls: [{ index, ...(fields.id === undefined ? {} : { id: fields.id, type: "function" }), function: fn }] };
+  const fn = {
+    ...(fields.name === undefined ? {} : { name: fields.name }),
+    ...(fields.arguments === undefined ? {} : { arguments: fields.arguments }),
+  };
+  return {
+    tool_calls: [{ index, ...(fields.id === undefined ? {} : { id: fields.id, type: "function" }), function: fn }],
+  };
 }
 
 /** A whole text answer: role, the text in pieces, finish, usage. */
-export function textReply(pieces: readonly string[], usage: object = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 }): FakeReply {
+export function textReply(
+  pieces: readonly string[],
+  usage: object = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+): FakeReply {
   return { sse: [roleChunk(), ...pieces.map((p) => chunk({ content: p })), chunk({}, "stop"), usageChunk(usage)] };
 }

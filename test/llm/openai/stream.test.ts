@@ -76,7 +76,14 @@ describe("OpenAI stream mapping", () => {
         chunk({ content: "9.8", reasoning_content: null }),
         chunk({ content: " is greater." }),
         chunk({}, "stop"),
-        usageChunk({ prompt_tokens: 20, completion_tokens: 30, total_tokens: 50, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 20, completion_tokens_details: { reasoning_tokens: 25 } }),
+        usageChunk({
+          prompt_tokens: 20,
+          completion_tokens: 30,
+          total_tokens: 50,
+          prompt_cache_hit_tokens: 0,
+          prompt_cache_miss_tokens: 20,
+          completion_tokens_details: { reasoning_tokens: 25 },
+        }),
       ],
     });
     const chunks = await collect(server.provider({ flavor: "deepseek" }));
@@ -89,7 +96,13 @@ describe("OpenAI stream mapping", () => {
       { type: "reasoning", text: "9.8 > 9.11 since .80 > .11" },
       { type: "text", text: "9.8 is greater." },
     ]);
-    expect(result.usage).toEqual({ inputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 30, reasoningTokens: 25 });
+    expect(result.usage).toEqual({
+      inputTokens: 20,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 30,
+      reasoningTokens: 25,
+    });
   });
 
   it("reads the `reasoning` field some compatible servers use instead of reasoning_content", async () => {
@@ -111,7 +124,9 @@ describe("OpenAI stream mapping", () => {
         chunk({}, "tool_calls"),
       ],
     });
-    const starts = (await collect(server.provider({ flavor: "deepseek" }))).filter((c) => c.type === "block-start").map((c) => c.index);
+    const starts = (await collect(server.provider({ flavor: "deepseek" })))
+      .filter((c) => c.type === "block-start")
+      .map((c) => c.index);
     expect(starts).toEqual([0, 1, 2, 3]);
   });
 
@@ -126,8 +141,13 @@ describe("OpenAI stream mapping", () => {
   });
 
   it("reports tool-calls when a compatible server says stop after tool calls", async () => {
-    server.reply({ sse: [roleChunk(), chunk(toolDelta(0, { id: "c1", name: "a", arguments: "{}" })), chunk({}, "stop")] });
-    expect((await collect(server.provider({ flavor: "compatible" }))).at(-1)).toEqual({ type: "finish", reason: "tool-calls" });
+    server.reply({
+      sse: [roleChunk(), chunk(toolDelta(0, { id: "c1", name: "a", arguments: "{}" })), chunk({}, "stop")],
+    });
+    expect((await collect(server.provider({ flavor: "compatible" }))).at(-1)).toEqual({
+      type: "finish",
+      reason: "tool-calls",
+    });
   });
 
   it("maps OpenAI usage: cached_tokens is the cache read, the rest of prompt_tokens is uncached input", async () => {
@@ -140,20 +160,50 @@ describe("OpenAI stream mapping", () => {
         completion_tokens_details: { reasoning_tokens: 256 },
       }),
     );
-    expect(assemble(await collect(server.provider())).usage).toEqual({ inputTokens: 86, cacheReadTokens: 1920, cacheWriteTokens: 0, outputTokens: 300, reasoningTokens: 256 });
+    expect(assemble(await collect(server.provider())).usage).toEqual({
+      inputTokens: 86,
+      cacheReadTokens: 1920,
+      cacheWriteTokens: 0,
+      outputTokens: 300,
+      reasoningTokens: 256,
+    });
   });
 
   it("maps OpenAI cache_write_tokens (GPT-5.6+) to the write bucket, out of the uncached input", async () => {
-    server.reply(textReply(["hi"], { prompt_tokens: 5000, completion_tokens: 10, total_tokens: 5010, prompt_tokens_details: { cached_tokens: 3072, cache_write_tokens: 1800 } }));
-    expect(assemble(await collect(server.provider())).usage).toEqual({ inputTokens: 128, cacheReadTokens: 3072, cacheWriteTokens: 1800, outputTokens: 10 });
+    server.reply(
+      textReply(["hi"], {
+        prompt_tokens: 5000,
+        completion_tokens: 10,
+        total_tokens: 5010,
+        prompt_tokens_details: { cached_tokens: 3072, cache_write_tokens: 1800 },
+      }),
+    );
+    expect(assemble(await collect(server.provider())).usage).toEqual({
+      inputTokens: 128,
+      cacheReadTokens: 3072,
+      cacheWriteTokens: 1800,
+      outputTokens: 10,
+    });
   });
 
   it("maps DeepSeek usage: hit tokens are the cache read, miss tokens the uncached input", async () => {
     // TOOLCHAIN.md §5: DeepSeek also carries prompt_tokens_details.cached_tokens; prompt_tokens includes hits.
     server.reply(
-      textReply(["hi"], { prompt_tokens: 1200, completion_tokens: 9, total_tokens: 1209, prompt_tokens_details: { cached_tokens: 1024 }, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 176 }),
+      textReply(["hi"], {
+        prompt_tokens: 1200,
+        completion_tokens: 9,
+        total_tokens: 1209,
+        prompt_tokens_details: { cached_tokens: 1024 },
+        prompt_cache_hit_tokens: 1024,
+        prompt_cache_miss_tokens: 176,
+      }),
     );
-    expect(assemble(await collect(server.provider({ flavor: "deepseek" }))).usage).toEqual({ inputTokens: 176, cacheReadTokens: 1024, cacheWriteTokens: 0, outputTokens: 9 });
+    expect(assemble(await collect(server.provider({ flavor: "deepseek" }))).usage).toEqual({
+      inputTokens: 176,
+      cacheReadTokens: 1024,
+      cacheWriteTokens: 0,
+      outputTokens: 9,
+    });
   });
 
   it("accepts a stream that ends without [DONE]", async () => {
@@ -171,6 +221,8 @@ describe("OpenAI stream mapping", () => {
 
   it("shows a refusal as text", async () => {
     server.reply({ sse: [roleChunk(), chunk({ refusal: "I can't help with that." }), chunk({}, "stop")] });
-    expect(assemble(await collect(server.provider())).content).toEqual([{ type: "text", text: "I can't help with that." }]);
+    expect(assemble(await collect(server.provider())).content).toEqual([
+      { type: "text", text: "I can't help with that." },
+    ]);
   });
 });

@@ -23,9 +23,33 @@ const toolRoundTrip: Message[] = [
       { type: "tool-call", callId: "call_2", name: "stat", arguments: '{"path":"a.txt"}' },
     ],
   },
-  { role: "tool", content: [{ type: "tool-result", callId: "call_1", content: [{ type: "text", text: "hello" }, { type: "image", mediaType: "image/png", data: "AAAA" }], isError: false }] },
-  { role: "tool", content: [{ type: "tool-result", callId: "call_2", content: [{ type: "text", text: "no such file" }], isError: true }] },
-  { role: "assistant", content: [{ type: "reasoning", text: "It says hello." }, { type: "text", text: "It says hello." }] },
+  {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        callId: "call_1",
+        content: [
+          { type: "text", text: "hello" },
+          { type: "image", mediaType: "image/png", data: "AAAA" },
+        ],
+        isError: false,
+      },
+    ],
+  },
+  {
+    role: "tool",
+    content: [
+      { type: "tool-result", callId: "call_2", content: [{ type: "text", text: "no such file" }], isError: true },
+    ],
+  },
+  {
+    role: "assistant",
+    content: [
+      { type: "reasoning", text: "It says hello." },
+      { type: "text", text: "It says hello." },
+    ],
+  },
 ];
 
 describe("OpenAI wire params", () => {
@@ -44,7 +68,10 @@ describe("OpenAI wire params", () => {
       { role: "user", content: "hi" },
     ]);
     server.reply(textReply(["ok"]));
-    await collect(server.provider({ systemRole: "developer" }), request({ system: "Be brief.", messages: [user("hi")] }));
+    await collect(
+      server.provider({ systemRole: "developer" }),
+      request({ system: "Be brief.", messages: [user("hi")] }),
+    );
     expect(server.body.messages[0]).toEqual({ role: "developer", content: "Be brief." });
   });
 
@@ -67,9 +94,16 @@ describe("OpenAI wire params", () => {
   });
 
   it("sends null content for an assistant message with only tool calls", async () => {
-    const messages: Message[] = [user("go"), { role: "assistant", content: [{ type: "tool-call", callId: "c", name: "t", arguments: "{}" }] }];
+    const messages: Message[] = [
+      user("go"),
+      { role: "assistant", content: [{ type: "tool-call", callId: "c", name: "t", arguments: "{}" }] },
+    ];
     await collect(server.provider(), request({ messages }));
-    expect(server.body.messages[1]).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: "{}" } }] });
+    expect(server.body.messages[1]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: "{}" } }],
+    });
   });
 
   it("sends a user message with images as content parts with data: URLs", async () => {
@@ -94,7 +128,16 @@ describe("OpenAI wire params", () => {
 
   it("maps tools to function tools with the input schema as parameters", async () => {
     const inputSchema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
-    await collect(server.provider(), request({ messages: [user("hi")], tools: [{ name: "read_file", description: "Read a file", inputSchema }, { name: "now", inputSchema: { type: "object" } }] }));
+    await collect(
+      server.provider(),
+      request({
+        messages: [user("hi")],
+        tools: [
+          { name: "read_file", description: "Read a file", inputSchema },
+          { name: "now", inputSchema: { type: "object" } },
+        ],
+      }),
+    );
     expect(server.body.tools).toEqual([
       { type: "function", function: { name: "read_file", description: "Read a file", parameters: inputSchema } },
       { type: "function", function: { name: "now", parameters: { type: "object" } } },
@@ -103,7 +146,8 @@ describe("OpenAI wire params", () => {
 
   it("omits tools, temperature, stop and the max-tokens field when the request has none", async () => {
     await collect(server.provider(), request({ messages: [user("hi")], tools: [] }));
-    for (const key of ["tools", "temperature", "stop", "max_tokens", "max_completion_tokens"]) expect(server.body).not.toHaveProperty(key);
+    for (const key of ["tools", "temperature", "stop", "max_tokens", "max_completion_tokens"])
+      expect(server.body).not.toHaveProperty(key);
   });
 
   it("sends temperature and stop", async () => {
@@ -131,25 +175,40 @@ describe("OpenAI wire params", () => {
     expect(server.body).not.toHaveProperty("prompt_cache_key");
     await collect(server.provider({ flavor: "openai", promptCacheKey: false }), request({ messages: [user("hi")] }));
     expect(server.body).not.toHaveProperty("prompt_cache_key");
-    await collect(server.provider({ flavor: "compatible", promptCacheKey: true }), request({ messages: [user("hi")], sessionId: "sess-42" }));
+    await collect(
+      server.provider({ flavor: "compatible", promptCacheKey: true }),
+      request({ messages: [user("hi")], sessionId: "sess-42" }),
+    );
     expect(server.body.prompt_cache_key).toBe("sess-42");
   });
 
   it("DeepSeek: replays reasoning_content only in user-to-user spans with a tool call", async () => {
     const messages: Message[] = [
       user("2+2?"),
-      { role: "assistant", content: [{ type: "reasoning", text: "trivial" }, { type: "text", text: "4" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "trivial" },
+          { type: "text", text: "4" },
+        ],
+      },
       ...toolRoundTrip,
       user("thanks"),
     ];
     await collect(server.provider({ flavor: "deepseek" }), request({ messages }));
-    const assistants = (server.body.messages as { role: string; reasoning_content?: string }[]).filter((m) => m.role === "assistant");
+    const assistants = (server.body.messages as { role: string; reasoning_content?: string }[]).filter(
+      (m) => m.role === "assistant",
+    );
     expect(assistants.map((m) => m.reasoning_content)).toEqual([undefined, "I should read it.", "It says hello."]);
   });
 
   it("serializes the same request to the same bytes (the provider's prefix cache depends on it)", async () => {
     server.reply(textReply(["ok"]));
-    const req = request({ system: "S", messages: toolRoundTrip, tools: [{ name: "read_file", inputSchema: { type: "object" } }] });
+    const req = request({
+      system: "S",
+      messages: toolRoundTrip,
+      tools: [{ name: "read_file", inputSchema: { type: "object" } }],
+    });
     await collect(server.provider(), req);
     await collect(server.provider(), req);
     expect(JSON.stringify(server.requests[1]!.body)).toBe(JSON.stringify(server.requests[0]!.body));

@@ -31,7 +31,10 @@ async function makeFifo(root: string): Promise<string> {
  */
 async function childPid(fifo: string, result: Promise<unknown>): Promise<number> {
   const read = readFile(fifo, "utf8");
-  const first = await Promise.race([read.then((text) => ({ pid: Number(text.trim()) })), result.then(() => ({ pid: undefined }))]);
+  const first = await Promise.race([
+    read.then((text) => ({ pid: Number(text.trim()) })),
+    result.then(() => ({ pid: undefined })),
+  ]);
   if (first.pid === undefined) {
     closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
     await read;
@@ -44,7 +47,11 @@ describe("bash", () => {
   test("runs in the workspace root and reports exit code 0", async () => {
     const rig = await toolRig();
     const outcome = await rig.call("bash", { command: "pwd" });
-    expect(outcome).toEqual({ content: [{ type: "text", text: `${rig.root}\n\n[exit code: 0]` }], isError: false, meta: { exitCode: 0 } });
+    expect(outcome).toEqual({
+      content: [{ type: "text", text: `${rig.root}\n\n[exit code: 0]` }],
+      isError: false,
+      meta: { exitCode: 0 },
+    });
   });
 
   test("stdout and stderr are both captured", async () => {
@@ -57,7 +64,11 @@ describe("bash", () => {
   test("a non-zero exit is an error result carrying the output and the code", async () => {
     const rig = await toolRig();
     const outcome = await rig.call("bash", { command: "echo failing; exit 3" });
-    expect(outcome).toEqual({ content: [{ type: "text", text: "failing\n\n[exit code: 3]" }], isError: true, meta: { exitCode: 3 } });
+    expect(outcome).toEqual({
+      content: [{ type: "text", text: "failing\n\n[exit code: 3]" }],
+      isError: true,
+      meta: { exitCode: 3 },
+    });
   });
 
   test("no output says so", async () => {
@@ -90,7 +101,12 @@ describe("bash", () => {
     const fifo = await makeFifo(rig.root);
     const controller = new AbortController();
     const tool = bashTool({ workspace: new Workspace({ root: rig.root }) });
-    const result = Promise.resolve(tool.execute({ command: "sleep 5 & echo $! > pid.fifo; wait" }, { callId: "c", sessionId: "s", signal: controller.signal }));
+    const result = Promise.resolve(
+      tool.execute(
+        { command: "sleep 5 & echo $! > pid.fifo; wait" },
+        { callId: "c", sessionId: "s", signal: controller.signal },
+      ),
+    );
     const pid = await childPid(fifo, result);
     expect(running(pid)).toBe(true);
     controller.abort(new Error("user cancelled"));

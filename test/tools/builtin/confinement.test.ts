@@ -18,7 +18,9 @@ describe("Workspace.resolve", () => {
     const error = await new Workspace({ root }).resolve("../x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolFailure);
     expect((error as ToolFailure).code).toBe("outside-workspace");
-    expect((error as ToolFailure).message).toBe(`../x is outside the workspace (root ${root}); paths must stay inside it`);
+    expect((error as ToolFailure).message).toBe(
+      `../x is outside the workspace (root ${root}); paths must stay inside it`,
+    );
   });
 
   test("a sibling whose name starts with the root's name is still outside", async () => {

@@ -8,7 +8,14 @@ import { describe, expect, test } from "vitest";
 import { ScriptedProvider, type ScriptedToolCall } from "../../../src/llm/index.js";
 import { createAgent } from "../../../src/loop/index.js";
 import { z } from "zod";
-import { type BuiltinToolsOptions, builtinTools, defineTool, type PermissionAnswer, type PermissionRequest, type ToolDefinition } from "../../../src/tools/index.js";
+import {
+  type BuiltinToolsOptions,
+  builtinTools,
+  defineTool,
+  type PermissionAnswer,
+  type PermissionRequest,
+  type ToolDefinition,
+} from "../../../src/tools/index.js";
 import { fixedClock } from "../../support/builders.js";
 import { put, tempDir } from "./support.js";
 
@@ -19,14 +26,28 @@ interface ResultData {
 }
 
 /** Runs one turn whose model makes `calls` (one step each), then answers "done"; returns the tool results. */
-async function runCalls(root: string, options: BuiltinToolsOptions, calls: readonly ScriptedToolCall[], tools: readonly ToolDefinition[] = []) {
+async function runCalls(
+  root: string,
+  options: BuiltinToolsOptions,
+  calls: readonly ScriptedToolCall[],
+  tools: readonly ToolDefinition[] = [],
+) {
   const provider = new ScriptedProvider(
     calls.map((call) => ({ toolCalls: [call] })),
     { fallback: { text: "done" } },
   );
-  const agent = createAgent({ provider, model: "scripted:test", cwd: root, plugins: [builtinTools(options)], tools, clock: fixedClock() });
+  const agent = createAgent({
+    provider,
+    model: "scripted:test",
+    cwd: root,
+    plugins: [builtinTools(options)],
+    tools,
+    clock: fixedClock(),
+  });
   expect(await agent.send("go")).toEqual({ turn: 1, reason: { kind: "completed" } });
-  const results = agent.session.events.filter((e) => e.type === "tool/result").map((e) => e.data as unknown as ResultData);
+  const results = agent.session.events
+    .filter((e) => e.type === "tool/result")
+    .map((e) => e.data as unknown as ResultData);
   const names = agent.tools.schemas().map((s) => s.name);
   await agent.dispose();
   return { results, texts: results.map((r) => r.content.map((p) => p.text ?? "").join("")), tools: names, agent };
@@ -79,13 +100,18 @@ describe("permission policy", () => {
     const root = await tempDir();
     const run = await runCalls(root, {}, [write("a.txt")]);
     expect(run.results[0]).toMatchObject({ isError: true, error: "denied" });
-    expect(run.texts[0]).toBe("Tool call denied: write is not permitted in this session (permission mode: deny). The user can allow it by running with --allow write (e.g. --allow write,edit,bash).");
+    expect(run.texts[0]).toBe(
+      "Tool call denied: write is not permitted in this session (permission mode: deny). The user can allow it by running with --allow write (e.g. --allow write,edit,bash).",
+    );
     await expect(readFile(join(root, "a.txt"))).rejects.toThrow(/ENOENT/);
   });
 
   test("deny with a per-tool allow runs that tool only", async () => {
     const root = await tempDir();
-    const run = await runCalls(root, { permissions: { mode: "deny", allow: new Set(["write"]) } }, [write("a.txt", "ok"), bash("echo hi")]);
+    const run = await runCalls(root, { permissions: { mode: "deny", allow: new Set(["write"]) } }, [
+      write("a.txt", "ok"),
+      bash("echo hi"),
+    ]);
     expect(run.results.map((r) => r.isError)).toEqual([false, true]);
     expect(run.texts[1]).toMatch(/--allow bash/);
     expect(await readFile(join(root, "a.txt"), "utf8")).toBe("ok");
@@ -93,7 +119,11 @@ describe("permission policy", () => {
 
   test("allow runs mutating tools without asking", async () => {
     const root = await tempDir();
-    const run = await runCalls(root, { permissions: { mode: "allow" } }, [write("a.txt", "v1"), { name: "edit", arguments: { path: "a.txt", oldString: "v1", newString: "v2" } }, bash("cat a.txt")]);
+    const run = await runCalls(root, { permissions: { mode: "allow" } }, [
+      write("a.txt", "v1"),
+      { name: "edit", arguments: { path: "a.txt", oldString: "v1", newString: "v2" } },
+      bash("cat a.txt"),
+    ]);
     expect(run.results.map((r) => r.isError)).toEqual([false, false, false]);
     expect(run.texts[2]).toBe("v2\n[exit code: 0]");
   });
@@ -101,7 +131,10 @@ describe("permission policy", () => {
   test("ask: yes runs the call once, with a summary naming the path", async () => {
     const root = await tempDir();
     const a = asker("yes", "no");
-    const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [write("a.txt", "hello"), write("b.txt")]);
+    const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [
+      write("a.txt", "hello"),
+      write("b.txt"),
+    ]);
     expect(a.asked).toEqual([
       { tool: "write", summary: "write a.txt (5 characters)" },
       { tool: "write", summary: "write b.txt (1 characters)" },
@@ -121,7 +154,12 @@ describe("permission policy", () => {
   test("ask: always stops asking for that tool, but not for others", async () => {
     const root = await tempDir();
     const a = asker("always", "yes");
-    const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [write("a.txt"), write("b.txt"), write("c.txt"), bash("true")]);
+    const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [
+      write("a.txt"),
+      write("b.txt"),
+      write("c.txt"),
+      bash("true"),
+    ]);
     expect(a.asked.map((r) => r.tool)).toEqual(["write", "bash"]);
     expect(run.results.map((r) => r.isError)).toEqual([false, false, false, false]);
   });
@@ -130,7 +168,11 @@ describe("permission policy", () => {
     const root = await tempDir();
     const none = await runCalls(root, { permissions: { mode: "ask" } }, [write("a.txt")]);
     expect(none.texts[0]).toMatch(/no way to ask .*--allow write/);
-    const throwing = await runCalls(root, { permissions: { mode: "ask", ask: () => Promise.reject(new Error("tty closed")) } }, [write("a.txt")]);
+    const throwing = await runCalls(
+      root,
+      { permissions: { mode: "ask", ask: () => Promise.reject(new Error("tty closed")) } },
+      [write("a.txt")],
+    );
     expect(throwing.texts[0]).toBe("Tool call denied: asking the user for permission to run write failed: tty closed");
   });
 
@@ -153,7 +195,12 @@ describe("permission policy", () => {
 
   test("only the built-in tools it loaded are gated: a user's own bash tool is not", async () => {
     const root = await tempDir();
-    const ownBash = defineTool({ name: "bash", description: "the user's bash", input: z.object({ command: z.string() }), execute: () => "ran my bash" });
+    const ownBash = defineTool({
+      name: "bash",
+      description: "the user's bash",
+      input: z.object({ command: z.string() }),
+      execute: () => "ran my bash",
+    });
     const run = await runCalls(root, { tools: ["read"] }, [bash("true")], [ownBash]);
     expect(run.results[0]).toMatchObject({ isError: false });
     expect(run.texts[0]).toBe("ran my bash");

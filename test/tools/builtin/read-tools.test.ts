@@ -10,13 +10,18 @@ describe("read", () => {
     const rig = await toolRig();
     await put(rig.root, "a.txt", "alpha\nbeta\ngamma\n");
     const outcome = await rig.call("read", { path: "a.txt" });
-    expect(outcome).toEqual({ content: [{ type: "text", text: "     1\talpha\n     2\tbeta\n     3\tgamma" }], isError: false });
+    expect(outcome).toEqual({
+      content: [{ type: "text", text: "     1\talpha\n     2\tbeta\n     3\tgamma" }],
+      isError: false,
+    });
   });
 
   test("offset and limit select a range and say how to continue", async () => {
     const rig = await toolRig();
     await put(rig.root, "n.txt", Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
-    expect(textOf(await rig.call("read", { path: "n.txt", offset: 3, limit: 2 }))).toBe("     3\tline 3\n     4\tline 4\n[… 6 more lines; continue with offset 5 …]");
+    expect(textOf(await rig.call("read", { path: "n.txt", offset: 3, limit: 2 }))).toBe(
+      "     3\tline 3\n     4\tline 4\n[… 6 more lines; continue with offset 5 …]",
+    );
     expect(textOf(await rig.call("read", { path: "n.txt", offset: 9 }))).toBe("     9\tline 9\n    10\tline 10");
   });
 
@@ -114,7 +119,16 @@ describe("globToRegExp", () => {
 describe("glob", () => {
   test("matches recursively, sorted, relative to the root, skipping .git and node_modules", async () => {
     const rig = await toolRig();
-    for (const f of ["src/b.ts", "src/a.ts", "src/x/c.ts", "readme.md", ".git/hooks/h.ts", "node_modules/p/i.ts", "src/node_modules/q.ts"]) await put(rig.root, f);
+    for (const f of [
+      "src/b.ts",
+      "src/a.ts",
+      "src/x/c.ts",
+      "readme.md",
+      ".git/hooks/h.ts",
+      "node_modules/p/i.ts",
+      "src/node_modules/q.ts",
+    ])
+      await put(rig.root, f);
     expect(textOf(await rig.call("glob", { pattern: "**/*.ts" }))).toBe("src/a.ts\nsrc/b.ts\nsrc/x/c.ts");
     expect(textOf(await rig.call("glob", { pattern: "*.{md,ts}" }))).toBe("readme.md");
     expect(textOf(await rig.call("glob", { pattern: "*.ts", path: "src" }))).toBe("src/a.ts\nsrc/b.ts");
@@ -122,7 +136,10 @@ describe("glob", () => {
 
   test("no match is a plain answer, an unclosed brace an error", async () => {
     const rig = await toolRig();
-    expect(await rig.call("glob", { pattern: "*.none" })).toEqual({ content: [{ type: "text", text: "No files match *.none" }], isError: false });
+    expect(await rig.call("glob", { pattern: "*.none" })).toEqual({
+      content: [{ type: "text", text: "No files match *.none" }],
+      isError: false,
+    });
     const bad = await rig.call("glob", { pattern: "{a,b" });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/unclosed \{/);
@@ -144,7 +161,9 @@ describe("grep", () => {
     await put(rig.root, "src/a.ts", "const a = 1;\nexport function foo() {}\n");
     await put(rig.root, "src/b.md", "foo bar\n");
     await put(rig.root, "node_modules/x.ts", "function foo\n");
-    expect(textOf(await rig.call("grep", { pattern: "fo+" }))).toBe("src/a.ts:2: export function foo() {}\nsrc/b.md:1: foo bar");
+    expect(textOf(await rig.call("grep", { pattern: "fo+" }))).toBe(
+      "src/a.ts:2: export function foo() {}\nsrc/b.md:1: foo bar",
+    );
   });
 
   test("glob filters by file name, or by relative path when it has a slash", async () => {

@@ -34,11 +34,17 @@ export interface ToolRig extends Harness {
 }
 
 /** A temp workspace with the built-in tools registered (no permission gate: that is the plugin's). */
-export async function toolRig(options: { allow?: string[]; outputCap?: number; tools?: BuiltinToolName[] } = {}): Promise<ToolRig> {
+export async function toolRig(
+  options: { allow?: string[]; outputCap?: number; tools?: BuiltinToolName[] } = {},
+): Promise<ToolRig> {
   const root = await tempDir();
   const workspace = new Workspace({ root, ...(options.allow ? { allow: options.allow } : {}) });
   const h = harness();
-  for (const tool of builtinToolDefinitions({ workspace, ...(options.outputCap ? { outputCap: options.outputCap } : {}) }, options.tools)) h.registry.register(tool);
+  for (const tool of builtinToolDefinitions(
+    { workspace, ...(options.outputCap ? { outputCap: options.outputCap } : {}) },
+    options.tools,
+  ))
+    h.registry.register(tool);
   return { ...h, root, workspace };
 }
 

@@ -24,7 +24,9 @@ describe("write", () => {
   test("refuses a directory and paths outside the root", async () => {
     const rig = await toolRig();
     await put(rig.root, "d/x");
-    expect(textOf(await rig.call("write", { path: "d", content: "x" }))).toBe("d is a directory; write needs a file path");
+    expect(textOf(await rig.call("write", { path: "d", content: "x" }))).toBe(
+      "d is a directory; write needs a file path",
+    );
     const outside = await rig.call("write", { path: "../escape.txt", content: "x" });
     expect(outside.isError).toBe(true);
     expect(textOf(outside)).toMatch(/outside the workspace/);
@@ -46,14 +48,18 @@ describe("edit", () => {
     const outcome = await rig.call("edit", { path: "f.txt", oldString: "x", newString: "y" });
     expect(outcome.isError).toBe(true);
     expect(outcome.meta).toEqual({ code: "ambiguous-match" });
-    expect(textOf(outcome)).toBe("oldString appears 3 times in f.txt; include more surrounding text to make it unique, or set replaceAll to replace all 3");
+    expect(textOf(outcome)).toBe(
+      "oldString appears 3 times in f.txt; include more surrounding text to make it unique, or set replaceAll to replace all 3",
+    );
     expect(await readFile(join(rig.root, "f.txt"), "utf8")).toBe("x x x");
   });
 
   test("replaceAll replaces every occurrence", async () => {
     const rig = await toolRig();
     await put(rig.root, "f.txt", "x x x");
-    expect(textOf(await rig.call("edit", { path: "f.txt", oldString: "x", newString: "y", replaceAll: true }))).toBe("Replaced 3 occurrences in f.txt");
+    expect(textOf(await rig.call("edit", { path: "f.txt", oldString: "x", newString: "y", replaceAll: true }))).toBe(
+      "Replaced 3 occurrences in f.txt",
+    );
     expect(await readFile(join(rig.root, "f.txt"), "utf8")).toBe("y y y");
   });
 
@@ -69,7 +75,9 @@ describe("edit", () => {
   test("refuses identical strings, an empty oldString and a missing file", async () => {
     const rig = await toolRig();
     await put(rig.root, "f.txt", "hello");
-    expect(textOf(await rig.call("edit", { path: "f.txt", oldString: "hello", newString: "hello" }))).toMatch(/identical/);
+    expect(textOf(await rig.call("edit", { path: "f.txt", oldString: "hello", newString: "hello" }))).toMatch(
+      /identical/,
+    );
     expect((await rig.call("edit", { path: "f.txt", oldString: "", newString: "x" })).error).toBe("invalid-arguments");
     const missing = await rig.call("edit", { path: "none.txt", oldString: "a", newString: "b" });
     expect(missing.isError).toBe(true);
