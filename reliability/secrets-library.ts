@@ -19,7 +19,7 @@ import { type Agent, type AgentOptions, createAgent, resumeAgent, type TurnOutco
 import type { UserContent } from "../src/messages/index.js";
 import { reconstructRequests } from "../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
-import { builtinTools } from "../src/tools/index.js";
+import { builtinTools } from "../src/builtin-tools/index.js";
 import { AUTH_FAIL } from "./secrets-emulator.js";
 import type { Exposure, FakeKey, KeyProvider } from "./secrets-keys.js";
 import { check } from "./violation.js";

@@ -3,8 +3,8 @@
 // AGENTS.md / CLAUDE.md instructions, workspace baseline). Headless commands deny the mutating
 // tools (write, edit, bash) unless `--allow` names them; chat asks.
 import type { AgentPlugin } from "../loop/index.js";
-import type { MutatingToolName, PermissionPolicy } from "../tools/index.js";
-import { keelsonHome } from "../store/index.js";
+import type { MutatingToolName, PermissionPolicy } from "../builtin-tools/index.js";
+import { keelsonHome } from "../home/index.js";
 import { CliError } from "./errors.js";
 
 const MUTATING: readonly MutatingToolName[] = ["write", "edit", "bash"];
@@ -29,7 +29,10 @@ export function denyUnlessAllowed(allow: readonly MutatingToolName[]): Permissio
 }
 
 export async function cliPlugins(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin[]> {
-  const [{ builtinTools }, context] = await Promise.all([import("../tools/index.js"), import("../context/index.js")]);
+  const [{ builtinTools }, context] = await Promise.all([
+    import("../builtin-tools/index.js"),
+    import("../context/index.js"),
+  ]);
   const home = keelsonHome();
   return [
     builtinTools({ root: cwd, permissions }),

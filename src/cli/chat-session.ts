@@ -9,7 +9,12 @@ import { createCompaction } from "../compaction/index.js";
 import { type AgentOptions, type Agent, createAgent, forkAgent, resumeAgent } from "../loop/index.js";
 import { ModelRegistry } from "../llm/index.js";
 import { SessionError } from "../session/index.js";
-import type { MutatingToolName, PermissionAnswer, PermissionPolicy, PermissionRequest } from "../tools/index.js";
+import type {
+  MutatingToolName,
+  PermissionAnswer,
+  PermissionPolicy,
+  PermissionRequest,
+} from "../builtin-tools/index.js";
 import type { JsonlSessionStore } from "../store/index.js";
 import { cliPlugins } from "./agent-plugins.js";
 import { type ChatContext, runSlashCommand } from "./chat-commands.js";

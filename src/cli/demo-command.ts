@@ -17,7 +17,7 @@ import type { Agent, AgentPlugin } from "../loop/index.js";
 import type { JsonValue } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { keelsonHome } from "../store/index.js";
+import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
 
 const MODEL = "emulator:emulator-anthropic";
@@ -91,7 +91,7 @@ async function runDemo(keep: boolean): Promise<number> {
     import("../loop/index.js"),
     import("../emulator/index.js"),
     import("../llm/index.js"),
-    import("../tools/index.js"),
+    import("../builtin-tools/index.js"),
     import("../context/index.js"),
     import("../audit/index.js"),
     import("../reconstruct/index.js"),

@@ -10,14 +10,8 @@ import {
   type SessionHeader,
   validateSessionHeader,
 } from "../session/index.js";
-import {
-  decodeHeaderLine,
-  defaultSessionsDir,
-  firstInvalidUtf8Line,
-  JsonlSessionStore,
-  splitLog,
-  StoreError,
-} from "../store/index.js";
+import { defaultSessionsDir } from "../home/index.js";
+import { decodeHeaderLine, firstInvalidUtf8Line, JsonlSessionStore, splitLog, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
 
 export interface LoadedLog {

@@ -6,7 +6,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import type { AgentPlugin } from "../loop/index.js";
 import type { UserMessage } from "../messages/index.js";
-import { keelsonHome } from "../store/home.js";
+import { keelsonHome } from "../home/index.js";
 import { defineTool, type ToolDefinition } from "../tools/index.js";
 import { agentCwd, findProjectRoot } from "./paths.js";
 import { escapeXml, systemReminder } from "./reminder.js";

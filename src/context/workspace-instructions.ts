@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
-import { keelsonHome } from "../store/home.js";
+import { keelsonHome } from "../home/index.js";
 import type { PostExecuteDecision, ToolInvocation } from "../tools/index.js";
 import { type InstructionFile, isInstructionFileName, readInstructionFile } from "./instruction-files.js";
 import { renderInstructions } from "./instructions-render.js";

@@ -7,7 +7,7 @@ import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { Session } from "../session/index.js";
-import { persistSession, type SessionPersistence } from "../store/index.js";
+import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { Inbox, type Settle } from "./inbox.js";
@@ -91,7 +91,7 @@ class LoopAgent implements Agent {
       },
     });
     const store = options.store;
-    this.#persistence = store === undefined ? undefined : persistSession(this.session, store);
+    this.#persistence = store?.attach(this.session);
     this.#ready =
       store === undefined || origin.storeOpen
         ? Promise.resolve()

@@ -1,5 +1,4 @@
 // Public API of the store layer (depends on session).
-export { defaultSessionsDir, keelsonHome } from "./home.js";
 export {
   decodeHeaderLine,
   FORMAT as JSONL_FORMAT,
@@ -8,6 +7,13 @@ export {
   splitLog,
 } from "./jsonl-codec.js";
 export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
-export { persistSession, type SessionPersistence } from "./persist.js";
-export type { LoadedSession, LoadOptions, SessionStore, SessionSummary, StoreErrorCode } from "./types.js";
+export { persistSession } from "./persist.js";
+export type {
+  LoadedSession,
+  LoadOptions,
+  SessionPersistence,
+  SessionStore,
+  SessionSummary,
+  StoreErrorCode,
+} from "./types.js";
 export { StoreError } from "./types.js";

@@ -20,10 +20,18 @@ import {
   validateEnvelope,
   validateSessionHeader,
 } from "../session/index.js";
-import { defaultSessionsDir } from "./home.js";
+import { defaultSessionsDir } from "../home/index.js";
 import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, firstInvalidUtf8Line, splitLog } from "./jsonl-codec.js";
 import { acquireLock, releaseLock } from "./lock.js";
-import { type LoadedSession, type LoadOptions, type SessionStore, type SessionSummary, StoreError } from "./types.js";
+import { persistSession } from "./persist.js";
+import {
+  type LoadedSession,
+  type LoadOptions,
+  type SessionPersistence,
+  type SessionStore,
+  type SessionSummary,
+  StoreError,
+} from "./types.js";
 
 /** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
 export type StoreFileSystem = Pick<
@@ -132,6 +140,10 @@ export class JsonlSessionStore implements SessionStore {
       writer.flushing = run.catch(() => undefined);
       await run;
     }
+  }
+
+  attach(session: Session): SessionPersistence {
+    return persistSession(session, this);
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {

@@ -6,16 +6,10 @@
 // would otherwise vanish into a warning. It is remembered instead, and `flush()` reports it:
 // a flush never claims durability for a log the store did not take whole.
 import type { Session } from "../session/index.js";
-import { type SessionStore, StoreError } from "./types.js";
+import { type SessionPersistence, type SessionStore, StoreError } from "./types.js";
 
-export interface SessionPersistence {
-  /** Makes everything appended so far durable; throws if any append was refused by the store. */
-  flush(): Promise<void>;
-  /** Stops buffering future appends. */
-  dispose(): void;
-}
-
-export function persistSession(session: Session, store: SessionStore): SessionPersistence {
+/** The generic `SessionStore.attach`: any store that implements `append` and `flush` can use it. */
+export function persistSession(session: Session, store: Pick<SessionStore, "append" | "flush">): SessionPersistence {
   let failure: unknown;
   const dispose = session.observe((event) => {
     if (failure !== undefined) return;

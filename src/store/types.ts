@@ -2,6 +2,14 @@
 // later), and the store layer's error type. `test/support/store-contract.ts` pins the contract.
 import type { Session, SessionEvent, SessionHeader, SessionOptions } from "../session/index.js";
 
+/** A live session wired to a store (`SessionStore.attach`). */
+export interface SessionPersistence {
+  /** Makes everything appended so far durable; throws if any append was refused by the store. */
+  flush(): Promise<void>;
+  /** Stops buffering future appends. */
+  dispose(): void;
+}
+
 export interface LoadOptions {
   /**
    * Read without taking the writer lock and without repairing: for inspection (show, verify,
@@ -47,6 +55,12 @@ export interface SessionStore {
   append(sessionId: string, events: readonly SessionEvent[]): void;
   /** Makes buffered events durable (all sessions when no id is given). A failed flush leaves nothing half-written and keeps the buffer for a retry. */
   flush(sessionId?: string): Promise<void>;
+  /**
+   * Wires a live session (created or loaded writable through this store) to it: every commit
+   * enters the store's buffer in the same synchronous frame as the append; `flush()` makes it
+   * durable and fails if the store ever refused an append. This is how the loop persists.
+   */
+  attach(session: Session): SessionPersistence;
   /** Loads and validates a stored log; a writable load takes the lock and repairs durably. */
   load(sessionId: string, options?: LoadOptions): Promise<LoadedSession>;
   /** Summaries of every stored session, oldest first. */

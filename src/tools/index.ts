@@ -13,4 +13,3 @@ export type {
   ToolOutput,
 } from "./types.js";
 export { ToolError } from "./types.js";
-export * from "./builtin/index.js";

@@ -3,14 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import {
-  HeaderWriter,
-  JsonlSessionStore,
-  persistSession,
-  reconstructRequests,
-  Session,
-  verifyLog,
-} from "../../src/index.js";
+import { HeaderWriter, JsonlSessionStore, reconstructRequests, Session, verifyLog } from "../../src/index.js";
 
 test("the README's library example works as written", async () => {
   const root = await mkdtemp(join(tmpdir(), "keelson-readme-"));
@@ -18,7 +11,7 @@ test("the README's library example works as written", async () => {
     const store = new JsonlSessionStore({ root });
     const session = Session.create({ cwd: process.cwd() });
     await store.create(session.header);
-    const persistence = persistSession(session, store);
+    const persistence = store.attach(session);
 
     session.append("turn/start", { turn: 1, trigger: "send" });
     session.append("user/message", { content: [{ type: "text", text: "hi" }], source: "user" });

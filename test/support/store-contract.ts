@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Session } from "../../src/session/index.js";
-import { persistSession, type SessionStore } from "../../src/store/index.js";
+import type { SessionStore } from "../../src/store/index.js";
 import { newSession, twoTurnLog } from "./builders.js";
 import { buildLog, logOpsArb } from "./random-log.js";
 import { describeWriterContract } from "./store-contract-writers.js";
@@ -94,10 +94,10 @@ export function describeSessionStoreContract(name: string, makeStore: StoreHarne
         expect(loaded.session.events).toEqual(session.events);
       });
 
-      test("persistSession buffers every append of a live session; after its flush another store loads the same log", async () => {
+      test("attach buffers every append of a live session; after its flush another store loads the same log", async () => {
         const session = newSession("live");
         await h.store.create(session.header);
-        const persistence = persistSession(session, h.store);
+        const persistence = h.store.attach(session);
         twoTurnLog(session);
         await persistence.flush();
 
@@ -105,19 +105,19 @@ export function describeSessionStoreContract(name: string, makeStore: StoreHarne
         expect(loaded.session.events).toEqual(session.events);
       });
 
-      test("after persistSession is disposed, the session's appends no longer reach the store", async () => {
+      test("after attach is disposed, the session's appends no longer reach the store", async () => {
         const session = twoTurnLog(newSession("unhooked"));
         await h.store.create(session.header, session.events);
-        persistSession(session, h.store).dispose();
+        h.store.attach(session).dispose();
         session.append("turn/start", { turn: session.lastTurn + 1, trigger: "send" });
         await h.store.flush(session.id);
 
         expect((await h.openSecond().load(session.id, { readOnly: true })).session.length).toBe(session.length - 1);
       });
 
-      test("persistSession's flush fails with 'write-failed' once the store has refused one of the session's appends", async () => {
+      test("attach's flush fails with 'write-failed' once the store has refused one of the session's appends", async () => {
         const session = newSession("refused");
-        const persistence = persistSession(session, h.store); // never created: every append is refused
+        const persistence = h.store.attach(session); // never created: every append is refused
         twoTurnLog(session);
 
         const error = await expectStoreError(() => persistence.flush(), "write-failed");

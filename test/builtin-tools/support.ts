@@ -5,8 +5,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
-import { type BuiltinToolName, builtinToolDefinitions, Workspace } from "../../../src/tools/index.js";
-import { type Harness, harness } from "../support.js";
+import { type BuiltinToolName, builtinToolDefinitions, Workspace } from "../../src/builtin-tools/index.js";
+import { type Harness, harness } from "../tools/support.js";
 
 const made: string[] = [];
 afterEach(async () => {
@@ -48,4 +48,4 @@ export async function toolRig(
   return { ...h, root, workspace };
 }
 
-export { textOf } from "../support.js";
+export { textOf } from "../tools/support.js";

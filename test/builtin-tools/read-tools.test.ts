@@ -2,7 +2,7 @@
 // (the converter's operators, skipped folders, sorted output) and grep (file:line: text, glob
 // filter, bad patterns), and the output cap's marker.
 import { describe, expect, test } from "vitest";
-import { capOutput, globToRegExp, truncationMarker } from "../../../src/tools/index.js";
+import { capOutput, globToRegExp, truncationMarker } from "../../src/builtin-tools/index.js";
 import { put, textOf, toolRig } from "./support.js";
 
 describe("read", () => {

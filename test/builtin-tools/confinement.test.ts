@@ -3,7 +3,7 @@
 import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { ToolFailure, Workspace } from "../../../src/tools/index.js";
+import { ToolFailure, Workspace } from "../../src/builtin-tools/index.js";
 import { put, tempDir, textOf, toolRig } from "./support.js";
 
 describe("Workspace.resolve", () => {

@@ -1,7 +1,7 @@
 // `ls`: one directory's entries, sorted by code unit; directories end in `/`, symlinks in `@`.
 import { readdir, stat } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 

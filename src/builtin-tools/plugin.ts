@@ -1,8 +1,8 @@
 // builtinTools: the plugin that gives an agent the built-in tools over one workspace and gates the
 // mutating ones with a permission policy. Unloading removes the tools and the gate.
 import { resolve } from "node:path";
-import type { AgentPlugin } from "../../loop/index.js";
-import type { ToolDefinition } from "../types.js";
+import type { AgentPlugin } from "../loop/index.js";
+import type { ToolDefinition } from "../tools/index.js";
 import { bashTool } from "./bash.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob.js";

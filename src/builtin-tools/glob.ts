@@ -3,7 +3,7 @@
 // capped at MAX_GLOB_ENTRIES entries as well as by characters.
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { globToRegExp } from "./glob-pattern.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";

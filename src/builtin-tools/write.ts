@@ -2,7 +2,7 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 

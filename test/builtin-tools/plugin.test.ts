@@ -5,18 +5,17 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { ScriptedProvider, type ScriptedToolCall } from "../../../src/llm/index.js";
-import { createAgent } from "../../../src/loop/index.js";
+import { ScriptedProvider, type ScriptedToolCall } from "../../src/llm/index.js";
+import { createAgent } from "../../src/loop/index.js";
 import { z } from "zod";
 import {
   type BuiltinToolsOptions,
   builtinTools,
-  defineTool,
   type PermissionAnswer,
   type PermissionRequest,
-  type ToolDefinition,
-} from "../../../src/tools/index.js";
-import { fixedClock } from "../../support/builders.js";
+} from "../../src/builtin-tools/index.js";
+import { defineTool, type ToolDefinition } from "../../src/tools/index.js";
+import { fixedClock } from "../support/builders.js";
 import { put, tempDir } from "./support.js";
 
 interface ResultData {

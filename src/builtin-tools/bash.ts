@@ -3,8 +3,8 @@
 // capped; the exit code is always reported and a non-zero exit is an error result.
 import { spawn } from "node:child_process";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
-import type { ToolOutput } from "../types.js";
+import { defineTool } from "../tools/index.js";
+import type { ToolOutput } from "../tools/index.js";
 import { DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
 import type { BuiltinToolOptions } from "./types.js";
 

@@ -1,8 +1,8 @@
 // The permission gate for mutating built-in tools, as a `tools/pre-execute` listener. Read-only
 // tools and tools it does not gate pass straight through; `always` answers are remembered in the
 // listener's closure, i.e. for the life of the agent that loaded it.
-import type { JsonObject, JsonValue } from "../../json/index.js";
-import type { PreExecuteDecision, ToolInvocation } from "../types.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { PreExecuteDecision, ToolInvocation } from "../tools/index.js";
 import type { MutatingToolName, PermissionAnswer, PermissionPolicy } from "./types.js";
 import { MUTATING_TOOL_NAMES } from "./types.js";
 

@@ -2,7 +2,7 @@
 // and binary files (a NUL byte in the first 8 KiB) are refused; long files say how to continue.
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 

@@ -5,7 +5,7 @@ import { closeSync, constants, existsSync, openSync, readFileSync } from "node:f
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { bashTool, Workspace } from "../../../src/tools/index.js";
+import { bashTool, Workspace } from "../../src/builtin-tools/index.js";
 import { textOf, toolRig } from "./support.js";
 
 /** Dead or a zombie awaiting its reaper: either way no longer running. */

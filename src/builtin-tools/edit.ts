@@ -3,7 +3,7 @@
 // context instead of editing the wrong place. Replacement is literal (no `$&` patterns).
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 

@@ -4,7 +4,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../registry.js";
+import { defineTool } from "../tools/index.js";
 import { globToRegExp } from "./glob-pattern.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";

@@ -1,6 +1,6 @@
 // Output shaping shared by the built-in tools: the character cap with its marker, and the wrapper
 // that turns a ToolFailure or a Node filesystem error into an `isError` result the model reads.
-import type { ToolOutput } from "../types.js";
+import type { ToolOutput } from "../tools/index.js";
 import { ToolFailure } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP = 30_000;
