@@ -1,6 +1,7 @@
 // Built-in tools vocabulary: the failure a tool reports to the model (never thrown past the
 // tool), the permission policy for mutating tools, and the plugin's options.
 import type { Workspace } from "./workspace.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** The built-in tools, by the name the model calls. */
 export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit" | "bash";
@@ -35,14 +36,7 @@ export type ToolFailureCode =
  * Built-in tools throw it internally; their wrapper turns it into an `isError` result whose text is
  * the message and whose `meta.code` is the code — it never reaches the pipeline as a throw.
  */
-export class ToolFailure extends Error {
-  override readonly name = "ToolFailure";
-  readonly code: ToolFailureCode;
-  constructor(code: ToolFailureCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class ToolFailure extends KeelsonError<ToolFailureCode> {}
 
 /** What the user answers when asked whether a mutating tool may run. */
 export type PermissionAnswer = "yes" | "no" | "always";

@@ -161,7 +161,8 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
     });
     const summaryTokens = measure(text);
     if (summaryTokens >= region.tokens)
-      throw new Error(
+      throw new CompactionError(
+        "summary-too-long",
         `the summary (${summaryTokens} tokens) is not smaller than what it replaces (${region.tokens} tokens)`,
       );
     session.append("compact/summary", {

@@ -1,5 +1,6 @@
 // Compaction vocabulary: options, the pressure estimate, and the error type.
 import type { ModelRegistry } from "../llm/core.js";
+import { KeelsonError } from "../errors/index.js";
 
 export interface CompactionOptions {
   /** Context windows by model; defaults to `new ModelRegistry()`. */
@@ -31,13 +32,6 @@ export interface Pressure {
   readonly anchored: boolean;
 }
 
-export type CompactionErrorCode = "floor" | "no-region";
+export type CompactionErrorCode = "floor" | "no-region" | "summary-too-long";
 
-export class CompactionError extends Error {
-  override readonly name = "CompactionError";
-  readonly code: CompactionErrorCode;
-  constructor(code: CompactionErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class CompactionError extends KeelsonError<CompactionErrorCode> {}

@@ -2,6 +2,7 @@
 // skill, and the layer's error type. Every contributor's output is a pure function of the
 // filesystem state it reads (no clocks, no per-turn facts), so an unchanged tree always renders
 // the same bytes and the provider's prefix cache holds across instances.
+import { KeelsonError } from "../errors/index.js";
 
 /** Options of `skillsCatalog`. Relative paths resolve against the agent's cwd. */
 export interface SkillsCatalogOptions {
@@ -53,14 +54,7 @@ export interface Skill {
 
 export type ContextErrorCode = "invalid-skill" | "unreadable-skill" | "invalid-options" | "instructions-update";
 
-export class ContextError extends Error {
-  override readonly name = "ContextError";
-  readonly code: ContextErrorCode;
-  constructor(code: ContextErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
-}
+export class ContextError extends KeelsonError<ContextErrorCode> {}
 
 /** Validates a positive-integer option at plugin creation (a typo fails loudly, not per turn). */
 export function positiveInteger(value: number | undefined, fallback: number, name: string): number {

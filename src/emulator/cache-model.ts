@@ -12,6 +12,7 @@
 //   request; DeepSeek stores only complete units: the end of the input and input + output.
 import { createHash } from "node:crypto";
 import type { CacheUsage, Clock } from "./types.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** One Anthropic cache unit: a tool definition, a system block or a message content block. */
 export interface CacheBlock {
@@ -28,10 +29,7 @@ export interface CacheSegment {
   readonly hash: string;
 }
 
-export class CacheModelError extends Error {
-  override readonly name = "CacheModelError";
-  readonly code = "too-many-breakpoints";
-}
+export class CacheModelError extends KeelsonError<"too-many-breakpoints"> {}
 
 interface Entry {
   readonly tokens: number;
@@ -142,6 +140,7 @@ export class AnthropicCacheModel {
     const breakpoints = blocks.flatMap((block, i) => (block.breakpoint ? [i] : []));
     if (breakpoints.length > this.maxBreakpoints)
       throw new CacheModelError(
+        "too-many-breakpoints",
         `A maximum of ${this.maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints.length}.`,
       );
     const cumulative: number[] = [];

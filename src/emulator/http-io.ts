@@ -41,8 +41,8 @@ export function sendWireError(
 ): void {
   const body =
     api === "anthropic"
-      ? anthropicErrorBody(error.kind, error.message, requestId)
-      : openaiErrorBody(error.kind, error.message, error.param);
+      ? anthropicErrorBody(error.code, error.message, requestId)
+      : openaiErrorBody(error.code, error.message, error.param);
   sendJson(res, error.status, body, error.headers);
 }
 

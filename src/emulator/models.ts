@@ -6,13 +6,11 @@
 import type { ProviderTool, ScriptedReply } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
 import type { EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest } from "./types.js";
+import { KeelsonError } from "../errors/index.js";
 
 export type EmulatorStep = ScriptedReply | EmulatorModelFunction;
 
-export class EmulatorModelError extends Error {
-  override readonly name = "EmulatorModelError";
-  readonly code = "script-exhausted";
-}
+export class EmulatorModelError extends KeelsonError<"script-exhausted"> {}
 
 export class ScriptedEmulatorModel implements EmulatorModel {
   /** Every request answered (or refused), in arrival order. */
@@ -49,6 +47,7 @@ export class ScriptedEmulatorModel implements EmulatorModel {
       this.#queues.get(request.sessionKey)?.shift() ?? this.#queues.get("default")?.shift() ?? this.#fallback;
     if (step === undefined)
       throw new EmulatorModelError(
+        "script-exhausted",
         `ScriptedEmulatorModel has no reply for session ${JSON.stringify(request.sessionKey)} (request ${this.requests.length})`,
       );
     return typeof step === "function" ? await step(request) : step;

@@ -3,6 +3,7 @@
 // turns into the provider's own JSON error body. Depends on llm and messages types only.
 import type { ProviderTool, ScriptedReply } from "../llm/index.js";
 import type { Message, Usage } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /**
  * A request as the emulator's models see it, independent of the wire format: the system text
@@ -69,9 +70,7 @@ export const WIRE_ERROR_STATUS: { readonly [K in WireErrorKind]: number } = {
 };
 
 /** An HTTP-level failure the server answers with (a validation error, an injected fault, a scripted error). */
-export class WireError extends Error {
-  override readonly name = "WireError";
-  readonly kind: WireErrorKind;
+export class WireError extends KeelsonError<WireErrorKind> {
   readonly status: number;
   /** Extra response headers, e.g. `retry-after`. */
   readonly headers: Readonly<Record<string, string>>;
@@ -82,8 +81,7 @@ export class WireError extends Error {
     message: string,
     options: { status?: number; headers?: Record<string, string>; param?: string } = {},
   ) {
-    super(message);
-    this.kind = kind;
+    super(kind, message);
     this.status = options.status ?? WIRE_ERROR_STATUS[kind];
     this.headers = options.headers ?? {};
     this.param = options.param ?? null;

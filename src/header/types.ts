@@ -1,6 +1,7 @@
 // The request header: everything about a request except its derived history (ARCHITECTURE.md §3).
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { Message } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** Call configuration. Any extra provider field must be lossless JSON. */
 export interface RequestConfig {
@@ -60,14 +61,11 @@ export type HeaderRecord =
 
 export type HeaderErrorCode = "invalid-header" | "invalid-delta" | "delta-before-snapshot" | "delta-mismatch";
 
-export class HeaderError extends Error {
-  override readonly name = "HeaderError";
-  readonly code: HeaderErrorCode;
+export class HeaderError extends KeelsonError<HeaderErrorCode> {
   /** Seq of the offending event, when the error came from a log. */
   readonly seq: number | undefined;
   constructor(code: HeaderErrorCode, message: string, seq?: number) {
-    super(message);
-    this.code = code;
+    super(code, message);
     this.seq = seq;
   }
 }

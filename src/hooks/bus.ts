@@ -5,7 +5,15 @@
 // is the parent of every agent's bus: global listeners hear every agent, an agent's listeners
 // hear only that agent. The listener list is snapshotted at dispatch, so a listener that
 // registers or disposes others changes only later dispatches.
-import type { AnyHook, Dispose, HookErrorReporter, HookMap, Listener, NamesOfMode } from "./types.js";
+import {
+  type AnyHook,
+  type Dispose,
+  HookError,
+  type HookErrorReporter,
+  type HookMap,
+  type Listener,
+  type NamesOfMode,
+} from "./types.js";
 
 type AnyListener = (...args: unknown[]) => unknown;
 /** One registration: its own identity, so the same function registered twice disposes separately. */
@@ -91,7 +99,8 @@ export class HookBus<E extends HookMap> {
       if (i === listeners.length) return (await innermost()) as R;
       let called = false;
       const next = (): Promise<R> => {
-        if (called) return Promise.reject(new Error(`a listener of ${name} called next() twice`));
+        if (called)
+          return Promise.reject(new HookError("next-called-twice", `a listener of ${name} called next() twice`));
         called = true;
         return run(i + 1);
       };

@@ -1,6 +1,7 @@
-// Public API of the hooks layer (depends on nothing).
+// Public API of the hooks layer (depends on errors).
 export { HookBus, type HookBusOptions } from "./bus.js";
 export { loadPlugin, type Plugin, type PluginHost } from "./plugin.js";
+export { HookError } from "./types.js";
 export type {
   AnyHook,
   Dispose,

@@ -1,5 +1,6 @@
 // The hook bus's vocabulary: how an event map declares each hook's mode and signature, and the
 // listener shape each mode takes.
+import { KeelsonError } from "../errors/index.js";
 
 /** A notification: listeners run, their failures (sync or async) are contained and reported. */
 export interface EmitHook<A extends readonly unknown[]> {
@@ -45,6 +46,9 @@ export type NamesOfMode<E extends HookMap, M extends AnyHook["mode"]> = {
   string;
 
 export type Dispose = () => void;
+
+/** Misuse of the bus: a waterfall listener that called `next()` twice. */
+export class HookError extends KeelsonError<"next-called-twice"> {}
 
 /** Where contained failures go (emit listeners, and anything the owner chooses to report). */
 export type HookErrorReporter = (error: unknown, hook: string) => void;

@@ -2,6 +2,7 @@
 
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged. */
 export type JsonPrimitive = string | number | boolean | null;
+import { KeelsonError } from "../errors/index.js";
 export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
 export type JsonArray = readonly JsonValue[];
 export interface JsonObject {
@@ -31,13 +32,10 @@ export type JsonErrorCode =
 export const MAX_JSON_DEPTH = 512;
 
 /** A value is not lossless JSON. `path` names where, e.g. `$.content[2].text`. */
-export class JsonError extends Error {
-  override readonly name = "JsonError";
-  readonly code: JsonErrorCode;
+export class JsonError extends KeelsonError<JsonErrorCode> {
   readonly path: string;
   constructor(code: JsonErrorCode, path: string, message: string) {
-    super(`${message} at ${path}`);
-    this.code = code;
+    super(code, `${message} at ${path}`);
     this.path = path;
   }
 }

@@ -1,6 +1,7 @@
 // The model registry: model id → provider, context window, max output, pricing per bucket.
 // Compaction reads context windows; cost reports read prices. Entries are configurable: a
 // registry is a plain value users extend or replace.
+import { KeelsonError } from "../errors/index.js";
 
 /** USD per million tokens, per usage bucket. */
 export interface ModelPricing {
@@ -21,10 +22,7 @@ export interface ModelInfo {
   readonly minCacheableTokens: number;
 }
 
-export class ModelRegistryError extends Error {
-  override readonly name = "ModelRegistryError";
-  readonly code = "unknown-model";
-}
+export class ModelRegistryError extends KeelsonError<"unknown-model"> {}
 
 /** Defaults as published in late 2026; prices change — pass your own entries to override. */
 export const DEFAULT_MODELS: readonly ModelInfo[] = [
@@ -122,6 +120,7 @@ export class ModelRegistry {
     const model = this.find(id);
     if (model === undefined)
       throw new ModelRegistryError(
+        "unknown-model",
         `unknown model ${JSON.stringify(id)}; known: ${[...this.#models.keys()].join(", ")}`,
       );
     return model;

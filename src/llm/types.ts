@@ -3,6 +3,7 @@
 // session: only this request.
 import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, Message, Usage } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** A tool as sent to a model (same shape as the header's `ToolSchema`). */
 export interface ProviderTool {
@@ -95,9 +96,7 @@ export type ProviderErrorCode =
   | "provider-error"
   | (string & {});
 
-export class ProviderError extends Error {
-  override readonly name = "ProviderError";
-  readonly code: ProviderErrorCode;
+export class ProviderError extends KeelsonError<ProviderErrorCode> {
   readonly retryable: boolean;
   /** From a `retry-after` header, when the provider sent one. */
   readonly retryAfterMs: number | undefined;
@@ -108,8 +107,7 @@ export class ProviderError extends Error {
     message: string,
     options: { retryable?: boolean; retryAfterMs?: number; status?: number; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options);
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;

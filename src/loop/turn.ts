@@ -63,7 +63,12 @@ export interface TurnContext {
   readonly prefixOnResume: "recompose" | "reuse";
 }
 
-class Aborted extends Error {}
+/** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
+class Aborted extends LoopError {
+  constructor() {
+    super("aborted", "the turn was aborted");
+  }
+}
 
 interface TurnState {
   step: number;

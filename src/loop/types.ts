@@ -9,6 +9,7 @@ import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
 import type { RetryPolicy } from "./retry.js";
+import { KeelsonError } from "../errors/index.js";
 
 export type AgentStatus = "idle" | "running" | "disposed";
 
@@ -178,6 +179,7 @@ export interface Agent {
 }
 
 export type LoopErrorCode =
+  | "aborted"
   | "invalid-options"
   | "unknown-provider"
   | "disposed"
@@ -186,13 +188,6 @@ export type LoopErrorCode =
   | "invariant"
   | "max-steps";
 
-export class LoopError extends Error {
-  override readonly name = "LoopError";
-  readonly code: LoopErrorCode;
-  constructor(code: LoopErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
-}
+export class LoopError extends KeelsonError<LoopErrorCode> {}
 
 export type { Session, SessionEvent };

@@ -2,14 +2,13 @@
 // (session appends, loaded logs, composed session prefixes). Throws `MessageShapeError`.
 import { previewJson } from "../json/index.js";
 import type { AssistantContent, Message, ToolResultPart, UserContent } from "./types.js";
+import { KeelsonError } from "../errors/index.js";
 
-export class MessageShapeError extends Error {
-  override readonly name = "MessageShapeError";
-  readonly code = "invalid-message";
+export class MessageShapeError extends KeelsonError<"invalid-message"> {
   readonly path: string;
   readonly detail: string;
   constructor(path: string, detail: string) {
-    super(`${detail} at ${path}`);
+    super("invalid-message", `${detail} at ${path}`);
     this.path = path;
     this.detail = detail;
   }

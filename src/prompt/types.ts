@@ -1,5 +1,6 @@
 // System-prompt vocabulary: named, ordered sections and the assembly hook.
 import type { WaterfallHook } from "../hooks/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 export interface PromptSection {
   /** Identity: an agent-scoped section replaces a global one with the same name. */
@@ -26,11 +27,4 @@ export type PromptHooks = {
 
 export type PromptErrorCode = "unknown-variable" | "invalid-section";
 
-export class PromptError extends Error {
-  override readonly name = "PromptError";
-  readonly code: PromptErrorCode;
-  constructor(code: PromptErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class PromptError extends KeelsonError<PromptErrorCode> {}

@@ -2,6 +2,7 @@
 import type { EpochHeader, ToolSchema } from "../header/index.js";
 import type { JsonValue } from "../json/index.js";
 import type { Message } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /**
  * A loop-built request without its live parts (abort signal, session id): the call config's
@@ -37,13 +38,10 @@ export interface ReconstructedRequest {
 
 export type ReconstructErrorCode = "no-header-at-dispatch" | "bad-replace";
 
-export class ReconstructError extends Error {
-  override readonly name = "ReconstructError";
-  readonly code: ReconstructErrorCode;
+export class ReconstructError extends KeelsonError<ReconstructErrorCode> {
   readonly seq: number;
   constructor(code: ReconstructErrorCode, message: string, seq: number) {
-    super(message);
-    this.code = code;
+    super(code, message);
     this.seq = seq;
   }
 }

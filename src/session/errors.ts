@@ -14,15 +14,13 @@ export type SessionErrorCode =
   | "fork-boundary-not-turn-end"
   | "fork-no-completed-turn"
   | "invalid-header";
+import { KeelsonError } from "../errors/index.js";
 
-export class SessionError extends Error {
-  override readonly name = "SessionError";
-  readonly code: SessionErrorCode;
+export class SessionError extends KeelsonError<SessionErrorCode> {
   /** The seq (or index) of the offending event, when there is one. */
   readonly seq: number | undefined;
   constructor(code: SessionErrorCode, message: string, seq?: number, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
     this.seq = seq;
   }
 }

@@ -1,6 +1,7 @@
 // The persistence contract every session store implements (JSONL now; SQLite and PostgreSQL
 // later), and the store layer's error type. `test/support/store-contract.ts` pins the contract.
 import type { Session, SessionEvent, SessionHeader, SessionOptions } from "../session/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** A live session wired to a store (`SessionStore.attach`). */
 export interface SessionPersistence {
@@ -85,16 +86,13 @@ export type StoreErrorCode =
   | "foreign"
   | "closed";
 
-export class StoreError extends Error {
-  override readonly name = "StoreError";
-  readonly code: StoreErrorCode;
+export class StoreError extends KeelsonError<StoreErrorCode> {
   /** The file concerned, when there is one. */
   readonly file: string | undefined;
   /** 1-based line in `file`, when the problem is on a line. */
   readonly line: number | undefined;
   constructor(code: StoreErrorCode, message: string, where: { file?: string; line?: number; cause?: unknown } = {}) {
-    super(message, where.cause === undefined ? undefined : { cause: where.cause });
-    this.code = code;
+    super(code, message, where);
     this.file = where.file;
     this.line = where.line;
   }

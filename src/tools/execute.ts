@@ -11,7 +11,14 @@ import {
   validateUserContent,
 } from "../messages/index.js";
 import type { ToolRegistry } from "./registry.js";
-import type { ToolCallOutcome, ToolErrorCode, ToolHooks, ToolInvocation, ToolOutput } from "./types.js";
+import {
+  type ToolCallOutcome,
+  ToolError,
+  type ToolErrorCode,
+  type ToolHooks,
+  type ToolInvocation,
+  type ToolOutput,
+} from "./types.js";
 
 export interface ExecuteToolCallInput {
   readonly registry: ToolRegistry;
@@ -57,7 +64,10 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
     if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
     // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
     if (decision?.action !== "allow")
-      throw new Error(`unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`);
+      throw new ToolError(
+        "invalid-hook-decision",
+        `unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`,
+      );
     return run(input, invocation, signal);
   });
   return guarded(hooks, "tools/post-execute", async () => {
@@ -75,7 +85,10 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
       };
     }
     if (decision.action !== "accept")
-      throw new Error(`unknown tools/post-execute decision ${describe((decision as { action?: unknown }).action)}`);
+      throw new ToolError(
+        "invalid-hook-decision",
+        `unknown tools/post-execute decision ${describe((decision as { action?: unknown }).action)}`,
+      );
     if (decision.content !== undefined) validateToolResultContent(snapshotJson(decision.content), "content");
     return {
       ...outcome,
@@ -119,7 +132,7 @@ async function run(
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<ToolCallOutcome>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      controller.abort(new ToolError("timeout", `timed out after ${timeoutMs} ms`));
       resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     controller.signal.addEventListener("abort", () => {

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { WaterfallHook } from "../hooks/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { ToolResultPart, UserContent } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 
 /** What a tool's `execute` may return: text, or parts with an optional error flag and metadata. */
 export type ToolOutput =
@@ -80,11 +81,5 @@ export type ToolHooks = {
   readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
 };
 
-export class ToolError extends Error {
-  override readonly name = "ToolError";
-  readonly code: "invalid-tool" | "duplicate-tool";
-  constructor(code: "invalid-tool" | "duplicate-tool", message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+/** A refused tool definition (`invalid-tool`, `duplicate-tool`), a hook's unknown decision, or a call's timeout (the abort reason). */
+export class ToolError extends KeelsonError<"invalid-tool" | "duplicate-tool" | "invalid-hook-decision" | "timeout"> {}

@@ -88,7 +88,7 @@ describe("parseAnthropicRequest", () => {
       ).message,
     ).toContain("Input tag 'video'");
     expect(
-      thrown(() => parseAnthropicRequest({ ...body, messages: [{ role: "system", content: "x" }] }), WireError).kind,
+      thrown(() => parseAnthropicRequest({ ...body, messages: [{ role: "system", content: "x" }] }), WireError).code,
     ).toBe("invalid-request");
   });
 });

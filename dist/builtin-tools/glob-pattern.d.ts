@@ -1,0 +1,1 @@
+export declare function globToRegExp(pattern: string): RegExp;

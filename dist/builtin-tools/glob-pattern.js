@@ -1,0 +1,51 @@
+// Glob matching without a dependency: `globToRegExp` converts `*` (within one path segment),
+// `**` (any number of segments), `?` (one character but `/`) and `{a,b}` (alternatives, nestable)
+// into an anchored RegExp over `/`-separated relative paths; every other character is literal.
+import { ToolFailure } from "./types.js";
+const SPECIAL = /[\\^$.*+?()[\]{}|/]/;
+export function globToRegExp(pattern) {
+    let source = "";
+    let depth = 0;
+    for (let i = 0; i < pattern.length; i++) {
+        const c = pattern[i];
+        if (c === "*") {
+            if (pattern[i + 1] === "*") {
+                const atSegmentStart = i === 0 || pattern[i - 1] === "/";
+                i++;
+                if (atSegmentStart && pattern[i + 1] === "/") {
+                    source += "(?:[^/]+/)*"; // `**/`: zero or more whole directories
+                    i++;
+                }
+                else {
+                    source += ".*";
+                }
+            }
+            else {
+                source += "[^/]*";
+            }
+        }
+        else if (c === "?")
+            source += "[^/]";
+        else if (c === "{") {
+            depth++;
+            source += "(?:";
+        }
+        else if (c === "}" && depth > 0) {
+            depth--;
+            source += ")";
+        }
+        else if (c === "," && depth > 0)
+            source += "|";
+        else if (c === "\\" && i + 1 < pattern.length)
+            source += literal(pattern[++i]);
+        else
+            source += literal(c);
+    }
+    if (depth > 0)
+        throw new ToolFailure("bad-pattern", `glob ${JSON.stringify(pattern)} has an unclosed {`);
+    return new RegExp(`^${source}$`, "u");
+}
+function literal(c) {
+    return SPECIAL.test(c) ? `\\${c}` : c;
+}
+//# sourceMappingURL=glob-pattern.js.map

@@ -1,0 +1,40 @@
+// `glob`: files under a directory whose path (relative to that directory, `/`-separated) matches
+// a pattern (see glob-pattern.ts). Output is sorted, shown relative to the workspace root, and
+// capped at MAX_GLOB_ENTRIES entries as well as by characters.
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../tools/index.js";
+import { globToRegExp } from "./glob-pattern.js";
+import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
+import { ToolFailure } from "./types.js";
+import { walkFiles } from "./walk.js";
+export const MAX_GLOB_ENTRIES = 1000;
+const input = z.object({
+    pattern: z.string().min(1).describe("Glob: * (one segment), ** (any depth), ?, {a,b}; e.g. src/**/*.ts"),
+    path: z.string().optional().describe("Directory to search from (default: the workspace root)"),
+});
+export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }) {
+    return defineTool({
+        name: "glob",
+        description: "Find files by glob pattern (matched against paths relative to `path`). Skips .git and node_modules.",
+        input,
+        execute: ({ pattern, path = "." }, { signal }) => reportFailures(async () => {
+            const regex = globToRegExp(pattern);
+            const dir = await workspace.resolve(path);
+            if (!(await stat(dir)).isDirectory())
+                throw new ToolFailure("not-a-directory", `${path} is not a directory`);
+            const found = [];
+            for await (const file of walkFiles(dir, signal))
+                if (regex.test(file.relative))
+                    found.push(workspace.display(file.path));
+            if (found.length === 0)
+                return `No files match ${pattern}`;
+            found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+            const shown = found.slice(0, MAX_GLOB_ENTRIES);
+            if (found.length > shown.length)
+                shown.push(`[… ${found.length - shown.length} more matches; narrow the pattern …]`);
+            return capOutput(shown.join("\n"), outputCap);
+        }),
+    });
+}
+//# sourceMappingURL=glob.js.map

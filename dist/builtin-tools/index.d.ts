@@ -1,0 +1,13 @@
+export { bashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from "./bash.js";
+export { editTool } from "./edit.js";
+export { globTool, MAX_GLOB_ENTRIES } from "./glob.js";
+export { globToRegExp } from "./glob-pattern.js";
+export { grepTool, MAX_GREP_MATCHES } from "./grep.js";
+export { lsTool } from "./ls.js";
+export { capOutput, DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
+export { type PreExecuteListener, permissionGate } from "./permissions.js";
+export { builtinToolDefinitions, builtinTools } from "./plugin.js";
+export { readTool } from "./read.js";
+export { BUILTIN_TOOL_NAMES, type BuiltinToolName, type BuiltinToolOptions, type BuiltinToolsOptions, MUTATING_TOOL_NAMES, type MutatingToolName, type PermissionAnswer, type PermissionPolicy, type PermissionRequest, ToolFailure, type ToolFailureCode, } from "./types.js";
+export { Workspace, type WorkspaceOptions } from "./workspace.js";
+export { writeTool } from "./write.js";

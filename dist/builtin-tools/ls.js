@@ -1,0 +1,27 @@
+// `ls`: one directory's entries, sorted by code unit; directories end in `/`, symlinks in `@`.
+import { readdir, stat } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../tools/index.js";
+import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
+import { ToolFailure } from "./types.js";
+const input = z.object({
+    path: z.string().optional().describe("Directory to list, relative to the workspace root (default: the root)"),
+});
+export function lsTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }) {
+    return defineTool({
+        name: "ls",
+        description: "List a directory in the workspace. Directories end in /, symbolic links in @.",
+        input,
+        execute: ({ path = "." }) => reportFailures(async () => {
+            const dir = await workspace.resolve(path);
+            if (!(await stat(dir)).isDirectory())
+                throw new ToolFailure("not-a-directory", `${path} is not a directory (use read for files)`);
+            const entries = await readdir(dir, { withFileTypes: true });
+            const names = entries
+                .map((e) => e.name + (e.isDirectory() ? "/" : e.isSymbolicLink() ? "@" : ""))
+                .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+            return names.length === 0 ? `${path} is empty` : capOutput(names.join("\n"), outputCap);
+        }),
+    });
+}
+//# sourceMappingURL=ls.js.map

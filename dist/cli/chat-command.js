@@ -1,0 +1,35 @@
+import { parseAllow } from "./agent-plugins.js";
+import { CliError } from "./errors.js";
+import { openStore } from "./log-source.js";
+import { chooseModel, requireKey } from "./model-selection.js";
+import { resumeTarget } from "./resume-command.js";
+import { workingDirectory } from "./run-command.js";
+export function registerChat(program) {
+    program
+        .command("chat")
+        .description("chat interactively: streamed answers, per-turn token/cache/cost footer, slash commands (/help)")
+        .option("-m, --model <provider:model>", "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL")
+        .option("--cwd <dir>", "working directory of the session (the tools' workspace root; default: the current directory, or the resumed session's)")
+        .option("--allow <tools>", "let these mutating built-in tools run without asking: a comma list of write, edit, bash")
+        .option("--resume <id>", "continue a stored session")
+        .option("--last", "continue the most recently used session")
+        .action(async (flags) => {
+        const allow = parseAllow(flags.allow);
+        if (flags.resume !== undefined && flags.last === true)
+            throw new CliError("chat takes --resume <id> or --last, not both");
+        const store = openStore();
+        try {
+            const resuming = flags.resume !== undefined || flags.last === true;
+            const target = resuming
+                ? await resumeTarget(store, flags.resume, flags)
+                : { choice: chooseModel(flags.model), cwd: await workingDirectory(flags.cwd) };
+            requireKey(target.choice);
+            const { runChat } = await import("./chat-session.js");
+            process.exitCode = await runChat(store, target, allow);
+        }
+        finally {
+            await store.close();
+        }
+    });
+}
+//# sourceMappingURL=chat-command.js.map

@@ -1,0 +1,103 @@
+import { foldRequestHeader } from "../header/index.js";
+import { isEventOf } from "../session/index.js";
+import { renderCacheReport } from "./cache-table.js";
+import { messageText, preview } from "./transcript.js";
+import { describeReason } from "./turn-footer.js";
+export const SLASH_COMMANDS = [
+    {
+        name: "help",
+        help: "list the commands and keys",
+        async run(ctx) {
+            ctx.say([
+                ...SLASH_COMMANDS.map((c) => `  /${c.name.padEnd(8)} ${c.help}`),
+                "  Ctrl-C    cancel the running turn; press it again (or at the prompt, twice) to exit",
+                "  anything else is sent to the model as your next message",
+            ].join("\n"));
+            return undefined;
+        },
+    },
+    {
+        name: "session",
+        help: "this session: id, log file, model, cwd, turns, and the session prefix (request-only)",
+        async run(ctx) {
+            const { agent } = ctx;
+            const session = agent.session;
+            const prefix = foldRequestHeader(session.events)?.messagePrefix ?? [];
+            const lines = [
+                `  session  ${session.id}${session.header.parentSession === undefined ? "" : ` (fork of ${session.header.parentSession})`}`,
+                `  log      ${ctx.fileOf(session.id)}`,
+                `  model    ${agent.model}`,
+                `  cwd      ${session.header.cwd ?? "-"}`,
+                `  turns    ${session.lastTurn} · ${session.length} events · ${session.deriveMessages().length} messages in history`,
+                `  prefix   ${prefix.length === 0 ? "none" : `${prefix.length} request-only message${prefix.length === 1 ? "" : "s"} (logged on the request header, not in history):`}`,
+                ...prefix.map((m) => `           - ${preview(messageText(m), 90)}`),
+            ];
+            ctx.say(lines.join("\n"));
+            return undefined;
+        },
+    },
+    {
+        name: "cache",
+        help: "the cache report of this session so far",
+        async run(ctx) {
+            ctx.say(await renderCacheReport(ctx.agent.session));
+            return undefined;
+        },
+    },
+    {
+        name: "compact",
+        help: "summarize older history now (keeps the system prompt, the prefix and recent turns)",
+        async run(ctx) {
+            const { agent } = ctx;
+            const from = agent.session.length;
+            const outcome = await agent.compact();
+            // The summary call is paid: the compaction turn gets its footer like any other.
+            const footer = () => ctx.footer(outcome.turn);
+            const events = agent.session.events.slice(from);
+            const summary = events.find((e) => isEventOf(e, "compact/summary"));
+            const end = events.find((e) => isEventOf(e, "compact/end"));
+            if (outcome.reason.kind !== "completed")
+                ctx.say(`  compaction turn ${describeReason(outcome.reason)}`);
+            else if (end !== undefined && isEventOf(end, "compact/end") && end.data.error !== undefined) {
+                // the view has shown the failure
+            }
+            else if (summary !== undefined) {
+                const data = summary.data;
+                ctx.say(`  compacted: ${data.regionTokens ?? "?"} tokens of history → a ${data.summaryTokens ?? "?"}-token summary`);
+            }
+            else
+                ctx.say("  nothing to compact yet");
+            footer();
+            return undefined;
+        },
+    },
+    {
+        name: "fork",
+        help: "fork this session at its last turn and continue in the fork (the parent stays resumable)",
+        async run(ctx) {
+            const parent = ctx.agent.session.id;
+            const child = await ctx.fork();
+            ctx.say(`  forked ${parent} → ${child.session.id}; now chatting in the fork (resume the parent with: keelson chat --resume ${parent})`);
+            return undefined;
+        },
+    },
+    {
+        name: "exit",
+        help: "end the chat (the session is saved; resume with keelson chat --resume <id>)",
+        async run() {
+            return "exit";
+        },
+    },
+];
+/** Runs `/name args`; an unknown name prints the list. */
+export async function runSlashCommand(ctx, line) {
+    const [word = "", ...rest] = line.slice(1).trim().split(/\s+/);
+    const name = word === "quit" ? "exit" : word;
+    const command = SLASH_COMMANDS.find((c) => c.name === name);
+    if (command === undefined) {
+        ctx.say(`  unknown command /${word}; commands: ${SLASH_COMMANDS.map((c) => `/${c.name}`).join(" ")}`);
+        return undefined;
+    }
+    return command.run(ctx, rest.join(" "));
+}
+//# sourceMappingURL=chat-commands.js.map

@@ -1,0 +1,183 @@
+// The interactive chat (`keelson chat`): a REPL over one agent at a time. Lines are sent as
+// turns (streamed by ChatView, with the per-turn footer from the log), `/…` lines are slash
+// commands (chat-commands.ts), and the mutating built-in tools ask before they run
+// (y / n / always). Ctrl-C cancels the running turn; a second Ctrl-C — during the cancel, or at
+// the prompt — exits cleanly: the agent is disposed (closing any open turn), the log flushed and
+// the store closed. End of input (Ctrl-D, or the end of piped stdin) exits the same way.
+import { createInterface } from "node:readline";
+import { createCompaction } from "../compaction/index.js";
+import { createAgent, forkAgent, resumeAgent } from "../loop/index.js";
+import { ModelRegistry } from "../llm/index.js";
+import { SessionError } from "../session/index.js";
+import { cliPlugins } from "./agent-plugins.js";
+import { runSlashCommand } from "./chat-commands.js";
+import { ChatInput } from "./chat-input.js";
+import { ChatView } from "./chat-view.js";
+import { CliError, describeError } from "./errors.js";
+import { SYSTEM_PROMPT } from "./headless-turn.js";
+import { openProvider } from "./model-selection.js";
+const PROMPT = "› ";
+/** Runs the chat until /exit, end of input, or a second Ctrl-C; returns the exit code (0). */
+export async function runChat(store, target, allow) {
+    let handle;
+    let agent;
+    const interactive = process.stdin.isTTY === true;
+    const rl = createInterface({
+        input: process.stdin,
+        ...(interactive ? { output: process.stdout } : {}),
+        terminal: interactive,
+    });
+    // Attached at once: piped lines arrive while the provider starts, and must not be dropped.
+    const input = new ChatInput(rl, process.stdout, interactive);
+    try {
+        handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
+        const view = new ChatView(process.stdout, process.stderr, new ModelRegistry());
+        const policy = {
+            mode: "ask",
+            allow: new Set(allow),
+            ask: (request) => askPermission(input, view, request),
+        };
+        const provider = handle.provider;
+        const optionsFor = async () => ({
+            provider,
+            model: target.choice.model,
+            cwd: target.cwd,
+            system: SYSTEM_PROMPT,
+            plugins: await cliPlugins(target.cwd, policy),
+            compaction: createCompaction(),
+        });
+        agent =
+            target.id === undefined
+                ? createAgent({ ...(await optionsFor()), store })
+                : await resumeAgent(store, target.id, await optionsFor());
+        let detach = view.attach(agent);
+        const state = { running: false, interrupts: 0 };
+        const current = () => agent;
+        const onInterrupt = () => {
+            state.interrupts++;
+            if (state.running && state.interrupts === 1) {
+                input.interrupt(); // a pending permission question is answered "no"
+                current().cancel("interrupted by the user (Ctrl-C)");
+                view.line("^C cancelling the turn — press Ctrl-C again to exit");
+                return;
+            }
+            if (state.interrupts >= 2) {
+                view.line("^C exiting");
+                input.close();
+                if (state.running)
+                    void current().dispose();
+                return;
+            }
+            view.line("(press Ctrl-C again, or type /exit, to quit)");
+            if (interactive)
+                rl.prompt();
+        };
+        const onTerminate = () => {
+            state.interrupts = 2;
+            input.close();
+            if (state.running)
+                void current().dispose();
+        };
+        rl.on("SIGINT", onInterrupt);
+        process.on("SIGINT", onInterrupt);
+        process.on("SIGTERM", onTerminate);
+        const ctx = {
+            get agent() {
+                return current();
+            },
+            fileOf: (id) => store.fileOf(id),
+            say: (text) => view.line(text),
+            footer: (turn) => view.footer(current(), turn),
+            fork: async () => {
+                const parent = current();
+                let child;
+                try {
+                    child = await forkAgent(store, parent.session.id, await optionsFor());
+                }
+                catch (error) {
+                    if (error instanceof SessionError)
+                        throw new CliError(`cannot fork yet: ${error.message}`);
+                    throw error;
+                }
+                detach();
+                await parent.dispose();
+                agent = child;
+                detach = view.attach(child);
+                return child;
+            },
+        };
+        view.line(`keelson chat · session ${agent.session.id} · ${target.choice.model} · cwd ${target.cwd}`);
+        view.line("type a message; /help for commands; Ctrl-C cancels a turn, twice exits");
+        try {
+            for (;;) {
+                const line = await input.next(PROMPT);
+                if (line === undefined)
+                    break;
+                state.interrupts = 0;
+                const text = line.trim();
+                if (text === "")
+                    continue;
+                if (text.startsWith("/")) {
+                    state.running = true;
+                    try {
+                        if ((await runSlashCommand(ctx, text)) === "exit")
+                            break;
+                    }
+                    catch (error) {
+                        view.line(`  ${describeError(error)}`);
+                    }
+                    finally {
+                        state.running = false;
+                    }
+                    continue;
+                }
+                state.running = true;
+                try {
+                    const outcome = await current().send(text);
+                    view.footer(current(), outcome.turn);
+                }
+                catch (error) {
+                    view.line(`keelson: ${describeError(error)}`);
+                }
+                finally {
+                    state.running = false;
+                }
+                if (input.closed && state.interrupts >= 2)
+                    break;
+            }
+        }
+        finally {
+            rl.off("SIGINT", onInterrupt);
+            process.off("SIGINT", onInterrupt);
+            process.off("SIGTERM", onTerminate);
+            detach();
+        }
+        const id = current().session.id;
+        await current().dispose();
+        await store.close();
+        view.line(`session ${id} saved in ${store.fileOf(id)} — continue with: keelson chat --resume ${id}`);
+        return 0;
+    }
+    finally {
+        rl.close();
+        await agent?.dispose().catch(() => undefined);
+        await handle?.close().catch(() => undefined);
+    }
+}
+async function askPermission(input, view, request) {
+    view.pause();
+    for (;;) {
+        const answer = await input.next(`  allow ${request.tool}: ${request.summary}? [y]es / [n]o / [a]lways: `);
+        if (answer === undefined)
+            return "no";
+        const word = answer.trim().toLowerCase();
+        if (word === "y" || word === "yes")
+            return "yes";
+        if (word === "n" || word === "no" || word === "")
+            return "no";
+        if (word === "a" || word === "always")
+            return "always";
+        view.line("  please answer y, n or always");
+    }
+}
+//# sourceMappingURL=chat-session.js.map

@@ -1,0 +1,2 @@
+import { type Command } from "commander";
+export declare function registerEmulator(program: Command): void;

@@ -1,0 +1,41 @@
+// `keelson emulator [--port N] [--style openai|deepseek]`: serves the provider emulator
+// (rule-based model) on 127.0.0.1 until SIGINT or SIGTERM, then closes it cleanly.
+import { Option } from "commander";
+import { CliError } from "./errors.js";
+export function registerEmulator(program) {
+    program
+        .command("emulator")
+        .description("serve the offline provider emulator (Anthropic and OpenAI wire formats) until Ctrl-C")
+        .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
+        .addOption(new Option("--style <style>", "usage style of the OpenAI endpoint")
+        .choices(["anthropic", "openai", "deepseek"])
+        .default("anthropic"))
+        .action(async (flags) => {
+        const port = flags.port === undefined ? 0 : Number(flags.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+            throw new CliError(`invalid --port ${JSON.stringify(flags.port)}: expected 0..65535`);
+        const { startEmulator } = await import("../emulator/index.js");
+        const emulator = await startEmulator({
+            model: "rule-based",
+            port,
+            ...(flags.style === "anthropic" ? {} : { style: flags.style }),
+        });
+        const lines = [
+            `keelson emulator listening on ${emulator.url} (rule-based model, ${flags.style} style)`,
+            `  anthropic base URL: ${emulator.anthropicBaseURL}`,
+            `  openai base URL:    ${emulator.openaiBaseURL}`,
+            "point Keelson at it:",
+            `  ANTHROPIC_BASE_URL=${emulator.anthropicBaseURL} ANTHROPIC_API_KEY=emulator keelson run --model anthropic:claude-sonnet-4-5 "hello"`,
+            `  OPENAI_BASE_URL=${emulator.openaiBaseURL} OPENAI_API_KEY=emulator keelson run --model ${flags.style === "deepseek" ? "openai:deepseek-chat" : "openai:gpt-5.1"} "hello"`,
+            "Ctrl-C stops it.",
+        ];
+        process.stdout.write(`${lines.join("\n")}\n`);
+        await new Promise((resolve) => {
+            process.once("SIGINT", resolve);
+            process.once("SIGTERM", resolve);
+        });
+        await emulator.close();
+        process.stdout.write(`emulator stopped (${emulator.requests.length} requests served)\n`);
+    });
+}
+//# sourceMappingURL=emulator-command.js.map

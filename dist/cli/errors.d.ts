@@ -1,0 +1,7 @@
+export declare class CliError extends Error {
+    readonly name = "CliError";
+    readonly exitCode: number;
+    constructor(message: string, exitCode?: number);
+}
+/** One line for any error: `code: message` for layer errors, the message for CliErrors. */
+export declare function describeError(error: unknown): string;

@@ -1,0 +1,97 @@
+import { reconstructRequests } from "../reconstruct/index.js";
+import { StoreError } from "../store/index.js";
+import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
+import { CliError } from "./errors.js";
+import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
+import { openStore } from "./log-source.js";
+import { chooseModel, openProvider, parseModel } from "./model-selection.js";
+import { workingDirectory } from "./run-command.js";
+export function registerResume(program) {
+    program
+        .command("resume")
+        .description("resume a stored session (or the most recently used with --last) and run one headless turn")
+        .argument("[id]", "session id (omit with --last)")
+        .argument("[prompt]", "the user prompt")
+        .option("--last", "resume the most recently used session")
+        .option("-m, --model <provider:model>", "model selector; default $KEELSON_MODEL, else the model the session last used")
+        .option("--json", "print every session event as a JSON line instead of the answer text")
+        .option("--cwd <dir>", "working directory (default: the session's)")
+        .option("--allow <tools>", "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)")
+        .action(async (first, second, flags) => {
+        const [id, prompt] = flags.last === true ? [undefined, first] : [first, second];
+        if (flags.last === true && second !== undefined)
+            throw new CliError("resume --last takes only a prompt");
+        if (prompt === undefined || prompt === "")
+            throw new CliError(flags.last === true ? 'usage: keelson resume --last "prompt"' : 'usage: keelson resume <id> "prompt"');
+        if (id === undefined && flags.last !== true)
+            throw new CliError('usage: keelson resume <id | --last> "prompt"');
+        process.exitCode = await resume(id, prompt, flags);
+    });
+}
+/**
+ * Resolves `id` (or, when undefined, the most recently written session) and validates its log
+ * read-only — an unknown or broken log is reported without locking, repairing or starting a
+ * provider. Without `--model` / `$KEELSON_MODEL` the model is the one the session last used.
+ */
+export async function resumeTarget(store, idOrLast, flags) {
+    let id = idOrLast;
+    if (id === undefined) {
+        const sessions = await store.list();
+        id = sessions.reduce((best, s) => best === undefined ||
+            s.updatedAt > best.updatedAt ||
+            (s.updatedAt === best.updatedAt && s.createdAt > best.createdAt)
+            ? s
+            : best, undefined)?.id;
+        if (id === undefined)
+            throw new CliError(`no sessions to resume in ${store.root}`);
+    }
+    try {
+        const { session } = await store.load(id, { readOnly: true });
+        const logged = flags.model === undefined && !process.env.KEELSON_MODEL ? lastModel(session.events) : undefined;
+        const choice = chooseModel(flags.model ?? logged);
+        const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
+        return { id, choice, cwd };
+    }
+    catch (error) {
+        if (error instanceof StoreError && error.code === "not-found")
+            throw new CliError(`unknown session ${id} (${store.fileOf(id)} does not exist)`);
+        throw error;
+    }
+}
+async function resume(idOrLast, prompt, flags) {
+    const allow = parseAllow(flags.allow);
+    const store = openStore();
+    let handle;
+    try {
+        const { id, choice, cwd } = await resumeTarget(store, idOrLast, flags);
+        handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
+        const { resumeAgent } = await import("../loop/index.js");
+        const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
+        const agent = await resumeAgent(store, id, {
+            provider: handle.provider,
+            model: choice.model,
+            cwd,
+            system: SYSTEM_PROMPT,
+            plugins,
+        });
+        return await runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
+    }
+    catch (error) {
+        await store.close().catch(() => undefined);
+        await handle?.close().catch(() => undefined);
+        throw error;
+    }
+}
+/** The model of the session's last reconstructed request, if it names a known provider. */
+function lastModel(events) {
+    const model = [...reconstructRequests(events)].at(-1)?.request.model;
+    if (model === undefined)
+        return undefined;
+    try {
+        return parseModel(model).model;
+    }
+    catch {
+        return undefined;
+    }
+}
+//# sourceMappingURL=resume-command.js.map

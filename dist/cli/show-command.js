@@ -1,0 +1,108 @@
+import { loadLog } from "./log-source.js";
+import { contentText, indent, messageText, preview } from "./transcript.js";
+export function registerShow(program) {
+    program
+        .command("show")
+        .description("print a readable transcript of a stored session")
+        .argument("<id|file>", "session id or path to a .jsonl log")
+        .action(async (target) => {
+        const { file, session } = await loadLog(target);
+        const h = session.header;
+        const out = [`session ${h.id}`, `file    ${file}`, `created ${new Date(h.createdAt).toISOString()}`];
+        if (h.cwd !== undefined)
+            out.push(`cwd     ${h.cwd}`);
+        if (h.parentSession !== undefined)
+            out.push(`fork of ${h.parentSession} (${h.seedLength ?? 0} events copied)`);
+        out.push("");
+        for (const event of session.events)
+            out.push(...renderEvent(event));
+        if (session.openTurn !== null)
+            out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
+        process.stdout.write(`${out.join("\n")}\n`);
+    });
+}
+function renderEvent(event) {
+    const at = `#${String(event.seq).padStart(3)}`;
+    const line = (text) => `${at} ${indent(text, "     ")}`;
+    switch (event.type) {
+        case "turn/start":
+            return [`${at} ── turn ${event.data.turn} (${event.data.trigger})`];
+        case "turn/end": {
+            const r = event.data.reason;
+            const why = r.kind === "error" ? `: ${r.message}` : r.kind === "aborted" || r.kind === "rejected" ? `: ${r.reason}` : "";
+            return [`${at} ── turn ${event.data.turn} ends ${r.kind}${why}`, ""];
+        }
+        case "step/start":
+            return [line(`step ${event.data.turn}.${event.data.step}`)];
+        case "step/end":
+            return [
+                line(`step ${event.data.turn}.${event.data.step} ends${event.data.dispatched === false ? " (not dispatched)" : ""}`),
+            ];
+        case "user/message":
+            return [line(`user: ${contentText(event.data.content)}`)];
+        case "context/message":
+            return [line(`context (${event.data.source}): ${contentText(event.data.content)}`)];
+        case "steering/message":
+            return [line(`steering (${event.data.source}): ${contentText(event.data.content)}`)];
+        case "prompt/blocked":
+            return [line(`prompt blocked (${event.data.reason}): ${contentText(event.data.content)}`)];
+        case "assistant/message": {
+            const u = event.data.usage;
+            const usage = u === undefined
+                ? ""
+                : `  [in ${u.inputTokens} · cache-read ${u.cacheReadTokens} · cache-write ${u.cacheWriteTokens} · out ${u.outputTokens}]`;
+            return [line(`assistant: ${contentText(event.data.content)}${usage}`)];
+        }
+        case "tool/call":
+            return [line(`tool call ${event.data.name}(${preview(event.data.arguments, 200)}) [${event.data.callId}]`)];
+        case "tool/result":
+            return [
+                line(`tool result [${event.data.callId}]${event.data.isError ? ` error${event.data.error ? ` (${event.data.error})` : ""}` : ""}: ${contentText(event.data.content)}`),
+            ];
+        case "request/header":
+            return renderSnapshot(event, at);
+        case "request/header-delta": {
+            const arms = Object.keys(event.data);
+            const prefix = event.data.messagePrefix;
+            return [
+                line(`header delta: ${arms.length === 0 ? "(empty)" : arms.join(", ")}`),
+                ...(prefix === undefined ? [] : renderPrefix(prefix)),
+            ];
+        }
+        case "llm/retry":
+            return [
+                line(`retry ${event.data.turn}.${event.data.step} attempt ${event.data.attempt}: ${event.data.code}, after ${event.data.delayMs} ms`),
+            ];
+        case "compact/start":
+            return [
+                line(`compaction starts (${event.data.trigger}${event.data.estimatedTokens === undefined ? "" : `, ≈${event.data.estimatedTokens} tokens`})`),
+            ];
+        case "compact/summary":
+            return [line(`compaction summary: ${preview(JSON.stringify(event.data), 200)}`)];
+        case "compact/end":
+            return [line(`compaction ends${event.data.error === undefined ? "" : ` with error: ${event.data.error}`}`)];
+    }
+    return [line(`${event.type}`)];
+}
+function renderSnapshot(event, at) {
+    const header = event.data.header;
+    const config = Object.entries(header.config ?? {})
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(" ");
+    const tools = (header.tools ?? []).map((t) => t.name);
+    const out = [
+        `${at} header snapshot (${event.data.reason}): ${config}`,
+        `       system: ${header.system === undefined ? "(none)" : preview(header.system, 100)}`,
+        `       tools: ${tools.length === 0 ? "(none)" : tools.join(", ")}`,
+    ];
+    return [...out, ...renderPrefix(header.messagePrefix ?? [])];
+}
+function renderPrefix(prefix) {
+    if (prefix.length === 0)
+        return ["       session prefix: (empty)"];
+    return [
+        `       session prefix — request-only (not in history), ${prefix.length} message(s):`,
+        ...prefix.map((m, i) => `         [${i}] ${m.role}: ${preview(messageText(m), 160)}`),
+    ];
+}
+//# sourceMappingURL=show-command.js.map

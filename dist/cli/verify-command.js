@@ -1,0 +1,63 @@
+import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
+import { SessionError, validateSessionHeader } from "../session/index.js";
+import { CliError } from "./errors.js";
+import { fileOfTarget, isFileTarget, readRawLog } from "./log-source.js";
+export function registerVerify(program) {
+    program
+        .command("verify")
+        .description("check a stored log's structure and reconstruct every request; exit 1 if it is not clean")
+        .argument("<id|file>", "session id or path to a .jsonl log")
+        .action(async (target) => {
+        const file = fileOfTarget(target);
+        let raw;
+        try {
+            raw = await readRawLog(file, isFileTarget(target) ? file : target);
+        }
+        catch (error) {
+            // A log that cannot even be decoded (corrupt line, foreign header) is a verify result, not bad input.
+            if (!(error instanceof CliError) || error.exitCode !== 1)
+                throw error;
+            process.stdout.write(`${error.message}\nnot clean: the log cannot be decoded\n`);
+            process.exitCode = 1;
+            return;
+        }
+        const issues = [];
+        try {
+            validateSessionHeader(raw.header);
+        }
+        catch (error) {
+            if (!(error instanceof SessionError))
+                throw error;
+            issues.push({ line: 1, code: error.code, message: error.message });
+        }
+        const report = verifyLog(raw.events);
+        for (const issue of report.issues)
+            issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: issue.seq + 2 }) });
+        let requests = report.requests;
+        if (report.ok) {
+            try {
+                requests = 0;
+                for (const r of reconstructRequests(raw.events)) {
+                    void r.request; // materialize: the fold must succeed for every request
+                    requests++;
+                }
+            }
+            catch (error) {
+                if (!(error instanceof ReconstructError))
+                    throw error;
+                issues.push({ line: error.seq + 2, seq: error.seq, code: error.code, message: error.message });
+            }
+        }
+        if (issues.length === 0) {
+            process.stdout.write(`clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${file})\n`);
+            return;
+        }
+        for (const issue of issues) {
+            const where = `${file}${issue.line === undefined ? "" : `:${issue.line}`}`;
+            process.stdout.write(`${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`);
+        }
+        process.stdout.write(`not clean: ${issues.length} issue(s) in ${report.events} events\n`);
+        process.exitCode = 1;
+    });
+}
+//# sourceMappingURL=verify-command.js.map

@@ -1,0 +1,79 @@
+// skillsCatalog: the session-prefix contributor that lists the available skills (one user-role
+// `<system-reminder>`, `name: description` per skill, nothing else) and the `skill` tool that
+// loads one skill's body on demand. Discovery runs at composition time, once per loop instance;
+// the tool answers from that same discovery, so the catalog and the tool never disagree.
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { keelsonHome } from "../home/index.js";
+import { defineTool } from "../tools/index.js";
+import { agentCwd, findProjectRoot } from "./paths.js";
+import { escapeXml, systemReminder } from "./reminder.js";
+import { discoverSkills } from "./skills-discovery.js";
+import { positiveInteger } from "./types.js";
+const CATALOG_HEADING = "Skills available (use the skill tool to load one):";
+/** The skill directories in precedence order: project `.keelson/skills`, project `.agents/skills`, `dirs`, `<home>/skills`. */
+export function skillDirectories(projectRoot, cwd, options = {}) {
+    const configured = (options.dirs ?? []).map((dir) => (isAbsolute(dir) ? dir : resolve(cwd, dir)));
+    const dirs = [
+        join(projectRoot, ".keelson", "skills"),
+        join(projectRoot, ".agents", "skills"),
+        ...configured,
+        join(options.home ?? keelsonHome(), "skills"),
+    ];
+    return [...new Set(dirs)];
+}
+/**
+ * The catalog message for `skills` (already sorted by name): descriptions whitespace-collapsed,
+ * capped at `maxDescription` code points ("…" included), then XML-escaped.
+ */
+export function renderSkillsCatalog(skills, maxDescription = 500) {
+    const lines = skills.map((skill) => `- ${skill.name}: ${escapeXml(cap(skill.description.replace(/\s+/g, " ").trim(), maxDescription))}`);
+    return systemReminder([CATALOG_HEADING, ...lines].join("\n"));
+}
+function cap(text, max) {
+    const chars = Array.from(text); // code points: never split a surrogate pair
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
+/** The prefix contributor and `skill` tool; see README.md. Registers the tool at load time. */
+export function skillsCatalog(options = {}) {
+    const maxDescription = positiveInteger(options.maxDescription, 500, "maxDescription");
+    return (host) => {
+        const { agent } = host;
+        let current;
+        const discover = async () => {
+            const cwd = agentCwd(agent, options.cwd);
+            const result = await discoverSkills(skillDirectories(await findProjectRoot(cwd), cwd, options));
+            for (const problem of result.problems)
+                agent.hooks.emit("agent/error", agent, problem, "skills");
+            current = new Map(result.skills.map((skill) => [skill.name, skill]));
+            return result.skills;
+        };
+        host.onDispose(agent.tools.register(skillTool(async () => current ?? new Map((await discover()).map((s) => [s.name, s])))));
+        host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+            const skills = await discover();
+            if (skills.length === 0)
+                return next();
+            return [renderSkillsCatalog(skills, maxDescription), ...(await next())];
+        });
+        return undefined;
+    };
+}
+function skillTool(skills) {
+    return defineTool({
+        name: "skill",
+        description: "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
+        input: z.object({ name: z.string().describe("The skill's name, as listed in the skills reminder.") }),
+        execute: async ({ name }) => {
+            const known = await skills();
+            const skill = known.get(name);
+            if (skill !== undefined)
+                return skill.body.trim() === "" ? `The skill ${name} has no instructions beyond its description.` : skill.body;
+            const names = [...known.keys()].join(", ") || "none";
+            return {
+                content: [{ type: "text", text: `Unknown skill ${JSON.stringify(name)}. Known skills: ${names}.` }],
+                isError: true,
+            };
+        },
+    });
+}
+//# sourceMappingURL=skills-catalog.js.map

@@ -1,0 +1,190 @@
+import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
+import { invalid, isObj, optionalArray, optionalPositiveInt, optionalString, requireArray, requireObj, requireString, schemaObject, stopList, } from "./wire-json.js";
+const MAX_BREAKPOINTS = 4;
+export function parseAnthropicRequest(raw) {
+    const body = requireObj(raw, "body");
+    const model = requireString(body.model, "model");
+    if (body.max_tokens === undefined)
+        throw invalid("max_tokens: Field required");
+    const maxTokens = optionalPositiveInt(body.max_tokens, "max_tokens");
+    const wireMessages = requireArray(body.messages, "messages");
+    if (wireMessages.length === 0)
+        throw invalid("messages: at least one message is required");
+    const blocks = [];
+    const tools = optionalArray(body.tools, "tools").map((t, i) => {
+        const tool = requireObj(t, `tools.${i}`);
+        const name = requireString(tool.name, `tools.${i}.name`);
+        const description = optionalString(tool.description, `tools.${i}.description`);
+        const parsed = {
+            name,
+            inputSchema: schemaObject(tool.input_schema, `tools.${i}.input_schema`),
+            ...(description === undefined ? {} : { description }),
+        };
+        blocks.push({ ...toolUnit(parsed), breakpoint: tool.cache_control != null });
+        return parsed;
+    });
+    const systemTexts = parseSystem(body.system, blocks);
+    const messages = parseMessages(wireMessages, blocks);
+    if (body.cache_control != null)
+        markLastCacheable(blocks, messages);
+    const breakpoints = blocks.filter((b) => b.breakpoint).length;
+    if (breakpoints > MAX_BREAKPOINTS)
+        throw invalid(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
+    const metadata = isObj(body.metadata) ? body.metadata : {};
+    const request = {
+        api: "anthropic",
+        model,
+        system: systemTexts.join("\n\n"),
+        tools,
+        messages,
+        maxTokens,
+        stop: stopList(body.stop_sequences, "stop_sequences"),
+        sessionKey: typeof metadata.user_id === "string" && metadata.user_id !== "" ? metadata.user_id : "default",
+        stream: body.stream === true,
+    };
+    return { request, blocks };
+}
+function parseSystem(system, blocks) {
+    if (system === undefined || system === null)
+        return [];
+    if (typeof system === "string") {
+        if (system !== "")
+            blocks.push({ ...systemUnit(system), breakpoint: false });
+        return system === "" ? [] : [system];
+    }
+    return requireArray(system, "system").map((b, i) => {
+        const block = requireObj(b, `system.${i}`);
+        if (block.type !== "text")
+            throw invalid(`system.${i}.type: Input should be 'text'`);
+        const text = requireString(block.text, `system.${i}.text`);
+        blocks.push({ ...systemUnit(text), breakpoint: block.cache_control != null });
+        return text;
+    });
+}
+function parseMessages(wire, blocks) {
+    const out = [];
+    let openToolUses = new Set();
+    wire.forEach((m, mi) => {
+        const message = requireObj(m, `messages.${mi}`);
+        const role = message.role;
+        if (role !== "user" && role !== "assistant")
+            throw invalid(`messages.${mi}.role: Input should be 'user' or 'assistant'`);
+        const content = typeof message.content === "string"
+            ? [{ type: "text", text: message.content }]
+            : requireArray(message.content, `messages.${mi}.content`);
+        const answered = new Set();
+        const userParts = [];
+        const assistantParts = [];
+        const flushUser = () => {
+            if (userParts.length > 0)
+                out.push({ role: "user", content: userParts.splice(0) });
+        };
+        content.forEach((b, bi) => {
+            const path = `messages.${mi}.content.${bi}`;
+            const block = requireObj(b, path);
+            const keelson = parseBlock(block, role, path);
+            if (keelson.type === "tool-result") {
+                if (!openToolUses.has(keelson.callId)) {
+                    throw invalid(`${path}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${keelson.callId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+                }
+                answered.add(keelson.callId);
+                flushUser();
+                out.push({ role: "tool", content: [keelson] });
+            }
+            else if (role === "user")
+                userParts.push(keelson);
+            else
+                assistantParts.push(keelson);
+            if (block.cache_control != null && keelson.type === "reasoning")
+                throw invalid(`${path}.${block.type}.cache_control: Extra inputs are not permitted`);
+            // cache_control on a part inside a tool_result marks the tool_result block.
+            const nested = Array.isArray(block.content) && block.content.some((p) => isObj(p) && p.cache_control != null);
+            blocks.push({ ...blockUnit(role, bi, keelson), breakpoint: block.cache_control != null || nested });
+        });
+        const unanswered = [...openToolUses].filter((id) => !answered.has(id));
+        if (unanswered.length > 0) {
+            throw invalid(`messages.${mi - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+        }
+        flushUser();
+        if (role === "assistant")
+            out.push({ role: "assistant", content: assistantParts });
+        openToolUses = new Set(assistantParts.flatMap((p) => (p.type === "tool-call" ? [p.callId] : [])));
+    });
+    return out;
+}
+function parseBlock(block, role, path) {
+    const type = block.type;
+    const only = (allowed) => {
+        if (role !== allowed)
+            throw invalid(`${path}: \`${String(type)}\` blocks are only allowed in \`${allowed}\` messages`);
+    };
+    switch (type) {
+        case "text":
+            return { type: "text", text: requireString(block.text, `${path}.text`) };
+        case "image":
+            return parseImage(block, path);
+        case "tool_use":
+            only("assistant");
+            return {
+                type: "tool-call",
+                callId: requireString(block.id, `${path}.id`),
+                name: requireString(block.name, `${path}.name`),
+                arguments: JSON.stringify(requireObj(block.input, `${path}.input`)),
+            };
+        case "tool_result":
+            only("user");
+            return {
+                type: "tool-result",
+                callId: requireString(block.tool_use_id, `${path}.tool_use_id`),
+                content: parseResultContent(block.content, path),
+                isError: block.is_error === true,
+            };
+        case "thinking":
+            only("assistant");
+            return {
+                type: "reasoning",
+                text: requireString(block.thinking, `${path}.thinking`),
+                signature: requireString(block.signature, `${path}.signature`),
+            };
+        case "redacted_thinking":
+            only("assistant");
+            return { type: "reasoning", text: requireString(block.data, `${path}.data`), redacted: true };
+        default:
+            throw invalid(`${path}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'`);
+    }
+}
+function parseImage(block, path) {
+    const source = requireObj(block.source, `${path}.source`);
+    if (source.type === "base64")
+        return {
+            type: "image",
+            mediaType: requireString(source.media_type, `${path}.source.media_type`),
+            data: requireString(source.data, `${path}.source.data`),
+        };
+    if (source.type === "url")
+        return { type: "image", mediaType: "url", data: requireString(source.url, `${path}.source.url`) };
+    throw invalid(`${path}.source.type: Input should be 'base64' or 'url'`);
+}
+function parseResultContent(content, path) {
+    if (content === undefined || content === null)
+        return [];
+    if (typeof content === "string")
+        return [{ type: "text", text: content }];
+    return requireArray(content, `${path}.content`).map((p, i) => {
+        const part = requireObj(p, `${path}.content.${i}`);
+        if (part.type === "text")
+            return { type: "text", text: requireString(part.text, `${path}.content.${i}.text`) };
+        if (part.type === "image")
+            return parseImage(part, `${path}.content.${i}`);
+        throw invalid(`${path}.content.${i}.type: Input should be 'text' or 'image'`);
+    });
+}
+/** Top-level automatic caching: a breakpoint on the last block that may carry one. */
+function markLastCacheable(blocks, messages) {
+    const lastMessage = messages.at(-1);
+    const lastIsReasoning = lastMessage?.role === "assistant" && lastMessage.content.at(-1)?.type === "reasoning";
+    const at = blocks.length - (lastIsReasoning ? 2 : 1);
+    if (at >= 0)
+        blocks[at] = { ...blocks[at], breakpoint: true };
+}
+//# sourceMappingURL=anthropic-wire.js.map

@@ -1,0 +1,16 @@
+export { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
+export { type ParsedAnthropicRequest, parseAnthropicRequest } from "./anthropic-wire.js";
+export { AnthropicCacheModel, type AnthropicCacheOptions, type CacheBlock, CacheModelError, type CacheSegment, PrefixCacheModel, type PrefixCacheOptions, type PrefixCacheResult, } from "./cache-model.js";
+export { DEFAULT_EPOCH_MS, SimulatedClock } from "./clock.js";
+export { FAULT_KINDS, type Fault, type FaultKind, type FaultOptions, FaultPlan, mulberry32 } from "./faults.js";
+export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message-tokens.js";
+export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";
+export { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
+export { type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
+export { anthropicBlocks, EmulatorProvider, type EmulatorProviderOptions } from "./provider.js";
+export { type PlannedReply, type PlannedToolCall, planReply, splitPieces } from "./reply-plan.js";
+export { type EmulatorOptions, type EmulatorServer, type RecordedRequest, startEmulator } from "./server.js";
+export { formatSse, parseSse, type SseEvent } from "./sse.js";
+export { countTokens, MAX_ENCODED_PIECE, truncateToTokens } from "./tokenizer.js";
+export type { CacheUsage, Clock, ContentReply, EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest, WireErrorKind, } from "./types.js";
+export { WireError } from "./types.js";

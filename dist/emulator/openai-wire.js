@@ -1,0 +1,148 @@
+import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
+import { invalid, isObj, optionalArray, optionalPositiveInt, optionalString, requireArray, requireObj, requireString, schemaObject, stopList, } from "./wire-json.js";
+export function parseOpenAIRequest(raw) {
+    const body = requireObj(raw, "body");
+    if (typeof body.model !== "string" || body.model === "")
+        throw invalid("you must provide a model parameter", "model");
+    if (body.messages === undefined)
+        throw invalid("Missing required parameter: 'messages'.", "messages");
+    const wire = requireArray(body.messages, "messages");
+    if (wire.length === 0)
+        throw invalid("[] is too short - 'messages'", "messages");
+    const stream = body.stream === true;
+    if (body.stream_options != null && !stream)
+        throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
+    const tools = optionalArray(body.tools, "tools").map((t, i) => {
+        const tool = requireObj(t, `tools.[${i}]`);
+        if (tool.type !== "function")
+            throw invalid(`Invalid value: '${String(tool.type)}'. Supported values are: 'function'.`, `tools[${i}].type`);
+        const fn = requireObj(tool.function, `tools[${i}].function`);
+        const description = optionalString(fn.description, `tools[${i}].function.description`);
+        return {
+            name: requireString(fn.name, `tools[${i}].function.name`),
+            inputSchema: schemaObject(fn.parameters, `tools[${i}].function.parameters`),
+            ...(description === undefined ? {} : { description }),
+        };
+    });
+    const segments = tools.length > 0 ? [toolsSegment(tools)] : [];
+    const systemTexts = [];
+    const messages = [];
+    let pending = [];
+    let pendingFrom = -1;
+    wire.forEach((m, i) => {
+        const message = requireObj(m, `messages.[${i}]`);
+        const role = message.role;
+        if (role !== "tool" && pending.length > 0)
+            throw unanswered(pending, pendingFrom);
+        if (role === "system" || role === "developer") {
+            const text = textOf(message.content, i);
+            systemTexts.push(text);
+            segments.push(systemSegment(text));
+            return;
+        }
+        let parsed;
+        if (role === "user")
+            parsed = { role: "user", content: userContent(message.content, i) };
+        else if (role === "assistant") {
+            parsed = { role: "assistant", content: assistantContent(message, i) };
+            pending = parsed.content.flatMap((b) => (b.type === "tool-call" ? [b.callId] : []));
+            pendingFrom = i;
+        }
+        else if (role === "tool") {
+            const callId = requireString(message.tool_call_id, `messages.[${i}].tool_call_id`);
+            if (!pending.includes(callId))
+                throw invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+            pending = pending.filter((id) => id !== callId);
+            parsed = {
+                role: "tool",
+                content: [
+                    {
+                        type: "tool-result",
+                        callId,
+                        content: [{ type: "text", text: textOf(message.content, i) }],
+                        isError: false,
+                    },
+                ],
+            };
+        }
+        else
+            throw invalid(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`, `messages.[${i}].role`);
+        messages.push(parsed);
+        segments.push(messageSegment(parsed));
+    });
+    if (pending.length > 0 && wire.length - 1 > pendingFrom)
+        throw unanswered(pending, pendingFrom);
+    const cacheKey = typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" ? body.prompt_cache_key : undefined;
+    const user = typeof body.user === "string" && body.user !== "" ? body.user : undefined;
+    const request = {
+        api: "openai",
+        model: body.model,
+        system: systemTexts.join("\n\n"),
+        tools,
+        messages,
+        maxTokens: optionalPositiveInt(body.max_completion_tokens, "max_completion_tokens") ??
+            optionalPositiveInt(body.max_tokens, "max_tokens"),
+        stop: stopList(body.stop, "stop"),
+        sessionKey: cacheKey ?? user ?? "default",
+        stream,
+    };
+    const includeUsage = stream && isObj(body.stream_options) && body.stream_options.include_usage === true;
+    return { request, segments, includeUsage };
+}
+function unanswered(ids, at) {
+    return invalid(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`, `messages.[${at}].role`);
+}
+/** Text of a string or text-part content (system, developer, tool, assistant). */
+function textOf(content, i) {
+    if (content === undefined || content === null)
+        return "";
+    if (typeof content === "string")
+        return content;
+    return requireArray(content, `messages.[${i}].content`)
+        .map((p, j) => {
+        const part = requireObj(p, `messages.[${i}].content.[${j}]`);
+        if (part.type === "text")
+            return requireString(part.text, `messages.[${i}].content.[${j}].text`);
+        if (part.type === "refusal")
+            return requireString(part.refusal, `messages.[${i}].content.[${j}].refusal`);
+        throw invalid(`Invalid value: '${String(part.type)}'. Supported values are: 'text'.`, `messages.[${i}].content.[${j}].type`);
+    })
+        .join("");
+}
+function userContent(content, i) {
+    if (typeof content === "string")
+        return [{ type: "text", text: content }];
+    return requireArray(content, `messages.[${i}].content`).map((p, j) => {
+        const path = `messages.[${i}].content.[${j}]`;
+        const part = requireObj(p, path);
+        if (part.type === "text")
+            return { type: "text", text: requireString(part.text, `${path}.text`) };
+        if (part.type === "image_url") {
+            const url = requireString(requireObj(part.image_url, `${path}.image_url`).url, `${path}.image_url.url`);
+            const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+            return data === null
+                ? { type: "image", mediaType: "url", data: url }
+                : { type: "image", mediaType: data[1], data: data[2] };
+        }
+        throw invalid(`Invalid value: '${String(part.type)}'. Supported values are: 'text' and 'image_url'.`, `${path}.type`);
+    });
+}
+function assistantContent(message, i) {
+    const content = [];
+    const text = textOf(message.content, i);
+    if (text !== "")
+        content.push({ type: "text", text });
+    optionalArray(message.tool_calls, `messages.[${i}].tool_calls`).forEach((c, j) => {
+        const path = `messages.[${i}].tool_calls.[${j}]`;
+        const call = requireObj(c, path);
+        const fn = requireObj(call.function, `${path}.function`);
+        content.push({
+            type: "tool-call",
+            callId: requireString(call.id, `${path}.id`),
+            name: requireString(fn.name, `${path}.function.name`),
+            arguments: requireString(fn.arguments ?? "", `${path}.function.arguments`),
+        });
+    });
+    return content;
+}
+//# sourceMappingURL=openai-wire.js.map

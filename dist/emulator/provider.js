@@ -1,0 +1,174 @@
+// EmulatorProvider: the emulator in-process, as a `Provider` — same models, same token counts,
+// same cache models as the HTTP server, no sockets — so tests and benches can measure cache
+// economics quickly. Anthropic style places breakpoints from the request's structure: end of
+// tools+system, end of the session prefix (when the loop says `prefixLength`), the previous
+// request's last block (the message before the last assistant message) and the last block.
+import { controlReplyChunks, isContentReply, ProviderError, } from "../llm/index.js";
+import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
+import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
+import { EmulatorModelError, resolveModel } from "./models.js";
+import { plannedAssistantMessage, plannedUsage, planReply, splitPieces } from "./reply-plan.js";
+export class EmulatorProvider {
+    id;
+    cacheStyle;
+    cache;
+    model;
+    /** Every request received, as sent. */
+    requests = [];
+    /** The usage reported for each answered request, in order. */
+    usages = [];
+    #namespace;
+    #calls = 0;
+    constructor(options = {}) {
+        this.id = options.id ?? "emulator";
+        this.cacheStyle = options.cacheStyle ?? "anthropic";
+        this.model = resolveModel(options.model);
+        this.#namespace = options.namespace ?? "emulator";
+        const common = {
+            ...(options.clock === undefined ? {} : { clock: options.clock }),
+            ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+        };
+        const min = options.minCacheableTokens;
+        this.cache =
+            this.cacheStyle === "anthropic"
+                ? new AnthropicCacheModel({ ...common, ...(min === undefined ? {} : { minCacheableTokens: min }) })
+                : new PrefixCacheModel({ style: this.cacheStyle, ...common, ...(min === undefined ? {} : { minTokens: min }) });
+    }
+    async *stream(request) {
+        this.requests.push(request);
+        const normalized = {
+            api: "in-process",
+            model: request.model,
+            system: request.system ?? "",
+            tools: request.tools ?? [],
+            messages: request.messages,
+            maxTokens: request.maxTokens,
+            stop: request.stop ?? [],
+            sessionKey: request.sessionId,
+            stream: true,
+        };
+        let reply;
+        try {
+            reply = await this.model.reply(normalized);
+        }
+        catch (error) {
+            if (error instanceof EmulatorModelError)
+                throw new ProviderError("script-exhausted", error.message, { cause: error });
+            throw error;
+        }
+        if (!isContentReply(reply)) {
+            yield* controlReplyChunks(reply, request.signal);
+            return;
+        }
+        const prefix = this.cacheStyle === "anthropic" ? "toolu_emu_" : "call_emu_";
+        const plan = planReply(reply, {
+            maxTokens: request.maxTokens,
+            stop: request.stop ?? [],
+            nextCallId: () => `${prefix}${String(++this.#calls).padStart(6, "0")}`,
+        });
+        const usage = plannedUsage(plan, this.#account(request, plan));
+        this.usages.push(usage);
+        for (const chunk of this.#chunks(plan, usage)) {
+            if (request.signal.aborted) {
+                yield { type: "finish", reason: "aborted" };
+                return;
+            }
+            yield chunk;
+        }
+    }
+    #account(request, plan) {
+        const namespace = `${this.#namespace}:${request.model}`;
+        if (this.cache instanceof AnthropicCacheModel)
+            return this.cache.apply(namespace, anthropicBlocks(request));
+        const segments = [];
+        if ((request.tools?.length ?? 0) > 0)
+            segments.push(toolsSegment(request.tools));
+        if ((request.system ?? "") !== "")
+            segments.push(systemSegment(request.system));
+        for (const message of request.messages)
+            segments.push(messageSegment(message));
+        const output = this.cacheStyle === "deepseek" ? messageSegment(plannedAssistantMessage(plan)) : undefined;
+        const { promptTokens, cachedTokens } = this.cache.apply(namespace, segments, output);
+        return { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
+    }
+    *#chunks(plan, usage) {
+        let index = 0;
+        if (plan.reasoning !== undefined && this.cacheStyle !== "openai") {
+            const at = index++;
+            const pieces = splitPieces(plan.reasoning.text);
+            yield { type: "block-start", index: at, block: { type: "reasoning" } };
+            for (const [i, text] of pieces.entries()) {
+                const last = i === pieces.length - 1 && this.cacheStyle === "anthropic";
+                yield last
+                    ? { type: "reasoning-delta", index: at, text, signature: plan.reasoning.signature }
+                    : { type: "reasoning-delta", index: at, text };
+            }
+            yield { type: "block-end", index: at };
+        }
+        if (plan.text !== undefined && plan.text !== "") {
+            const at = index++;
+            yield { type: "block-start", index: at, block: { type: "text" } };
+            for (const text of splitPieces(plan.text))
+                yield { type: "text-delta", index: at, text };
+            yield { type: "block-end", index: at };
+        }
+        for (const call of plan.toolCalls) {
+            const at = index++;
+            yield { type: "block-start", index: at, block: { type: "tool-call", callId: call.id, name: call.name } };
+            for (const argumentsDelta of splitPieces(call.arguments, 16))
+                yield { type: "tool-call-delta", index: at, argumentsDelta };
+            yield { type: "block-end", index: at };
+        }
+        yield { type: "usage", usage };
+        yield {
+            type: "finish",
+            reason: plan.finish === "tool-calls" ? "tool-calls" : plan.finish === "max-tokens" ? "max-tokens" : "stop",
+        };
+    }
+}
+/**
+ * The Anthropic block list of a provider request with Keelson's breakpoints (at most 4): end of
+ * tools+system, end of the session prefix, the previous request's last block, the last block.
+ */
+export function anthropicBlocks(request) {
+    const units = [];
+    for (const tool of request.tools ?? [])
+        units.push(toolUnit(tool));
+    if ((request.system ?? "") !== "")
+        units.push(systemUnit(request.system));
+    const headerEnd = units.length - 1;
+    const messageEnds = [];
+    const reasoning = new Set();
+    for (const message of request.messages) {
+        message.content.forEach((block, i) => {
+            if (block.type === "reasoning")
+                reasoning.add(units.length);
+            units.push(blockUnit(message.role, i, block));
+        });
+        messageEnds.push(units.length - 1);
+    }
+    const marks = new Set();
+    const mark = (at) => {
+        let i = at ?? -1;
+        while (i >= 0 && reasoning.has(i))
+            i -= 1;
+        if (i >= 0)
+            marks.add(i);
+    };
+    mark(headerEnd);
+    const prefixLength = typeof request.prefixLength === "number" ? request.prefixLength : 0;
+    if (prefixLength > 0)
+        mark(messageEnds[prefixLength - 1]);
+    const lastAssistant = lastIndexOfRole(request.messages, "assistant");
+    if (lastAssistant > 0)
+        mark(messageEnds[lastAssistant - 1]);
+    mark(units.length - 1);
+    return units.map((unit, i) => ({ ...unit, breakpoint: marks.has(i) }));
+}
+function lastIndexOfRole(messages, role) {
+    for (let i = messages.length - 1; i >= 0; i -= 1)
+        if (messages[i].role === role)
+            return i;
+    return -1;
+}
+//# sourceMappingURL=provider.js.map

@@ -1,0 +1,55 @@
+import type { ProviderTool, ScriptedReply } from "../llm/index.js";
+import type { Message, Usage } from "../messages/index.js";
+/**
+ * A request as the emulator's models see it, independent of the wire format: the system text
+ * (system blocks or system messages joined with a blank line), the offered tools and the
+ * conversation in Keelson's message vocabulary (tool results are `tool` messages, in order).
+ */
+export interface EmulatorRequest {
+    readonly api: "anthropic" | "openai" | "in-process";
+    readonly model: string;
+    readonly system: string;
+    readonly tools: readonly ProviderTool[];
+    readonly messages: readonly Message[];
+    /** The request's output cap; `undefined` when the wire allows omitting it. */
+    readonly maxTokens: number | undefined;
+    readonly stop: readonly string[];
+    /** Anthropic `metadata.user_id`; OpenAI `prompt_cache_key` or `user`; in-process `sessionId`; else `default`. */
+    readonly sessionKey: string;
+    readonly stream: boolean;
+}
+/** Answers one normalized request. May be async; a thrown error becomes a 500 (or a thrown ProviderError in-process). */
+export interface EmulatorModel {
+    reply(request: EmulatorRequest): ScriptedReply | Promise<ScriptedReply>;
+}
+export type EmulatorModelFunction = (request: EmulatorRequest) => ScriptedReply | Promise<ScriptedReply>;
+/** `'rule-based'` (the default), a model object, or a plain function of the request. */
+export type EmulatorModelOption = "rule-based" | EmulatorModel | EmulatorModelFunction;
+/** The content variant of a ScriptedReply (not `'hang'`, `{error}` or `{throws}`). */
+export type { ContentReply } from "../llm/index.js";
+/** Milliseconds; the cache models' TTLs and the OpenAI `created` field read it. */
+export interface Clock {
+    now(): number;
+}
+/** The provider-neutral cache outcome; wires map it to their own usage fields. */
+export type CacheUsage = Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">;
+/** Error classes both wires know; each renders them in its provider's JSON error shape. */
+export type WireErrorKind = "invalid-request" | "authentication" | "permission" | "not-found" | "too-large" | "rate-limit" | "api" | "unavailable" | "overloaded";
+export declare const WIRE_ERROR_STATUS: {
+    readonly [K in WireErrorKind]: number;
+};
+/** An HTTP-level failure the server answers with (a validation error, an injected fault, a scripted error). */
+export declare class WireError extends Error {
+    readonly name = "WireError";
+    readonly kind: WireErrorKind;
+    readonly status: number;
+    /** Extra response headers, e.g. `retry-after`. */
+    readonly headers: Readonly<Record<string, string>>;
+    /** OpenAI `param` (e.g. `messages.[3].role`); ignored by the Anthropic wire. */
+    readonly param: string | null;
+    constructor(kind: WireErrorKind, message: string, options?: {
+        status?: number;
+        headers?: Record<string, string>;
+        param?: string;
+    });
+}

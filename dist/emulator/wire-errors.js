@@ -1,0 +1,50 @@
+import { WireError } from "./types.js";
+const ANTHROPIC_TYPES = {
+    "invalid-request": "invalid_request_error",
+    authentication: "authentication_error",
+    permission: "permission_error",
+    "not-found": "not_found_error",
+    "too-large": "request_too_large",
+    "rate-limit": "rate_limit_error",
+    api: "api_error",
+    unavailable: "api_error",
+    overloaded: "overloaded_error",
+};
+const OPENAI_TYPES = {
+    "invalid-request": ["invalid_request_error", null],
+    authentication: ["invalid_request_error", "invalid_api_key"],
+    permission: ["invalid_request_error", "unsupported_country_region_territory"],
+    "not-found": ["invalid_request_error", "unknown_url"],
+    "too-large": ["invalid_request_error", null],
+    "rate-limit": ["requests", "rate_limit_exceeded"],
+    api: ["server_error", null],
+    unavailable: ["server_error", null],
+    overloaded: ["server_error", null],
+};
+/** The Anthropic error object, as both the HTTP body and the in-stream `error` event carry it. */
+export function anthropicErrorBody(kind, message, requestId) {
+    const body = { type: "error", error: { type: ANTHROPIC_TYPES[kind], message } };
+    return requestId === undefined ? body : { ...body, request_id: requestId };
+}
+export function openaiErrorBody(kind, message, param = null) {
+    const [type, code] = OPENAI_TYPES[kind];
+    return { error: { message, type, param, code } };
+}
+/** The HTTP error a scripted `{ error }` reply stands for. */
+export function failureToWireError(failure) {
+    switch (failure.code) {
+        case "rate-limited":
+            return new WireError("rate-limit", failure.message, { headers: { "retry-after": "1" } });
+        case "overloaded":
+            return new WireError("overloaded", failure.message);
+        case "auth":
+            return new WireError("authentication", failure.message);
+        case "invalid-request":
+            return new WireError("invalid-request", failure.message);
+        case "context-overflow":
+            return new WireError("invalid-request", /too long|context/i.test(failure.message) ? failure.message : `prompt is too long: ${failure.message}`);
+        default:
+            return new WireError(failure.retryable === false ? "invalid-request" : "api", failure.message);
+    }
+}
+//# sourceMappingURL=wire-errors.js.map

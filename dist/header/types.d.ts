@@ -1,0 +1,65 @@
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { Message } from "../messages/index.js";
+/** Call configuration. Any extra provider field must be lossless JSON. */
+export interface RequestConfig {
+    readonly model: string;
+    readonly temperature?: number;
+    readonly maxTokens?: number;
+    readonly stop?: readonly string[];
+    readonly [key: string]: JsonValue;
+}
+/** A tool as the model sees it. `inputSchema` is a JSON Schema object. */
+export interface ToolSchema {
+    readonly name: string;
+    readonly description?: string;
+    readonly inputSchema: JsonObject;
+}
+/**
+ * The non-history half of a request. Canonical form: an empty `system`, `tools` or
+ * `messagePrefix` is absent (the key is omitted), so "none" has one representation.
+ */
+export interface EpochHeader {
+    readonly config: RequestConfig;
+    readonly system?: string;
+    readonly tools?: readonly ToolSchema[];
+    /** The session prefix: request-only messages placed after the system slot. */
+    readonly messagePrefix?: readonly Message[];
+}
+/** Line trim: keep `keepStart` leading and `keepEnd` trailing lines, put `insert` between. */
+export interface SystemDelta {
+    readonly keepStart: number;
+    readonly keepEnd: number;
+    readonly insert: readonly string[];
+}
+/** Tools keyed by name: removed names, changed tools (in place), added tools (appended). */
+export interface ToolsDelta {
+    readonly added: readonly ToolSchema[];
+    readonly removed: readonly string[];
+    readonly changed: readonly ToolSchema[];
+}
+/** Payload of `request/header-delta`. `messagePrefix: []` encodes the transition to absence. */
+export interface HeaderDelta {
+    readonly system?: SystemDelta;
+    readonly tools?: ToolsDelta;
+    readonly config?: RequestConfig;
+    readonly messagePrefix?: readonly Message[];
+}
+/** What the header writer appends for a request (a pure decision; see `decideHeaderRecord`). */
+export type HeaderRecord = {
+    readonly kind: "none";
+} | {
+    readonly kind: "snapshot";
+    readonly reason: "initial" | "resume" | "fallback";
+    readonly header: EpochHeader;
+} | {
+    readonly kind: "delta";
+    readonly delta: HeaderDelta;
+};
+export type HeaderErrorCode = "invalid-header" | "invalid-delta" | "delta-before-snapshot" | "delta-mismatch";
+export declare class HeaderError extends Error {
+    readonly name = "HeaderError";
+    readonly code: HeaderErrorCode;
+    /** Seq of the offending event, when the error came from a log. */
+    readonly seq: number | undefined;
+    constructor(code: HeaderErrorCode, message: string, seq?: number);
+}

@@ -1,0 +1,64 @@
+// HeaderWriter: the per-loop-instance header recorder. It keeps the fold of the log's header
+// events and, for each request, appends what `decideHeaderRecord` says: a snapshot on the
+// instance's first request, nothing when unchanged, else a delta or a fallback snapshot.
+// One writer per loop instance: a new instance (resume, fork, restart) means a new writer.
+import { deepFreeze, isDeepFrozen, snapshotJson } from "../json/index.js";
+import { canonicalHeader } from "./canonical.js";
+import { foldRequestHeader } from "./fold.js";
+import { decideHeaderRecord } from "./record.js";
+import { validateEpochHeader } from "./validate.js";
+export class HeaderWriter {
+    #session;
+    #folded;
+    #first = true;
+    /** The last header recorded, kept only when every part of it was deep-frozen (immutable). */
+    #lastFrozenInput;
+    /** Folds `session`'s log once; afterwards the writer tracks what it appends itself. */
+    constructor(session) {
+        this.#session = session;
+        this.#folded = foldRequestHeader(session.events);
+    }
+    /** The header in force (the fold after the last record). */
+    get current() {
+        return this.#folded;
+    }
+    /**
+     * Records `header` for the next request and returns the decision that was logged. The header
+     * is validated (`HeaderError`, nothing logged) and copied: mutating the caller's object later
+     * cannot make the fold disagree with what was used.
+     */
+    record(header) {
+        // Fast path, the loop's common case: the same immutable system, tools and prefix as the last
+        // record and the config in force. Unchanged by construction — no copy, no canonical compare.
+        if (this.#unchangedImmutable(header))
+            return NONE;
+        validateEpochHeader(header);
+        const used = canonicalHeader(deepFreeze(snapshotJson(header)));
+        const decision = decideHeaderRecord({ folded: this.#folded, next: used, firstOfInstance: this.#first });
+        if (decision.kind === "snapshot") {
+            this.#session.append("request/header", { header: decision.header, reason: decision.reason });
+        }
+        else if (decision.kind === "delta") {
+            this.#session.append("request/header-delta", decision.delta);
+        }
+        this.#first = false;
+        this.#folded = used;
+        this.#lastFrozenInput =
+            isDeepFrozen(header.system) && isDeepFrozen(header.tools) && isDeepFrozen(header.messagePrefix)
+                ? header
+                : undefined;
+        return decision;
+    }
+    #unchangedImmutable(header) {
+        const last = this.#lastFrozenInput;
+        if (this.#first || last === undefined || this.#folded === undefined)
+            return false;
+        const sameConfig = header.config === this.#folded.config || (header.config === last.config && isDeepFrozen(header.config));
+        return (sameConfig &&
+            header.system === last.system &&
+            header.tools === last.tools &&
+            header.messagePrefix === last.messagePrefix);
+    }
+}
+const NONE = Object.freeze({ kind: "none" });
+//# sourceMappingURL=writer.js.map

@@ -1,0 +1,1 @@
+export { defaultSessionsDir, keelsonHome } from "./home.js";

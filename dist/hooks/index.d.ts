@@ -1,0 +1,3 @@
+export { HookBus, type HookBusOptions } from "./bus.js";
+export { loadPlugin, type Plugin, type PluginHost } from "./plugin.js";
+export type { AnyHook, Dispose, EmitHook, HookErrorReporter, HookMap, Listener, NamesOfMode, Next, SerialHook, WaterfallHook, } from "./types.js";

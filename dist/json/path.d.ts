@@ -1,0 +1,1 @@
+export declare function childPath(parent: string, key: string | number): string;

@@ -1,0 +1,120 @@
+// One-pass lossless-JSON snapshot: validates and copies in the same walk.
+//
+// Why one pass: validating and then copying would read each getter twice, and a getter that
+// returns a different value the second time would let unvalidated data into the copy.
+// The walk keeps a stack of keys and writes a path string only when it throws: this runs on
+// every append, and most values are valid.
+import { markDeepFrozen } from "./freeze.js";
+import { childPath } from "./path.js";
+import { JsonError, MAX_JSON_DEPTH } from "./types.js";
+/**
+ * Returns a detached copy of `value` that is exactly representable as JSON, or throws a
+ * `JsonError` naming the first offending path. Rejects `undefined` (as a member or element),
+ * functions, symbols, bigint, `-0`, NaN/±Infinity, sparse arrays, cycles, objects whose
+ * prototype is neither `Object.prototype` nor `null` (class instances, Dates, Maps…), symbol
+ * keys, and nesting deeper than `MAX_JSON_DEPTH`. Keys such as `__proto__` and `constructor`
+ * are kept as plain own data. Each property (getters included) is read exactly once. The copy
+ * has plain prototypes; it is deep-frozen when `options.freeze` is set, else left mutable (see
+ * `deepFreeze`).
+ */
+export function snapshotJson(value, rootPath = "$", options = {}) {
+    const copy = new Snapshot(rootPath, options.freeze === true).walk(value);
+    if (options.freeze === true)
+        markDeepFrozen(copy);
+    return copy;
+}
+class Snapshot {
+    #root;
+    #freeze;
+    #keys = [];
+    #ancestors = new Set();
+    constructor(root, freeze) {
+        this.#root = root;
+        this.#freeze = freeze;
+    }
+    walk(v) {
+        switch (typeof v) {
+            case "string":
+            case "boolean":
+                return v;
+            case "number":
+                if (!Number.isFinite(v))
+                    throw this.#error("non-finite-number", `${v} is not representable in JSON`);
+                if (v === 0 && 1 / v < 0)
+                    throw this.#error("negative-zero", "-0 does not survive JSON (it reads back as 0)");
+                return v;
+            case "undefined":
+                throw this.#error("undefined-value", "undefined is not JSON (omit the key instead)");
+            case "function":
+                throw this.#error("function-value", "a function is not JSON");
+            case "symbol":
+                throw this.#error("symbol-value", "a symbol is not JSON");
+            case "bigint":
+                throw this.#error("bigint-value", "a bigint is not JSON (use a string or a safe number)");
+        }
+        if (v === null)
+            return null;
+        const obj = v;
+        if (this.#ancestors.has(obj))
+            throw this.#error("cycle", "cyclic reference");
+        if (this.#ancestors.size >= MAX_JSON_DEPTH)
+            throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+        this.#ancestors.add(obj);
+        try {
+            return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);
+        }
+        finally {
+            this.#ancestors.delete(obj);
+        }
+    }
+    #array(arr) {
+        if (Object.getPrototypeOf(arr) !== Array.prototype)
+            throw this.#error("non-plain-object", "array subclass is not plain JSON");
+        const out = new Array(arr.length);
+        const keys = this.#keys;
+        for (let i = 0; i < arr.length; i++) {
+            keys.push(i);
+            if (!Object.hasOwn(arr, i))
+                throw this.#error("sparse-array", "hole in a sparse array");
+            out[i] = this.walk(this.#read(arr, i));
+            keys.pop();
+        }
+        return this.#freeze ? Object.freeze(out) : out;
+    }
+    #object(obj) {
+        const proto = Object.getPrototypeOf(obj);
+        if (proto !== Object.prototype && proto !== null) {
+            const name = proto.constructor?.name ?? "unknown";
+            throw this.#error("non-plain-object", `an instance of ${name} is not a plain object`);
+        }
+        if (Object.getOwnPropertySymbols(obj).length > 0)
+            throw this.#error("symbol-key", "symbol-keyed properties are not JSON");
+        const out = {};
+        const keys = this.#keys;
+        for (const key of Object.keys(obj)) {
+            keys.push(key);
+            const child = this.walk(this.#read(obj, key));
+            keys.pop();
+            // `__proto__` is kept as an own data property: assignment would set the prototype instead.
+            if (key === "__proto__") {
+                Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+            }
+            else {
+                out[key] = child;
+            }
+        }
+        return this.#freeze ? Object.freeze(out) : out;
+    }
+    #read(obj, key) {
+        try {
+            return obj[key];
+        }
+        catch (cause) {
+            throw this.#error("getter-threw", `reading the property threw: ${String(cause)}`);
+        }
+    }
+    #error(code, message) {
+        return new JsonError(code, this.#keys.reduce(childPath, this.#root), message);
+    }
+}
+//# sourceMappingURL=snapshot.js.map

@@ -1,0 +1,3 @@
+export { AnthropicProvider, type AnthropicProviderOptions, toProviderError as anthropicError } from "./adapter.js";
+export { AnthropicStreamMapper } from "./stream.js";
+export { type AnthropicWireOptions, toAnthropicParams } from "./wire.js";

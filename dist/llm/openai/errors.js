@@ -1,0 +1,92 @@
+// What the openai SDK throws → ProviderError, so the loop's retry policy sees one vocabulary:
+// HTTP failures go through the shared `httpError`; connection failures, drops mid-stream and
+// stalls are retryable; an error event inside a 200 stream (no status) is classified by its
+// message. Aborts are not failures: the SDK's abort error is returned as is, for the loop,
+// which checks the signal, to see.
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { httpError } from "../http-errors.js";
+import { ProviderError } from "../types.js";
+// undici: `TypeError: terminated` (cause `UND_ERR_SOCKET`) when the socket closes mid-body.
+const CONNECTION_CODES = new Set([
+    "ECONNRESET",
+    "ECONNREFUSED",
+    "ECONNABORTED",
+    "EPIPE",
+    "ETIMEDOUT",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "UND_ERR_SOCKET",
+    "UND_ERR_CLOSED",
+    "UND_ERR_CONNECT_TIMEOUT",
+    "UND_ERR_BODY_TIMEOUT",
+]);
+/** The error to throw for `error`: a ProviderError, or the abort error itself. */
+export function toProviderError(error, context) {
+    if (error instanceof ProviderError)
+        return error;
+    if (context.stalled) {
+        return new ProviderError("stalled", `no data from the provider for ${context.stallTimeoutMs} ms; the request was aborted`, { retryable: true, cause: error });
+    }
+    if (context.aborted || error instanceof APIUserAbortError)
+        return error;
+    if (error instanceof APIConnectionError) {
+        return new ProviderError("connection", `could not reach the provider: ${describe(error)}`, {
+            retryable: true,
+            cause: error,
+        });
+    }
+    if (error instanceof APIError)
+        return error.status === undefined
+            ? streamError(error)
+            : httpError(error.status, apiMessage(error), error.headers, error);
+    if (error instanceof SyntaxError)
+        return new ProviderError("protocol", `the provider sent a stream event that is not JSON: ${error.message}`, {
+            cause: error,
+        });
+    if (isConnectionFailure(error)) {
+        return new ProviderError("connection", `the connection dropped before the stream completed: ${describe(error)}`, {
+            retryable: true,
+            cause: error,
+        });
+    }
+    return new ProviderError("provider-error", `the OpenAI-compatible request failed: ${describe(error)}`, {
+        cause: error,
+    });
+}
+/** An `{"error": …}` event inside a 200 stream: the provider gave up mid-answer, usually transiently. */
+function streamError(error) {
+    const message = apiMessage(error);
+    if (/overloaded/i.test(message))
+        return httpError(undefined, message, undefined, error);
+    if (/rate.?limit|too many requests/i.test(message))
+        return new ProviderError("rate-limited", `rate limited mid-stream: ${message}`, { retryable: true, cause: error });
+    return new ProviderError("server-error", `the provider failed mid-stream: ${message}`, {
+        retryable: true,
+        cause: error,
+    });
+}
+/** The provider's own message (the SDK prefixes the status), with its error code when it sent one. */
+function apiMessage(error) {
+    const body = error.error;
+    const message = typeof body?.message === "string" ? body.message : error.message;
+    return typeof error.code === "string" && !message.includes(error.code) ? `${message} (${error.code})` : message;
+}
+function isConnectionFailure(error) {
+    for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+        const code = e.code;
+        if (typeof code === "string" && CONNECTION_CODES.has(code))
+            return true;
+        if (e.message === "terminated" ||
+            e.message === "fetch failed" ||
+            /socket hang up|other side closed/i.test(e.message))
+            return true;
+    }
+    return false;
+}
+function describe(error) {
+    if (!(error instanceof Error))
+        return String(error);
+    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    return `${error.message}${cause}`;
+}
+//# sourceMappingURL=errors.js.map

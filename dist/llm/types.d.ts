@@ -1,0 +1,115 @@
+import type { JsonValue } from "../json/index.js";
+import type { AssistantContent, Message, Usage } from "../messages/index.js";
+/** A tool as sent to a model (same shape as the header's `ToolSchema`). */
+export interface ProviderTool {
+    readonly name: string;
+    readonly description?: string;
+    readonly inputSchema: {
+        readonly [key: string]: JsonValue;
+    };
+}
+/**
+ * What a provider is asked: the call config's fields, `system`, `tools`, `messages`, plus the
+ * live parts — the abort signal and the session id (for cache routing such as
+ * `prompt_cache_key`). Frozen when the loop built it; providers must not mutate it.
+ */
+export interface ProviderRequest {
+    readonly model: string;
+    readonly system?: string;
+    readonly tools?: readonly ProviderTool[];
+    readonly messages: readonly Message[];
+    readonly temperature?: number;
+    readonly maxTokens?: number;
+    readonly stop?: readonly string[];
+    readonly signal: AbortSignal;
+    readonly sessionId: string;
+    /**
+     * How many leading `messages` are the session prefix (derived from the header, so still a
+     * function of the log). Adapters use it to place a cache breakpoint at the prefix's end.
+     */
+    readonly prefixLength?: number;
+    readonly [key: string]: unknown;
+}
+export type FinishReason = "stop" | "tool-calls" | "max-tokens" | "aborted" | "error";
+export type BlockStart = {
+    readonly type: "text";
+} | {
+    readonly type: "reasoning";
+    readonly redacted?: boolean;
+} | {
+    readonly type: "tool-call";
+    readonly callId: string;
+    readonly name: string;
+};
+/** The stream-chunk protocol. Block indexes are the assistant content positions. */
+export type StreamChunk = {
+    readonly type: "block-start";
+    readonly index: number;
+    readonly block: BlockStart;
+} | {
+    readonly type: "text-delta";
+    readonly index: number;
+    readonly text: string;
+} | {
+    readonly type: "reasoning-delta";
+    readonly index: number;
+    readonly text: string;
+    readonly signature?: string;
+} | {
+    readonly type: "tool-call-delta";
+    readonly index: number;
+    readonly argumentsDelta: string;
+} | {
+    readonly type: "block-end";
+    readonly index: number;
+} | {
+    readonly type: "usage";
+    readonly usage: Usage;
+} | {
+    readonly type: "finish";
+    readonly reason: FinishReason;
+    readonly error?: ProviderFailure;
+};
+export interface ProviderFailure {
+    readonly message: string;
+    /** Stable code, e.g. `rate-limited`, `overloaded`, `auth`, `invalid-request`, `context-overflow`. */
+    readonly code?: string;
+    readonly retryable?: boolean;
+    readonly retryAfterMs?: number;
+}
+export interface Provider {
+    /** Short id used in `provider:model` selectors, e.g. `anthropic`, `openai`, `scripted`. */
+    readonly id: string;
+    /** Streams one response. Must end with a `finish` chunk or throw; honours `request.signal`. */
+    stream(request: ProviderRequest): AsyncIterable<StreamChunk>;
+}
+/** A fully assembled response. */
+export interface AssistantResult {
+    readonly content: readonly AssistantContent[];
+    readonly usage?: Usage;
+    readonly finish: FinishReason;
+    readonly error?: ProviderFailure;
+}
+/**
+ * Stable provider failure codes. Retryable: `rate-limited` (429), `overloaded` (529 or an
+ * in-stream overloaded error), `server-error` (5xx), `connection` (refused, reset, dropped
+ * mid-stream), `stalled` (no data within the stall timeout). Not retryable: `auth` (401/403),
+ * `invalid-request` (400/404/422), `context-overflow`, `protocol` (a malformed stream),
+ * `script-exhausted`, `provider-error` (anything else).
+ */
+export type ProviderErrorCode = "rate-limited" | "overloaded" | "server-error" | "connection" | "stalled" | "auth" | "invalid-request" | "context-overflow" | "protocol" | "script-exhausted" | "provider-error" | (string & {});
+export declare class ProviderError extends Error {
+    readonly name = "ProviderError";
+    readonly code: ProviderErrorCode;
+    readonly retryable: boolean;
+    /** From a `retry-after` header, when the provider sent one. */
+    readonly retryAfterMs: number | undefined;
+    /** HTTP status, when there was one. */
+    readonly status: number | undefined;
+    constructor(code: ProviderErrorCode, message: string, options?: {
+        retryable?: boolean;
+        retryAfterMs?: number;
+        status?: number;
+        cause?: unknown;
+    });
+}

@@ -1,0 +1,38 @@
+// The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
+// live. A partial stream (aborted or failed) never reaches history: the caller only appends a
+// result whose finish is not `aborted`/`error`.
+import { BlockAssembler, ProviderError, } from "../llm/core.js";
+export async function streamProvider(provider, request, onChunk) {
+    const assembler = new BlockAssembler();
+    try {
+        for await (const chunk of provider.stream(request)) {
+            assembler.push(chunk);
+            onChunk(chunk);
+            if (assembler.finished)
+                break;
+        }
+    }
+    catch (error) {
+        if (request.signal.aborted)
+            return { content: [], finish: "aborted" };
+        if (error instanceof ProviderError) {
+            return {
+                content: [],
+                finish: "error",
+                error: {
+                    message: error.message,
+                    code: error.code,
+                    retryable: error.retryable,
+                    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+                },
+            };
+        }
+        return {
+            content: [],
+            finish: "error",
+            error: { message: error instanceof Error ? error.message : String(error), code: "provider-failed" },
+        };
+    }
+    return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+}
+//# sourceMappingURL=stream.js.map

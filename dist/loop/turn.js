@@ -1,0 +1,311 @@
+// One turn, in the exact order of ARCHITECTURE.md §4:
+//   turn/start → prompt-submit per claimed prompt → steps:
+//     assemble system prompt → compose the session prefix (once per instance) → pre-step →
+//     queued injects/steers → BOUNDARY (derive history + step/start, one synchronous frame) →
+//     agent/request → header record → build + freeze request (+ invariant) → llm/stream →
+//     assistant/message → tools in model order → post-tool context → step/end
+//   → close anything open → turn/end (precedence disposed > aborted > error > max-tokens >
+//     completed) → awaited flush.
+// A throwing listener or provider error ends the turn, never the agent.
+import { HeaderError } from "../header/index.js";
+import { ProviderError } from "../llm/core.js";
+import { MessageShapeError, validateAssistantContent, validateUserContent, } from "../messages/index.js";
+import { assembleSystemPrompt, PromptError } from "../prompt/index.js";
+import { canonicalJson } from "../json/index.js";
+import { executeToolCall } from "../tools/index.js";
+import { freezePrefix, prefixSeed } from "./prefix.js";
+import { buildRequest, checkInvariant } from "./request.js";
+import { withRetries } from "./retry.js";
+import { streamProvider } from "./stream.js";
+import { LoopError } from "./types.js";
+class Aborted extends Error {
+}
+function checkAbort(signal) {
+    if (signal.aborted)
+        throw new Aborted();
+}
+export async function runTurn(ctx, claim, trigger, signal) {
+    const { session } = ctx;
+    const turn = session.lastTurn + 1;
+    const state = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
+    session.append("turn/start", { turn, trigger });
+    try {
+        checkAbort(signal);
+        if (claim.compacts.length > 0)
+            await compactNow(ctx, signal);
+        const admitted = await admit(ctx, claim, turn, state, signal);
+        if (admitted === "rejected")
+            state.rejected = "every prompt of the turn was blocked";
+        else if (admitted === "steps")
+            await runSteps(ctx, turn, state, signal);
+    }
+    catch (error) {
+        if (!(error instanceof Aborted) && !signal.aborted) {
+            state.error = { step: state.step, ...describeError(error) };
+            ctx.hooks.emit("agent/error", ctx.agent, error, `turn ${turn}`);
+        }
+    }
+    closeOpenStep(ctx, signal, state.dispatched);
+    // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
+    // logged now, like those that arrived after the last boundary: an inject resolves only once logged.
+    const unadmitted = claim.injects.filter((inject) => !state.injects.includes(inject));
+    appendInjects(ctx, state, [...unadmitted, ...ctx.inbox.takeInjects()]);
+    const reason = endReason(ctx, signal, state);
+    session.append("turn/end", { turn, reason });
+    const outcome = { turn, reason };
+    if (ctx.persistence !== undefined) {
+        try {
+            await ctx.persistence.flush();
+        }
+        catch (error) {
+            ctx.hooks.emit("agent/error", ctx.agent, error, "store flush");
+        }
+    }
+    for (const steer of state.steers)
+        steer.settle.resolve(outcome);
+    for (const inject of state.injects)
+        inject.settle.resolve();
+    return outcome;
+}
+/** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
+async function admit(ctx, claim, turn, state, signal) {
+    const { session, hooks, agent } = ctx;
+    appendInjects(ctx, state, claim.injects);
+    for (const steer of claim.steers)
+        session.append("steering/message", { turn, content: steer.content, source: "steer" });
+    let allowed = 0;
+    for (const prompt of claim.prompts) {
+        const input = Object.freeze({ content: prompt.content, source: prompt.source });
+        const decision = await hooks.waterfall("agent/prompt-submit", [agent, input], () => ({ action: "allow" }));
+        checkAbort(signal);
+        if (decision.action === "block") {
+            session.append("prompt/blocked", { content: prompt.content, source: prompt.source, reason: decision.reason });
+            continue;
+        }
+        const content = decision.content ?? prompt.content;
+        validateUserContent(content, "prompt-submit content");
+        session.append("user/message", { content, source: prompt.source });
+        if (decision.additionalContext !== undefined) {
+            validateUserContent(decision.additionalContext, "prompt-submit additionalContext");
+            session.append("context/message", { content: decision.additionalContext, source: "prompt-submit" });
+        }
+        allowed++;
+    }
+    if (claim.prompts.length > 0 && allowed === 0 && claim.steers.length === 0)
+        return "rejected";
+    return allowed > 0 || claim.steers.length > 0 ? "steps" : "none";
+}
+async function runSteps(ctx, turn, state, signal) {
+    const { session, hooks, agent } = ctx;
+    for (;;) {
+        if (state.step >= ctx.maxSteps)
+            throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
+        const step = ++state.step;
+        const system = await assembleSystemPrompt(hooks, ctx.prompt.list(), ctx.promptVars);
+        checkAbort(signal);
+        const tools = ctx.tools.schemas();
+        const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
+        await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
+        checkAbort(signal);
+        const boundary = ctx.inbox.takeBoundary();
+        appendInjects(ctx, state, boundary.injects);
+        for (const steer of boundary.steers) {
+            session.append("steering/message", { turn, content: steer.content, source: "steer" });
+            state.steers.push(steer);
+        }
+        // The boundary: history and step/start in one synchronous frame.
+        const history = session.deriveMessages();
+        const stepStart = session.append("step/start", { turn, step });
+        state.dispatched = false;
+        const seed = Object.freeze(ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig));
+        const config = await hooks.waterfall("agent/request", [agent, seed], () => seed);
+        checkAbort(signal);
+        ctx.instance.writer.record({ config, system, tools, messagePrefix: prefix });
+        ctx.instance.requestsSent++;
+        const request = buildRequest(ctx.instance.writer.current, history, signal, session.id);
+        if (ctx.invariants)
+            checkInvariant(session.events, request, stepStart.seq);
+        state.dispatched = true;
+        const result = await hooks.waterfall("llm/stream", [agent, request], () => withRetries(ctx.retry, signal, () => streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)), (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs })));
+        checkAbort(signal); // a partial stream is discarded
+        const content = assistantContent(result, turn, step);
+        session.append("assistant/message", {
+            turn,
+            step,
+            content,
+            ...(result.usage === undefined ? {} : { usage: result.usage }),
+            stopReason: result.finish,
+        });
+        const calls = await runTools(ctx, turn, step, content, signal);
+        checkAbort(signal);
+        session.append("step/end", { turn, step });
+        if (calls > 0)
+            continue;
+        if (result.finish === "max-tokens") {
+            state.maxTokens = true;
+            return;
+        }
+        if (!ctx.inbox.hasSteers)
+            return;
+    }
+}
+/** A manual compaction (`agent.compact()`): the same system prompt and prefix a step would use. */
+async function compactNow(ctx, signal) {
+    const gate = ctx.compaction;
+    if (gate?.compactNow === undefined)
+        throw new LoopError("invalid-options", "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())");
+    const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.list(), ctx.promptVars);
+    checkAbort(signal);
+    const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
+    await gate.compactNow(ctx.agent, system, prefix, signal);
+    checkAbort(signal);
+}
+/** Fires `agent/session-prefix` once per instance; discards the product if the turn was aborted meanwhile. */
+async function composePrefix(ctx, signal) {
+    const seed = prefixSeed();
+    const composed = await ctx.hooks.waterfall("agent/session-prefix", [ctx.agent, seed, signal], () => seed);
+    checkAbort(signal); // never cached, logged or sent
+    const fresh = freezePrefix(composed);
+    const logged = ctx.instance.writer.current?.messagePrefix;
+    const prefix = ctx.prefixOnResume === "reuse" && logged !== undefined && ctx.instance.requestsSent === 0
+        ? reuseLogged(ctx, logged, fresh)
+        : fresh;
+    ctx.instance.prefix = prefix;
+    return prefix;
+}
+/**
+ * `prefixOnResume: 'reuse'`: keep the logged prefix byte-for-byte (so the resumed instance's
+ * header equals the previous one and the whole history stays cached) and turn whatever drifted
+ * into durable update messages appended now, before the boundary, so they join this request.
+ */
+function reuseLogged(ctx, logged, fresh) {
+    const same = (a, b) => a !== undefined &&
+        b !== undefined &&
+        canonicalJson(a) === canonicalJson(b);
+    const driftedAt = fresh.flatMap((m, i) => (same(m, logged[i]) || logged.some((l) => same(l, m)) ? [] : [i]));
+    const drifted = driftedAt.map((i) => fresh[i]);
+    if (drifted.length > 0 || fresh.length !== logged.length)
+        ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh, driftedAt);
+    for (const message of drifted) {
+        if (message.role !== "user")
+            continue; // only user-role openers can be restated as context
+        ctx.session.append("context/message", { content: message.content, source: "prefix-update" });
+    }
+    return logged;
+}
+/** Validates a (possibly listener-made) result and gives tool calls the loop's call ids. */
+function assistantContent(result, turn, step) {
+    if (result.finish === "error") {
+        throw new ProviderError(result.error?.code ?? "provider-error", result.error?.message ?? "the provider reported an error");
+    }
+    if (result.finish === "aborted")
+        throw new ProviderError("provider-aborted", "the provider ended the stream as aborted, but the turn was not cancelled");
+    validateAssistantContent(result.content, "assistant content");
+    return result.content.map((block, i) => block.type === "tool-call" ? { ...block, callId: `call_${turn}_${step}_${i}` } : block);
+}
+/** Runs the step's tool calls in model order; post-tool context is appended after the last result. */
+async function runTools(ctx, turn, step, content, signal) {
+    const { session } = ctx;
+    const extra = [];
+    let calls = 0;
+    for (const block of content) {
+        if (block.type !== "tool-call")
+            continue;
+        calls++;
+        if (signal.aborted)
+            break; // the undispatched rest get synthetic aborted results (closeOpenStep)
+        session.append("tool/call", { turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
+        const outcome = await executeToolCall({
+            registry: ctx.tools,
+            hooks: ctx.hooks,
+            call: {
+                callId: block.callId,
+                name: block.name,
+                rawArguments: block.arguments,
+                turn,
+                step,
+                sessionId: session.id,
+            },
+            signal,
+            ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
+            ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
+        });
+        session.append("tool/result", {
+            turn,
+            step,
+            callId: block.callId,
+            content: outcome.content,
+            isError: outcome.isError,
+            ...(outcome.error === undefined ? {} : { error: outcome.error }),
+            ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
+        });
+        if (outcome.additionalContext !== undefined)
+            extra.push(outcome.additionalContext);
+    }
+    for (const context of extra)
+        session.append("context/message", { content: context, source: "tools/post-execute" });
+    return calls;
+}
+function appendInjects(ctx, state, injects) {
+    for (const inject of injects) {
+        ctx.session.append("context/message", { content: inject.content, source: "inject" });
+        state.injects.push(inject);
+    }
+}
+/**
+ * Closes a step left open by an abort or error: synthetic results for every owed call, then
+ * step/end — marked `dispatched: false` when the request never reached `llm/stream`, so
+ * reconstruction does not list a request that was not sent.
+ */
+function closeOpenStep(ctx, signal, dispatched) {
+    const cause = signal.aborted ? signal.reason : undefined;
+    const why = cause === undefined
+        ? "the turn ended with an error"
+        : cause.kind === "dispose" || ctx.isDisposed()
+            ? "the agent was disposed"
+            : `the turn was cancelled (${cause.reason})`;
+    const closers = ctx.session.openTurnClosers({
+        closeTurn: false,
+        resultText: `Tool call not completed: ${why}.`,
+        error: cause === undefined ? "error" : "aborted",
+    });
+    for (const closer of closers) {
+        if (closer.type === "step/end" && !dispatched)
+            ctx.session.append("step/end", { ...closer.data, dispatched: false });
+        else
+            ctx.session.appendPending(closer);
+    }
+}
+function endReason(ctx, signal, state) {
+    if (ctx.isDisposed())
+        return { kind: "disposed" };
+    if (signal.aborted) {
+        const cause = signal.reason;
+        return cause?.kind === "dispose"
+            ? { kind: "disposed" }
+            : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
+    }
+    if (state.error !== undefined)
+        return { kind: "error", ...state.error };
+    if (state.maxTokens)
+        return { kind: "max-tokens" };
+    if (state.rejected !== undefined)
+        return { kind: "rejected", reason: state.rejected };
+    return { kind: "completed" };
+}
+function describeError(error) {
+    if (error instanceof LoopError ||
+        error instanceof HeaderError ||
+        error instanceof ProviderError ||
+        error instanceof PromptError) {
+        return { message: error.message, code: error.code };
+    }
+    if (error instanceof MessageShapeError)
+        return { message: error.message, code: error.code };
+    // Any other typed error from a listener or gate (e.g. CompactionError) keeps its stable code.
+    const code = error?.code;
+    if (error instanceof Error)
+        return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };
+    return { message: String(error), code: "exception" };
+}
+//# sourceMappingURL=turn.js.map

@@ -1,0 +1,170 @@
+import type { RequestConfig } from "../header/index.js";
+import type { EmitHook, HookBus, Plugin, PluginHost, SerialHook, WaterfallHook } from "../hooks/index.js";
+import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/core.js";
+import type { Message, UserContent } from "../messages/index.js";
+import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
+import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
+import type { SessionStore } from "../store/index.js";
+import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
+import type { RetryPolicy } from "./retry.js";
+export type AgentStatus = "idle" | "running" | "disposed";
+/** A prompt as `agent/prompt-submit` sees it. */
+export interface PromptInput {
+    readonly content: readonly UserContent[];
+    readonly source: string;
+}
+export type PromptDecision = {
+    readonly action: "allow";
+    readonly content?: readonly UserContent[];
+    readonly additionalContext?: readonly UserContent[];
+} | {
+    readonly action: "block";
+    readonly reason: string;
+};
+/** The compaction gate's shape (ARCHITECTURE.md §7); `createCompaction()` in src/compaction implements it. */
+export interface CompactionGate {
+    compactIfNeeded(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+    /** A manual compaction, whatever the pressure (`agent.compact()`). */
+    compactNow?(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
+}
+/** Every hook the loop fires. Listeners registered globally hear every agent. */
+export type AgentHooks = ToolHooks & PromptHooks & {
+    /** Per claimed prompt, before it is logged: allow (optionally rewritten, with context) or block. */
+    readonly "agent/prompt-submit": WaterfallHook<[agent: Agent, prompt: PromptInput], PromptDecision>;
+    /**
+     * Composes the session prefix, once per loop instance, before its first pre-step. Listeners
+     * get a frozen empty seed; the canonical contribution is a prepend, `[mine, ...await next()]`.
+     * The signal is the turn's: a cancel or dispose during composition discards the result.
+     */
+    readonly "agent/session-prefix": WaterfallHook<[
+        agent: Agent,
+        seed: readonly Message[],
+        signal: AbortSignal
+    ], readonly Message[]>;
+    /** Before each step's boundary; the compaction gate is one listener. Appends made here join this request. */
+    readonly "agent/pre-step": SerialHook<[
+        agent: Agent,
+        turn: number,
+        step: number,
+        fullSystemPrompt: string,
+        sessionPrefix: readonly Message[],
+        signal: AbortSignal
+    ]>;
+    /** After the boundary: may return a replacement call config (model, sampling), never messages. */
+    readonly "agent/request": WaterfallHook<[agent: Agent, config: RequestConfig], RequestConfig>;
+    /** Around the provider call; the request is deep-frozen. Innermost: stream and assemble. */
+    readonly "llm/stream": WaterfallHook<[agent: Agent, request: ProviderRequest], AssistantResult>;
+    /** Every streamed chunk, live (not persisted). */
+    readonly "llm/chunk": EmitHook<[agent: Agent, chunk: StreamChunk]>;
+    /** Every event appended to the agent's session, after commit. */
+    readonly "session/event": EmitHook<[agent: Agent, event: SessionEvent]>;
+    readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
+    /**
+     * `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix.
+     * `drifted` lists the positions in `composed` that are new or changed — with the prepend
+     * pattern, position i is the i-th contributor in registration order (one message each).
+     */
+    readonly "agent/prefix-drift": EmitHook<[
+        agent: Agent,
+        logged: readonly Message[],
+        composed: readonly Message[],
+        drifted: readonly number[]
+    ]>;
+    /** Contained failures (emit listeners, turn errors), with where they happened. */
+    readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
+};
+export type AgentPluginHost = PluginHost<AgentHooks> & {
+    readonly agent: Agent;
+};
+export type AgentPlugin = Plugin<AgentHooks, AgentPluginHost>;
+export interface AgentOptions {
+    /** One provider, or several selected by the `provider:` prefix of `model`. */
+    readonly provider?: Provider;
+    readonly providers?: Readonly<Record<string, Provider>>;
+    /** The model id sent in the request (`provider:model` selects from `providers`). */
+    readonly model: string;
+    readonly temperature?: number;
+    readonly maxTokens?: number;
+    readonly stop?: readonly string[];
+    /**
+     * Run over this existing in-memory session (a new loop instance: it recomposes its prefix and
+     * logs a `resume` header). Default: a new session. With `store`, the store file is created
+     * from it.
+     */
+    readonly session?: Session;
+    /** Persist the session here (created on first use; flushed at every turn end and on dispose). */
+    readonly store?: SessionStore;
+    readonly cwd?: string;
+    readonly sessionId?: string;
+    readonly plugins?: readonly AgentPlugin[];
+    readonly tools?: readonly ToolDefinition[];
+    /** Agent-scoped system-prompt sections (override global ones by name). */
+    readonly system?: string | readonly PromptSection[];
+    /** Extra `{{var}}` values for the system prompt (cwd, model and sessionId are built in). */
+    readonly promptVars?: Readonly<Record<string, string>>;
+    readonly compaction?: CompactionGate;
+    /** Steps per turn before the turn ends with error code `max-steps`. Default 50. */
+    readonly maxSteps?: number;
+    /** Default per-tool-call timeout (ms). Default 120 000. */
+    readonly toolTimeoutMs?: number;
+    /**
+     * What a resumed, forked or restarted instance does with the session prefix. `recompose`
+     * (default, the seed's rule): run the contributors again; drift lands on the `resume` header
+     * snapshot and re-writes the provider cache after the system prompt once. `reuse`: send the
+     * logged prefix byte-for-byte (the whole history stays cached) and append each drifted
+     * user-role contribution as a durable `context/message` (source `prefix-update`); drift is
+     * reported on `agent/prefix-drift`.
+     */
+    readonly prefixOnResume?: "recompose" | "reuse";
+    /** Retries of failed provider calls (429, overloaded, 5xx, drops, stalls); see `RetryPolicy`. */
+    readonly retry?: RetryPolicy;
+    /** Check every request against `reconstructRequests`. Default: on under vitest or KEELSON_INVARIANTS=1. */
+    readonly invariants?: boolean;
+    /** Epoch-ms clock for event times (tests). */
+    readonly clock?: () => number;
+}
+export interface TurnOutcome {
+    readonly turn: number;
+    readonly reason: TurnEndReason;
+}
+export interface Agent {
+    readonly session: Session;
+    /** The provider this agent calls (compaction's summary call uses it too). */
+    readonly provider: Provider;
+    /** The model id from the options (the initial call config's `model`). */
+    readonly model: string;
+    readonly status: AgentStatus;
+    /** This agent's hook scope (a child of `globalHooks`). */
+    readonly hooks: HookBus<AgentHooks>;
+    readonly tools: ToolRegistry;
+    readonly prompt: PromptSections;
+    /** Queues a prompt; resolves when the turn that processed it ends. */
+    send(content: string | readonly UserContent[]): Promise<TurnOutcome>;
+    /** Steers a running turn at its next step boundary (forcing another step); idle: starts a turn. */
+    steer(content: string | readonly UserContent[]): Promise<TurnOutcome>;
+    /**
+     * Adds durable context: at the next step boundary if a turn is running, else in a one-shot
+     * turn. Resolves once it is logged and its turn has ended (and been flushed, with a store).
+     */
+    inject(content: string | readonly UserContent[]): Promise<void>;
+    /** Aborts the running turn, or the one about to start for queued input (it ends `aborted{reason}`); no-op when idle. */
+    cancel(reason?: string): void;
+    /**
+     * Compacts the history now, in a turn of its own (needs a `compaction` gate with
+     * `compactNow`, e.g. `createCompaction()`); resolves when that turn ends.
+     */
+    compact(): Promise<TurnOutcome>;
+    /** Resolves when nothing runs and nothing is queued. */
+    whenIdle(): Promise<void>;
+    /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */
+    dispose(): Promise<void>;
+}
+export type LoopErrorCode = "invalid-options" | "unknown-provider" | "disposed" | "invalid-prefix" | "invalid-config" | "invariant" | "max-steps";
+export declare class LoopError extends Error {
+    readonly name = "LoopError";
+    readonly code: LoopErrorCode;
+    constructor(code: LoopErrorCode, message: string, options?: {
+        cause?: unknown;
+    });
+}
+export type { Session, SessionEvent };

@@ -1,0 +1,2 @@
+export { MessageShapeError, typeName, validateAssistantContent, validateMessage, validateMessages, validateToolResultContent, validateUserContent, } from "./validate.js";
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,103 @@
+// reconstructRequests: for every `step/start` in a log, the request that step sent.
+//
+// History comes from an independent fold written here (a plain array of surface messages,
+// copied on replace) over the public `deriveEventMessage`, never from a live session's cache:
+// the dev-mode invariant compares the loop's requests against this, so it must not share the
+// loop's caching.
+//
+// Cost: linear in the log. Steps between two replaces share one append-only backing array and
+// remember only their length; a replace starts a new backing array (copy-on-write), so earlier
+// steps' views stay intact. A step's `history` and `request` are materialized on first access
+// (O(that request's length)) and memoized.
+import { foldHeaderEvent } from "../header/index.js";
+import { deriveEventMessage } from "../session/index.js";
+import { composeRequest } from "./compose.js";
+import { ReconstructError } from "./types.js";
+/** Events that can only exist once the step's request was dispatched (or the step ended). */
+const AFTER_DISPATCH = new Set([
+    "assistant/message",
+    "llm/retry",
+    "tool/call",
+    "tool/result",
+    "step/end",
+]);
+/** A reconstructed request whose `history` and `request` are own, enumerable, lazy properties. */
+function lazyRequest(p, header) {
+    let history;
+    let request;
+    const out = { turn: p.turn, step: p.step, stepStartSeq: p.seq, header };
+    Object.defineProperty(out, "history", {
+        enumerable: true,
+        get: () => {
+            history ??= Object.freeze(p.backing.slice(0, p.length));
+            return history;
+        },
+    });
+    Object.defineProperty(out, "request", {
+        enumerable: true,
+        get: () => {
+            request ??= composeRequest(header, out.history);
+            return request;
+        },
+    });
+    return Object.freeze(out);
+}
+/**
+ * Every loop request recorded in `events`, in order. A step's history is fixed at its
+ * `step/start` (the boundary); its header is the fold of every event up to dispatch, i.e. up to
+ * the step's first model output (`assistant/message`, `llm/retry`, a tool event) or its
+ * `step/end` — the loop records the header after the `agent/request` waterfall, whose own
+ * appends already come after the boundary and so belong to the next request.
+ *
+ * A step whose `step/end` says `dispatched: false` (the loop ended it before handing the request
+ * to `llm/stream`), or that ended with no header ever logged (crashed before dispatch), sent
+ * nothing and is not listed. Throws `HeaderError` for a corrupt header
+ * record and `ReconstructError` for model output with no header or a replace the surface
+ * cannot take.
+ */
+export function reconstructRequests(events) {
+    const out = [];
+    let messages = [];
+    let header;
+    let pending;
+    const finalize = (p, by) => {
+        if (by?.type === "step/end" && by.data.dispatched === false)
+            return; // ended before dispatch
+        if (header !== undefined) {
+            out.push(lazyRequest(p, header));
+            return;
+        }
+        if (by === undefined || by.type === "step/end")
+            return; // never dispatched
+        throw new ReconstructError("no-header-at-dispatch", `step ${p.step} of turn ${p.turn} (step/start at seq ${p.seq}) has model output at seq ${by.seq} but no request header was logged`, by.seq);
+    };
+    for (const event of events) {
+        if (pending !== undefined && AFTER_DISPATCH.has(event.type)) {
+            finalize(pending, event);
+            pending = undefined;
+        }
+        header = foldHeaderEvent(header, event);
+        if (event.type === "step/start") {
+            const data = event.data;
+            pending = { turn: data.turn, step: data.step, seq: event.seq, backing: messages, length: messages.length };
+            continue;
+        }
+        const message = event.surfaceOp === undefined ? undefined : deriveEventMessage(event);
+        if (message === undefined)
+            continue;
+        const op = event.surfaceOp;
+        if (op === "append") {
+            messages.push(message);
+        }
+        else {
+            if (op.start < 0 || op.end < op.start || op.end >= messages.length) {
+                throw new ReconstructError("bad-replace", `${event.type} at seq ${event.seq} replaces ${op.start}..${op.end} on a surface of ${messages.length}`, event.seq);
+            }
+            messages = [...messages.slice(0, op.start), message, ...messages.slice(op.end + 1)];
+        }
+    }
+    if (pending !== undefined)
+        finalize(pending, undefined);
+    return out;
+}
+//# sourceMappingURL=reconstruct.js.map

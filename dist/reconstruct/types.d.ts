@@ -1,0 +1,53 @@
+import type { EpochHeader, ToolSchema } from "../header/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { Message } from "../messages/index.js";
+/**
+ * A loop-built request without its live parts (abort signal, session id): the call config's
+ * fields, then `system`, `tools` and `messages`. Absent values are omitted keys, never `undefined`.
+ */
+export interface LoopRequest {
+    readonly model: string;
+    readonly system?: string;
+    readonly tools?: readonly ToolSchema[];
+    readonly messages: readonly Message[];
+    readonly temperature?: number;
+    readonly maxTokens?: number;
+    readonly stop?: readonly string[];
+    readonly [key: string]: JsonValue | readonly Message[] | readonly ToolSchema[] | undefined;
+}
+/**
+ * One step's request as reconstructed from the log. `history` and `request` are computed on
+ * first access (own, enumerable, memoized getters), so reconstructing a whole log is linear
+ * and a caller pays for a request's messages only when it reads them.
+ */
+export interface ReconstructedRequest {
+    readonly turn: number;
+    readonly step: number;
+    /** Seq of the step's `step/start` (the history boundary). */
+    readonly stepStartSeq: number;
+    /** The header folded from the events logged before dispatch. */
+    readonly header: EpochHeader;
+    /** Derived history at the boundary, without the prefix. */
+    readonly history: readonly Message[];
+    readonly request: LoopRequest;
+}
+export type ReconstructErrorCode = "no-header-at-dispatch" | "bad-replace";
+export declare class ReconstructError extends Error {
+    readonly name = "ReconstructError";
+    readonly code: ReconstructErrorCode;
+    readonly seq: number;
+    constructor(code: ReconstructErrorCode, message: string, seq: number);
+}
+/** One problem `verifyLog` found. `seq` is absent for whole-log problems. */
+export interface LogIssue {
+    readonly code: string;
+    readonly message: string;
+    readonly seq?: number;
+}
+export interface LogReport {
+    readonly ok: boolean;
+    readonly events: number;
+    readonly turns: number;
+    readonly requests: number;
+    readonly issues: readonly LogIssue[];
+}

@@ -1,0 +1,13 @@
+export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
+export { isSafeSessionId, validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
+export { SessionError, type SessionErrorCode } from "./errors.js";
+export { isEventOf, isEventType, validateEventData } from "./event-data.js";
+export { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";
+export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
+export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";
+export { type CloserOptions, crashRepairClosers } from "./repair.js";
+export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
+export { LogStructure, type OpenCall } from "./structure.js";
+export { Surface, type SurfaceNode } from "./surface.js";
+export type { AnySessionEvent, EventDataMap, EventType, HeaderSnapshotReason, PendingEvent, ReplaceOp, SessionEvent, SessionHeader, SurfaceEventType, SurfaceOp, TurnEndReason, Usage, } from "./types.js";
+export { SURFACE_EVENT_TYPES } from "./types.js";

@@ -1,0 +1,192 @@
+// The log's structural grammar as an incremental state machine: turns and steps nest and are
+// numbered contiguously, every event sits inside a turn, tool calls pair with results inside
+// their step, compactions open and close. `Session.append` runs it per event (O(1)), `verifyLog`
+// and loaders run it over whole logs, and crash repair reads its open state.
+//
+// `check` validates without mutating; `commit` applies an event `check` accepted. Splitting the
+// two is what lets a rejected append leave the log and this state untouched.
+import { SessionError } from "./errors.js";
+export class LogStructure {
+    /** Highest turn number started so far (0 before the first turn). */
+    lastTurn = 0;
+    openTurn = null;
+    /** Highest step number started in the open turn. */
+    lastStep = 0;
+    openStep = null;
+    /** Tool-call blocks of the open step's assistant messages not yet logged as `tool/call`. */
+    unloggedCalls = new Map();
+    /** Logged `tool/call`s that have no `tool/result` yet. */
+    unansweredCalls = new Map();
+    seenCallIds = new Set();
+    #callOrder = 0;
+    compactionOpen = false;
+    /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
+    check(event) {
+        const problem = this.#problem(event);
+        if (problem !== undefined)
+            throw new SessionError("structure", `${event.type} at seq ${event.seq}: ${problem}`, event.seq);
+    }
+    // Returns what is wrong with `event` coming next, or undefined. (No per-call closures: this
+    // runs once per event on every append and load.)
+    #problem(event) {
+        if (event.type === "turn/start") {
+            if (this.openTurn !== null)
+                return `turn ${this.openTurn} is still open`;
+            if (event.data.turn !== this.lastTurn + 1)
+                return `expected turn ${this.lastTurn + 1}, got ${event.data.turn}`;
+            return undefined;
+        }
+        if (this.openTurn === null)
+            return "every event must lie inside a turn, and no turn is open";
+        switch (event.type) {
+            case "turn/end":
+                return (this.#inTurn(event.data.turn) ??
+                    (this.openStep !== null
+                        ? `step ${this.openStep} is still open`
+                        : this.compactionOpen
+                            ? "a compaction is still open"
+                            : undefined));
+            case "step/start":
+                return (this.#inTurn(event.data.turn) ??
+                    (this.openStep !== null
+                        ? `step ${this.openStep} is still open`
+                        : this.compactionOpen
+                            ? "a compaction is still open"
+                            : event.data.step !== this.lastStep + 1
+                                ? `expected step ${this.lastStep + 1}, got ${event.data.step}`
+                                : undefined));
+            case "step/end": {
+                const wrong = this.#inStep(event.data.turn, event.data.step);
+                if (wrong !== undefined)
+                    return wrong;
+                if (this.unloggedCalls.size + this.unansweredCalls.size === 0)
+                    return undefined;
+                return `tool calls without a result: ${[...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()].join(", ")}`;
+            }
+            case "assistant/message": {
+                const wrong = this.#inStep(event.data.turn, event.data.step);
+                if (wrong !== undefined || event.surfaceOp !== "append")
+                    return wrong;
+                let ids;
+                for (const block of event.data.content) {
+                    if (block.type !== "tool-call")
+                        continue;
+                    ids ??= new Set();
+                    if (this.seenCallIds.has(block.callId) || ids.has(block.callId))
+                        return `duplicate tool call id ${block.callId}`;
+                    ids.add(block.callId);
+                }
+                return undefined;
+            }
+            case "tool/call": {
+                const wrong = this.#inStep(event.data.turn, event.data.step);
+                if (wrong !== undefined)
+                    return wrong;
+                const block = this.unloggedCalls.get(event.data.callId);
+                if (!block)
+                    return `call id ${event.data.callId} is not an unlogged tool-call block of this step`;
+                if (block.name !== event.data.name)
+                    return `name ${event.data.name} differs from the block's ${block.name}`;
+                return undefined;
+            }
+            case "tool/result": {
+                if (event.surfaceOp !== "append")
+                    return undefined; // a replace rewrites an answered result; the surface checks it
+                const wrong = this.#inStep(event.data.turn, event.data.step);
+                if (wrong !== undefined)
+                    return wrong;
+                return this.unansweredCalls.has(event.data.callId)
+                    ? undefined
+                    : `call id ${event.data.callId} has no unanswered tool/call`;
+            }
+            case "steering/message":
+                return this.#inTurn(event.data.turn);
+            case "llm/retry":
+                return this.#inStep(event.data.turn, event.data.step);
+            case "compact/start":
+                return (this.#inTurn(event.data.turn) ??
+                    (this.compactionOpen
+                        ? "a compaction is already open"
+                        : this.openStep !== null
+                            ? "compaction runs between steps, but a step is open"
+                            : undefined));
+            case "compact/summary":
+                return this.compactionOpen ? undefined : "no compaction is open";
+            case "compact/end":
+                return this.#inTurn(event.data.turn) ?? (this.compactionOpen ? undefined : "no compaction is open");
+            default:
+                return undefined;
+        }
+    }
+    #inTurn(turn) {
+        return turn === this.openTurn ? undefined : `names turn ${turn}, but turn ${this.openTurn} is open`;
+    }
+    #inStep(turn, step) {
+        if (this.openStep === null)
+            return "requires an open step";
+        if (turn !== this.openTurn || step !== this.openStep)
+            return `names turn ${turn} step ${step}, but turn ${this.openTurn} step ${this.openStep} is open`;
+        return undefined;
+    }
+    /** Applies an event that `check` accepted. */
+    commit(event) {
+        switch (event.type) {
+            case "turn/start":
+                this.openTurn = event.data.turn;
+                this.lastTurn = event.data.turn;
+                this.lastStep = 0;
+                return;
+            case "turn/end":
+                this.openTurn = null;
+                return;
+            case "step/start":
+                this.openStep = event.data.step;
+                this.lastStep = event.data.step;
+                return;
+            case "step/end":
+                this.openStep = null;
+                return;
+            case "assistant/message":
+                if (event.surfaceOp !== "append")
+                    return;
+                for (const block of event.data.content) {
+                    if (block.type !== "tool-call")
+                        continue;
+                    this.seenCallIds.add(block.callId);
+                    this.unloggedCalls.set(block.callId, {
+                        callId: block.callId,
+                        name: block.name,
+                        arguments: block.arguments,
+                        turn: event.data.turn,
+                        step: event.data.step,
+                        order: this.#callOrder++,
+                    });
+                }
+                return;
+            case "tool/call": {
+                const call = this.unloggedCalls.get(event.data.callId);
+                this.unloggedCalls.delete(event.data.callId);
+                this.unansweredCalls.set(call.callId, { ...call, arguments: event.data.arguments });
+                return;
+            }
+            case "tool/result":
+                if (event.surfaceOp === "append")
+                    this.unansweredCalls.delete(event.data.callId);
+                return;
+            case "compact/start":
+                this.compactionOpen = true;
+                return;
+            case "compact/end":
+                this.compactionOpen = false;
+                return;
+            default:
+                return;
+        }
+    }
+    /** `check` then `commit`. */
+    accept(event) {
+        this.check(event);
+        this.commit(event);
+    }
+}
+//# sourceMappingURL=structure.js.map

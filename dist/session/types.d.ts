@@ -1,0 +1,153 @@
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../messages/index.js";
+export type { Usage };
+/** Why a turn ended. `interrupted` is written only by crash repair. */
+export type TurnEndReason = {
+    readonly kind: "completed";
+} | {
+    readonly kind: "aborted";
+    readonly reason: string;
+} | {
+    readonly kind: "error";
+    readonly step: number;
+    readonly message: string;
+    readonly code?: string;
+} | {
+    readonly kind: "disposed";
+} | {
+    readonly kind: "max-tokens";
+} | {
+    readonly kind: "rejected";
+    readonly reason: string;
+} | {
+    readonly kind: "interrupted";
+};
+/** The request header's payload types live in the header layer; here they are opaque JSON. */
+export type HeaderSnapshotReason = "initial" | "resume" | "fallback";
+/** Payload of every event type. Names follow ARCHITECTURE.md §2. */
+export interface EventDataMap {
+    "turn/start": {
+        readonly turn: number;
+        readonly trigger: string;
+    };
+    "turn/end": {
+        readonly turn: number;
+        readonly reason: TurnEndReason;
+    };
+    "step/start": {
+        readonly turn: number;
+        readonly step: number;
+    };
+    /** `dispatched: false` marks a step that ended before its request was handed to the model. */
+    "step/end": {
+        readonly turn: number;
+        readonly step: number;
+        readonly dispatched?: false;
+    };
+    "user/message": {
+        readonly content: readonly UserContent[];
+        readonly source: string;
+    };
+    "prompt/blocked": {
+        readonly content: readonly UserContent[];
+        readonly source: string;
+        readonly reason: string;
+    };
+    "context/message": {
+        readonly content: readonly UserContent[];
+        readonly source: string;
+    };
+    "steering/message": {
+        readonly turn: number;
+        readonly content: readonly UserContent[];
+        readonly source: string;
+    };
+    "assistant/message": {
+        readonly turn: number;
+        readonly step: number;
+        readonly content: readonly AssistantContent[];
+        readonly usage?: Usage;
+        readonly stopReason?: string;
+    };
+    "tool/call": {
+        readonly turn: number;
+        readonly step: number;
+        readonly callId: string;
+        readonly name: string;
+        readonly arguments: string;
+    };
+    "tool/result": {
+        readonly turn: number;
+        readonly step: number;
+        readonly callId: string;
+        readonly content: readonly ToolResultPart[];
+        readonly isError: boolean;
+        readonly error?: string;
+        readonly meta?: JsonObject;
+    };
+    "request/header": {
+        readonly header: JsonObject;
+        readonly reason: HeaderSnapshotReason;
+    };
+    "request/header-delta": JsonObject;
+    "llm/retry": {
+        readonly turn: number;
+        readonly step: number;
+        readonly attempt: number;
+        readonly code: string;
+        readonly delayMs: number;
+    };
+    "compact/start": {
+        readonly turn: number;
+        readonly trigger: string;
+        readonly estimatedTokens?: number;
+    };
+    "compact/summary": JsonObject;
+    "compact/end": {
+        readonly turn: number;
+        readonly error?: string;
+    };
+}
+export type EventType = keyof EventDataMap;
+/** The event types that take part in the surface (and so in derived history). */
+export declare const SURFACE_EVENT_TYPES: readonly ["user/message", "context/message", "steering/message", "assistant/message", "tool/result"];
+export type SurfaceEventType = (typeof SURFACE_EVENT_TYPES)[number];
+/** Position-based surface edit: nodes `start..end` (inclusive) are shadowed by this event. */
+export interface ReplaceOp {
+    readonly op: "replace";
+    readonly start: number;
+    readonly end: number;
+}
+export type SurfaceOp = "append" | ReplaceOp;
+/** The envelope of every logged event. */
+export interface SessionEvent<T extends EventType = EventType> {
+    readonly type: T;
+    readonly seq: number;
+    readonly time: number;
+    readonly data: EventDataMap[T];
+    /** Present exactly on surface-eligible events. */
+    readonly surfaceOp?: SurfaceOp;
+    /** On a replace: the seqs of the surface nodes it shadows, in surface order. */
+    readonly sourceEventSeqs?: readonly number[];
+}
+/** Any event, discriminated on `type`. */
+export type AnySessionEvent = {
+    [T in EventType]: SessionEvent<T>;
+}[EventType];
+/** The session header, stored outside the log (the first line of a JSONL file). */
+export interface SessionHeader {
+    readonly version: 1;
+    readonly id: string;
+    readonly createdAt: number;
+    readonly cwd?: string;
+    readonly parentSession?: string;
+    /** For a fork: how many events were copied from the parent. */
+    readonly seedLength?: number;
+}
+/** An event not yet committed: what crash repair and builders produce. */
+export interface PendingEvent<T extends EventType = EventType> {
+    readonly type: T;
+    readonly data: EventDataMap[T];
+    readonly surfaceOp?: SurfaceOp;
+}
+export type { JsonValue };

@@ -1,0 +1,157 @@
+import { deepFreeze, JsonError, snapshotJson } from "../json/index.js";
+import { MessageShapeError, validateToolResultContent, validateUserContent, } from "../messages/index.js";
+const failure = (error, text) => ({
+    content: [{ type: "text", text }],
+    isError: true,
+    error,
+});
+/** A string for any thrown value or reason, even ones with no string form. */
+function describe(value) {
+    if (value instanceof Error)
+        return value.message;
+    try {
+        return String(value);
+    }
+    catch {
+        return Object.prototype.toString.call(value);
+    }
+}
+function describeReason(reason) {
+    if (reason === undefined)
+        return "cancelled";
+    if (typeof reason === "object" && reason !== null && "reason" in reason)
+        return describe(reason.reason);
+    return describe(reason);
+}
+export async function executeToolCall(input) {
+    const { hooks, signal } = input;
+    const invocation = Object.freeze({
+        ...input.call,
+        arguments: parseArguments(input.call.rawArguments),
+    });
+    const outcome = await guarded(hooks, "tools/pre-execute", async () => {
+        const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }));
+        if (decision?.action === "deny")
+            return failure("denied", `Tool call denied: ${decision.reason}`);
+        // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
+        if (decision?.action !== "allow")
+            throw new Error(`unknown tools/pre-execute decision ${describe(decision?.action)}`);
+        return run(input, invocation, signal);
+    });
+    return guarded(hooks, "tools/post-execute", async () => {
+        const decision = await hooks.waterfall("tools/post-execute", [invocation, deepFreeze(outcome)], () => ({ action: "accept" }));
+        if (decision.additionalContext !== undefined)
+            validateUserContent(snapshotJson(decision.additionalContext), "additionalContext");
+        if (decision.action === "block") {
+            return {
+                ...failure("blocked", String(decision.feedback)),
+                ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}),
+            };
+        }
+        if (decision.action !== "accept")
+            throw new Error(`unknown tools/post-execute decision ${describe(decision.action)}`);
+        if (decision.content !== undefined)
+            validateToolResultContent(snapshotJson(decision.content), "content");
+        return {
+            ...outcome,
+            ...(decision.content ? { content: decision.content } : {}),
+            ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}),
+        };
+    });
+}
+async function run(input, invocation, outer) {
+    const tool = input.registry.get(invocation.name);
+    if (tool === undefined)
+        return failure("unknown-tool", `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${input.registry
+            .schemas()
+            .map((t) => t.name)
+            .join(", ") || "none"}.`);
+    if (invocation.arguments === undefined)
+        return failure("invalid-arguments", `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`);
+    const parsed = tool.input.safeParse(invocation.arguments);
+    if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+        return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${issues}`);
+    }
+    if (outer.aborted)
+        return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
+    const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(outer.reason);
+    outer.addEventListener("abort", onAbort, { once: true });
+    let timer;
+    const stopped = new Promise((resolve) => {
+        timer = setTimeout(() => {
+            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+        controller.signal.addEventListener("abort", () => {
+            if (outer.aborted)
+                resolve(failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
+        });
+    });
+    const context = {
+        callId: invocation.callId,
+        signal: controller.signal,
+        sessionId: invocation.sessionId,
+        ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
+    };
+    const executed = (async () => {
+        try {
+            return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
+        }
+        catch (error) {
+            return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
+        }
+    })();
+    try {
+        return await Promise.race([executed, stopped]);
+    }
+    finally {
+        clearTimeout(timer);
+        outer.removeEventListener("abort", onAbort);
+    }
+}
+function normalizeOutput(output, name) {
+    if (typeof output === "string")
+        return { content: [{ type: "text", text: output }], isError: false };
+    if (typeof output !== "object" || output === null || Array.isArray(output)) {
+        return failure("invalid-output", `Tool ${name} returned ${output === null ? "null" : Array.isArray(output) ? "an array" : typeof output}, not text or { content }`);
+    }
+    try {
+        const copy = snapshotJson(output);
+        validateToolResultContent(copy.content, "content");
+        if (copy.meta !== undefined && (typeof copy.meta !== "object" || copy.meta === null || Array.isArray(copy.meta))) {
+            return failure("invalid-output", `Tool ${name} returned meta that is not an object`);
+        }
+        return {
+            content: copy.content,
+            isError: copy.isError === true,
+            ...(copy.meta === undefined ? {} : { meta: copy.meta }),
+        };
+    }
+    catch (e) {
+        if (e instanceof JsonError || e instanceof MessageShapeError)
+            return failure("invalid-output", `Tool ${name} returned an invalid result: ${e.message}`);
+        throw e;
+    }
+}
+function parseArguments(raw) {
+    try {
+        return snapshotJson(JSON.parse(raw), "$", { freeze: true });
+    }
+    catch {
+        return undefined;
+    }
+}
+/** Runs a hook-driven stage; a throwing listener becomes an error result (and is reported). */
+async function guarded(hooks, hook, stage) {
+    try {
+        return await stage();
+    }
+    catch (error) {
+        hooks.report(error, hook);
+        return failure("threw", `A ${hook} hook failed: ${describe(error)}`);
+    }
+}
+//# sourceMappingURL=execute.js.map

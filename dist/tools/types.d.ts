@@ -1,0 +1,76 @@
+import type { z } from "zod";
+import type { WaterfallHook } from "../hooks/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { ToolResultPart, UserContent } from "../messages/index.js";
+/** What a tool's `execute` may return: text, or parts with an optional error flag and metadata. */
+export type ToolOutput = string | {
+    readonly content: readonly ToolResultPart[];
+    readonly isError?: boolean;
+    readonly meta?: JsonObject;
+};
+export interface ToolContext {
+    readonly callId: string;
+    /** Aborted when the turn is cancelled or the tool's timeout passes. */
+    readonly signal: AbortSignal;
+    readonly sessionId: string;
+    readonly cwd?: string;
+}
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+    /** Unique; what the model calls. Letters, digits, `_` and `-` (every provider accepts those). */
+    readonly name: string;
+    readonly description: string;
+    readonly input: S;
+    /** Per-call timeout in ms (the pipeline's default applies when absent). */
+    readonly timeoutMs?: number;
+    execute(args: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
+}
+/** One call as the hooks see it. `arguments` is the parsed JSON (undefined if it did not parse). */
+export interface ToolInvocation {
+    readonly callId: string;
+    readonly name: string;
+    readonly rawArguments: string;
+    readonly arguments: JsonValue | undefined;
+    readonly turn: number;
+    readonly step: number;
+    readonly sessionId: string;
+}
+export type PreExecuteDecision = {
+    readonly action: "allow";
+} | {
+    readonly action: "deny";
+    readonly reason: string;
+};
+export type PostExecuteDecision = {
+    readonly action: "accept";
+    readonly content?: readonly ToolResultPart[];
+    readonly additionalContext?: readonly UserContent[];
+} | {
+    readonly action: "block";
+    readonly feedback: string;
+    readonly additionalContext?: readonly UserContent[];
+};
+/** Why a call became an error result. */
+export type ToolErrorCode = "unknown-tool" | "invalid-arguments" | "denied" | "threw" | "timeout" | "aborted" | "blocked" | "invalid-output";
+/** What the loop logs for one call (never thrown: every failure is a result the model sees). */
+export interface ToolCallOutcome {
+    readonly content: readonly ToolResultPart[];
+    readonly isError: boolean;
+    readonly error?: ToolErrorCode;
+    readonly meta?: JsonObject;
+    readonly additionalContext?: readonly UserContent[];
+}
+export type ToolHooks = {
+    /** Before execution: allow, or deny with a reason the model sees. Default: allow. */
+    readonly "tools/pre-execute": WaterfallHook<[call: ToolInvocation], PreExecuteDecision>;
+    /**
+     * After execution (including failed ones): accept (optionally replacing the content and adding
+     * context for the next request) or block (the model sees `feedback` as an error result).
+     * Default: accept unchanged.
+     */
+    readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
+};
+export declare class ToolError extends Error {
+    readonly name = "ToolError";
+    readonly code: "invalid-tool" | "duplicate-tool";
+    constructor(code: "invalid-tool" | "duplicate-tool", message: string);
+}

@@ -1,0 +1,2 @@
+// Public API of the errors layer (depends on nothing): the base class every layer's error extends.
+export { isKeelsonError, KeelsonError } from "./keelson-error.js";
