@@ -8,7 +8,7 @@ import {
   type Provider,
   ProviderError,
   type ProviderRequest,
-  type ProviderTool,
+  type ToolSchema,
 } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 
@@ -25,7 +25,7 @@ export interface SummaryCall {
   readonly provider: Provider;
   readonly model: string;
   readonly system: string;
-  readonly tools: readonly ProviderTool[];
+  readonly tools: readonly ToolSchema[];
   readonly prefix: readonly Message[];
   readonly region: readonly Message[];
   readonly maxTokens: number;

@@ -3,7 +3,7 @@
 // each flagged when it carries cache_control). Validation errors are the API's 400s: missing
 // model/max_tokens/messages, more than 4 cache_control blocks, cache_control on thinking, a
 // tool_result without a tool_use in the previous message, a tool_use left unanswered.
-import type { ProviderTool } from "../llm/index.js";
+import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ContentBlock, Message, ToolResultPart, UserContent } from "../messages/index.js";
 import type { CacheBlock } from "./cache-model.js";
 import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
@@ -38,11 +38,11 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
   if (wireMessages.length === 0) throw invalid("messages: at least one message is required");
 
   const blocks: CacheBlock[] = [];
-  const tools = optionalArray(body.tools, "tools").map((t, i): ProviderTool => {
+  const tools = optionalArray(body.tools, "tools").map((t, i): ToolSchema => {
     const tool = requireObj(t, `tools.${i}`);
     const name = requireString(tool.name, `tools.${i}.name`);
     const description = optionalString(tool.description, `tools.${i}.description`);
-    const parsed: ProviderTool = {
+    const parsed: ToolSchema = {
       name,
       inputSchema: schemaObject(tool.input_schema, `tools.${i}.input_schema`),
       ...(description === undefined ? {} : { description }),

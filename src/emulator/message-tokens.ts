@@ -3,7 +3,7 @@
 // messages and tools (everything the loop sends) are memoized by identity: a long session
 // pays for each message once, not once per request.
 import { contentHash, type JsonValue } from "../json/index.js";
-import type { ProviderTool } from "../llm/index.js";
+import type { ToolSchema } from "../llm/index.js";
 import type { ContentBlock, Message } from "../messages/index.js";
 import type { CacheSegment } from "./cache-model.js";
 import { countTokens } from "./tokenizer.js";
@@ -42,7 +42,7 @@ function uncachedBlockTokens(block: ContentBlock): number {
 }
 
 /** Tokens of one tool definition as the model sees it (name, description, schema). */
-export function toolTokens(tool: ProviderTool): number {
+export function toolTokens(tool: ToolSchema): number {
   return countTokens(tool.name) + countTokens(tool.description ?? "") + countTokens(JSON.stringify(tool.inputSchema));
 }
 
@@ -58,7 +58,7 @@ export function blockUnit(role: string, indexInMessage: number, block: ContentBl
 }
 
 /** Anthropic unit: one tool definition. */
-export function toolUnit(tool: ProviderTool): { tokens: number; hash: string } {
+export function toolUnit(tool: ToolSchema): { tokens: number; hash: string } {
   return { tokens: toolTokens(tool), hash: contentHash({ tool } as unknown as JsonValue) };
 }
 
@@ -87,7 +87,7 @@ export function systemSegment(text: string): CacheSegment {
 }
 
 /** Automatic-caching unit: the tool list (rendered ahead of the messages). */
-export function toolsSegment(tools: readonly ProviderTool[]): CacheSegment {
+export function toolsSegment(tools: readonly ToolSchema[]): CacheSegment {
   return {
     tokens: tools.reduce((sum, tool) => sum + toolTokens(tool), 0),
     hash: contentHash({ tools } as unknown as JsonValue),

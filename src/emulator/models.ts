@@ -3,7 +3,7 @@
 //   key, with a shared `default` queue and an optional fallback;
 // RuleBasedModel — a small deterministic model for the offline demo: it summarizes a tool
 //   result, reads a file the user names, lists when asked, and otherwise acknowledges.
-import type { ProviderTool, ScriptedReply } from "../llm/index.js";
+import type { ToolSchema, ScriptedReply } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
 import type { EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest } from "./types.js";
 import { KeelsonError } from "../errors/index.js";
@@ -142,12 +142,12 @@ function latestUserText(messages: readonly Message[]): string {
   return "";
 }
 
-function hasPathProperty(tool: ProviderTool): boolean {
+function hasPathProperty(tool: ToolSchema): boolean {
   const properties = tool.inputSchema.properties;
   return typeof properties === "object" && properties !== null && !Array.isArray(properties) && "path" in properties;
 }
 
-function findReadTool(tools: readonly ProviderTool[]): ProviderTool | undefined {
+function findReadTool(tools: readonly ToolSchema[]): ToolSchema | undefined {
   return (
     tools.find((t) => READ_NAMES.has(t.name.toLowerCase())) ??
     tools.find((t) => hasPathProperty(t) && !MUTATING.test(t.name) && !LIST_NAMES.has(t.name.toLowerCase()))

@@ -3,7 +3,7 @@
 // message, system messages in place). Validation errors are the API's 400s: missing model or
 // messages, a tool message that answers no pending tool call, an assistant tool call left
 // unanswered, stream_options without stream. DeepSeek `reasoning_content` sent back is ignored.
-import type { ProviderTool } from "../llm/index.js";
+import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ImageBlock, Message, TextBlock, UserContent } from "../messages/index.js";
 import type { CacheSegment } from "./cache-model.js";
 import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
@@ -37,7 +37,7 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
   if (body.stream_options != null && !stream)
     throw invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
 
-  const tools = optionalArray(body.tools, "tools").map((t, i): ProviderTool => {
+  const tools = optionalArray(body.tools, "tools").map((t, i): ToolSchema => {
     const tool = requireObj(t, `tools.[${i}]`);
     if (tool.type !== "function")
       throw invalid(`Invalid value: '${String(tool.type)}'. Supported values are: 'function'.`, `tools[${i}].type`);

@@ -1,7 +1,7 @@
 // The emulator's vocabulary: the normalized request every model sees (whatever wire it came in
 // on), the model interface, the clock the cache models and faults run on, and the error a wire
 // turns into the provider's own JSON error body. Depends on llm and messages types only.
-import type { ProviderTool, ScriptedReply } from "../llm/index.js";
+import type { ToolSchema, ScriptedReply } from "../llm/index.js";
 import type { Message, Usage } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
 
@@ -14,7 +14,7 @@ export interface EmulatorRequest {
   readonly api: "anthropic" | "openai" | "in-process";
   readonly model: string;
   readonly system: string;
-  readonly tools: readonly ProviderTool[];
+  readonly tools: readonly ToolSchema[];
   readonly messages: readonly Message[];
   /** The request's output cap; `undefined` when the wire allows omitting it. */
   readonly maxTokens: number | undefined;

@@ -3,14 +3,8 @@
 // arms that cannot express a change (e.g. a reordering of tools) fall back to a snapshot.
 import { canonicalJson, type JsonValue, previewJson } from "../json/index.js";
 import { canonicalHeader } from "./canonical.js";
-import {
-  type EpochHeader,
-  HeaderError,
-  type HeaderDelta,
-  type SystemDelta,
-  type ToolSchema,
-  type ToolsDelta,
-} from "./types.js";
+import { type EpochHeader, HeaderError, type HeaderDelta, type SystemDelta, type ToolsDelta } from "./types.js";
+import type { ToolSchema } from "../llm/core.js";
 
 const linesOf = (system: string | undefined): string[] =>
   system === undefined || system === "" ? [] : system.split("\n");

@@ -10,7 +10,6 @@ export type {
   HeaderRecord,
   RequestConfig,
   SystemDelta,
-  ToolSchema,
   ToolsDelta,
 } from "./types.js";
 export { HeaderError } from "./types.js";

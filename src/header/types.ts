@@ -1,7 +1,8 @@
 // The request header: everything about a request except its derived history (ARCHITECTURE.md §3).
-import type { JsonObject, JsonValue } from "../json/index.js";
-import type { Message } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { ToolSchema } from "../llm/core.js";
+import type { Message } from "../messages/index.js";
 
 /** Call configuration. Any extra provider field must be lossless JSON. */
 export interface RequestConfig {
@@ -9,14 +10,7 @@ export interface RequestConfig {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stop?: readonly string[];
-  readonly [key: string]: JsonValue;
-}
-
-/** A tool as the model sees it. `inputSchema` is a JSON Schema object. */
-export interface ToolSchema {
-  readonly name: string;
-  readonly description?: string;
-  readonly inputSchema: JsonObject;
+  readonly [key: string]: JsonValue | undefined;
 }
 
 /**

@@ -20,8 +20,9 @@ export type {
   Provider,
   ProviderErrorCode,
   ProviderFailure,
+  ModelRequest,
   ProviderRequest,
-  ProviderTool,
+  ToolSchema,
   StreamChunk,
 } from "./types.js";
 export { ProviderError } from "./types.js";

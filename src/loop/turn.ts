@@ -18,11 +18,11 @@ import {
   validateAssistantContent,
   validateUserContent,
 } from "../messages/index.js";
-import { assembleSystemPrompt, PromptError, type PromptHooks, type PromptSections } from "../prompt/index.js";
+import { assembleSystemPrompt, PromptError, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { Session, TurnEndReason } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
-import { executeToolCall, type ToolHooks, type ToolRegistry } from "../tools/index.js";
+import { executeToolCall, type ToolRegistry } from "../tools/index.js";
 import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
 import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
@@ -168,11 +168,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (state.step >= ctx.maxSteps)
       throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    const system = await assembleSystemPrompt(
-      hooks as unknown as HookBus<PromptHooks>,
-      ctx.prompt.list(),
-      ctx.promptVars,
-    );
+    const system = await assembleSystemPrompt(hooks, ctx.prompt.list(), ctx.promptVars);
     checkAbort(signal);
     const tools = ctx.tools.schemas();
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
@@ -238,11 +234,7 @@ async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> 
       "invalid-options",
       "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())",
     );
-  const system = await assembleSystemPrompt(
-    ctx.hooks as unknown as HookBus<PromptHooks>,
-    ctx.prompt.list(),
-    ctx.promptVars,
-  );
+  const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.list(), ctx.promptVars);
   checkAbort(signal);
   const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
   await gate.compactNow(ctx.agent, system, prefix, signal);
@@ -322,7 +314,7 @@ async function runTools(
     session.append("tool/call", { turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
     const outcome = await executeToolCall({
       registry: ctx.tools,
-      hooks: ctx.hooks as unknown as HookBus<ToolHooks>,
+      hooks: ctx.hooks,
       call: {
         callId: block.callId,
         name: block.name,

@@ -18,6 +18,8 @@ export type PromptHooks = {
   /**
    * Runs every step. Listeners get the merged sections and the variables and may return a
    * different section list (add, drop, rewrite); the innermost default returns them unchanged.
+   * Waterfall, registration order (global listeners outermost). May throw: the turn ends
+   * `error`. Sections and variables are frozen; returned sections are validated, then rendered.
    */
   readonly "system-prompt/assemble": WaterfallHook<
     [sections: readonly PromptSection[], vars: PromptVars],

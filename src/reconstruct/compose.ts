@@ -2,9 +2,9 @@
 // messages = messagePrefix ++ history; every other field comes from the header.
 import type { EpochHeader } from "../header/index.js";
 import type { Message } from "../messages/index.js";
-import type { LoopRequest } from "./types.js";
+import type { ModelRequest } from "../llm/core.js";
 
-export function composeRequest(header: EpochHeader, history: readonly Message[]): LoopRequest {
+export function composeRequest(header: EpochHeader, history: readonly Message[]): ModelRequest {
   const prefix = header.messagePrefix;
   return {
     ...header.config,

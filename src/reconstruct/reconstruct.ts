@@ -13,7 +13,8 @@ import { type EpochHeader, foldHeaderEvent } from "../header/index.js";
 import type { Message } from "../messages/index.js";
 import { deriveEventMessage, type SessionEvent } from "../session/index.js";
 import { composeRequest } from "./compose.js";
-import { type LoopRequest, ReconstructError, type ReconstructedRequest } from "./types.js";
+import { ReconstructError, type ReconstructedRequest } from "./types.js";
+import type { ModelRequest } from "../llm/core.js";
 
 /** Events that can only exist once the step's request was dispatched (or the step ended). */
 const AFTER_DISPATCH: ReadonlySet<string> = new Set([
@@ -36,7 +37,7 @@ interface PendingStep {
 /** A reconstructed request whose `history` and `request` are own, enumerable, lazy properties. */
 function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest {
   let history: readonly Message[] | undefined;
-  let request: LoopRequest | undefined;
+  let request: ModelRequest | undefined;
   const out = { turn: p.turn, step: p.step, stepStartSeq: p.seq, header } as ReconstructedRequest;
   Object.defineProperty(out, "history", {
     enumerable: true,

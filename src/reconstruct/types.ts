@@ -1,23 +1,8 @@
 // Vocabulary of reconstruction: the request a loop step sent, as recovered from the log.
-import type { EpochHeader, ToolSchema } from "../header/index.js";
-import type { JsonValue } from "../json/index.js";
+import type { EpochHeader } from "../header/index.js";
+import type { ModelRequest } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
-
-/**
- * A loop-built request without its live parts (abort signal, session id): the call config's
- * fields, then `system`, `tools` and `messages`. Absent values are omitted keys, never `undefined`.
- */
-export interface LoopRequest {
-  readonly model: string;
-  readonly system?: string;
-  readonly tools?: readonly ToolSchema[];
-  readonly messages: readonly Message[];
-  readonly temperature?: number;
-  readonly maxTokens?: number;
-  readonly stop?: readonly string[];
-  readonly [key: string]: JsonValue | readonly Message[] | readonly ToolSchema[] | undefined;
-}
 
 /**
  * One step's request as reconstructed from the log. `history` and `request` are computed on
@@ -33,7 +18,8 @@ export interface ReconstructedRequest {
   readonly header: EpochHeader;
   /** Derived history at the boundary, without the prefix. */
   readonly history: readonly Message[];
-  readonly request: LoopRequest;
+  /** What the step sent, without the live parts (signal, session id). */
+  readonly request: ModelRequest;
 }
 
 export type ReconstructErrorCode = "no-header-at-dispatch" | "bad-replace";

@@ -2,7 +2,7 @@
 // { io: 'input' })`, so fields with defaults stay optional) and are listed in canonical order
 // (by name), so registration order never changes the request header.
 import { z } from "zod";
-import type { ToolSchema } from "../header/index.js";
+import type { ToolSchema } from "../llm/core.js";
 import type { Dispose } from "../hooks/index.js";
 import { deepFreeze, type JsonObject, snapshotJson } from "../json/index.js";
 import { type ToolDefinition, ToolError } from "./types.js";

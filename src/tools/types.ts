@@ -71,12 +71,19 @@ export interface ToolCallOutcome {
 }
 
 export type ToolHooks = {
-  /** Before execution: allow, or deny with a reason the model sees. Default: allow. */
+  /**
+   * Before execution: allow, or deny with a reason the model sees. Default: allow. Waterfall,
+   * registration order (global listeners outermost); the first listener that does not call
+   * `next()` decides. May throw: the call becomes an error result the model sees (reported on
+   * the bus). Receives the frozen invocation; only an explicit `allow` runs the tool.
+   */
   readonly "tools/pre-execute": WaterfallHook<[call: ToolInvocation], PreExecuteDecision>;
   /**
    * After execution (including failed ones): accept (optionally replacing the content and adding
    * context for the next request) or block (the model sees `feedback` as an error result).
-   * Default: accept unchanged.
+   * Default: accept unchanged. Waterfall, registration order. May throw: the call becomes an
+   * error result (reported on the bus). Receives the frozen invocation and a deep-frozen
+   * outcome; returned content and context are validated and copied before they are logged.
    */
   readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
 };

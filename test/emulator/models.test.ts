@@ -8,13 +8,13 @@ import {
   RuleBasedModel,
   ScriptedEmulatorModel,
 } from "../../src/emulator/index.js";
-import type { ProviderTool } from "../../src/llm/index.js";
+import type { ToolSchema } from "../../src/llm/index.js";
 import type { Message } from "../../src/messages/index.js";
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
-const tool = (name: string, properties: Record<string, unknown> = {}): ProviderTool => ({
+const tool = (name: string, properties: Record<string, unknown> = {}): ToolSchema => ({
   name,
-  inputSchema: { type: "object", properties } as ProviderTool["inputSchema"],
+  inputSchema: { type: "object", properties } as ToolSchema["inputSchema"],
 });
 const req = (messages: readonly Message[], over: Partial<EmulatorRequest> = {}): EmulatorRequest => ({
   api: "in-process",

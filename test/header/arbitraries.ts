@@ -3,7 +3,8 @@
 // appended to a Session as-is. Absence is generated in every representation: key omitted,
 // `""` system, `[]` tools, `[]` prefix.
 import fc from "fast-check";
-import type { EpochHeader, RequestConfig, ToolSchema } from "../../src/header/index.js";
+import type { EpochHeader, RequestConfig } from "../../src/header/index.js";
+import type { ToolSchema } from "../../src/llm/core.js";
 import type { JsonObject, JsonValue } from "../../src/json/index.js";
 import type { Message } from "../../src/messages/index.js";
 

@@ -10,10 +10,10 @@ import {
   HeaderError,
   type HeaderDelta,
   headerEquals,
-  type ToolSchema,
 } from "../../src/header/index.js";
 import { deepFreeze } from "../../src/json/index.js";
 import { text, tool } from "../support/builders.js";
+import type { ToolSchema } from "../../src/llm/core.js";
 
 const config = { model: "emulator:a" };
 const withSystem = (system: string): EpochHeader => ({ config, system });

@@ -10,12 +10,12 @@ import {
   foldRequestHeader,
   HeaderWriter,
   headerEquals,
-  type ToolSchema,
 } from "../../src/header/index.js";
 import { deepFreeze } from "../../src/json/index.js";
 import type { Session, SessionEvent } from "../../src/session/index.js";
 import { baseHeader, sessionWithOpen, text, tool } from "../support/builders.js";
 import { epochHeaderArb, mutatedHeaderArb, reverseKeys } from "./arbitraries.js";
+import type { ToolSchema } from "../../src/llm/core.js";
 
 const reordered = baseHeader({ tools: [tool("write"), tool("read")] });
 const twoTools = baseHeader({ tools: [tool("read"), tool("write")] });

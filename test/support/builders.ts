@@ -1,7 +1,8 @@
 // Builders for tests: a deterministic clock, content helpers, and a driver that writes turns
 // into a Session the way the loop will (turn/start, user message, steps with a recorded header,
 // assistant message, tool calls and results, step/end, turn/end).
-import type { EpochHeader, ToolSchema } from "../../src/header/index.js";
+import type { EpochHeader } from "../../src/header/index.js";
+import type { ToolSchema } from "../../src/llm/core.js";
 import { HeaderWriter } from "../../src/header/index.js";
 import type { TextBlock, ToolCallBlock } from "../../src/messages/index.js";
 import { type EventDataMap, Session, type SessionOptions, type TurnEndReason } from "../../src/session/index.js";
