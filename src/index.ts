@@ -1,17 +1,154 @@
-// Keelson's public entry point: re-exports every layer. Subpath exports (`keelson/session`,
-// `keelson/loop`, …) give one layer at a time.
-export * from "./header/index.js";
-export * from "./hooks/index.js";
-export * from "./json/index.js";
-export * from "./llm/index.js";
-export * from "./loop/index.js";
-export * from "./messages/index.js";
-export * from "./prompt/index.js";
-export * from "./reconstruct/index.js";
-export * from "./session/index.js";
-export * from "./store/index.js";
-export * from "./tools/index.js";
-export * from "./audit/index.js";
-export * from "./emulator/index.js";
-export * from "./context/index.js";
-export * from "./compaction/index.js";
+// Keelson's public API: what an application uses — agents, tools, providers, stores, plugins,
+// compaction, the emulator, and the log's read and verify functions, with the types they take
+// and return. Importing it loads no provider SDK and no tokenizer (they load on first use).
+// Each layer's internals stay on its subpath (`keelson/session`, `keelson/header`, …).
+
+// Agents: the loop.
+export {
+  type Agent,
+  type AgentHooks,
+  type AgentOptions,
+  type AgentPlugin,
+  type AgentPluginHost,
+  type AgentStatus,
+  type CompactionGate,
+  createAgent,
+  type ForkAgentOptions,
+  forkAgent,
+  globalHooks,
+  globalPrompt,
+  LoopError,
+  type LoopErrorCode,
+  type PromptDecision,
+  type PromptInput,
+  type RetryPolicy,
+  resumeAgent,
+  type TurnOutcome,
+} from "./loop/index.js";
+export type { PromptSection, PromptVars } from "./prompt/index.js";
+
+// Tools.
+export {
+  type ArgsOf,
+  defineTool,
+  type JsonSchemaInput,
+  jsonSchema,
+  type PostExecuteDecision,
+  type PreExecuteDecision,
+  type StandardSchema,
+  type ToolCallOutcome,
+  type ToolContext,
+  type ToolDefinition,
+  ToolError,
+  type ToolErrorCode,
+  type ToolInput,
+  type ToolInvocation,
+  type ToolOutput,
+  type ToolRegistry,
+} from "./tools/index.js";
+export {
+  type BuiltinToolName,
+  type BuiltinToolsOptions,
+  builtinTools,
+  type MutatingToolName,
+  type PermissionAnswer,
+  type PermissionPolicy,
+  type PermissionRequest,
+  ToolFailure,
+  type ToolFailureCode,
+} from "./builtin-tools/index.js";
+
+// Session-prefix contributors and compaction.
+export {
+  ContextError,
+  type SkillsCatalogOptions,
+  skillsCatalog,
+  type WorkspaceBaselineOptions,
+  type WorkspaceInstructionsOptions,
+  workspaceBaseline,
+  workspaceInstructions,
+} from "./context/index.js";
+export { type Compaction, CompactionError, type CompactionOptions, createCompaction } from "./compaction/index.js";
+
+// Providers.
+export {
+  type AnthropicProviderOptions,
+  AnthropicProvider,
+  type AssistantResult,
+  DEFAULT_MODELS,
+  type FinishReason,
+  type ModelInfo,
+  type ModelPricing,
+  ModelRegistry,
+  type ModelRequest,
+  type OpenAICompatibleOptions,
+  OpenAICompatibleProvider,
+  type Provider,
+  ProviderError,
+  type ProviderErrorCode,
+  type ProviderRequest,
+  ScriptedProvider,
+  type ScriptedReply,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  type StreamChunk,
+  type ToolSchema,
+} from "./llm/index.js";
+export { type EmulatorOptions, type EmulatorServer, type RecordedRequest, startEmulator } from "./emulator/index.js";
+
+// Stores.
+export { keelsonHome } from "./home/index.js";
+export {
+  type JsonlStoreOptions,
+  JsonlSessionStore,
+  type LoadedSession,
+  type LoadOptions,
+  type SessionPersistence,
+  type SessionStore,
+  type SessionSummary,
+  StoreError,
+  type StoreErrorCode,
+} from "./store/index.js";
+
+// The log: sessions, reconstruction, verification, cache audit.
+export {
+  type AnySessionEvent,
+  type EventDataMap,
+  type EventType,
+  Session,
+  SessionError,
+  type SessionEvent,
+  type SessionHeader,
+  type TurnEndReason,
+} from "./session/index.js";
+export { type EpochHeader, HeaderError, type RequestConfig } from "./header/index.js";
+export {
+  type LogIssue,
+  type LogReport,
+  type ReconstructedRequest,
+  ReconstructError,
+  reconstructRequests,
+  verifyLog,
+} from "./reconstruct/index.js";
+export { type CacheReport, type CacheReportOptions, cacheReport, type RequestCacheLine } from "./audit/index.js";
+
+// Messages, JSON values and errors.
+export type {
+  AssistantContent,
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  Message,
+  ReasoningBlock,
+  TextBlock,
+  ToolCallBlock,
+  ToolMessage,
+  ToolResultBlock,
+  ToolResultPart,
+  Usage,
+  UserContent,
+  UserMessage,
+} from "./messages/index.js";
+export { MessageShapeError } from "./messages/index.js";
+export { JsonError, type JsonObject, type JsonValue } from "./json/index.js";
+export { isKeelsonError, KeelsonError } from "./errors/index.js";

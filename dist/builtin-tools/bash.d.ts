@@ -1,8 +1,7 @@
-import { z } from "zod";
 import type { BuiltinToolOptions } from "./types.js";
 export declare const DEFAULT_BASH_TIMEOUT_MS = 120000;
 export declare const MAX_BASH_TIMEOUT_MS = 600000;
-export declare function bashTool({ workspace, outputCap }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<z.ZodObject<{
-    command: z.ZodString;
-    timeoutMs: z.ZodOptional<z.ZodNumber>;
-}, z.core.$strip>>;
+export declare function bashTool({ workspace, outputCap }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<import("../tools/input-schema.js").JsonSchemaInput<{
+    command: string;
+    timeoutMs?: number;
+}>>;

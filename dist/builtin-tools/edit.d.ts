@@ -1,8 +1,7 @@
-import { z } from "zod";
 import { type BuiltinToolOptions } from "./types.js";
-export declare function editTool({ workspace }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<z.ZodObject<{
-    path: z.ZodString;
-    oldString: z.ZodString;
-    newString: z.ZodString;
-    replaceAll: z.ZodOptional<z.ZodBoolean>;
-}, z.core.$strip>>;
+export declare function editTool({ workspace }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<import("../tools/input-schema.js").JsonSchemaInput<{
+    path: string;
+    oldString: string;
+    newString: string;
+    replaceAll?: boolean;
+}>>;

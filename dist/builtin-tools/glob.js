@@ -2,16 +2,23 @@
 // a pattern (see glob-pattern.ts). Output is sorted, shown relative to the workspace root, and
 // capped at MAX_GLOB_ENTRIES entries as well as by characters.
 import { stat } from "node:fs/promises";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { globToRegExp } from "./glob-pattern.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { ToolFailure } from "./types.js";
 import { walkFiles } from "./walk.js";
 export const MAX_GLOB_ENTRIES = 1000;
-const input = z.object({
-    pattern: z.string().min(1).describe("Glob: * (one segment), ** (any depth), ?, {a,b}; e.g. src/**/*.ts"),
-    path: z.string().optional().describe("Directory to search from (default: the workspace root)"),
+const input = jsonSchema({
+    type: "object",
+    properties: {
+        pattern: {
+            type: "string",
+            minLength: 1,
+            description: "Glob: * (one segment), ** (any depth), ?, {a,b}; e.g. src/**/*.ts",
+        },
+        path: { type: "string", description: "Directory to search from (default: the workspace root)" },
+    },
+    required: ["pattern"],
 });
 export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }) {
     return defineTool({

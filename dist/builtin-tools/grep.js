@@ -3,8 +3,7 @@
 // has no `/`, else against the path relative to `path`). Binary and huge files are skipped.
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { globToRegExp } from "./glob-pattern.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { ToolFailure } from "./types.js";
@@ -12,10 +11,14 @@ import { walkFiles } from "./walk.js";
 export const MAX_GREP_MATCHES = 500;
 const MAX_LINE = 500;
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
-const input = z.object({
-    pattern: z.string().min(1).describe("JavaScript regular expression, matched per line"),
-    path: z.string().optional().describe("File or directory to search (default: the workspace root)"),
-    glob: z.string().optional().describe("Only files matching this glob, e.g. *.ts or src/**/*.ts"),
+const input = jsonSchema({
+    type: "object",
+    properties: {
+        pattern: { type: "string", minLength: 1, description: "JavaScript regular expression, matched per line" },
+        path: { type: "string", description: "File or directory to search (default: the workspace root)" },
+        glob: { type: "string", description: "Only files matching this glob, e.g. *.ts or src/**/*.ts" },
+    },
+    required: ["pattern"],
 });
 export function grepTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }) {
     return defineTool({

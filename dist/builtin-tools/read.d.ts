@@ -1,7 +1,6 @@
-import { z } from "zod";
 import { type BuiltinToolOptions } from "./types.js";
-export declare function readTool({ workspace, outputCap }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<z.ZodObject<{
-    path: z.ZodString;
-    offset: z.ZodOptional<z.ZodNumber>;
-    limit: z.ZodOptional<z.ZodNumber>;
-}, z.core.$strip>>;
+export declare function readTool({ workspace, outputCap }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<import("../tools/input-schema.js").JsonSchemaInput<{
+    path: string;
+    offset?: number;
+    limit?: number;
+}>>;

@@ -1,4 +1,5 @@
 import type { Workspace } from "./workspace.js";
+import { KeelsonError } from "../errors/index.js";
 /** The built-in tools, by the name the model calls. */
 export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit" | "bash";
 /** The tools that change the world; they go through the permission policy. */
@@ -11,10 +12,7 @@ export type ToolFailureCode = "outside-workspace" | "not-a-file" | "not-a-direct
  * Built-in tools throw it internally; their wrapper turns it into an `isError` result whose text is
  * the message and whose `meta.code` is the code — it never reaches the pipeline as a throw.
  */
-export declare class ToolFailure extends Error {
-    readonly name = "ToolFailure";
-    readonly code: ToolFailureCode;
-    constructor(code: ToolFailureCode, message: string);
+export declare class ToolFailure extends KeelsonError<ToolFailureCode> {
 }
 /** What the user answers when asked whether a mutating tool may run. */
 export type PermissionAnswer = "yes" | "no" | "always";

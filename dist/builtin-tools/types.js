@@ -1,3 +1,4 @@
+import { KeelsonError } from "../errors/index.js";
 export const BUILTIN_TOOL_NAMES = Object.freeze([
     "read",
     "ls",
@@ -13,12 +14,6 @@ export const MUTATING_TOOL_NAMES = Object.freeze(["write", "edit", "bash"]);
  * Built-in tools throw it internally; their wrapper turns it into an `isError` result whose text is
  * the message and whose `meta.code` is the code — it never reaches the pipeline as a throw.
  */
-export class ToolFailure extends Error {
-    name = "ToolFailure";
-    code;
-    constructor(code, message) {
-        super(message);
-        this.code = code;
-    }
+export class ToolFailure extends KeelsonError {
 }
 //# sourceMappingURL=types.js.map

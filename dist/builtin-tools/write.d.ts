@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { type BuiltinToolOptions } from "./types.js";
-export declare function writeTool({ workspace }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<z.ZodObject<{
-    path: z.ZodString;
-    content: z.ZodString;
-}, z.core.$strip>>;
+export declare function writeTool({ workspace }: BuiltinToolOptions): import("../tools/types.js").ToolDefinition<import("../tools/input-schema.js").JsonSchemaInput<{
+    path: string;
+    content: string;
+}>>;

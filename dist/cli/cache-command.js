@@ -1,9 +1,10 @@
 import { cacheReportOf, renderCacheReport } from "./cache-table.js";
 import { loadLog } from "./log-source.js";
+import { summaryOf } from "./commands.js";
 export function registerCache(program) {
     program
         .command("cache")
-        .description("print the cache report of a stored session")
+        .description(summaryOf("cache"))
         .argument("<id|file>", "session id or path to a .jsonl log")
         .option("--json", "print the report as JSON")
         .action(async (target, flags) => {

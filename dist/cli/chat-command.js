@@ -4,10 +4,11 @@ import { openStore } from "./log-source.js";
 import { chooseModel, requireKey } from "./model-selection.js";
 import { resumeTarget } from "./resume-command.js";
 import { workingDirectory } from "./run-command.js";
+import { summaryOf } from "./commands.js";
 export function registerChat(program) {
     program
         .command("chat")
-        .description("chat interactively: streamed answers, per-turn token/cache/cost footer, slash commands (/help)")
+        .description(summaryOf("chat"))
         .option("-m, --model <provider:model>", "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL")
         .option("--cwd <dir>", "working directory of the session (the tools' workspace root; default: the current directory, or the resumed session's)")
         .option("--allow <tools>", "let these mutating built-in tools run without asking: a comma list of write, edit, bash")

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
+import { summaryOf } from "./commands.js";
 const MODEL = "emulator:emulator-anthropic";
 const FILES = {
     "AGENTS.md": [
@@ -43,7 +44,7 @@ function countingPlugin(instance) {
 export function registerDemo(program) {
     program
         .command("demo")
-        .description("the offline main job: an agent on the built-in emulator, resumed and forked, then verified and cache-audited")
+        .description(summaryOf("demo"))
         .option("--keep", "keep the scratch workspace (it is removed by default; sessions always stay)")
         .action(async (flags) => {
         process.exitCode = await runDemo(flags.keep === true);

@@ -2,10 +2,11 @@
 // (rule-based model) on 127.0.0.1 until SIGINT or SIGTERM, then closes it cleanly.
 import { Option } from "commander";
 import { CliError } from "./errors.js";
+import { summaryOf } from "./commands.js";
 export function registerEmulator(program) {
     program
         .command("emulator")
-        .description("serve the offline provider emulator (Anthropic and OpenAI wire formats) until Ctrl-C")
+        .description(summaryOf("emulator"))
         .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
         .addOption(new Option("--style <style>", "usage style of the OpenAI endpoint")
         .choices(["anthropic", "openai", "deepseek"])

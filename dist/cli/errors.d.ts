@@ -1,5 +1,5 @@
-export declare class CliError extends Error {
-    readonly name = "CliError";
+import { KeelsonError } from "../errors/index.js";
+export declare class CliError extends KeelsonError<"cli"> {
     readonly exitCode: number;
     constructor(message: string, exitCode?: number);
 }

@@ -2,11 +2,11 @@
 // entry point prints its message as one line on stderr and exits with `exitCode`; a stack trace
 // is printed only with `--debug`. Errors of other layers that carry a stable `code` are shown
 // the same way (see `describeError`).
-export class CliError extends Error {
-    name = "CliError";
+import { KeelsonError } from "../errors/index.js";
+export class CliError extends KeelsonError {
     exitCode;
     constructor(message, exitCode = 2) {
-        super(message);
+        super("cli", message);
         this.exitCode = exitCode;
     }
 }

@@ -2,40 +2,31 @@
 // it. Every failure becomes one line on stderr and a non-zero exit; `--debug` adds the stack.
 // Exit codes: 0 ok · 1 the log or the turn failed (verify issues, corrupt log, turn error) ·
 // 2 bad input (ours, and commander's usage errors) · 3–6 other turn end reasons (see headless-turn.ts).
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerCache } from "./cache-command.js";
-import { registerChat } from "./chat-command.js";
-import { registerDemo } from "./demo-command.js";
-import { registerEmulator } from "./emulator-command.js";
+import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
-import { registerFork } from "./fork-command.js";
-import { registerRequests } from "./requests-command.js";
-import { registerResume } from "./resume-command.js";
-import { registerRun } from "./run-command.js";
-import { registerSessions } from "./sessions-command.js";
-import { registerShow } from "./show-command.js";
-import { registerVerify } from "./verify-command.js";
-export function buildProgram() {
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+/**
+ * The commander program for `argv`: the command being run (or asked about with `help <name>`)
+ * is loaded and registered in full; every other command is a stub with its summary, enough for
+ * `--help` and for commander's "did you mean" suggestions.
+ */
+export async function buildProgram(argv) {
     const program = new Command("keelson")
         .description("Keelson: an agent harness whose every model request is a pure function of the session log.\nData lives in $KEELSON_HOME (default ~/.local/share/keelson).")
-        .version("0.1.0")
+        .version(version)
         .showHelpAfterError("(add --help for usage)")
         // Usage errors (unknown option or command, bad choice, missing argument) are bad input: exit 2.
         .exitOverride();
-    for (const register of [
-        registerChat,
-        registerRun,
-        registerResume,
-        registerFork,
-        registerSessions,
-        registerShow,
-        registerRequests,
-        registerVerify,
-        registerCache,
-        registerEmulator,
-        registerDemo,
-    ])
-        register(program);
+    const args = argv.slice(2).filter((a) => !a.startsWith("-"));
+    const wanted = args[0] === "help" ? args[1] : args[0];
+    for (const entry of COMMANDS) {
+        if (entry.name === wanted)
+            (await entry.load())(program);
+        else
+            program.command(entry.name).description(entry.summary);
+    }
     program.option("--debug", "print stack traces on errors");
     for (const command of program.commands)
         command.option("--debug", "print stack traces on errors");
@@ -43,7 +34,7 @@ export function buildProgram() {
 }
 const debug = process.argv.includes("--debug");
 try {
-    await buildProgram().parseAsync(process.argv);
+    await (await buildProgram(process.argv)).parseAsync(process.argv);
 }
 catch (error) {
     if (error instanceof CommanderError) {

@@ -6,10 +6,11 @@ import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, openProvider, parseModel } from "./model-selection.js";
 import { workingDirectory } from "./run-command.js";
+import { summaryOf } from "./commands.js";
 export function registerResume(program) {
     program
         .command("resume")
-        .description("resume a stored session (or the most recently used with --last) and run one headless turn")
+        .description(summaryOf("resume"))
         .argument("[id]", "session id (omit with --last)")
         .argument("[prompt]", "the user prompt")
         .option("--last", "resume the most recently used session")

@@ -6,10 +6,11 @@ import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, openProvider } from "./model-selection.js";
+import { summaryOf } from "./commands.js";
 export function registerRun(program) {
     program
         .command("run")
-        .description("run one headless turn in a new session and print the answer")
+        .description(summaryOf("run"))
         .argument("<prompt>", "the user prompt")
         .option("-m, --model <provider:model>", "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL")
         .option("--json", "print every session event as a JSON line instead of the answer text")

@@ -5,10 +5,11 @@ import { readdir } from "node:fs/promises";
 import { describeError } from "./errors.js";
 import { openStore } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
+import { summaryOf } from "./commands.js";
 export function registerSessions(program) {
     program
         .command("sessions")
-        .description("list stored sessions ($KEELSON_HOME/sessions)")
+        .description(summaryOf("sessions"))
         .option("--json", "one JSON object per session")
         .action(async (flags) => {
         const store = openStore();

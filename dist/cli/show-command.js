@@ -1,9 +1,10 @@
 import { loadLog } from "./log-source.js";
 import { contentText, indent, messageText, preview } from "./transcript.js";
+import { summaryOf } from "./commands.js";
 export function registerShow(program) {
     program
         .command("show")
-        .description("print a readable transcript of a stored session")
+        .description(summaryOf("show"))
         .argument("<id|file>", "session id or path to a .jsonl log")
         .action(async (target) => {
         const { file, session } = await loadLog(target);

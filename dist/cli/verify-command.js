@@ -2,10 +2,11 @@ import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct
 import { SessionError, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
 import { fileOfTarget, isFileTarget, readRawLog } from "./log-source.js";
+import { summaryOf } from "./commands.js";
 export function registerVerify(program) {
     program
         .command("verify")
-        .description("check a stored log's structure and reconstruct every request; exit 1 if it is not clean")
+        .description(summaryOf("verify"))
         .argument("<id|file>", "session id or path to a .jsonl log")
         .action(async (target) => {
         const file = fileOfTarget(target);

@@ -121,7 +121,7 @@ export function createCompaction(options = {}) {
         });
         const summaryTokens = measure(text);
         if (summaryTokens >= region.tokens)
-            throw new Error(`the summary (${summaryTokens} tokens) is not smaller than what it replaces (${region.tokens} tokens)`);
+            throw new CompactionError("summary-too-long", `the summary (${summaryTokens} tokens) is not smaller than what it replaces (${region.tokens} tokens)`);
         session.append("compact/summary", {
             turn,
             model: agent.model,

@@ -1,4 +1,5 @@
 import type { ModelRegistry } from "../llm/core.js";
+import { KeelsonError } from "../errors/index.js";
 export interface CompactionOptions {
     /** Context windows by model; defaults to `new ModelRegistry()`. */
     readonly models?: ModelRegistry;
@@ -27,9 +28,6 @@ export interface Pressure {
     /** True when anchored on the last provider-reported usage (only later additions estimated). */
     readonly anchored: boolean;
 }
-export type CompactionErrorCode = "floor" | "no-region";
-export declare class CompactionError extends Error {
-    readonly name = "CompactionError";
-    readonly code: CompactionErrorCode;
-    constructor(code: CompactionErrorCode, message: string);
+export type CompactionErrorCode = "floor" | "no-region" | "summary-too-long";
+export declare class CompactionError extends KeelsonError<CompactionErrorCode> {
 }

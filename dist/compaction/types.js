@@ -1,9 +1,4 @@
-export class CompactionError extends Error {
-    name = "CompactionError";
-    code;
-    constructor(code, message) {
-        super(message);
-        this.code = code;
-    }
+import { KeelsonError } from "../errors/index.js";
+export class CompactionError extends KeelsonError {
 }
 //# sourceMappingURL=types.js.map

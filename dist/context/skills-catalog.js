@@ -3,9 +3,8 @@
 // loads one skill's body on demand. Discovery runs at composition time, once per loop instance;
 // the tool answers from that same discovery, so the catalog and the tool never disagree.
 import { isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
 import { keelsonHome } from "../home/index.js";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { agentCwd, findProjectRoot } from "./paths.js";
 import { escapeXml, systemReminder } from "./reminder.js";
 import { discoverSkills } from "./skills-discovery.js";
@@ -62,7 +61,11 @@ function skillTool(skills) {
     return defineTool({
         name: "skill",
         description: "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
-        input: z.object({ name: z.string().describe("The skill's name, as listed in the skills reminder.") }),
+        input: jsonSchema({
+            type: "object",
+            properties: { name: { type: "string", description: "The skill's name, as listed in the skills reminder." } },
+            required: ["name"],
+        }),
         execute: async ({ name }) => {
             const known = await skills();
             const skill = known.get(name);

@@ -1,3 +1,4 @@
+import { KeelsonError } from "../errors/index.js";
 /** Options of `skillsCatalog`. Relative paths resolve against the agent's cwd. */
 export interface SkillsCatalogOptions {
     /** Default: the agent's cwd (`session.header.cwd`), else `process.cwd()`. */
@@ -43,12 +44,7 @@ export interface Skill {
     readonly path: string;
 }
 export type ContextErrorCode = "invalid-skill" | "unreadable-skill" | "invalid-options" | "instructions-update";
-export declare class ContextError extends Error {
-    readonly name = "ContextError";
-    readonly code: ContextErrorCode;
-    constructor(code: ContextErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
+export declare class ContextError extends KeelsonError<ContextErrorCode> {
 }
 /** Validates a positive-integer option at plugin creation (a typo fails loudly, not per turn). */
 export declare function positiveInteger(value: number | undefined, fallback: number, name: string): number;

@@ -2,13 +2,8 @@
 // skill, and the layer's error type. Every contributor's output is a pure function of the
 // filesystem state it reads (no clocks, no per-turn facts), so an unchanged tree always renders
 // the same bytes and the provider's prefix cache holds across instances.
-export class ContextError extends Error {
-    name = "ContextError";
-    code;
-    constructor(code, message, options) {
-        super(message, options);
-        this.code = code;
-    }
+import { KeelsonError } from "../errors/index.js";
+export class ContextError extends KeelsonError {
 }
 /** Validates a positive-integer option at plugin creation (a typo fails loudly, not per turn). */
 export function positiveInteger(value, fallback, name) {

@@ -1,4 +1,5 @@
 import type { CacheUsage, Clock } from "./types.js";
+import { KeelsonError } from "../errors/index.js";
 /** One Anthropic cache unit: a tool definition, a system block or a message content block. */
 export interface CacheBlock {
     readonly tokens: number;
@@ -12,9 +13,7 @@ export interface CacheSegment {
     readonly tokens: number;
     readonly hash: string;
 }
-export declare class CacheModelError extends Error {
-    readonly name = "CacheModelError";
-    readonly code = "too-many-breakpoints";
+export declare class CacheModelError extends KeelsonError<"too-many-breakpoints"> {
 }
 export interface AnthropicCacheOptions {
     readonly minCacheableTokens?: number;

@@ -11,9 +11,8 @@
 //   down to whole blocks, zero under the minimum. OpenAI stores every message boundary of each
 //   request; DeepSeek stores only complete units: the end of the input and input + output.
 import { createHash } from "node:crypto";
-export class CacheModelError extends Error {
-    name = "CacheModelError";
-    code = "too-many-breakpoints";
+import { KeelsonError } from "../errors/index.js";
+export class CacheModelError extends KeelsonError {
 }
 const systemClock = { now: () => Date.now() };
 /** Chain links already computed: a long session re-chains the same prefix every request. */
@@ -99,7 +98,7 @@ export class AnthropicCacheModel {
         const min = options.minCacheableTokens ?? this.minCacheableTokens;
         const breakpoints = blocks.flatMap((block, i) => (block.breakpoint ? [i] : []));
         if (breakpoints.length > this.maxBreakpoints)
-            throw new CacheModelError(`A maximum of ${this.maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints.length}.`);
+            throw new CacheModelError("too-many-breakpoints", `A maximum of ${this.maxBreakpoints} blocks with cache_control may be provided. Found ${breakpoints.length}.`);
         const cumulative = [];
         let total = 0;
         for (const block of blocks) {

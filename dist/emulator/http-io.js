@@ -20,8 +20,8 @@ export function sendJson(res, status, body, headers = {}) {
 }
 export function sendWireError(res, api, error, requestId) {
     const body = api === "anthropic"
-        ? anthropicErrorBody(error.kind, error.message, requestId)
-        : openaiErrorBody(error.kind, error.message, error.param);
+        ? anthropicErrorBody(error.code, error.message, requestId)
+        : openaiErrorBody(error.code, error.message, error.param);
     sendJson(res, error.status, body, error.headers);
 }
 export function stall(res, stalls) {

@@ -1,4 +1,4 @@
-import type { ProviderTool } from "../llm/index.js";
+import type { ToolSchema } from "../llm/index.js";
 import type { ContentBlock, Message } from "../messages/index.js";
 import type { CacheSegment } from "./cache-model.js";
 /** Flat cost of one image (the emulator does not decode images). */
@@ -8,14 +8,14 @@ export declare const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Tokens of one content block's model-visible text. */
 export declare function contentBlockTokens(block: ContentBlock): number;
 /** Tokens of one tool definition as the model sees it (name, description, schema). */
-export declare function toolTokens(tool: ProviderTool): number;
+export declare function toolTokens(tool: ToolSchema): number;
 /** Anthropic unit: one content block; its hash covers the role and position that frame it. */
 export declare function blockUnit(role: string, indexInMessage: number, block: ContentBlock): {
     tokens: number;
     hash: string;
 };
 /** Anthropic unit: one tool definition. */
-export declare function toolUnit(tool: ProviderTool): {
+export declare function toolUnit(tool: ToolSchema): {
     tokens: number;
     hash: string;
 };
@@ -29,4 +29,4 @@ export declare function messageSegment(message: Message): CacheSegment;
 /** Automatic-caching unit: a system (or developer) message. */
 export declare function systemSegment(text: string): CacheSegment;
 /** Automatic-caching unit: the tool list (rendered ahead of the messages). */
-export declare function toolsSegment(tools: readonly ProviderTool[]): CacheSegment;
+export declare function toolsSegment(tools: readonly ToolSchema[]): CacheSegment;

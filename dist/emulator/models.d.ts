@@ -1,9 +1,8 @@
 import type { ScriptedReply } from "../llm/index.js";
 import type { EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest } from "./types.js";
+import { KeelsonError } from "../errors/index.js";
 export type EmulatorStep = ScriptedReply | EmulatorModelFunction;
-export declare class EmulatorModelError extends Error {
-    readonly name = "EmulatorModelError";
-    readonly code = "script-exhausted";
+export declare class EmulatorModelError extends KeelsonError<"script-exhausted"> {
 }
 export declare class ScriptedEmulatorModel implements EmulatorModel {
     #private;

@@ -1,6 +1,5 @@
-export class EmulatorModelError extends Error {
-    name = "EmulatorModelError";
-    code = "script-exhausted";
+import { KeelsonError } from "../errors/index.js";
+export class EmulatorModelError extends KeelsonError {
 }
 export class ScriptedEmulatorModel {
     /** Every request answered (or refused), in arrival order. */
@@ -30,7 +29,7 @@ export class ScriptedEmulatorModel {
         this.requests.push(request);
         const step = this.#queues.get(request.sessionKey)?.shift() ?? this.#queues.get("default")?.shift() ?? this.#fallback;
         if (step === undefined)
-            throw new EmulatorModelError(`ScriptedEmulatorModel has no reply for session ${JSON.stringify(request.sessionKey)} (request ${this.requests.length})`);
+            throw new EmulatorModelError("script-exhausted", `ScriptedEmulatorModel has no reply for session ${JSON.stringify(request.sessionKey)} (request ${this.requests.length})`);
         return typeof step === "function" ? await step(request) : step;
     }
 }

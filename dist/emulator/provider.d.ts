@@ -1,4 +1,4 @@
-import { type Provider, type ProviderRequest, type StreamChunk } from "../llm/index.js";
+import { type Provider, type ProviderRequest, type StreamChunk } from "../llm/core.js";
 import type { Usage } from "../messages/index.js";
 import { AnthropicCacheModel, type CacheBlock, PrefixCacheModel } from "./cache-model.js";
 import type { Clock, EmulatorModel, EmulatorModelOption } from "./types.js";

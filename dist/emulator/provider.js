@@ -3,7 +3,7 @@
 // economics quickly. Anthropic style places breakpoints from the request's structure: end of
 // tools+system, end of the session prefix (when the loop says `prefixLength`), the previous
 // request's last block (the message before the last assistant message) and the last block.
-import { controlReplyChunks, isContentReply, ProviderError, } from "../llm/index.js";
+import { controlReplyChunks, isContentReply, ProviderError, } from "../llm/core.js";
 import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
 import { EmulatorModelError, resolveModel } from "./models.js";

@@ -4,9 +4,9 @@
 // that could hit the slow case — longer than 200 chars, or holding a run of 64+ letters or 64+
 // symbols (each such run is a single BPE piece) — is estimated as ceil(len/4) instead. The
 // rest is encoded in bounded chunks. Results are memoized per string: the same message text is
-// counted on every request of a session.
-import { Tiktoken } from "js-tiktoken/lite";
-import cl100kBase from "js-tiktoken/ranks/cl100k_base";
+// counted on every request of a session. js-tiktoken (and its 5 MB of ranks) is loaded on the
+// first count, synchronously, so importing Keelson or the emulator costs no tokenizer.
+import { createRequire } from "node:module";
 /** Whitespace-delimited pieces longer than this are estimated, never encoded. */
 export const MAX_ENCODED_PIECE = 200;
 const SLOW_RUN = /\p{L}{64,}|[^\s\p{L}\p{N}]{64,}/u;
@@ -85,8 +85,14 @@ function estimate(piece) {
 function encode(text) {
     if (text.length === 0)
         return 0;
-    encoder ??= new Tiktoken(cl100kBase);
+    encoder ??= loadEncoder();
     // Special-token text ("<|endoftext|>") is ordinary text here, never a reason to throw.
     return encoder.encode(text, [], []).length;
+}
+function loadEncoder() {
+    const require = createRequire(import.meta.url);
+    const { Tiktoken } = require("js-tiktoken/lite");
+    const ranks = require("js-tiktoken/ranks/cl100k_base");
+    return new Tiktoken(ranks);
 }
 //# sourceMappingURL=tokenizer.js.map

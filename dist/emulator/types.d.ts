@@ -1,5 +1,6 @@
-import type { ProviderTool, ScriptedReply } from "../llm/index.js";
+import type { ToolSchema, ScriptedReply } from "../llm/index.js";
 import type { Message, Usage } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
 /**
  * A request as the emulator's models see it, independent of the wire format: the system text
  * (system blocks or system messages joined with a blank line), the offered tools and the
@@ -9,7 +10,7 @@ export interface EmulatorRequest {
     readonly api: "anthropic" | "openai" | "in-process";
     readonly model: string;
     readonly system: string;
-    readonly tools: readonly ProviderTool[];
+    readonly tools: readonly ToolSchema[];
     readonly messages: readonly Message[];
     /** The request's output cap; `undefined` when the wire allows omitting it. */
     readonly maxTokens: number | undefined;
@@ -26,7 +27,7 @@ export type EmulatorModelFunction = (request: EmulatorRequest) => ScriptedReply 
 /** `'rule-based'` (the default), a model object, or a plain function of the request. */
 export type EmulatorModelOption = "rule-based" | EmulatorModel | EmulatorModelFunction;
 /** The content variant of a ScriptedReply (not `'hang'`, `{error}` or `{throws}`). */
-export type { ContentReply } from "../llm/index.js";
+export type { ContentReply } from "../llm/core.js";
 /** Milliseconds; the cache models' TTLs and the OpenAI `created` field read it. */
 export interface Clock {
     now(): number;
@@ -39,9 +40,7 @@ export declare const WIRE_ERROR_STATUS: {
     readonly [K in WireErrorKind]: number;
 };
 /** An HTTP-level failure the server answers with (a validation error, an injected fault, a scripted error). */
-export declare class WireError extends Error {
-    readonly name = "WireError";
-    readonly kind: WireErrorKind;
+export declare class WireError extends KeelsonError<WireErrorKind> {
     readonly status: number;
     /** Extra response headers, e.g. `retry-after`. */
     readonly headers: Readonly<Record<string, string>>;

@@ -1,4 +1,5 @@
-import { type EpochHeader, type HeaderDelta, type SystemDelta, type ToolSchema, type ToolsDelta } from "./types.js";
+import { type EpochHeader, type HeaderDelta, type SystemDelta, type ToolsDelta } from "./types.js";
+import type { ToolSchema } from "../llm/core.js";
 /** Line trim from `prev` to `next`: common leading and trailing lines kept, the middle inserted. */
 export declare function diffSystem(prev: string | undefined, next: string | undefined): SystemDelta;
 export declare function applySystemDelta(system: string | undefined, delta: SystemDelta): string | undefined;

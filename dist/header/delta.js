@@ -3,7 +3,7 @@
 // arms that cannot express a change (e.g. a reordering of tools) fall back to a snapshot.
 import { canonicalJson, previewJson } from "../json/index.js";
 import { canonicalHeader } from "./canonical.js";
-import { HeaderError, } from "./types.js";
+import { HeaderError } from "./types.js";
 const linesOf = (system) => system === undefined || system === "" ? [] : system.split("\n");
 const jsonKey = (v) => canonicalJson(v);
 /** Line trim from `prev` to `next`: common leading and trailing lines kept, the middle inserted. */

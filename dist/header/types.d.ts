@@ -1,4 +1,6 @@
-import type { JsonObject, JsonValue } from "../json/index.js";
+import { KeelsonError } from "../errors/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { ToolSchema } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 /** Call configuration. Any extra provider field must be lossless JSON. */
 export interface RequestConfig {
@@ -6,13 +8,7 @@ export interface RequestConfig {
     readonly temperature?: number;
     readonly maxTokens?: number;
     readonly stop?: readonly string[];
-    readonly [key: string]: JsonValue;
-}
-/** A tool as the model sees it. `inputSchema` is a JSON Schema object. */
-export interface ToolSchema {
-    readonly name: string;
-    readonly description?: string;
-    readonly inputSchema: JsonObject;
+    readonly [key: string]: JsonValue | undefined;
 }
 /**
  * The non-history half of a request. Canonical form: an empty `system`, `tools` or
@@ -56,9 +52,7 @@ export type HeaderRecord = {
     readonly delta: HeaderDelta;
 };
 export type HeaderErrorCode = "invalid-header" | "invalid-delta" | "delta-before-snapshot" | "delta-mismatch";
-export declare class HeaderError extends Error {
-    readonly name = "HeaderError";
-    readonly code: HeaderErrorCode;
+export declare class HeaderError extends KeelsonError<HeaderErrorCode> {
     /** Seq of the offending event, when the error came from a log. */
     readonly seq: number | undefined;
     constructor(code: HeaderErrorCode, message: string, seq?: number);

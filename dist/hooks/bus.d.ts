@@ -1,4 +1,4 @@
-import type { AnyHook, Dispose, HookErrorReporter, HookMap, Listener, NamesOfMode } from "./types.js";
+import { type AnyHook, type Dispose, type HookErrorReporter, type HookMap, type Listener, type NamesOfMode } from "./types.js";
 export interface HookBusOptions<E extends HookMap> {
     readonly parent?: HookBus<E>;
     /** Receives contained failures of emit listeners; defaults to a process warning. */

@@ -1,3 +1,11 @@
+// HookBus: Keelson's typed hook bus — emit / serial / waterfall over one event map.
+//
+// Scopes: a bus may have a parent. Dispatching on a bus runs the parent's listeners first
+// (outermost, for a waterfall), then its own, each group in registration order. A global bus
+// is the parent of every agent's bus: global listeners hear every agent, an agent's listeners
+// hear only that agent. The listener list is snapshotted at dispatch, so a listener that
+// registers or disposes others changes only later dispatches.
+import { HookError, } from "./types.js";
 const defaultReporter = (error, hook) => {
     process.emitWarning(`listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`, "KeelsonHookWarning");
 };
@@ -57,7 +65,7 @@ export class HookBus {
             let called = false;
             const next = () => {
                 if (called)
-                    return Promise.reject(new Error(`a listener of ${name} called next() twice`));
+                    return Promise.reject(new HookError("next-called-twice", `a listener of ${name} called next() twice`));
                 called = true;
                 return run(i + 1);
             };

@@ -1,3 +1,4 @@
+import { KeelsonError } from "../errors/index.js";
 /** A notification: listeners run, their failures (sync or async) are contained and reported. */
 export interface EmitHook<A extends readonly unknown[]> {
     readonly mode: "emit";
@@ -29,5 +30,8 @@ export type NamesOfMode<E extends HookMap, M extends AnyHook["mode"]> = {
     [K in keyof E]: E[K]["mode"] extends M ? K : never;
 }[keyof E] & string;
 export type Dispose = () => void;
+/** Misuse of the bus: a waterfall listener that called `next()` twice. */
+export declare class HookError extends KeelsonError<"next-called-twice"> {
+}
 /** Where contained failures go (emit listeners, and anything the owner chooses to report). */
 export type HookErrorReporter = (error: unknown, hook: string) => void;

@@ -1,5 +1,6 @@
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged. */
 export type JsonPrimitive = string | number | boolean | null;
+import { KeelsonError } from "../errors/index.js";
 export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
 export type JsonArray = readonly JsonValue[];
 export interface JsonObject {
@@ -14,9 +15,7 @@ export type JsonErrorCode = "undefined-value" | "function-value" | "symbol-value
  */
 export declare const MAX_JSON_DEPTH = 512;
 /** A value is not lossless JSON. `path` names where, e.g. `$.content[2].text`. */
-export declare class JsonError extends Error {
-    readonly name = "JsonError";
-    readonly code: JsonErrorCode;
+export declare class JsonError extends KeelsonError<JsonErrorCode> {
     readonly path: string;
     constructor(code: JsonErrorCode, path: string, message: string);
 }

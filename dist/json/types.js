@@ -1,4 +1,5 @@
 // Vocabulary of the json layer: the lossless-JSON value model and its error type.
+import { KeelsonError } from "../errors/index.js";
 /**
  * Deepest nesting of arrays and objects a lossless-JSON value may have. Every recursive consumer
  * (canonical serialization, JSON.stringify, deep freeze, equality) then stays far inside the
@@ -7,13 +8,10 @@
  */
 export const MAX_JSON_DEPTH = 512;
 /** A value is not lossless JSON. `path` names where, e.g. `$.content[2].text`. */
-export class JsonError extends Error {
-    name = "JsonError";
-    code;
+export class JsonError extends KeelsonError {
     path;
     constructor(code, path, message) {
-        super(`${message} at ${path}`);
-        this.code = code;
+        super(code, `${message} at ${path}`);
         this.path = path;
     }
 }

@@ -1,3 +1,4 @@
+import { KeelsonError } from "../errors/index.js";
 /** USD per million tokens, per usage bucket. */
 export interface ModelPricing {
     readonly input: number;
@@ -15,9 +16,7 @@ export interface ModelInfo {
     /** Minimum prompt length (tokens) the provider caches; below it nothing is cached. */
     readonly minCacheableTokens: number;
 }
-export declare class ModelRegistryError extends Error {
-    readonly name = "ModelRegistryError";
-    readonly code = "unknown-model";
+export declare class ModelRegistryError extends KeelsonError<"unknown-model"> {
 }
 /** Defaults as published in late 2026; prices change — pass your own entries to override. */
 export declare const DEFAULT_MODELS: readonly ModelInfo[];

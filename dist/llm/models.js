@@ -1,9 +1,8 @@
 // The model registry: model id → provider, context window, max output, pricing per bucket.
 // Compaction reads context windows; cost reports read prices. Entries are configurable: a
 // registry is a plain value users extend or replace.
-export class ModelRegistryError extends Error {
-    name = "ModelRegistryError";
-    code = "unknown-model";
+import { KeelsonError } from "../errors/index.js";
+export class ModelRegistryError extends KeelsonError {
 }
 /** Defaults as published in late 2026; prices change — pass your own entries to override. */
 export const DEFAULT_MODELS = [
@@ -96,7 +95,7 @@ export class ModelRegistry {
     get(id) {
         const model = this.find(id);
         if (model === undefined)
-            throw new ModelRegistryError(`unknown model ${JSON.stringify(id)}; known: ${[...this.#models.keys()].join(", ")}`);
+            throw new ModelRegistryError("unknown-model", `unknown model ${JSON.stringify(id)}; known: ${[...this.#models.keys()].join(", ")}`);
         return model;
     }
     list() {

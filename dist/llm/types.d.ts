@@ -1,26 +1,34 @@
-import type { JsonValue } from "../json/index.js";
+import type { JsonObject } from "../json/index.js";
 import type { AssistantContent, Message, Usage } from "../messages/index.js";
-/** A tool as sent to a model (same shape as the header's `ToolSchema`). */
-export interface ProviderTool {
+import { KeelsonError } from "../errors/index.js";
+/** A tool as the model sees it (in a request and in the logged header). `inputSchema` is a JSON Schema object. */
+export interface ToolSchema {
     readonly name: string;
     readonly description?: string;
-    readonly inputSchema: {
-        readonly [key: string]: JsonValue;
-    };
+    readonly inputSchema: JsonObject;
 }
 /**
- * What a provider is asked: the call config's fields, `system`, `tools`, `messages`, plus the
- * live parts — the abort signal and the session id (for cache routing such as
- * `prompt_cache_key`). Frozen when the loop built it; providers must not mutate it.
+ * A request's content, exactly as the log records and `reconstructRequests` rebuilds it: the
+ * call config's fields (`model`, sampling, any extra provider field as lossless JSON), then
+ * `system`, `tools` and `messages`. Absent values are omitted keys, never `undefined`.
  */
-export interface ProviderRequest {
+export interface ModelRequest {
     readonly model: string;
     readonly system?: string;
-    readonly tools?: readonly ProviderTool[];
+    readonly tools?: readonly ToolSchema[];
     readonly messages: readonly Message[];
     readonly temperature?: number;
     readonly maxTokens?: number;
     readonly stop?: readonly string[];
+    /** Extra call-config fields (lossless JSON) and, on a `ProviderRequest`, the live parts. */
+    readonly [key: string]: unknown;
+}
+/**
+ * What a provider is asked: the request's content plus its live parts — the abort signal and
+ * the session id (for cache routing such as `prompt_cache_key`). Frozen when the loop built it;
+ * providers must not mutate it.
+ */
+export interface ProviderRequest extends ModelRequest {
     readonly signal: AbortSignal;
     readonly sessionId: string;
     /**
@@ -28,7 +36,6 @@ export interface ProviderRequest {
      * function of the log). Adapters use it to place a cache breakpoint at the prefix's end.
      */
     readonly prefixLength?: number;
-    readonly [key: string]: unknown;
 }
 export type FinishReason = "stop" | "tool-calls" | "max-tokens" | "aborted" | "error";
 export type BlockStart = {
@@ -98,9 +105,7 @@ export interface AssistantResult {
  * `script-exhausted`, `provider-error` (anything else).
  */
 export type ProviderErrorCode = "rate-limited" | "overloaded" | "server-error" | "connection" | "stalled" | "auth" | "invalid-request" | "context-overflow" | "protocol" | "script-exhausted" | "provider-error" | (string & {});
-export declare class ProviderError extends Error {
-    readonly name = "ProviderError";
-    readonly code: ProviderErrorCode;
+export declare class ProviderError extends KeelsonError<ProviderErrorCode> {
     readonly retryable: boolean;
     /** From a `retry-after` header, when the provider sent one. */
     readonly retryAfterMs: number | undefined;

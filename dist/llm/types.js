@@ -1,14 +1,12 @@
-export class ProviderError extends Error {
-    name = "ProviderError";
-    code;
+import { KeelsonError } from "../errors/index.js";
+export class ProviderError extends KeelsonError {
     retryable;
     /** From a `retry-after` header, when the provider sent one. */
     retryAfterMs;
     /** HTTP status, when there was one. */
     status;
     constructor(code, message, options = {}) {
-        super(message, options.cause === undefined ? undefined : { cause: options.cause });
-        this.code = code;
+        super(code, message, options);
         this.retryable = options.retryable ?? false;
         this.retryAfterMs = options.retryAfterMs;
         this.status = options.status;

@@ -18,7 +18,11 @@ import { buildRequest, checkInvariant } from "./request.js";
 import { withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
 import { LoopError } from "./types.js";
-class Aborted extends Error {
+/** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
+class Aborted extends LoopError {
+    constructor() {
+        super("aborted", "the turn was aborted");
+    }
 }
 function checkAbort(signal) {
     if (signal.aborted)
@@ -103,6 +107,7 @@ async function runSteps(ctx, turn, state, signal) {
         const step = ++state.step;
         const system = await assembleSystemPrompt(hooks, ctx.prompt.list(), ctx.promptVars);
         checkAbort(signal);
+        await ctx.tools.ready();
         const tools = ctx.tools.schemas();
         const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
         await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
@@ -155,6 +160,7 @@ async function compactNow(ctx, signal) {
     if (gate?.compactNow === undefined)
         throw new LoopError("invalid-options", "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())");
     const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.list(), ctx.promptVars);
+    await ctx.tools.ready();
     checkAbort(signal);
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
     await gate.compactNow(ctx.agent, system, prefix, signal);

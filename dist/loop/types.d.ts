@@ -7,6 +7,7 @@ import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
 import type { RetryPolicy } from "./retry.js";
+import { KeelsonError } from "../errors/index.js";
 export type AgentStatus = "idle" | "running" | "disposed";
 /** A prompt as `agent/prompt-submit` sees it. */
 export interface PromptInput {
@@ -27,21 +28,39 @@ export interface CompactionGate {
     /** A manual compaction, whatever the pressure (`agent.compact()`). */
     compactNow?(agent: Agent, fullSystemPrompt: string, sessionPrefix: readonly Message[], signal: AbortSignal): Promise<void>;
 }
-/** Every hook the loop fires. Listeners registered globally hear every agent. */
+/**
+ * Every hook the loop fires. Order, for every hook: `globalHooks` listeners first (outermost in
+ * a waterfall), then the agent's own, each group in registration order. Ownership: everything a
+ * listener receives is frozen and owned by the loop (read it, never keep mutating it); whatever
+ * a listener returns is validated and copied before the loop logs or sends it, so mutating it
+ * later changes nothing. Emit hooks may not fail the agent: their throws are contained and
+ * reported on `agent/error`.
+ */
 export type AgentHooks = ToolHooks & PromptHooks & {
-    /** Per claimed prompt, before it is logged: allow (optionally rewritten, with context) or block. */
+    /**
+     * Per claimed prompt, before it is logged: allow (optionally rewritten, with context) or
+     * block. Waterfall, registration order. May throw: the turn ends `error` before any model
+     * call. Receives a frozen `{ content, source }`; returned content is validated, then logged.
+     */
     readonly "agent/prompt-submit": WaterfallHook<[agent: Agent, prompt: PromptInput], PromptDecision>;
     /**
-     * Composes the session prefix, once per loop instance, before its first pre-step. Listeners
-     * get a frozen empty seed; the canonical contribution is a prepend, `[mine, ...await next()]`.
-     * The signal is the turn's: a cancel or dispose during composition discards the result.
+     * Composes the session prefix, once per loop instance, before its first pre-step. Waterfall
+     * over a frozen empty seed; the canonical contribution is a prepend,
+     * `[mine, ...await next()]`, so the wire order is registration order. May throw: the turn
+     * ends `error`, nothing is cached, and the next turn recomposes. The result is validated
+     * (lossless JSON, messages), deep-copied and frozen; the signal is the turn's — a cancel or
+     * dispose during composition discards the result.
      */
     readonly "agent/session-prefix": WaterfallHook<[
         agent: Agent,
         seed: readonly Message[],
         signal: AbortSignal
     ], readonly Message[]>;
-    /** Before each step's boundary; the compaction gate is one listener. Appends made here join this request. */
+    /**
+     * Before each step's boundary; the compaction gate is one listener. Serial: each listener is
+     * awaited in order. May throw: the turn ends `error`. Appends made here join this request;
+     * the system prompt and prefix it receives are the ones the request will carry (frozen).
+     */
     readonly "agent/pre-step": SerialHook<[
         agent: Agent,
         turn: number,
@@ -50,19 +69,31 @@ export type AgentHooks = ToolHooks & PromptHooks & {
         sessionPrefix: readonly Message[],
         signal: AbortSignal
     ]>;
-    /** After the boundary: may return a replacement call config (model, sampling), never messages. */
+    /**
+     * After the boundary: may return a replacement call config (model, sampling), never
+     * messages. Waterfall over the frozen seed config. May throw: the turn ends `error` (the
+     * step is closed as not dispatched). The returned config is validated and logged on the
+     * request header before anything is sent.
+     */
     readonly "agent/request": WaterfallHook<[agent: Agent, config: RequestConfig], RequestConfig>;
-    /** Around the provider call; the request is deep-frozen. Innermost: stream and assemble. */
+    /**
+     * Around the provider call; the innermost default streams (with retries) and assembles.
+     * Waterfall. May throw: the turn ends `error`. The request is deep-frozen and branded
+     * loop-built (a mutation attempt throws); the signal stays live. A returned result is
+     * validated like a provider's before it is logged.
+     */
     readonly "llm/stream": WaterfallHook<[agent: Agent, request: ProviderRequest], AssistantResult>;
-    /** Every streamed chunk, live (not persisted). */
+    /** Every streamed chunk, live, never persisted. Emit: contained. The chunk is the provider's; do not keep it. */
     readonly "llm/chunk": EmitHook<[agent: Agent, chunk: StreamChunk]>;
-    /** Every event appended to the agent's session, after commit. */
+    /** Every event appended to the agent's session, after commit. Emit: contained. The event is deep-frozen. */
     readonly "session/event": EmitHook<[agent: Agent, event: SessionEvent]>;
+    /** Status changes (idle, running, disposed). Emit: contained. */
     readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
     /**
      * `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix.
      * `drifted` lists the positions in `composed` that are new or changed — with the prepend
      * pattern, position i is the i-th contributor in registration order (one message each).
+     * Emit: contained. All three arrays are frozen.
      */
     readonly "agent/prefix-drift": EmitHook<[
         agent: Agent,
@@ -70,7 +101,11 @@ export type AgentHooks = ToolHooks & PromptHooks & {
         composed: readonly Message[],
         drifted: readonly number[]
     ]>;
-    /** Contained failures (emit listeners, turn errors), with where they happened. */
+    /**
+     * Contained failures (emit listeners, turn errors, store flushes), with where they happened.
+     * Emit: a throwing listener here becomes a process warning, never a loop. The error is the
+     * original value.
+     */
     readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
 };
 export type AgentPluginHost = PluginHost<AgentHooks> & {
@@ -159,12 +194,7 @@ export interface Agent {
     /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */
     dispose(): Promise<void>;
 }
-export type LoopErrorCode = "invalid-options" | "unknown-provider" | "disposed" | "invalid-prefix" | "invalid-config" | "invariant" | "max-steps";
-export declare class LoopError extends Error {
-    readonly name = "LoopError";
-    readonly code: LoopErrorCode;
-    constructor(code: LoopErrorCode, message: string, options?: {
-        cause?: unknown;
-    });
+export type LoopErrorCode = "aborted" | "invalid-options" | "unknown-provider" | "disposed" | "invalid-prefix" | "invalid-config" | "invariant" | "max-steps";
+export declare class LoopError extends KeelsonError<LoopErrorCode> {
 }
 export type { Session, SessionEvent };

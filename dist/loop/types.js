@@ -1,9 +1,4 @@
-export class LoopError extends Error {
-    name = "LoopError";
-    code;
-    constructor(code, message, options) {
-        super(message, options);
-        this.code = code;
-    }
+import { KeelsonError } from "../errors/index.js";
+export class LoopError extends KeelsonError {
 }
 //# sourceMappingURL=types.js.map

@@ -1,7 +1,6 @@
 import type { AssistantContent, Message, ToolResultPart, UserContent } from "./types.js";
-export declare class MessageShapeError extends Error {
-    readonly name = "MessageShapeError";
-    readonly code = "invalid-message";
+import { KeelsonError } from "../errors/index.js";
+export declare class MessageShapeError extends KeelsonError<"invalid-message"> {
     readonly path: string;
     readonly detail: string;
     constructor(path: string, detail: string);

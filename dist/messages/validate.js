@@ -1,13 +1,12 @@
 // Shape validation for content blocks and messages, used at every boundary that accepts them
 // (session appends, loaded logs, composed session prefixes). Throws `MessageShapeError`.
 import { previewJson } from "../json/index.js";
-export class MessageShapeError extends Error {
-    name = "MessageShapeError";
-    code = "invalid-message";
+import { KeelsonError } from "../errors/index.js";
+export class MessageShapeError extends KeelsonError {
     path;
     detail;
     constructor(path, detail) {
-        super(`${detail} at ${path}`);
+        super("invalid-message", `${detail} at ${path}`);
         this.path = path;
         this.detail = detail;
     }

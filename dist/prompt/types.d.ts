@@ -1,4 +1,5 @@
 import type { WaterfallHook } from "../hooks/index.js";
+import { KeelsonError } from "../errors/index.js";
 export interface PromptSection {
     /** Identity: an agent-scoped section replaces a global one with the same name. */
     readonly name: string;
@@ -12,6 +13,8 @@ export type PromptHooks = {
     /**
      * Runs every step. Listeners get the merged sections and the variables and may return a
      * different section list (add, drop, rewrite); the innermost default returns them unchanged.
+     * Waterfall, registration order (global listeners outermost). May throw: the turn ends
+     * `error`. Sections and variables are frozen; returned sections are validated, then rendered.
      */
     readonly "system-prompt/assemble": WaterfallHook<[
         sections: readonly PromptSection[],
@@ -19,8 +22,5 @@ export type PromptHooks = {
     ], readonly PromptSection[]>;
 };
 export type PromptErrorCode = "unknown-variable" | "invalid-section";
-export declare class PromptError extends Error {
-    readonly name = "PromptError";
-    readonly code: PromptErrorCode;
-    constructor(code: PromptErrorCode, message: string);
+export declare class PromptError extends KeelsonError<PromptErrorCode> {
 }

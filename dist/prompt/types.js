@@ -1,9 +1,4 @@
-export class PromptError extends Error {
-    name = "PromptError";
-    code;
-    constructor(code, message) {
-        super(message);
-        this.code = code;
-    }
+import { KeelsonError } from "../errors/index.js";
+export class PromptError extends KeelsonError {
 }
 //# sourceMappingURL=types.js.map

@@ -1,20 +1,7 @@
-import type { EpochHeader, ToolSchema } from "../header/index.js";
-import type { JsonValue } from "../json/index.js";
+import type { EpochHeader } from "../header/index.js";
+import type { ModelRequest } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
-/**
- * A loop-built request without its live parts (abort signal, session id): the call config's
- * fields, then `system`, `tools` and `messages`. Absent values are omitted keys, never `undefined`.
- */
-export interface LoopRequest {
-    readonly model: string;
-    readonly system?: string;
-    readonly tools?: readonly ToolSchema[];
-    readonly messages: readonly Message[];
-    readonly temperature?: number;
-    readonly maxTokens?: number;
-    readonly stop?: readonly string[];
-    readonly [key: string]: JsonValue | readonly Message[] | readonly ToolSchema[] | undefined;
-}
+import { KeelsonError } from "../errors/index.js";
 /**
  * One step's request as reconstructed from the log. `history` and `request` are computed on
  * first access (own, enumerable, memoized getters), so reconstructing a whole log is linear
@@ -29,12 +16,11 @@ export interface ReconstructedRequest {
     readonly header: EpochHeader;
     /** Derived history at the boundary, without the prefix. */
     readonly history: readonly Message[];
-    readonly request: LoopRequest;
+    /** What the step sent, without the live parts (signal, session id). */
+    readonly request: ModelRequest;
 }
 export type ReconstructErrorCode = "no-header-at-dispatch" | "bad-replace";
-export declare class ReconstructError extends Error {
-    readonly name = "ReconstructError";
-    readonly code: ReconstructErrorCode;
+export declare class ReconstructError extends KeelsonError<ReconstructErrorCode> {
     readonly seq: number;
     constructor(code: ReconstructErrorCode, message: string, seq: number);
 }

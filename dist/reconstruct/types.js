@@ -1,10 +1,8 @@
-export class ReconstructError extends Error {
-    name = "ReconstructError";
-    code;
+import { KeelsonError } from "../errors/index.js";
+export class ReconstructError extends KeelsonError {
     seq;
     constructor(code, message, seq) {
-        super(message);
-        this.code = code;
+        super(code, message);
         this.seq = seq;
     }
 }

@@ -1,12 +1,10 @@
 // The session layer's one error class. Callers branch on `code`; people read the message.
-export class SessionError extends Error {
-    name = "SessionError";
-    code;
+import { KeelsonError } from "../errors/index.js";
+export class SessionError extends KeelsonError {
     /** The seq (or index) of the offending event, when there is one. */
     seq;
     constructor(code, message, seq, options) {
-        super(message, options);
-        this.code = code;
+        super(code, message, options);
         this.seq = seq;
     }
 }

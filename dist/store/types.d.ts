@@ -1,4 +1,5 @@
 import type { Session, SessionEvent, SessionHeader, SessionOptions } from "../session/index.js";
+import { KeelsonError } from "../errors/index.js";
 /** A live session wired to a store (`SessionStore.attach`). */
 export interface SessionPersistence {
     /** Makes everything appended so far durable; throws if any append was refused by the store. */
@@ -64,9 +65,7 @@ export interface SessionStore {
     close(): Promise<void>;
 }
 export type StoreErrorCode = "invalid-id" | "exists" | "not-found" | "locked" | "not-open" | "already-open" | "seq-gap" | "invalid-event" | "write-failed" | "corrupt" | "foreign" | "closed";
-export declare class StoreError extends Error {
-    readonly name = "StoreError";
-    readonly code: StoreErrorCode;
+export declare class StoreError extends KeelsonError<StoreErrorCode> {
     /** The file concerned, when there is one. */
     readonly file: string | undefined;
     /** 1-based line in `file`, when the problem is on a line. */

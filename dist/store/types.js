@@ -1,13 +1,11 @@
-export class StoreError extends Error {
-    name = "StoreError";
-    code;
+import { KeelsonError } from "../errors/index.js";
+export class StoreError extends KeelsonError {
     /** The file concerned, when there is one. */
     file;
     /** 1-based line in `file`, when the problem is on a line. */
     line;
     constructor(code, message, where = {}) {
-        super(message, where.cause === undefined ? undefined : { cause: where.cause });
-        this.code = code;
+        super(code, message, where);
         this.file = where.file;
         this.line = where.line;
     }

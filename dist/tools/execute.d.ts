@@ -1,6 +1,6 @@
 import type { HookBus } from "../hooks/index.js";
 import type { ToolRegistry } from "./registry.js";
-import type { ToolCallOutcome, ToolHooks, ToolInvocation } from "./types.js";
+import { type ToolCallOutcome, type ToolHooks, type ToolInvocation } from "./types.js";
 export interface ExecuteToolCallInput {
     readonly registry: ToolRegistry;
     readonly hooks: HookBus<ToolHooks>;

@@ -1,5 +1,6 @@
 import { deepFreeze, JsonError, snapshotJson } from "../json/index.js";
 import { MessageShapeError, validateToolResultContent, validateUserContent, } from "../messages/index.js";
+import { ToolError, } from "./types.js";
 const failure = (error, text) => ({
     content: [{ type: "text", text }],
     isError: true,
@@ -35,7 +36,7 @@ export async function executeToolCall(input) {
             return failure("denied", `Tool call denied: ${decision.reason}`);
         // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
         if (decision?.action !== "allow")
-            throw new Error(`unknown tools/pre-execute decision ${describe(decision?.action)}`);
+            throw new ToolError("invalid-hook-decision", `unknown tools/pre-execute decision ${describe(decision?.action)}`);
         return run(input, invocation, signal);
     });
     return guarded(hooks, "tools/post-execute", async () => {
@@ -49,7 +50,7 @@ export async function executeToolCall(input) {
             };
         }
         if (decision.action !== "accept")
-            throw new Error(`unknown tools/post-execute decision ${describe(decision.action)}`);
+            throw new ToolError("invalid-hook-decision", `unknown tools/post-execute decision ${describe(decision.action)}`);
         if (decision.content !== undefined)
             validateToolResultContent(snapshotJson(decision.content), "content");
         return {
@@ -60,18 +61,15 @@ export async function executeToolCall(input) {
     });
 }
 async function run(input, invocation, outer) {
-    const tool = input.registry.get(invocation.name);
-    if (tool === undefined)
-        return failure("unknown-tool", `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${input.registry
-            .schemas()
-            .map((t) => t.name)
-            .join(", ") || "none"}.`);
+    const registered = input.registry.entry(invocation.name);
+    const tool = registered?.tool;
+    if (registered === undefined || tool === undefined)
+        return failure("unknown-tool", `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${input.registry.names().join(", ") || "none"}.`);
     if (invocation.arguments === undefined)
         return failure("invalid-arguments", `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`);
-    const parsed = tool.input.safeParse(invocation.arguments);
-    if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-        return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${issues}`);
+    const parsed = await registered.input.validate(invocation.arguments);
+    if (!parsed.ok) {
+        return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${parsed.issues}`);
     }
     if (outer.aborted)
         return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
@@ -82,7 +80,7 @@ async function run(input, invocation, outer) {
     let timer;
     const stopped = new Promise((resolve) => {
         timer = setTimeout(() => {
-            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            controller.abort(new ToolError("timeout", `timed out after ${timeoutMs} ms`));
             resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
         }, timeoutMs);
         controller.signal.addEventListener("abort", () => {
@@ -98,7 +96,7 @@ async function run(input, invocation, outer) {
     };
     const executed = (async () => {
         try {
-            return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
+            return normalizeOutput(await tool.execute(parsed.value, context), tool.name);
         }
         catch (error) {
             return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);

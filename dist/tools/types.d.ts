@@ -1,7 +1,8 @@
-import type { z } from "zod";
 import type { WaterfallHook } from "../hooks/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { ToolResultPart, UserContent } from "../messages/index.js";
+import { KeelsonError } from "../errors/index.js";
+import type { ArgsOf, ToolInput } from "./input-schema.js";
 /** What a tool's `execute` may return: text, or parts with an optional error flag and metadata. */
 export type ToolOutput = string | {
     readonly content: readonly ToolResultPart[];
@@ -15,14 +16,19 @@ export interface ToolContext {
     readonly sessionId: string;
     readonly cwd?: string;
 }
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+/**
+ * A tool. `input` is a zod 4 schema (or any Standard Schema with a JSON Schema converter), a
+ * plain JSON Schema object, or `jsonSchema<Args>(schema, { validate })`; `execute` receives the
+ * validated arguments.
+ */
+export interface ToolDefinition<S extends ToolInput = ToolInput> {
     /** Unique; what the model calls. Letters, digits, `_` and `-` (every provider accepts those). */
     readonly name: string;
     readonly description: string;
     readonly input: S;
     /** Per-call timeout in ms (the pipeline's default applies when absent). */
     readonly timeoutMs?: number;
-    execute(args: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
+    execute(args: ArgsOf<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 /** One call as the hooks see it. `arguments` is the parsed JSON (undefined if it did not parse). */
 export interface ToolInvocation {
@@ -60,17 +66,25 @@ export interface ToolCallOutcome {
     readonly additionalContext?: readonly UserContent[];
 }
 export type ToolHooks = {
-    /** Before execution: allow, or deny with a reason the model sees. Default: allow. */
+    /**
+     * Before execution: allow, or deny with a reason the model sees. Default: allow. Waterfall,
+     * registration order (global listeners outermost); the first listener that does not call
+     * `next()` decides. May throw: the call becomes an error result the model sees (reported on
+     * the bus). Receives the frozen invocation; only an explicit `allow` runs the tool.
+     */
     readonly "tools/pre-execute": WaterfallHook<[call: ToolInvocation], PreExecuteDecision>;
     /**
      * After execution (including failed ones): accept (optionally replacing the content and adding
      * context for the next request) or block (the model sees `feedback` as an error result).
-     * Default: accept unchanged.
+     * Default: accept unchanged. Waterfall, registration order. May throw: the call becomes an
+     * error result (reported on the bus). Receives the frozen invocation and a deep-frozen
+     * outcome; returned content and context are validated and copied before they are logged.
      */
     readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
 };
-export declare class ToolError extends Error {
-    readonly name = "ToolError";
-    readonly code: "invalid-tool" | "duplicate-tool";
-    constructor(code: "invalid-tool" | "duplicate-tool", message: string);
+/**
+ * A refused tool definition (`invalid-tool`, `duplicate-tool`), schemas asked for before they are
+ * ready (`not-ready`), a hook's unknown decision, or a call's timeout (the abort reason).
+ */
+export declare class ToolError extends KeelsonError<"invalid-tool" | "duplicate-tool" | "not-ready" | "invalid-hook-decision" | "timeout"> {
 }

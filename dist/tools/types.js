@@ -1,9 +1,8 @@
-export class ToolError extends Error {
-    name = "ToolError";
-    code;
-    constructor(code, message) {
-        super(message);
-        this.code = code;
-    }
+import { KeelsonError } from "../errors/index.js";
+/**
+ * A refused tool definition (`invalid-tool`, `duplicate-tool`), schemas asked for before they are
+ * ready (`not-ready`), a hook's unknown decision, or a call's timeout (the abort reason).
+ */
+export class ToolError extends KeelsonError {
 }
 //# sourceMappingURL=types.js.map

@@ -2,8 +2,7 @@
 // an abort kills everything it started. stdout and stderr are interleaved in arrival order and
 // capped; the exit code is always reported and a non-zero exit is an error result.
 import { spawn } from "node:child_process";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import type { ToolOutput } from "../tools/index.js";
 import { DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
 import type { BuiltinToolOptions } from "./types.js";
@@ -13,15 +12,18 @@ export const MAX_BASH_TIMEOUT_MS = 600_000;
 /** After bash exits, how long background children may keep its pipes open before we stop reading. */
 const DRAIN_MS = 1000;
 
-const input = z.object({
-  command: z.string().min(1).describe("Shell command, run with bash -lc in the workspace root"),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_BASH_TIMEOUT_MS)
-    .optional()
-    .describe(`Kill the command after this many ms (default ${DEFAULT_BASH_TIMEOUT_MS})`),
+const input = jsonSchema<{ command: string; timeoutMs?: number }>({
+  type: "object",
+  properties: {
+    command: { type: "string", minLength: 1, description: "Shell command, run with bash -lc in the workspace root" },
+    timeoutMs: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_BASH_TIMEOUT_MS,
+      description: `Kill the command after this many ms (default ${DEFAULT_BASH_TIMEOUT_MS})`,
+    },
+  },
+  required: ["command"],
 });
 
 export function bashTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {

@@ -2,16 +2,23 @@
 // `replaceAll` is set; absent or ambiguous matches are refused with the count, so the model adds
 // context instead of editing the wrong place. Replacement is literal (no `$&` patterns).
 import { readFile, writeFile } from "node:fs/promises";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 
-const input = z.object({
-  path: z.string().min(1).describe("File to edit, relative to the workspace root"),
-  oldString: z.string().min(1).describe("Exact text to replace (must be unique unless replaceAll)"),
-  newString: z.string().describe("Replacement text"),
-  replaceAll: z.boolean().optional().describe("Replace every occurrence"),
+const input = jsonSchema<{ path: string; oldString: string; newString: string; replaceAll?: boolean }>({
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "File to edit, relative to the workspace root" },
+    oldString: {
+      type: "string",
+      minLength: 1,
+      description: "Exact text to replace (must be unique unless replaceAll)",
+    },
+    newString: { type: "string", description: "Replacement text" },
+    replaceAll: { type: "boolean", description: "Replace every occurrence" },
+  },
+  required: ["path", "oldString", "newString"],
 });
 
 export function editTool({ workspace }: BuiltinToolOptions) {

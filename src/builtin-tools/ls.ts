@@ -1,12 +1,14 @@
 // `ls`: one directory's entries, sorted by code unit; directories end in `/`, symlinks in `@`.
 import { readdir, stat } from "node:fs/promises";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 
-const input = z.object({
-  path: z.string().optional().describe("Directory to list, relative to the workspace root (default: the root)"),
+const input = jsonSchema<{ path?: string }>({
+  type: "object",
+  properties: {
+    path: { type: "string", description: "Directory to list, relative to the workspace root (default: the root)" },
+  },
 });
 
 export function lsTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {

@@ -1,17 +1,20 @@
 // `read`: a text file with line numbers (`cat -n` style), optionally a range of lines. Directories
 // and binary files (a NUL byte in the first 8 KiB) are refused; long files say how to continue.
 import { readFile, stat } from "node:fs/promises";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 
 const DEFAULT_LIMIT = 2000;
 
-const input = z.object({
-  path: z.string().describe("File to read, relative to the workspace root"),
-  offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
-  limit: z.number().int().min(1).optional().describe(`How many lines to show (default ${DEFAULT_LIMIT})`),
+const input = jsonSchema<{ path: string; offset?: number; limit?: number }>({
+  type: "object",
+  properties: {
+    path: { type: "string", description: "File to read, relative to the workspace root" },
+    offset: { type: "integer", minimum: 1, description: "First line to show (1-based)" },
+    limit: { type: "integer", minimum: 1, description: `How many lines to show (default ${DEFAULT_LIMIT})` },
+  },
+  required: ["path"],
 });
 
 export function readTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {

@@ -1,14 +1,17 @@
 // `write`: creates or overwrites a file with the given content, creating parent directories.
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
-import { defineTool } from "../tools/index.js";
+import { defineTool, jsonSchema } from "../tools/index.js";
 import { reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 
-const input = z.object({
-  path: z.string().min(1).describe("File to write, relative to the workspace root"),
-  content: z.string().describe("The complete new content of the file"),
+const input = jsonSchema<{ path: string; content: string }>({
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "File to write, relative to the workspace root" },
+    content: { type: "string", description: "The complete new content of the file" },
+  },
+  required: ["path", "content"],
 });
 
 export function writeTool({ workspace }: BuiltinToolOptions) {

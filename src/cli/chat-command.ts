@@ -9,6 +9,7 @@ import { openStore } from "./log-source.js";
 import { chooseModel, requireKey } from "./model-selection.js";
 import { resumeTarget } from "./resume-command.js";
 import { workingDirectory } from "./run-command.js";
+import { summaryOf } from "./commands.js";
 
 interface ChatFlags {
   readonly model?: string;
@@ -21,7 +22,7 @@ interface ChatFlags {
 export function registerChat(program: Command): void {
   program
     .command("chat")
-    .description("chat interactively: streamed answers, per-turn token/cache/cost footer, slash commands (/help)")
+    .description(summaryOf("chat"))
     .option(
       "-m, --model <provider:model>",
       "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL",

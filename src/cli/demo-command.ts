@@ -19,6 +19,7 @@ import type { Message } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
+import { summaryOf } from "./commands.js";
 
 const MODEL = "emulator:emulator-anthropic";
 
@@ -65,9 +66,7 @@ function countingPlugin(instance: Instance): AgentPlugin {
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description(
-      "the offline main job: an agent on the built-in emulator, resumed and forked, then verified and cache-audited",
-    )
+    .description(summaryOf("demo"))
     .option("--keep", "keep the scratch workspace (it is removed by default; sessions always stay)")
     .action(async (flags: { keep?: boolean }) => {
       process.exitCode = await runDemo(flags.keep === true);

@@ -7,13 +7,14 @@ import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/i
 import { CliError } from "./errors.js";
 import { loadLog } from "./log-source.js";
 import type { Wire } from "./wire-payload.js";
+import { summaryOf } from "./commands.js";
 
 const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
 
 export function registerRequests(program: Command): void {
   program
     .command("requests")
-    .description("print every reconstructed request of a session as JSON")
+    .description(summaryOf("requests"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .option("--step <n|turn.step>", "only one request: its 1-based index, or turn.step")
     .addOption(new Option("--wire <provider>", "print the exact provider payload").choices(WIRES))

@@ -11,6 +11,7 @@ import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, type ModelChoice, openProvider, type ProviderHandle, parseModel } from "./model-selection.js";
 import { type TurnFlags, workingDirectory } from "./run-command.js";
+import { summaryOf } from "./commands.js";
 
 interface ResumeFlags extends TurnFlags {
   readonly last?: boolean;
@@ -19,7 +20,7 @@ interface ResumeFlags extends TurnFlags {
 export function registerResume(program: Command): void {
   program
     .command("resume")
-    .description("resume a stored session (or the most recently used with --last) and run one headless turn")
+    .description(summaryOf("resume"))
     .argument("[id]", "session id (omit with --last)")
     .argument("[prompt]", "the user prompt")
     .option("--last", "resume the most recently used session")

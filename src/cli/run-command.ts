@@ -7,6 +7,7 @@ import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, openProvider } from "./model-selection.js";
+import { summaryOf } from "./commands.js";
 
 export interface TurnFlags {
   readonly model?: string;
@@ -18,7 +19,7 @@ export interface TurnFlags {
 export function registerRun(program: Command): void {
   program
     .command("run")
-    .description("run one headless turn in a new session and print the answer")
+    .description(summaryOf("run"))
     .argument("<prompt>", "the user prompt")
     .option(
       "-m, --model <provider:model>",

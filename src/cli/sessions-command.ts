@@ -7,6 +7,7 @@ import type { Session, SessionEvent } from "../session/index.js";
 import { describeError } from "./errors.js";
 import { openStore } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
+import { summaryOf } from "./commands.js";
 
 type Row =
   | { readonly kind: "session"; readonly session: Session }
@@ -15,7 +16,7 @@ type Row =
 export function registerSessions(program: Command): void {
   program
     .command("sessions")
-    .description("list stored sessions ($KEELSON_HOME/sessions)")
+    .description(summaryOf("sessions"))
     .option("--json", "one JSON object per session")
     .action(async (flags: { json?: boolean }) => {
       const store = openStore();

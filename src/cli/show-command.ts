@@ -7,11 +7,12 @@ import type { Message } from "../messages/index.js";
 import type { AnySessionEvent, SessionEvent } from "../session/index.js";
 import { loadLog } from "./log-source.js";
 import { contentText, indent, messageText, preview } from "./transcript.js";
+import { summaryOf } from "./commands.js";
 
 export function registerShow(program: Command): void {
   program
     .command("show")
-    .description("print a readable transcript of a stored session")
+    .description(summaryOf("show"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
       const { file, session } = await loadLog(target);

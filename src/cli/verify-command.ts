@@ -7,6 +7,7 @@ import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct
 import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
 import { fileOfTarget, isFileTarget, type RawLog, readRawLog } from "./log-source.js";
+import { summaryOf } from "./commands.js";
 
 interface Issue {
   readonly line?: number;
@@ -18,7 +19,7 @@ interface Issue {
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description("check a stored log's structure and reconstruct every request; exit 1 if it is not clean")
+    .description(summaryOf("verify"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
       const file = fileOfTarget(target);

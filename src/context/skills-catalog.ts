@@ -3,11 +3,10 @@
 // loads one skill's body on demand. Discovery runs at composition time, once per loop instance;
 // the tool answers from that same discovery, so the catalog and the tool never disagree.
 import { isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
 import type { AgentPlugin } from "../loop/index.js";
 import type { UserMessage } from "../messages/index.js";
 import { keelsonHome } from "../home/index.js";
-import { defineTool, type ToolDefinition } from "../tools/index.js";
+import { defineTool, jsonSchema, type ToolDefinition } from "../tools/index.js";
 import { agentCwd, findProjectRoot } from "./paths.js";
 import { escapeXml, systemReminder } from "./reminder.js";
 import { discoverSkills } from "./skills-discovery.js";
@@ -77,7 +76,11 @@ function skillTool(skills: () => Promise<ReadonlyMap<string, Skill>>): ToolDefin
     name: "skill",
     description:
       "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
-    input: z.object({ name: z.string().describe("The skill's name, as listed in the skills reminder.") }),
+    input: jsonSchema<{ name: string }>({
+      type: "object",
+      properties: { name: { type: "string", description: "The skill's name, as listed in the skills reminder." } },
+      required: ["name"],
+    }),
     execute: async ({ name }) => {
       const known = await skills();
       const skill = known.get(name);

@@ -10,7 +10,7 @@ import {
   ProviderError,
   type ProviderRequest,
   type StreamChunk,
-} from "../llm/index.js";
+} from "../llm/core.js";
 import type { Message, Usage } from "../messages/index.js";
 import { AnthropicCacheModel, type CacheBlock, type CacheSegment, PrefixCacheModel } from "./cache-model.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";

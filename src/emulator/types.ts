@@ -35,7 +35,7 @@ export type EmulatorModelFunction = (request: EmulatorRequest) => ScriptedReply 
 export type EmulatorModelOption = "rule-based" | EmulatorModel | EmulatorModelFunction;
 
 /** The content variant of a ScriptedReply (not `'hang'`, `{error}` or `{throws}`). */
-export type { ContentReply } from "../llm/index.js";
+export type { ContentReply } from "../llm/core.js";
 
 /** Milliseconds; the cache models' TTLs and the OpenAI `created` field read it. */
 export interface Clock {

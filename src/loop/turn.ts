@@ -170,6 +170,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const step = ++state.step;
     const system = await assembleSystemPrompt(hooks, ctx.prompt.list(), ctx.promptVars);
     checkAbort(signal);
+    await ctx.tools.ready();
     const tools = ctx.tools.schemas();
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
     await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
@@ -235,6 +236,7 @@ async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> 
       "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())",
     );
   const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.list(), ctx.promptVars);
+  await ctx.tools.ready();
   checkAbort(signal);
   const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
   await gate.compactNow(ctx.agent, system, prefix, signal);

@@ -103,15 +103,13 @@ async function run(
   invocation: ToolInvocation,
   outer: AbortSignal,
 ): Promise<ToolCallOutcome> {
-  const tool = input.registry.get(invocation.name);
-  if (tool === undefined)
+  const registered = input.registry.entry(invocation.name);
+  const tool = registered?.tool;
+  if (registered === undefined || tool === undefined)
     return failure(
       "unknown-tool",
       `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${
-        input.registry
-          .schemas()
-          .map((t) => t.name)
-          .join(", ") || "none"
+        input.registry.names().join(", ") || "none"
       }.`,
     );
   if (invocation.arguments === undefined)
@@ -119,10 +117,9 @@ async function run(
       "invalid-arguments",
       `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`,
     );
-  const parsed = tool.input.safeParse(invocation.arguments);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${issues}`);
+  const parsed = await registered.input.validate(invocation.arguments);
+  if (!parsed.ok) {
+    return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${parsed.issues}`);
   }
   if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
@@ -147,7 +144,7 @@ async function run(
   };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {
-      return normalizeOutput(await tool.execute(parsed.data, context), tool.name);
+      return normalizeOutput(await tool.execute(parsed.value as never, context), tool.name);
     } catch (error) {
       return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
     }

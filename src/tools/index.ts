@@ -1,6 +1,16 @@
-// Public API of the tools layer (depends on hooks, json, messages, header types; zod).
+// Public API of the tools layer (depends on errors, hooks, json, messages, llm types). Imports no zod.
 export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
-export { defineTool, ToolRegistry } from "./registry.js";
+export {
+  type ArgsOf,
+  type CompiledInput,
+  compileInput,
+  type JsonSchemaInput,
+  jsonSchema,
+  type StandardResult,
+  type StandardSchema,
+  type ToolInput,
+} from "./input-schema.js";
+export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
 export type {
   PostExecuteDecision,
   PreExecuteDecision,

@@ -1,10 +1,10 @@
-// Tool vocabulary: definitions (zod input schemas), the invocation the pipeline hands to hooks,
+// Tool vocabulary: definitions (zod, Standard Schema or JSON Schema inputs), the invocation the pipeline hands to hooks,
 // the hook decisions, and the outcome the loop logs as a `tool/result`.
-import type { z } from "zod";
 import type { WaterfallHook } from "../hooks/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { ToolResultPart, UserContent } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
+import type { ArgsOf, ToolInput } from "./input-schema.js";
 
 /** What a tool's `execute` may return: text, or parts with an optional error flag and metadata. */
 export type ToolOutput =
@@ -19,14 +19,19 @@ export interface ToolContext {
   readonly cwd?: string;
 }
 
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+/**
+ * A tool. `input` is a zod 4 schema (or any Standard Schema with a JSON Schema converter), a
+ * plain JSON Schema object, or `jsonSchema<Args>(schema, { validate })`; `execute` receives the
+ * validated arguments.
+ */
+export interface ToolDefinition<S extends ToolInput = ToolInput> {
   /** Unique; what the model calls. Letters, digits, `_` and `-` (every provider accepts those). */
   readonly name: string;
   readonly description: string;
   readonly input: S;
   /** Per-call timeout in ms (the pipeline's default applies when absent). */
   readonly timeoutMs?: number;
-  execute(args: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
+  execute(args: ArgsOf<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 
 /** One call as the hooks see it. `arguments` is the parsed JSON (undefined if it did not parse). */
@@ -88,5 +93,10 @@ export type ToolHooks = {
   readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
 };
 
-/** A refused tool definition (`invalid-tool`, `duplicate-tool`), a hook's unknown decision, or a call's timeout (the abort reason). */
-export class ToolError extends KeelsonError<"invalid-tool" | "duplicate-tool" | "invalid-hook-decision" | "timeout"> {}
+/**
+ * A refused tool definition (`invalid-tool`, `duplicate-tool`), schemas asked for before they are
+ * ready (`not-ready`), a hook's unknown decision, or a call's timeout (the abort reason).
+ */
+export class ToolError extends KeelsonError<
+  "invalid-tool" | "duplicate-tool" | "not-ready" | "invalid-hook-decision" | "timeout"
+> {}

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { HeaderWriter, JsonlSessionStore, reconstructRequests, Session, verifyLog } from "../../src/index.js";
+import { HeaderWriter } from "../../src/header/index.js";
+import { JsonlSessionStore, reconstructRequests, Session, verifyLog } from "../../src/index.js";
 
 test("the README's library example works as written", async () => {
   const root = await mkdtemp(join(tmpdir(), "keelson-readme-"));

@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
 export interface AnthropicProviderOptions {
     /** Defaults to `$ANTHROPIC_API_KEY`. */
@@ -13,11 +13,14 @@ export interface AnthropicProviderOptions {
     /** Fail a stream that sends nothing for this long (ms). Default 60 000. */
     readonly stallTimeoutMs?: number;
 }
+type AnthropicSdk = typeof import("@anthropic-ai/sdk");
 export declare class AnthropicProvider implements Provider {
     #private;
     readonly id: string;
+    /** Throws ProviderError('auth') when no key is found (before any SDK is loaded). */
     constructor(options?: AnthropicProviderOptions);
     stream(request: ProviderRequest): AsyncGenerator<StreamChunk>;
 }
 /** Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors. */
-export declare function toProviderError(error: unknown): ProviderError;
+export declare function toProviderError(error: unknown, { default: Anthropic }: AnthropicSdk): ProviderError;
+export {};

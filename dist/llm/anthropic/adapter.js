@@ -1,17 +1,19 @@
-// AnthropicProvider: Keelson's Provider over the official `@anthropic-ai/sdk` streaming Messages
-// API. The SDK's own retries are off (`maxRetries: 0`): Keelson retries in the loop, where each
-// attempt is logged. Errors become ProviderErrors with stable codes (see http-errors.ts).
-import Anthropic from "@anthropic-ai/sdk";
 import { httpError } from "../http-errors.js";
 import { withStallTimeout } from "../stall.js";
 import { ProviderError } from "../types.js";
 import { AnthropicStreamMapper } from "./stream.js";
 import { toAnthropicParams } from "./wire.js";
+let sdkLoading;
+/** `@anthropic-ai/sdk`, imported once, on first use. */
+const anthropicSdk = () => (sdkLoading ??= import("@anthropic-ai/sdk"));
 export class AnthropicProvider {
     id;
+    /** The SDK client, made on the first request from `#clientOptions` (or the one given). */
     #client;
+    #clientOptions;
     #defaultMaxTokens;
     #stallTimeoutMs;
+    /** Throws ProviderError('auth') when no key is found (before any SDK is loaded). */
     constructor(options = {}) {
         this.id = options.id ?? "anthropic";
         this.#defaultMaxTokens = options.defaultMaxTokens ?? 8192;
@@ -24,7 +26,12 @@ export class AnthropicProvider {
         if (!apiKey)
             throw new ProviderError("auth", "no Anthropic API key: set ANTHROPIC_API_KEY or pass `apiKey`");
         const baseURL = options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
-        this.#client = new Anthropic({ apiKey, maxRetries: 0, ...(baseURL ? { baseURL } : {}) });
+        this.#clientOptions = { apiKey, ...(baseURL ? { baseURL } : {}) };
+    }
+    async #connect() {
+        const sdk = await anthropicSdk();
+        this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
+        return { client: this.#client, sdk };
     }
     async *stream(request) {
         const params = toAnthropicParams(request, { defaultMaxTokens: this.#defaultMaxTokens });
@@ -35,8 +42,11 @@ export class AnthropicProvider {
         else
             request.signal.addEventListener("abort", forward, { once: true });
         const mapper = new AnthropicStreamMapper();
+        let sdk;
         try {
-            const events = await this.#client.messages.create({ ...params, stream: true }, { signal: controller.signal });
+            const connection = await this.#connect();
+            sdk = connection.sdk;
+            const events = await connection.client.messages.create({ ...params, stream: true }, { signal: controller.signal });
             for await (const event of withStallTimeout(events, this.#stallTimeoutMs, () => controller.abort())) {
                 yield* mapper.map(event);
             }
@@ -47,7 +57,7 @@ export class AnthropicProvider {
         catch (error) {
             if (request.signal.aborted)
                 return; // the loop sees its own signal
-            throw toProviderError(error);
+            throw toProviderError(error, sdk ?? (await anthropicSdk()));
         }
         finally {
             request.signal.removeEventListener("abort", forward);
@@ -55,7 +65,7 @@ export class AnthropicProvider {
     }
 }
 /** Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors. */
-export function toProviderError(error) {
+export function toProviderError(error, { default: Anthropic }) {
     if (error instanceof ProviderError)
         return error;
     if (error instanceof Anthropic.APIConnectionError)

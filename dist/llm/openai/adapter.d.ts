@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { type Provider, type ProviderRequest, type StreamChunk } from "../types.js";
 import { type ChatWireOptions } from "./wire.js";
 export interface OpenAICompatibleOptions {
@@ -25,10 +25,14 @@ export interface OpenAICompatibleOptions {
 }
 /** The wire mapping options a provider with `options` uses (also what `keelson requests --wire` replays). */
 export declare function chatWireOptions(options: Pick<OpenAICompatibleOptions, "flavor" | "systemRole" | "promptCacheKey">): ChatWireOptions;
+type OpenAISdk = typeof import("openai");
+/** The `openai` SDK, imported once, on first use. */
+export declare const openaiSdk: () => Promise<OpenAISdk>;
 export declare class OpenAICompatibleProvider implements Provider {
     #private;
     readonly id: string;
-    /** Throws ProviderError('auth') naming the env var when no key is found. */
+    /** Throws ProviderError('auth') naming the env var when no key is found (before any SDK is loaded). */
     constructor(options: OpenAICompatibleOptions);
     stream(request: ProviderRequest): AsyncGenerator<StreamChunk>;
 }
+export {};

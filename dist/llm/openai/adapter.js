@@ -1,9 +1,3 @@
-// OpenAICompatibleProvider: the Provider for OpenAI, DeepSeek and any server that speaks Chat
-// Completions, through the official `openai` SDK in streaming mode. The flavor decides the wire
-// details (wire.ts), the stream mapper turns SDK chunks into Keelson chunks (stream.ts), and
-// failures become ProviderErrors (errors.ts). The SDK never retries (`maxRetries: 0`): retries
-// belong to the loop, which logs each attempt and discards partial streams.
-import OpenAI from "openai";
 import { ProviderError } from "../types.js";
 import { toProviderError } from "./errors.js";
 import { ChatChunkMapper } from "./stream.js";
@@ -20,15 +14,21 @@ export function chatWireOptions(options) {
         reasoningReplay: options.flavor === "deepseek" ? "tool-turns" : "none",
     };
 }
+let sdkLoading;
+/** The `openai` SDK, imported once, on first use. */
+export const openaiSdk = () => (sdkLoading ??= import("openai"));
 export class OpenAICompatibleProvider {
     id;
+    /** The SDK client, made on the first request from `#clientOptions` (or the one given). */
     #client;
+    #clientOptions;
     #wire;
     #stallTimeoutMs;
-    /** Throws ProviderError('auth') naming the env var when no key is found. */
+    /** Throws ProviderError('auth') naming the env var when no key is found (before any SDK is loaded). */
     constructor(options) {
         this.id = options.id ?? options.flavor;
-        this.#client = options.client ?? createClient(options);
+        this.#client = options.client;
+        this.#clientOptions = options.client === undefined ? clientOptions(options) : undefined;
         this.#stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
         this.#wire = chatWireOptions(options);
     }
@@ -41,8 +41,11 @@ export class OpenAICompatibleProvider {
         if (request.signal.aborted)
             forward();
         const watch = new StallWatch(this.#stallTimeoutMs, () => controller.abort());
+        let sdk;
         try {
             watch.arm();
+            sdk = await openaiSdk();
+            this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
             const chunks = await this.#client.chat.completions.create(params, { signal: controller.signal });
             const mapper = new ChatChunkMapper();
             for await (const chunk of chunks) {
@@ -63,7 +66,7 @@ export class OpenAICompatibleProvider {
                 yield out;
         }
         catch (error) {
-            throw toProviderError(error, {
+            throw toProviderError(error, sdk ?? (await openaiSdk()), {
                 stalled: watch.stalled,
                 aborted: request.signal.aborted,
                 stallTimeoutMs: this.#stallTimeoutMs,
@@ -76,18 +79,18 @@ export class OpenAICompatibleProvider {
         }
     }
 }
-function createClient(options) {
+function clientOptions(options) {
     if (options.flavor === "compatible") {
         if (!options.baseURL)
             throw new ProviderError("invalid-request", `OpenAICompatibleProvider(flavor "compatible") needs a baseURL (including /v1)`);
-        return new OpenAI({ apiKey: options.apiKey || "no-key", baseURL: options.baseURL, maxRetries: 0 });
+        return { apiKey: options.apiKey || "no-key", baseURL: options.baseURL };
     }
     const env = KEY_ENV[options.flavor];
     const apiKey = options.apiKey || process.env[env];
     if (!apiKey)
         throw new ProviderError("auth", `no API key for the ${options.flavor} provider: set ${env} or pass apiKey`);
     const baseURL = options.baseURL ?? (options.flavor === "deepseek" ? DEEPSEEK_BASE_URL : undefined);
-    return new OpenAI({ apiKey, maxRetries: 0, ...(baseURL === undefined ? {} : { baseURL }) });
+    return { apiKey, ...(baseURL === undefined ? {} : { baseURL }) };
 }
 /** A one-shot timer re-armed around every await on the provider. */
 class StallWatch {

@@ -6,4 +6,4 @@ export interface FailureContext {
     readonly stallTimeoutMs: number;
 }
 /** The error to throw for `error`: a ProviderError, or the abort error itself. */
-export declare function toProviderError(error: unknown, context: FailureContext): unknown;
+export declare function toProviderError(error: unknown, { APIConnectionError, APIError, APIUserAbortError }: typeof import("openai"), context: FailureContext): unknown;

@@ -1,9 +1,3 @@
-// What the openai SDK throws → ProviderError, so the loop's retry policy sees one vocabulary:
-// HTTP failures go through the shared `httpError`; connection failures, drops mid-stream and
-// stalls are retryable; an error event inside a 200 stream (no status) is classified by its
-// message. Aborts are not failures: the SDK's abort error is returned as is, for the loop,
-// which checks the signal, to see.
-import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { httpError } from "../http-errors.js";
 import { ProviderError } from "../types.js";
 // undici: `TypeError: terminated` (cause `UND_ERR_SOCKET`) when the socket closes mid-body.
@@ -21,7 +15,7 @@ const CONNECTION_CODES = new Set([
     "UND_ERR_BODY_TIMEOUT",
 ]);
 /** The error to throw for `error`: a ProviderError, or the abort error itself. */
-export function toProviderError(error, context) {
+export function toProviderError(error, { APIConnectionError, APIError, APIUserAbortError }, context) {
     if (error instanceof ProviderError)
         return error;
     if (context.stalled) {

@@ -1,7 +1,8 @@
 // AnthropicProvider: Keelson's Provider over the official `@anthropic-ai/sdk` streaming Messages
 // API. The SDK's own retries are off (`maxRetries: 0`): Keelson retries in the loop, where each
-// attempt is logged. Errors become ProviderErrors with stable codes (see http-errors.ts).
-import Anthropic from "@anthropic-ai/sdk";
+// attempt is logged. Errors become ProviderErrors with stable codes (see http-errors.ts). The
+// SDK is loaded on the first request (not at import), so importing Keelson costs no SDK.
+import type Anthropic from "@anthropic-ai/sdk";
 import { httpError } from "../http-errors.js";
 import { withStallTimeout } from "../stall.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
@@ -22,12 +23,20 @@ export interface AnthropicProviderOptions {
   readonly stallTimeoutMs?: number;
 }
 
+type AnthropicSdk = typeof import("@anthropic-ai/sdk");
+let sdkLoading: Promise<AnthropicSdk> | undefined;
+/** `@anthropic-ai/sdk`, imported once, on first use. */
+const anthropicSdk = (): Promise<AnthropicSdk> => (sdkLoading ??= import("@anthropic-ai/sdk"));
+
 export class AnthropicProvider implements Provider {
   readonly id: string;
-  readonly #client: Anthropic;
+  /** The SDK client, made on the first request from `#clientOptions` (or the one given). */
+  #client: Anthropic | undefined;
+  readonly #clientOptions: { readonly apiKey: string; readonly baseURL?: string } | undefined;
   readonly #defaultMaxTokens: number;
   readonly #stallTimeoutMs: number;
 
+  /** Throws ProviderError('auth') when no key is found (before any SDK is loaded). */
   constructor(options: AnthropicProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
     this.#defaultMaxTokens = options.defaultMaxTokens ?? 8192;
@@ -39,7 +48,13 @@ export class AnthropicProvider implements Provider {
     const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!apiKey) throw new ProviderError("auth", "no Anthropic API key: set ANTHROPIC_API_KEY or pass `apiKey`");
     const baseURL = options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
-    this.#client = new Anthropic({ apiKey, maxRetries: 0, ...(baseURL ? { baseURL } : {}) });
+    this.#clientOptions = { apiKey, ...(baseURL ? { baseURL } : {}) };
+  }
+
+  async #connect(): Promise<{ client: Anthropic; sdk: AnthropicSdk }> {
+    const sdk = await anthropicSdk();
+    this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
+    return { client: this.#client, sdk };
   }
 
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
@@ -49,8 +64,14 @@ export class AnthropicProvider implements Provider {
     if (request.signal.aborted) forward();
     else request.signal.addEventListener("abort", forward, { once: true });
     const mapper = new AnthropicStreamMapper();
+    let sdk: AnthropicSdk | undefined;
     try {
-      const events = await this.#client.messages.create({ ...params, stream: true }, { signal: controller.signal });
+      const connection = await this.#connect();
+      sdk = connection.sdk;
+      const events = await connection.client.messages.create(
+        { ...params, stream: true },
+        { signal: controller.signal },
+      );
       for await (const event of withStallTimeout(events, this.#stallTimeoutMs, () => controller.abort())) {
         yield* mapper.map(event);
       }
@@ -59,7 +80,7 @@ export class AnthropicProvider implements Provider {
       }
     } catch (error) {
       if (request.signal.aborted) return; // the loop sees its own signal
-      throw toProviderError(error);
+      throw toProviderError(error, sdk ?? (await anthropicSdk()));
     } finally {
       request.signal.removeEventListener("abort", forward);
     }
@@ -67,7 +88,7 @@ export class AnthropicProvider implements Provider {
 }
 
 /** Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors. */
-export function toProviderError(error: unknown): ProviderError {
+export function toProviderError(error: unknown, { default: Anthropic }: AnthropicSdk): ProviderError {
   if (error instanceof ProviderError) return error;
   if (error instanceof Anthropic.APIConnectionError)
     return new ProviderError("connection", `could not reach Anthropic: ${error.message}`, {

@@ -2,8 +2,9 @@
 // Completions, through the official `openai` SDK in streaming mode. The flavor decides the wire
 // details (wire.ts), the stream mapper turns SDK chunks into Keelson chunks (stream.ts), and
 // failures become ProviderErrors (errors.ts). The SDK never retries (`maxRetries: 0`): retries
-// belong to the loop, which logs each attempt and discards partial streams.
-import OpenAI from "openai";
+// belong to the loop, which logs each attempt and discards partial streams. The SDK is loaded
+// on the first request (not at import), so importing Keelson costs no SDK.
+import type OpenAI from "openai";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
 import { toProviderError } from "./errors.js";
 import { ChatChunkMapper } from "./stream.js";
@@ -48,16 +49,24 @@ export function chatWireOptions(
   };
 }
 
+type OpenAISdk = typeof import("openai");
+let sdkLoading: Promise<OpenAISdk> | undefined;
+/** The `openai` SDK, imported once, on first use. */
+export const openaiSdk = (): Promise<OpenAISdk> => (sdkLoading ??= import("openai"));
+
 export class OpenAICompatibleProvider implements Provider {
   readonly id: string;
-  readonly #client: OpenAI;
+  /** The SDK client, made on the first request from `#clientOptions` (or the one given). */
+  #client: OpenAI | undefined;
+  readonly #clientOptions: ClientOptions | undefined;
   readonly #wire: ChatWireOptions;
   readonly #stallTimeoutMs: number;
 
-  /** Throws ProviderError('auth') naming the env var when no key is found. */
+  /** Throws ProviderError('auth') naming the env var when no key is found (before any SDK is loaded). */
   constructor(options: OpenAICompatibleOptions) {
     this.id = options.id ?? options.flavor;
-    this.#client = options.client ?? createClient(options);
+    this.#client = options.client;
+    this.#clientOptions = options.client === undefined ? clientOptions(options) : undefined;
     this.#stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     this.#wire = chatWireOptions(options);
   }
@@ -70,8 +79,11 @@ export class OpenAICompatibleProvider implements Provider {
     request.signal.addEventListener("abort", forward, { once: true });
     if (request.signal.aborted) forward();
     const watch = new StallWatch(this.#stallTimeoutMs, () => controller.abort());
+    let sdk: OpenAISdk | undefined;
     try {
       watch.arm();
+      sdk = await openaiSdk();
+      this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
       const chunks = await this.#client.chat.completions.create(params, { signal: controller.signal });
       const mapper = new ChatChunkMapper();
       for await (const chunk of chunks) {
@@ -93,7 +105,7 @@ export class OpenAICompatibleProvider implements Provider {
       }
       for (const out of mapper.end()) yield out;
     } catch (error) {
-      throw toProviderError(error, {
+      throw toProviderError(error, sdk ?? (await openaiSdk()), {
         stalled: watch.stalled,
         aborted: request.signal.aborted,
         stallTimeoutMs: this.#stallTimeoutMs,
@@ -106,21 +118,26 @@ export class OpenAICompatibleProvider implements Provider {
   }
 }
 
-function createClient(options: OpenAICompatibleOptions): OpenAI {
+interface ClientOptions {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+}
+
+function clientOptions(options: OpenAICompatibleOptions): ClientOptions {
   if (options.flavor === "compatible") {
     if (!options.baseURL)
       throw new ProviderError(
         "invalid-request",
         `OpenAICompatibleProvider(flavor "compatible") needs a baseURL (including /v1)`,
       );
-    return new OpenAI({ apiKey: options.apiKey || "no-key", baseURL: options.baseURL, maxRetries: 0 });
+    return { apiKey: options.apiKey || "no-key", baseURL: options.baseURL };
   }
   const env = KEY_ENV[options.flavor];
   const apiKey = options.apiKey || process.env[env];
   if (!apiKey)
     throw new ProviderError("auth", `no API key for the ${options.flavor} provider: set ${env} or pass apiKey`);
   const baseURL = options.baseURL ?? (options.flavor === "deepseek" ? DEEPSEEK_BASE_URL : undefined);
-  return new OpenAI({ apiKey, maxRetries: 0, ...(baseURL === undefined ? {} : { baseURL }) });
+  return { apiKey, ...(baseURL === undefined ? {} : { baseURL }) };
 }
 
 /** A one-shot timer re-armed around every await on the provider. */

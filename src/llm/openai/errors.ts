@@ -3,7 +3,7 @@
 // stalls are retryable; an error event inside a 200 stream (no status) is classified by its
 // message. Aborts are not failures: the SDK's abort error is returned as is, for the loop,
 // which checks the signal, to see.
-import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import type { APIError } from "openai";
 import { httpError } from "../http-errors.js";
 import { ProviderError } from "../types.js";
 
@@ -31,7 +31,11 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /** The error to throw for `error`: a ProviderError, or the abort error itself. */
-export function toProviderError(error: unknown, context: FailureContext): unknown {
+export function toProviderError(
+  error: unknown,
+  { APIConnectionError, APIError, APIUserAbortError }: typeof import("openai"),
+  context: FailureContext,
+): unknown {
   if (error instanceof ProviderError) return error;
   if (context.stalled) {
     return new ProviderError(

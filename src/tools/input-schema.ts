@@ -1,0 +1,182 @@
+// A tool's input schema, whatever the user wrote it in: a zod 4 schema (`zod` ^4, or `zod/v4`
+// of zod 3.25+), any Standard Schema that can convert itself to JSON Schema
+// (`~standard.jsonSchema`), or a plain JSON Schema object (MCP and hand-written tools). Each
+// becomes the JSON Schema the model sees, plus a validator the pipeline runs on the arguments.
+// Keelson imports no zod itself: a zod ≥ 4.2 schema converts itself; an older zod 4 schema
+// (zod 4.0–4.1, or `zod/v4` of zod 3.25) is converted by the application's own `zod/v4/core`,
+// loaded on first need (so its schema is ready asynchronously: `ToolRegistry.ready()`).
+import type { JsonObject, JsonValue } from "../json/index.js";
+import { snapshotJson } from "../json/index.js";
+import { checkJsonSchema } from "./json-schema-check.js";
+import { ToolError } from "./types.js";
+
+/** The Standard Schema interface (standardschema.dev), the part Keelson uses. */
+export interface StandardSchema<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
+
+/**
+ * A JSON Schema for a tool's input (an object schema: `{ type: "object", properties, required }`).
+ * Arguments are checked against the schema's common keywords (json-schema-check.ts); `validate`,
+ * when given, runs after that and may refine or transform them (throw to refuse).
+ */
+export interface JsonSchemaInput<Args = JsonObject> {
+  readonly jsonSchema: JsonObject;
+  readonly validate?: (args: JsonObject) => Args;
+}
+
+/** What `ToolDefinition.input` accepts. */
+export type ToolInput = StandardSchema | JsonSchemaInput<unknown> | JsonObject;
+
+/** The arguments type `execute` receives for an input. */
+export type ArgsOf<S> = S extends {
+  readonly "~standard": { readonly types?: { readonly output: infer O } | undefined };
+}
+  ? O
+  : S extends StandardSchema<unknown, infer O>
+    ? O
+    : S extends JsonSchemaInput<infer A>
+      ? A
+      : JsonObject;
+
+/** A tool input compiled once at registration: the model-facing schema and the validator. */
+export interface CompiledInput {
+  /** The JSON Schema the model sees; a promise while an older zod's converter loads. */
+  readonly schema: JsonObject | Promise<JsonObject>;
+  /** Resolves to the arguments `execute` gets, or to the issues (one line each) that refused them. */
+  validate(
+    args: unknown,
+  ): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: string }>;
+}
+
+/** A typed JSON-Schema input: `input: jsonSchema<{ path: string }>({ type: "object", ... }, { validate })`. */
+export function jsonSchema<Args = JsonObject>(
+  schema: JsonObject,
+  options: { readonly validate?: (args: JsonObject) => Args } = {},
+): JsonSchemaInput<Args> {
+  return { jsonSchema: schema, ...(options.validate === undefined ? {} : { validate: options.validate }) };
+}
+
+export function compileInput(tool: string, input: unknown): CompiledInput {
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: input must be a zod 4 schema, a Standard Schema or a JSON Schema object`,
+    );
+  if ("~standard" in input || "_zod" in input || "_def" in input) return compileStandard(tool, input);
+  if ("jsonSchema" in input && typeof (input as JsonSchemaInput).jsonSchema === "object") {
+    const { jsonSchema: schema, validate } = input as JsonSchemaInput<unknown>;
+    return compileJsonSchema(tool, schema, validate);
+  }
+  return compileJsonSchema(tool, input as JsonObject, undefined);
+}
+
+function compileStandard(tool: string, input: object): CompiledInput {
+  const standard = (input as Partial<StandardSchema>)["~standard"];
+  if (!("_zod" in input) && "_def" in input)
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: its input is a zod 3 schema; Keelson needs a zod 4 schema — \`import { z } from "zod"\` with zod ^4, or \`import { z } from "zod/v4"\` with zod 3.25+`,
+    );
+  const validate = standard?.validate;
+  if (typeof validate !== "function")
+    throw new ToolError("invalid-tool", `tool ${tool}: its input schema has no \`~standard.validate\``);
+  let schema: JsonObject | Promise<JsonObject>;
+  if (standard?.jsonSchema !== undefined)
+    schema = toolSchema(tool, () => standard.jsonSchema!.input({ target: "draft-2020-12" }));
+  else if ("_zod" in input) schema = olderZodSchema(tool, input);
+  else
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: its ${standard?.vendor ?? "Standard"} schema cannot convert itself to JSON Schema (no \`~standard.jsonSchema\`); pass a JSON Schema instead`,
+    );
+  return {
+    schema,
+    async validate(args) {
+      const result = await validate(args);
+      if (result.issues === undefined) return { ok: true, value: result.value };
+      return { ok: false, issues: result.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join("; ") };
+    },
+  };
+}
+
+type ZodCore = { toJSONSchema(schema: unknown, params: { io: "input" }): Record<string, unknown> };
+let zodCoreLoading: Promise<ZodCore> | undefined;
+
+/** zod 4.0–4.1 and `zod/v4` of 3.25 have no `~standard.jsonSchema`: convert with the app's own zod core (same instance, so `.describe()` texts survive). */
+async function olderZodSchema(tool: string, input: object): Promise<JsonObject> {
+  let core: ZodCore;
+  try {
+    const specifier = "zod/v4/core"; // resolved from the application's dependencies, not bundled
+    core = await (zodCoreLoading ??= import(specifier) as Promise<ZodCore>);
+  } catch (cause) {
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: its zod schema needs \`zod/v4/core\` to convert it to JSON Schema, which cannot be loaded: ${String(cause)}`,
+      { cause },
+    );
+  }
+  return toolSchema(tool, () => core.toJSONSchema(input, { io: "input" }));
+}
+
+function compileJsonSchema(
+  tool: string,
+  raw: JsonObject,
+  refine: ((args: JsonObject) => unknown) | undefined,
+): CompiledInput {
+  const schema = toolSchema(tool, () => raw);
+  return {
+    schema,
+    async validate(args) {
+      const problems = checkJsonSchema(schema, args as JsonValue);
+      if (problems.length > 0) return { ok: false, issues: problems.join("; ") };
+      if (refine === undefined) return { ok: true, value: args };
+      try {
+        return { ok: true, value: refine(args as JsonObject) };
+      } catch (error) {
+        return { ok: false, issues: `(root): ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+  };
+}
+
+/** The model-facing schema: lossless JSON, no `$schema` key, and it must describe an object. */
+function toolSchema(tool: string, produce: () => Record<string, unknown>): JsonObject {
+  let json: JsonObject;
+  try {
+    const { $schema: _ignored, ...schema } = produce();
+    json = snapshotJson(schema) as JsonObject;
+  } catch (cause) {
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: its input schema cannot be expressed as JSON Schema: ${String(cause)}`,
+      { cause },
+    );
+  }
+  if (json.type !== undefined && json.type !== "object")
+    throw new ToolError(
+      "invalid-tool",
+      `tool ${tool}: its input schema must describe an object (got type ${JSON.stringify(json.type)})`,
+    );
+  return json;
+}
+
+function pathOf(path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string {
+  if (path === undefined || path.length === 0) return "(root)";
+  return path.map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+}
