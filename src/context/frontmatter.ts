@@ -1,7 +1,8 @@
-// SKILL.md parsing: a `---` fenced YAML frontmatter (parsed with `yaml`) followed by the markdown
-// body. Line endings are normalized to `\n` and a BOM is dropped, so the same file renders the
-// same bytes on every platform.
-import { parse } from "yaml";
+// SKILL.md parsing: a `---` fenced YAML frontmatter (parsed with js-yaml's core schema: YAML 1.2
+// scalars, no timestamps or custom tags) followed by the markdown body. Line endings are
+// normalized to `\n` and a BOM is dropped, so the same file renders the same bytes on every
+// platform. (js-yaml ships real ESM with no Node built-ins, so applications can bundle it.)
+import { CORE_SCHEMA, load } from "js-yaml";
 
 export type FrontmatterResult =
   | { readonly ok: true; readonly data: unknown; readonly body: string }
@@ -17,7 +18,7 @@ export function parseFrontmatter(text: string): FrontmatterResult {
   if (close < 0) return { ok: false, problem: "its frontmatter has no closing `---` fence" };
   let data: unknown;
   try {
-    data = parse(lines.slice(1, close).join("\n"));
+    data = load(lines.slice(1, close).join("\n"), { schema: CORE_SCHEMA });
   } catch (error) {
     return {
       ok: false,

@@ -118,7 +118,12 @@ function compileStandard(tool: string, input: object): CompiledInput {
 type ZodCore = { toJSONSchema(schema: unknown, params: { io: "input" }): Record<string, unknown> };
 let zodCoreLoading: Promise<ZodCore> | undefined;
 
-/** zod 4.0–4.1 and `zod/v4` of 3.25 have no `~standard.jsonSchema`: convert with the app's own zod core (same instance, so `.describe()` texts survive). */
+/**
+ * zod 4.0–4.1 and `zod/v4` of 3.25 have no `~standard.jsonSchema`: convert with the app's own
+ * `zod/v4/core`. When that is the zod that built the schema (a project with one zod), its
+ * `.describe()` texts survive; a project holding two zod versions can lose them (each keeps its
+ * own metadata registry) — upgrade to zod ≥ 4.2, whose schemas convert themselves.
+ */
 async function olderZodSchema(tool: string, input: object): Promise<JsonObject> {
   let core: ZodCore;
   try {

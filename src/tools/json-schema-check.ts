@@ -8,7 +8,8 @@ import { canonicalJson, type JsonObject, type JsonValue } from "../json/index.js
 
 /** One line per problem, `path: what is wrong`; empty when the value conforms. */
 export function checkJsonSchema(schema: JsonValue, value: JsonValue, path = "(root)"): string[] {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return []; // `true` / `{}`-like
+  if (schema === false) return [`${path}: not allowed`];
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return []; // `true`-like
   const problems: string[] = [];
   const s = schema as JsonObject;
   const types = s.type === undefined ? undefined : Array.isArray(s.type) ? s.type : [s.type];

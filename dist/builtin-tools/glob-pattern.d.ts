@@ -1,1 +1,0 @@
-export declare function globToRegExp(pattern: string): RegExp;

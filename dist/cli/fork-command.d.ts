@@ -1,2 +1,0 @@
-import type { Command } from "commander";
-export declare function registerFork(program: Command): void;

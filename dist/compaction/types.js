@@ -1,4 +1,0 @@
-import { KeelsonError } from "../errors/index.js";
-export class CompactionError extends KeelsonError {
-}
-//# sourceMappingURL=types.js.map

@@ -1,2 +1,0 @@
-export declare function keelsonHome(env?: NodeJS.ProcessEnv): string;
-export declare function defaultSessionsDir(env?: NodeJS.ProcessEnv): string;

@@ -1,1 +1,0 @@
-export { defaultSessionsDir, keelsonHome } from "./home.js";

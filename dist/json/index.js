@@ -1,9 +1,0 @@
-// Public API of the json layer (depends on nothing).
-export { canonicalEquals, canonicalJson } from "./canonical.js";
-export { adoptParsedJson } from "./adopt.js";
-export { deepFreeze, isDeepFrozen, markDeepFrozen } from "./freeze.js";
-export { contentHash } from "./hash.js";
-export { snapshotJson } from "./snapshot.js";
-export { JsonError, MAX_JSON_DEPTH } from "./types.js";
-export { previewJson } from "./preview.js";
-//# sourceMappingURL=index.js.map

@@ -1,1 +1,0 @@
-export declare function childPath(parent: string, key: string | number): string;

@@ -1,8 +1,0 @@
-// The OpenAI-compatible adapter (Chat Completions, streaming) for OpenAI, DeepSeek and local
-// servers. Public: the provider and its options; the wire mapping and stream mapper are exported
-// for the emulator and tests that check the shapes directly.
-export { chatWireOptions, OpenAICompatibleProvider } from "./adapter.js";
-export { modelId, toChatCompletionsParams } from "./wire.js";
-export { ChatChunkMapper, normalizeUsage } from "./stream.js";
-export { toProviderError } from "./errors.js";
-//# sourceMappingURL=index.js.map

@@ -1,2 +1,0 @@
-export type { AssistantContent, AssistantMessage, ContentBlock, ImageBlock, Message, ReasoningBlock, Role, TextBlock, ToolCallBlock, ToolMessage, ToolResultBlock, ToolResultPart, Usage, UserContent, UserMessage, } from "./types.js";
-export { MessageShapeError, typeName, validateAssistantContent, validateMessage, validateMessages, validateToolResultContent, validateUserContent, } from "./validate.js";

@@ -1,2 +1,0 @@
-export { MessageShapeError, typeName, validateAssistantContent, validateMessage, validateMessages, validateToolResultContent, validateUserContent, } from "./validate.js";
-//# sourceMappingURL=index.js.map

@@ -1,4 +1,0 @@
-export { assembleSystemPrompt, interpolate, renderSections } from "./render.js";
-export { PromptSections, sortSections, validateSection } from "./sections.js";
-export type { PromptErrorCode, PromptHooks, PromptSection, PromptVars } from "./types.js";
-export { PromptError } from "./types.js";

@@ -1,5 +1,0 @@
-// Public API of the prompt layer (depends on hooks).
-export { assembleSystemPrompt, interpolate, renderSections } from "./render.js";
-export { PromptSections, sortSections, validateSection } from "./sections.js";
-export { PromptError } from "./types.js";
-//# sourceMappingURL=index.js.map

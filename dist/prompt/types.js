@@ -1,4 +1,0 @@
-import { KeelsonError } from "../errors/index.js";
-export class PromptError extends KeelsonError {
-}
-//# sourceMappingURL=types.js.map

@@ -1,6 +1,0 @@
-// Public API of the reconstruct layer (depends on header, session, messages, json).
-export { composeRequest } from "./compose.js";
-export { reconstructRequests } from "./reconstruct.js";
-export { ReconstructError } from "./types.js";
-export { verifyLog } from "./verify.js";
-//# sourceMappingURL=index.js.map

@@ -1,9 +1,0 @@
-export type SessionErrorCode = "invalid-data" | "invalid-event" | "invalid-surface-op" | "replace-out-of-range" | "replace-splits-tool-pair" | "replace-provenance-mismatch" | "structure" | "seq-mismatch" | "reentrant-append" | "fork-boundary-out-of-range" | "fork-boundary-not-turn-end" | "fork-no-completed-turn" | "invalid-header";
-import { KeelsonError } from "../errors/index.js";
-export declare class SessionError extends KeelsonError<SessionErrorCode> {
-    /** The seq (or index) of the offending event, when there is one. */
-    readonly seq: number | undefined;
-    constructor(code: SessionErrorCode, message: string, seq?: number, options?: {
-        cause?: unknown;
-    });
-}

@@ -1,5 +1,0 @@
-export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
-export { type ArgsOf, type CompiledInput, compileInput, type JsonSchemaInput, jsonSchema, type StandardResult, type StandardSchema, type ToolInput, } from "./input-schema.js";
-export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
-export type { PostExecuteDecision, PreExecuteDecision, ToolCallOutcome, ToolContext, ToolDefinition, ToolErrorCode, ToolHooks, ToolInvocation, ToolOutput, } from "./types.js";
-export { ToolError } from "./types.js";

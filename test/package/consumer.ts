@@ -1,0 +1,76 @@
+// A consumer project for the package test: packs Keelson exactly as `npm publish` would, then
+// installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
+// no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
+import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+export const REPO = resolve(import.meta.dirname, "../..");
+/** The repo's own tool binaries: the consumer uses them instead of installing its own copies. */
+export const TSC = join(REPO, "node_modules/typescript/bin/tsc");
+export const ESBUILD = join(REPO, "node_modules/esbuild/bin/esbuild");
+
+export interface Packed {
+  readonly tarball: string;
+  /** Paths inside the tarball, relative to the package root. */
+  readonly files: readonly string[];
+}
+
+export interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `npm pack` of the repository (its `prepare` builds dist/ first). */
+export async function pack(into: string): Promise<Packed> {
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", into], {
+    cwd: REPO,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  // `prepare` output precedes the JSON when npm runs it; the JSON array is the last thing printed.
+  const json = JSON.parse(stdout.slice(stdout.lastIndexOf("\n[") + 1)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  const [info] = json;
+  if (info === undefined) throw new Error(`npm pack printed no package: ${stdout}`);
+  return { tarball: join(into, info.filename), files: info.files.map((f) => f.path) };
+}
+
+/** A fresh ESM project with Keelson installed from `tarball`, plus `extra` packages (all from the cache). */
+export async function consumerProject(tarball: string, extra: readonly string[]): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "keelson-consumer-"));
+  await writeFile(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+  );
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], {
+    cwd: dir,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return dir;
+}
+
+/** Runs `command args` in `cwd`; never throws, returns the exit code and output. */
+export function runIn(
+  cwd: string,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Result> {
+  return new Promise((done) => {
+    execFile(
+      command,
+      args,
+      { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
