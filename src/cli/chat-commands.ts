@@ -7,6 +7,7 @@ import { isEventOf } from "../session/index.js";
 import { renderCacheReport } from "./cache-table.js";
 import { messageText, preview } from "./transcript.js";
 import { describeReason } from "./turn-footer.js";
+import { cliInvocation } from "./invocation.js";
 
 export interface ChatContext {
   readonly agent: Agent;
@@ -102,14 +103,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const parent = ctx.agent.session.id;
       const child = await ctx.fork();
       ctx.say(
-        `  forked ${parent} → ${child.session.id}; now chatting in the fork (resume the parent with: keelson chat --resume ${parent})`,
+        `  forked ${parent} → ${child.session.id}; now chatting in the fork (resume the parent with: ${cliInvocation()} chat --resume ${parent})`,
       );
       return undefined;
     },
   },
   {
     name: "exit",
-    help: "end the chat (the session is saved; resume with keelson chat --resume <id>)",
+    help: "end the chat (the session is saved; resume with: keelson chat --resume <id>)",
     async run() {
       return "exit";
     },

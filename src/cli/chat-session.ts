@@ -23,6 +23,7 @@ import { ChatView } from "./chat-view.js";
 import { CliError, describeError } from "./errors.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
 import { type ModelChoice, openProvider, type ProviderHandle } from "./model-selection.js";
+import { cliInvocation } from "./invocation.js";
 
 /** What to chat in: a new session (no id) or a stored one, with the model and cwd to use. */
 export interface ChatTarget {
@@ -165,7 +166,7 @@ export async function runChat(
     const id = current().session.id;
     await current().dispose();
     await store.close();
-    view.line(`session ${id} saved in ${store.fileOf(id)} — continue with: keelson chat --resume ${id}`);
+    view.line(`session ${id} saved in ${store.fileOf(id)} — continue with: ${cliInvocation()} chat --resume ${id}`);
     return 0;
   } finally {
     rl.close();

@@ -20,6 +20,7 @@ import type { SessionEvent } from "../session/index.js";
 import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
 import { summaryOf } from "./commands.js";
+import { cliInvocation } from "./invocation.js";
 
 const MODEL = "emulator:emulator-anthropic";
 
@@ -127,7 +128,7 @@ async function runDemo(keep: boolean): Promise<number> {
   out(
     envHome
       ? `KEELSON_HOME=${home} (sessions in ${sessionsDir})`
-      : `KEELSON_HOME was unset: using the temporary home ${home} — inspect with KEELSON_HOME=${home} keelson show|requests|cache|verify <id>`,
+      : `KEELSON_HOME was unset: using the temporary home ${home} — inspect with KEELSON_HOME=${home} ${cliInvocation()} show|requests|cache|verify <id>`,
   );
 
   const instances: Instance[] = [];
@@ -316,10 +317,8 @@ async function runDemo(keep: boolean): Promise<number> {
 
   if (!keep) await rm(workspace, { recursive: true, force: true });
   out("", `sessions kept in ${sessionsDir}: ${parentId} (parent), ${childId} (child)`);
-  const prefix = envHome ? "" : `KEELSON_HOME=${home} `;
-  out(
-    `try: ${prefix}keelson show ${parentId} · ${prefix}keelson cache ${childId} · ${prefix}keelson requests ${parentId} --wire anthropic`,
-  );
+  const prefix = `${envHome ? "" : `KEELSON_HOME=${home} `}${cliInvocation()}`;
+  out(`try: ${prefix} show ${parentId} · ${prefix} cache ${childId} · ${prefix} requests ${parentId} --wire anthropic`);
   out(
     failures.length === 0
       ? `demo: all checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`

@@ -3,6 +3,7 @@
 import { type Command, Option } from "commander";
 import { CliError } from "./errors.js";
 import { summaryOf } from "./commands.js";
+import { cliInvocation } from "./invocation.js";
 
 export function registerEmulator(program: Command): void {
   program
@@ -29,8 +30,8 @@ export function registerEmulator(program: Command): void {
         `  anthropic base URL: ${emulator.anthropicBaseURL}`,
         `  openai base URL:    ${emulator.openaiBaseURL}`,
         "point Keelson at it:",
-        `  ANTHROPIC_BASE_URL=${emulator.anthropicBaseURL} ANTHROPIC_API_KEY=emulator keelson run --model anthropic:claude-sonnet-4-5 "hello"`,
-        `  OPENAI_BASE_URL=${emulator.openaiBaseURL} OPENAI_API_KEY=emulator keelson run --model ${flags.style === "deepseek" ? "openai:deepseek-chat" : "openai:gpt-5.1"} "hello"`,
+        `  ANTHROPIC_BASE_URL=${emulator.anthropicBaseURL} ANTHROPIC_API_KEY=emulator ${cliInvocation()} run --model anthropic:claude-sonnet-4-5 "hello"`,
+        `  OPENAI_BASE_URL=${emulator.openaiBaseURL} OPENAI_API_KEY=emulator ${cliInvocation()} run --model ${flags.style === "deepseek" ? "openai:deepseek-chat" : "openai:gpt-5.1"} "hello"`,
         "Ctrl-C stops it.",
       ];
       process.stdout.write(`${lines.join("\n")}\n`);
