@@ -10,6 +10,7 @@ export {
   type StandardSchema,
   type ToolInput,
 } from "./input-schema.js";
+export { checkJsonSchema } from "./json-schema-check.js";
 export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
 export type {
   PostExecuteDecision,
