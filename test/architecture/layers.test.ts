@@ -10,7 +10,7 @@ const SRC = resolve(import.meta.dirname, "../../src");
 function layerTable(): Map<string, Set<string>> {
   const table = new Map<string, Set<string>>();
   for (const line of readFileSync(join(SRC, "README.md"), "utf8").split("\n")) {
-    const row = /^\| `([a-z-]+)` \|.*\| ([^|]+) \|$/.exec(line);
+    const row = /^\|\s*`([a-z-]+)`\s*\|.*\|\s*([^|]+?)\s*\|$/.exec(line);
     if (row === null) continue;
     const allowed = row[2]!.trim();
     table.set(row[1]!, new Set(allowed === "—" ? [] : allowed.split(",").map((s) => s.trim())));
