@@ -128,7 +128,8 @@ async function olderZodSchema(tool: string, input: object): Promise<JsonObject> 
   let core: ZodCore;
   try {
     const specifier = "zod/v4/core"; // resolved from the application's dependencies, not bundled
-    core = await (zodCoreLoading ??= import(specifier) as Promise<ZodCore>);
+    zodCoreLoading ??= import(specifier) as Promise<ZodCore>;
+    core = await zodCoreLoading;
   } catch (cause) {
     throw new ToolError(
       "invalid-tool",

@@ -33,7 +33,8 @@ export function checkJsonSchema(schema: JsonValue, value: JsonValue, path = "(ro
     if (typeof s.maxItems === "number" && value.length > s.maxItems)
       problems.push(`${path}: must have at most ${s.maxItems} items`);
     if (s.items !== undefined && !Array.isArray(s.items))
-      value.forEach((item, i) => problems.push(...checkJsonSchema(s.items as JsonValue, item, `${path}[${i}]`)));
+      for (const [i, item] of value.entries())
+        problems.push(...checkJsonSchema(s.items as JsonValue, item, `${path}[${i}]`));
   }
   if (isObject(value)) checkObject(s, value, path, problems);
   if (Array.isArray(s.allOf)) for (const part of s.allOf) problems.push(...checkJsonSchema(part, value, path));
