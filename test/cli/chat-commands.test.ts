@@ -8,6 +8,7 @@ import { type Agent, type AgentOptions, createAgent } from "../../src/loop/index
 import { forkSession } from "../../src/session/index.js";
 import { fixedClock } from "../support/builders.js";
 import { prefixContributor, readTool, user } from "../loop/support.js";
+import { cliInvocation } from "../../src/cli/invocation.js";
 
 // /cache counts tokens with the emulator's cl100k tokenizer, whose first use costs ~2.5 s; the
 // real tokenizer is exercised by the subprocess test (chat.test.ts). Here: ≈ 4 characters a token.
@@ -186,7 +187,7 @@ describe("runSlashCommand", () => {
     expect(await runSlashCommand(ctx, "/fork")).toBeUndefined();
     expect(forks).toHaveLength(1);
     expect(said).toEqual([
-      "  forked s-chat → s-child; now chatting in the fork (resume the parent with: keelson chat --resume s-chat)",
+      `  forked s-chat → s-child; now chatting in the fork (resume the parent with: ${cliInvocation()} chat --resume s-chat)`,
     ]);
     await runSlashCommand(ctx, "/session");
     expect(said[1]!.split("\n").slice(0, 2)).toEqual([
