@@ -1,9 +1,10 @@
-// The benchmark suite (`npm run bench`): four workloads, each printed as one table where every
+// The benchmark suite (`npm run bench`): five workloads, each printed as one table where every
 // figure sits next to its baseline measured in the same run, and written together to ONE JSON
 // file under bench/results/ (gitignored). Absolute times vary by machine; compare the ratios.
 //   W1 cache economics (w1-cache.ts)   W2 loop overhead vs peers (w2-loop.ts, w2/)
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
-// `node --expose-gc --import tsx bench/run.ts [W1 W2 W3 W4]` runs a subset.
+//   W5 start-up cost (w5-startup.ts)
+// `node --expose-gc --import tsx bench/run.ts [W1 W2 W3 W4 W5]` runs a subset.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { runW1 } from "./w1-cache.js";
 import { runW2 } from "./w2-loop.js";
 import { runW3 } from "./w3-resume.js";
 import { runW4 } from "./w4-reconstruct.js";
+import { runW5 } from "./w5-startup.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -38,6 +40,7 @@ try {
     ["W2", runW2],
     ["W3", () => runW3(dir)],
     ["W4", runW4],
+    ["W5", runW5],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id)) continue;
