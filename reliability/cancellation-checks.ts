@@ -42,7 +42,9 @@ function expectedCancel(run: TrialRun): { settled: Settled; logged: TurnEndReaso
       : action === "cancel"
         ? { kind: "aborted", reason: CANCEL_REASON }
         : { kind: "disposed" };
-  return { settled: { outcome: { turn: cancelTurn(run.plan), reason } }, logged: reason };
+  // With a store, a cancel or dispose never makes a flush fail: the turn is saved.
+  const saved = run.plan.store ? { saved: true } : {};
+  return { settled: { outcome: { turn: cancelTurn(run.plan), reason, ...saved } }, logged: reason };
 }
 
 /** An inject that arrived as `turn/end` was logged runs in a one-shot turn of its own (after a cancel; a dispose rejects it). */

@@ -76,6 +76,8 @@ class LoopAgent implements Agent {
   /** A cancel that arrived after work was queued but before its turn's controller existed. */
   #pendingCancel: AbortCause | undefined;
   #idleWaiters: (() => void)[] = [];
+  /** Set when a turn's flush failed: the store is behind the session until a flush succeeds. */
+  #unsaved: unknown;
 
   constructor(options: AgentOptions, origin: AgentOrigin) {
     this.#options = options;
@@ -181,6 +183,17 @@ class LoopAgent implements Agent {
     else if (this.#driving !== undefined) this.#pendingCancel = cause; // the turn is about to start
   }
 
+  async flush(): Promise<void> {
+    if (this.#persistence === undefined) return;
+    await this.#ready;
+    await this.#persistence.flush();
+    this.#unsaved = undefined;
+  }
+
+  get saved(): boolean | undefined {
+    return this.#persistence === undefined ? undefined : this.#unsaved === undefined;
+  }
+
   whenIdle(): Promise<void> {
     if (this.#driving === undefined && this.#inbox.empty) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -232,6 +245,16 @@ class LoopAgent implements Agent {
     }
     while (!this.#inbox.empty && this.#status !== "disposed") {
       const claim = this.#inbox.claimAll();
+      if (this.#unsaved !== undefined && !(await this.#recovered())) {
+        const error = new LoopError(
+          "not-saved",
+          `the session is not saved (the store still fails: ${describe(this.#unsaved)}); this input was not run — call agent.flush() to retry`,
+          { cause: this.#unsaved },
+        );
+        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
+          item.settle.reject(error);
+        continue;
+      }
       const trigger =
         claim.prompts.length > 0
           ? "send"
@@ -246,6 +269,7 @@ class LoopAgent implements Agent {
       this.#setStatus("running");
       try {
         const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
+        if (outcome.saved === false) this.#unsaved = outcome.storeError;
         for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
@@ -259,6 +283,18 @@ class LoopAgent implements Agent {
     this.#driving = undefined;
     if (this.#status !== "disposed") this.#setStatus("idle");
     for (const waiter of this.#idleWaiters.splice(0)) waiter();
+  }
+
+  /** Retries the flush a failed turn left owed; true when the store has caught up. */
+  async #recovered(): Promise<boolean> {
+    try {
+      await this.#persistence?.flush();
+      this.#unsaved = undefined;
+      return true;
+    } catch (error) {
+      this.#unsaved = error;
+      return false;
+    }
   }
 
   #setStatus(status: AgentStatus): void {
@@ -295,3 +331,5 @@ function validateOptions(options: AgentOptions): void {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
 }
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

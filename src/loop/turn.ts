@@ -3,10 +3,15 @@
 //     assemble system prompt → compose the session prefix (once per instance) → pre-step →
 //     queued injects/steers → BOUNDARY (derive history + step/start, one synchronous frame) →
 //     agent/request → header record → build + freeze request (+ invariant) → llm/stream →
-//     assistant/message → tools in model order → post-tool context → step/end
+//     assistant/message → FLUSH → tools in model order (FLUSH before each tool that is not
+//     `readOnly`) → post-tool context → step/end → FLUSH
 //   → close anything open → turn/end (precedence disposed > aborted > error > max-tokens >
-//     completed) → awaited flush.
-// A throwing listener or provider error ends the turn, never the agent.
+//     completed) → awaited FLUSH.
+// A throwing listener or provider error ends the turn, never the agent. With a store, every
+// flush is a group commit (write + fsync of everything appended since the last one), so a crash
+// loses at most the step in flight and never the record of a tool that ran; a failed flush ends
+// the turn at once (`error`, code `not-saved`) — no further tool runs on a log that cannot be
+// saved — and the outcome says `saved: false`.
 import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
 import { type AssistantResult, type Provider, ProviderError } from "../llm/core.js";
@@ -80,7 +85,25 @@ interface TurnState {
   /** Settled after turn/end and the flush: steers consumed and injects logged by this turn. */
   steers: QueuedSteer[];
   injects: QueuedInject[];
+  /** The first flush failure of this turn: the store is behind the session. */
+  storeError?: unknown;
 }
+
+/**
+ * A durability point: makes everything appended so far durable. A failure is remembered on the
+ * turn and thrown as `LoopError('not-saved')`, which ends the turn before anything else runs.
+ */
+async function commit(ctx: TurnContext, state: TurnState): Promise<void> {
+  if (ctx.persistence === undefined || state.storeError !== undefined) return;
+  try {
+    await ctx.persistence.flush();
+  } catch (error) {
+    state.storeError = error;
+    throw new LoopError("not-saved", `the session could not be saved: ${errorText(error)}`, { cause: error });
+  }
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw new Aborted();
@@ -115,13 +138,17 @@ export async function runTurn(
   appendInjects(ctx, state, [...unadmitted, ...ctx.inbox.takeInjects()]);
   const reason = endReason(ctx, signal, state);
   session.append("turn/end", { turn, reason });
-  const outcome: TurnOutcome = { turn, reason };
+  let outcome: TurnOutcome = { turn, reason };
   if (ctx.persistence !== undefined) {
     try {
-      await ctx.persistence.flush();
+      await ctx.persistence.flush(); // also retries what an earlier failed flush left buffered
     } catch (error) {
-      ctx.hooks.emit("agent/error", ctx.agent, error, "store flush");
+      state.storeError ??= error;
     }
+    if (state.storeError !== undefined) {
+      ctx.hooks.emit("agent/error", ctx.agent, state.storeError, "store flush");
+      outcome = { ...outcome, saved: false, storeError: state.storeError };
+    } else outcome = { ...outcome, saved: true };
   }
   for (const steer of state.steers) steer.settle.resolve(outcome);
   for (const inject of state.injects) inject.settle.resolve();
@@ -215,9 +242,11 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       ...(result.usage === undefined ? {} : { usage: result.usage }),
       stopReason: result.finish,
     });
-    const calls = await runTools(ctx, turn, step, content, signal);
+    await commit(ctx, state); // the model's answer (and the calls it asks for) before any tool runs
+    const calls = await runTools(ctx, turn, step, content, state, signal);
     checkAbort(signal);
     session.append("step/end", { turn, step });
+    await commit(ctx, state);
     if (calls > 0) continue;
     if (result.finish === "max-tokens") {
       state.maxTokens = true;
@@ -304,6 +333,7 @@ async function runTools(
   turn: number,
   step: number,
   content: readonly AssistantContent[],
+  state: TurnState,
   signal: AbortSignal,
 ): Promise<number> {
   const { session } = ctx;
@@ -314,6 +344,9 @@ async function runTools(
     calls++;
     if (signal.aborted) break; // the undispatched rest get synthetic aborted results (closeOpenStep)
     session.append("tool/call", { turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
+    // A tool that may have side effects runs only on a durable log: its call, and every result
+    // before it, are on disk first (read-only tools skip this fsync).
+    if (ctx.tools.get(block.name)?.readOnly !== true) await commit(ctx, state);
     const outcome = await executeToolCall({
       registry: ctx.tools,
       hooks: ctx.hooks,

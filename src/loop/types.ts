@@ -177,6 +177,14 @@ export interface AgentOptions {
 export interface TurnOutcome {
   readonly turn: number;
   readonly reason: TurnEndReason;
+  /**
+   * With a store: whether everything the turn logged is durable. `false` means a flush failed
+   * (`storeError` says why; the turn ended `error` with code `not-saved` unless it had already
+   * ended otherwise); the agent retries the flush before its next turn and refuses the turn
+   * while the store still fails (`agent.flush()` retries on demand). Absent without a store.
+   */
+  readonly saved?: boolean;
+  readonly storeError?: unknown;
 }
 
 export interface Agent {
@@ -208,6 +216,13 @@ export interface Agent {
   compact(): Promise<TurnOutcome>;
   /** Resolves when nothing runs and nothing is queued. */
   whenIdle(): Promise<void>;
+  /**
+   * With a store: makes everything logged so far durable now (retrying what a failed flush left
+   * owed); rejects with the store's error while it still fails. Without a store: no-op.
+   */
+  flush(): Promise<void>;
+  /** With a store: false while the log on disk is behind the session (a flush failed); else true. Undefined without a store. */
+  readonly saved: boolean | undefined;
   /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */
   dispose(): Promise<void>;
 }
@@ -220,7 +235,8 @@ export type LoopErrorCode =
   | "invalid-prefix"
   | "invalid-config"
   | "invariant"
-  | "max-steps";
+  | "max-steps"
+  | "not-saved";
 
 export class LoopError extends KeelsonError<LoopErrorCode> {}
 

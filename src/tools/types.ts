@@ -31,6 +31,12 @@ export interface ToolDefinition<S extends ToolInput = ToolInput> {
   readonly input: S;
   /** Per-call timeout in ms (the pipeline's default applies when absent). */
   readonly timeoutMs?: number;
+  /**
+   * True when the tool has no side effects outside the session (it only reads). The loop makes
+   * the log durable before every tool that is not read-only runs, so a crash never loses the
+   * record of a call whose effects happened; read-only tools skip that fsync.
+   */
+  readonly readOnly?: boolean;
   execute(args: ArgsOf<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -43,7 +43,7 @@ async function runCalls(
     tools,
     clock: fixedClock(),
   });
-  expect(await agent.send("go")).toEqual({ turn: 1, reason: { kind: "completed" } });
+  expect(await agent.send("go")).toMatchObject({ turn: 1, reason: { kind: "completed" } });
   const results = agent.session.events
     .filter((e) => e.type === "tool/result")
     .map((e) => e.data as unknown as ResultData);

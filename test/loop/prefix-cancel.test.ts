@@ -158,7 +158,7 @@ describe("P9 dispose during composition", () => {
       const disposing = agent.dispose();
       held.open();
       await disposing;
-      expect(await first).toEqual({ turn: 1, reason: { kind: "disposed" } });
+      expect(await first).toEqual({ turn: 1, reason: { kind: "disposed" }, saved: true });
       expect(turnEnds(agent)).toEqual([{ kind: "disposed" }]);
       expect(agent.status).toBe("disposed");
       expect(provider.requests).toHaveLength(0);
@@ -171,7 +171,7 @@ describe("P9 dispose during composition", () => {
       // and carries its own, fresh composition.
       const provider2 = scripted();
       const resumed = await resumeAgent(store, agent.session.id, agentOptions(provider2, { plugins }));
-      expect(await resumed.send("two")).toEqual({ turn: 2, reason: completed });
+      expect(await resumed.send("two")).toEqual({ turn: 2, reason: completed, saved: true });
       expect(contributor.calls).toBe(2);
       expect(headerSnapshots(resumed)).toEqual([
         { reason: "initial", header: expect.objectContaining({ messagePrefix: [user("fresh catalog 2")] }) },

@@ -43,7 +43,7 @@ async function firstInstance(catalog: readonly Message[]) {
     plugins: [contributor.plugin],
     replies: [readCalls("a.txt"), { text: "read it" }],
   });
-  expect(await agent.send("one")).toEqual({ turn: 1, reason: completed });
+  expect(await agent.send("one")).toEqual({ turn: 1, reason: completed, saved: true });
   await agent.dispose();
   return { id: agent.session.id, provider, events: agent.session.events };
 }
@@ -54,8 +54,8 @@ describe("P8 resume", () => {
     const v2 = prefixContributor("catalog", [user("catalog v2"), user("new skill")]);
     const provider2 = scripted([readCalls("b.txt"), { text: "read that too" }]);
     const resumed = await resumeAgent(store, before.id, agentOptions(provider2, { plugins: [v2.plugin] }));
-    expect(await resumed.send("two")).toEqual({ turn: 2, reason: completed });
-    expect(await resumed.send("three")).toEqual({ turn: 3, reason: completed });
+    expect(await resumed.send("two")).toEqual({ turn: 2, reason: completed, saved: true });
+    expect(await resumed.send("three")).toEqual({ turn: 3, reason: completed, saved: true });
 
     expect(v2.calls).toBe(1);
     const snapshots = headerSnapshots(resumed);
@@ -185,7 +185,7 @@ describe("P8 restart", () => {
         before.id,
         agentOptions(provider3, { plugins: [v3.plugin] }),
       );
-      expect(await restarted.send("three")).toEqual({ turn: 3, reason: completed });
+      expect(await restarted.send("three")).toEqual({ turn: 3, reason: completed, saved: true });
 
       expect(turnEnds(restarted).map((r) => r.kind)).toEqual(["completed", "interrupted", "completed"]);
       expect(v3.calls).toBe(1);
@@ -209,7 +209,7 @@ describe("P8 fork", () => {
     const provider2 = scripted();
     const child = await forkAgent(store, parent.id, agentOptions(provider2, { plugins: [v2.plugin] }));
     expect(child.session.id).not.toBe(parent.id);
-    expect(await child.send("two")).toEqual({ turn: 2, reason: completed });
+    expect(await child.send("two")).toEqual({ turn: 2, reason: completed, saved: true });
 
     expect(v2.calls).toBe(1);
     const snapshots = headerSnapshots(child);
