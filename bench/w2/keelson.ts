@@ -17,6 +17,9 @@ const noop = defineTool({
   name: TOOL,
   description: "does nothing",
   input: z.object({ n: z.number() }),
+  // No side effects: with a store the loop makes each finished step durable (one group commit
+  // per step) but need not also flush before this tool runs (see test/loop/durability.test.ts).
+  readOnly: true,
   execute: () => "ok",
 });
 

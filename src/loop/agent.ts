@@ -132,6 +132,7 @@ class LoopAgent implements Agent {
       invariants: options.invariants ?? invariantsDefault(),
       cwd,
       persistence: this.#persistence,
+      durability: options.durability ?? "step",
       isDisposed: () => this.#status === "disposed",
       retry: options.retry ?? {},
       compaction: options.compaction,

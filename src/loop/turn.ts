@@ -3,8 +3,9 @@
 //     assemble system prompt → compose the session prefix (once per instance) → pre-step →
 //     queued injects/steers → BOUNDARY (derive history + step/start, one synchronous frame) →
 //     agent/request → header record → build + freeze request (+ invariant) → llm/stream →
-//     assistant/message → FLUSH → tools in model order (FLUSH before each tool that is not
-//     `readOnly`) → post-tool context → step/end → FLUSH
+//     assistant/message → tools in model order (FLUSH before each tool that is not `readOnly`:
+//     the answer, the call and every earlier result are durable before any side effect) →
+//     post-tool context → step/end → FLUSH
 //   → close anything open → turn/end (precedence disposed > aborted > error > max-tokens >
 //     completed) → awaited FLUSH.
 // A throwing listener or provider error ends the turn, never the agent. With a store, every
@@ -61,6 +62,7 @@ export interface TurnContext {
   readonly invariants: boolean;
   readonly cwd: string | undefined;
   readonly persistence: SessionPersistence | undefined;
+  readonly durability: "step" | "turn";
   /** True once the agent is disposed (wins over a cancel that aborted the signal first). */
   readonly isDisposed: () => boolean;
   readonly retry: RetryPolicy;
@@ -94,7 +96,7 @@ interface TurnState {
  * turn and thrown as `LoopError('not-saved')`, which ends the turn before anything else runs.
  */
 async function commit(ctx: TurnContext, state: TurnState): Promise<void> {
-  if (ctx.persistence === undefined || state.storeError !== undefined) return;
+  if (ctx.persistence === undefined || ctx.durability === "turn" || state.storeError !== undefined) return;
   try {
     await ctx.persistence.flush();
   } catch (error) {
@@ -242,7 +244,6 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       ...(result.usage === undefined ? {} : { usage: result.usage }),
       stopReason: result.finish,
     });
-    await commit(ctx, state); // the model's answer (and the calls it asks for) before any tool runs
     const calls = await runTools(ctx, turn, step, content, state, signal);
     checkAbort(signal);
     session.append("step/end", { turn, step });

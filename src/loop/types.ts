@@ -142,8 +142,16 @@ export interface AgentOptions {
    * from it.
    */
   readonly session?: Session;
-  /** Persist the session here (created on first use; flushed at every turn end and on dispose). */
+  /** Persist the session here (created on first use; see `durability` for when it is flushed). */
   readonly store?: SessionStore;
+  /**
+   * When the log is made durable (write + fsync, one group commit each time). `step` (default):
+   * before every tool that is not `readOnly`, after every step and at turn end — a crash loses at
+   * most the step in flight, never the record of a tool that ran. `turn`: at turn end and on
+   * dispose only — cheaper (one fsync per turn instead of per step), but a crash mid-turn loses
+   * the whole turn, including the records of tools that already ran.
+   */
+  readonly durability?: "step" | "turn";
   readonly cwd?: string;
   readonly sessionId?: string;
   readonly plugins?: readonly AgentPlugin[];

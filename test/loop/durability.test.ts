@@ -107,7 +107,7 @@ describe("what is on disk when a tool runs", () => {
       return next();
     });
     await agent.send("go");
-    expect(seen[0]!.at(-1)).toBe("assistant/message"); // the answer was flushed, the call not yet
+    expect(seen[0]).not.toContain("tool/call"); // no flush was forced for a read-only call
     expect(afterFirstStep.at(-1)).toBe("step/end"); // the second request saw step 1 durable
     await agent.dispose();
   });
@@ -177,6 +177,29 @@ describe("a failing store", () => {
     expect(outcome.saved).toBeUndefined();
     expect(agent.saved).toBeUndefined();
     await agent.flush();
+    await agent.dispose();
+  });
+});
+
+describe("durability: 'turn'", () => {
+  test("flushes only at turn end: a tool with side effects runs before anything of the turn is on disk", async () => {
+    const store = new JsonlSessionStore({ root });
+    const seen: string[][] = [];
+    const effect = defineTool({
+      name: "effect",
+      description: "has side effects",
+      input: noArgs,
+      execute: (_args, { sessionId }) => {
+        seen.push(typesOnDisk(store, sessionId));
+        return "done";
+      },
+    });
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: "effect", arguments: {} }] }, { text: "ok" }]);
+    const agent = createAgent({ provider, model: "scripted:m", store, tools: [effect], durability: "turn" });
+    const outcome = await agent.send("go");
+    expect(seen).toEqual([[]]); // nothing of the turn was durable while the tool ran
+    expect(outcome.saved).toBe(true);
+    expect(typesOnDisk(store, agent.session.id)).toEqual(agent.session.events.map((e) => e.type));
     await agent.dispose();
   });
 });
