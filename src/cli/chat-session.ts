@@ -150,6 +150,10 @@ export async function runChat(
         try {
           const outcome = await current().send(text);
           view.footer(current(), outcome.turn);
+          if (outcome.saved === false)
+            view.line(
+              `  session NOT saved: ${describeError(outcome.storeError)} — the log on disk is behind; your next message retries saving first (and is refused while saving fails), /exit quits`,
+            );
         } catch (error) {
           view.line(`keelson: ${describeError(error)}`);
         } finally {
@@ -164,8 +168,17 @@ export async function runChat(
       detach();
     }
     const id = current().session.id;
-    await current().dispose();
-    await store.close();
+    const notSaved = await current()
+      .dispose()
+      .then(
+        () => (current().saved === false ? "the store refused the session" : undefined),
+        (error: unknown) => describeError(error),
+      );
+    await store.close().catch(() => undefined);
+    if (notSaved !== undefined) {
+      view.line(`session ${id} is NOT saved (${notSaved}); ${store.fileOf(id)} does not hold everything this chat did`);
+      return 1;
+    }
     view.line(`session ${id} saved in ${store.fileOf(id)} — continue with: ${cliInvocation()} chat --resume ${id}`);
     return 0;
   } finally {
@@ -175,10 +188,26 @@ export async function runChat(
   }
 }
 
-async function askPermission(input: ChatInput, view: ChatView, request: PermissionRequest): Promise<PermissionAnswer> {
+/**
+ * Asks whether `request` may run. The summary is shown whole (the gate escaped its control
+ * characters; the terminal wraps long lines): inline when it is one line, else line by line under
+ * `allow <tool>:` with the question after it. The tool is named once, by the prompt.
+ */
+export async function askPermission(
+  input: ChatInput,
+  view: ChatView,
+  request: PermissionRequest,
+): Promise<PermissionAnswer> {
   view.pause();
+  const lines = request.summary.split("\n");
+  let question = `  allow ${request.tool}: ${request.summary}? [y]es / [n]o / [a]lways: `;
+  if (lines.length > 1) {
+    view.line(`  allow ${request.tool}:`);
+    for (const line of lines) view.line(`    │ ${line}`);
+    question = `  allow ${request.tool}? [y]es / [n]o / [a]lways: `;
+  }
   for (;;) {
-    const answer = await input.next(`  allow ${request.tool}: ${request.summary}? [y]es / [n]o / [a]lways: `);
+    const answer = await input.next(question);
     if (answer === undefined) return "no";
     const word = answer.trim().toLowerCase();
     if (word === "y" || word === "yes") return "yes";

@@ -2,11 +2,12 @@
 // session event as a JSON line with --json), cancels the turn on SIGINT/SIGTERM, disposes the
 // agent and closes the store, and maps the turn's end reason to the exit code:
 //   completed 0 · error 1 · (bad input 2) · max-tokens 3 · aborted 4 · rejected 5 ·
-//   disposed / interrupted 6.
+//   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved).
 import type { TurnEndReason } from "../session/index.js";
 import type { Agent } from "../loop/index.js";
 import type { JsonlSessionStore } from "../store/index.js";
 import type { ProviderHandle } from "./model-selection.js";
+import { describeError } from "./errors.js";
 
 export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   completed: 0,
@@ -17,6 +18,9 @@ export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   disposed: 6,
   interrupted: 6,
 };
+
+/** The turn ran, but its log could not be made durable. */
+export const NOT_SAVED_EXIT = 7;
 
 export const SYSTEM_PROMPT =
   "You are Keelson, a careful coding and operations agent working in {{cwd}}. Answer concisely.";
@@ -66,12 +70,19 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
           ? `: ${reason.reason}`
           : "";
     process.stderr.write(`keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${detail}\n`);
+    if (outcome.saved === false) {
+      process.stderr.write(
+        `keelson: session ${agent.session.id} is NOT saved: ${describeError(outcome.storeError)} (${store.fileOf(agent.session.id)} is behind)\n`,
+      );
+      return NOT_SAVED_EXIT;
+    }
     return EXIT_CODES[reason.kind];
   } finally {
     process.off("SIGINT", onInt);
     process.off("SIGTERM", onTerm);
-    await agent.dispose();
-    await store.close();
+    // A store that failed above fails here too: that is already reported, and the exit code says so.
+    await agent.dispose().catch(() => undefined);
+    await store.close().catch(() => undefined);
     await handle.close();
   }
 }

@@ -98,7 +98,9 @@ class LoopAgent implements Agent {
       store === undefined || origin.storeOpen
         ? Promise.resolve()
         : store.create(this.session.header, this.session.events);
-    this.#ready.catch(() => undefined); // surfaced by the first turn
+    this.#ready.catch((error: unknown) => {
+      this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
+    });
     this.#unloads.push(this.session.observe((event) => this.hooks.emit("session/event", this, event)));
     const system = options.system;
     if (typeof system === "string") this.prompt.set({ name: "system", order: 0, text: system });
