@@ -43,8 +43,7 @@ export class Workspace {
       );
     }
     const real = await realPathOf(absolute, path);
-    const realRoots = await this.#resolveRealRoots();
-    if (!realRoots.some((root) => isWithin(root, real))) {
+    if (!(await this.holdsRealPath(real))) {
       throw new ToolFailure(
         "outside-workspace",
         `${path} resolves through a symbolic link to ${real}, outside the workspace (${this.describeRoots()})`,
@@ -57,6 +56,15 @@ export class Workspace {
   display(absolute: string): string {
     if (!isWithin(this.root, absolute)) return absolute;
     return relative(this.root, absolute).split(sep).join("/") || ".";
+  }
+
+  /**
+   * True when `real` — a physical path (realpath, or the readlink of `/proc/self/fd/N`) — is a
+   * root's real path or lies below it. The check safe-open makes on a descriptor after opening it.
+   */
+  async holdsRealPath(real: string): Promise<boolean> {
+    const realRoots = await this.#resolveRealRoots();
+    return realRoots.some((root) => isWithin(root, real));
   }
 
   describeRoots(): string {

@@ -1,9 +1,11 @@
 // `write`: creates or overwrites a file with the given content, creating parent directories.
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+// The file is opened race-free inside the workspace (safe-open: verified parent directory,
+// O_NOFOLLOW, no O_TRUNC) and replaced through that handle after the checks. An existing file
+// must be a single-link UTF-8 text file: binaries and other encodings are refused, not clobbered.
 import { defineTool, jsonSchema } from "../tools/index.js";
 import { reportFailures } from "./output.js";
-import { type BuiltinToolOptions, ToolFailure } from "./types.js";
+import { assertUtf8Text, openForRewrite, replaceContent } from "./safe-open.js";
+import type { BuiltinToolOptions } from "./types.js";
 
 const input = jsonSchema<{ path: string; content: string }>({
   type: "object",
@@ -21,13 +23,15 @@ export function writeTool({ workspace }: BuiltinToolOptions) {
     input,
     execute: ({ path, content }) =>
       reportFailures(async () => {
-        const file = await workspace.resolve(path);
-        const existing = await stat(file).catch(() => undefined);
-        if (existing?.isDirectory())
-          throw new ToolFailure("not-a-file", `${path} is a directory; write needs a file path`);
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, content);
-        return `${existing === undefined ? "Created" : "Overwrote"} ${workspace.display(file)} (${Buffer.byteLength(content)} bytes)`;
+        const file = await openForRewrite(workspace, path, "write", { create: true });
+        try {
+          if (!file.created) await assertUtf8Text(file, path, "write");
+          const bytes = Buffer.from(content, "utf8");
+          await replaceContent(file.handle, bytes);
+          return `${file.created ? "Created" : "Overwrote"} ${workspace.display(file.path)} (${bytes.length} bytes)`;
+        } finally {
+          await file.handle.close();
+        }
       }),
   });
 }
