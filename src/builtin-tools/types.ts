@@ -23,8 +23,12 @@ export const MUTATING_TOOL_NAMES: readonly MutatingToolName[] = Object.freeze(["
 export type ToolFailureCode =
   | "outside-workspace"
   | "not-a-file"
+  | "not-a-regular-file"
   | "not-a-directory"
   | "binary-file"
+  | "not-utf8"
+  | "symbolic-link"
+  | "hard-link"
   | "bad-range"
   | "bad-pattern"
   | "no-match"
@@ -77,4 +81,13 @@ export interface BuiltinToolsOptions {
   readonly outputCap?: number;
   /** Register only these tools. Default: all seven. */
   readonly tools?: readonly BuiltinToolName[];
+  /**
+   * `bash`'s environment: the process's minus secrets (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,
+   * `*_PASSWORD`…, see tool-env.ts), except the names in `allow`; then `set` on top.
+   */
+  readonly env?: { readonly allow?: readonly string[]; readonly set?: Readonly<Record<string, string>> };
+  /** Run `bash` as a login shell (`bash -lc`, profiles sourced). Default false: `bash --noprofile --norc -c`. */
+  readonly loginShell?: boolean;
+  /** After SIGTERM on timeout or abort, ms before `bash`'s process group gets SIGKILL. Default 2 000. */
+  readonly killGraceMs?: number;
 }
