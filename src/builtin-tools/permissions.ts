@@ -1,6 +1,8 @@
 // The permission gate for mutating built-in tools, as a `tools/pre-execute` listener. Read-only
 // tools and tools it does not gate pass straight through; `always` answers are remembered in the
-// listener's closure, i.e. for the life of the agent that loaded it.
+// listener's closure, i.e. for the life of the agent that loaded it. What the person is asked
+// about is the whole call, never a cut: a command cut for display once hid a `; touch …` tail
+// that ran after `y`. A call too long to show is denied without asking.
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { PreExecuteDecision, ToolInvocation } from "../tools/index.js";
 import type { MutatingToolName, PermissionAnswer, PermissionPolicy } from "./types.js";
@@ -11,7 +13,8 @@ export type PreExecuteListener = (
   next: () => Promise<PreExecuteDecision>,
 ) => Promise<PreExecuteDecision>;
 
-const SUMMARY_MAX = 200;
+/** Longest summary (after escaping) put to the person; a longer call is denied unasked. */
+export const MAX_SUMMARY_CHARS = 10_000;
 
 /**
  * A `tools/pre-execute` listener enforcing `policy` on the mutating tools named in `gated`
@@ -33,9 +36,14 @@ export function permissionGate(
       return deny(
         `${tool} needs the user's permission, and there is no way to ask in this session; run with --allow ${tool} to permit it.`,
       );
+    const summary = summarize(tool, call.arguments);
+    if (summary.length > MAX_SUMMARY_CHARS)
+      return deny(
+        `this ${tool} call is too long to show the user in full for approval (${summary.length} characters, the limit is ${MAX_SUMMARY_CHARS}), so they were not asked; split it into smaller calls.`,
+      );
     let answer: PermissionAnswer;
     try {
-      answer = await policy.ask({ tool, summary: summarize(tool, call.arguments) });
+      answer = await policy.ask({ tool, summary });
     } catch (error) {
       return deny(
         `asking the user for permission to run ${tool} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -49,18 +57,32 @@ export function permissionGate(
 
 const deny = (reason: string): PreExecuteDecision => ({ action: "deny", reason });
 
-/** One line for the person asked: the path for write/edit, the command for bash. */
+/**
+ * What the person is asked about, in full, without the tool's name (the request carries it):
+ * `<path> (N characters)` for write, `<path>` for edit, the command for bash. Control and
+ * invisible characters are escaped (`\x1b`, `\u202e`) so the terminal shows them instead of
+ * obeying them; a command keeps its newlines (it may span lines), a path does not.
+ */
 export function summarize(tool: MutatingToolName, args: JsonValue | undefined): string {
   const field = (key: string): string | undefined => {
     const value =
       typeof args === "object" && args !== null && !Array.isArray(args) ? (args as JsonObject)[key] : undefined;
     return typeof value === "string" ? value : undefined;
   };
-  let text: string;
-  if (tool === "bash") text = `bash: ${field("command") ?? "(no command)"}`;
-  else if (tool === "write")
-    text = `write ${field("path") ?? "(no path)"} (${field("content")?.length ?? 0} characters)`;
-  else text = `edit ${field("path") ?? "(no path)"}`;
-  text = text.replace(/\s+/g, " ");
-  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
+  if (tool === "bash") return showable(field("command") ?? "(no command)", true);
+  const path = showable(field("path") ?? "(no path)", false);
+  return tool === "write" ? `${path} (${field("content")?.length ?? 0} characters)` : path;
+}
+
+/**
+ * Control characters (C0 but tab and, when `keepNewlines`, newline; DEL; C1), format characters
+ * (bidi overrides, zero-width), line/paragraph separators and lone surrogates, as `\xHH` or
+ * `\u{H…}` escapes.
+ */
+export function showable(text: string, keepNewlines: boolean): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (char) => {
+    if (char === "\t" || (keepNewlines && char === "\n")) return char;
+    const code = char.codePointAt(0)!;
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
+  });
 }

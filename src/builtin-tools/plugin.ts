@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { AgentPlugin } from "../loop/index.js";
 import type { ToolDefinition } from "../tools/index.js";
-import { bashTool } from "./bash.js";
+import { type BashToolOptions, bashTool, killGraceMs } from "./bash.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
@@ -30,9 +30,9 @@ const FACTORIES: Readonly<Record<BuiltinToolName, (options: BuiltinToolOptions) 
   bash: bashTool as (options: BuiltinToolOptions) => ToolDefinition,
 };
 
-/** The built-in tools named in `names` (default all) over `workspace`. */
+/** The built-in tools named in `names` (default all) over `workspace`; `bash` also reads its own options. */
 export function builtinToolDefinitions(
-  options: BuiltinToolOptions,
+  options: BashToolOptions,
   names: readonly BuiltinToolName[] = BUILTIN_TOOL_NAMES,
 ): ToolDefinition[] {
   return [...new Set(names)].map((name) => FACTORIES[name](options));
@@ -46,11 +46,18 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
       throw new TypeError(
         `builtinTools: unknown tool ${JSON.stringify(name)}; known: ${BUILTIN_TOOL_NAMES.join(", ")}`,
       );
+  killGraceMs(options.killGraceMs);
   return (host) => {
     const root = resolve(options.root ?? host.agent.session.header.cwd ?? process.cwd());
     const workspace = new Workspace({ root, ...(options.allow === undefined ? {} : { allow: options.allow }) });
     const tools = builtinToolDefinitions(
-      { workspace, ...(options.outputCap === undefined ? {} : { outputCap: options.outputCap }) },
+      {
+        workspace,
+        ...(options.outputCap === undefined ? {} : { outputCap: options.outputCap }),
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.loginShell === undefined ? {} : { loginShell: options.loginShell }),
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      },
       names,
     );
     for (const tool of tools) host.onDispose(host.agent.tools.register(tool));

@@ -47,7 +47,10 @@ export type PermissionAnswer = "yes" | "no" | "always";
 
 export interface PermissionRequest {
   readonly tool: MutatingToolName;
-  /** One line for a person: the path written or edited, or the command. */
+  /**
+   * The whole call for a person, without the tool's name: `<path> (N characters)`, `<path>`, or
+   * the full command (may span lines; control characters escaped). Never truncated.
+   */
   readonly summary: string;
 }
 

@@ -1,6 +1,10 @@
 // What the baseline says about git: the branch, read straight from `HEAD` (no child process),
-// and — optionally — whether the tree is dirty, from one `git status --porcelain` call pinned
-// to the repository found (GIT_DIR/GIT_WORK_TREE, so git never discovers a different one).
+// and — only when asked (`gitStatus: true`) — whether the tree is dirty, from `git status
+// --porcelain` pinned to the repository found (GIT_DIR/GIT_WORK_TREE, so git never discovers a
+// different one). The repository is not trusted: its `.git/config` can name programs git runs
+// during a status (`core.fsmonitor`; a `filter.<driver>.clean`/`process` for files whose stat
+// changed), so the call overrides every such key it knows of. Residual risk, and why it is
+// opt-in: a program-running key this list does not know (a future git's), or a git bug.
 import { execFile } from "node:child_process";
 import { lstat, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -35,21 +39,88 @@ export async function readGitHead(gitDir: string): Promise<GitHead | undefined> 
   return undefined;
 }
 
-/** True when `git status --porcelain` lists anything; undefined when git is absent, fails or times out. */
-export function gitTreeDirty(root: string, gitDir: string, timeoutMs: number): Promise<boolean | undefined> {
+/** The environment of every git call: pinned to the repository, no system config, no prompts or locks. */
+function gitEnvironment(root: string, gitDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: root,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_TERMINAL_PROMPT: "0",
+    LC_ALL: "C",
+  };
+}
+
+/** Runs git: its stdout, or its exit code (-1: absent, killed or timed out). */
+function runGit(
+  args: readonly string[],
+  root: string,
+  gitDir: string,
+  timeoutMs: number,
+): Promise<{ readonly stdout: string } | { readonly failed: number }> {
+  const options = { cwd: root, env: gitEnvironment(root, gitDir), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 };
   return new Promise((done) => {
-    const env = { ...process.env, GIT_DIR: gitDir, GIT_WORK_TREE: root, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" };
     try {
-      execFile(
-        "git",
-        ["status", "--porcelain", "--untracked-files=normal"],
-        { cwd: root, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
-        (error, stdout) => {
-          done(error === null ? stdout.trim() !== "" : undefined);
-        },
-      );
+      execFile("git", args, { ...options, windowsHide: true }, (error, stdout) => {
+        if (error === null) done({ stdout });
+        else done({ failed: typeof error.code === "number" && error.signal == null ? error.code : -1 });
+      });
     } catch {
-      done(undefined);
+      done({ failed: -1 });
     }
   });
+}
+
+/** Overrides that keep `git status` from starting a program the repository's config names. */
+const HARDENING = [
+  "core.fsmonitor=", // empty: off, both as a bool (git ≥ 2.36) and as a hook path (older)
+  "core.hooksPath=/dev/null",
+  "core.untrackedCache=false",
+  "core.attributesFile=/dev/null",
+  "diff.external=",
+];
+
+/**
+ * `-c` overrides emptying every filter driver the config defines (all scopes, includes followed:
+ * `git config` reads config and runs nothing). An empty command is no filter; `required=false`
+ * so git reads the file as it is instead of failing. Undefined when a driver's name cannot be
+ * passed safely on the command line (then no status is run at all).
+ */
+async function filterOverrides(root: string, gitDir: string, timeoutMs: number): Promise<string[] | undefined> {
+  const listed = await runGit(
+    ["config", "--null", "--name-only", "--get-regexp", "^filter\\."],
+    root,
+    gitDir,
+    timeoutMs,
+  );
+  if ("failed" in listed) return listed.failed === 1 ? [] : undefined; // 1: no filter defined
+  const names = new Set<string>();
+  for (const key of listed.stdout.split("\0")) {
+    if (key === "") continue;
+    const driver = key.slice("filter.".length, key.lastIndexOf("."));
+    if (driver === "" || /[=\n\0]/.test(driver)) return undefined;
+    names.add(driver);
+  }
+  return [...names].flatMap((driver) =>
+    ["clean=", "smudge=", "process=", "required=false"].map((setting) => `filter.${driver}.${setting}`),
+  );
+}
+
+/**
+ * True when `git status --porcelain` lists anything; undefined when git is absent, fails or times
+ * out. Runs with every program-starting key it knows of overridden (see the module comment) and
+ * without recursing into submodules (their configs are not read by the override pass).
+ */
+export async function gitTreeDirty(root: string, gitDir: string, timeoutMs: number): Promise<boolean | undefined> {
+  const filters = await filterOverrides(root, gitDir, timeoutMs);
+  if (filters === undefined) return undefined;
+  const overrides = [...HARDENING, ...filters].flatMap((setting) => ["-c", setting]);
+  const status = await runGit(
+    [...overrides, "status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all"],
+    root,
+    gitDir,
+    timeoutMs,
+  );
+  return "failed" in status ? undefined : status.stdout.trim() !== "";
 }

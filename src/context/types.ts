@@ -32,8 +32,9 @@ export interface WorkspaceBaselineOptions {
   /** Top-level entries listed before "… and N more". Default 40. */
   readonly maxEntries?: number;
   /**
-   * Ask `git status --porcelain` (execFile, no shell) whether the tree is dirty. Default true.
-   * A missing git, a failure or a timeout just leaves the dirty state out.
+   * Ask a hardened `git status --porcelain` (see git-state.ts) whether the tree is dirty.
+   * Default false: a repository's config can name programs git runs (fsmonitor, filters), so
+   * by default no git runs at all. A missing git, a failure or a timeout leaves the state out.
    */
   readonly gitStatus?: boolean;
   /** Timeout of that git call, ms. Default 3 000. */

@@ -1,7 +1,7 @@
 // workspaceBaseline: a small, deterministic snapshot of where the agent works — cwd, project
-// root, git branch (and dirty state), top-level entries — as one session-prefix reminder. It is
-// composed once per loop instance and holds no time or per-turn facts: those belong to the
-// append-only channels, never to the frozen prefix.
+// root, git branch (and, opted in, dirty state), top-level entries — as one session-prefix
+// reminder. It is composed once per loop instance and holds no time or per-turn facts: those
+// belong to the append-only channels, never to the frozen prefix.
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import type { AgentPlugin } from "../loop/index.js";
@@ -31,7 +31,8 @@ async function gitLine(root: string, options: Omit<WorkspaceBaselineOptions, "cw
   const head = await readGitHead(gitDir);
   if (head === undefined) return undefined;
   const where = "branch" in head ? `Git branch: ${head.branch}` : `Git: detached HEAD at ${head.detached}`;
-  if (options.gitStatus === false) return where;
+  // Opt-in: git status obeys the repository's own config, which can name programs (git-state.ts).
+  if (options.gitStatus !== true) return where;
   const dirty = await gitTreeDirty(root, gitDir, positiveInteger(options.gitTimeoutMs, 3_000, "gitTimeoutMs"));
   return dirty === undefined ? where : `${where} (${dirty ? "uncommitted changes" : "clean"})`;
 }

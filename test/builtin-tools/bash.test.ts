@@ -85,7 +85,7 @@ describe("bash", () => {
   test("a timeout kills the command and everything it started, and is an error", async () => {
     const rig = await toolRig();
     const fifo = await makeFifo(rig.root);
-    // Long enough for the login shell to start (it sources profiles), far short of the sleep.
+    // Long enough for bash to start and the command to run; the timeout governs.
     const result = rig.call("bash", { command: "sleep 5 & echo $! > pid.fifo; wait", timeoutMs: 1500 });
     const pid = await childPid(fifo, result);
     expect(running(pid)).toBe(true);

@@ -135,8 +135,8 @@ describe("permission policy", () => {
       write("b.txt"),
     ]);
     expect(a.asked).toEqual([
-      { tool: "write", summary: "write a.txt (5 characters)" },
-      { tool: "write", summary: "write b.txt (1 characters)" },
+      { tool: "write", summary: "a.txt (5 characters)" },
+      { tool: "write", summary: "b.txt (1 characters)" },
     ]);
     expect(run.results.map((r) => r.isError)).toEqual([false, true]);
   });
@@ -145,7 +145,7 @@ describe("permission policy", () => {
     const root = await tempDir();
     const a = asker("no");
     const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [bash("rm -rf build")]);
-    expect(a.asked).toEqual([{ tool: "bash", summary: "bash: rm -rf build" }]);
+    expect(a.asked).toEqual([{ tool: "bash", summary: "rm -rf build" }]);
     expect(run.results[0]).toMatchObject({ isError: true, error: "denied" });
     expect(run.texts[0]).toBe("Tool call denied: the user declined to let bash run this time");
   });

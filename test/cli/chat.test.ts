@@ -119,9 +119,11 @@ describe.concurrent("keelson chat (piped stdin)", () => {
       ],
     );
     expect(code, stderr).toBe(0);
+    // The tool is named once, by the prompt: `allow write: a.txt (3 characters)?`, not `allow write: write a.txt`.
     const questions =
-      stdout.match(/allow write: write \S+ \(\d+ characters?\)\? \[y\]es \/ \[n\]o \/ \[a\]lways: /g) ?? [];
+      stdout.match(/allow write: [a-d]\.txt \(\d+ characters?\)\? \[y\]es \/ \[n\]o \/ \[a\]lways: /g) ?? [];
     expect(questions).toHaveLength(4); // a, b, c twice (after "maybe"); never for d
+    expect(stdout).not.toContain("allow write: write ");
     expect(stdout).toContain("please answer y, n or always");
     expect(stdout).toMatch(/✗ .*(?:denied|permission)/i);
     await expect(readFile(join(dir, "a.txt"), "utf8")).rejects.toThrow(/ENOENT/);

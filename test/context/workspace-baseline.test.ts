@@ -116,10 +116,10 @@ describe("content", () => {
     async () => {
       const root = await tempDir("git");
       execFileSync("git", ["init", "-q", "-b", "trunk"], { cwd: root });
-      const clean = await runTurn(root, [workspaceBaseline()]);
+      const clean = await runTurn(root, [workspaceBaseline({ gitStatus: true })]);
       expect(textOf(sentPrefix(clean)[0])).toContain("Git branch: trunk (clean)");
       await put(root, "new.txt", "x");
-      const dirty = await runTurn(root, [workspaceBaseline()]);
+      const dirty = await runTurn(root, [workspaceBaseline({ gitStatus: true })]);
       expect(textOf(sentPrefix(dirty)[0])).toContain("Git branch: trunk (uncommitted changes)");
     },
   );
