@@ -1,6 +1,10 @@
-// Glob matching without a dependency: `globToRegExp` converts `*` (within one path segment),
-// `**` (any number of segments), `?` (one character but `/`) and `{a,b}` (alternatives, nestable)
-// into an anchored RegExp over `/`-separated relative paths; every other character is literal.
+// The glob language as a RegExp: `globToRegExp` converts `*` (within one path segment), `**` (any
+// number of segments), `?` (one character but `/`) and `{a,b}` (alternatives, nestable) into an
+// anchored RegExp over `/`-separated relative paths; every other character is literal.
+// The tools do not use it: a backtracking RegExp takes exponential time on patterns such as
+// `**a**a**a…**b`. They match with `compileGlob` (glob-match.ts), linear in the path. This stays
+// as the public reference form of the language (and the oracle the matcher is tested against);
+// `**` here does not cross a line terminator inside a name (`.` semantics), the matcher's does.
 import { ToolFailure } from "./types.js";
 
 const SPECIAL = /[\\^$.*+?()[\]{}|/]/;

@@ -1,9 +1,10 @@
 // `glob`: files under a directory whose path (relative to that directory, `/`-separated) matches
-// a pattern (see glob-pattern.ts). Output is sorted, shown relative to the workspace root, and
+// a pattern (see glob-match.ts: linear-time matching, whatever the pattern). Only regular files
+// are listed (walk.ts); none is opened. Output is sorted, shown relative to the workspace root, and
 // capped at MAX_GLOB_ENTRIES entries as well as by characters.
 import { stat } from "node:fs/promises";
 import { defineTool, jsonSchema } from "../tools/index.js";
-import { globToRegExp } from "./glob-pattern.js";
+import { compileGlob } from "./glob-match.js";
 import { capOutput, DEFAULT_OUTPUT_CAP, reportFailures } from "./output.js";
 import { type BuiltinToolOptions, ToolFailure } from "./types.js";
 import { walkFiles } from "./walk.js";
@@ -30,12 +31,12 @@ export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
     input,
     execute: ({ pattern, path = "." }, { signal }) =>
       reportFailures(async () => {
-        const regex = globToRegExp(pattern);
+        const glob = compileGlob(pattern);
         const dir = await workspace.resolve(path);
         if (!(await stat(dir)).isDirectory()) throw new ToolFailure("not-a-directory", `${path} is not a directory`);
         const found: string[] = [];
         for await (const file of walkFiles(dir, signal))
-          if (regex.test(file.relative)) found.push(workspace.display(file.path));
+          if (glob.matches(file.relative)) found.push(workspace.display(file.path));
         if (found.length === 0) return `No files match ${pattern}`;
         found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const shown = found.slice(0, MAX_GLOB_ENTRIES);

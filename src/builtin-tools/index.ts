@@ -4,7 +4,8 @@ export { bashArguments, type BashToolOptions, bashTool, DEFAULT_BASH_TIMEOUT_MS,
 export { editTool } from "./edit.js";
 export { globTool, MAX_GLOB_ENTRIES } from "./glob.js";
 export { globToRegExp } from "./glob-pattern.js";
-export { grepTool, MAX_GREP_MATCHES } from "./grep.js";
+export { GREP_DEADLINE_MS, type GrepToolOptions, grepTool, MAX_GREP_FILE_BYTES, MAX_GREP_MATCHES } from "./grep.js";
+export { compileGlob, type GlobMatcher } from "./glob-match.js";
 export { lsTool } from "./ls.js";
 export { capOutput, DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
 export { MAX_SUMMARY_CHARS, type PreExecuteListener, permissionGate, showable, summarize } from "./permissions.js";

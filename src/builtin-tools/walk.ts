@@ -1,5 +1,9 @@
 // The directory walk behind glob and grep: depth-first, entries sorted by code unit, `.git` and
 // `node_modules` skipped, symbolic links never followed (no loops, no escape from the workspace).
+// It yields regular files only, judged by the directory entry's type (readdir's d_type; Node
+// lstats entries whose type the filesystem does not report) — FIFOs, sockets and devices are
+// never yielded — and it opens no file: opening a FIFO to look at it would block a libuv thread.
+// A yielded path can still change before a caller opens it; callers open through safe-open.
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,7 +16,7 @@ export interface WalkedFile {
   readonly relative: string;
 }
 
-/** Every regular file below `dir`, in sorted order; unreadable directories are skipped. */
+/** Every regular file below `dir`, in sorted order; unreadable directories and special files are skipped. */
 export async function* walkFiles(dir: string, signal?: AbortSignal, prefix = ""): AsyncGenerator<WalkedFile> {
   let entries: Dirent[];
   try {

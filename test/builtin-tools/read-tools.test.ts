@@ -185,13 +185,14 @@ describe("grep", () => {
     expect(textOf(bad)).toMatch(/^invalid regular expression \/\(\/:/);
   });
 
-  test("skips binary files and caps matches", async () => {
+  test("skips binary files (naming them) and caps matches", async () => {
     const rig = await toolRig();
     await put(rig.root, "bin", Buffer.concat([Buffer.from("foo\n"), Buffer.from([0])]));
     await put(rig.root, "many.txt", "foo\n".repeat(505));
     const lines = textOf(await rig.call("grep", { pattern: "foo" })).split("\n");
-    expect(lines).toHaveLength(501);
+    expect(lines).toHaveLength(502);
     expect(lines[0]).toBe("many.txt:1: foo");
     expect(lines[500]).toBe("[… 5 more matches; narrow the pattern or path …]");
+    expect(lines[501]).toBe("[skipped 1 file: bin (binary)]");
   });
 });
