@@ -27,6 +27,7 @@ const input = jsonSchema<{ pattern: string; path?: string }>({
 export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
     name: "glob",
+    readOnly: true,
     description: "Find files by glob pattern (matched against paths relative to `path`). Skips .git and node_modules.",
     input,
     execute: ({ pattern, path = "." }, { signal }) =>

@@ -51,6 +51,7 @@ export function grepTool({
 }: GrepToolOptions) {
   return defineTool({
     name: "grep",
+    readOnly: true,
     description:
       "Search file contents with a JavaScript regular expression; prints file:line: text. Skips .git, node_modules and binary files.",
     input,

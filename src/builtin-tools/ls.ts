@@ -14,6 +14,7 @@ const input = jsonSchema<{ path?: string }>({
 export function lsTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
     name: "ls",
+    readOnly: true,
     description: "List a directory in the workspace. Directories end in /, symbolic links in @.",
     input,
     execute: ({ path = "." }) =>

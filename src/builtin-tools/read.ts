@@ -31,6 +31,7 @@ const input = jsonSchema<{ path: string; offset?: number; limit?: number }>({
 export function readTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinToolOptions) {
   return defineTool({
     name: "read",
+    readOnly: true,
     description: "Read a text file from the workspace. Lines are numbered; use offset and limit for a range of lines.",
     input,
     execute: ({ path, offset = 1, limit = DEFAULT_LIMIT }) =>

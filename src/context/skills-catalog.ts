@@ -74,6 +74,7 @@ export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
 function skillTool(skills: () => Promise<ReadonlyMap<string, Skill>>): ToolDefinition {
   return defineTool({
     name: "skill",
+    readOnly: true,
     description:
       "Loads a skill by name and returns its instructions. The available skills are listed in the skills reminder.",
     input: jsonSchema<{ name: string }>({

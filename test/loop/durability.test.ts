@@ -203,3 +203,17 @@ describe("durability: 'turn'", () => {
     await agent.dispose();
   });
 });
+
+test("the built-in read-only tools (read, ls, glob, grep) and the skill tool are declared readOnly; write, edit, bash are not", async () => {
+  const { builtinToolDefinitions, Workspace } = await import("../../src/builtin-tools/index.js");
+  const tools = builtinToolDefinitions({ workspace: new Workspace({ root }) });
+  expect(Object.fromEntries(tools.map((t) => [t.name, t.readOnly === true]))).toEqual({
+    read: true,
+    ls: true,
+    glob: true,
+    grep: true,
+    write: false,
+    edit: false,
+    bash: false,
+  });
+});
