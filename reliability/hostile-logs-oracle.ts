@@ -84,7 +84,7 @@ async function tryLoad(
 function checkRefusal(error: unknown, files: TrialFiles, changedLine: number, mode: string): string[] {
   if (!(error instanceof StoreError)) return [`${mode} load threw an untyped ${describe(error)}`];
   const out: string[] = [];
-  if (error.code !== "corrupt" && error.code !== "foreign")
+  if (error.code !== "corrupt" && error.code !== "foreign" && error.code !== "newer-version")
     out.push(`${mode} load refused with code ${error.code}: ${describe(error)}`);
   if (error.file !== files.file) out.push(`${mode} refusal names file ${String(error.file)}`);
   if (error.line === undefined) out.push(`${mode} refusal names no line: ${describe(error)}`);

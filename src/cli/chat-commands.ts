@@ -1,6 +1,8 @@
 // Chat's slash commands: /help, /session, /cache, /compact, /fork, /exit. Each reads the live
 // agent through a small context; /fork switches the chat to the child session (the parent stays
-// stored and resumable). Unknown commands are answered with the list, never sent to the model.
+// stored and resumable); /compact says in plain words when there is nothing to compact or no
+// compaction configured. Unknown commands are answered with the list, never sent to the model.
+import { isKeelsonError } from "../errors/index.js";
 import type { Agent } from "../loop/index.js";
 import { foldRequestHeader } from "../header/index.js";
 import { isEventOf } from "../session/index.js";
@@ -77,22 +79,37 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     async run(ctx) {
       const { agent } = ctx;
       const from = agent.session.length;
-      const outcome = await agent.compact();
-      // The summary call is paid: the compaction turn gets its footer like any other.
-      const footer = (): void => ctx.footer(outcome.turn);
+      const failures: unknown[] = [];
+      const off = agent.hooks.on("agent/error", (_agent, error, where) => {
+        if (where === "compaction") failures.push(error);
+      });
+      let outcome: Awaited<ReturnType<Agent["compact"]>>;
+      try {
+        outcome = await agent.compact();
+      } finally {
+        off();
+      }
       const events = agent.session.events.slice(from);
       const summary = events.find((e) => isEventOf(e, "compact/summary"));
       const end = events.find((e) => isEventOf(e, "compact/end"));
-      if (outcome.reason.kind !== "completed") ctx.say(`  compaction turn ${describeReason(outcome.reason)}`);
+      const reason = outcome.reason;
+      if (reason.kind === "error" && reason.code === "invalid-options")
+        ctx.say("  no compaction configured: this agent has no `compaction` option, so /compact cannot summarize");
+      else if (reason.kind !== "completed") ctx.say(`  compaction turn ${describeReason(reason)}`);
       else if (end !== undefined && isEventOf(end, "compact/end") && end.data.error !== undefined) {
-        // the view has shown the failure
+        // Any other failure is on screen already: the view prints the compact/end line.
+        if (failures.some((e) => isKeelsonError(e, "no-region")))
+          ctx.say(
+            "  nothing to compact: the history is no longer than the recent part compaction always keeps, so there is no older part to summarize",
+          );
       } else if (summary !== undefined) {
         const data = summary.data as { regionTokens?: number; summaryTokens?: number };
         ctx.say(
           `  compacted: ${data.regionTokens ?? "?"} tokens of history → a ${data.summaryTokens ?? "?"}-token summary`,
         );
       } else ctx.say("  nothing to compact yet");
-      footer();
+      // The compaction turn is logged (and a summary call is paid): it gets its footer like any other.
+      ctx.footer(outcome.turn);
       return undefined;
     },
   },

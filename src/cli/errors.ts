@@ -5,19 +5,23 @@
 import { KeelsonError } from "../errors/index.js";
 export class CliError extends KeelsonError<"cli"> {
   readonly exitCode: number;
-  constructor(message: string, exitCode = 2) {
-    super("cli", message);
+  /** `cause`: the layer error this one reports (a StoreError), for callers that branch on its code. */
+  constructor(message: string, exitCode = 2, options?: { readonly cause?: unknown }) {
+    super("cli", message, options);
     this.exitCode = exitCode;
   }
 }
 
-/** One line for any error: `code: message` for layer errors, the message for CliErrors. */
+/**
+ * One line for any error: `code: message` for layer errors, the message for CliErrors. The code
+ * is said once: Node's errno messages already start with it (`ENOSPC: no space left on device`).
+ */
 export function describeError(error: unknown): string {
   if (error instanceof CliError) return error.message;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     const text = error.message.split("\n")[0] ?? "";
-    return typeof code === "string" ? `${code}: ${text}` : text;
+    return typeof code === "string" && !text.startsWith(`${code}:`) ? `${code}: ${text}` : text;
   }
   return String(error);
 }

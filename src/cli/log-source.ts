@@ -1,7 +1,9 @@
 // Where the inspection commands get a session from: a session id (read-only through the
 // store, never locking or repairing) or a path to a `.jsonl` file (decoded with the store's own
-// codec, read-only). Failures are CliErrors naming the file and line.
-import { readFile } from "node:fs/promises";
+// codec, read-only). Files are read like the store reads them: regular files only, up to the
+// store's size limit, never blocking on a FIFO. Failures are CliErrors naming the file and line,
+// with the StoreError as `cause`.
+import * as nodeFs from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   Session,
@@ -11,7 +13,7 @@ import {
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
-import { decodeHeaderLine, firstInvalidUtf8Line, JsonlSessionStore, splitLog, StoreError } from "../store/index.js";
+import { decodeLog, JsonlSessionStore, newerLogError, readLogFile, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
 
 export interface LoadedLog {
@@ -24,6 +26,8 @@ export interface RawLog {
   readonly file: string;
   readonly header: unknown;
   readonly events: readonly unknown[];
+  /** Set when the log was written by a newer Keelson (`newer-version`): the decode is best-effort. */
+  readonly newer?: StoreError;
 }
 
 export function openStore(): JsonlSessionStore {
@@ -41,41 +45,34 @@ export function fileOfTarget(target: string): string {
   try {
     return openStore().fileOf(target);
   } catch (error) {
-    throw asCliError(error);
+    throw cliErrorOf(error);
   }
 }
 
-/** Reads and decodes a log file read-only (a torn final line is dropped, as the store does). */
+/**
+ * Reads and decodes a log file read-only (a torn final line is dropped, as the store does). A
+ * log written by a newer Keelson is returned with `newer` set, for the caller to refuse or show
+ * best-effort; everything else that keeps it from decoding is thrown.
+ */
 export async function readRawLog(file: string, label = file): Promise<RawLog> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readLogFile(nodeFs, file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT")
       throw new CliError(
         label === file ? `no such file: ${file}` : `unknown session ${label} (${file} does not exist)`,
       );
+    if (error instanceof StoreError) throw cliErrorOf(error);
     throw new CliError(`cannot read ${file}: ${code ?? String(error)}`);
   }
-  const { lines, committedBytes } = splitLog(bytes);
-  if (lines.length === 0)
-    throw new CliError(`${file}:1: foreign: not a Keelson session log (no complete header line)`, 1);
-  // Keelson never writes invalid UTF-8: inside the committed lines it is corruption, never decoded lossily.
-  const badLine = firstInvalidUtf8Line(bytes, committedBytes);
-  if (badLine !== undefined) throw new CliError(`${file}:${badLine}: corrupt: line ${badLine} is not valid UTF-8`, 1);
   try {
-    const header = decodeHeaderLine(lines[0]!, file);
-    const events = lines.slice(1).map((line, i) => {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch {
-        throw new StoreError("corrupt", `${file}: line ${i + 2} is not valid JSON`, { file, line: i + 2 });
-      }
-    });
-    return { file, header, events };
+    const decoded = decodeLog(bytes, file);
+    const newer = newerLogError(decoded, file);
+    return { file, header: decoded.header, events: decoded.events, ...(newer === undefined ? {} : { newer }) };
   } catch (error) {
-    throw asCliError(error);
+    throw cliErrorOf(error);
   }
 }
 
@@ -87,12 +84,13 @@ export async function loadLog(target: string): Promise<LoadedLog> {
       const { session } = await store.load(target, { readOnly: true });
       return { file: store.fileOf(target), session };
     } catch (error) {
-      throw asCliError(error);
+      throw cliErrorOf(error);
     } finally {
       await store.close();
     }
   }
   const raw = await readRawLog(resolve(target));
+  if (raw.newer !== undefined) throw cliErrorOf(raw.newer);
   try {
     validateSessionHeader(raw.header);
     return { file: raw.file, session: Session.fromParsedLog(raw.header as SessionHeader, raw.events) };
@@ -110,19 +108,36 @@ export function eventsOf(log: LoadedLog): readonly SessionEvent[] {
   return log.session.events;
 }
 
-function asCliError(error: unknown): unknown {
-  if (error instanceof StoreError) {
-    if (error.code === "not-found") return new CliError(`unknown session: ${error.message}`);
-    const where = error.file === undefined ? "" : `${error.file}${error.line === undefined ? "" : `:${error.line}`}: `;
-    const message =
-      error.file !== undefined && error.message.startsWith(`${error.file}:`)
-        ? error.message.slice(error.file.length).replace(/^(: line \d+)?:\s*/, "")
-        : error.message;
-    // 1: the log itself is bad (corrupt, foreign); 2: the request was (bad id, locked, ...).
-    return new CliError(
-      `${where}${error.code}: ${message}`,
-      error.code === "corrupt" || error.code === "foreign" ? 1 : 2,
-    );
-  }
-  return error;
+/** True for the CliError (or StoreError) of a log written by a newer Keelson. */
+export function isNewerLog(error: unknown): boolean {
+  const store = error instanceof CliError ? error.cause : error;
+  return store instanceof StoreError && store.code === "newer-version";
+}
+
+/** A StoreError's message without the `file: ` / `file: line N: ` it starts with (the CLI puts `file:line:` first). */
+export function problemOf(error: StoreError): string {
+  return error.file !== undefined && error.message.startsWith(`${error.file}:`)
+    ? error.message.slice(error.file.length).replace(/^(: line \d+)?:\s*/, "")
+    : error.message;
+}
+
+// The log itself is the problem (exit 1); any other refusal was of the request (exit 2: an
+// unknown or invalid id, a locked session, a path that is not a regular file or is too large).
+const LOG_PROBLEMS: ReadonlySet<string> = new Set(["corrupt", "foreign", "newer-version"]);
+
+/**
+ * The CliError for a store failure: `file:line: code: message`; exit 1 when the log is bad
+ * (corrupt, foreign, newer), 2 otherwise. An unknown id reads `unknown session <id> (<file>
+ * does not exist)` for every command. Other errors pass through.
+ */
+export function cliErrorOf(error: unknown): unknown {
+  if (!(error instanceof StoreError)) return error;
+  if (error.code === "not-found")
+    return new CliError(error.message.replace(/^no session /, "unknown session "), 2, { cause: error });
+  // A message that opens with the file ("/dev/zero is a character device, …") names it already.
+  const named = error.file === undefined || error.message.startsWith(`${error.file} `);
+  const where = named ? "" : `${error.file}${error.line === undefined ? "" : `:${error.line}`}: `;
+  return new CliError(`${where}${error.code}: ${problemOf(error)}`, LOG_PROBLEMS.has(error.code) ? 1 : 2, {
+    cause: error,
+  });
 }

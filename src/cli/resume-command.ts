@@ -4,13 +4,20 @@
 import type { Command } from "commander";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { type JsonlSessionStore, StoreError } from "../store/index.js";
+import type { JsonlSessionStore } from "../store/index.js";
 import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
-import { openStore } from "./log-source.js";
-import { chooseModel, type ModelChoice, openProvider, type ProviderHandle, parseModel } from "./model-selection.js";
-import { type TurnFlags, workingDirectory } from "./run-command.js";
+import { cliErrorOf, openStore } from "./log-source.js";
+import {
+  chooseModel,
+  type ModelChoice,
+  openProvider,
+  type ProviderHandle,
+  parseModel,
+  requireKey,
+} from "./model-selection.js";
+import { readPrompt, type TurnFlags, workingDirectory } from "./run-command.js";
 import { summaryOf } from "./commands.js";
 
 interface ResumeFlags extends TurnFlags {
@@ -22,7 +29,7 @@ export function registerResume(program: Command): void {
     .command("resume")
     .description(summaryOf("resume"))
     .argument("[id]", "session id (omit with --last)")
-    .argument("[prompt]", "the user prompt")
+    .argument("[prompt]", "the user prompt; - reads it from stdin")
     .option("--last", "resume the most recently used session")
     .option(
       "-m, --model <provider:model>",
@@ -55,7 +62,9 @@ export interface ResumeTarget {
 /**
  * Resolves `id` (or, when undefined, the most recently written session) and validates its log
  * read-only — an unknown or broken log is reported without locking, repairing or starting a
- * provider. Without `--model` / `$KEELSON_MODEL` the model is the one the session last used.
+ * provider, as the inspection commands report it (an unknown or invalid id exits 2; a corrupt,
+ * foreign or newer log exits 1). Without `--model` / `$KEELSON_MODEL` the model is the one the
+ * session last used.
  */
 export async function resumeTarget(
   store: JsonlSessionStore,
@@ -83,9 +92,7 @@ export async function resumeTarget(
     const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
     return { id, choice, cwd };
   } catch (error) {
-    if (error instanceof StoreError && error.code === "not-found")
-      throw new CliError(`unknown session ${id} (${store.fileOf(id)} does not exist)`);
-    throw error;
+    throw cliErrorOf(error);
   }
 }
 
@@ -95,6 +102,8 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
   let handle: ProviderHandle | undefined;
   try {
     const { id, choice, cwd } = await resumeTarget(store, idOrLast, flags);
+    requireKey(choice); // before waiting on stdin: bad input fails at once
+    const text = await readPrompt(prompt);
     handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const { resumeAgent } = await import("../loop/index.js");
     const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
@@ -105,11 +114,11 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
       system: SYSTEM_PROMPT,
       plugins,
     });
-    return await runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
+    return await runHeadlessTurn({ agent, store, handle, prompt: text, json: flags.json === true });
   } catch (error) {
     await store.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);
-    throw error;
+    throw cliErrorOf(error); // e.g. 'locked': another writer took the session after the check
   }
 }
 

@@ -1,4 +1,5 @@
 // `keelson run "prompt"`: a headless one-shot turn in a new session, persisted in the JSONL store.
+// `keelson run -` reads the prompt from stdin (to end of input; one trailing newline dropped).
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -6,7 +7,7 @@ import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
-import { chooseModel, openProvider } from "./model-selection.js";
+import { chooseModel, openProvider, requireKey } from "./model-selection.js";
 import { summaryOf } from "./commands.js";
 
 export interface TurnFlags {
@@ -20,7 +21,7 @@ export function registerRun(program: Command): void {
   program
     .command("run")
     .description(summaryOf("run"))
-    .argument("<prompt>", "the user prompt")
+    .argument("<prompt>", "the user prompt; - reads it from stdin")
     .option(
       "-m, --model <provider:model>",
       "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL",
@@ -40,6 +41,8 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const cwd = await workingDirectory(flags.cwd);
   const allow = parseAllow(flags.allow);
   const choice = chooseModel(flags.model);
+  requireKey(choice); // before waiting on stdin: bad input fails at once
+  const text = await readPrompt(prompt);
   const handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
   const { createAgent } = await import("../loop/index.js");
   const store = openStore();
@@ -52,7 +55,25 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
     system: SYSTEM_PROMPT,
     plugins,
   });
-  return runHeadlessTurn({ agent, store, handle, prompt, json: flags.json === true });
+  return runHeadlessTurn({ agent, store, handle, prompt: text, json: flags.json === true });
+}
+
+/**
+ * The prompt argument, or for `-` the whole of `input` (stdin) as UTF-8 with one trailing
+ * newline dropped; an empty or blank one is a CliError.
+ */
+export async function readPrompt(
+  prompt: string,
+  input: AsyncIterable<Buffer | string> = process.stdin,
+): Promise<string> {
+  if (prompt !== "-") return prompt;
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  const text = Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+  if (text.trim() === "") throw new CliError("no prompt: the prompt was read from stdin (-) and it is empty");
+  return text;
 }
 
 /** Resolves `--cwd`; a missing or non-directory path is a CliError. */

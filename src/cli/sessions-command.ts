@@ -1,17 +1,20 @@
 // `keelson sessions`: every stored session, oldest first — id, created (ISO), cwd, turns, and a
-// preview of the last prompt. Each log is read read-only; a foreign or broken file is listed as
-// such instead of stopping the listing.
+// preview of the last prompt. Each log is read read-only (regular files only: a FIFO named
+// `x.jsonl` never blocks the listing); a foreign or broken file is listed as `unreadable: …`
+// and a log written by a newer Keelson as such, instead of stopping the listing.
 import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Session, SessionEvent } from "../session/index.js";
+import { StoreError } from "../store/index.js";
 import { describeError } from "./errors.js";
-import { openStore } from "./log-source.js";
+import { openStore, problemOf } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
 
 type Row =
   | { readonly kind: "session"; readonly session: Session }
-  | { readonly kind: "unreadable"; readonly name: string; readonly problem: string };
+  | { readonly kind: "unreadable"; readonly name: string; readonly problem: string; readonly code?: string }
+  | { readonly kind: "newer"; readonly name: string; readonly problem: string };
 
 export function registerSessions(program: Command): void {
   program
@@ -27,16 +30,22 @@ export function registerSessions(program: Command): void {
         try {
           rows.push({ kind: "session", session: (await store.load(id, { readOnly: true })).session });
         } catch (error) {
-          rows.push({ kind: "unreadable", name, problem: describeError(error) });
+          if (error instanceof StoreError && error.code === "newer-version")
+            rows.push({ kind: "newer", name, problem: problemOf(error) });
+          else
+            rows.push({
+              kind: "unreadable",
+              name,
+              problem: describeError(error),
+              ...(error instanceof StoreError ? { code: error.code } : {}),
+            });
         }
       }
       await store.close();
       rows.sort((a, b) => createdOf(a) - createdOf(b));
       if (flags.json === true) {
         for (const row of rows)
-          process.stdout.write(
-            `${JSON.stringify(row.kind === "session" ? summary(row.session) : { file: row.name, problem: row.problem })}\n`,
-          );
+          process.stdout.write(`${JSON.stringify(row.kind === "session" ? summary(row.session) : jsonProblem(row))}\n`);
         return;
       }
       if (rows.length === 0) {
@@ -45,8 +54,9 @@ export function registerSessions(program: Command): void {
       }
       process.stdout.write(`${["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ")}\n`);
       for (const row of rows) {
-        if (row.kind === "unreadable") {
-          process.stdout.write(`${row.name.padEnd(36)}  unreadable: ${row.problem}\n`);
+        if (row.kind !== "session") {
+          const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
+          process.stdout.write(`${row.name.padEnd(36)}  ${problem}\n`);
           continue;
         }
         const s = summary(row.session);
@@ -55,6 +65,14 @@ export function registerSessions(program: Command): void {
         );
       }
     });
+}
+
+function jsonProblem(row: Exclude<Row, { kind: "session" }>): Record<string, string> {
+  return {
+    file: row.name,
+    problem: row.problem,
+    ...(row.kind === "newer" ? { code: "newer-version" } : row.code === undefined ? {} : { code: row.code }),
+  };
 }
 
 function createdOf(row: Row): number {

@@ -1,11 +1,16 @@
 // `keelson show <id | FILE>`: a readable transcript of a stored session — turns and steps, user,
 // assistant and tool messages, header snapshots (with their reason) and deltas (which arms),
-// the session prefix marked request-only, compactions and retries.
+// the session prefix marked request-only, compactions and retries. A log written by a newer
+// Keelson is shown best-effort (events this Keelson knows rendered, the others listed by seq and
+// type), with the refusal on stderr and exit code 1.
 import type { Command } from "commander";
 import type { EpochHeader } from "../header/index.js";
 import type { Message } from "../messages/index.js";
-import type { AnySessionEvent, SessionEvent } from "../session/index.js";
-import { loadLog } from "./log-source.js";
+import { type AnySessionEvent, isEventType, type SessionEvent, validateEventData } from "../session/index.js";
+// Not re-exported by the session index (src/session/index.ts is another engineer's file).
+import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/index.js";
+import { describeError } from "./errors.js";
+import { fileOfTarget, isFileTarget, isNewerLog, type LoadedLog, loadLog, readRawLog } from "./log-source.js";
 import { contentText, indent, messageText, preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
 
@@ -15,7 +20,15 @@ export function registerShow(program: Command): void {
     .description(summaryOf("show"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
-      const { file, session } = await loadLog(target);
+      let log: LoadedLog;
+      try {
+        log = await loadLog(target);
+      } catch (error) {
+        if (!isNewerLog(error)) throw error;
+        await showBestEffort(target, error);
+        return;
+      }
+      const { file, session } = log;
       const h = session.header;
       const out = [`session ${h.id}`, `file    ${file}`, `created ${new Date(h.createdAt).toISOString()}`];
       if (h.cwd !== undefined) out.push(`cwd     ${h.cwd}`);
@@ -26,6 +39,47 @@ export function registerShow(program: Command): void {
         out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
       process.stdout.write(`${out.join("\n")}\n`);
     });
+}
+
+/** A newer Keelson's log: everything this Keelson can read, then the refusal on stderr; exit 1. */
+async function showBestEffort(target: string, refusal: unknown): Promise<void> {
+  const file = fileOfTarget(target);
+  const raw = await readRawLog(file, isFileTarget(target) ? file : target);
+  const h = (typeof raw.header === "object" && raw.header !== null ? raw.header : {}) as Record<string, unknown>;
+  const out = [
+    `session ${typeof h.id === "string" ? h.id : "?"}`,
+    `file    ${raw.file}`,
+    `created ${typeof h.createdAt === "number" && Number.isFinite(h.createdAt) ? new Date(h.createdAt).toISOString() : "?"}`,
+    `version ${JSON.stringify(h.version)}${newerLogVersion(h) === undefined ? "" : ` (this Keelson reads version ${LOG_VERSION})`}; shown best-effort`,
+    "",
+  ];
+  raw.events.forEach((event, index) => {
+    out.push(...renderBestEffort(event, index));
+  });
+  process.stdout.write(`${out.join("\n")}\n`);
+  process.stderr.write(
+    `keelson: ${describeError(refusal)} (shown best-effort: events unknown to this Keelson are listed by type only)\n`,
+  );
+  process.exitCode = 1;
+}
+
+/** A raw event rendered if this Keelson knows its type and payload; otherwise `#seq <type> (unknown to this Keelson)`. */
+function renderBestEffort(raw: unknown, index: number): string[] {
+  const record = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const seq = Number.isSafeInteger(record.seq) ? (record.seq as number) : index;
+  const at = `#${String(seq).padStart(3)}`;
+  if (isEventType(record.type)) {
+    try {
+      validateEventData(record.type, record.data, seq);
+      const feature = unknownEventFeature(record);
+      const rendered = renderEvent({ ...record, seq } as unknown as AnySessionEvent);
+      return feature === undefined ? rendered : [...rendered, `       (${feature}: unknown to this Keelson)`];
+    } catch {
+      // a payload this Keelson does not understand: listed by type below
+    }
+  }
+  const type = typeof record.type === "string" ? record.type : JSON.stringify(record.type ?? null);
+  return [`${at} ${type} (unknown to this Keelson)`];
 }
 
 function renderEvent(event: AnySessionEvent): string[] {

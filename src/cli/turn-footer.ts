@@ -1,6 +1,7 @@
 // The per-turn footer chat prints after each turn: the turn's summed usage (input, cache read,
 // cache write, output tokens), its cache-hit share, its cost under the model registry's pricing,
-// and how the turn ended. Pure: a fold over the turn's session events.
+// and how the turn ended — for a compaction turn (`/compact`) whose compaction failed, that it
+// failed, never "completed". Pure: a fold over the turn's session events.
 import type { Usage } from "../messages/index.js";
 import { isEventOf, type SessionEvent, type TurnEndReason } from "../session/index.js";
 
@@ -9,6 +10,12 @@ export interface TurnTally {
   readonly steps: number;
   readonly usage: Usage;
   readonly reason?: TurnEndReason;
+  /**
+   * A compaction turn (trigger `compact`) whose compaction failed: the error its `compact/end`
+   * logged. The turn itself ends `completed` (compaction failures do not fail turns), but
+   * nothing was compacted, which is what the footer says.
+   */
+  readonly compactionError?: string;
 }
 
 const ZERO: Usage = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
@@ -23,20 +30,32 @@ export function tallyTurn(events: readonly SessionEvent[], turn: number): TurnTa
   let steps = 0;
   let inside = false;
   let reason: TurnEndReason | undefined;
+  let compacting = false;
+  let compactionError: string | undefined;
   for (const event of events) {
-    if (isEventOf(event, "turn/start")) inside = event.data.turn === turn;
+    if (isEventOf(event, "turn/start")) {
+      inside = event.data.turn === turn;
+      if (inside) compacting = event.data.trigger === "compact";
+    }
     if (!inside) continue;
     if (isEventOf(event, "step/start")) steps++;
     else if (isEventOf(event, "step/end") && event.data.dispatched === false) steps--;
     else if (isEventOf(event, "assistant/message") && event.data.usage !== undefined)
       usage = add(usage, event.data.usage);
     else if (isEventOf(event, "compact/summary") && isUsage(event.data.usage)) usage = add(usage, event.data.usage);
+    else if (isEventOf(event, "compact/end") && compacting) compactionError = event.data.error;
     else if (isEventOf(event, "turn/end")) {
       reason = event.data.reason;
       inside = false;
     }
   }
-  return { turn, steps, usage, ...(reason === undefined ? {} : { reason }) };
+  return {
+    turn,
+    steps,
+    usage,
+    ...(reason === undefined ? {} : { reason }),
+    ...(compactionError === undefined ? {} : { compactionError }),
+  };
 }
 
 function add(a: Usage, b: Usage): Usage {
@@ -77,7 +96,12 @@ export function formatFooter(tally: TurnTally, cost: number | undefined): string
     `cache hit ${share === undefined ? "-" : `${(share * 100).toFixed(1)}%`}`,
     cost === undefined ? "cost n/a" : `$${cost.toFixed(5)}`,
   ];
-  if (tally.reason !== undefined) parts.push(describeReason(tally.reason));
+  if (tally.reason !== undefined)
+    parts.push(
+      tally.reason.kind === "completed" && tally.compactionError !== undefined
+        ? `compaction failed: ${tally.compactionError}`
+        : describeReason(tally.reason),
+    );
   return `── ${parts.join(" · ")}`;
 }
 

@@ -1,12 +1,13 @@
 // `keelson verify <id | FILE>`: the structural checks (verifyLog) and a full reconstruction of
 // every request over a stored log, read-only. Clean: exit 0 and one summary line. Not clean:
 // exit 1 and one line per issue — `file:line: seq S: code: message` (line = seq + 2: the header
-// is line 1).
+// is line 1). A log written by a newer Keelson is not clean (exit 1: it cannot be verified
+// here). A path that is not a regular file, or is over the size limit, is bad input (exit 2).
 import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
 import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
-import { fileOfTarget, isFileTarget, type RawLog, readRawLog } from "./log-source.js";
+import { cliErrorOf, fileOfTarget, isFileTarget, type RawLog, readRawLog } from "./log-source.js";
 import { summaryOf } from "./commands.js";
 
 interface Issue {
@@ -30,6 +31,13 @@ export function registerVerify(program: Command): void {
         // A log that cannot even be decoded (corrupt line, foreign header) is a verify result, not bad input.
         if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
         process.stdout.write(`${error.message}\nnot clean: the log cannot be decoded\n`);
+        process.exitCode = 1;
+        return;
+      }
+      if (raw.newer !== undefined) {
+        process.stdout.write(
+          `${(cliErrorOf(raw.newer) as CliError).message}\nnot clean: written by a newer Keelson, this Keelson cannot verify it\n`,
+        );
         process.exitCode = 1;
         return;
       }

@@ -7,6 +7,9 @@ import { isEventType, show, validateEventData } from "./event-data.js";
 import type { SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
 
 const ENVELOPE_KEYS = new Set(["type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs"]);
+
+/** The session-log format version this Keelson writes and reads (`SessionHeader.version`). */
+export const LOG_VERSION = 1;
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -74,7 +77,11 @@ export function validateSessionHeader(raw: unknown): asserts raw is SessionHeade
   };
   if (!isRecord(raw)) fail(`expected an object, got ${typeName(raw)}`);
   const h = raw as Record<string, unknown>;
-  if (h.version !== 1) fail(`unsupported version ${show(h.version)} (expected 1)`);
+  if (newerLogVersion(h) !== undefined)
+    fail(
+      `version ${show(h.version)} is newer than this Keelson's log version ${LOG_VERSION} (written by a newer Keelson)`,
+    );
+  if (h.version !== LOG_VERSION) fail(`unsupported version ${show(h.version)} (expected ${LOG_VERSION})`);
   if (typeof h.id !== "string" || !SESSION_ID.test(h.id)) fail(`id ${show(h.id)} is not a safe session id`);
   if (typeof h.createdAt !== "number" || !Number.isFinite(h.createdAt)) fail("createdAt must be epoch ms");
   if (h.cwd !== undefined && typeof h.cwd !== "string") fail("cwd must be a string");
@@ -89,4 +96,26 @@ export function validateSessionHeader(raw: unknown): asserts raw is SessionHeade
 /** True for ids `validateSessionHeader` accepts (letters, digits, `.`, `_`, `-`; ≤ 128). */
 export function isSafeSessionId(id: string): boolean {
   return SESSION_ID.test(id);
+}
+
+/**
+ * A raw header's `version` when it is a later log version than this Keelson's (an integer above
+ * `LOG_VERSION`): the log was written by a newer Keelson. Undefined otherwise (including a
+ * version that is simply invalid, which is the header's own error).
+ */
+export function newerLogVersion(rawHeader: unknown): number | undefined {
+  const version = isRecord(rawHeader) ? rawHeader.version : undefined;
+  return Number.isSafeInteger(version) && (version as number) > LOG_VERSION ? (version as number) : undefined;
+}
+
+/**
+ * What a raw event carries that only a newer Keelson would write — `unknown event type "x"` or
+ * `unknown envelope key "k"` — or undefined. It says nothing else about the event's validity:
+ * a value that is not an object, or has no string type, is plain corruption.
+ */
+export function unknownEventFeature(raw: unknown): string | undefined {
+  if (!isRecord(raw) || typeof raw.type !== "string") return undefined;
+  if (!isEventType(raw.type)) return `unknown event type ${show(raw.type)}`;
+  for (const key in raw) if (!ENVELOPE_KEYS.has(key)) return `unknown envelope key ${show(key)}`;
+  return undefined;
 }

@@ -1,6 +1,14 @@
 // Public API of the session layer (depends on json, messages).
 export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
-export { isSafeSessionId, validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
+export {
+  isSafeSessionId,
+  LOG_VERSION,
+  newerLogVersion,
+  unknownEventFeature,
+  validateEnvelope,
+  validateSessionHeader,
+  validateSurfaceOp,
+} from "./envelope.js";
 export { SessionError, type SessionErrorCode } from "./errors.js";
 export { isEventOf, isEventType, validateEventData } from "./event-data.js";
 export { epochHeaderProblem, headerDeltaProblem } from "./header-payload.js";

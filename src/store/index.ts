@@ -1,13 +1,17 @@
 // Public API of the store layer (depends on session).
 export {
+  type DecodedLog,
   decodeHeaderLine,
+  decodeLog,
   FORMAT as JSONL_FORMAT,
   firstInvalidUtf8Line,
+  newerLogError,
   type SplitLog,
   splitLog,
 } from "./jsonl-codec.js";
 export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
 export { persistSession } from "./persist.js";
+export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
 export type {
   LoadedSession,
   LoadOptions,

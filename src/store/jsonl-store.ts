@@ -1,14 +1,14 @@
 // JsonlSessionStore: the embedded default store. One file per session under
 // `$KEELSON_HOME/sessions` (see home.ts): `<id>.jsonl` plus `<id>.lock` while a writer holds it.
 //
-// Durability: the first write (header + seed) is published atomically (temp file, fsync, link —
-// which never clobbers — fsync of the directory). Appends are buffered and written + fsynced on
-// `flush()`. A failed write is truncated back to the committed size and the batch stays
-// buffered, so a retry cannot duplicate seqs. Load drops a torn final line (truncating it away
-// when writable), refuses corruption inside the committed region with the file and line, and
-// closes an open final turn with crash-repair closers written durably.
+// Durability: the first write (header + seed) is published atomically (publish.ts). Appends are
+// buffered and written + fsynced on `flush()`. A failed write is truncated back to the committed
+// size and the batch stays buffered, so a retry cannot duplicate seqs. Load reads regular files
+// only, up to a size limit (read-log-file.ts); drops a torn final line (truncating it away when
+// writable); refuses corruption inside the committed region with the file and line; refuses a
+// log written by a newer Keelson without touching it (a writable load checks the header before
+// taking the lock); and closes an open final turn with crash-repair closers written durably.
 import { previewJson } from "../json/index.js";
-import { randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -21,9 +21,12 @@ import {
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
-import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, firstInvalidUtf8Line, splitLog } from "./jsonl-codec.js";
+import { decodeHeaderLine, decodeLog, encodeEventLine, encodeHeaderLine, newerLogError } from "./jsonl-codec.js";
+import { fsErrorText } from "./fs-error-text.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { persistSession } from "./persist.js";
+import { publishNewFile } from "./publish.js";
+import { MAX_LOG_BYTES, openLogFile, readLogFile } from "./read-log-file.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -36,14 +39,27 @@ import {
 /** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
 export type StoreFileSystem = Pick<
   typeof nodeFs,
-  "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir"
+  "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir" | "stat"
 >;
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */
   readonly root?: string;
   readonly fs?: StoreFileSystem;
+  /** The largest log a load reads (bytes); larger files are refused with 'too-large'. Default `MAX_LOG_BYTES` (1 GiB). */
+  readonly maxLogBytes?: number;
 }
+
+/** How much of a log's start is read for its header line (list, and the check before a writable load). */
+const HEADER_PEEK_BYTES = 64 * 1024;
+
+/** A Node file-system failure as `StoreError('write-failed')` (its errno code said once); StoreErrors pass. */
+function writeFailed(error: unknown, file: string, what: string): unknown {
+  if (error instanceof StoreError) return error;
+  return new StoreError("write-failed", `${file}: ${what} failed: ${fsErrorText(error)}`, { file, cause: error });
+}
+
+const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
 
 interface Writer {
   readonly file: string;
@@ -58,12 +74,14 @@ interface Writer {
 export class JsonlSessionStore implements SessionStore {
   readonly root: string;
   readonly #fs: StoreFileSystem;
+  readonly #maxLogBytes: number;
   readonly #writers = new Map<string, Writer>();
   #closed = false;
 
   constructor(options: JsonlStoreOptions = {}) {
     this.root = options.root ?? defaultSessionsDir();
     this.#fs = options.fs ?? nodeFs;
+    this.#maxLogBytes = options.maxLogBytes ?? MAX_LOG_BYTES;
   }
 
   /** The file that holds session `id`. */
@@ -85,11 +103,13 @@ export class JsonlSessionStore implements SessionStore {
     }
     if (this.#writers.has(header.id))
       throw new StoreError("exists", `session ${header.id} already exists (${file})`, { file });
-    await this.#fs.mkdir(this.root, { recursive: true });
+    await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
+      throw writeFailed(e, this.root, "creating the sessions directory");
+    });
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
       const bytes = encodeHeaderLine(header) + seed.map(encodeEventLine).join("");
-      await this.#publish(file, bytes);
+      await publishNewFile(this.#fs, this.root, file, bytes);
       const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
       this.#writers.set(header.id, {
         file,
@@ -100,8 +120,8 @@ export class JsonlSessionStore implements SessionStore {
         flushing: Promise.resolve(),
       });
     } catch (e) {
-      await releaseLock(this.#fs, this.#lockOf(header.id));
-      throw e;
+      await releaseLock(this.#fs, this.#lockOf(header.id)).catch(() => undefined);
+      throw writeFailed(e, file, `creating session ${header.id}`);
     }
   }
 
@@ -157,7 +177,11 @@ export class JsonlSessionStore implements SessionStore {
       await this.flush(sessionId);
     }
     const writable = !options.readOnly;
-    if (writable) await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
+    if (writable) {
+      // A log this Keelson must not write is refused before its lock is taken: nothing is touched.
+      await this.#refuseNewerHeader(sessionId, file);
+      await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
+    }
     try {
       return await this.#load(sessionId, file, options);
     } catch (e) {
@@ -205,45 +229,20 @@ export class JsonlSessionStore implements SessionStore {
   async #load(sessionId: string, file: string, options: LoadOptions): Promise<LoadedSession> {
     let bytes: Buffer;
     try {
-      bytes = await this.#fs.readFile(file);
+      bytes = await readLogFile(this.#fs, file, this.#maxLogBytes);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT")
-        throw new StoreError("not-found", `no session ${sessionId} (${file} does not exist)`, { file });
+      if (isNotFound(e)) throw this.#notFound(sessionId, file);
       throw e;
     }
-    const { lines, committedBytes, tornBytes } = splitLog(bytes);
-    if (lines.length === 0)
-      throw new StoreError("foreign", `${file} is not a Keelson session log: it has no complete header line`, {
-        file,
-        line: 1,
-      });
-    const header = decodeHeaderLine(lines[0]!, file);
+    const { header, events, committedBytes, tornBytes } = decodeLog(bytes, file);
+    const newer = newerLogError({ header, events }, file);
+    if (newer !== undefined) throw newer;
     if ((header as { id?: unknown }).id !== sessionId) {
       throw new StoreError(
         "corrupt",
         `${file}: line 1 names session ${previewJson((header as { id?: unknown }).id)}, not ${sessionId}`,
         { file, line: 1 },
       );
-    }
-    const badLine = firstInvalidUtf8Line(bytes, committedBytes);
-    if (badLine !== undefined) {
-      throw new StoreError(
-        "corrupt",
-        `${file}: line ${badLine} is not valid UTF-8 (inside the committed log, so it is corruption, not a torn write)`,
-        { file, line: badLine },
-      );
-    }
-    const events: unknown[] = new Array(lines.length - 1);
-    for (let i = 1; i < lines.length; i++) {
-      try {
-        events[i - 1] = JSON.parse(lines[i]!);
-      } catch {
-        throw new StoreError(
-          "corrupt",
-          `${file}: line ${i + 1} is not valid JSON (inside the committed log, so it is corruption, not a torn write)`,
-          { file, line: i + 1 },
-        );
-      }
     }
     let session: Session;
     try {
@@ -297,7 +296,7 @@ export class JsonlSessionStore implements SessionStore {
         );
         written += bytesWritten;
       }
-      await writer.handle.sync();
+      await writer.handle.datasync();
       writer.committedBytes += bytes.length;
     } catch (cause) {
       // Roll back to the committed size; keep the batch (ahead of anything appended meanwhile).
@@ -305,48 +304,18 @@ export class JsonlSessionStore implements SessionStore {
       await writer.handle.truncate(writer.committedBytes).catch(() => undefined);
       throw new StoreError(
         "write-failed",
-        `${writer.file}: flushing ${pending.length} event(s) failed and was rolled back: ${String(cause)}`,
+        `${writer.file}: flushing ${pending.length} event(s) failed and was rolled back: ${fsErrorText(cause)}`,
         { file: writer.file, cause },
       );
     }
   }
 
-  async #publish(file: string, bytes: string): Promise<void> {
-    const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-    const handle = await this.#fs.open(temp, "wx");
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await this.#fs.link(temp, file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EEXIST")
-        throw new StoreError("exists", `session file ${file} already exists; not overwritten`, { file });
-      throw e;
-    } finally {
-      await this.#fs.unlink(temp).catch(() => undefined);
-    }
-    const dir = await this.#fs.open(this.root, "r");
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  }
-
   async #summary(file: string): Promise<SessionSummary | undefined> {
-    const handle = await this.#fs.open(file, "r");
     try {
-      const buf = Buffer.alloc(64 * 1024);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-      const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
-      if (nl < 0) return undefined;
-      const header = decodeHeaderLine(buf.toString("utf8", 0, nl), file);
+      const peeked = await this.#peekHeader(file);
+      if (peeked === undefined) return undefined;
+      const { header, mtimeMs } = peeked;
       validateSessionHeader(header);
-      const { mtimeMs } = await handle.stat();
       return {
         id: header.id,
         createdAt: header.createdAt,
@@ -355,11 +324,45 @@ export class JsonlSessionStore implements SessionStore {
         ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession }),
       };
     } catch (e) {
-      if (e instanceof StoreError || e instanceof SessionError) return undefined; // foreign or broken: not listed
+      // Foreign, broken, newer, not a regular file, or removed meanwhile: not listed.
+      if (e instanceof StoreError || e instanceof SessionError || isNotFound(e)) return undefined;
       throw e;
+    }
+  }
+
+  /**
+   * The raw header from the first line of `file` (undefined when no complete line fits in the
+   * first 64 KiB) and the file's mtime, read through the same regular-file and size checks as
+   * a load — a FIFO in the sessions directory never blocks `list`.
+   */
+  async #peekHeader(file: string): Promise<{ header: unknown; mtimeMs: number } | undefined> {
+    const { handle, info } = await openLogFile(this.#fs, file, this.#maxLogBytes);
+    try {
+      const buf = Buffer.alloc(Math.min(HEADER_PEEK_BYTES, info.size));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+      if (nl < 0) return undefined;
+      return { header: decodeHeaderLine(buf.toString("utf8", 0, nl), file), mtimeMs: info.mtimeMs };
     } finally {
       await handle.close();
     }
+  }
+
+  /** Before a writable load takes the lock: refuses a missing log, and one whose header is a newer version. */
+  async #refuseNewerHeader(sessionId: string, file: string): Promise<void> {
+    let peeked: { header: unknown } | undefined;
+    try {
+      peeked = await this.#peekHeader(file);
+    } catch (e) {
+      if (isNotFound(e)) throw this.#notFound(sessionId, file);
+      throw e;
+    }
+    const newer = peeked === undefined ? undefined : newerLogError({ header: peeked.header, events: [] }, file);
+    if (newer !== undefined) throw newer;
+  }
+
+  #notFound(sessionId: string, file: string): StoreError {
+    return new StoreError("not-found", `no session ${sessionId} (${file} does not exist)`, { file });
   }
 
   #writer(sessionId: string): Writer {

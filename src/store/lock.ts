@@ -2,17 +2,22 @@
 // and a nonce. A live owner (any process, this one included) refuses a second writer; a lock
 // whose pid is dead on this host is stale and is taken over.
 //
-// The lock file is never seen half-written: its content is written to a private temp file,
-// fsynced, then `link`ed into place (atomic, fails if the lock exists). Taking over a stale lock
-// first renames it aside (atomic: of several contenders one gets it) and then checks that what
-// it moved is the very lock it judged stale; if a contender had already replaced it with a
-// fresh lock, that lock is put back and this writer is refused.
+// The lock file is never seen half-written: its content is written to a private temp file
+// (removed again whatever fails), then `link`ed into place (atomic, fails if the lock exists).
+// Taking over a stale lock first renames it aside (atomic: of several contenders one gets it)
+// and then checks that what it moved is the very lock it judged stale; if a contender had
+// already replaced it with a fresh lock, that lock is put back and this writer is refused.
 import { randomBytes } from "node:crypto";
 import type * as fsp from "node:fs/promises";
 import { hostname } from "node:os";
+import { fsErrorText } from "./fs-error-text.js";
+import { readLogFile } from "./read-log-file.js";
 import { StoreError } from "./types.js";
 
-type Fs = Pick<typeof fsp, "open" | "readFile" | "unlink" | "link" | "rename">;
+type Fs = Pick<typeof fsp, "open" | "stat" | "unlink" | "link" | "rename">;
+
+/** A lock file holds ~150 bytes; anything this large is not one. */
+const MAX_LOCK_BYTES = 64 * 1024;
 
 interface LockOwner {
   readonly pid: number;
@@ -30,9 +35,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** A lock's content; like a log it is read from a regular file only (a FIFO here never blocks). */
 async function readText(fs: Fs, path: string): Promise<string | undefined> {
   try {
-    return await fs.readFile(path, "utf8");
+    return (await readLogFile(fs, path, MAX_LOCK_BYTES)).toString("utf8");
   } catch (e) {
     if (isCode(e, "ENOENT")) return undefined;
     throw e;
@@ -54,19 +60,23 @@ async function removeIfPresent(fs: Fs, path: string): Promise<void> {
   });
 }
 
-/** Takes the lock at `path` for this process, or throws `StoreError('locked')`. */
+/**
+ * Takes the lock at `path` for this process, or throws `StoreError('locked')`. A file-system
+ * failure (a full disk) is `StoreError('write-failed')`; the private temp file is removed
+ * whatever happens.
+ */
 export async function acquireLock(fs: Fs, path: string, sessionId: string): Promise<void> {
   const nonce = randomBytes(6).toString("hex");
   const temp = `${path}.${nonce}.tmp`;
-  const handle = await fs.open(temp, "wx");
   try {
-    // No fsync: after a machine crash the owner is gone anyway, and an empty or garbled lock
-    // reads as stale.
-    await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now(), nonce }));
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await fs.open(temp, "wx");
+    try {
+      // No fsync: after a machine crash the owner is gone anyway, and an empty or garbled lock
+      // reads as stale.
+      await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now(), nonce }));
+    } finally {
+      await handle.close();
+    }
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await fs.link(temp, path);
@@ -88,8 +98,19 @@ export async function acquireLock(fs: Fs, path: string, sessionId: string): Prom
       await takeOverStale(fs, path, text, nonce);
     }
     throw new StoreError("locked", `session ${sessionId}: could not take the lock ${path} (contended)`, { file: path });
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    throw new StoreError(
+      "write-failed",
+      `session ${sessionId}: taking the writer lock ${path} failed: ${fsErrorText(e)}`,
+      {
+        file: path,
+        cause: e,
+      },
+    );
   } finally {
-    await removeIfPresent(fs, temp);
+    // Never masks the outcome: a temp file that cannot be removed is only litter.
+    await removeIfPresent(fs, temp).catch(() => undefined);
   }
 }
 

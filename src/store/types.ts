@@ -84,6 +84,12 @@ export type StoreErrorCode =
   | "write-failed"
   | "corrupt"
   | "foreign"
+  /** The log was written by a newer Keelson (a later header version, or an unknown event type or envelope key). */
+  | "newer-version"
+  /** The path is a directory, FIFO, device or socket: logs are read from regular files only. */
+  | "not-a-file"
+  /** The log is over the size limit (`MAX_LOG_BYTES`, 1 GiB by default). */
+  | "too-large"
   | "closed";
 
 export class StoreError extends KeelsonError<StoreErrorCode> {

@@ -206,12 +206,14 @@ describe("runSlashCommand", () => {
     await agent.dispose();
   });
 
-  test("/compact with nothing worth summarizing says nothing itself: the failure is the view's compact/end line", async () => {
+  test("/compact with nothing worth summarizing says so in plain words (the view also prints the compact/end line)", async () => {
     const agent = agentOver([{ text: "short" }], { compaction: createCompaction() });
     const { ctx, said, footers } = rig(agent);
     await agent.send("hi");
     expect(await runSlashCommand(ctx, "/compact")).toBeUndefined();
-    expect(said).toEqual([]);
+    expect(said).toEqual([
+      "  nothing to compact: the history is no longer than the recent part compaction always keeps, so there is no older part to summarize",
+    ]);
     expect(footers).toEqual([2]); // the compaction turn gets its footer
     expect(agent.session.events.at(-2)).toMatchObject({
       type: "compact/end",

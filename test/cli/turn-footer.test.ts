@@ -207,6 +207,13 @@ describe("tallyTurn counts what the turn really cost", () => {
       usage: { inputTokens: 110, cacheReadTokens: 800, cacheWriteTokens: 5, outputTokens: 23 },
       reason: { kind: "aborted", reason: "esc" },
     });
-    expect(tallyTurn(s.events, 2)).toEqual({ turn: 2, steps: 0, usage: ZERO, reason: { kind: "completed" } });
+    // Turn 2 is a manual compaction whose compact/end failed: the tally carries that error.
+    expect(tallyTurn(s.events, 2)).toEqual({
+      turn: 2,
+      steps: 0,
+      usage: ZERO,
+      reason: { kind: "completed" },
+      compactionError: "no",
+    });
   });
 });
