@@ -298,10 +298,7 @@ async function runDemo(keep: boolean): Promise<number> {
           r.path === "/v1/messages" &&
           (r.body as { metadata?: { user_id?: unknown } }).metadata?.user_id === session.id,
       )
-      .map((r) => {
-        const { stream: _stream, ...body } = r.body as Record<string, JsonValue>;
-        return canonicalJson(body);
-      });
+      .map((r) => canonicalJson(r.body as JsonValue));
     // A fork's inherited requests were sent (and are audited) under the parent's id.
     const own = session.header.seedLength ?? 0;
     const rebuilt = [...reconstructRequests(session.events)]

@@ -7,6 +7,7 @@ import type { TurnEndReason } from "../session/index.js";
 import type { Agent } from "../loop/index.js";
 import type { JsonlSessionStore } from "../store/index.js";
 import type { ProviderHandle } from "./model-selection.js";
+import { attachRetryNotice } from "./retry-notice.js";
 import { describeError } from "./errors.js";
 
 export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
@@ -36,6 +37,7 @@ export interface HeadlessTurnInput {
 /** Runs the turn and returns the process exit code. */
 export async function runHeadlessTurn({ agent, store, handle, prompt, json }: HeadlessTurnInput): Promise<number> {
   let endedWithNewline = true;
+  attachRetryNotice(agent, handle.baseURL, (line) => process.stderr.write(line));
   if (json) {
     agent.hooks.on("session/event", (_agent, event) => {
       process.stdout.write(`${JSON.stringify(event)}\n`);

@@ -47,6 +47,8 @@ export function chooseModel(flag: string | undefined, env: NodeJS.ProcessEnv = p
 
 export interface ProviderHandle {
   readonly provider: Provider;
+  /** Where the provider's requests go (named in retry notices). */
+  readonly baseURL: string;
   /** Stops an in-process emulator, when one was started. */
   close(): Promise<void>;
 }
@@ -75,7 +77,7 @@ export async function openProvider(
       `keelson: using the built-in offline emulator (rule-based model${choice.implicit ? ", no API key found" : ""}); for a real model set ANTHROPIC_API_KEY, OPENAI_API_KEY or DEEPSEEK_API_KEY, or pass --model provider:model`,
     );
     const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
-    return { provider, close: () => emulator.close() };
+    return { provider, baseURL: provider.baseURL, close: () => emulator.close() };
   }
   if (key === undefined) throw new CliError(`no API key for ${choice.model}`);
   const provider =
@@ -87,5 +89,5 @@ export async function openProvider(
           ...(choice.provider === "openai" && env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
           ...(choice.provider === "deepseek" && env.DEEPSEEK_BASE_URL ? { baseURL: env.DEEPSEEK_BASE_URL } : {}),
         });
-  return { provider, close: async () => {} };
+  return { provider, baseURL: provider.baseURL, close: async () => {} };
 }

@@ -1,7 +1,7 @@
 // `keelson requests <id> [--step N] [--wire anthropic|openai|deepseek]`: every request the log says was
-// sent, reconstructed from the log alone, as JSON — Keelson requests, or with --wire the exact
-// payload the provider adapter would put on the wire. `--step` picks one: N is the 1-based
-// index in the list, `T.S` is turn T step S.
+// sent, reconstructed from the log alone — Keelson requests as a JSON array, or with --wire the
+// exact request bodies the provider adapter puts on the wire, one per line, byte for byte as the
+// SDK sends them. `--step` picks one: N is the 1-based index in the list, `T.S` is turn T step S.
 import { type Command, Option } from "commander";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import { CliError } from "./errors.js";
@@ -17,20 +17,26 @@ export function registerRequests(program: Command): void {
     .description(summaryOf("requests"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .option("--step <n|turn.step>", "only one request: its 1-based index, or turn.step")
-    .addOption(new Option("--wire <provider>", "print the exact provider payload").choices(WIRES))
+    .addOption(new Option("--wire <provider>", "print the exact request bodies sent, one per line").choices(WIRES))
     .action(async (target: string, flags: { step?: string; wire?: Wire }) => {
       const { session } = await loadLog(target);
       const all = [...reconstructRequests(session.events)];
-      const { wirePayload } = await import("./wire-payload.js"); // loads the SDK adapters
-      const render = (r: ReconstructedRequest): unknown =>
-        flags.wire === undefined
-          ? { turn: r.turn, step: r.step, stepStartSeq: r.stepStartSeq, request: r.request }
-          : wirePayload(r, session.id, flags.wire);
-      if (flags.step === undefined) {
-        process.stdout.write(`${JSON.stringify(all.map(render), null, 2)}\n`);
+      const chosen = flags.step === undefined ? all : [pick(all, flags.step)];
+      if (flags.wire !== undefined) {
+        const { wireBody } = await import("./wire-payload.js"); // loads the SDK adapters
+        const wire = flags.wire;
+        // One body per line, exactly the bytes the adapter's SDK sends.
+        process.stdout.write(chosen.map((r) => `${wireBody(r, session.id, wire)}\n`).join(""));
         return;
       }
-      process.stdout.write(`${JSON.stringify(render(pick(all, flags.step)), null, 2)}\n`);
+      const render = (r: ReconstructedRequest): unknown => ({
+        turn: r.turn,
+        step: r.step,
+        stepStartSeq: r.stepStartSeq,
+        request: r.request,
+      });
+      const out = flags.step === undefined ? all.map(render) : render(chosen[0]!);
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     });
 }
 

@@ -1,15 +1,15 @@
 // The exact provider payload an adapter would send for a reconstructed request: the request
 // plus the live parts the log implies (session id, prefix length from the header's
-// `messagePrefix`), serialized by the adapter's own pure wire mapping.
-import { toAnthropicParams } from "../llm/index.js";
+// `messagePrefix`), built by the very function the adapter hands to its SDK
+// (`anthropicRequestBody`, or `toChatCompletionsParams` with the flavor's `chatWireOptions`).
+// Both SDKs send `JSON.stringify(body)` of the object they are given, so `wireBody` is the
+// request body byte for byte.
+import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicRequestBody } from "../llm/index.js";
 import { chatWireOptions, toChatCompletionsParams } from "../llm/openai/index.js";
 import type { ProviderRequest } from "../llm/index.js";
 import type { ReconstructedRequest } from "../reconstruct/index.js";
 
 export type Wire = "anthropic" | "openai" | "deepseek";
-
-/** `defaultMaxTokens` of AnthropicProvider when the request sets none. */
-const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 
 export function providerRequestOf(r: ReconstructedRequest, sessionId: string): ProviderRequest {
   const prefixLength = r.header.messagePrefix?.length ?? 0;
@@ -21,9 +21,14 @@ export function providerRequestOf(r: ReconstructedRequest, sessionId: string): P
   } as ProviderRequest;
 }
 
+/** The body object the adapter of `wire` (default options) gives its SDK for this request. */
 export function wirePayload(r: ReconstructedRequest, sessionId: string, wire: Wire): unknown {
   const request = providerRequestOf(r, sessionId);
-  if (wire === "anthropic") return toAnthropicParams(request, { defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS });
-  // The flavor's wire options, exactly as OpenAICompatibleProvider decides them.
+  if (wire === "anthropic") return anthropicRequestBody(request, { defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS });
   return toChatCompletionsParams(request, chatWireOptions({ flavor: wire }));
+}
+
+/** The request body bytes on the wire: the SDKs' own serialization of `wirePayload`. */
+export function wireBody(r: ReconstructedRequest, sessionId: string, wire: Wire): string {
+  return JSON.stringify(wirePayload(r, sessionId, wire));
 }

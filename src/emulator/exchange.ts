@@ -9,10 +9,10 @@ import { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-r
 import { parseAnthropicRequest } from "./anthropic-wire.js";
 import type { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import type { Fault, FaultPlan } from "./faults.js";
-import { messageSegment } from "./message-tokens.js";
+import { deepseekOutputSegment } from "./deepseek-tokens.js";
 import { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 import { parseOpenAIRequest } from "./openai-wire.js";
-import { plannedAssistantMessage, plannedUsage, planReply } from "./reply-plan.js";
+import { plannedUsage, planReply } from "./reply-plan.js";
 import type { SseEvent } from "./sse.js";
 import { type CacheUsage, type Clock, type EmulatorModel, type EmulatorRequest, WireError } from "./types.js";
 import { failureToWireError } from "./wire-errors.js";
@@ -56,7 +56,8 @@ export async function runExchange(
   body: unknown,
   facts: ExchangeFacts,
 ): Promise<Outcome> {
-  const parsed = api === "anthropic" ? parseAnthropicRequest(body) : parseOpenAIRequest(body);
+  const deepseek = api === "openai" && isDeepSeekStyle(state, body);
+  const parsed = api === "anthropic" ? parseAnthropicRequest(body) : parseOpenAIRequest(body, { deepseek });
   const request = parsed.request;
   facts.request = request;
   const fault = state.faults.take();
@@ -82,7 +83,6 @@ export async function runExchange(
   });
   const namespace = `${createHash("sha256").update(apiKey).digest("hex").slice(0, 16)}:${request.model}`;
   const id = ++state.counters.message;
-  const deepseek = api === "openai" && (state.style === "deepseek" || request.model.startsWith("deepseek"));
 
   let cache: CacheUsage;
   if ("blocks" in parsed) {
@@ -97,7 +97,7 @@ export async function runExchange(
     const { promptTokens, cachedTokens } = model.apply(
       namespace,
       parsed.segments,
-      deepseek ? messageSegment(plannedAssistantMessage(plan)) : undefined,
+      deepseek ? deepseekOutputSegment(plan, request.messages) : undefined,
     );
     cache = { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
   }
@@ -122,4 +122,11 @@ export async function runExchange(
   return request.stream
     ? { kind: "sse", events: openaiChunks(plan, ctx, parsed.includeUsage) }
     : { kind: "json", body: openaiCompletion(plan, ctx) };
+}
+
+/** DeepSeek style: the server's style, or a model named `deepseek…` on any server. */
+function isDeepSeekStyle(state: ExchangeState, body: unknown): boolean {
+  if (state.style === "deepseek") return true;
+  const model = typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
+  return typeof model === "string" && model.startsWith("deepseek");
 }

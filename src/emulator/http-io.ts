@@ -42,7 +42,7 @@ export function sendWireError(
   const body =
     api === "anthropic"
       ? anthropicErrorBody(error.code, error.message, requestId)
-      : openaiErrorBody(error.code, error.message, error.param);
+      : openaiErrorBody(error.code, error.message, error.param, error.openaiCode);
   sendJson(res, error.status, body, error.headers);
 }
 

@@ -14,11 +14,18 @@ export {
   type PrefixCacheResult,
 } from "./cache-model.js";
 export { DEFAULT_EPOCH_MS, SimulatedClock } from "./clock.js";
+export { deepseekThinking, toolSpanAssistants } from "./deepseek-thinking.js";
+export {
+  DEEPSEEK_TOOL_OVERHEAD_TOKENS,
+  DEEPSEEK_TOOLS_TEMPLATE_TOKENS,
+  deepseekMessageSegment,
+  deepseekToolsSegment,
+} from "./deepseek-tokens.js";
 export { FAULT_KINDS, type Fault, type FaultKind, type FaultOptions, FaultPlan, mulberry32 } from "./faults.js";
 export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message-tokens.js";
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";
 export { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
-export { type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
+export { type OpenAIParseOptions, type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
 export { anthropicBlocks, EmulatorProvider, type EmulatorProviderOptions } from "./provider.js";
 export { type PlannedReply, type PlannedToolCall, planReply, splitPieces } from "./reply-plan.js";
 export { type EmulatorOptions, type EmulatorServer, type RecordedRequest, startEmulator } from "./server.js";

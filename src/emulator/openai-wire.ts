@@ -2,10 +2,15 @@
 // normalized EmulatorRequest plus the automatic-caching segments (the tool list, then one per
 // message, system messages in place). Validation errors are the API's 400s: missing model or
 // messages, a tool message that answers no pending tool call, an assistant tool call left
-// unanswered, stream_options without stream. DeepSeek `reasoning_content` sent back is ignored.
+// unanswered, stream_options without stream. `reasoning_content` sent back never enters the
+// normalized messages; in DeepSeek style it is counted where DeepSeek keeps it (tool-call
+// spans), tools are counted as DeepSeek's template renders them (deepseek-tokens.ts), and a
+// thinking-mode request must send it back (deepseek-thinking.ts).
 import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ImageBlock, Message, TextBlock, UserContent } from "../messages/index.js";
 import type { CacheSegment } from "./cache-model.js";
+import { deepseekThinking, requireReasoningReplay, toolSpanAssistants } from "./deepseek-thinking.js";
+import { deepseekMessageSegment, deepseekToolsSegment } from "./deepseek-tokens.js";
 import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
 import type { EmulatorRequest } from "./types.js";
 import {
@@ -27,7 +32,12 @@ export interface ParsedOpenAIRequest {
   readonly includeUsage: boolean;
 }
 
-export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
+export interface OpenAIParseOptions {
+  /** DeepSeek style: DeepSeek's prompt accounting and thinking-mode validation. */
+  readonly deepseek?: boolean;
+}
+
+export function parseOpenAIRequest(raw: unknown, options: OpenAIParseOptions = {}): ParsedOpenAIRequest {
   const body = requireObj(raw, "body");
   if (typeof body.model !== "string" || body.model === "") throw invalid("you must provide a model parameter", "model");
   if (body.messages === undefined) throw invalid("Missing required parameter: 'messages'.", "messages");
@@ -50,9 +60,13 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
     };
   });
 
-  const segments: CacheSegment[] = tools.length > 0 ? [toolsSegment(tools)] : [];
+  /** The prompt in wire order: system texts and (by index) messages. */
+  const order: ({ readonly system: string } | { readonly message: number })[] = [];
   const systemTexts: string[] = [];
   const messages: Message[] = [];
+  /** Per message: its index in the wire `messages`, and the `reasoning_content` it carried. */
+  const wireIndex: number[] = [];
+  const replayed: (string | undefined)[] = [];
   let pending: string[] = [];
   let pendingFrom = -1;
   wire.forEach((m, i) => {
@@ -62,7 +76,7 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
     if (role === "system" || role === "developer") {
       const text = textOf(message.content, i);
       systemTexts.push(text);
-      segments.push(systemSegment(text));
+      order.push({ system: text });
       return;
     }
     let parsed: Message;
@@ -95,10 +109,30 @@ export function parseOpenAIRequest(raw: unknown): ParsedOpenAIRequest {
         `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`,
         `messages.[${i}].role`,
       );
+    order.push({ message: messages.length });
     messages.push(parsed);
-    segments.push(messageSegment(parsed));
+    wireIndex.push(i);
+    replayed.push(
+      role === "assistant" && typeof message.reasoning_content === "string" ? message.reasoning_content : undefined,
+    );
   });
   if (pending.length > 0 && wire.length - 1 > pendingFrom) throw unanswered(pending, pendingFrom);
+
+  const spans = options.deepseek === true ? toolSpanAssistants(messages) : new Set<number>();
+  if (options.deepseek === true && deepseekThinking(body)) requireReasoningReplay(spans, replayed, wireIndex);
+  const segments: CacheSegment[] = [];
+  if (tools.length > 0) segments.push(options.deepseek === true ? deepseekToolsSegment(tools) : toolsSegment(tools));
+  for (const entry of order) {
+    if ("system" in entry) segments.push(systemSegment(entry.system));
+    else if (options.deepseek === true)
+      segments.push(
+        deepseekMessageSegment(
+          messages[entry.message]!,
+          spans.has(entry.message) ? replayed[entry.message] : undefined,
+        ),
+      );
+    else segments.push(messageSegment(messages[entry.message]!));
+  }
 
   const cacheKey =
     typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" ? body.prompt_cache_key : undefined;

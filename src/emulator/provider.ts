@@ -3,6 +3,7 @@
 // economics quickly. Anthropic style places breakpoints from the request's structure: end of
 // tools+system, end of the session prefix (when the loop says `prefixLength`), the previous
 // request's last block (the message before the last assistant message) and the last block.
+// DeepSeek style counts prompts as the HTTP DeepSeek style does (deepseek-tokens.ts).
 import {
   controlReplyChunks,
   isContentReply,
@@ -13,9 +14,16 @@ import {
 } from "../llm/core.js";
 import type { Message, Usage } from "../messages/index.js";
 import { AnthropicCacheModel, type CacheBlock, type CacheSegment, PrefixCacheModel } from "./cache-model.js";
+import { toolSpanAssistants } from "./deepseek-thinking.js";
+import {
+  deepseekMessageSegment,
+  deepseekOutputSegment,
+  deepseekToolsSegment,
+  reasoningText,
+} from "./deepseek-tokens.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
 import { EmulatorModelError, resolveModel } from "./models.js";
-import { plannedAssistantMessage, plannedUsage, planReply, type PlannedReply, splitPieces } from "./reply-plan.js";
+import { plannedUsage, planReply, type PlannedReply, splitPieces } from "./reply-plan.js";
 import type { CacheUsage, Clock, EmulatorModel, EmulatorModelOption, EmulatorRequest } from "./types.js";
 
 export interface EmulatorProviderOptions {
@@ -103,11 +111,21 @@ export class EmulatorProvider implements Provider {
   #account(request: ProviderRequest, plan: PlannedReply): CacheUsage {
     const namespace = `${this.#namespace}:${request.model}`;
     if (this.cache instanceof AnthropicCacheModel) return this.cache.apply(namespace, anthropicBlocks(request));
+    const deepseek = this.cacheStyle === "deepseek";
     const segments: CacheSegment[] = [];
-    if ((request.tools?.length ?? 0) > 0) segments.push(toolsSegment(request.tools!));
+    if ((request.tools?.length ?? 0) > 0)
+      segments.push(deepseek ? deepseekToolsSegment(request.tools!) : toolsSegment(request.tools!));
     if ((request.system ?? "") !== "") segments.push(systemSegment(request.system!));
-    for (const message of request.messages) segments.push(messageSegment(message));
-    const output = this.cacheStyle === "deepseek" ? messageSegment(plannedAssistantMessage(plan)) : undefined;
+    // DeepSeek keeps (and bills) the reasoning a client sends back in tool-call spans.
+    const spans = deepseek ? toolSpanAssistants(request.messages) : new Set<number>();
+    request.messages.forEach((message, i) => {
+      segments.push(
+        deepseek
+          ? deepseekMessageSegment(message, spans.has(i) ? reasoningText(message) : undefined)
+          : messageSegment(message),
+      );
+    });
+    const output = deepseek ? deepseekOutputSegment(plan, request.messages) : undefined;
     const { promptTokens, cachedTokens } = this.cache.apply(namespace, segments, output);
     return { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
   }

@@ -34,6 +34,8 @@ export interface EmulatorOptions {
   };
   readonly faults?: FaultOptions;
   readonly clock?: SimulatedClock;
+  /** Keep each request body's raw text (`RecordedRequest.rawBody`), for byte-exact comparisons. Default false. */
+  readonly keepRawBodies?: boolean;
 }
 
 /** One request as received, with what the emulator made of it. Never holds the API key. */
@@ -46,6 +48,8 @@ export interface RecordedRequest {
   readonly auth: "bearer" | "x-api-key" | "none";
   /** Parsed JSON body (the raw text when it was not JSON). */
   readonly body: unknown;
+  /** The body exactly as received (UTF-8 text), when the server keeps raw bodies. */
+  readonly rawBody: string | undefined;
   readonly api: Api | undefined;
   readonly request: EmulatorRequest | undefined;
   readonly sessionKey: string | undefined;
@@ -116,6 +120,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       headers: redact(req.headers),
       auth: authScheme(req.headers),
       body: undefined,
+      rawBody: undefined,
       api,
       request: undefined,
       sessionKey: undefined,
@@ -132,6 +137,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const text = await readBody(req);
       const json = parseJson(text);
       record.body = json ?? text;
+      if (options.keepRawBodies === true) record.rawBody = text;
       if (api === undefined) throw new WireError("not-found", `Not found: ${req.method} ${path}`);
       const key = apiKey(req.headers);
       if (key === undefined)

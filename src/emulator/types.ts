@@ -76,14 +76,17 @@ export class WireError extends KeelsonError<WireErrorKind> {
   readonly headers: Readonly<Record<string, string>>;
   /** OpenAI `param` (e.g. `messages.[3].role`); ignored by the Anthropic wire. */
   readonly param: string | null;
+  /** OpenAI-shape `code` when the provider sets one the kind does not imply (DeepSeek: `invalid_request_error`). */
+  readonly openaiCode: string | undefined;
   constructor(
     kind: WireErrorKind,
     message: string,
-    options: { status?: number; headers?: Record<string, string>; param?: string } = {},
+    options: { status?: number; headers?: Record<string, string>; param?: string; openaiCode?: string } = {},
   ) {
     super(kind, message);
     this.status = options.status ?? WIRE_ERROR_STATUS[kind];
     this.headers = options.headers ?? {};
     this.param = options.param ?? null;
+    this.openaiCode = options.openaiCode;
   }
 }

@@ -35,9 +35,14 @@ export function anthropicErrorBody(kind: WireErrorKind, message: string, request
   return requestId === undefined ? body : { ...body, request_id: requestId };
 }
 
-export function openaiErrorBody(kind: WireErrorKind, message: string, param: string | null = null): JsonObject {
-  const [type, code] = OPENAI_TYPES[kind];
-  return { error: { message, type, param, code } };
+export function openaiErrorBody(
+  kind: WireErrorKind,
+  message: string,
+  param: string | null = null,
+  code?: string,
+): JsonObject {
+  const [type, kindCode] = OPENAI_TYPES[kind];
+  return { error: { message, type, param, code: code ?? kindCode } };
 }
 
 /** The HTTP error a scripted `{ error }` reply stands for. */

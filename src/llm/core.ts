@@ -1,7 +1,7 @@
 // The provider-neutral core of the llm layer: the request/stream protocol, the block assembler,
-// ScriptedProvider, errors, the model registry and token estimates — everything except the
-// real adapters. Layers above (loop, compaction) import this, so loading them does not load the
-// provider SDKs (~70 MB of RSS); `index.ts` adds the adapters for applications.
+// ScriptedProvider, errors, the model registry, token estimates and the context-window check —
+// everything except the real adapters. Layers above (loop, compaction) import this, so loading
+// them does not load the provider SDKs (~70 MB of RSS); `index.ts` adds the adapters for applications.
 export { BlockAssembler } from "./assembler.js";
 export {
   type ContentReply,
@@ -36,4 +36,5 @@ export {
   usageCost,
 } from "./models.js";
 export { withStallTimeout } from "./stall.js";
+export { CONTEXT_OVERFLOW_MARGIN, contextWindowProblem, estimateRequestTokens } from "./context-window.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

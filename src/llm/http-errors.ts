@@ -50,3 +50,17 @@ export function httpError(
     return new ProviderError("invalid-request", `invalid request (${status}): ${message}`, base);
   return new ProviderError("provider-error", message, base);
 }
+
+/**
+ * An error's message with its root cause, e.g. `Connection error. (connect ECONNREFUSED
+ * 127.0.0.1:9)`: SDKs wrap transport failures in generic messages, and the innermost cause is
+ * the one that says what happened.
+ */
+export function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  let root: unknown = error.cause;
+  for (let depth = 0; root instanceof Error && root.cause instanceof Error && depth < 5; depth++) root = root.cause;
+  return root instanceof Error && root.message !== "" && root.message !== error.message
+    ? `${error.message} (${root.message})`
+    : error.message;
+}

@@ -1,18 +1,18 @@
-// `requests --wire` reproduces, byte for byte (canonically), the bodies a provider received:
-// sessions are run by the CLI against an emulator this test starts in-process, then every
-// reconstructed wire payload is compared with what the emulator recorded. Also: `keelson
-// emulator` serves until SIGINT and stops cleanly.
+// `requests --wire` reproduces, byte for byte, the bodies a provider received: sessions are run
+// by the CLI against an emulator this test starts in-process (keeping raw request bodies), then
+// every line `requests --wire` prints is compared with the raw bytes the emulator received —
+// `"stream":true` and key order included. Also: `keelson emulator` serves until SIGINT and stops
+// cleanly.
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorServer, startEmulator } from "../../src/emulator/index.js";
-import { canonicalJson, type JsonValue } from "../../src/json/index.js";
 import { BIN, cleanEnv, keelson, sessionIdOf, spawn, tempHome } from "./run-keelson.js";
 
 let emulator: EmulatorServer;
 let home: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ model: "rule-based" });
+  emulator = await startEmulator({ model: "rule-based", keepRawBodies: true });
   home = await tempHome();
 });
 afterAll(async () => {
@@ -20,17 +20,18 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** The raw bodies the emulator received on `path` for session `id`, in order. */
 function recordedBodies(path: string, sessionKey: (body: Record<string, unknown>) => unknown, id: string): string[] {
   return emulator.requests
     .filter((r) => r.path === path && sessionKey(r.body as Record<string, unknown>) === id)
-    .map((r) => {
-      const { stream: _stream, ...body } = r.body as Record<string, unknown>;
-      return canonicalJson(body as JsonValue);
-    });
+    .map((r) => r.rawBody!);
 }
 
+/** `requests --wire` output: one body per line. */
+const lines = (stdout: string): string[] => stdout.split("\n").filter((line) => line !== "");
+
 describe("keelson requests --wire", () => {
-  it("matches what the emulator recorded for the same session (anthropic and openai)", async () => {
+  it("prints byte for byte the bodies the emulator received for the same session (anthropic and openai)", async () => {
     const anthropicEnv = { ANTHROPIC_BASE_URL: emulator.anthropicBaseURL, ANTHROPIC_API_KEY: "test-key" };
     const openaiEnv = { OPENAI_BASE_URL: emulator.openaiBaseURL, OPENAI_API_KEY: "test-key" };
     const [a1, o1] = await Promise.all([
@@ -53,9 +54,7 @@ describe("keelson requests --wire", () => {
       keelson(home, ["requests", anthropicId, "--wire", "anthropic"]),
       keelson(home, ["requests", openaiId, "--wire", "openai"]),
     ]);
-    const anthropicWire = (JSON.parse(aw.stdout) as JsonValue[]).map((p) => {
-      return canonicalJson(p);
-    });
+    const anthropicWire = lines(aw.stdout);
     const anthropicRecorded = recordedBodies(
       "/v1/messages",
       (b) => (b.metadata as { user_id?: string } | undefined)?.user_id,
@@ -63,30 +62,29 @@ describe("keelson requests --wire", () => {
     );
     expect(anthropicRecorded).toHaveLength(2);
     expect(anthropicWire).toEqual(anthropicRecorded);
+    expect(anthropicWire.every((body) => body.endsWith(',"stream":true}'))).toBe(true); // as the adapter sends it
 
-    const openaiWire = (JSON.parse(ow.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) =>
-      canonicalJson(p),
-    );
+    const openaiWire = lines(ow.stdout);
     const openaiRecorded = recordedBodies("/v1/chat/completions", (b) => b.prompt_cache_key, openaiId);
     expect(openaiRecorded).toHaveLength(1);
     expect(openaiWire).toEqual(openaiRecorded);
   }, 60_000);
 
-  it("matches for deepseek too (max_tokens field, no prompt_cache_key), over a tool-calling turn", async () => {
+  it("matches byte for byte for deepseek too (max_tokens field, no prompt_cache_key), over a tool-calling turn", async () => {
     const env = { DEEPSEEK_BASE_URL: emulator.openaiBaseURL, DEEPSEEK_API_KEY: "test-key" };
     const run = await keelson(home, ["run", "--model", "deepseek:deepseek-chat", "list the files here"], env);
     expect(run.code).toBe(0);
     const id = sessionIdOf(run);
     const wire = await keelson(home, ["requests", id, "--wire", "deepseek"]);
     expect(wire.code).toBe(0);
-    const payloads = (JSON.parse(wire.stdout) as Record<string, JsonValue>[]).map(({ stream: _stream, ...p }) =>
-      canonicalJson(p),
-    );
+    const payloads = lines(wire.stdout);
     // DeepSeek requests carry no session key; this test's only deepseek session is this one.
     const recorded = recordedBodies("/v1/chat/completions", (b) => (b.model === "deepseek-chat" ? id : undefined), id);
     expect(recorded).toHaveLength(2); // the ls call, then the answer
     expect(payloads).toEqual(recorded);
     expect(payloads.every((p) => !p.includes("prompt_cache_key"))).toBe(true);
+    const step = await keelson(home, ["requests", id, "--wire", "deepseek", "--step", "2"]);
+    expect(step.stdout).toBe(`${recorded[1]}\n`);
   }, 60_000);
 });
 

@@ -1,13 +1,18 @@
 // AnthropicProvider: Keelson's Provider over the official `@anthropic-ai/sdk` streaming Messages
 // API. The SDK's own retries are off (`maxRetries: 0`): Keelson retries in the loop, where each
-// attempt is logged. Errors become ProviderErrors with stable codes (see http-errors.ts). The
-// SDK is loaded on the first request (not at import), so importing Keelson costs no SDK.
+// attempt is logged. Errors become ProviderErrors with stable codes (see http-errors.ts); each
+// attempt runs under connect, first-event and stall deadlines (attempt-deadlines.ts); a request
+// that clearly exceeds its model's context window is refused before anything is sent. The body
+// handed to the SDK is `anthropicRequestBody` (what `keelson requests --wire` prints). The SDK
+// is loaded on the first request (not at import), so importing Keelson costs no SDK.
 import type Anthropic from "@anthropic-ai/sdk";
-import { httpError } from "../http-errors.js";
-import { withStallTimeout } from "../stall.js";
+import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
+import { contextWindowProblem } from "../context-window.js";
+import { describeFailure, httpError } from "../http-errors.js";
+import { ModelRegistry } from "../models.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
 import { AnthropicStreamMapper } from "./stream.js";
-import { toAnthropicParams } from "./wire.js";
+import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicRequestBody } from "./wire.js";
 
 export interface AnthropicProviderOptions {
   /** Defaults to `$ANTHROPIC_API_KEY`. */
@@ -19,9 +24,18 @@ export interface AnthropicProviderOptions {
   readonly id?: string;
   /** `max_tokens` when a request sets none. Default 8192. */
   readonly defaultMaxTokens?: number;
-  /** Fail a stream that sends nothing for this long (ms). Default 60 000. */
+  /** Fail `connection` (retryable) when the request is not on a connected socket within this long (ms). Default 10 000. */
+  readonly connectTimeoutMs?: number;
+  /** Fail `stalled` (retryable) when no stream event arrives within this long of sending the request (ms). Default 60 000. */
+  readonly firstByteTimeoutMs?: number;
+  /** Fail a stream that sends nothing for this long mid-stream (ms). Default 60 000. */
   readonly stallTimeoutMs?: number;
+  /** Context windows for the pre-send size check (models it does not know are not checked). Default: DEFAULT_MODELS. */
+  readonly models?: ModelRegistry;
 }
+
+/** The SDK's own default base URL. */
+const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
 type AnthropicSdk = typeof import("@anthropic-ai/sdk");
 let sdkLoading: Promise<AnthropicSdk> | undefined;
@@ -34,13 +48,19 @@ export class AnthropicProvider implements Provider {
   #client: Anthropic | undefined;
   readonly #clientOptions: { readonly apiKey: string; readonly baseURL?: string } | undefined;
   readonly #defaultMaxTokens: number;
-  readonly #stallTimeoutMs: number;
+  readonly #deadlines: { connectTimeoutMs: number; firstByteTimeoutMs: number; stallTimeoutMs: number };
+  readonly #models: ModelRegistry;
 
   /** Throws ProviderError('auth') when no key is found (before any SDK is loaded). */
   constructor(options: AnthropicProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
-    this.#defaultMaxTokens = options.defaultMaxTokens ?? 8192;
-    this.#stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+    this.#defaultMaxTokens = options.defaultMaxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+    this.#deadlines = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_DEADLINES.connectTimeoutMs,
+      firstByteTimeoutMs: options.firstByteTimeoutMs ?? DEFAULT_DEADLINES.firstByteTimeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_DEADLINES.stallTimeoutMs,
+    };
+    this.#models = options.models ?? new ModelRegistry();
     if (options.client !== undefined) {
       this.#client = options.client;
       return;
@@ -51,6 +71,11 @@ export class AnthropicProvider implements Provider {
     this.#clientOptions = { apiKey, ...(baseURL ? { baseURL } : {}) };
   }
 
+  /** Where requests go (named in connection and timeout errors). */
+  get baseURL(): string {
+    return this.#client?.baseURL ?? this.#clientOptions?.baseURL ?? ANTHROPIC_BASE_URL;
+  }
+
   async #connect(): Promise<{ client: Anthropic; sdk: AnthropicSdk }> {
     const sdk = await anthropicSdk();
     this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
@@ -58,40 +83,60 @@ export class AnthropicProvider implements Provider {
   }
 
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
-    const params = toAnthropicParams(request, { defaultMaxTokens: this.#defaultMaxTokens });
+    const tooLarge = contextWindowProblem(request, this.#models);
+    if (tooLarge !== undefined) throw tooLarge;
+    const body = anthropicRequestBody(request, { defaultMaxTokens: this.#defaultMaxTokens });
     const controller = new AbortController();
     const forward = (): void => controller.abort(request.signal.reason);
     if (request.signal.aborted) forward();
     else request.signal.addEventListener("abort", forward, { once: true });
     const mapper = new AnthropicStreamMapper();
+    let deadlines: AttemptDeadlines | undefined;
     let sdk: AnthropicSdk | undefined;
     try {
       const connection = await this.#connect();
       sdk = connection.sdk;
-      const events = await connection.client.messages.create(
-        { ...params, stream: true },
-        { signal: controller.signal },
-      );
-      for await (const event of withStallTimeout(events, this.#stallTimeoutMs, () => controller.abort())) {
+      deadlines = new AttemptDeadlines({ baseURL: this.baseURL, ...this.#deadlines }, () => controller.abort());
+      deadlines.start();
+      const events = await connection.client.messages.create(body, { signal: controller.signal });
+      deadlines.responded();
+      for await (const event of events) {
+        deadlines.received(); // the consumer's time is not the provider's silence
         yield* mapper.map(event);
+        deadlines.waiting();
       }
+      deadlines.stop();
+      if (deadlines.expired !== undefined) throw deadlines.error();
       if (!mapper.stopped && !request.signal.aborted) {
-        throw new ProviderError("connection", "the stream ended before message_stop (cut off)", { retryable: true });
+        throw new ProviderError("connection", `the stream from ${this.baseURL} ended before message_stop (cut off)`, {
+          retryable: true,
+        });
       }
     } catch (error) {
+      if (deadlines?.expired !== undefined) throw error instanceof ProviderError ? error : deadlines.error(error);
       if (request.signal.aborted) return; // the loop sees its own signal
-      throw toProviderError(error, sdk ?? (await anthropicSdk()));
+      throw toProviderError(error, sdk ?? (await anthropicSdk()), { baseURL: this.baseURL });
     } finally {
+      deadlines?.stop();
       request.signal.removeEventListener("abort", forward);
+      controller.abort(); // releases the connection when the consumer stopped early
     }
   }
 }
 
-/** Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors. */
-export function toProviderError(error: unknown, { default: Anthropic }: AnthropicSdk): ProviderError {
+/**
+ * Maps SDK failures (HTTP errors, in-stream error events, dropped sockets) to ProviderErrors;
+ * connection failures name `context.baseURL` when given.
+ */
+export function toProviderError(
+  error: unknown,
+  { default: Anthropic }: AnthropicSdk,
+  context: { readonly baseURL?: string } = {},
+): ProviderError {
   if (error instanceof ProviderError) return error;
+  const at = context.baseURL === undefined ? "" : ` at ${context.baseURL}`;
   if (error instanceof Anthropic.APIConnectionError)
-    return new ProviderError("connection", `could not reach Anthropic: ${error.message}`, {
+    return new ProviderError("connection", `could not reach Anthropic${at}: ${describeFailure(error)}`, {
       retryable: true,
       cause: error,
     });
@@ -123,7 +168,7 @@ export function toProviderError(error: unknown, { default: Anthropic }: Anthropi
     error instanceof Error &&
     /terminated|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(error.message)
   ) {
-    return new ProviderError("connection", `the connection dropped: ${error.message}`, {
+    return new ProviderError("connection", `the connection${at} dropped: ${describeFailure(error)}`, {
       retryable: true,
       cause: error,
     });

@@ -1,4 +1,9 @@
 // The Anthropic adapter (official SDK, streaming Messages API, structural cache breakpoints).
 export { AnthropicProvider, type AnthropicProviderOptions, toProviderError as anthropicError } from "./adapter.js";
 export { AnthropicStreamMapper } from "./stream.js";
-export { type AnthropicWireOptions, toAnthropicParams } from "./wire.js";
+export {
+  ANTHROPIC_DEFAULT_MAX_TOKENS,
+  type AnthropicWireOptions,
+  anthropicRequestBody,
+  toAnthropicParams,
+} from "./wire.js";

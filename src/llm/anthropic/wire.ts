@@ -22,7 +22,22 @@ export interface AnthropicWireOptions {
   readonly defaultMaxTokens: number;
 }
 
-/** The params for `client.messages.create` (without `stream`). */
+/** AnthropicProvider's `defaultMaxTokens` when none is configured. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
+
+/**
+ * The exact request body the adapter hands to `client.messages.create` — the params plus
+ * `stream: true`, in this key order — and so, once the SDK `JSON.stringify`s it, the bytes on
+ * the wire. `keelson requests --wire anthropic` prints this same object: one source for both.
+ */
+export function anthropicRequestBody(
+  request: ProviderRequest,
+  options: AnthropicWireOptions,
+): Anthropic.Messages.MessageCreateParamsStreaming {
+  return { ...toAnthropicParams(request, options), stream: true };
+}
+
+/** The params for `client.messages.create` (without `stream`; see `anthropicRequestBody`). */
 export function toAnthropicParams(
   request: ProviderRequest,
   options: AnthropicWireOptions,

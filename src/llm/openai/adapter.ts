@@ -2,9 +2,14 @@
 // Completions, through the official `openai` SDK in streaming mode. The flavor decides the wire
 // details (wire.ts), the stream mapper turns SDK chunks into Keelson chunks (stream.ts), and
 // failures become ProviderErrors (errors.ts). The SDK never retries (`maxRetries: 0`): retries
-// belong to the loop, which logs each attempt and discards partial streams. The SDK is loaded
-// on the first request (not at import), so importing Keelson costs no SDK.
+// belong to the loop, which logs each attempt and discards partial streams. Each attempt runs
+// under connect, first-event and stall deadlines (attempt-deadlines.ts), and a request that
+// clearly exceeds its model's context window is refused before anything is sent. The SDK is
+// loaded on the first request (not at import), so importing Keelson costs no SDK.
 import type OpenAI from "openai";
+import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
+import { contextWindowProblem } from "../context-window.js";
+import { ModelRegistry } from "../models.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
 import { toProviderError } from "./errors.js";
 import { ChatChunkMapper } from "./stream.js";
@@ -25,16 +30,23 @@ export interface OpenAICompatibleOptions {
   readonly baseURL?: string;
   /** A ready client (tests, proxies); `apiKey` and `baseURL` are then ignored. */
   readonly client?: OpenAI;
-  /** Abort and fail `stalled` (retryable) when no chunk arrives for this long. Default 60 000. */
+  /** Fail `connection` (retryable) when the request is not on a connected socket within this long. Default 10 000. */
+  readonly connectTimeoutMs?: number;
+  /** Fail `stalled` (retryable) when no stream event arrives within this long of sending the request. Default 60 000. */
+  readonly firstByteTimeoutMs?: number;
+  /** Abort and fail `stalled` (retryable) when no chunk arrives for this long mid-stream. Default 60 000. */
   readonly stallTimeoutMs?: number;
+  /** Context windows for the pre-send size check (models it does not know are not checked). Default: DEFAULT_MODELS. */
+  readonly models?: ModelRegistry;
   /** Role of the system prompt message. Default `system`. */
   readonly systemRole?: "system" | "developer";
   /** Send `prompt_cache_key` = session id. Default: true for openai, false otherwise. */
   readonly promptCacheKey?: boolean;
 }
 
-const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 const DEEPSEEK_BASE_URL = "https://api.deepseek.com/v1";
+/** The openai SDK's own default (it also reads `$OPENAI_BASE_URL`). */
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const KEY_ENV = { openai: "OPENAI_API_KEY", deepseek: "DEEPSEEK_API_KEY" } as const;
 
 /** The wire mapping options a provider with `options` uses (also what `keelson requests --wire` replays). */
@@ -60,45 +72,55 @@ export class OpenAICompatibleProvider implements Provider {
   #client: OpenAI | undefined;
   readonly #clientOptions: ClientOptions | undefined;
   readonly #wire: ChatWireOptions;
-  readonly #stallTimeoutMs: number;
+  readonly #deadlines: { connectTimeoutMs: number; firstByteTimeoutMs: number; stallTimeoutMs: number };
+  readonly #models: ModelRegistry;
 
   /** Throws ProviderError('auth') naming the env var when no key is found (before any SDK is loaded). */
   constructor(options: OpenAICompatibleOptions) {
     this.id = options.id ?? options.flavor;
     this.#client = options.client;
     this.#clientOptions = options.client === undefined ? clientOptions(options) : undefined;
-    this.#stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    this.#deadlines = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_DEADLINES.connectTimeoutMs,
+      firstByteTimeoutMs: options.firstByteTimeoutMs ?? DEFAULT_DEADLINES.firstByteTimeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_DEADLINES.stallTimeoutMs,
+    };
+    this.#models = options.models ?? new ModelRegistry();
     this.#wire = chatWireOptions(options);
   }
 
+  /** Where requests go (named in connection and timeout errors). */
+  get baseURL(): string {
+    return this.#client?.baseURL ?? this.#clientOptions?.baseURL ?? (process.env.OPENAI_BASE_URL || OPENAI_BASE_URL);
+  }
+
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
+    const tooLarge = contextWindowProblem(request, this.#models);
+    if (tooLarge !== undefined) throw tooLarge;
     const params = toChatCompletionsParams(request, this.#wire);
-    // Our own controller, so a stall can abort the request without touching the caller's signal.
+    // Our own controller, so a deadline can abort the request without touching the caller's signal.
     const controller = new AbortController();
     const forward = (): void => controller.abort(request.signal.reason);
     request.signal.addEventListener("abort", forward, { once: true });
     if (request.signal.aborted) forward();
-    const watch = new StallWatch(this.#stallTimeoutMs, () => controller.abort());
+    let deadlines: AttemptDeadlines | undefined;
     let sdk: OpenAISdk | undefined;
     try {
-      watch.arm();
       sdk = await openaiSdk();
       this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
+      deadlines = new AttemptDeadlines({ baseURL: this.baseURL, ...this.#deadlines }, () => controller.abort());
+      deadlines.start();
       const chunks = await this.#client.chat.completions.create(params, { signal: controller.signal });
+      deadlines.responded();
       const mapper = new ChatChunkMapper();
       for await (const chunk of chunks) {
-        watch.pause(); // the consumer's time is not the provider's silence
+        deadlines.received(); // the consumer's time is not the provider's silence
         for (const out of mapper.map(chunk)) yield out;
-        watch.arm();
+        deadlines.waiting();
       }
-      watch.pause();
-      // An abort ends the SDK's iterator silently: tell a stall from a cancel from a clean end.
-      if (watch.stalled)
-        throw new ProviderError(
-          "stalled",
-          `no data from the provider for ${this.#stallTimeoutMs} ms; the request was aborted`,
-          { retryable: true },
-        );
+      deadlines.stop();
+      // An abort ends the SDK's iterator silently: tell a passed deadline from a cancel from a clean end.
+      if (deadlines.expired !== undefined) throw deadlines.error();
       if (request.signal.aborted) {
         yield { type: "finish", reason: "aborted" };
         return;
@@ -106,12 +128,12 @@ export class OpenAICompatibleProvider implements Provider {
       for (const out of mapper.end()) yield out;
     } catch (error) {
       throw toProviderError(error, sdk ?? (await openaiSdk()), {
-        stalled: watch.stalled,
+        deadline: deadlines?.expired === undefined ? undefined : deadlines.error(error),
         aborted: request.signal.aborted,
-        stallTimeoutMs: this.#stallTimeoutMs,
+        baseURL: this.baseURL,
       });
     } finally {
-      watch.pause();
+      deadlines?.stop();
       request.signal.removeEventListener("abort", forward);
       controller.abort(); // releases the connection when the consumer stopped early
     }
@@ -138,30 +160,4 @@ function clientOptions(options: OpenAICompatibleOptions): ClientOptions {
     throw new ProviderError("auth", `no API key for the ${options.flavor} provider: set ${env} or pass apiKey`);
   const baseURL = options.baseURL ?? (options.flavor === "deepseek" ? DEEPSEEK_BASE_URL : undefined);
   return { apiKey, ...(baseURL === undefined ? {} : { baseURL }) };
-}
-
-/** A one-shot timer re-armed around every await on the provider. */
-class StallWatch {
-  readonly #ms: number;
-  readonly #onStall: () => void;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  stalled = false;
-
-  constructor(ms: number, onStall: () => void) {
-    this.#ms = ms;
-    this.#onStall = onStall;
-  }
-
-  arm(): void {
-    this.pause();
-    this.#timer = setTimeout(() => {
-      this.stalled = true;
-      this.#onStall();
-    }, this.#ms);
-  }
-
-  pause(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
 }

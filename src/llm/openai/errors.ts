@@ -1,18 +1,19 @@
 // What the openai SDK throws → ProviderError, so the loop's retry policy sees one vocabulary:
 // HTTP failures go through the shared `httpError`; connection failures, drops mid-stream and
-// stalls are retryable; an error event inside a 200 stream (no status) is classified by its
-// message. Aborts are not failures: the SDK's abort error is returned as is, for the loop,
-// which checks the signal, to see.
+// passed deadlines are retryable and name the base URL; an error event inside a 200 stream (no
+// status) is classified by its message. Aborts are not failures: the SDK's abort error is
+// returned as is, for the loop, which checks the signal, to see.
 import type { APIError } from "openai";
-import { httpError } from "../http-errors.js";
+import { describeFailure, httpError } from "../http-errors.js";
 import { ProviderError } from "../types.js";
 
 export interface FailureContext {
-  /** The adapter aborted the request because no chunk arrived within `stallTimeoutMs`. */
-  readonly stalled: boolean;
+  /** The error of the attempt deadline that passed (the adapter aborted the request for it). */
+  readonly deadline?: ProviderError | undefined;
   /** The caller's signal aborted. */
   readonly aborted: boolean;
-  readonly stallTimeoutMs: number;
+  /** Where the request went, named in connection errors. */
+  readonly baseURL?: string;
 }
 
 // undici: `TypeError: terminated` (cause `UND_ERR_SOCKET`) when the socket closes mid-body.
@@ -37,16 +38,11 @@ export function toProviderError(
   context: FailureContext,
 ): unknown {
   if (error instanceof ProviderError) return error;
-  if (context.stalled) {
-    return new ProviderError(
-      "stalled",
-      `no data from the provider for ${context.stallTimeoutMs} ms; the request was aborted`,
-      { retryable: true, cause: error },
-    );
-  }
+  if (context.deadline !== undefined) return context.deadline;
   if (context.aborted || error instanceof APIUserAbortError) return error;
+  const at = context.baseURL === undefined ? "" : ` at ${context.baseURL}`;
   if (error instanceof APIConnectionError) {
-    return new ProviderError("connection", `could not reach the provider: ${describe(error)}`, {
+    return new ProviderError("connection", `could not reach the provider${at}: ${describeFailure(error)}`, {
       retryable: true,
       cause: error,
     });
@@ -60,12 +56,16 @@ export function toProviderError(
       cause: error,
     });
   if (isConnectionFailure(error)) {
-    return new ProviderError("connection", `the connection dropped before the stream completed: ${describe(error)}`, {
-      retryable: true,
-      cause: error,
-    });
+    return new ProviderError(
+      "connection",
+      `the connection${at} dropped before the stream completed: ${describeFailure(error)}`,
+      {
+        retryable: true,
+        cause: error,
+      },
+    );
   }
-  return new ProviderError("provider-error", `the OpenAI-compatible request failed: ${describe(error)}`, {
+  return new ProviderError("provider-error", `the OpenAI-compatible request${at} failed: ${describeFailure(error)}`, {
     cause: error,
   });
 }
@@ -101,10 +101,4 @@ function isConnectionFailure(error: unknown): boolean {
       return true;
   }
   return false;
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  return `${error.message}${cause}`;
 }

@@ -21,10 +21,11 @@ export interface ChatWireOptions {
   readonly promptCacheKey: boolean;
   /**
    * Which reasoning goes back to the provider. `none`: dropped (OpenAI keeps its reasoning
-   * server-side; most servers reject or ignore it). `tool-turns` (DeepSeek thinking mode): the
-   * `reasoning_content` of every assistant message between two user messages in which the model
-   * called a tool — DeepSeek answers 400 without it — and nothing for turns without tool calls,
-   * whose reasoning DeepSeek documents as not part of the context.
+   * server-side; most servers reject or ignore it). `tool-turns` (DeepSeek thinking mode): a
+   * `reasoning_content` on every assistant message between two user messages in which the model
+   * called a tool — its reasoning, or `""` when it had none (DeepSeek answers 400 when the field
+   * is missing, and streams no reasoning block for an empty one) — and nothing for turns without
+   * tool calls, whose reasoning DeepSeek documents as not part of the context.
    */
   readonly reasoningReplay: "none" | "tool-turns";
 }
@@ -106,7 +107,7 @@ function assistantParam(message: AssistantMessage, withReasoning: boolean): Assi
   return {
     role: "assistant",
     content,
-    ...(withReasoning && reasoning.length > 0 ? { reasoning_content: reasoning.join("\n") } : {}),
+    ...(withReasoning ? { reasoning_content: reasoning.join("\n") } : {}),
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
   };
 }

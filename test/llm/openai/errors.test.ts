@@ -104,12 +104,14 @@ describe("OpenAI adapter errors", () => {
     expect(chunks.some((c) => c.type === "finish")).toBe(false);
   });
 
-  it("a refused connection is a retryable connection error", async () => {
+  it("a refused connection is a retryable connection error naming the base URL and the cause", async () => {
     const url = server.baseURL;
     await server.close();
     const provider = new OpenAICompatibleProvider({ flavor: "compatible", baseURL: url });
     server = await FakeChatServer.start(); // for afterEach
-    expect((await failure(provider)).error).toMatchObject({ code: "connection", retryable: true });
+    const { error } = await failure(provider);
+    expect(error).toMatchObject({ code: "connection", retryable: true });
+    expect(error.message).toMatch(new RegExp(`^could not reach the provider at ${url}: .*ECONNREFUSED`));
   });
 
   it("a stream that ends cleanly without a finish_reason is a retryable connection error", async () => {
@@ -125,10 +127,20 @@ describe("OpenAI adapter errors", () => {
     await server.requests[0]!.closed; // the adapter hung up
   });
 
-  it("a server that sends no headers at all is stalled too", async () => {
+  it("a server that sends no headers at all fails the first-byte deadline, naming the base URL", async () => {
     server.reply({ silent: true });
-    const { error } = await failure(server.provider({ stallTimeoutMs: 50 }));
+    const { error } = await failure(server.provider({ firstByteTimeoutMs: 50 }));
     expect(error).toMatchObject({ code: "stalled", retryable: true });
+    expect(error.message).toContain(server.baseURL);
+    expect(error.message).toContain("first-byte timeout");
+    await server.requests[0]!.closed;
+  });
+
+  it("headers then silence before the first event also fail the first-byte deadline, not the stall one", async () => {
+    server.reply({ hangAfter: [] });
+    const { error } = await failure(server.provider({ firstByteTimeoutMs: 50, stallTimeoutMs: 60_000 }));
+    expect(error).toMatchObject({ code: "stalled", retryable: true });
+    expect(error.message).toContain("first-byte timeout");
     await server.requests[0]!.closed;
   });
 

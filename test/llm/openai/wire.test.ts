@@ -202,6 +202,50 @@ describe("OpenAI wire params", () => {
     expect(assistants.map((m) => m.reasoning_content)).toEqual([undefined, "I should read it.", "It says hello."]);
   });
 
+  it('DeepSeek: an assistant message of a tool-call span without reasoning sends reasoning_content "" (DeepSeek 400s on a missing one)', async () => {
+    const call = (id: string): Message => ({
+      role: "assistant",
+      content: [{ type: "tool-call", callId: id, name: "read_file", arguments: "{}" }],
+    });
+    const result = (id: string): Message => ({
+      role: "tool",
+      content: [{ type: "tool-result", callId: id, content: [{ type: "text", text: "ok" }], isError: false }],
+    });
+    const messages: Message[] = [
+      user("hi"),
+      { role: "assistant", content: [{ type: "text", text: "hello" }] }, // no tool call: no field
+      user("read a.txt"),
+      call("c1"), // no reasoning block (DeepSeek streamed an empty reasoning_content)
+      result("c1"),
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "done" },
+          { type: "text", text: "It is ok." },
+        ],
+      },
+      user("again"),
+      call("c2"),
+      result("c2"),
+    ];
+    await collect(server.provider({ flavor: "deepseek" }), request({ messages }));
+    const assistants = (server.body.messages as Record<string, unknown>[]).filter((m) => m.role === "assistant");
+    expect(assistants.map((m) => m.reasoning_content)).toEqual([undefined, "", "done", ""]);
+    expect("reasoning_content" in assistants[0]!).toBe(false);
+  });
+
+  it("OpenAI and compatible servers never get reasoning_content, even in tool-call spans", async () => {
+    server.reply(textReply(["ok"]));
+    await collect(server.provider(), request({ messages: [user("read a.txt"), ...toolRoundTrip] }));
+    await collect(
+      server.provider({ flavor: "compatible", baseURL: server.baseURL }),
+      request({ messages: [user("read a.txt"), ...toolRoundTrip] }),
+    );
+    for (const received of server.requests)
+      for (const m of received.body.messages as Record<string, unknown>[])
+        expect(m).not.toHaveProperty("reasoning_content");
+  });
+
   it("serializes the same request to the same bytes (the provider's prefix cache depends on it)", async () => {
     server.reply(textReply(["ok"]));
     const req = request({
