@@ -54,6 +54,7 @@ export async function runChat(
     handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
 
     const view = new ChatView(process.stdout, process.stderr, new ModelRegistry());
+    view.endpoint = handle.baseURL;
     const policy: PermissionPolicy = {
       mode: "ask",
       allow: new Set(allow),

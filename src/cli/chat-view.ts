@@ -20,6 +20,8 @@ export class ChatView {
   #atLineStart = true;
   /** Text of the current attempt is on screen (a retry discards it from history, not from the screen). */
   #streamed = false;
+  /** The provider's base URL, named in retry lines so a dead endpoint is visible at once. */
+  endpoint: string | undefined;
 
   constructor(out: ChatViewOutput, spinnerOut: SpinnerOutput, models: ModelRegistry, spinner?: Spinner) {
     this.#out = out;
@@ -83,7 +85,7 @@ export class ChatView {
       const discarded = this.#streamed ? " (the partial answer above is discarded)" : "";
       this.#streamed = false;
       this.line(
-        `  ↻ ${event.data.code}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms${discarded}`,
+        `  ↻ ${event.data.code}${this.endpoint === undefined ? "" : ` from ${this.endpoint}`}: retrying (attempt ${event.data.attempt + 1}) in ${event.data.delayMs} ms${discarded}`,
       );
     } else if (isEventOf(event, "compact/start")) {
       this.line(`  ⧉ compacting (${event.data.trigger})…`);

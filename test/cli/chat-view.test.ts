@@ -245,3 +245,15 @@ describe("ChatView", () => {
     await agent.dispose();
   });
 });
+
+test("a retry line names the provider's endpoint when the view knows it", async () => {
+  const { agent, view, shown } = rig(
+    [{ error: { message: "down", code: "connection", retryable: true, retryAfterMs: 10 } }, { text: "ok" }],
+    SONNET,
+    { retry: { sleep: async () => undefined, jitter: 0 } },
+  );
+  view.endpoint = "http://127.0.0.1:9";
+  await agent.send("hi");
+  expect(shown()).toContainEqual(["out", "  ↻ connection from http://127.0.0.1:9: retrying (attempt 2) in 10 ms\n"]);
+  await agent.dispose();
+});
