@@ -1,6 +1,7 @@
 // One trial of the crash suite, after the kill (crash-kill.ts): checks what survived of one
-// session against the child's own durability claims and against an in-memory reference run of
-// the same deterministic script, reloads (repair), reloads again (nothing left to repair), and
+// session against the child's own durability claims (flushes, steps ended, the tool it was
+// executing, the side effects its tools made) and against an in-memory reference run of the
+// same deterministic script, reloads (repair), reloads again (nothing left to repair), and
 // resumes the session for one more turn. A violated property throws; the result lists the
 // outcome kinds for the suite's counts.
 import { createHash } from "node:crypto";
@@ -12,7 +13,7 @@ import { createAgent, resumeAgent } from "../src/loop/index.js";
 import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
 import { Session, type SessionEvent, type SessionHeader } from "../src/session/index.js";
 import { JSONL_FORMAT, JsonlSessionStore, type LoadedSession } from "../src/store/index.js";
-import type { KillReport } from "./crash-kill.js";
+import type { InFlightTool, KillReport } from "./crash-kill.js";
 import { crashAgentBase, crashAgentOptions, type CrashScript } from "./fixtures/crash-session.js";
 import { check } from "./violation.js";
 
@@ -54,6 +55,8 @@ export interface KilledSession {
   /** The session's own temp root. */
   readonly root: string;
   readonly report: KillReport;
+  /** Where the child's `effect` tool recorded its side effects for this session (may not exist). */
+  readonly effectsFile: string;
   /** Uniform [0, 1) draws for the injected torn tail. */
   readonly random: () => number;
 }
@@ -64,14 +67,102 @@ export async function checkKilledSession({
   reference,
   root,
   report,
+  effectsFile,
   random,
 }: KilledSession): Promise<string[]> {
   const kinds = report.finished ? ["finished-before-kill"] : [];
+  kinds.push(report.inFlight === undefined ? "killed-in-model-call" : `killed-in-tool:${report.inFlight.name}`);
   const file = join(root, `${script.sessionId}.jsonl`);
   // Every session is past its create when the kill window opens (its first model call waits after it).
   check(await exists(file), `${file} does not exist after the kill`);
   const survived = await checkSurvivors(file, reference, report, { injectTorn: random() < 0.25, tornCut: random() });
-  return [...kinds, ...survived.kinds, ...(await checkRepairAndResume(root, script, reference, survived))];
+  const events = survived.lines - 1;
+  const inFlight = report.inFlight === undefined ? undefined : checkInFlightTool(reference, report.inFlight, events);
+  return [
+    ...kinds,
+    ...survived.kinds,
+    ...checkStepsBeforeWindow(reference, report, events),
+    ...(await checkSideEffects(effectsFile, reference, report.inFlight, events)),
+    ...(await checkRepairAndResume(root, script, reference, survived, inFlight)),
+  ];
+}
+
+const indexOfEvent = (reference: Reference, match: (event: SessionEvent) => boolean): number =>
+  reference.events.findIndex(match);
+
+const dataOf = (event: SessionEvent): { turn?: number; step?: number; callId?: string; name?: string } =>
+  event.data as { turn?: number; step?: number; callId?: string; name?: string };
+
+/** Every step whose step/end the child reported before its kill window is on disk (byte-exact: the file is a verified prefix). */
+function checkStepsBeforeWindow(reference: Reference, report: KillReport, events: number): string[] {
+  for (const { turn, step } of report.stepsBeforeWindow) {
+    const at = indexOfEvent(
+      reference,
+      (e) => e.type === "step/end" && dataOf(e).turn === turn && dataOf(e).step === step,
+    );
+    check(at !== -1, `the child reported step/end of turn ${turn} step ${step}, which the reference run never logged`);
+    check(
+      at < events,
+      `step ${step} of turn ${turn} ended before the kill window (the child reported its step/end), but the file holds only ${events} events and its step/end is event ${at + 1}`,
+    );
+  }
+  return report.stepsBeforeWindow.length > 0 ? ["ended-steps-on-disk"] : [];
+}
+
+/** A tool with side effects that was executing at the kill: its call and the assistant message that asked for it. */
+export interface InFlightCall extends InFlightTool {
+  readonly turn: number;
+  readonly step: number;
+}
+
+/** The killed tool's tool/call and its step's assistant/message are on disk; its result is not (it never returned). */
+function checkInFlightTool(reference: Reference, tool: InFlightTool, events: number): InFlightCall {
+  const call = indexOfEvent(reference, (e) => e.type === "tool/call" && dataOf(e).callId === tool.callId);
+  check(call !== -1, `the child was killed inside call ${tool.callId}, which the reference run never made`);
+  const { turn, step, name } = dataOf(reference.events[call]!);
+  check(name === tool.name, `call ${tool.callId} is a ${name} call in the reference, the child ran ${tool.name}`);
+  const asked = indexOfEvent(
+    reference,
+    (e) => e.type === "assistant/message" && dataOf(e).turn === turn && dataOf(e).step === step,
+  );
+  check(
+    asked < events,
+    `the child was killed inside ${tool.name} (${tool.callId}), but the assistant message that asked for it (event ${asked + 1}) is not on disk (${events} events): the log was not durable before the tool ran`,
+  );
+  check(
+    call < events,
+    `the child was killed inside ${tool.name} (${tool.callId}), but its tool/call (event ${call + 1}) is not on disk (${events} events): the log was not durable before the side effect`,
+  );
+  const result = indexOfEvent(reference, (e) => e.type === "tool/result" && dataOf(e).callId === tool.callId);
+  check(result >= events, `the result of ${tool.callId} is on disk, but the tool never returned`);
+  return { ...tool, turn: turn!, step: step! };
+}
+
+/** Every side effect `effect` made has its tool/call on disk: the call was durable before the effect happened. */
+async function checkSideEffects(
+  effectsFile: string,
+  reference: Reference,
+  inFlight: InFlightTool | undefined,
+  events: number,
+): Promise<string[]> {
+  const text = (await exists(effectsFile)) ? await readFile(effectsFile, "utf8") : "";
+  const callIds = text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.slice(0, line.indexOf(" ")));
+  for (const callId of callIds) {
+    const at = indexOfEvent(reference, (e) => e.type === "tool/call" && dataOf(e).callId === callId);
+    check(
+      at !== -1 && at < events,
+      `the side effect of ${callId} happened, but its tool/call is not on disk (${events} events)`,
+    );
+  }
+  if (inFlight?.name === "effect")
+    check(
+      callIds.includes(inFlight.callId),
+      `the killed effect ${inFlight.callId} left no side effect before it blocked`,
+    );
+  return callIds.map(() => "side-effect-with-call-on-disk");
 }
 
 interface Survivors {
@@ -145,6 +236,7 @@ async function checkRepairAndResume(
   script: CrashScript,
   reference: Reference,
   { lines, tornBytes }: Survivors,
+  inFlight: InFlightCall | undefined,
 ): Promise<string[]> {
   const kinds: string[] = [];
   const id = script.sessionId;
@@ -191,6 +283,21 @@ async function checkRepairAndResume(
         "the repair appended something other than tool calls, error results and closers",
       );
       kinds.push(`repaired-${loaded.repaired.length > 1 ? "with-closers" : "turn-only"}`);
+    }
+    if (inFlight !== undefined) {
+      const result = loaded.repaired.findIndex((e) => e.type === "tool/result" && dataOf(e).callId === inFlight.callId);
+      const stepEnd = loaded.repaired.findIndex(
+        (e) => e.type === "step/end" && dataOf(e).turn === inFlight.turn && dataOf(e).step === inFlight.step,
+      );
+      check(
+        result !== -1 && (loaded.repaired[result]!.data as { isError: boolean }).isError,
+        `the repair did not answer the killed call ${inFlight.callId} with an error result`,
+      );
+      check(
+        stepEnd > result,
+        `the repair did not close step ${inFlight.step} of turn ${inFlight.turn} after answering the killed call`,
+      );
+      kinds.push("in-flight-call-repaired");
     }
     check(loaded.session.openTurn === null, "the loaded session still has an open turn");
     const report = verifyLog(events);

@@ -1,5 +1,5 @@
 // The reliability suites' shared contract. Each suite attacks one property (crash durability,
-// provider faults, cancellation, hostile logs, concurrent writers, secrets) with a configurable
+// provider faults, cancellation, hostile logs, concurrent writers, secrets, built-in tools) with a configurable
 // number of trials from a seed. `npm run reliability` runs every suite with its full count and
 // prints a summary table (reliability/run.ts); `npm test` runs each with its fast count
 // (test/reliability/*.test.ts), so the same code is exercised in both.

@@ -1,0 +1,43 @@
+// The tools suite's protocol between the parent (tools.suite.ts, which builds the hostile
+// workspace and checks everything) and the child that runs the built-in tools
+// (tools-child.ts): one JSON request per stdin line, one `answer <json>` per stdout line, and
+// the bounds every call is held to. The child runs in its own process so that a tool that
+// freezes its event loop (a catastrophic regex on the main thread) or wedges libuv's thread pool
+// (a blocking FIFO open) is caught by the parent's watchdog and killed, not left hanging the run.
+
+/** A call is stopped after this long (outer abort signal and pipeline timeout); needing it is a failure. */
+export const CALL_TIMEOUT_MS = 5_000;
+/** grep's own deadline in the child (GrepToolOptions.deadlineMs): a catastrophic pattern ends here. */
+export const GREP_DEADLINE_MS = 3_000;
+/** The child's event-loop heartbeat while a call runs. */
+export const HEARTBEAT_MS = 10;
+/** A heartbeat gap this long means the call blocked the event loop (generous: the box is shared). */
+export const MAX_LOOP_GAP_MS = 2_000;
+/** Resident-memory growth allowed during one call (a 2 GB file read whole would blow far past it). */
+export const MAX_RSS_GROWTH_MB = 256;
+/** The parent kills a child that has not answered a call for this long (its event loop is stuck). */
+export const WATCHDOG_MS = CALL_TIMEOUT_MS + 10_000;
+/** The tools' output cap in the child; an answer longer than this plus a marker is unbounded. */
+export const OUTPUT_CAP = 30_000;
+
+export interface ToolRequest {
+  readonly id: number;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** What the child measured and got for one call. */
+export interface ToolAnswer {
+  readonly id: number;
+  readonly elapsedMs: number;
+  /** The longest the event loop went without a heartbeat during the call. */
+  readonly maxGapMs: number;
+  /** Peak resident memory during the call minus resident memory before it, in MB. */
+  readonly rssGrowthMb: number;
+  readonly isError: boolean;
+  /** The pipeline's error code (`timeout`, `aborted`, `threw`…), when it made the result. */
+  readonly error?: string;
+  /** The tool's own failure code (`meta.code`), when it reported one. */
+  readonly code?: string;
+  readonly text: string;
+}
