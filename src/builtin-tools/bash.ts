@@ -30,7 +30,7 @@ export interface BashToolOptions extends BuiltinToolOptions {
 
 /** The shell's argv: non-login, no profile or rc files, unless a login shell is asked for. */
 export function bashArguments(command: string, loginShell = false): string[] {
-  return loginShell ? ["-lc", command] : ["--noprofile", "--norc", "-c", command];
+  return loginShell ? ["-l", "-c", command] : ["--noprofile", "--norc", "-c", command];
 }
 
 /**

@@ -119,7 +119,7 @@ describe("bash runs a non-login shell with no start-up files", () => {
 
   test("the argv is bash --noprofile --norc -c by default, bash -lc only when a login shell is asked for", () => {
     expect(bashArguments("ls")).toEqual(["--noprofile", "--norc", "-c", "ls"]);
-    expect(bashArguments("ls", true)).toEqual(["-lc", "ls"]);
+    expect(bashArguments("ls", true)).toEqual(["-l", "-c", "ls"]);
   });
 
   test("the tool and schema descriptions name the real invocation", async () => {
