@@ -136,7 +136,13 @@ let tsxApi: string | undefined;
 function startWorker(workerData: GrepWorkerData): Worker {
   const compiled = new URL("./grep-worker.js", import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData, resourceLimits: RESOURCE_LIMITS });
-  const source = new URL("./grep-worker.ts", import.meta.url).href;
+  const sourceUrl = new URL("./grep-worker.ts", import.meta.url);
+  if (!existsSync(fileURLToPath(sourceUrl)))
+    throw new ToolFailure(
+      "not-a-file",
+      `grep's worker ${fileURLToPath(compiled)} is missing (a bundle that inlined Keelson must keep dist/builtin-tools/grep-worker.js beside it, or mark keelson external)`,
+    );
+  const source = sourceUrl.href;
   tsxApi ??= import.meta.resolve("tsx/esm/api");
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => tsx.tsImport(${JSON.stringify(source)}, ${JSON.stringify(source)}));`;
   return new Worker(bootstrap, { eval: true, workerData, resourceLimits: RESOURCE_LIMITS });
