@@ -8,20 +8,7 @@ import { open, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { put, tempDir, textOf, toolRig } from "./support.js";
-
-/** `promise`, or a rejection after `seconds`: only a hang guard, never a timing assertion. */
-async function settlesWithin<T>(promise: Promise<T>, seconds = 5): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not settle within ${seconds} s`)), seconds * 1000);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { put, tempDir, textOf, toolRig, settlesWithin } from "./support.js";
 
 const procFd = existsSync("/proc/self/fd");
 if (!procFd) console.log("read-safety: /proc/self/fd is missing; the race test needs Linux and is skipped");

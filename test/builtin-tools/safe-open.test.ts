@@ -10,25 +10,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { ToolFailure, Workspace } from "../../src/builtin-tools/index.js";
 import { openForRead, openForRewrite, readUtf8Text } from "../../src/builtin-tools/safe-open.js";
-import { put, tempDir } from "./support.js";
+import { put, tempDir, settlesWithin } from "./support.js";
 
 /** A workspace whose `resolve` trusts any path: as if the path changed just after the check. */
 class UncheckedWorkspace extends Workspace {
   override async resolve(path: string): Promise<string> {
     return join(this.root, path);
-  }
-}
-
-/** `promise`, or a rejection after `seconds`: only a hang guard, never a timing assertion. */
-async function settlesWithin<T>(promise: Promise<T>, seconds = 5): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not settle within ${seconds} s`)), seconds * 1000);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

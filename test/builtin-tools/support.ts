@@ -49,3 +49,16 @@ export async function toolRig(
 }
 
 export { textOf } from "../tools/support.js";
+
+/** `promise`, or a rejection after `seconds`: only a hang guard, never a timing assertion. */
+export async function settlesWithin<T>(promise: Promise<T>, seconds = 5): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([promise, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

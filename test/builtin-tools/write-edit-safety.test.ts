@@ -7,20 +7,7 @@ import { existsSync } from "node:fs";
 import { chmod, link, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { put, tempDir, textOf, toolRig } from "./support.js";
-
-/** `promise`, or a rejection after `seconds`: only a hang guard, never a timing assertion. */
-async function settlesWithin<T>(promise: Promise<T>, seconds = 5): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not settle within ${seconds} s`)), seconds * 1000);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { put, tempDir, textOf, toolRig, settlesWithin } from "./support.js";
 
 const procFd = existsSync("/proc/self/fd");
 if (!procFd) console.log("write-edit-safety: /proc/self/fd is missing; the race tests need Linux and are skipped");
