@@ -11,6 +11,12 @@ import { JsonError, type JsonValue, MAX_JSON_DEPTH } from "./types.js";
 export interface SnapshotOptions {
   /** Freeze the copy as it is built (one pass for "copy, then deep-freeze"). */
   readonly freeze?: boolean;
+  /**
+   * With `freeze`: also record the copy's root as deep-frozen (`isDeepFrozen`). Default true.
+   * Pass false for values no one asks `isDeepFrozen` about, such as a session's event data: one
+   * WeakSet add costs about as much as the copy of a small value, and every entry is GC work.
+   */
+  readonly mark?: boolean;
 }
 
 /**
@@ -20,12 +26,12 @@ export interface SnapshotOptions {
  * prototype is neither `Object.prototype` nor `null` (class instances, Dates, Maps…), symbol
  * keys, and nesting deeper than `MAX_JSON_DEPTH`. Keys such as `__proto__` and `constructor`
  * are kept as plain own data. Each property (getters included) is read exactly once. The copy
- * has plain prototypes; it is deep-frozen when `options.freeze` is set, else left mutable (see
- * `deepFreeze`).
+ * has plain prototypes; it is deep-frozen (and marked, unless `options.mark` is false) when
+ * `options.freeze` is set, else left mutable (see `deepFreeze`).
  */
 export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOptions = {}): JsonValue {
   const copy = new Snapshot(rootPath, options.freeze === true).walk(value);
-  if (options.freeze === true) markDeepFrozen(copy);
+  if (options.freeze === true && options.mark !== false) markDeepFrozen(copy);
   return copy;
 }
 

@@ -1,6 +1,12 @@
 // resumeAgent and forkAgent: new loop instances over stored sessions. Each recomposes its
 // session prefix and logs a `resume` header snapshot on its first request, so any drift since
 // the previous instance is attributable by diffing consecutive snapshots.
+//
+// Neither copies the stored events after the load: the store validates them once and freezes
+// the parsed values in place (`Session.fromParsedLog`); a resume runs on that session itself,
+// and a fork's child shares those event objects (`forkSession` → `Session.fromSession`). The
+// child's `events` view handed to `store.create` is a Session's own view, which
+// `Session.fromLog` (the JSONL store's seed check) trusts instead of validating again.
 import { forkSession } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { agentOver } from "./agent.js";
@@ -29,7 +35,10 @@ export interface ForkAgentOptions extends Omit<AgentOptions, "store"> {
   readonly atSeq?: number;
 }
 
-/** Creates a child session of `sessionId` at a `turn/end` boundary, stores it, and returns an agent over it. */
+/**
+ * Creates a child session of `sessionId` at a `turn/end` boundary, stores it, and returns an
+ * agent over it. The child shares the loaded parent's events (no copy, no second validation).
+ */
 export async function forkAgent(store: SessionStore, sessionId: string, options: ForkAgentOptions): Promise<Agent> {
   const { session: parent } = await store.load(sessionId, { readOnly: true });
   const child = forkSession(parent, {

@@ -13,6 +13,7 @@ export type SessionErrorCode =
   | "fork-boundary-out-of-range"
   | "fork-boundary-not-turn-end"
   | "fork-no-completed-turn"
+  | "seed-out-of-range"
   | "invalid-header";
 import { KeelsonError } from "../errors/index.js";
 

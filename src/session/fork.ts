@@ -1,4 +1,5 @@
 // Fork: a child session seeded with the parent's log up to an inclusive `turn/end` boundary.
+// The child shares the parent's (validated, deep-frozen) events: `Session.fromSession`.
 import { randomUUID } from "node:crypto";
 import { SessionError } from "./errors.js";
 import { Session, type SessionOptions } from "./session.js";
@@ -17,6 +18,11 @@ export interface ForkOptions extends SessionOptions {
  * `fork-boundary-out-of-range`, `fork-boundary-not-turn-end` or `fork-no-completed-turn`.
  */
 export function forkSeed(events: readonly SessionEvent[], atSeq?: number): readonly SessionEvent[] {
+  return events.slice(0, forkBoundary(events, atSeq) + 1);
+}
+
+/** The seq of the `turn/end` a fork at `atSeq` ends on (see `forkSeed` for the errors). */
+function forkBoundary(events: readonly SessionEvent[], atSeq: number | undefined): number {
   let boundary = atSeq;
   if (boundary === undefined) {
     for (let i = events.length - 1; i >= 0; i--) {
@@ -42,12 +48,16 @@ export function forkSeed(events: readonly SessionEvent[], atSeq?: number): reado
       boundary,
     );
   }
-  return events.slice(0, boundary + 1);
+  return boundary;
 }
 
-/** A new session whose log is the parent's up to the boundary, with `parentSession` and `seedLength`. */
+/**
+ * A new session whose log is the parent's up to the boundary, with `parentSession` and
+ * `seedLength`. The child shares the parent's event objects (`child.events[i] ===
+ * parent.events[i]`); its appends, and the parent's, never reach the other.
+ */
 export function forkSession(parent: Session, options: ForkOptions = {}): Session {
-  const seed = forkSeed(parent.events, options.atSeq);
+  const seedLength = forkBoundary(parent.events, options.atSeq) + 1;
   const cwd = options.cwd ?? parent.header.cwd;
   const header: SessionHeader = {
     version: 1,
@@ -55,7 +65,7 @@ export function forkSession(parent: Session, options: ForkOptions = {}): Session
     createdAt: options.createdAt ?? (options.clock ?? Date.now)(),
     ...(cwd === undefined ? {} : { cwd }),
     parentSession: parent.id,
-    seedLength: seed.length,
+    seedLength,
   };
-  return Session.fromLog(header, seed, options);
+  return Session.fromSession(parent, header, seedLength, options);
 }

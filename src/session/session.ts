@@ -3,9 +3,15 @@
 // `append` is synchronous and is the commit point: snapshot (lossless JSON, detached) →
 // validate (payload, structure, surface op) → deep-freeze → push → notify observers (each
 // observer's failure contained). A rejected append changes nothing. Observers may not append.
+//
+// Every event a Session holds was validated and deep-frozen on the way in and is never mutated,
+// so sessions share them: `fromSession` (a fork, a second session over the same log) takes a
+// prefix of another session's events without copying, re-validating or re-freezing, and
+// `fromLog` does the same for an `events` view a Session handed out (see docs/decisions/0006).
 import { randomUUID } from "node:crypto";
 import { adoptParsedJson, JsonError, previewJson, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
+import { ChunkedEvents } from "./chunked-events.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
 import { SessionError } from "./errors.js";
@@ -38,6 +44,22 @@ export interface NewSessionInit {
   readonly cwd?: string;
 }
 
+/** A session's log and the state derived from it: what a session over a prefix shares. */
+interface LogCore {
+  readonly events: ChunkedEvents;
+  readonly structure: LogStructure;
+  readonly surface: Surface;
+}
+
+/**
+ * The frozen `events` views Sessions handed out, each to its session's log core. Such a view
+ * (and only such a view: a copy, a slice or parsed JSON is not one) is a trusted seed, because
+ * it can only hold that log's validated, deep-frozen events, in order, from seq 0. One entry per
+ * view built (never per event), so trust costs nothing on the hot path; the entry holds the
+ * core, not the Session, so a kept view does not keep a session's observers alive.
+ */
+const VIEW_CORE = new WeakMap<readonly SessionEvent[], LogCore>();
+
 const defaultObserverError = (error: unknown, event: SessionEvent): void => {
   process.emitWarning(
     `session observer threw on ${event.type} (seq ${event.seq}): ${String(error)}`,
@@ -61,7 +83,9 @@ function headerCopy(header: unknown): SessionHeader {
   return copy;
 }
 
-const FROZEN = { freeze: true } as const;
+// Frozen as copied, but not marked for `isDeepFrozen`: nothing asks it about event data, and a
+// WeakSet add per event was a tenth of a fork's cost (docs/decisions/0006).
+const FROZEN = { freeze: true, mark: false } as const;
 const snapshotFrozen = (value: unknown, path: string): unknown => snapshotJson(value, path, FROZEN);
 
 /** Freezes the fresh envelope around already-frozen data (and its provenance array). */
@@ -97,18 +121,26 @@ export class Session {
   readonly header: SessionHeader;
   readonly #clock: () => number;
   readonly #onObserverError: (error: unknown, event: SessionEvent) => void;
-  readonly #events: SessionEvent[] = [];
-  #eventsView: readonly SessionEvent[] | null = null;
-  readonly #structure = new LogStructure();
-  readonly #surface = new Surface();
+  readonly #events: ChunkedEvents;
+  #eventsView: readonly SessionEvent[] | null;
+  readonly #structure: LogStructure;
+  readonly #surface: Surface;
   readonly #observers = new Set<SessionObserver>();
   #notifying = false;
   #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
 
-  private constructor(header: SessionHeader, options: SessionOptions) {
+  private constructor(
+    header: SessionHeader,
+    options: SessionOptions,
+    shared?: LogCore & { readonly view: readonly SessionEvent[] | null },
+  ) {
     this.header = Object.freeze(header); // a frozen snapshot copy (see headerCopy / create)
     this.#clock = options.clock ?? Date.now;
     this.#onObserverError = options.onObserverError ?? defaultObserverError;
+    this.#events = shared?.events ?? new ChunkedEvents();
+    this.#eventsView = shared?.view ?? null;
+    this.#structure = shared?.structure ?? new LogStructure();
+    this.#surface = shared?.surface ?? new Surface();
   }
 
   /** A new, empty session. */
@@ -127,9 +159,14 @@ export class Session {
    * A session over an existing log (a loaded file, a fork's seed). Every event is validated as
    * if appended — envelope, payload, structure, surface op and replace provenance — and copied
    * and frozen. Throws `SessionError` naming the first bad event; an open final turn is allowed
-   * (see `openTurnClosers` / `repair`).
+   * (see `openTurnClosers` / `repair`). When `events` is itself an `events` view of a Session
+   * (that exact frozen array), it is `fromSession(owner, header, events.length)`: the events were
+   * validated and frozen by that session and are shared, not copied (no observable difference).
    */
   static fromLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
+    const view = events as readonly SessionEvent[];
+    const core = VIEW_CORE.get(view);
+    if (core !== undefined) return Session.#over(core, header, view.length, options, view);
     const session = new Session(headerCopy(header), options);
     for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotFrozen);
     return session;
@@ -146,15 +183,70 @@ export class Session {
     return session;
   }
 
+  /**
+   * A session over the first `length` events of `parent` (default: all of them) under `header`
+   * (validated as in `fromLog`), sharing the events: `events[i] === parent.events[i]`. They were
+   * validated and deep-frozen when `parent` took them, so they are not copied, validated, frozen
+   * or marked again. Storage is shared too (full event chunks, the call-id index, the surface
+   * nodes), and the structure and surface state at `length` is derived from the parent's
+   * without checks (see `LogStructure.prefixOf`, `Surface.prefixOf`): at the parent's end or at
+   * a `turn/end`, the cost does not grow with the log but for a pointer copy of the surface.
+   * Later appends to either session never reach the other. Throws
+   * `SessionError('seed-out-of-range')` for a `length` outside `0..parent.length`. A fork
+   * (`forkSession`) is this at a `turn/end`.
+   */
+  static fromSession(parent: Session, header: unknown, length?: number, options: SessionOptions = {}): Session {
+    if (typeof parent !== "object" || parent === null || !(#events in parent))
+      throw new SessionError("invalid-event", `fromSession needs a Session to share events with, got ${show(parent)}`);
+    const total = parent.#events.length;
+    const end = length ?? total;
+    if (!Number.isSafeInteger(end) || end < 0 || end > total) {
+      throw new SessionError(
+        "seed-out-of-range",
+        `a shared seed of ${show(end)} events is outside the parent's log (0..${total})`,
+      );
+    }
+    // When the seed is the whole log, the parent's view is exactly the child's first view: share
+    // it (built once per parent state, where a new agent would otherwise build one per child).
+    return Session.#over(parent.#core(), header, end, options, end === total ? parent.events : null);
+  }
+
+  /** A session over `core`'s first `length` events; `view`, when given, is exactly those events. */
+  static #over(
+    core: LogCore,
+    header: unknown,
+    length: number,
+    options: SessionOptions,
+    view: readonly SessionEvent[] | null,
+  ): Session {
+    return new Session(headerCopy(header), options, {
+      events: core.events.prefix(length),
+      structure: LogStructure.prefixOf(core.structure, core.events, length),
+      surface: Surface.prefixOf(core.surface, core.events, length),
+      view,
+    });
+  }
+
+  #core(): LogCore {
+    return { events: this.#events, structure: this.#structure, surface: this.#surface };
+  }
+
   get id(): string {
     return this.header.id;
   }
   get length(): number {
     return this.#events.length;
   }
-  /** A frozen snapshot of the log; later appends do not change it. */
+  /**
+   * A frozen snapshot of the log; later appends do not change it. Built on the first read after
+   * an append (O(length) pointer copy), then cached: the loop's per-step path never reads it.
+   */
   get events(): readonly SessionEvent[] {
-    this.#eventsView ??= Object.freeze(this.#events.slice());
+    if (this.#eventsView === null) {
+      const view = Object.freeze(this.#events.toArray());
+      VIEW_CORE.set(view, this.#core());
+      this.#eventsView = view;
+    }
     return this.#eventsView;
   }
   /** Bumped by every surface replace. */
@@ -217,10 +309,19 @@ export class Session {
         seq,
       );
     }
-    const draft = { type, seq, time, data: copy as EventDataMap[T] } as SessionEvent<T>;
-    const event: SessionEvent<T> = op === undefined ? draft : { ...draft, surfaceOp: op };
-    const provenance = op === undefined ? undefined : this.#surface.plan(event, op);
-    const final = provenance === undefined ? event : { ...event, sourceEventSeqs: provenance };
+    // Each shape is one object literal, never a spread: V8 gives spread copies a fresh hidden
+    // class per object, which makes every later read of an event megamorphic (and costs memory).
+    const payload = copy as EventDataMap[T];
+    let final: SessionEvent<T>;
+    if (op === undefined) final = { type, seq, time, data: payload };
+    else {
+      const event: SessionEvent<T> = { type, seq, time, data: payload, surfaceOp: op };
+      const provenance = this.#surface.plan(event, op);
+      final =
+        provenance === undefined
+          ? event
+          : { type, seq, time, data: payload, surfaceOp: op, sourceEventSeqs: provenance };
+    }
     this.#structure.check(final as AnySessionEvent);
     this.#commit(freezeEnvelope(final), op);
     this.#notify(final);
@@ -254,7 +355,7 @@ export class Session {
   deriveMessages(): Message[] {
     const nodes = this.#surface.nodes;
     const cache = this.#derived;
-    if (cache.generation !== this.#surface.generation) {
+    if (cache.generation !== this.#surface.generation || cache.messages.length === 0) {
       this.#derived = { generation: this.#surface.generation, messages: nodes.map((n) => n.message) };
     } else {
       for (let i = cache.messages.length; i < nodes.length; i++) cache.messages.push(nodes[i]!.message);

@@ -4,7 +4,10 @@
 // and loaders run it over whole logs, and crash repair reads its open state.
 //
 // `check` validates without mutating; `commit` applies an event `check` accepted. Splitting the
-// two is what lets a rejected append leave the log and this state untouched.
+// two is what lets a rejected append leave the log and this state untouched. `prefixOf` derives
+// the state at a point of an already-checked log from the state at its end (a fork, a second
+// session over shared events) without checking anything again.
+import { CallIds, loggedCallIds } from "./call-ids.js";
 import { SessionError } from "./errors.js";
 import type { AnySessionEvent, SessionEvent } from "./types.js";
 
@@ -29,9 +32,38 @@ export class LogStructure {
   readonly unloggedCalls = new Map<string, OpenCall>();
   /** Logged `tool/call`s that have no `tool/result` yet. */
   readonly unansweredCalls = new Map<string, OpenCall>();
-  readonly seenCallIds = new Set<string>();
+  /** Every tool-call block id logged so far (shared with structures over a prefix of the log). */
+  #callIds = new CallIds();
+  /** Tool-call blocks logged so far: the next block's model order. */
   #callOrder = 0;
   compactionOpen = false;
+
+  /**
+   * The state after `events[0..length)`, given `current`, the state after all of `events` (a
+   * log a session already checked and committed). Nothing is checked again. At the last
+   * `turn/end` before `length` no turn, step, call or compaction is open, so that state is the
+   * turn number, the call ids logged before it (shared with `current`, not copied) and their
+   * count; the open tail after it, if any, is replayed. Costs O(events after that `turn/end`);
+   * when those outnumber the events before it, a replay from the start is cheaper and is used.
+   */
+  static prefixOf(current: LogStructure, events: EventSource, length: number): LogStructure {
+    const state = new LogStructure();
+    let boundary = length - 1;
+    while (boundary >= 0 && events.at(boundary)!.type !== "turn/end") boundary--;
+    if (boundary < 0 || events.length - boundary > boundary) {
+      for (let i = 0; i < length; i++) state.commit(events.at(i) as AnySessionEvent);
+      return state;
+    }
+    const end = events.at(boundary) as SessionEvent<"turn/end">;
+    state.lastTurn = end.data.turn;
+    state.lastStep = lastStepOfTurn(events, boundary);
+    state.#callIds = current.#callIds.before(boundary + 1);
+    let later = 0;
+    for (let i = boundary + 1; i < events.length; i++) later += loggedCallIds(events.at(i)!).length;
+    state.#callOrder = current.#callOrder - later;
+    for (let i = boundary + 1; i < length; i++) state.commit(events.at(i) as AnySessionEvent);
+    return state;
+  }
 
   /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
   check(event: AnySessionEvent): void {
@@ -83,8 +115,7 @@ export class LogStructure {
         for (const block of event.data.content) {
           if (block.type !== "tool-call") continue;
           ids ??= new Set();
-          if (this.seenCallIds.has(block.callId) || ids.has(block.callId))
-            return `duplicate tool call id ${block.callId}`;
+          if (this.#callIds.has(block.callId) || ids.has(block.callId)) return `duplicate tool call id ${block.callId}`;
           ids.add(block.callId);
         }
         return undefined;
@@ -160,7 +191,6 @@ export class LogStructure {
         if (event.surfaceOp !== "append") return;
         for (const block of event.data.content) {
           if (block.type !== "tool-call") continue;
-          this.seenCallIds.add(block.callId);
           this.unloggedCalls.set(block.callId, {
             callId: block.callId,
             name: block.name,
@@ -169,6 +199,7 @@ export class LogStructure {
             step: event.data.step,
             order: this.#callOrder++,
           });
+          this.#callIds.add(block.callId, event.seq);
         }
         return;
       case "tool/call": {
@@ -196,4 +227,20 @@ export class LogStructure {
     this.check(event as AnySessionEvent);
     this.commit(event as AnySessionEvent);
   }
+}
+
+/** Read access to a log's events: an array, or a session's `ChunkedEvents`. */
+export interface EventSource {
+  readonly length: number;
+  at(index: number): SessionEvent | undefined;
+}
+
+/** `lastStep` after the turn that ends at `events[end]`: its last `step/start`'s step, or 0. */
+function lastStepOfTurn(events: EventSource, end: number): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const e = events.at(i) as AnySessionEvent;
+    if (e.type === "step/start") return e.data.step;
+    if (e.type === "turn/start") return 0;
+  }
+  return 0;
 }

@@ -1,10 +1,12 @@
 // The surface: the ordered list of nodes (surface events) that history is derived from.
 // `append` adds a tail node; a replace shadows nodes `start..end` (inclusive, by position) with
 // one new node and bumps `generation`. Nothing is deleted from the log; only the surface moves.
+// Nodes are immutable, so a session over a prefix of another's log (`prefixOf`) shares them.
 import type { Message } from "../messages/index.js";
 import { deriveEventMessage } from "./derive.js";
 import { SessionError } from "./errors.js";
 import { isPairingBalanced } from "./pairing.js";
+import type { EventSource } from "./structure.js";
 import type { ReplaceOp, SessionEvent, SurfaceOp } from "./types.js";
 
 export interface SurfaceNode {
@@ -15,6 +17,31 @@ export interface SurfaceNode {
 export class Surface {
   #nodes: SurfaceNode[] = [];
   #generation = 0;
+  /** Seq of the last replace committed (-1: none): nodes after it are seq-ordered tail appends. */
+  #lastReplaceSeq = -1;
+
+  /**
+   * The surface after `events[0..length)`, given `current`, the surface after all of `events`
+   * (a log a session already checked). Without a replace at or after `length`, that surface is
+   * `current`'s nodes minus the tail appended from `length` on: the nodes are shared, not
+   * derived again. Otherwise the surface events before `length` are replayed.
+   */
+  static prefixOf(current: Surface, events: EventSource, length: number): Surface {
+    const surface = new Surface();
+    if (current.#lastReplaceSeq < length) {
+      let kept = current.#nodes.length;
+      while (kept > 0 && current.#nodes[kept - 1]!.seq >= length) kept--;
+      surface.#nodes = current.#nodes.slice(0, kept);
+      surface.#generation = current.#generation;
+      surface.#lastReplaceSeq = current.#lastReplaceSeq;
+      return surface;
+    }
+    for (let i = 0; i < length; i++) {
+      const event = events.at(i)!;
+      if (event.surfaceOp !== undefined) surface.commit(event, event.surfaceOp);
+    }
+    return surface;
+  }
 
   get length(): number {
     return this.#nodes.length;
@@ -45,6 +72,7 @@ export class Surface {
     }
     this.#nodes.splice(op.start, op.end - op.start + 1, node);
     this.#generation++;
+    this.#lastReplaceSeq = event.seq;
   }
 
   #planReplace(event: SessionEvent, op: ReplaceOp): readonly number[] {
