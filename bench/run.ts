@@ -3,8 +3,8 @@
 // file under bench/results/ (gitignored). Absolute times vary by machine; compare the ratios.
 //   W1 cache economics (w1-cache.ts)   W2 loop overhead vs peers (w2-loop.ts, w2/)
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
-//   W5 start-up cost (w5-startup.ts)
-// `node --expose-gc --import tsx bench/run.ts [W1 W2 W3 W4 W5]` runs a subset.
+//   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
+// `node --expose-gc --import tsx bench/run.ts [W1 W2 W2S W3 W4 W5]` runs a subset.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { printTable } from "./table.js";
 import { runW1 } from "./w1-cache.js";
 import { runW2 } from "./w2-loop.js";
+import { runW2S } from "./w2s-stored.js";
 import { runW3 } from "./w3-resume.js";
 import { runW4 } from "./w4-reconstruct.js";
 import { runW5 } from "./w5-startup.js";
@@ -38,6 +39,7 @@ try {
   const workloads: [string, () => Promise<WorkloadResult>][] = [
     ["W1", runW1],
     ["W2", runW2],
+    ["W2S", runW2S],
     ["W3", () => runW3(dir)],
     ["W4", runW4],
     ["W5", runW5],
