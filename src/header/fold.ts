@@ -43,3 +43,17 @@ export function foldRequestHeader(events: readonly SessionEvent[]): EpochHeader 
   for (const event of events) header = foldHeaderEvent(header, event);
   return header;
 }
+
+/**
+ * The same header as `foldRequestHeader(events)`, folding only from the last `request/header`
+ * snapshot on (a snapshot replaces whatever came before it), so its cost does not grow with the
+ * log's length. Deltas before that snapshot are not re-checked: use `foldRequestHeader` (or
+ * `verifyLog`) to validate a whole log.
+ */
+export function foldLatestRequestHeader(events: readonly SessionEvent[]): EpochHeader | undefined {
+  let start = events.length - 1;
+  while (start >= 0 && events[start]!.type !== "request/header") start--;
+  let header: EpochHeader | undefined;
+  for (let i = Math.max(0, start); i < events.length; i++) header = foldHeaderEvent(header, events[i]!);
+  return header;
+}

@@ -5,7 +5,7 @@
 import { deepFreeze, isDeepFrozen, snapshotJson } from "../json/index.js";
 import type { Session } from "../session/index.js";
 import { canonicalHeader } from "./canonical.js";
-import { foldRequestHeader } from "./fold.js";
+import { foldLatestRequestHeader } from "./fold.js";
 import { decideHeaderRecord } from "./record.js";
 import type { EpochHeader, HeaderRecord } from "./types.js";
 import { validateEpochHeader } from "./validate.js";
@@ -17,10 +17,13 @@ export class HeaderWriter {
   /** The last header recorded, kept only when every part of it was deep-frozen (immutable). */
   #lastFrozenInput: EpochHeader | undefined;
 
-  /** Folds `session`'s log once; afterwards the writer tracks what it appends itself. */
+  /**
+   * Folds `session`'s log once, from its last snapshot on (the same header, at a cost that does
+   * not grow with history); afterwards the writer tracks what it appends itself.
+   */
   constructor(session: Session) {
     this.#session = session;
-    this.#folded = foldRequestHeader(session.events);
+    this.#folded = foldLatestRequestHeader(session.events);
   }
 
   /** The header in force (the fold after the last record). */

@@ -5,6 +5,7 @@ import {
   canonicalHeader,
   type EpochHeader,
   foldHeaderEvent,
+  foldLatestRequestHeader,
   foldRequestHeader,
   HeaderError,
   headerEquals,
@@ -112,6 +113,19 @@ describe("foldRequestHeader", () => {
 });
 
 describe("foldRequestHeader over random logs", () => {
+  test("folding from the last snapshot gives the same header as the whole fold, for every prefix", () => {
+    fc.assert(
+      fc.property(logOpsArb, (ops) => {
+        const events = buildLog(ops).events;
+        for (let k = 0; k <= events.length; k++) {
+          const prefix = events.slice(0, k);
+          expect(foldLatestRequestHeader(prefix)).toStrictEqual(foldRequestHeader(prefix));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   test("folding every prefix never throws and equals the incremental fold", () => {
     fc.assert(
       fc.property(logOpsArb, (ops) => {
