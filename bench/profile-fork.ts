@@ -14,8 +14,7 @@
 // mode that includes each turn's untimed re-creation of the stored copy). `--summarize`
 // prints self time by file (and the top functions) of a V8 CPU profile. PROFILE_FORK_ALL=1
 // prints every timed turn's figure.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { Session as InspectorSession } from "node:inspector/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -27,6 +26,7 @@ import { defineTool } from "../src/tools/index.js";
 import { loopHistorySession } from "./logs.js";
 import { gc } from "./measure.js";
 import { FINAL_TEXT, LoopScript, STEP_TEXT, SYSTEM, TOOL } from "./w2/script.js";
+import { startTurnProfiler, type TurnProfiler } from "./w2s/profile.js";
 
 const STEPS = 20;
 type Mode = "fork" | "resume" | "fork-store";
@@ -135,21 +135,9 @@ async function row(mode: Mode, messages: number): Promise<{ median: number; best
 }
 
 /** Starts the inspector's CPU profiler when PROFILE_FORK_CPUPROF names an output file. */
-async function startProfile(): Promise<{ stop(): Promise<void> } | undefined> {
+async function startProfile(): Promise<TurnProfiler | undefined> {
   const out = process.env.PROFILE_FORK_CPUPROF;
-  if (out === undefined || out === "") return undefined;
-  const session = new InspectorSession();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 100 });
-  await session.post("Profiler.start");
-  return {
-    async stop() {
-      const { profile } = await session.post("Profiler.stop");
-      await writeFile(out, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
+  return out === undefined || out === "" ? undefined : startTurnProfiler(out);
 }
 
 interface ProfileNode {
