@@ -8,6 +8,10 @@
 // writable); refuses corruption inside the committed region with the file and line; refuses a
 // log written by a newer Keelson without touching it (a writable load checks the header before
 // taking the lock); and closes an open final turn with crash-repair closers written durably.
+//
+// Load cache (load-cache.ts): the validated Session of the last load or clean release of each
+// session is kept with the file's identity; a later load whose `stat` shows the same identity
+// is built from it with `Session.fromSession` — no read, parse or validation.
 import { previewJson } from "../json/index.js";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
@@ -26,7 +30,8 @@ import { fsErrorText } from "./fs-error-text.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { persistSession } from "./persist.js";
 import { publishNewFile } from "./publish.js";
-import { MAX_LOG_BYTES, openLogFile, readLogFile } from "./read-log-file.js";
+import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
+import { MAX_LOG_BYTES, openLogFile, readLogFileWithInfo } from "./read-log-file.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -48,6 +53,11 @@ export interface JsonlStoreOptions {
   readonly fs?: StoreFileSystem;
   /** The largest log a load reads (bytes); larger files are refused with 'too-large'. Default `MAX_LOG_BYTES` (1 GiB). */
   readonly maxLogBytes?: number;
+  /**
+   * How many loaded sessions to keep in memory for a later load of the same id whose file is
+   * unchanged (least recently used dropped first); 0 disables the cache. Default 64.
+   */
+  readonly cacheSessions?: number;
 }
 
 /** How much of a log's start is read for its header line (list, and the check before a writable load). */
@@ -69,6 +79,13 @@ interface Writer {
   buffer: string[];
   /** Serializes flushes of this session. */
   flushing: Promise<void>;
+  /**
+   * The session whose events are exactly this log's (the one a load returned, or the one
+   * attached after a create); undefined once anything else was appended, so it is not cached.
+   */
+  session: Session | undefined;
+  /** A create's header and seed, to recognise the session attached to it. */
+  readonly created?: { readonly headerLine: string; readonly seed: readonly SessionEvent[] };
 }
 
 export class JsonlSessionStore implements SessionStore {
@@ -76,12 +93,14 @@ export class JsonlSessionStore implements SessionStore {
   readonly #fs: StoreFileSystem;
   readonly #maxLogBytes: number;
   readonly #writers = new Map<string, Writer>();
+  readonly #cache: LoadCache;
   #closed = false;
 
   constructor(options: JsonlStoreOptions = {}) {
     this.root = options.root ?? defaultSessionsDir();
     this.#fs = options.fs ?? nodeFs;
     this.#maxLogBytes = options.maxLogBytes ?? MAX_LOG_BYTES;
+    this.#cache = new LoadCache(options.cacheSessions ?? DEFAULT_CACHE_SESSIONS);
   }
 
   /** The file that holds session `id`. */
@@ -93,9 +112,10 @@ export class JsonlSessionStore implements SessionStore {
   async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
     this.#open();
     const file = this.fileOf(header.id);
+    let created: Session;
     try {
       validateSessionHeader(header);
-      Session.fromLog(header, seed); // the seed must be a valid log
+      created = Session.fromLog(header, seed); // the seed must be a valid log (a Session's view is shared, not re-validated)
     } catch (e) {
       if (e instanceof SessionError)
         throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
@@ -108,9 +128,11 @@ export class JsonlSessionStore implements SessionStore {
     });
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
-      const bytes = encodeHeaderLine(header) + seed.map(encodeEventLine).join("");
+      const headerLine = encodeHeaderLine(header);
+      const bytes = headerLine + seed.map(encodeEventLine).join("");
       await publishNewFile(this.#fs, this.root, file, bytes);
       const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+      this.#cache.delete(header.id);
       this.#writers.set(header.id, {
         file,
         handle,
@@ -118,6 +140,8 @@ export class JsonlSessionStore implements SessionStore {
         nextSeq: seed.length,
         buffer: [],
         flushing: Promise.resolve(),
+        session: created,
+        created: { headerLine, seed },
       });
     } catch (e) {
       await releaseLock(this.#fs, this.#lockOf(header.id)).catch(() => undefined);
@@ -126,6 +150,11 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   append(sessionId: string, events: readonly SessionEvent[]): void {
+    this.#appendFrom(undefined, sessionId, events);
+  }
+
+  /** `append`; `from` is the session whose commit it is (attach, repair), else the log no longer is a known session's. */
+  #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
     this.#open();
     const writer = this.#writer(sessionId);
     events.forEach((event, i) => {
@@ -149,6 +178,7 @@ export class JsonlSessionStore implements SessionStore {
     });
     for (const event of events) writer.buffer.push(encodeEventLine(event));
     writer.nextSeq += events.length;
+    if (from === undefined || from !== writer.session) writer.session = undefined;
   }
 
   async flush(sessionId?: string): Promise<void> {
@@ -163,7 +193,23 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   attach(session: Session): SessionPersistence {
-    return persistSession(session, this);
+    const writer = this.#writers.get(session.id);
+    // The attached session becomes the one cached on release when it is the log written so far;
+    // another session's appends (#appendFrom) make the log no known session's.
+    if (writer !== undefined && writer.session !== session && this.#isLogOf(writer, session)) writer.session = session;
+    return persistSession(session, {
+      append: (id, events) => this.#appendFrom(session, id, events),
+      flush: (id) => this.flush(id),
+    });
+  }
+
+  /** Whether `session` holds exactly what `writer` has written since its create (cheap checks only). */
+  #isLogOf(writer: Writer, session: Session): boolean {
+    const created = writer.created;
+    if (created === undefined || writer.nextSeq !== created.seed.length || session.length !== created.seed.length)
+      return false;
+    if (created.seed.length > 0 && session.events !== created.seed) return false;
+    return encodeHeaderLine(session.header) === created.headerLine;
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
@@ -177,6 +223,8 @@ export class JsonlSessionStore implements SessionStore {
       await this.flush(sessionId);
     }
     const writable = !options.readOnly;
+    const cached = await this.#cachedLoad(sessionId, file, options);
+    if (cached !== undefined) return cached;
     if (writable) {
       // A log this Keelson must not write is refused before its lock is taken: nothing is touched.
       await this.#refuseNewerHeader(sessionId, file);
@@ -212,6 +260,7 @@ export class JsonlSessionStore implements SessionStore {
     if (writer === undefined) return;
     await this.flush(sessionId); // a failure keeps the writer (and its buffer) for a retry
     this.#writers.delete(sessionId);
+    await this.#remember(sessionId, writer).catch(() => this.#cache.delete(sessionId));
     await writer.handle.close();
     await releaseLock(this.#fs, this.#lockOf(sessionId));
   }
@@ -226,10 +275,69 @@ export class JsonlSessionStore implements SessionStore {
     this.#closed = true;
   }
 
+  /** Caches what a writer wrote, if it is exactly a known session's log (fstat of the open file). */
+  async #remember(sessionId: string, writer: Writer): Promise<void> {
+    const session = writer.session;
+    if (session === undefined || session.length !== writer.nextSeq || writer.buffer.length > 0) {
+      this.#cache.delete(sessionId);
+      return;
+    }
+    const info = await writer.handle.stat();
+    if (info.size !== writer.committedBytes) return this.#cache.delete(sessionId);
+    this.#cache.set(sessionId, { session, length: writer.nextSeq, identity: identityOf(info), droppedBytes: 0 });
+  }
+
+  /** The cached session when the file is unchanged since it was cached (else undefined: load normally). */
+  async #cachedLoad(sessionId: string, file: string, options: LoadOptions): Promise<LoadedSession | undefined> {
+    const entry = this.#cache.get(sessionId);
+    if (entry === undefined) return undefined;
+    if (!(await this.#unchanged(file, entry))) return undefined;
+    const build = (): Session =>
+      Session.fromSession(entry.session, entry.session.header, entry.length, options.session);
+    if (options.readOnly) {
+      const session = build();
+      return { session, repaired: [], droppedBytes: entry.droppedBytes, needsRepair: session.openTurn !== null };
+    }
+    // A writable load from the cache needs nothing written: no torn tail, no open turn.
+    if (entry.droppedBytes > 0) return undefined;
+    const session = build();
+    if (session.openTurn !== null) return undefined;
+    await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
+    try {
+      if (!(await this.#unchanged(file, entry))) {
+        await releaseLock(this.#fs, this.#lockOf(sessionId));
+        return undefined;
+      }
+      const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+      this.#writers.set(sessionId, {
+        file,
+        handle,
+        committedBytes: entry.identity.size,
+        nextSeq: entry.length,
+        buffer: [],
+        flushing: Promise.resolve(),
+        session,
+      });
+    } catch (e) {
+      if (!this.#writers.has(sessionId)) await releaseLock(this.#fs, this.#lockOf(sessionId)).catch(() => undefined);
+      throw e;
+    }
+    return { session, repaired: [], droppedBytes: 0, needsRepair: false };
+  }
+
+  async #unchanged(file: string, entry: CachedLoad): Promise<boolean> {
+    try {
+      return sameIdentity(identityOf(await this.#fs.stat(file)), entry.identity);
+    } catch {
+      return false; // removed, unreadable: the normal load reports it
+    }
+  }
+
   async #load(sessionId: string, file: string, options: LoadOptions): Promise<LoadedSession> {
     let bytes: Buffer;
+    let info: { size: number; dev: number; ino: number; mtimeMs: number };
     try {
-      bytes = await readLogFile(this.#fs, file, this.#maxLogBytes);
+      ({ bytes, info } = await readLogFileWithInfo(this.#fs, file, this.#maxLogBytes));
     } catch (e) {
       if (isNotFound(e)) throw this.#notFound(sessionId, file);
       throw e;
@@ -256,8 +364,18 @@ export class JsonlSessionStore implements SessionStore {
         cause: e,
       });
     }
-    if (options.readOnly)
+    if (options.readOnly) {
+      // Only a read that saw the whole file as fstat'ed is cached (a file growing meanwhile is not).
+      if (bytes.length === info.size)
+        this.#cache.set(sessionId, {
+          session,
+          length: session.length,
+          identity: identityOf(info),
+          droppedBytes: tornBytes,
+        });
+      else this.#cache.delete(sessionId);
       return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
+    }
 
     const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
     if (tornBytes > 0) {
@@ -271,10 +389,12 @@ export class JsonlSessionStore implements SessionStore {
       nextSeq: session.length,
       buffer: [],
       flushing: Promise.resolve(),
+      session,
     });
+    this.#cache.delete(sessionId); // refreshed on release
     const repaired = session.repair();
     if (repaired.length > 0) {
-      this.append(sessionId, repaired);
+      this.#appendFrom(session, sessionId, repaired);
       await this.flush(sessionId);
     }
     return { session, repaired, droppedBytes: tornBytes, needsRepair: false };

@@ -82,13 +82,22 @@ export async function openLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES
  * being read is refused with `StoreError('too-large')` too.
  */
 export async function readLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES): Promise<Buffer> {
+  return (await readLogFileWithInfo(fs, file, maxBytes)).bytes;
+}
+
+/** `readLogFile`, also returning the fstat of the file taken before the read (the bytes may be longer if it grew meanwhile). */
+export async function readLogFileWithInfo(
+  fs: Fs,
+  file: string,
+  maxBytes = MAX_LOG_BYTES,
+): Promise<{ readonly bytes: Buffer; readonly info: Stats }> {
   const { handle, info } = await openLogFile(fs, file, maxBytes);
   try {
     let buffer = Buffer.allocUnsafe(info.size + 1); // +1: the read that sees end of file
     let filled = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) return buffer.subarray(0, filled);
+      if (bytesRead === 0) return { bytes: buffer.subarray(0, filled), info };
       filled += bytesRead;
       if (filled > maxBytes) throw tooLarge(file, `more than ${maxBytes} bytes`, maxBytes);
       if (filled === buffer.length) {
