@@ -25,13 +25,14 @@ import {
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
-import { decodeHeaderLine, decodeLog, encodeEventLine, encodeHeaderLine, newerLogError } from "./jsonl-codec.js";
+import { decodeLog, encodeEventLine, encodeHeaderLine, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
+import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { persistSession } from "./persist.js";
 import { publishNewFile } from "./publish.js";
 import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
-import { MAX_LOG_BYTES, openLogFile, readLogFileWithInfo } from "./read-log-file.js";
+import { MAX_LOG_BYTES, readLogFileWithInfo } from "./read-log-file.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -60,16 +61,11 @@ export interface JsonlStoreOptions {
   readonly cacheSessions?: number;
 }
 
-/** How much of a log's start is read for its header line (list, and the check before a writable load). */
-const HEADER_PEEK_BYTES = 64 * 1024;
-
 /** A Node file-system failure as `StoreError('write-failed')` (its errno code said once); StoreErrors pass. */
 function writeFailed(error: unknown, file: string, what: string): unknown {
   if (error instanceof StoreError) return error;
   return new StoreError("write-failed", `${file}: ${what} failed: ${fsErrorText(error)}`, { file, cause: error });
 }
-
-const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
 
 interface Writer {
   readonly file: string;
@@ -249,7 +245,7 @@ export class JsonlSessionStore implements SessionStore {
     }
     const out: SessionSummary[] = [];
     for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-      const summary = await this.#summary(join(this.root, name));
+      const summary = await summaryOf(this.#fs, join(this.root, name), this.#maxLogBytes);
       if (summary !== undefined) out.push(summary);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
@@ -430,49 +426,11 @@ export class JsonlSessionStore implements SessionStore {
     }
   }
 
-  async #summary(file: string): Promise<SessionSummary | undefined> {
-    try {
-      const peeked = await this.#peekHeader(file);
-      if (peeked === undefined) return undefined;
-      const { header, mtimeMs } = peeked;
-      validateSessionHeader(header);
-      return {
-        id: header.id,
-        createdAt: header.createdAt,
-        updatedAt: Math.floor(mtimeMs),
-        ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
-        ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession }),
-      };
-    } catch (e) {
-      // Foreign, broken, newer, not a regular file, or removed meanwhile: not listed.
-      if (e instanceof StoreError || e instanceof SessionError || isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
-  /**
-   * The raw header from the first line of `file` (undefined when no complete line fits in the
-   * first 64 KiB) and the file's mtime, read through the same regular-file and size checks as
-   * a load — a FIFO in the sessions directory never blocks `list`.
-   */
-  async #peekHeader(file: string): Promise<{ header: unknown; mtimeMs: number } | undefined> {
-    const { handle, info } = await openLogFile(this.#fs, file, this.#maxLogBytes);
-    try {
-      const buf = Buffer.alloc(Math.min(HEADER_PEEK_BYTES, info.size));
-      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-      const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
-      if (nl < 0) return undefined;
-      return { header: decodeHeaderLine(buf.toString("utf8", 0, nl), file), mtimeMs: info.mtimeMs };
-    } finally {
-      await handle.close();
-    }
-  }
-
   /** Before a writable load takes the lock: refuses a missing log, and one whose header is a newer version. */
   async #refuseNewerHeader(sessionId: string, file: string): Promise<void> {
     let peeked: { header: unknown } | undefined;
     try {
-      peeked = await this.#peekHeader(file);
+      peeked = await peekHeader(this.#fs, file, this.#maxLogBytes);
     } catch (e) {
       if (isNotFound(e)) throw this.#notFound(sessionId, file);
       throw e;

@@ -1,0 +1,58 @@
+// Reading a log's header line without loading the log: the session summaries `list()` returns,
+// and the version check before a writable load takes the lock. Both go through the same
+// regular-file and size checks as a load, so a FIFO in the sessions directory never blocks.
+import { SessionError, validateSessionHeader } from "../session/index.js";
+import { decodeHeaderLine } from "./jsonl-codec.js";
+import type { StoreFileSystem } from "./jsonl-store.js";
+import { openLogFile } from "./read-log-file.js";
+import { type SessionSummary, StoreError } from "./types.js";
+
+/** How much of a log's start is read for its header line. */
+const HEADER_PEEK_BYTES = 64 * 1024;
+
+export const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
+
+/**
+ * The raw header from the first line of `file` (undefined when no complete line fits in the
+ * first 64 KiB) and the file's mtime.
+ */
+export async function peekHeader(
+  fs: StoreFileSystem,
+  file: string,
+  maxLogBytes: number,
+): Promise<{ header: unknown; mtimeMs: number } | undefined> {
+  const { handle, info } = await openLogFile(fs, file, maxLogBytes);
+  try {
+    const buf = Buffer.alloc(Math.min(HEADER_PEEK_BYTES, info.size));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+    if (nl < 0) return undefined;
+    return { header: decodeHeaderLine(buf.toString("utf8", 0, nl), file), mtimeMs: info.mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The summary of the log in `file`, or undefined for a foreign, broken, newer or vanished file. */
+export async function summaryOf(
+  fs: StoreFileSystem,
+  file: string,
+  maxLogBytes: number,
+): Promise<SessionSummary | undefined> {
+  try {
+    const peeked = await peekHeader(fs, file, maxLogBytes);
+    if (peeked === undefined) return undefined;
+    const { header, mtimeMs } = peeked;
+    validateSessionHeader(header);
+    return {
+      id: header.id,
+      createdAt: header.createdAt,
+      updatedAt: Math.floor(mtimeMs),
+      ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
+      ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession }),
+    };
+  } catch (e) {
+    if (e instanceof StoreError || e instanceof SessionError || isNotFound(e)) return undefined;
+    throw e;
+  }
+}
