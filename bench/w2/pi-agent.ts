@@ -16,7 +16,8 @@ import { loopHistory } from "../logs.js";
 import type { HarnessFactory } from "./harness.js";
 import { FINAL_TEXT, halves, type LoopScript, STEP_TEXT, SYSTEM, TOOL } from "./script.js";
 
-const model: Model<"bench"> = {
+/** The scripted model pi sees (W2 and W2S). */
+export const model: Model<"bench"> = {
   id: "scripted",
   name: "scripted",
   api: "bench",
@@ -109,7 +110,8 @@ export function piHistory(messages: number): Message[] {
   return out;
 }
 
-const noop: AgentTool = {
+/** The no-op tool every pi harness offers (W2 and W2S). */
+export const noop: AgentTool = {
   name: TOOL,
   label: TOOL,
   description: "does nothing",

@@ -7,33 +7,12 @@
 // Both share one prepared array, as a server holding the session in memory would; the runner
 // checks after every turn that it is still exactly H messages long. The model is W2's scripted
 // `streamFn` at pi's provider seam.
-import { Agent, type AgentTool, agentLoop } from "@mariozechner/pi-agent-core";
-import { type Message, type Model, Type } from "@mariozechner/pi-ai";
-import { scriptedStream } from "../w2/pi-agent.js";
-import { SYSTEM, TOOL } from "../w2/script.js";
+import { Agent, agentLoop } from "@mariozechner/pi-agent-core";
+import type { Message } from "@mariozechner/pi-ai";
+import { model, noop, scriptedStream } from "../w2/pi-agent.js";
+import { SYSTEM } from "../w2/script.js";
 import type { StoredRunner, StoredRunnerFactory } from "./harness.js";
 import { piHistory } from "./history.js";
-
-const model: Model<"bench"> = {
-  id: "scripted",
-  name: "scripted",
-  api: "bench",
-  provider: "bench",
-  baseUrl: "",
-  reasoning: false,
-  input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 1_000_000,
-  maxTokens: 1024,
-};
-
-const noop: AgentTool = {
-  name: TOOL,
-  label: TOOL,
-  description: "does nothing",
-  parameters: Type.Object({ n: Type.Number() }),
-  execute: async () => ({ content: [{ type: "text", text: "ok" }], details: undefined }),
-};
 
 /** Reads the history length after a turn, refusing a runner that grew the shared prepared array. */
 const untouched = (prepared: readonly Message[], messages: number, after: () => number) => (): number => {
