@@ -4,7 +4,7 @@
 // store's size limit, never blocking on a FIFO. Failures are CliErrors naming the file and line,
 // with the StoreError as `cause`.
 import * as nodeFs from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
   Session,
   SessionError,
@@ -21,11 +21,20 @@ export interface LoadedLog {
   readonly session: Session;
 }
 
-/** A raw decode of a log file: the header and every complete event line parsed as JSON. */
+/**
+ * A raw decode of a log file: the header and every complete event line parsed as JSON. For a
+ * fork stored by reference (log version 2), `events` starts with the seed taken from its source
+ * log (validated, looked up in the file's directory) and the file's own lines hold seqs from
+ * `firstSeq` on.
+ */
 export interface RawLog {
   readonly file: string;
   readonly header: unknown;
   readonly events: readonly unknown[];
+  /** Seq of the file's first event line (line 2): 0, or a referencing log's seed length. */
+  readonly firstSeq: number;
+  /** A referencing log's seed: its first `firstSeq` events. */
+  readonly seed?: Session;
   /** Set when the log was written by a newer Keelson (`newer-version`): the decode is best-effort. */
   readonly newer?: StoreError;
 }
@@ -70,10 +79,21 @@ export async function readRawLog(file: string, label = file): Promise<RawLog> {
   try {
     const decoded = decodeLog(bytes, file);
     const newer = newerLogError(decoded, file);
-    return { file, header: decoded.header, events: decoded.events, ...(newer === undefined ? {} : { newer }) };
+    if (newer !== undefined) return { file, header: decoded.header, events: decoded.events, firstSeq: 0, newer };
+    if (decoded.seedFrom === undefined) return { file, header: decoded.header, events: decoded.events, firstSeq: 0 };
+    const firstSeq = (decoded.header as { seedLength: number }).seedLength;
+    const store = new JsonlSessionStore({ root: dirname(file), cacheSessions: 0 });
+    const seed = await store.seedOf(file, decoded.seedFrom, firstSeq);
+    const events = [...seed.events.slice(0, firstSeq), ...decoded.events];
+    return { file, header: decoded.header, events, firstSeq, seed };
   } catch (error) {
     throw cliErrorOf(error);
   }
+}
+
+/** The file line of event `seq` in a raw log (undefined for a seed event, which is in its source's file). */
+export function lineOfSeq(raw: Pick<RawLog, "firstSeq">, seq: number): number | undefined {
+  return seq < raw.firstSeq ? undefined : seq - raw.firstSeq + 2;
 }
 
 /** Loads a session by id or file, read-only, validated like a store load. */
@@ -93,10 +113,15 @@ export async function loadLog(target: string): Promise<LoadedLog> {
   if (raw.newer !== undefined) throw cliErrorOf(raw.newer);
   try {
     validateSessionHeader(raw.header);
-    return { file: raw.file, session: Session.fromParsedLog(raw.header as SessionHeader, raw.events) };
+    const session =
+      raw.seed === undefined
+        ? Session.fromParsedLog(raw.header as SessionHeader, raw.events)
+        : Session.fromSessionAndParsed(raw.seed, raw.header, raw.firstSeq, raw.events.slice(raw.firstSeq));
+    return { file: raw.file, session };
   } catch (error) {
     if (error instanceof SessionError) {
-      const line = error.code === "invalid-header" ? 1 : error.seq === undefined ? undefined : error.seq + 2;
+      const line =
+        error.code === "invalid-header" ? 1 : error.seq === undefined ? undefined : lineOfSeq(raw, error.seq);
       throw new CliError(`${raw.file}${line === undefined ? "" : `:${line}`}: ${error.code}: ${error.message}`, 1);
     }
     throw error;
@@ -123,11 +148,11 @@ export function problemOf(error: StoreError): string {
 
 // The log itself is the problem (exit 1); any other refusal was of the request (exit 2: an
 // unknown or invalid id, a locked session, a path that is not a regular file or is too large).
-const LOG_PROBLEMS: ReadonlySet<string> = new Set(["corrupt", "foreign", "newer-version"]);
+const LOG_PROBLEMS: ReadonlySet<string> = new Set(["corrupt", "foreign", "newer-version", "seed-unavailable"]);
 
 /**
  * The CliError for a store failure: `file:line: code: message`; exit 1 when the log is bad
- * (corrupt, foreign, newer), 2 otherwise. An unknown id reads `unknown session <id> (<file>
+ * (corrupt, foreign, newer, or its seed's source log missing or changed), 2 otherwise. An unknown id reads `unknown session <id> (<file>
  * does not exist)` for every command. Other errors pass through.
  */
 export function cliErrorOf(error: unknown): unknown {

@@ -32,7 +32,8 @@ export function registerShow(program: Command): void {
       const h = session.header;
       const out = [`session ${h.id}`, `file    ${file}`, `created ${new Date(h.createdAt).toISOString()}`];
       if (h.cwd !== undefined) out.push(`cwd     ${h.cwd}`);
-      if (h.parentSession !== undefined) out.push(`fork of ${h.parentSession} (${h.seedLength ?? 0} events copied)`);
+      if (h.parentSession !== undefined)
+        out.push(`fork of ${h.parentSession} (its first ${h.seedLength ?? 0} events are the parent's)`);
       out.push("");
       for (const event of session.events) out.push(...renderEvent(event as AnySessionEvent));
       if (session.openTurn !== null)

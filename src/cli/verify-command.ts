@@ -7,11 +7,11 @@ import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
 import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
-import { cliErrorOf, fileOfTarget, isFileTarget, type RawLog, readRawLog } from "./log-source.js";
+import { cliErrorOf, fileOfTarget, isFileTarget, lineOfSeq, type RawLog, readRawLog } from "./log-source.js";
 import { summaryOf } from "./commands.js";
 
 interface Issue {
-  readonly line?: number;
+  readonly line?: number | undefined;
   readonly seq?: number;
   readonly code: string;
   readonly message: string;
@@ -50,7 +50,7 @@ export function registerVerify(program: Command): void {
       }
       const report = verifyLog(raw.events);
       for (const issue of report.issues)
-        issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: issue.seq + 2 }) });
+        issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: lineOfSeq(raw, issue.seq) }) });
       let requests = report.requests;
       if (report.ok) {
         try {
@@ -61,7 +61,7 @@ export function registerVerify(program: Command): void {
           }
         } catch (error) {
           if (!(error instanceof ReconstructError)) throw error;
-          issues.push({ line: error.seq + 2, seq: error.seq, code: error.code, message: error.message });
+          issues.push({ line: lineOfSeq(raw, error.seq), seq: error.seq, code: error.code, message: error.message });
         }
       }
       if (issues.length === 0) {

@@ -211,6 +211,25 @@ export class Session {
     return Session.#over(parent.#core(), header, end, options, end === total ? parent.events : null);
   }
 
+  /**
+   * A session over the first `length` events of `parent` (shared, as in `fromSession`) followed
+   * by `events`, fresh from `JSON.parse`, validated as in `fromParsedLog` (their seqs continue at
+   * `length`). How a store loads a log whose seed is a reference to another stored log: the
+   * seed is not copied or checked again, the log's own lines are. `SessionError` names the first
+   * bad event by seq.
+   */
+  static fromSessionAndParsed(
+    parent: Session,
+    header: unknown,
+    length: number,
+    events: readonly unknown[],
+    options: SessionOptions = {},
+  ): Session {
+    const session = Session.fromSession(parent, header, length, options);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], length + i, adoptParsedJson);
+    return session;
+  }
+
   /** A session over `core`'s first `length` events; `view`, when given, is exactly those events. */
   static #over(
     core: LogCore,

@@ -7,6 +7,7 @@ import { constants as bufferConstants, isUtf8 } from "node:buffer";
 import type { SessionEvent, SessionHeader } from "../session/index.js";
 // Not re-exported by the session index (src/session/index.ts is another engineer's file).
 import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/index.js";
+import { REFERENCING_LOG_VERSION, type SeedFrom, splitSeedReference } from "./seed-reference.js";
 import { StoreError } from "./types.js";
 
 export const FORMAT = "keelson-session";
@@ -19,8 +20,20 @@ export function encodeEventLine(event: SessionEvent): string {
   return `${JSON.stringify(event)}\n`;
 }
 
-/** Parses the header line; throws `foreign` for a file that is not a Keelson session log. */
+/**
+ * Parses the header line into the session header (a referencing log's version-2 header becomes
+ * its version-1 session header); throws `foreign` for a file that is not a Keelson session log
+ * and `corrupt` for a malformed seed reference.
+ */
 export function decodeHeaderLine(line: string, file: string): unknown {
+  return decodeStoredHeaderLine(line, file).header;
+}
+
+/** `decodeHeaderLine` with the seed reference of a referencing log (seed-reference.ts). */
+export function decodeStoredHeaderLine(
+  line: string,
+  file: string,
+): { header: unknown; seedFrom: SeedFrom | undefined } {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -34,7 +47,7 @@ export function decodeHeaderLine(line: string, file: string): unknown {
     });
   }
   const { format: _format, ...header } = raw as Record<string, unknown>;
-  return header;
+  return splitSeedReference(header, file);
 }
 
 export interface SplitLog {
@@ -44,6 +57,8 @@ export interface SplitLog {
   readonly committedBytes: number;
   /** Bytes after the last "\n": a torn final line. */
   readonly tornBytes: number;
+  /** The byte offset just after each complete line (`lineEnds[0]` ends the header line). */
+  readonly lineEnds: number[];
 }
 
 /**
@@ -54,6 +69,7 @@ export interface SplitLog {
 export function splitLog(bytes: Buffer, file = "the log"): SplitLog {
   const end = bytes.lastIndexOf(0x0a) + 1;
   const lines: string[] = [];
+  const lineEnds: number[] = [];
   for (let start = 0; start < end; ) {
     const nl = bytes.indexOf(0x0a, start);
     if (nl - start > bufferConstants.MAX_STRING_LENGTH)
@@ -67,14 +83,17 @@ export function splitLog(bytes: Buffer, file = "the log"): SplitLog {
       );
     lines.push(bytes.toString("utf8", start, nl));
     start = nl + 1;
+    lineEnds.push(start);
   }
-  return { lines, committedBytes: end, tornBytes: bytes.length - end };
+  return { lines, committedBytes: end, tornBytes: bytes.length - end, lineEnds };
 }
 
 /** A log file decoded read-only: the header and every complete event line, parsed but not validated. */
 export interface DecodedLog extends SplitLog {
-  /** The header line's object without its `format` tag. */
+  /** The header line's object without its `format` tag (a referencing log's as its version-1 session header). */
   readonly header: unknown;
+  /** A referencing log's seed reference: its first `seedLength` events are in another file. */
+  readonly seedFrom: SeedFrom | undefined;
   /** The parsed event lines (line i + 2 of the file is `events[i]`). */
   readonly events: unknown[];
 }
@@ -91,7 +110,7 @@ export function decodeLog(bytes: Buffer, file: string): DecodedLog {
       file,
       line: 1,
     });
-  const header = decodeHeaderLine(lines[0]!, file);
+  const { header, seedFrom } = decodeStoredHeaderLine(lines[0]!, file);
   const badLine = firstInvalidUtf8Line(bytes, committedBytes);
   if (badLine !== undefined) {
     throw new StoreError(
@@ -112,7 +131,7 @@ export function decodeLog(bytes: Buffer, file: string): DecodedLog {
       );
     }
   }
-  return { ...split, header, events };
+  return { ...split, header, seedFrom, events };
 }
 
 /**
@@ -126,7 +145,7 @@ export function newerLogError(log: Pick<DecodedLog, "header" | "events">, file: 
   if (version !== undefined) {
     return new StoreError(
       "newer-version",
-      `${file}: written by a newer Keelson (log version ${version}); this Keelson reads log version ${LOG_VERSION} (upgrade Keelson to open it)`,
+      `${file}: written by a newer Keelson (log version ${version}); this Keelson reads log versions ${LOG_VERSION}–${REFERENCING_LOG_VERSION} (upgrade Keelson to open it)`,
       { file, line: 1 },
     );
   }

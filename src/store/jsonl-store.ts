@@ -25,14 +25,19 @@ import {
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
-import { decodeLog, encodeEventLine, encodeHeaderLine, newerLogError } from "./jsonl-codec.js";
+import type { Hash } from "node:crypto";
+import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
+import { encodeEventLine, encodeHeaderLine, FORMAT, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
 import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { persistSession } from "./persist.js";
 import { publishNewFile } from "./publish.js";
 import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
-import { MAX_LOG_BYTES, readLogFileWithInfo } from "./read-log-file.js";
+import { MAX_LOG_BYTES } from "./read-log-file.js";
+import { encodeReferencingHeaderLine, type SeedFrom } from "./seed-reference.js";
+import { LogReader, notFound, type ReadLog } from "./log-reader.js";
+import { referenceFor, type SeedSource } from "./seed-source.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -71,6 +76,9 @@ interface Writer {
   readonly file: string;
   readonly handle: nodeFs.FileHandle;
   committedBytes: number;
+  /** Where the committed events sit, and the SHA-256 of the committed bytes (both extended by each flush). */
+  readonly layout: FileLayout;
+  readonly hash: Hash;
   nextSeq: number;
   buffer: string[];
   /** Serializes flushes of this session. */
@@ -80,7 +88,7 @@ interface Writer {
    * attached after a create); undefined once anything else was appended, so it is not cached.
    */
   session: Session | undefined;
-  /** A create's header and seed, to recognise the session attached to it. */
+  /** A create's header (as a version-1 header line) and seed, to recognise the session attached to it. */
   readonly created?: { readonly headerLine: string; readonly seed: readonly SessionEvent[] };
 }
 
@@ -90,6 +98,7 @@ export class JsonlSessionStore implements SessionStore {
   readonly #maxLogBytes: number;
   readonly #writers = new Map<string, Writer>();
   readonly #cache: LoadCache;
+  readonly #reader: LogReader;
   #closed = false;
 
   constructor(options: JsonlStoreOptions = {}) {
@@ -97,6 +106,15 @@ export class JsonlSessionStore implements SessionStore {
     this.#fs = options.fs ?? nodeFs;
     this.#maxLogBytes = options.maxLogBytes ?? MAX_LOG_BYTES;
     this.#cache = new LoadCache(options.cacheSessions ?? DEFAULT_CACHE_SESSIONS);
+    this.#reader = new LogReader({
+      fs: this.#fs,
+      maxLogBytes: this.#maxLogBytes,
+      fileOf: (id) => this.fileOf(id),
+      known: this.#known,
+      readSource: (id, log) => {
+        if (!this.#writers.has(id)) this.#cacheRead(id, log);
+      },
+    });
   }
 
   /** The file that holds session `id`. */
@@ -122,17 +140,29 @@ export class JsonlSessionStore implements SessionStore {
     await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
       throw writeFailed(e, this.root, "creating the sessions directory");
     });
+    // A fork of a log this store holds is written as a reference to it: no copy of the seed.
+    const reference = await referenceFor(header, seed, this.#known, this.#fs, this.#maxLogBytes);
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
       const headerLine = encodeHeaderLine(header);
-      const bytes = headerLine + seed.map(encodeEventLine).join("");
+      const firstLine = reference === undefined ? headerLine : encodeReferencingHeaderLine(FORMAT, header, reference);
+      const seedLines = reference === undefined ? seed.map(encodeEventLine) : [];
+      const bytes = firstLine + seedLines.join("");
       await publishNewFile(this.#fs, this.root, file, bytes);
       const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+      const layout: FileLayout = {
+        firstSeq: reference === undefined ? 0 : seed.length,
+        lineEnds: [Buffer.byteLength(firstLine)],
+        seedFrom: reference,
+      };
+      extendLayout(layout, layout.lineEnds[0]!, seedLines);
       this.#cache.delete(header.id);
       this.#writers.set(header.id, {
         file,
         handle,
         committedBytes: Buffer.byteLength(bytes),
+        layout,
+        hash: sha256Over(bytes),
         nextSeq: seed.length,
         buffer: [],
         flushing: Promise.resolve(),
@@ -143,6 +173,16 @@ export class JsonlSessionStore implements SessionStore {
       await releaseLock(this.#fs, this.#lockOf(header.id)).catch(() => undefined);
       throw writeFailed(e, file, `creating session ${header.id}`);
     }
+  }
+
+  /**
+   * The session whose first `seedLength` events are the seed of the referencing log in `file`
+   * (read-only; the source is looked up in this store's root and checked as a load checks it):
+   * for readers that decode a log file themselves, like the CLI's FILE targets.
+   */
+  async seedOf(file: string, seedFrom: SeedFrom, seedLength: number): Promise<Session> {
+    this.#open();
+    return this.#reader.seedOf(file, seedFrom, seedLength, []);
   }
 
   append(sessionId: string, events: readonly SessionEvent[]): void {
@@ -280,7 +320,15 @@ export class JsonlSessionStore implements SessionStore {
     }
     const info = await writer.handle.stat();
     if (info.size !== writer.committedBytes) return this.#cache.delete(sessionId);
-    this.#cache.set(sessionId, { session, length: writer.nextSeq, identity: identityOf(info), droppedBytes: 0 });
+    this.#cache.set(sessionId, {
+      session,
+      length: writer.nextSeq,
+      identity: identityOf(info),
+      droppedBytes: 0,
+      layout: writer.layout,
+      hash: writer.hash,
+      prefixHashes: new Map(),
+    });
   }
 
   /** The cached session when the file is unchanged since it was cached (else undefined: load normally). */
@@ -309,6 +357,8 @@ export class JsonlSessionStore implements SessionStore {
         file,
         handle,
         committedBytes: entry.identity.size,
+        layout: entry.layout, // append-only: the entry's offsets stay true for its length
+        hash: entry.hash.copy(),
         nextSeq: entry.length,
         buffer: [],
         flushing: Promise.resolve(),
@@ -330,46 +380,10 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async #load(sessionId: string, file: string, options: LoadOptions): Promise<LoadedSession> {
-    let bytes: Buffer;
-    let info: { size: number; dev: number; ino: number; mtimeMs: number };
-    try {
-      ({ bytes, info } = await readLogFileWithInfo(this.#fs, file, this.#maxLogBytes));
-    } catch (e) {
-      if (isNotFound(e)) throw this.#notFound(sessionId, file);
-      throw e;
-    }
-    const { header, events, committedBytes, tornBytes } = decodeLog(bytes, file);
-    const newer = newerLogError({ header, events }, file);
-    if (newer !== undefined) throw newer;
-    if ((header as { id?: unknown }).id !== sessionId) {
-      throw new StoreError(
-        "corrupt",
-        `${file}: line 1 names session ${previewJson((header as { id?: unknown }).id)}, not ${sessionId}`,
-        { file, line: 1 },
-      );
-    }
-    let session: Session;
-    try {
-      session = Session.fromParsedLog(header, events, options.session);
-    } catch (e) {
-      if (!(e instanceof SessionError)) throw e;
-      const line = e.code === "invalid-header" ? 1 : e.seq === undefined ? undefined : e.seq + 2;
-      throw new StoreError("corrupt", `${file}${line === undefined ? "" : `: line ${line}`}: ${e.message}`, {
-        file,
-        ...(line === undefined ? {} : { line }),
-        cause: e,
-      });
-    }
+    const log = await this.#reader.read(sessionId, file, options.session ?? {}, [sessionId]);
+    const { session, committedBytes, tornBytes } = log;
     if (options.readOnly) {
-      // Only a read that saw the whole file as fstat'ed is cached (a file growing meanwhile is not).
-      if (bytes.length === info.size)
-        this.#cache.set(sessionId, {
-          session,
-          length: session.length,
-          identity: identityOf(info),
-          droppedBytes: tornBytes,
-        });
-      else this.#cache.delete(sessionId);
+      this.#cacheRead(sessionId, log);
       return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
     }
 
@@ -382,6 +396,8 @@ export class JsonlSessionStore implements SessionStore {
       file,
       handle,
       committedBytes,
+      layout: log.layout,
+      hash: log.hash,
       nextSeq: session.length,
       buffer: [],
       flushing: Promise.resolve(),
@@ -395,6 +411,44 @@ export class JsonlSessionStore implements SessionStore {
     }
     return { session, repaired, droppedBytes: tornBytes, needsRepair: false };
   }
+
+  /** A read-only load's result enters the cache when the read saw the whole file as fstat'ed (not one growing meanwhile). */
+  #cacheRead(sessionId: string, log: ReadLog): void {
+    if (!log.complete) {
+      this.#cache.delete(sessionId);
+      return;
+    }
+    this.#cache.set(sessionId, {
+      session: log.session,
+      length: log.session.length,
+      identity: identityOf(log.info),
+      droppedBytes: log.tornBytes,
+      layout: log.layout,
+      hash: log.hash,
+      prefixHashes: new Map(),
+    });
+  }
+
+  /** What this store holds of stored session `id` without reading it: its open writer's committed log, or an unchanged cache entry. */
+  readonly #known = async (id: string): Promise<SeedSource | undefined> => {
+    const writer = this.#writers.get(id);
+    if (writer !== undefined) {
+      if (writer.session === undefined) return undefined;
+      const { layout } = writer;
+      return {
+        file: writer.file,
+        session: writer.session,
+        length: layout.firstSeq + layout.lineEnds.length - 1,
+        layout,
+        committedBytes: writer.committedBytes,
+        hash: writer.hash,
+      };
+    }
+    const entry = this.#cache.get(id);
+    const file = this.fileOf(id);
+    if (entry === undefined || !(await this.#unchanged(file, entry))) return undefined;
+    return { ...entry, file, committedBytes: entry.identity.size - entry.droppedBytes };
+  };
 
   async #flushWriter(writer: Writer): Promise<void> {
     if (writer.buffer.length === 0) return;
@@ -413,6 +467,8 @@ export class JsonlSessionStore implements SessionStore {
         written += bytesWritten;
       }
       await writer.handle.datasync();
+      extendLayout(writer.layout, writer.committedBytes, pending);
+      writer.hash.update(bytes);
       writer.committedBytes += bytes.length;
     } catch (cause) {
       // Roll back to the committed size; keep the batch (ahead of anything appended meanwhile).
@@ -432,15 +488,11 @@ export class JsonlSessionStore implements SessionStore {
     try {
       peeked = await peekHeader(this.#fs, file, this.#maxLogBytes);
     } catch (e) {
-      if (isNotFound(e)) throw this.#notFound(sessionId, file);
+      if (isNotFound(e)) throw notFound(sessionId, file);
       throw e;
     }
     const newer = peeked === undefined ? undefined : newerLogError({ header: peeked.header, events: [] }, file);
     if (newer !== undefined) throw newer;
-  }
-
-  #notFound(sessionId: string, file: string): StoreError {
-    return new StoreError("not-found", `no session ${sessionId} (${file} does not exist)`, { file });
   }
 
   #writer(sessionId: string): Writer {

@@ -3,8 +3,10 @@
 // a parse and a validation. An entry is a validated Session, how many of its events were the
 // file's, and the file's identity (dev, ino, size, mtime) when they were; it is used only while
 // the file still has that identity. Bounded: least recently used entries are dropped first.
+import type { Hash } from "node:crypto";
 import type { Stats } from "node:fs";
 import type { Session } from "../session/index.js";
+import type { FileLayout } from "./file-layout.js";
 
 /** What identifies the content of a log file: a change by any writer changes one of these. */
 export interface FileIdentity {
@@ -21,6 +23,12 @@ export interface CachedLoad {
   readonly identity: FileIdentity;
   /** Bytes of a torn final line the file had when it was read. */
   readonly droppedBytes: number;
+  /** Where the file's own events sit (file-layout.ts). */
+  readonly layout: FileLayout;
+  /** SHA-256 state over the file's committed bytes (identity size minus a torn tail). */
+  readonly hash: Hash;
+  /** Hex SHA-256 of shorter prefixes, by byte length, computed for forks by reference. */
+  readonly prefixHashes: Map<number, string>;
 }
 
 /** Default bound of `JsonlStoreOptions.cacheSessions`. */

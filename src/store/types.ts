@@ -90,6 +90,8 @@ export type StoreErrorCode =
   | "not-a-file"
   /** The log is over the size limit (`MAX_LOG_BYTES`, 1 GiB by default). */
   | "too-large"
+  /** A forked log's seed is a reference to another stored log that is missing, unreadable or changed (docs/decisions/0009). */
+  | "seed-unavailable"
   | "closed";
 
 export class StoreError extends KeelsonError<StoreErrorCode> {

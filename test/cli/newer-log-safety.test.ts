@@ -1,4 +1,4 @@
-// Issue #12 D4 end to end: logs written by a newer Keelson (header `version: 2`; a version-1 log
+// Issue #12 D4 end to end: logs written by a newer Keelson (header `version: 3`; a version-1 log
 // with an unknown event type; one with an unknown envelope key), each with an open final turn
 // and a torn tail a writable load would repair and truncate. `show` prints them best-effort
 // (exit 1), `verify` / `resume` / `requests` / `fork` / `cache` refuse them (exit 1) saying a
@@ -41,9 +41,9 @@ const userWithPriority = (seq: number): Record<string, unknown> => ({
 // The stored run has 7 events (seqs 0–6, lines 2–8); turn 2 opens at seq 7 (line 9).
 const VARIANTS: readonly Variant[] = [
   {
-    id: "newer-v2",
-    says: "written by a newer Keelson (log version 2)",
-    header: (h) => ({ ...h, version: 2 }),
+    id: "newer-v3",
+    says: "written by a newer Keelson (log version 3)",
+    header: (h) => ({ ...h, version: 3 }),
     extra: (seq) => [futureEvent(seq), userWithPriority(seq + 1)],
   },
   {

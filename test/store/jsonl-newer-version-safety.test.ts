@@ -1,4 +1,4 @@
-// Issue #12 D4: a log written by a newer Keelson — header `version: 2`, or a version-1 log with
+// Issue #12 D4: a log written by a newer Keelson — header `version: 3` (version 2 is a fork by reference), or a version-1 log with
 // an event type or envelope key this Keelson does not know — is refused with 'newer-version'
 // (not 'corrupt'), saying so, and is never modified: no repair, no torn-tail truncation, no
 // lock taken or taken over, the bytes and the mtime exactly as they were.
@@ -62,20 +62,20 @@ async function expectRefusedUntouched(root: TempJsonlRoot, id: string, bytes: Bu
 }
 
 describe("a log written by a newer Keelson is refused with 'newer-version' and left untouched", () => {
-  test("header version 2: both loads say 'written by a newer Keelson (log version 2)', on line 1", async () => {
+  test("header version 3: both loads say 'written by a newer Keelson (log version 3)', on line 1", async () => {
     dir = await tempJsonlRoot();
-    const bytes = await writeLog(dir, "v2", { version: 2 });
-    await expectRefusedUntouched(dir, "v2", bytes, 1, "written by a newer Keelson (log version 2)");
+    const bytes = await writeLog(dir, "v3", { version: 3 });
+    await expectRefusedUntouched(dir, "v3", bytes, 1, "written by a newer Keelson (log version 3)");
   });
 
-  test("header version 2 with a stale lock (dead pid on this host): a writable load neither takes it over nor removes it", async () => {
+  test("header version 3 with a stale lock (dead pid on this host): a writable load neither takes it over nor removes it", async () => {
     dir = await tempJsonlRoot();
-    const bytes = await writeLog(dir, "v2-locked", { version: 2 });
-    const lock = `${dir.root}/v2-locked.lock`;
+    const bytes = await writeLog(dir, "v3-locked", { version: 3 });
+    const lock = `${dir.root}/v3-locked.lock`;
     const stale = JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: 0, nonce: "x" });
     await writeFile(lock, stale);
 
-    await expectRefusedUntouched(dir, "v2-locked", bytes, 1, "log version 2");
+    await expectRefusedUntouched(dir, "v3-locked", bytes, 1, "log version 3");
     expect(await readFile(lock, "utf8")).toBe(stale);
   });
 
