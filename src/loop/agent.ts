@@ -207,7 +207,9 @@ class LoopAgent implements Agent {
     this.#setStatus("disposed");
     const cause: AbortCause = { kind: "dispose" };
     this.#controller?.abort(cause);
-    this.#inbox.rejectAll(new LoopError("disposed", "the agent was disposed before this input ran"));
+    // Built only when something is queued: an error's stack trace costs more than a step.
+    if (!this.#inbox.empty)
+      this.#inbox.rejectAll(new LoopError("disposed", "the agent was disposed before this input ran"));
     await this.#driving;
     for (const unload of this.#unloads.splice(0).reverse()) {
       try {

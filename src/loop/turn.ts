@@ -197,7 +197,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (state.step >= ctx.maxSteps)
       throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    const system = await assembleSystemPrompt(hooks, ctx.prompt.list(), ctx.promptVars);
+    const system = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
     checkAbort(signal);
     await ctx.tools.ready();
     const tools = ctx.tools.schemas();
@@ -265,7 +265,7 @@ async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> 
       "invalid-options",
       "agent.compact() needs a `compaction` option with compactNow (e.g. createCompaction())",
     );
-  const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.list(), ctx.promptVars);
+  const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.snapshot(), ctx.promptVars);
   await ctx.tools.ready();
   checkAbort(signal);
   const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));

@@ -25,17 +25,34 @@ export function renderSections(sections: readonly PromptSection[], vars: PromptV
     .join("\n\n");
 }
 
+/**
+ * The last rendering of each frozen section list (`PromptSections.list()` hands out the same
+ * frozen array until a section changes), with the variables it used: a step whose sections and
+ * variables are unchanged reuses the text instead of sorting and interpolating again.
+ */
+const rendered = new WeakMap<readonly PromptSection[], { readonly vars: PromptVars; readonly text: string }>();
+
+const sameVars = (a: PromptVars, b: PromptVars): boolean => {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+};
+
 /** Runs the `system-prompt/assemble` waterfall over `sections` and renders the result. */
 export async function assembleSystemPrompt(
   bus: HookBus<PromptHooks>,
   sections: readonly PromptSection[],
   vars: PromptVars,
 ): Promise<string> {
-  const assembled = await bus.waterfall(
-    "system-prompt/assemble",
-    [Object.freeze([...sections]), Object.freeze({ ...vars })],
-    () => sections,
-  );
+  const frozen = Object.isFrozen(sections) ? sections : Object.freeze([...sections]);
+  const assembled = await bus.waterfall("system-prompt/assemble", [frozen, Object.freeze({ ...vars })], () => frozen);
+  if (assembled === frozen && Object.isFrozen(frozen)) {
+    const last = rendered.get(frozen);
+    if (last !== undefined && sameVars(last.vars, vars)) return last.text;
+    for (const section of frozen) validateSection(section);
+    const text = renderSections(frozen, vars);
+    rendered.set(frozen, { vars: { ...vars }, text });
+    return text;
+  }
   if (!Array.isArray(assembled))
     throw new PromptError(
       "invalid-section",

@@ -6,6 +6,10 @@ import { PromptError, type PromptSection } from "./types.js";
 export class PromptSections {
   readonly parent: PromptSections | undefined;
   readonly #own = new Map<string, PromptSection>();
+  /** Bumped by every change of the own sections. */
+  #changes = 0;
+  /** The last `list()` and the `version` it was made at (each step lists the sections). */
+  #listed: { readonly version: number; readonly list: readonly PromptSection[] } | undefined;
 
   constructor(parent?: PromptSections) {
     this.parent = parent;
@@ -16,17 +20,38 @@ export class PromptSections {
     validateSection(section);
     const frozen = Object.freeze({ name: section.name, order: section.order, text: section.text });
     this.#own.set(frozen.name, frozen);
+    this.#changes++;
     return () => {
-      if (this.#own.get(frozen.name) === frozen) this.#own.delete(frozen.name);
+      if (this.#own.get(frozen.name) === frozen) {
+        this.#own.delete(frozen.name);
+        this.#changes++;
+      }
     };
   }
 
-  /** Parent sections overridden by own ones with the same name, sorted by order then name. */
+  /** Grows with every change of this registry's or an ancestor's sections. */
+  get version(): number {
+    return this.#changes + (this.parent?.version ?? 0);
+  }
+
+  /** Parent sections overridden by own ones with the same name, sorted by order then name (a fresh array). */
   list(): PromptSection[] {
+    return [...this.snapshot()];
+  }
+
+  /**
+   * `list()` as a frozen array, the same one until a section of this registry or an ancestor
+   * changes: what each step of the loop reads (and what lets it reuse the rendered prompt).
+   */
+  snapshot(): readonly PromptSection[] {
+    const version = this.version;
+    if (this.#listed?.version === version) return this.#listed.list;
     const merged = new Map<string, PromptSection>();
-    for (const s of this.parent?.list() ?? []) merged.set(s.name, s);
+    for (const s of this.parent?.snapshot() ?? []) merged.set(s.name, s);
     for (const s of this.#own.values()) merged.set(s.name, s);
-    return sortSections([...merged.values()]);
+    const list = Object.freeze(sortSections([...merged.values()]));
+    this.#listed = { version, list };
+    return list;
   }
 }
 

@@ -123,22 +123,45 @@ async function run(
   }
   if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(outer.reason);
-  outer.addEventListener("abort", onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  // The call's own signal aborts when the turn's does or the call times out; whichever comes
+  // first settles `stopped` (one listener on the turn's signal, one timer). The AbortController
+  // behind `context.signal` is made when a tool first reads it: most calls never do, and making
+  // one per call was ~4% of a step.
+  let controller: AbortController | undefined;
+  let abortReason: unknown;
+  let aborted = false;
+  let stop!: (outcome: ToolCallOutcome) => void;
   const stopped = new Promise<ToolCallOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new ToolError("timeout", `timed out after ${timeoutMs} ms`));
-      resolve(failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    controller.signal.addEventListener("abort", () => {
-      if (outer.aborted) resolve(failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
-    });
+    stop = resolve;
   });
+  const abort = (reason: unknown, outcome: ToolCallOutcome): void => {
+    if (!aborted) {
+      aborted = true;
+      abortReason = reason;
+      controller?.abort(reason);
+    }
+    stop(outcome);
+  };
+  const onAbort = (): void =>
+    abort(outer.reason, failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
+  outer.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(
+    () =>
+      abort(
+        new ToolError("timeout", `timed out after ${timeoutMs} ms`),
+        failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`),
+      ),
+    timeoutMs,
+  );
   const context = {
     callId: invocation.callId,
-    signal: controller.signal,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (aborted) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
     sessionId: invocation.sessionId,
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
   };

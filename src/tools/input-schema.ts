@@ -72,12 +72,27 @@ export function jsonSchema<Args = JsonObject>(
   return { jsonSchema: schema, ...(options.validate === undefined ? {} : { validate: options.validate }) };
 }
 
+/**
+ * Compiled inputs by input object and tool name: a server builds an agent per turn over the same
+ * tool definitions, and converting a zod schema to JSON Schema each time was ~4% of such a turn.
+ * A compiled input is immutable (its schema is frozen when registered), so agents share it.
+ */
+const compiled = new WeakMap<object, { readonly tool: string; readonly input: CompiledInput }>();
+
 export function compileInput(tool: string, input: unknown): CompiledInput {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new ToolError(
       "invalid-tool",
       `tool ${tool}: input must be a zod 4 schema, a Standard Schema or a JSON Schema object`,
     );
+  const known = compiled.get(input);
+  if (known !== undefined && known.tool === tool) return known.input;
+  const result = compileFresh(tool, input);
+  compiled.set(input, { tool, input: result });
+  return result;
+}
+
+function compileFresh(tool: string, input: object): CompiledInput {
   if ("~standard" in input || "_zod" in input || "_def" in input) return compileStandard(tool, input);
   if ("jsonSchema" in input && typeof (input as JsonSchemaInput).jsonSchema === "object") {
     const { jsonSchema: schema, validate } = input as JsonSchemaInput<unknown>;

@@ -2,7 +2,14 @@
 // then name; an agent registry (parent = the global one) overrides global sections by name;
 // a disposer removes exactly the section it set; malformed sections throw 'invalid-section'.
 import { describe, expect, test } from "vitest";
-import { PromptError, type PromptSection, PromptSections } from "../../src/prompt/index.js";
+import { HookBus } from "../../src/hooks/index.js";
+import {
+  assembleSystemPrompt,
+  PromptError,
+  type PromptHooks,
+  type PromptSection,
+  PromptSections,
+} from "../../src/prompt/index.js";
 import { thrown } from "../support/thrown.js";
 
 const section = (name: string, order: number, text = `${name} text`): PromptSection => ({ name, order, text });
@@ -217,5 +224,38 @@ describe("PromptSections", () => {
       thrown(() => registry.set({ name: "rules", order: 1, text: 7 as unknown as string }), PromptError);
       expect(registry.list()).toEqual([section("rules", 1, "kept")]);
     });
+  });
+});
+
+describe("snapshot() and the rendered-prompt reuse", () => {
+  test("snapshot() is one frozen array until a section of the registry or its parent changes", () => {
+    const global = new PromptSections();
+    const registry = new PromptSections(global);
+    registry.set(section("a", 1));
+    const first = registry.snapshot();
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(registry.snapshot()).toBe(first);
+    const undo = global.set(section("g", 0));
+    const second = registry.snapshot();
+    expect(second).not.toBe(first);
+    expect(names([...second])).toEqual(["g", "a"]);
+    undo();
+    expect(names([...registry.snapshot()])).toEqual(["a"]);
+    registry.set(section("a", 1, "changed"));
+    expect(registry.snapshot()[0]!.text).toBe("changed");
+  });
+
+  test("an unchanged snapshot renders once; changed variables or sections render again", async () => {
+    const bus = new HookBus<PromptHooks>();
+    const registry = new PromptSections();
+    registry.set(section("a", 1, "hello {{who}}"));
+    expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "x" })).toBe("hello x");
+    expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "x" })).toBe("hello x");
+    expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "y" })).toBe("hello y");
+    registry.set(section("a", 1, "bye {{who}}"));
+    expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "y" })).toBe("bye y");
+    // A listener that replaces the list is always rendered from what it returned.
+    bus.on("system-prompt/assemble", async (_sections, _vars, next) => [...(await next()), section("z", 9, "tail")]);
+    expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "y" })).toBe("bye y\n\ntail");
   });
 });

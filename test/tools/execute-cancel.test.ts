@@ -23,6 +23,17 @@ describe("executeToolCall: timeouts", () => {
     expect(p.runs[0]!.context.signal.aborted).toBe(true);
   });
 
+  test("the signal is made when first read: read only after the timeout, it is already aborted with the timeout", async () => {
+    const h = harness();
+    const p = probe("hang", never);
+    h.registry.register(p.tool);
+    await h.call("hang", { path: "p" }, { timeoutMs: 5 });
+    const { signal } = p.runs[0]!.context;
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toMatchObject({ code: "timeout" });
+    expect(p.runs[0]!.context.signal).toBe(signal); // one signal per call, however often it is read
+  });
+
   test("the tool's own timeoutMs wins over the pipeline's", async () => {
     const h = harness();
     h.registry.register(probe("hang", never, { timeoutMs: 5 }).tool);
