@@ -4,7 +4,7 @@
 //   W1 cache economics (w1-cache.ts)   W2 loop overhead vs peers (w2-loop.ts, w2/)
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
 //   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
-// `node --expose-gc --import tsx bench/run.ts [W1 W2 W2S W3 W4 W5]` runs a subset.
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5]` runs a subset.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

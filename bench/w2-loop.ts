@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { num, ratio } from "./table.js";
 import type { HarnessName } from "./w2/harness.js";
 import type { WorkerConfig, WorkerResult } from "./w2/worker.js";
-import type { WorkloadResult } from "./workload.js";
+import { KEELSON_FROM_DIST, type WorkloadResult } from "./workload.js";
 
 const HISTORIES = [100, 1_000, 10_000];
 const ORDER: readonly HarnessName[] = [
@@ -44,7 +44,7 @@ export function peerVersions(): Record<string, string> {
 async function spawnWorker(config: WorkerConfig): Promise<WorkerResult> {
   const { stdout } = await run(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "w2", "worker.ts"), JSON.stringify(config)],
+    ["--expose-gc", ...KEELSON_FROM_DIST, join(import.meta.dirname, "w2", "worker.ts"), JSON.stringify(config)],
     {
       cwd: root,
       maxBuffer: 16 * 1024 * 1024,

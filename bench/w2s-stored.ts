@@ -16,7 +16,7 @@ import { peerVersions } from "./w2-loop.js";
 import type { RunnerName } from "./w2s/harness.js";
 import { type HistoryShape, SHAPES } from "./w2s/history.js";
 import type { W2sWorkerConfig, W2sWorkerResult } from "./w2s/worker.js";
-import type { WorkloadResult } from "./workload.js";
+import { KEELSON_FROM_DIST, type WorkloadResult } from "./workload.js";
 
 const HISTORIES = [100, 1_000, 10_000];
 const ORDER: readonly RunnerName[] = [
@@ -25,11 +25,14 @@ const ORDER: readonly RunnerName[] = [
   "ai-sdk generateText",
   "keelson in memory",
   "keelson+jsonl resume",
+  "keelson+jsonl resume, turn durability",
   "keelson+jsonl fork",
 ];
 const BASELINE: RunnerName = "pi-agent-core Agent";
 const IN_MEMORY: RunnerName = "keelson in memory";
 const JSONL: readonly RunnerName[] = ["keelson+jsonl resume", "keelson+jsonl fork"];
+/** JSONL rows shown with their ratio to in memory; the turn-durability row has no goal of its own. */
+const STORED: readonly RunnerName[] = [...JSONL, "keelson+jsonl resume, turn durability"];
 export const W2S_STEPS = 20;
 /** Untimed turns (short histories get more: their turns are too short to warm the JIT in a few). */
 const warmupAt = (messages: number): number => (messages <= 1_000 ? 10 : 5);
@@ -44,7 +47,7 @@ const run = promisify(execFile);
 async function spawnWorker(config: W2sWorkerConfig): Promise<W2sWorkerResult> {
   const { stdout } = await run(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "w2s", "worker.ts"), JSON.stringify(config)],
+    ["--expose-gc", ...KEELSON_FROM_DIST, join(import.meta.dirname, "w2s", "worker.ts"), JSON.stringify(config)],
     { cwd: root, maxBuffer: 16 * 1024 * 1024 },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as W2sWorkerResult;
@@ -67,7 +70,7 @@ export async function runW2S(): Promise<WorkloadResult> {
           timed: TIMED,
         });
         process.stderr.write(
-          `  W2S ${shape.padEnd(5)} ${String(messages).padStart(5)} ${runner.padEnd(20)} ${num(r.cpuMsPerStep).padStart(6)} CPU ms/step\n`,
+          `  W2S ${shape.padEnd(5)} ${String(messages).padStart(5)} ${runner.padEnd(38)} ${num(r.cpuMsPerStep).padStart(6)} CPU ms/step\n`,
         );
         results.push(r);
       }
@@ -106,7 +109,7 @@ export async function runW2S(): Promise<WorkloadResult> {
       r.peakRssMb,
       runner === BASELINE ? "" : ratio(r.peakRssMb, base.peakRssMb),
       r.messages === 10_000 ? num(flat(runner, r.shape)) : "",
-      JSONL.includes(runner) ? times(vsMemory(r)) : "",
+      STORED.includes(runner) ? times(vsMemory(r)) : "",
       goals(r),
     ];
   });

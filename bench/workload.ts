@@ -7,3 +7,9 @@ export interface WorkloadResult {
   readonly table: Table;
   readonly data: unknown;
 }
+
+/**
+ * The node flags of a benchmark worker process: tsx for the benchmark's own TypeScript, and
+ * Keelson loaded from the built package in dist/ (keelson-from-dist.mjs).
+ */
+export const KEELSON_FROM_DIST: readonly string[] = ["--import", "tsx", "--import", "./bench/keelson-from-dist.mjs"];

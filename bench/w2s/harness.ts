@@ -32,6 +32,7 @@ export const RUNNERS = {
   "ai-sdk generateText": async () => (await import("./ai-sdk.js")).aiSdkGenerate,
   "keelson in memory": async () => (await import("./keelson.js")).keelsonInMemory,
   "keelson+jsonl resume": async () => (await import("./keelson.js")).keelsonJsonlResume,
+  "keelson+jsonl resume, turn durability": async () => (await import("./keelson.js")).keelsonJsonlResumeTurnDurability,
   "keelson+jsonl fork": async () => (await import("./keelson.js")).keelsonJsonlFork,
 } satisfies Record<string, () => Promise<StoredRunnerFactory>>;
 

@@ -2,7 +2,8 @@
 // (the log written the way the loop writes it; see history.ts), each followed by one turn and
 // `agent.dispose()` — all timed:
 //   in memory  `forkSession(parent)` of one prepared in-memory session, `createAgent({ session })`;
-//   resume     `resumeAgent(store, id)` over the i-th of N stored copies (written once, untimed);
+//   resume     `resumeAgent(store, id)` over the i-th of N stored copies (written once, untimed),
+//              with per-step durability (the default) and, for comparison, `durability: "turn"`;
 //   fork       `forkAgent(store, parentId)` of one stored parent (a new child file per turn).
 // With the JSONL store, dispose flushes and releases the session; durability is the default
 // (`step`: one group commit per finished step). The model is the ScriptedProvider (no recording)
@@ -29,7 +30,10 @@ const noop = defineTool({
   execute: () => "ok",
 });
 
-function agentOptions(script: LoopScript): Omit<AgentOptions, "store" | "session" | "sessionId"> {
+function agentOptions(
+  script: LoopScript,
+  durability: "step" | "turn" = "step",
+): Omit<AgentOptions, "store" | "session" | "sessionId"> {
   const provider = new ScriptedProvider([], {
     record: false,
     fallback: () => {
@@ -39,7 +43,15 @@ function agentOptions(script: LoopScript): Omit<AgentOptions, "store" | "session
         : { text: STEP_TEXT, toolCalls: [{ name: TOOL, arguments: { n: r.n } }] };
     },
   });
-  return { provider, model: "scripted:bench", tools: [noop], system: SYSTEM, invariants: false, maxSteps: 100_000 };
+  return {
+    provider,
+    model: "scripted:bench",
+    tools: [noop],
+    system: SYSTEM,
+    invariants: false,
+    maxSteps: 100_000,
+    durability,
+  };
 }
 
 /** The prepared parent, checked (untimed) to derive exactly H messages. */
@@ -90,20 +102,27 @@ const closeAndRemove = async (store: JsonlSessionStore): Promise<void> => {
   await rm(store.root, { recursive: true, force: true });
 };
 
-export const keelsonJsonlResume: StoredRunnerFactory = async (history, script) => {
-  const ids = Array.from({ length: history.sessions }, (_, i) => `w2s-${i}`);
-  const store = await storeWith(history, ids);
-  const options = agentOptions(script);
-  const runner: StoredRunner = {
-    async turn(index, prompt) {
-      const id = ids[index];
-      if (id === undefined) throw new Error(`no prepared session ${index} (${ids.length} prepared)`);
-      return runAndDispose(await resumeAgent(store, id, options), prompt);
-    },
-    dispose: () => closeAndRemove(store),
+const jsonlResume =
+  (durability: "step" | "turn"): StoredRunnerFactory =>
+  async (history, script) => {
+    const ids = Array.from({ length: history.sessions }, (_, i) => `w2s-${i}`);
+    const store = await storeWith(history, ids);
+    const options = agentOptions(script, durability);
+    const runner: StoredRunner = {
+      async turn(index, prompt) {
+        const id = ids[index];
+        if (id === undefined) throw new Error(`no prepared session ${index} (${ids.length} prepared)`);
+        return runAndDispose(await resumeAgent(store, id, options), prompt);
+      },
+      dispose: () => closeAndRemove(store),
+    };
+    return runner;
   };
-  return runner;
-};
+
+/** Resume with the default durability: a group commit (write + fdatasync) after every step. */
+export const keelsonJsonlResume = jsonlResume("step");
+/** The same with `durability: "turn"` (one flush at turn end): what per-step durability costs. */
+export const keelsonJsonlResumeTurnDurability = jsonlResume("turn");
 
 export const keelsonJsonlFork: StoredRunnerFactory = async (history, script) => {
   const store = await storeWith(history, ["w2s-parent"]);

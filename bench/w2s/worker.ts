@@ -1,5 +1,5 @@
 // One W2S row in its own process, so its peak RSS is its own:
-//   node --expose-gc --import tsx bench/w2s/worker.ts '{"runner":"keelson in memory","shape":"text","messages":1000,"steps":20,"warmup":3,"timed":15}'
+//   node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/w2s/worker.ts '{"runner":"keelson in memory","shape":"text","messages":1000,"steps":20,"warmup":3,"timed":15}'
 // The runner's factory prepares `warmup + timed` sessions of exactly `messages` messages
 // (untimed; runners that fork share one parent). Then `warmup` untimed turns over the first
 // ones (JIT warm-up), then `timed` turns over the rest, each: a forced GC, then the timed unit —
