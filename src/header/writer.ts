@@ -5,7 +5,7 @@
 import { deepFreeze, isDeepFrozen, snapshotJson } from "../json/index.js";
 import type { Session } from "../session/index.js";
 import { canonicalHeader } from "./canonical.js";
-import { foldLatestRequestHeader } from "./fold.js";
+import { foldHeaderEvent } from "./fold.js";
 import { decideHeaderRecord } from "./record.js";
 import type { EpochHeader, HeaderRecord } from "./types.js";
 import { validateEpochHeader } from "./validate.js";
@@ -23,7 +23,7 @@ export class HeaderWriter {
    */
   constructor(session: Session) {
     this.#session = session;
-    this.#folded = foldLatestRequestHeader(session.events);
+    this.#folded = latestHeaderOf(session);
   }
 
   /** The header in force (the fold after the last record). */
@@ -72,3 +72,27 @@ export class HeaderWriter {
 }
 
 const NONE: HeaderRecord = Object.freeze({ kind: "none" });
+
+/**
+ * The header in force at the end of each log, by the log's last event. An event object is in
+ * the logs of one lineage only (see `takeParsed` in src/session/session.ts), so the log ending
+ * at it is one log: a server that builds an agent per turn over forks or resumes of the same
+ * stored session folds once, not once per agent (the fold scans back to the last snapshot,
+ * which can be the whole log). `null` records "no header logged yet".
+ */
+const foldedAt = new WeakMap<object, EpochHeader | null>();
+
+/** `foldLatestRequestHeader(session.events)`, memoised by the log's last event, without building the `events` view. */
+function latestHeaderOf(session: Session): EpochHeader | undefined {
+  const last = session.eventAt(session.length - 1);
+  if (last === undefined) return undefined;
+  const known = foldedAt.get(last);
+  if (known !== undefined) return known ?? undefined;
+  let start = session.length - 1;
+  while (start > 0 && session.eventAt(start)!.type !== "request/header") start--;
+  let header: EpochHeader | undefined;
+  for (let i = start; i < session.length; i++) header = foldHeaderEvent(header, session.eventAt(i)!);
+  if (header !== undefined) deepFreeze(header); // shared by every writer over this log
+  foldedAt.set(last, header ?? null);
+  return header;
+}

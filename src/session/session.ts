@@ -83,6 +83,15 @@ function headerCopy(header: unknown): SessionHeader {
   return copy;
 }
 
+/**
+ * How a parsed event is taken: adopted (frozen in place) when fresh from `JSON.parse`, copied
+ * when already frozen — an object some Session may hold. So an event object is only ever in
+ * the logs of one lineage (a log and the sessions sharing its prefix), and "the log ending at
+ * this event object" names one log: what lets layers above memoise per-log folds by it.
+ */
+const takeParsed = (raw: unknown): ((value: unknown, path: string) => unknown) =>
+  typeof raw === "object" && raw !== null && Object.isFrozen(raw) ? snapshotFrozen : adoptParsedJson;
+
 // Frozen as copied, but not marked for `isDeepFrozen`: nothing asks it about event data, and a
 // WeakSet add per event was a tenth of a fork's cost (docs/decisions/0006).
 const FROZEN = { freeze: true, mark: false } as const;
@@ -179,7 +188,7 @@ export class Session {
    */
   static fromParsedLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
     const session = new Session(headerCopy(header), options);
-    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, adoptParsedJson);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], i, takeParsed(events[i]));
     return session;
   }
 
@@ -226,7 +235,7 @@ export class Session {
     options: SessionOptions = {},
   ): Session {
     const session = Session.fromSession(parent, header, length, options);
-    for (let i = 0; i < events.length; i++) session.#seed(events[i], length + i, adoptParsedJson);
+    for (let i = 0; i < events.length; i++) session.#seed(events[i], length + i, takeParsed(events[i]));
     return session;
   }
 
@@ -255,6 +264,10 @@ export class Session {
   }
   get length(): number {
     return this.#events.length;
+  }
+  /** The event with seq `seq` (undefined outside `0..length-1`), without building the `events` view. */
+  eventAt(seq: number): SessionEvent | undefined {
+    return Number.isInteger(seq) && seq >= 0 && seq < this.#events.length ? this.#events.at(seq) : undefined;
   }
   /**
    * A frozen snapshot of the log; later appends do not change it. Built on the first read after
