@@ -57,6 +57,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./cache-command.js")).registerCache,
   },
   {
+    name: "db",
+    summary: "set up a PostgreSQL session store: `db migrate --url postgres://…` creates or upgrades its tables",
+    load: async () => (await import("./db-command.js")).registerDb,
+  },
+  {
     name: "emulator",
     summary: "serve the offline provider emulator (Anthropic and OpenAI wire formats) until Ctrl-C",
     load: async () => (await import("./emulator-command.js")).registerEmulator,

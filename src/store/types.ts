@@ -92,6 +92,14 @@ export type StoreErrorCode =
   | "too-large"
   /** A forked log's seed is a reference to another stored log that is missing, unreadable or changed (docs/decisions/0009). */
   | "seed-unavailable"
+  /** PostgreSQL store: the stored log is not at the seq this writer expected (another writer appended); nothing was written. */
+  | "conflict"
+  /** PostgreSQL store: this store's lease on the session expired or was taken over; nothing was written. */
+  | "lease-lost"
+  /** PostgreSQL store: the database has no Keelson schema, or an older one (run `keelson db migrate`). */
+  | "not-migrated"
+  /** PostgreSQL store: the database could not be reached or a read failed (the message names host and database). */
+  | "unavailable"
   | "closed";
 
 export class StoreError extends KeelsonError<StoreErrorCode> {

@@ -1,0 +1,147 @@
+// Live tail of stored sessions over LISTEN/NOTIFY. Every append transaction notifies
+// `keelson_events` with `<id> <next_seq>` at commit; one dedicated connection per store LISTENs,
+// and each watcher fetches the rows between what it delivered and the notified next_seq. A
+// watcher's fetches are chained, so it delivers every newly committed event in seq order,
+// exactly once, however notifications bunch up. The connection is opened with the first watcher
+// and destroyed with the last.
+import type { SessionEvent } from "../../session/index.js";
+import type { PgClient, PgPool } from "./connection.js";
+import { SESSION_STATE } from "./queries.js";
+
+export interface WatchOptions {
+  /** Deliver from this seq on (events already stored included); default: only events committed after the watch starts. */
+  readonly fromSeq?: number;
+  /** Called when the tail fails (a fetch, the LISTEN connection, or a throwing `onEvents`); the watch stays open unless the connection is gone. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A running watch; `close` stops deliveries (one already being delivered completes). */
+export interface SessionWatch {
+  close(): Promise<void>;
+}
+
+/** Reads committed events of session `id` with seq in [from, to). */
+export type FetchEvents = (id: string, from: number, to: number) => Promise<SessionEvent[]>;
+
+interface Watcher {
+  readonly id: string;
+  readonly onEvents: (events: readonly SessionEvent[]) => void;
+  readonly onError: (error: unknown) => void;
+  delivered: number;
+  chain: Promise<void>;
+  closed: boolean;
+}
+
+export class EventTail {
+  readonly #pool: () => Promise<PgPool>;
+  readonly #fetch: FetchEvents;
+  readonly #watchers = new Set<Watcher>();
+  #client: Promise<PgClient> | undefined;
+
+  constructor(pool: () => Promise<PgPool>, fetch: FetchEvents) {
+    this.#pool = pool;
+    this.#fetch = fetch;
+  }
+
+  async watch(
+    id: string,
+    onEvents: (events: readonly SessionEvent[]) => void,
+    options: WatchOptions = {},
+  ): Promise<SessionWatch> {
+    const watcher: Watcher = {
+      id,
+      onEvents,
+      onError: options.onError ?? (() => undefined),
+      delivered: 0,
+      chain: Promise.resolve(),
+      closed: false,
+    };
+    this.#watchers.add(watcher);
+    try {
+      await this.#listening(); // before reading where the log is: nothing committed after is missed
+      const { rows } = await (await this.#pool()).query<{ next_seq: string }>(SESSION_STATE, [id]);
+      const stored = rows[0] === undefined ? 0 : Number(rows[0].next_seq);
+      watcher.delivered = options.fromSeq ?? stored;
+      if (stored > watcher.delivered) this.#pull(watcher, stored);
+    } catch (e) {
+      await this.#remove(watcher);
+      throw e;
+    }
+    return { close: () => this.#remove(watcher) };
+  }
+
+  /** Stops every watch and the LISTEN connection. */
+  async close(): Promise<void> {
+    for (const watcher of [...this.#watchers]) await this.#remove(watcher);
+  }
+
+  #listening(): Promise<PgClient> {
+    this.#client ??= (async () => {
+      const client = await (await this.#pool()).connect();
+      client.on("notification", (message: { payload?: string }) => this.#notified(message.payload ?? ""));
+      client.on("error", (error: Error) => this.#lost(error));
+      try {
+        await client.query("LISTEN keelson_events");
+      } catch (e) {
+        client.release(true);
+        throw e;
+      }
+      return client;
+    })();
+    const pending = this.#client;
+    pending.catch(() => {
+      if (this.#client === pending) this.#client = undefined;
+    });
+    return pending;
+  }
+
+  #notified(payload: string): void {
+    const space = payload.lastIndexOf(" ");
+    const id = payload.slice(0, space);
+    const next = Number(payload.slice(space + 1));
+    if (space < 0 || !Number.isSafeInteger(next)) return;
+    for (const watcher of this.#watchers) if (watcher.id === id) this.#pull(watcher, next);
+  }
+
+  /** Delivers the watcher's events below `next` after everything queued before (in order, once). */
+  #pull(watcher: Watcher, next: number): void {
+    watcher.chain = watcher.chain.then(async () => {
+      if (watcher.closed || next <= watcher.delivered) return;
+      let events: SessionEvent[];
+      try {
+        events = await this.#fetch(watcher.id, watcher.delivered, next);
+      } catch (e) {
+        watcher.onError(e);
+        return;
+      }
+      if (watcher.closed || events.length === 0) return;
+      watcher.delivered = events.at(-1)!.seq + 1;
+      try {
+        watcher.onEvents(events);
+      } catch (e) {
+        watcher.onError(e);
+      }
+    });
+  }
+
+  #lost(error: unknown): void {
+    const client = this.#client;
+    this.#client = undefined;
+    void client?.then((c) => c.release(true)).catch(() => undefined);
+    for (const watcher of [...this.#watchers]) {
+      watcher.closed = true;
+      this.#watchers.delete(watcher);
+      watcher.onError(error);
+    }
+  }
+
+  async #remove(watcher: Watcher): Promise<void> {
+    watcher.closed = true;
+    if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
+    const client = this.#client;
+    this.#client = undefined;
+    if (client === undefined) return;
+    // Destroyed, not returned to the pool: a pooled connection must not keep LISTENing.
+    await client.then((c) => c.release(true)).catch(() => undefined);
+  }
+}

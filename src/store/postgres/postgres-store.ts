@@ -1,0 +1,525 @@
+// PostgresSessionStore: the SessionStore contract over PostgreSQL (docs/decisions/0008), for
+// many processes on many machines sharing one database.
+//
+// - Rows: a session row (header text, fork reference, log position, lease) and one row per
+//   event holding its exact JSONL line (log-rows.ts); the schema is migrate()'s (schema.ts).
+// - Appends are buffered per session and written per flush in one transaction guarded by the
+//   log position and the lease (queries.ts ADVANCE): a writer behind the log gets `conflict`,
+//   one whose lease expired or was taken over gets `lease-lost`; either way nothing is written
+//   and the batch stays buffered.
+// - Leases instead of lock files: create and a writable load take one (server clock only); a
+//   live lease of another owner is `locked`, an expired one is taken over (epoch + 1, which
+//   fences the old holder) and an open final turn is then repaired durably. Heartbeat:
+//   lease-keeper.ts.
+// - A fork whose seed is its stored parent's prefix stores no copy (known-logs.ts); a load reads
+//   the chain of ancestors in one statement. Live tail: event-tail.ts.
+import { randomUUID } from "node:crypto";
+import { previewJson } from "../../json/index.js";
+import {
+  isSafeSessionId,
+  Session,
+  SessionError,
+  type SessionEvent,
+  type SessionHeader,
+  validateEnvelope,
+  validateSessionHeader,
+} from "../../session/index.js";
+import { persistSession } from "../persist.js";
+import {
+  type LoadedSession,
+  type LoadOptions,
+  type SessionPersistence,
+  type SessionStore,
+  type SessionSummary,
+  StoreError,
+} from "../types.js";
+import {
+  dbError,
+  inTransaction,
+  labelOf,
+  type PgClient,
+  type PgPool,
+  type PostgresTarget,
+  poolOf,
+  secretOf,
+} from "./connection.js";
+import { writeGuardedBatch } from "./guarded-append.js";
+import { EventTail, type SessionWatch, type WatchOptions } from "./event-tail.js";
+import { KnownLogs, sharesKnownPrefix } from "./known-logs.js";
+import { LeaseKeeper } from "./lease-keeper.js";
+import { eventText, headerText, parseLines, titleOf } from "./log-rows.js";
+import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, SESSION_STATE, TAKE_LEASE } from "./queries.js";
+import { readStoredLog } from "./stored-log-reader.js";
+import { checkSchema } from "./schema.js";
+
+export type PostgresStoreOptions = PostgresTarget & {
+  /** How long a lease lasts without renewal (ms); the store renews every leaseMs / 3. Default 30 000. */
+  readonly leaseMs?: number;
+  /**
+   * The lease owner: default a random id per store instance. Store instances given the same
+   * owner share leases (a worker identity across connections); between them, only the log
+   * position guards appends (`conflict`).
+   */
+  readonly owner?: string;
+  /** How many stored sessions' logs to remember for forks by reference (least recently used dropped). Default 64. */
+  readonly knownSessions?: number;
+};
+
+interface Writer {
+  readonly id: string;
+  epoch: number;
+  /** The stored next_seq (everything below it is committed). */
+  committed: number;
+  /** committed + buffered. */
+  nextSeq: number;
+  buffer: string[];
+  /** The first user prompt among the appended events, for the session's title. */
+  title: string | undefined;
+  flushing: Promise<void>;
+  /** The session whose commits are exactly this log (the created or loaded one, or the one attached to it); undefined once anything else was appended. */
+  session: Session | undefined;
+  /** Set when a flush found the log moved or the lease gone: retrying cannot succeed. */
+  hopeless: StoreError | undefined;
+}
+
+export class PostgresSessionStore implements SessionStore {
+  /** The server as messages name it (no credentials). */
+  readonly label: string;
+  /** This store's lease owner id. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly #target: PostgresTarget;
+  readonly #secret: string | undefined;
+  readonly #writers = new Map<string, Writer>();
+  readonly #known: KnownLogs;
+  readonly #leases: LeaseKeeper;
+  readonly #tail: EventTail;
+  #opening: Promise<PgPool> | undefined;
+  #pool: { pool: PgPool; owned: boolean } | undefined;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#target = options.pool === undefined ? { url: options.url } : { pool: options.pool };
+    this.label = labelOf(this.#target);
+    this.#secret = secretOf(this.#target);
+    this.owner = options.owner ?? randomUUID();
+    this.leaseMs = options.leaseMs ?? 30_000;
+    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 3)
+      throw new TypeError(`leaseMs must be an integer ≥ 3, got ${previewJson(options.leaseMs)}`);
+    this.#known = new KnownLogs(options.knownSessions ?? 64);
+    this.#leases = new LeaseKeeper(
+      () => this.#pool?.pool,
+      this.owner,
+      this.leaseMs,
+      () => [...this.#writers.values()].map((w) => [w.id, w.epoch] as const),
+    );
+    this.#tail = new EventTail(
+      () => this.#connect(),
+      (id, from, to) => this.#events(id, from, to),
+    );
+  }
+
+  /** Where messages say session `id` is stored. */
+  whereOf(id: string): string {
+    return `${this.label} session ${id}`;
+  }
+
+  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
+    this.#open();
+    const id = this.#checkId(header?.id);
+    let created: Session;
+    try {
+      validateSessionHeader(header);
+      created = Session.fromLog(header, seed); // a Session's events view is shared, not re-validated
+    } catch (e) {
+      if (e instanceof SessionError)
+        throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
+      throw e;
+    }
+    if (this.#writers.has(id)) throw new StoreError("exists", `session ${id} already exists (${this.whereOf(id)})`);
+    const pool = await this.#connect("write-failed");
+    // Encoded only when needed (a reference proven by identity encodes nothing: O(1) in the seed).
+    let encoded: string[] | undefined;
+    const lines = (): string[] => (encoded ??= seed.map(eventText));
+    const seedFrom = await this.#seedReference(pool, header, seed, created, lines).catch((e: unknown) => {
+      throw dbError(e, this.label, `creating session ${id}`, "write-failed", this.#secret);
+    });
+    let epoch: number;
+    try {
+      epoch = await inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ lease_epoch: string }>(INSERT_SESSION, [
+          id,
+          headerText(header),
+          header.parentSession ?? null,
+          seedFrom ?? null,
+          header.seedLength ?? 0,
+          header.createdAt,
+          header.cwd ?? null,
+          titleOf(seed) ?? null,
+          seed.length,
+          this.owner,
+          this.leaseMs,
+        ]);
+        if (rows[0] === undefined) throw await this.#takenError(client, id);
+        if (seedFrom === undefined && seed.length > 0)
+          await client.query(INSERT_EVENTS, [id, seed.map((e) => e.seq), lines()]);
+        return Number(rows[0].lease_epoch);
+      });
+    } catch (e) {
+      throw dbError(e, this.label, `creating session ${id}`, "write-failed", this.#secret);
+    }
+    this.#addWriter(id, epoch, seed.length, created);
+  }
+
+  /** The session the seed is a reference to (the parent), or undefined: store a copy. */
+  async #seedReference(
+    pool: PgPool,
+    header: SessionHeader,
+    seed: readonly SessionEvent[],
+    created: Session,
+    lines: () => readonly string[],
+  ): Promise<string | undefined> {
+    const parent = header.parentSession;
+    const n = seed.length;
+    if (parent === undefined || n === 0 || header.seedLength !== n || !isSafeSessionId(parent) || parent === header.id)
+      return undefined;
+    if (sharesKnownPrefix(seed, created, this.#known.get(parent))) return parent;
+    // Not provably shared: compare the seed's lines with the parent's stored rows.
+    const { rows } = await pool.query<{ seq: string; line: string }>(EVENT_RANGE, [parent, 0, n]);
+    if (rows.length !== n) return undefined;
+    const encoded = lines();
+    for (let i = 0; i < n; i++) if (rows[i]!.line !== encoded[i]) return undefined;
+    return parent;
+  }
+
+  /** Why a session could not be created or leased: `locked` (another owner's live lease), `exists` or `not-found`. */
+  async #takenError(client: Pick<PgClient, "query">, id: string, creating = true): Promise<StoreError> {
+    const { rows } = await client.query<{ lease_owner: string | null; live: boolean | null }>(SESSION_STATE, [id]);
+    const row = rows[0];
+    if (row === undefined) return new StoreError("not-found", `no session ${id} (${this.whereOf(id)})`);
+    if (row.lease_owner !== null && row.live === true && row.lease_owner !== this.owner)
+      return new StoreError("locked", `session ${id} is held by another writer (a live lease; ${this.whereOf(id)})`);
+    return creating
+      ? new StoreError("exists", `session ${id} already exists (${this.whereOf(id)})`)
+      : new StoreError("locked", `session ${id}: its lease could not be taken (${this.whereOf(id)})`);
+  }
+
+  #addWriter(id: string, epoch: number, length: number, session: Session): Writer {
+    const writer: Writer = {
+      id,
+      epoch,
+      committed: length,
+      nextSeq: length,
+      buffer: [],
+      title: undefined,
+      flushing: Promise.resolve(),
+      session,
+      hopeless: undefined,
+    };
+    this.#writers.set(id, writer);
+    this.#known.set(id, { session, length });
+    this.#leases.start();
+    return writer;
+  }
+
+  append(sessionId: string, events: readonly SessionEvent[]): void {
+    this.#appendFrom(undefined, sessionId, events);
+  }
+
+  /** `append`; `from` is the session whose commit it is (attach, repair), else the log is no longer a known session's. */
+  #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
+    this.#open();
+    const writer = this.#writer(sessionId);
+    events.forEach((event, i) => {
+      if (event?.seq !== writer.nextSeq + i)
+        throw new StoreError(
+          "seq-gap",
+          `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`,
+        );
+      try {
+        validateEnvelope(event, event.seq);
+      } catch (e) {
+        if (e instanceof SessionError)
+          throw new StoreError(
+            "invalid-event",
+            `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`,
+            { cause: e },
+          );
+        throw e;
+      }
+    });
+    for (const event of events) writer.buffer.push(eventText(event));
+    writer.nextSeq += events.length;
+    writer.title ??= titleOf(events);
+    if (from === undefined || from !== writer.session) writer.session = undefined;
+  }
+
+  async flush(sessionId?: string): Promise<void> {
+    this.#open();
+    const ids = sessionId === undefined ? [...this.#writers.keys()] : [sessionId];
+    for (const id of ids) {
+      const writer = this.#writer(id);
+      const run = writer.flushing.then(() => this.#flushWriter(writer));
+      writer.flushing = run.catch(() => undefined);
+      await run;
+    }
+  }
+
+  async #flushWriter(writer: Writer): Promise<void> {
+    if (writer.buffer.length === 0) return;
+    const pending = writer.buffer;
+    writer.buffer = [];
+    const from = writer.committed;
+    let written: number;
+    try {
+      const pool = await this.#connect("write-failed");
+      const lease = { owner: this.owner, epoch: writer.epoch, leaseMs: this.leaseMs };
+      written = await inTransaction(pool, (client) =>
+        writeGuardedBatch(
+          client,
+          writer.id,
+          lease,
+          { from, lines: pending, title: writer.title },
+          this.whereOf(writer.id),
+        ),
+      );
+    } catch (e) {
+      writer.buffer = [...pending, ...writer.buffer]; // kept for a retry, ahead of anything appended meanwhile
+      if (e instanceof StoreError && (e.code === "conflict" || e.code === "lease-lost")) writer.hopeless = e;
+      throw dbError(
+        e,
+        this.label,
+        `session ${writer.id}: flushing ${pending.length} event(s)`,
+        "write-failed",
+        this.#secret,
+      );
+    }
+    writer.committed = from + written;
+    if (writer.session !== undefined) this.#known.set(writer.id, { session: writer.session, length: writer.committed });
+    if (written < pending.length) {
+      // The first `written` were an earlier attempt's lost commit: write the rest now.
+      writer.buffer = [...pending.slice(written), ...writer.buffer];
+      await this.#flushWriter(writer);
+    }
+  }
+
+  attach(session: Session): SessionPersistence {
+    const writer = this.#writers.get(session.id);
+    // The attached session becomes the known log when its events are exactly the log written so far.
+    if (writer !== undefined && writer.session !== undefined && writer.session !== session) {
+      const n = writer.nextSeq;
+      if (session.length === n && (n === 0 || session.events[n - 1] === writer.session.events[n - 1]))
+        writer.session = session;
+    }
+    return persistSession(session, {
+      append: (id, events) => this.#appendFrom(session, id, events),
+      flush: (id) => this.flush(id),
+    });
+  }
+
+  async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
+    this.#open();
+    const id = this.#checkId(sessionId);
+    if (this.#writers.has(id)) {
+      if (!options.readOnly)
+        throw new StoreError("already-open", `session ${id} is already open for writing in this store`);
+      await this.flush(id);
+    }
+    const pool = await this.#connect(options.readOnly ? "unavailable" : "write-failed");
+    if (options.readOnly) {
+      const session = await this.#read(pool, id, options);
+      this.#known.set(id, { session, length: session.length });
+      return { session, repaired: [], droppedBytes: 0, needsRepair: session.openTurn !== null };
+    }
+    let taken: { lease_epoch: string } | undefined;
+    try {
+      const { rows } = await pool.query<{ lease_epoch: string }>(TAKE_LEASE, [id, this.owner, this.leaseMs]);
+      taken = rows[0];
+      if (taken === undefined) throw await this.#takenError(pool, id, false);
+    } catch (e) {
+      throw dbError(e, this.label, `taking the lease of session ${id}`, "write-failed", this.#secret);
+    }
+    const epoch = Number(taken.lease_epoch);
+    let session: Session;
+    try {
+      session = await this.#read(pool, id, options);
+    } catch (e) {
+      await pool.query(CLEAR_LEASE, [id, this.owner, epoch]).catch(() => undefined);
+      throw e;
+    }
+    const writer = this.#addWriter(id, epoch, session.length, session);
+    // Crash repair at take-over, durably and once: the closers are written under this lease's epoch.
+    const repaired = session.repair();
+    if (repaired.length > 0) {
+      this.#appendFrom(session, id, repaired);
+      try {
+        await this.flush(id);
+      } catch (e) {
+        this.#writers.delete(id);
+        await pool.query(CLEAR_LEASE, [id, this.owner, writer.epoch]).catch(() => undefined);
+        throw e;
+      }
+    }
+    return { session, repaired, droppedBytes: 0, needsRepair: false };
+  }
+
+  /** Session `id`'s log, validated (stored-log-reader.ts: what this store knows is not read again). */
+  async #read(pool: PgPool, id: string, options: LoadOptions): Promise<Session> {
+    try {
+      return await readStoredLog(pool, id, this.whereOf(id), (sid) => this.#known.get(sid), options.session ?? {});
+    } catch (e) {
+      throw dbError(e, this.label, `loading session ${id}`, "unavailable", this.#secret);
+    }
+  }
+
+  /** Committed events of session `id` with seq in [from, to), parsed (for the live tail). */
+  async #events(id: string, from: number, to: number): Promise<SessionEvent[]> {
+    const pool = await this.#connect();
+    const { rows } = await pool.query<{ seq: string; line: string }>(EVENT_RANGE, [id, from, to]);
+    return parseLines(
+      rows.map((r) => r.line),
+      from,
+      this.whereOf(id),
+    ) as SessionEvent[];
+  }
+
+  /**
+   * Follows session `id` as it grows, in this process or any other: `onEvents` gets every event
+   * committed after the watch started (or from `options.fromSeq`), in seq order, exactly once.
+   * One LISTEN connection serves all of a store's watches.
+   */
+  async watch(
+    sessionId: string,
+    onEvents: (events: readonly SessionEvent[]) => void,
+    options: WatchOptions = {},
+  ): Promise<SessionWatch> {
+    this.#open();
+    const id = this.#checkId(sessionId);
+    try {
+      return await this.#tail.watch(id, onEvents, options);
+    } catch (e) {
+      throw dbError(e, this.label, `watching session ${id}`, "unavailable", this.#secret);
+    }
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    this.#open();
+    const pool = await this.#connect();
+    let rows: { id: string; created_at: number; updated_at: number; cwd: string | null; parent_id: string | null }[];
+    try {
+      ({ rows } = await pool.query(LIST));
+    } catch (e) {
+      throw dbError(e, this.label, "listing sessions", "unavailable", this.#secret);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      ...(r.cwd === null ? {} : { cwd: r.cwd }),
+      ...(r.parent_id === null ? {} : { parentSession: r.parent_id }),
+    }));
+  }
+
+  async release(sessionId: string): Promise<void> {
+    const writer = this.#writers.get(sessionId);
+    if (writer === undefined) return;
+    try {
+      await this.flush(sessionId);
+    } catch (e) {
+      // A log that moved or a lease that is gone cannot be written by retrying: give the session up.
+      if (writer.hopeless === undefined) throw e; // else the writer (and its buffer) stays for a retry
+      this.#writers.delete(sessionId);
+      await this.#clearLease(writer);
+      throw e;
+    }
+    this.#writers.delete(sessionId);
+    await this.#clearLease(writer);
+  }
+
+  async #clearLease(writer: Writer): Promise<void> {
+    const pool = this.#pool?.pool;
+    if (pool === undefined) return;
+    try {
+      await pool.query(CLEAR_LEASE, [writer.id, this.owner, writer.epoch]);
+    } catch (e) {
+      throw dbError(e, this.label, `releasing the lease of session ${writer.id}`, "write-failed", this.#secret);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const errors: unknown[] = [];
+    for (const id of [...this.#writers.keys()]) await this.release(id).catch((e: unknown) => errors.push(e));
+    // A session whose flush failed (and can be retried) stays open: the store is not closed, and closing again retries.
+    if (this.#writers.size > 0) throw errors[0];
+    this.#closed = true;
+    this.#leases.stop();
+    await this.#tail.close();
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool?.owned === true) await pool.pool.end().catch(() => undefined);
+    if (errors.length > 0) throw errors[0];
+  }
+
+  /** Renews this store's leases now (the heartbeat does this every leaseMs / 3); returns the ids renewed. */
+  renewLeases(): Promise<string[]> {
+    return this.#leases.renew();
+  }
+
+  /**
+   * The pool, opened (and the schema checked) on first use. A failure to reach the server is
+   * `code` (`write-failed` for the writes, `unavailable` for reads); schema refusals keep theirs.
+   */
+  async #connect(code: "write-failed" | "unavailable" = "unavailable"): Promise<PgPool> {
+    try {
+      return await this.#openPool();
+    } catch (e) {
+      if (e instanceof StoreError && e.code === "unavailable" && code !== "unavailable")
+        throw new StoreError(code, e.message, { cause: e.cause });
+      throw e;
+    }
+  }
+
+  #openPool(): Promise<PgPool> {
+    this.#opening ??= (async () => {
+      const opened = await poolOf(this.#target);
+      this.#pool = opened;
+      try {
+        await checkSchema(opened.pool, this.label);
+      } catch (e) {
+        throw dbError(e, this.label, "connecting", "unavailable", this.#secret);
+      }
+      return opened.pool;
+    })();
+    const ready = this.#opening;
+    // A failed connect is retried by the next call (the server may come back).
+    ready.catch(async () => {
+      if (this.#opening !== ready) return;
+      this.#opening = undefined;
+      const opened = this.#pool;
+      this.#pool = undefined;
+      if (opened?.owned === true) await opened.pool.end().catch(() => undefined);
+    });
+    return ready;
+  }
+
+  #checkId(id: unknown): string {
+    if (typeof id !== "string" || !isSafeSessionId(id))
+      throw new StoreError("invalid-id", `${previewJson(id)} is not a valid session id`);
+    return id;
+  }
+
+  #writer(sessionId: string): Writer {
+    const writer = this.#writers.get(sessionId);
+    if (writer === undefined)
+      throw new StoreError(
+        "not-open",
+        `session ${sessionId} is not open for writing in this store (create or load it first)`,
+      );
+    return writer;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StoreError("closed", "the store is closed");
+  }
+}

@@ -1,0 +1,70 @@
+// How a PostgreSQL store reads a stored log into a validated Session, reading only what it does
+// not already hold (known-logs.ts): a known log that is the whole stored log (same length, same
+// header text) is shared as is (`Session.fromSession`, no event row read); a fork whose parent's
+// prefix is known reads its own rows only (`Session.fromSessionAndParsed`); anything else reads
+// the whole chain of ancestors in one statement (LOAD_LOG) and validates it.
+import { Session, type SessionOptions } from "../../session/index.js";
+import { StoreError } from "../types.js";
+import type { PgPool } from "./connection.js";
+import type { KnownLog } from "./known-logs.js";
+import { decodeStoredFork, decodeStoredLog, headerText } from "./log-rows.js";
+import { LOAD_LOG, OWN_EVENTS, SESSION_HEAD } from "./queries.js";
+
+export async function readStoredLog(
+  pool: PgPool,
+  id: string,
+  where: string,
+  known: (id: string) => KnownLog | undefined,
+  options: SessionOptions,
+): Promise<Session> {
+  const { rows } = await pool.query<{
+    header: string;
+    next_seq: string;
+    seed_from: string | null;
+    seed_length: string;
+  }>(SESSION_HEAD, [id]);
+  const head = rows[0];
+  if (head === undefined) throw new StoreError("not-found", `no session ${id} (${where})`);
+  const length = Number(head.next_seq);
+  const self = known(id);
+  if (self !== undefined && self.length === length && headerText(self.session.header) === head.header)
+    return Session.fromSession(self.session, self.session.header, length, options);
+  const seedLength = Number(head.seed_length);
+  const parent = head.seed_from === null ? undefined : known(head.seed_from);
+  if (parent !== undefined && parent.length >= seedLength) {
+    const own = await pool.query<{ seq: string; line: string }>(OWN_EVENTS, [id, seedLength, length]);
+    const lines = linesFrom(own.rows, seedLength, length, where);
+    return decodeStoredFork(id, head.header, parent.session, seedLength, lines, where, options);
+  }
+  const all = await pool.query<{ seq: string; line: string; next_seq: string | null }>(LOAD_LOG, [id]);
+  const first = all.rows[0];
+  if (first === undefined || first.seq !== "-1") throw new StoreError("not-found", `no session ${id} (${where})`);
+  const lines = linesFrom(all.rows.slice(1), 0, Number(first.next_seq), where);
+  return decodeStoredLog(id, first.line, lines, where, options);
+}
+
+/** The lines of rows that must hold seqs [from, to) exactly, in order; a missing row is corruption. */
+function linesFrom(rows: readonly { seq: string; line: string }[], from: number, to: number, where: string): string[] {
+  const lines: string[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    if (Number(rows[i]!.seq) !== from + i)
+      throw new StoreError(
+        "corrupt",
+        `${where}: the event with seq ${from + i} is missing (found seq ${rows[i]!.seq})`,
+        {
+          file: where,
+          line: from + i + 2,
+        },
+      );
+    lines[i] = rows[i]!.line;
+  }
+  if (from + lines.length !== to)
+    throw new StoreError(
+      "corrupt",
+      `${where}: the session row says ${to} events, but ${from + lines.length} are stored`,
+      {
+        file: where,
+      },
+    );
+  return lines;
+}

@@ -1,0 +1,74 @@
+// `keelson db migrate` end to end: the built CLI against the run's throwaway PostgreSQL cluster.
+import { rm } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { adminQuery, type FreshDatabase, freshDatabase } from "../support/postgres.js";
+import { keelson, tempHome } from "./run-keelson.js";
+
+const secret = "cli-s3cret";
+let home: string;
+const databases: FreshDatabase[] = [];
+
+beforeAll(async () => {
+  home = await tempHome();
+});
+afterAll(async () => {
+  for (const db of databases) await db.drop();
+  await rm(home, { recursive: true, force: true });
+});
+
+/** A fresh database and its URL with a password in it (trust auth ignores it; messages must not show it). */
+async function database(): Promise<{ url: string; shown: string; db: FreshDatabase }> {
+  const db = await freshDatabase(inject("pgAdminUrl"));
+  databases.push(db);
+  const url = new URL(db.url);
+  url.password = secret;
+  const shown = new URL(db.url).toString();
+  return { url: url.toString(), shown, db };
+}
+
+describe("keelson db migrate", () => {
+  test("creates the schema, then reports it is already current; output names the database without the password", async () => {
+    const { url, shown, db } = await database();
+    const first = await keelson(home, ["db", "migrate", "--url", url]);
+    expect(first).toMatchObject({ code: 0, stderr: "" });
+    expect(first.stdout).toBe(`${shown}: migrated the Keelson schema from version 0 to 1\n`);
+    expect(await adminQuery(db.url, "SELECT version FROM keelson_schema_version")).toEqual([{ version: 1 }]);
+
+    const again = await keelson(home, ["db", "migrate", "--url", url]);
+    expect(again).toMatchObject({ code: 0, stdout: `${shown}: the Keelson schema is already at version 1\n` });
+    expect(first.stdout + again.stdout).not.toContain(secret);
+  });
+
+  test("takes the URL from KEELSON_STORE when --url is not given", async () => {
+    const { url, shown } = await database();
+    const result = await keelson(home, ["db", "migrate"], { KEELSON_STORE: url });
+    expect(result).toMatchObject({ code: 0, stdout: `${shown}: migrated the Keelson schema from version 0 to 1\n` });
+  });
+
+  test("refuses a schema written by a newer Keelson: exit 1, 'newer-version', nothing changed", async () => {
+    const { url, db } = await database();
+    await keelson(home, ["db", "migrate", "--url", url]);
+    await adminQuery(db.url, "INSERT INTO keelson_schema_version (version) VALUES (7)");
+    const result = await keelson(home, ["db", "migrate", "--url", url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^keelson: newer-version: .*version 7/);
+    expect(await adminQuery(db.url, "SELECT max(version) AS v FROM keelson_schema_version")).toEqual([{ v: 7 }]);
+  });
+
+  test("a server that is not there: exit 1, one line naming host and database, never the password", async () => {
+    const result = await keelson(home, ["db", "migrate", "--url", `postgres://keelson:${secret}@127.0.0.1:1/app`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^keelson: write-failed: postgres:\/\/keelson@127\.0\.0\.1:1\/app: migrating/);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toContain(secret);
+  });
+
+  test("without a URL, or with one that is not postgres://, it is bad input (exit 2)", async () => {
+    const none = await keelson(home, ["db", "migrate"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--url postgres://");
+    const other = await keelson(home, ["db", "migrate", "--url", `mysql://u:${secret}@h/db`]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).not.toContain(secret);
+  });
+});
