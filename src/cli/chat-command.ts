@@ -41,7 +41,7 @@ export function registerChat(program: Command): void {
       const allow = parseAllow(flags.allow);
       if (flags.resume !== undefined && flags.last === true)
         throw new CliError("chat takes --resume <id> or --last, not both");
-      const store = openStore();
+      const store = await openStore();
       try {
         const resuming = flags.resume !== undefined || flags.last === true;
         const target = resuming

@@ -15,7 +15,7 @@ import type {
   PermissionPolicy,
   PermissionRequest,
 } from "../builtin-tools/index.js";
-import type { JsonlSessionStore } from "../store/index.js";
+import type { CliStore } from "./store-target.js";
 import { cliPlugins } from "./agent-plugins.js";
 import { type ChatContext, runSlashCommand } from "./chat-commands.js";
 import { ChatInput } from "./chat-input.js";
@@ -36,7 +36,7 @@ const PROMPT = "› ";
 
 /** Runs the chat until /exit, end of input, or a second Ctrl-C; returns the exit code (0). */
 export async function runChat(
-  store: JsonlSessionStore,
+  store: CliStore,
   target: ChatTarget,
   allow: readonly MutatingToolName[],
 ): Promise<number> {
@@ -107,7 +107,7 @@ export async function runChat(
       get agent() {
         return current();
       },
-      fileOf: (id) => store.fileOf(id),
+      fileOf: (id) => store.whereOf(id),
       say: (text) => view.line(text),
       footer: (turn) => view.footer(current(), turn),
       fork: async () => {
@@ -177,10 +177,10 @@ export async function runChat(
       );
     await store.close().catch(() => undefined);
     if (notSaved !== undefined) {
-      view.line(`session ${id} is NOT saved (${notSaved}); ${store.fileOf(id)} does not hold everything this chat did`);
+      view.line(`session ${id} is NOT saved (${notSaved}); ${store.whereOf(id)} does not hold everything this chat did`);
       return 1;
     }
-    view.line(`session ${id} saved in ${store.fileOf(id)} — continue with: ${cliInvocation()} chat --resume ${id}`);
+    view.line(`session ${id} saved in ${store.whereOf(id)} — continue with: ${cliInvocation()} chat --resume ${id}`);
     return 0;
   } finally {
     rl.close();

@@ -17,7 +17,7 @@ export function registerFork(program: Command): void {
       const atSeq = flags.at === undefined ? undefined : parseSeq(flags.at);
       // The parent is loaded through the store the child is created in, so the child's log
       // references the parent's instead of copying it (a FILE target is copied).
-      const store = openStore();
+      const store = await openStore();
       let child: ReturnType<typeof forkSession>;
       try {
         const parent = isFileTarget(id)

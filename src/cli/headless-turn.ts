@@ -5,8 +5,8 @@
 //   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved).
 import type { TurnEndReason } from "../session/index.js";
 import type { Agent } from "../loop/index.js";
-import type { JsonlSessionStore } from "../store/index.js";
 import type { ProviderHandle } from "./model-selection.js";
+import type { CliStore } from "./store-target.js";
 import { attachRetryNotice } from "./retry-notice.js";
 import { describeError } from "./errors.js";
 
@@ -28,7 +28,7 @@ export const SYSTEM_PROMPT =
 
 export interface HeadlessTurnInput {
   readonly agent: Agent;
-  readonly store: JsonlSessionStore;
+  readonly store: CliStore;
   readonly handle: ProviderHandle;
   readonly prompt: string;
   readonly json: boolean;
@@ -74,7 +74,7 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
     process.stderr.write(`keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${detail}\n`);
     if (outcome.saved === false) {
       process.stderr.write(
-        `keelson: session ${agent.session.id} is NOT saved: ${describeError(outcome.storeError)} (${store.fileOf(agent.session.id)} is behind)\n`,
+        `keelson: session ${agent.session.id} is NOT saved: ${describeError(outcome.storeError)} (${store.whereOf(agent.session.id)} is behind)\n`,
       );
       return NOT_SAVED_EXIT;
     }

@@ -15,6 +15,7 @@ import {
 import { defaultSessionsDir } from "../home/index.js";
 import { decodeLog, JsonlSessionStore, newerLogError, readLogFile, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
+import { openJsonlStore, openStore, usesJsonl } from "./store-target.js";
 
 export interface LoadedLog {
   readonly file: string;
@@ -39,22 +40,41 @@ export interface RawLog {
   readonly newer?: StoreError;
 }
 
-export function openStore(): JsonlSessionStore {
-  return new JsonlSessionStore({ root: defaultSessionsDir() });
-}
+export { type CliStore, openStore } from "./store-target.js";
 
 /** A target is a file when it names one (has a path separator or ends in `.jsonl`). */
 export function isFileTarget(target: string): boolean {
   return target.includes("/") || target.endsWith(".jsonl");
 }
 
-/** The file a target refers to: the path itself, or the store's file for an id. */
+/** The file a target refers to: the path itself, or the JSONL store's file for an id. */
 export function fileOfTarget(target: string): string {
   if (isFileTarget(target)) return resolve(target);
   try {
-    return openStore().fileOf(target);
+    return openJsonlStore().fileOf(target);
   } catch (error) {
     throw cliErrorOf(error);
+  }
+}
+
+/**
+ * A raw decode of a target: a file (or, with the JSONL store, a session's file) as
+ * `readRawLog` decodes it; with the PostgreSQL store a session id is loaded read-only through
+ * the store (its rows were validated when written) and `file` names the database and session.
+ */
+export async function readRawTarget(target: string): Promise<RawLog> {
+  if (isFileTarget(target) || usesJsonl()) {
+    const file = fileOfTarget(target);
+    return readRawLog(file, isFileTarget(target) ? file : target);
+  }
+  const store = await openStore();
+  try {
+    const { session } = await store.load(target, { readOnly: true });
+    return { file: store.whereOf(target), header: session.header, events: session.events, firstSeq: 0 };
+  } catch (error) {
+    throw cliErrorOf(error);
+  } finally {
+    await store.close().catch(() => undefined);
   }
 }
 
@@ -99,14 +119,14 @@ export function lineOfSeq(raw: Pick<RawLog, "firstSeq">, seq: number): number | 
 /** Loads a session by id or file, read-only, validated like a store load. */
 export async function loadLog(target: string): Promise<LoadedLog> {
   if (!isFileTarget(target)) {
-    const store = openStore();
+    const store = await openStore();
     try {
       const { session } = await store.load(target, { readOnly: true });
-      return { file: store.fileOf(target), session };
+      return { file: store.whereOf(target), session };
     } catch (error) {
       throw cliErrorOf(error);
     } finally {
-      await store.close();
+      await store.close().catch(() => undefined);
     }
   }
   const raw = await readRawLog(resolve(target));

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
+import { chooseStore } from "./store-target.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -25,7 +26,8 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     .showHelpAfterError("(add --help for usage)")
     // Usage errors (unknown option or command, bad choice, missing argument) are bad input: exit 2.
     .exitOverride();
-  const args = argv.slice(2).filter((a) => !a.startsWith("-"));
+  // The command is the first word that is neither an option nor the value of `--store`.
+  const args = argv.slice(2).filter((a, i, all) => !a.startsWith("-") && all[i - 1] !== "--store");
   const wanted = args[0] === "help" ? args[1] : args[0];
   for (const entry of COMMANDS) {
     if (entry.name === wanted) (await entry.load())(program);
@@ -33,6 +35,17 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   }
   program.option("--debug", "print stack traces on errors");
   for (const command of program.commands) command.option("--debug", "print stack traces on errors");
+  // Every command takes `--store` (before or after its name); one it defines itself keeps its own.
+  const STORE = [
+    "--store <url|dir>",
+    "session store: a postgres:// URL or a JSONL sessions directory (default $KEELSON_STORE, else $KEELSON_HOME/sessions)",
+  ] as const;
+  program.option(...STORE);
+  for (const command of program.commands)
+    if (!command.options.some((o) => o.long === "--store")) command.option(...STORE);
+  program.hook("preAction", (root, action) => {
+    chooseStore((action.opts() as { store?: string }).store ?? (root.opts() as { store?: string }).store);
+  });
   return program;
 }
 

@@ -4,11 +4,10 @@
 import type { Command } from "commander";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
-import type { JsonlSessionStore } from "../store/index.js";
 import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
-import { cliErrorOf, openStore } from "./log-source.js";
+import { type CliStore, cliErrorOf, openStore } from "./log-source.js";
 import {
   chooseModel,
   type ModelChoice,
@@ -67,7 +66,7 @@ export interface ResumeTarget {
  * session last used.
  */
 export async function resumeTarget(
-  store: JsonlSessionStore,
+  store: CliStore,
   idOrLast: string | undefined,
   flags: { readonly model?: string; readonly cwd?: string },
 ): Promise<ResumeTarget> {
@@ -83,7 +82,7 @@ export async function resumeTarget(
           : best,
       undefined,
     )?.id;
-    if (id === undefined) throw new CliError(`no sessions to resume in ${store.root}`);
+    if (id === undefined) throw new CliError(`no sessions to resume in ${store.label}`);
   }
   try {
     const { session } = await store.load(id, { readOnly: true });
@@ -98,7 +97,7 @@ export async function resumeTarget(
 
 async function resume(idOrLast: string | undefined, prompt: string, flags: ResumeFlags): Promise<number> {
   const allow = parseAllow(flags.allow);
-  const store = openStore();
+  const store = await openStore();
   let handle: ProviderHandle | undefined;
   try {
     const { id, choice, cwd } = await resumeTarget(store, idOrLast, flags);

@@ -45,7 +45,7 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const text = await readPrompt(prompt);
   const handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
   const { createAgent } = await import("../loop/index.js");
-  const store = openStore();
+  const store = await openStore();
   const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
   const agent = createAgent({
     provider: handle.provider,

@@ -1,13 +1,15 @@
 // `keelson sessions`: every stored session, oldest first — id, created (ISO), cwd, turns, and a
 // preview of the last prompt. Each log is read read-only (regular files only: a FIFO named
 // `x.jsonl` never blocks the listing); a foreign or broken file is listed as `unreadable: …`
-// and a log written by a newer Keelson as such, instead of stopping the listing.
+// and a log written by a newer Keelson as such, instead of stopping the listing. With the
+// PostgreSQL store the listing is one query over the sessions table (no log is read): id,
+// created, updated, cwd, parent and the first prompt.
 import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Session, SessionEvent } from "../session/index.js";
-import { StoreError } from "../store/index.js";
+import { JsonlSessionStore, StoreError, type SessionSummary } from "../store/index.js";
 import { describeError } from "./errors.js";
-import { openStore, problemOf } from "./log-source.js";
+import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
 
@@ -22,7 +24,8 @@ export function registerSessions(program: Command): void {
     .description(summaryOf("sessions"))
     .option("--json", "one JSON object per session")
     .action(async (flags: { json?: boolean }) => {
-      const store = openStore();
+      const store = await openStore();
+      if (!(store instanceof JsonlSessionStore)) return listDatabase(store, flags.json === true);
       const names = (await readdir(store.root).catch(() => [] as string[])).filter((n) => n.endsWith(".jsonl")).sort();
       const rows: Row[] = [];
       for (const name of names) {
@@ -96,4 +99,45 @@ function summary(session: Session): {
     ...(last === undefined ? {} : { lastPrompt: contentText(last.data.content) }),
     ...(session.header.parentSession === undefined ? {} : { parentSession: session.header.parentSession }),
   };
+}
+
+/** The PostgreSQL listing: `store.list()` only (one query, whatever the number of sessions). */
+async function listDatabase(store: CliStore, json: boolean): Promise<void> {
+  let sessions: SessionSummary[];
+  try {
+    sessions = await store.list();
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+  if (json) {
+    for (const s of sessions)
+      process.stdout.write(
+        `${JSON.stringify({
+          id: s.id,
+          created: new Date(s.createdAt).toISOString(),
+          updated: new Date(s.updatedAt).toISOString(),
+          ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+          ...(s.parentSession === undefined ? {} : { parentSession: s.parentSession }),
+          ...(s.title === undefined ? {} : { firstPrompt: s.title }),
+        })}\n`,
+      );
+    return;
+  }
+  if (sessions.length === 0) {
+    process.stdout.write(`no sessions in ${store.label}\n`);
+    return;
+  }
+  const lines = [["id".padEnd(36), "created".padEnd(24), "updated".padEnd(24), "cwd", "first prompt"].join("  ")];
+  for (const s of sessions)
+    lines.push(
+      [
+        s.id.padEnd(36),
+        new Date(s.createdAt).toISOString().padEnd(24),
+        new Date(s.updatedAt).toISOString().padEnd(24),
+        s.cwd ?? "-",
+        JSON.stringify(preview(s.title ?? "", 50)) +
+          (s.parentSession === undefined ? "" : `  (fork of ${s.parentSession})`),
+      ].join("  "),
+    );
+  process.stdout.write(`${lines.join("\n")}\n`);
 }

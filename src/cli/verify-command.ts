@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
 import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
-import { cliErrorOf, fileOfTarget, isFileTarget, lineOfSeq, type RawLog, readRawLog } from "./log-source.js";
+import { cliErrorOf, lineOfSeq, type RawLog, readRawTarget } from "./log-source.js";
 import { summaryOf } from "./commands.js";
 
 interface Issue {
@@ -23,10 +23,9 @@ export function registerVerify(program: Command): void {
     .description(summaryOf("verify"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
-      const file = fileOfTarget(target);
       let raw: RawLog;
       try {
-        raw = await readRawLog(file, isFileTarget(target) ? file : target);
+        raw = await readRawTarget(target);
       } catch (error) {
         // A log that cannot even be decoded (corrupt line, foreign header) is a verify result, not bad input.
         if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
@@ -65,11 +64,11 @@ export function registerVerify(program: Command): void {
         }
       }
       if (issues.length === 0) {
-        process.stdout.write(`clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${file})\n`);
+        process.stdout.write(`clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${raw.file})\n`);
         return;
       }
       for (const issue of issues) {
-        const where = `${file}${issue.line === undefined ? "" : `:${issue.line}`}`;
+        const where = `${raw.file}${issue.line === undefined ? "" : `:${issue.line}`}`;
         process.stdout.write(
           `${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`,
         );

@@ -117,6 +117,16 @@ export class JsonlSessionStore implements SessionStore {
     });
   }
 
+  /** The sessions directory (what a message names for the store as a whole). */
+  get label(): string {
+    return this.root;
+  }
+
+  /** Where session `id` is kept: its log file (`fileOf`). */
+  whereOf(id: string): string {
+    return this.fileOf(id);
+  }
+
   /** The file that holds session `id`. */
   fileOf(id: string): string {
     if (!isSafeSessionId(id)) throw new StoreError("invalid-id", `${previewJson(id)} is not a valid session id`);

@@ -39,6 +39,8 @@ export interface SessionSummary {
   readonly updatedAt: number;
   readonly cwd?: string;
   readonly parentSession?: string;
+  /** The session's first user prompt, when the store keeps one without reading the log (PostgreSQL). */
+  readonly title?: string;
 }
 
 /**

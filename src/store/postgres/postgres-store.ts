@@ -405,7 +405,14 @@ export class PostgresSessionStore implements SessionStore {
   async list(): Promise<SessionSummary[]> {
     this.#open();
     const pool = await this.#connect();
-    let rows: { id: string; created_at: number; updated_at: number; cwd: string | null; parent_id: string | null }[];
+    let rows: {
+      id: string;
+      created_at: number;
+      updated_at: number;
+      cwd: string | null;
+      parent_id: string | null;
+      title: string | null;
+    }[];
     try {
       ({ rows } = await pool.query(LIST));
     } catch (e) {
@@ -417,6 +424,7 @@ export class PostgresSessionStore implements SessionStore {
       updatedAt: r.updated_at,
       ...(r.cwd === null ? {} : { cwd: r.cwd }),
       ...(r.parent_id === null ? {} : { parentSession: r.parent_id }),
+      ...(r.title === null ? {} : { title: r.title }),
     }));
   }
 

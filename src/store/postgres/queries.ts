@@ -86,7 +86,7 @@ export const CLEAR_LEASE = `UPDATE keelson_sessions SET lease_owner = NULL, leas
 
 /** Every session's summary, oldest first. */
 export const LIST = `SELECT id, created_at, floor(extract(epoch FROM updated_at) * 1000)::float8 AS updated_at,
-    cwd, parent_id
+    cwd, parent_id, title
   FROM keelson_sessions ORDER BY created_at, id COLLATE "C"`;
 
 /** Whether a session exists and who holds its lease ($1 id). */
