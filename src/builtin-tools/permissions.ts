@@ -17,17 +17,21 @@ export type PreExecuteListener = (
 export const MAX_SUMMARY_CHARS = 10_000;
 
 /**
- * A `tools/pre-execute` listener enforcing `policy` on the mutating tools named in `gated`
- * (default: write, edit, bash). A throwing `ask` denies, naming the failure.
+ * A `tools/pre-execute` listener enforcing `policy` on the tools named in `gated` (default:
+ * write, edit, bash; read at each call, so a caller may add names later — MCP tools). A throwing
+ * `ask` denies, naming the failure. `describe` makes the summary the person is asked about
+ * (default `summarize`, the built-ins'; other tools pass their own, already `showable`).
  */
 export function permissionGate(
   policy: PermissionPolicy,
   gated: ReadonlySet<string> = new Set(MUTATING_TOOL_NAMES),
+  describe: (tool: string, args: JsonValue | undefined) => string = (tool, args) =>
+    summarize(tool as MutatingToolName, args),
 ): PreExecuteListener {
   const always = new Set<string>(policy.allow ?? []);
   return async (call, next) => {
     if (!gated.has(call.name) || policy.mode === "allow" || always.has(call.name)) return next();
-    const tool = call.name as MutatingToolName;
+    const tool = call.name;
     if (policy.mode === "deny")
       return deny(
         `${tool} is not permitted in this session (permission mode: deny). The user can allow it by running with --allow ${tool} (e.g. --allow write,edit,bash).`,
@@ -36,7 +40,7 @@ export function permissionGate(
       return deny(
         `${tool} needs the user's permission, and there is no way to ask in this session; run with --allow ${tool} to permit it.`,
       );
-    const summary = summarize(tool, call.arguments);
+    const summary = describe(tool, call.arguments);
     if (summary.length > MAX_SUMMARY_CHARS)
       return deny(
         `this ${tool} call is too long to show the user in full for approval (${summary.length} characters, the limit is ${MAX_SUMMARY_CHARS}), so they were not asked; split it into smaller calls.`,

@@ -46,7 +46,8 @@ export class ToolFailure extends KeelsonError<ToolFailureCode> {}
 export type PermissionAnswer = "yes" | "no" | "always";
 
 export interface PermissionRequest {
-  readonly tool: MutatingToolName;
+  /** A mutating built-in (`write`, `edit`, `bash`) or another gated tool (`mcp__server__tool`). */
+  readonly tool: string;
   /**
    * The whole call for a person, without the tool's name: `<path> (N characters)`, `<path>`, or
    * the full command (may span lines; control characters escaped). Never truncated.
@@ -63,8 +64,8 @@ export interface PermissionRequest {
 export interface PermissionPolicy {
   readonly mode: "allow" | "deny" | "ask";
   readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
-  /** Per-tool overrides: these run without asking whatever the mode. */
-  readonly allow?: ReadonlySet<MutatingToolName>;
+  /** Per-tool overrides: these run without asking whatever the mode (MCP tools also take `mcp`, `mcp__<server>`). */
+  readonly allow?: ReadonlySet<string>;
 }
 
 /** What every built-in tool factory takes. */

@@ -1,30 +1,37 @@
 // The plugins every CLI agent runs with (run, resume, chat): the built-in tools over the
 // session's cwd behind a permission policy, and the session-prefix contributors (skills catalog,
 // AGENTS.md / CLAUDE.md instructions, workspace baseline). Headless commands deny the mutating
-// tools (write, edit, bash) unless `--allow` names them; chat asks.
+// tools (write, edit, bash) unless `--allow` names them; chat asks. The MCP servers of
+// `.keelson/mcp.json` (mcp-setup.ts) are plugged in behind the same policy.
 import type { AgentPlugin } from "../loop/index.js";
 import type { MutatingToolName, PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
 import { CliError } from "./errors.js";
+import { cliMcpPlugin } from "./mcp-setup.js";
 
 const MUTATING: readonly MutatingToolName[] = ["write", "edit", "bash"];
 
-/** Parses `--allow write,bash`; an unknown name is a CliError. */
-export function parseAllow(text: string | undefined): MutatingToolName[] {
+/** An MCP name `--allow` takes: every MCP tool (`mcp`), a server's (`mcp__srv`) or one tool (`mcp__srv__tool`). */
+const MCP_ALLOW = /^mcp(__[A-Za-z0-9_-]+)?$/;
+
+/** Parses `--allow write,bash,mcp__srv`; an unknown name is a CliError. */
+export function parseAllow(text: string | undefined): string[] {
   if (text === undefined) return [];
   const names = text
     .split(",")
     .map((n) => n.trim())
     .filter((n) => n !== "");
   for (const name of names) {
-    if (!(MUTATING as readonly string[]).includes(name))
-      throw new CliError(`invalid --allow ${JSON.stringify(name)}: expected a comma list of ${MUTATING.join(", ")}`);
+    if (!(MUTATING as readonly string[]).includes(name) && !MCP_ALLOW.test(name))
+      throw new CliError(
+        `invalid --allow ${JSON.stringify(name)}: expected a comma list of ${MUTATING.join(", ")}, mcp (every MCP tool), mcp__<server> or mcp__<server>__<tool>`,
+      );
   }
-  return names as MutatingToolName[];
+  return names;
 }
 
-/** Headless: mutating tools denied unless allowed. */
-export function denyUnlessAllowed(allow: readonly MutatingToolName[]): PermissionPolicy {
+/** Headless: mutating tools (and MCP tools) denied unless allowed. */
+export function denyUnlessAllowed(allow: readonly string[]): PermissionPolicy {
   return { mode: "deny", allow: new Set(allow) };
 }
 
@@ -34,8 +41,10 @@ export async function cliPlugins(cwd: string, permissions: PermissionPolicy): Pr
     import("../context/index.js"),
   ]);
   const home = keelsonHome();
+  const mcp = await cliMcpPlugin(cwd, permissions);
   return [
     builtinTools({ root: cwd, permissions }),
+    ...(mcp === undefined ? [] : [mcp]),
     context.skillsCatalog({ cwd, home }),
     context.workspaceInstructions({ cwd, home }),
     context.workspaceBaseline({ cwd }),

@@ -1,4 +1,4 @@
-// Chat's slash commands: /help, /session, /cache, /compact, /fork, /exit. Each reads the live
+// Chat's slash commands: /help, /session, /tools, /cache, /compact, /fork, /exit. Each reads the live
 // agent through a small context; /fork switches the chat to the child session (the parent stays
 // stored and resumable); /compact says in plain words when there is nothing to compact or no
 // compaction configured. Unknown commands are answered with the list, never sent to the model.
@@ -10,6 +10,7 @@ import { renderCacheReport } from "./cache-table.js";
 import { messageText, preview } from "./transcript.js";
 import { describeReason } from "./turn-footer.js";
 import { cliInvocation } from "./invocation.js";
+import { toolListing } from "./mcp-setup.js";
 
 export interface ChatContext {
   readonly agent: Agent;
@@ -62,6 +63,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         ...prefix.map((m) => `           - ${preview(messageText(m), 90)}`),
       ];
       ctx.say(lines.join("\n"));
+      return undefined;
+    },
+  },
+  {
+    name: "tools",
+    help: "the tools the model is offered: built-in, then each MCP server's (waits for them to connect)",
+    async run(ctx) {
+      ctx.say(await toolListing(ctx.agent));
       return undefined;
     },
   },

@@ -9,12 +9,7 @@ import { createCompaction } from "../compaction/index.js";
 import { type AgentOptions, type Agent, createAgent, forkAgent, resumeAgent } from "../loop/index.js";
 import { ModelRegistry } from "../llm/index.js";
 import { SessionError } from "../session/index.js";
-import type {
-  MutatingToolName,
-  PermissionAnswer,
-  PermissionPolicy,
-  PermissionRequest,
-} from "../builtin-tools/index.js";
+import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../builtin-tools/index.js";
 import type { CliStore } from "./store-target.js";
 import { cliPlugins } from "./agent-plugins.js";
 import { type ChatContext, runSlashCommand } from "./chat-commands.js";
@@ -24,6 +19,7 @@ import { CliError, describeError } from "./errors.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
 import { type ModelChoice, openProvider, type ProviderHandle } from "./model-selection.js";
 import { cliInvocation } from "./invocation.js";
+import { mcpStatusLines } from "./mcp-setup.js";
 
 /** What to chat in: a new session (no id) or a stored one, with the model and cwd to use. */
 export interface ChatTarget {
@@ -35,11 +31,7 @@ export interface ChatTarget {
 const PROMPT = "› ";
 
 /** Runs the chat until /exit, end of input, or a second Ctrl-C; returns the exit code (0). */
-export async function runChat(
-  store: CliStore,
-  target: ChatTarget,
-  allow: readonly MutatingToolName[],
-): Promise<number> {
+export async function runChat(store: CliStore, target: ChatTarget, allow: readonly string[]): Promise<number> {
   let handle: ProviderHandle | undefined;
   let agent: Agent | undefined;
   const interactive = process.stdin.isTTY === true;
@@ -128,6 +120,7 @@ export async function runChat(
     };
 
     view.line(`keelson chat · session ${agent.session.id} · ${target.choice.model} · cwd ${target.cwd}`);
+    for (const line of await mcpStatusLines(agent)) view.line(line);
     view.line("type a message; /help for commands; Ctrl-C cancels a turn, twice exits");
     try {
       for (;;) {

@@ -62,6 +62,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./db-command.js")).registerDb,
   },
   {
+    name: "inspect",
+    summary:
+      "serve a read-only web inspector of stored sessions on 127.0.0.1 (timeline, requests, headers, cache, live)",
+    load: async () => (await import("./inspect-command.js")).registerInspect,
+  },
+  {
     name: "emulator",
     summary: "serve the offline provider emulator (Anthropic and OpenAI wire formats) until Ctrl-C",
     load: async () => (await import("./emulator-command.js")).registerEmulator,

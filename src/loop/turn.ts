@@ -199,6 +199,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const step = ++state.step;
     const system = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
     checkAbort(signal);
+    await hooks.serial("agent/tool-set", agent, turn, step, signal);
     await ctx.tools.ready();
     const tools = ctx.tools.schemas();
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));

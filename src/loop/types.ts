@@ -73,6 +73,14 @@ export type AgentHooks = ToolHooks &
       readonly Message[]
     >;
     /**
+     * Before each step reads the agent's tool set (the tools its request will carry): listeners
+     * may register or remove tools and wait for them — e.g. MCP servers still connecting, or
+     * answering a `tools/list_changed` — so the change lands in this step's request header.
+     * Serial: each listener is awaited in order. May throw: the turn ends `error`; a listener
+     * should give up when `signal` aborts (the turn then ends `aborted`).
+     */
+    readonly "agent/tool-set": SerialHook<[agent: Agent, turn: number, step: number, signal: AbortSignal]>;
+    /**
      * Before each step's boundary; the compaction gate is one listener. Serial: each listener is
      * awaited in order. May throw: the turn ends `error`. Appends made here join this request;
      * the system prompt and prefix it receives are the ones the request will carry (frozen).

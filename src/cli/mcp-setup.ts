@@ -1,0 +1,52 @@
+// MCP in the CLI: the servers of `<KEELSON_HOME>/mcp.json` and `<cwd>/.keelson/mcp.json` (the
+// workspace wins by name) as an `mcpTools` plugin behind the command's permission policy, and
+// the tool listing chat shows (`/tools`, and the MCP line at start). A bad file is a CliError
+// naming the file and key (exit 2) before anything is written; env values and headers are never
+// printed. Notices (a logged tool dropped on resume, a server that exited) go to stderr.
+import type { PermissionPolicy } from "../builtin-tools/index.js";
+import { keelsonHome } from "../home/index.js";
+import type { Agent, AgentPlugin } from "../loop/index.js";
+import { isKeelsonError } from "../errors/index.js";
+import { CliError } from "./errors.js";
+
+/** The MCP plugin for `cwd`'s configuration, or undefined when no server is configured. */
+export async function cliMcpPlugin(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin | undefined> {
+  const mcp = await import("../mcp/index.js");
+  let servers: Awaited<ReturnType<typeof mcp.loadMcpConfig>>["servers"];
+  try {
+    servers = (await mcp.loadMcpConfig({ cwd, home: keelsonHome() })).servers;
+  } catch (error) {
+    if (isKeelsonError(error, "invalid-config")) throw new CliError(`invalid MCP configuration: ${error.message}`);
+    throw error;
+  }
+  if (Object.keys(servers).length === 0) return undefined;
+  return mcp.mcpTools({
+    servers,
+    permissions,
+    onNotice: (text) => process.stderr.write(`keelson: mcp: ${text}\n`),
+  });
+}
+
+/** One line per MCP server of `agent` (waiting for them to connect): its tools, or why it has none. */
+export async function mcpStatusLines(agent: Agent): Promise<string[]> {
+  const { mcpServers } = await import("../mcp/index.js");
+  return (await mcpServers(agent)).map((s) =>
+    "error" in s
+      ? `  mcp ${s.name}: not connected — ${s.error.message}`
+      : `  mcp ${s.name} (${s.transport}): ${s.tools.length} tool${s.tools.length === 1 ? "" : "s"}${s.connected ? "" : " (disconnected)"}`,
+  );
+}
+
+/** `/tools`: the built-in and other tools, then each MCP server's. */
+export async function toolListing(agent: Agent): Promise<string> {
+  const { mcpServers } = await import("../mcp/index.js");
+  const servers = await mcpServers(agent);
+  const mcpNames = new Set(servers.flatMap((s) => ("error" in s ? [] : s.tools)));
+  const own = agent.tools.names().filter((n) => !mcpNames.has(n));
+  const lines = [`  tools    ${own.join(", ") || "none"}`];
+  for (const s of servers) {
+    if ("error" in s) lines.push(`  mcp ${s.name}: not connected — ${s.error.message}`);
+    else lines.push(`  mcp ${s.name} (${s.transport}): ${s.tools.join(", ") || "no tools"}`);
+  }
+  return lines.join("\n");
+}

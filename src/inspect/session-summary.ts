@@ -1,0 +1,42 @@
+// The sessions list: one row per session (turns, last prompt, open turn) and the fork tree
+// (each parent's children), the same for every source.
+import type { Session, SessionEvent } from "../session/index.js";
+import type { ListedSession, SessionsPayload } from "./types.js";
+import { contentText } from "./text.js";
+
+/** The list row of a readable session. */
+export function listedSession(session: Session, updatedAt: number): ListedSession {
+  const h = session.header;
+  const events = session.events;
+  let last: SessionEvent<"user/message"> | undefined;
+  for (let i = events.length - 1; i >= 0 && last === undefined; i--)
+    if (events[i]!.type === "user/message") last = events[i] as SessionEvent<"user/message">;
+  return {
+    kind: "session",
+    id: session.id,
+    createdAt: h.createdAt,
+    updatedAt,
+    ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+    ...(h.parentSession === undefined ? {} : { parentSession: h.parentSession }),
+    turns: session.lastTurn,
+    events: events.length,
+    ...(last === undefined ? {} : { lastPrompt: contentText(last.data.content) }),
+    open: session.openTurn !== null,
+  };
+}
+
+/** Sorts oldest first (unreadable logs last) and adds each session's children. */
+export function sessionsPayload(source: string, rows: readonly ListedSession[]): SessionsPayload {
+  const children = new Map<string, string[]>();
+  for (const row of rows)
+    if (row.kind === "session" && row.parentSession !== undefined)
+      children.set(row.parentSession, [...(children.get(row.parentSession) ?? []), row.id]);
+  const created = (r: ListedSession): number => (r.kind === "session" ? r.createdAt : Number.MAX_SAFE_INTEGER);
+  const sorted = [...rows].sort((a, b) => created(a) - created(b));
+  return {
+    source,
+    sessions: sorted.map((r) =>
+      r.kind === "session" && children.has(r.id) ? { ...r, children: children.get(r.id)! } : r,
+    ),
+  };
+}

@@ -1,0 +1,124 @@
+// Everything the endpoints show about one loaded session, computed on first use and kept while
+// the log is unchanged (same length, same last event object — the store's load cache hands back
+// the same events for an unchanged file), so a page's many requests fold a 10k-event log once.
+import type { CacheReport } from "../audit/index.js";
+import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
+import type { SessionEvent } from "../session/index.js";
+import { cacheReportOf } from "./cache-view.js";
+import { headerChanges } from "./header-view.js";
+import { cliRequestsText, requestList, requestPayload } from "./request-view.js";
+import { timelineRows } from "./timeline.js";
+import type {
+  HeaderChange,
+  InspectedSession,
+  RequestListItem,
+  RequestPayload,
+  SessionPayload,
+  TimelineRow,
+  VerifyPayload,
+} from "./types.js";
+import { verifyPayload } from "./verify-view.js";
+
+export class SessionViews {
+  readonly loaded: InspectedSession;
+  #requests?: ReconstructedRequest[];
+  #rows?: TimelineRow[];
+  #verify?: VerifyPayload;
+  #cache?: CacheReport;
+  #headers?: HeaderChange[];
+  readonly #requestPayloads = new Map<number, RequestPayload>();
+
+  constructor(loaded: InspectedSession) {
+    this.loaded = loaded;
+  }
+
+  /** True while `next` is the same log as the one these views were computed for. */
+  sameLog(next: InspectedSession): boolean {
+    const a = this.loaded.session.events;
+    const b = next.session.events;
+    return a.length === b.length && a.at(-1) === b.at(-1) && this.loaded.where === next.where;
+  }
+
+  get requests(): ReconstructedRequest[] {
+    if (this.#requests === undefined) {
+      const all: ReconstructedRequest[] = [];
+      try {
+        for (const r of reconstructRequests(this.loaded.session.events)) all.push(r);
+      } catch {
+        // a log whose reconstruction fails: the requests before the failure; verify names the problem
+      }
+      this.#requests = all;
+    }
+    return this.#requests;
+  }
+
+  get rows(): TimelineRow[] {
+    this.#rows ??= timelineRows(this.loaded.session, new Map(this.requests.map((r, i) => [r.stepStartSeq, i + 1])));
+    return this.#rows;
+  }
+
+  get verify(): VerifyPayload {
+    this.#verify ??= verifyPayload(this.loaded);
+    return this.#verify;
+  }
+
+  get cache(): CacheReport {
+    this.#cache ??= cacheReportOf(this.loaded.session);
+    return this.#cache;
+  }
+
+  get headers(): HeaderChange[] {
+    this.#headers ??= headerChanges(this.loaded.session);
+    return this.#headers;
+  }
+
+  get requestList(): RequestListItem[] {
+    return requestList(this.requests);
+  }
+
+  /** The CLI's `keelson requests <id>` output. */
+  get requestsText(): string {
+    return cliRequestsText(this.loaded.session);
+  }
+
+  request(index: number): RequestPayload | undefined {
+    if (!Number.isSafeInteger(index) || index < 1 || index > this.requests.length) return undefined;
+    let payload = this.#requestPayloads.get(index);
+    if (payload === undefined) {
+      payload = requestPayload(this.loaded.session, this.requests, index);
+      this.#requestPayloads.set(index, payload);
+    }
+    return payload;
+  }
+
+  session(): SessionPayload {
+    const { session, where, updatedAt } = this.loaded;
+    const h = session.header;
+    return {
+      id: session.id,
+      where,
+      createdAt: h.createdAt,
+      updatedAt,
+      ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+      ...(h.parentSession === undefined ? {} : { parentSession: h.parentSession }),
+      ...(h.seedLength === undefined ? {} : { seedLength: h.seedLength }),
+      events: session.events.length,
+      turns: session.lastTurn,
+      openTurn: session.openTurn,
+      rows: this.rows,
+    };
+  }
+
+  /** Rows to refresh after events from seq `from` were appended: from the turn that `from - 1` was in. */
+  rowsSince(from: number): { replaceFrom: number; rows: TimelineRow[] } {
+    const events = this.loaded.session.events;
+    let start = Math.min(from, events.length);
+    for (let i = start - 1; i >= 0; i--) {
+      const e = events[i] as SessionEvent;
+      if (e.type === "turn/end") break;
+      start = i;
+      if (e.type === "turn/start") break;
+    }
+    return { replaceFrom: start, rows: this.rows.filter((r) => r.seq >= start) };
+  }
+}

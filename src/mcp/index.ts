@@ -1,0 +1,23 @@
+// MCP (client side): the tools of Model Context Protocol servers — spawned over stdio or reached
+// over Streamable HTTP — as ordinary Keelson tools, through the `mcpTools()` plugin. The SDK is
+// loaded only when an agent with the plugin starts; `import "keelson"` never loads it.
+export { type McpConfig, loadMcpConfig, mcpConfigFiles, readMcpConfigFile } from "./config-file.js";
+export {
+  DEFAULT_MCP_INIT_TIMEOUT_MS,
+  type McpServerStatus,
+  type McpToolsPlugin,
+  mcpServers,
+  mcpTools,
+} from "./plugin.js";
+export { checkServers } from "./server-config.js";
+export { mcpToolName } from "./tool-name.js";
+export {
+  McpError,
+  type McpErrorCode,
+  type McpHttpServer,
+  type McpServerConfig,
+  type McpServerInfo,
+  type McpStdioServer,
+  type McpToolsOptions,
+  type McpTransportServer,
+} from "./types.js";

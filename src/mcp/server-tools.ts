@@ -1,0 +1,202 @@
+// The MCP tools of one agent: connects every configured server, keeps the agent's tool registry
+// equal to what the servers offer (initially, and after each `notifications/tools/list_changed`),
+// and closes the servers when the agent lets go. `settled()` is what a step waits for before it
+// reads the tool set: the first connection and every refresh already under way.
+import type { JsonObject } from "../json/index.js";
+import type { Agent } from "../loop/index.js";
+import { jsonSchema, type ToolDefinition, type ToolOutput } from "../tools/index.js";
+import { McpConnection, type McpTool } from "./connection.js";
+import { mcpToolOutput } from "./result.js";
+import type { McpSdk } from "./sdk.js";
+import { mcpToolName } from "./tool-name.js";
+import { McpError, type McpServerConfig, type McpServerInfo } from "./types.js";
+
+export interface ServerToolsOptions {
+  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  readonly timeoutMs: number | undefined;
+  readonly initTimeoutMs: number;
+  readonly outputCap: number;
+  readonly notice: (text: string) => void;
+}
+
+interface Registered {
+  readonly server: string;
+  readonly tool: string;
+  /** The MCP definition as JSON, to tell a changed tool from an unchanged one. */
+  readonly key: string;
+  readonly dispose: () => void;
+}
+
+export class ServerTools {
+  /** Keelson names of every MCP tool registered now (the permission gate reads it at each call). */
+  readonly names = new Set<string>();
+  readonly #agent: Agent;
+  readonly #options: ServerToolsOptions;
+  readonly #connections = new Map<string, McpConnection>();
+  readonly #registered = new Map<string, Registered>();
+  readonly #refreshes = new Set<Promise<void>>();
+  readonly #ready: Promise<void>;
+  #closing: Promise<void> | undefined;
+
+  constructor(agent: Agent, sdk: () => Promise<McpSdk>, options: ServerToolsOptions) {
+    this.#agent = agent;
+    this.#options = options;
+    this.#ready = this.#connectAll(sdk);
+    this.#ready.catch(() => undefined); // reported by settled() / ready(), not as unhandled
+  }
+
+  /** Resolves once every server is connected and its tools registered; rejects with the first failure. */
+  async ready(): Promise<readonly McpServerInfo[]> {
+    await this.#ready;
+    return this.servers();
+  }
+
+  /** The server a registered tool comes from. */
+  serverOf(name: string): string | undefined {
+    return this.#registered.get(name)?.server;
+  }
+
+  servers(): McpServerInfo[] {
+    return [...this.#connections.values()].map((c) => ({
+      name: c.name,
+      transport: c.transport,
+      pid: c.pid,
+      connected: c.connected,
+      tools: [...this.#registered.entries()]
+        .filter(([, r]) => r.server === c.name)
+        .map(([n]) => n)
+        .sort(),
+    }));
+  }
+
+  /** Waits for the first connection and every tool-list refresh under way; gives up when `signal` aborts. */
+  async settled(signal: AbortSignal): Promise<void> {
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = (): void => reject(signal.reason);
+      if (signal.aborted) fail();
+      else signal.addEventListener("abort", fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    await Promise.race([this.#ready, aborted]);
+    while (this.#refreshes.size > 0) await Promise.race([Promise.all(this.#refreshes), aborted]);
+  }
+
+  /**
+   * Closes every server (a stdio child is ended); idempotent. Servers still starting are closed
+   * as soon as they are up (or have failed), so it resolves only when no child is left.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#ready.catch(() => undefined);
+      await Promise.all([...this.#connections.values()].map((c) => c.close()));
+    })();
+    return this.#closing;
+  }
+
+  async #connectAll(loadSdk: () => Promise<McpSdk>): Promise<void> {
+    const entries = Object.entries(this.#options.servers);
+    if (entries.length === 0) return; // nothing to connect: the SDK is not even loaded
+    const sdk = await loadSdk();
+    const opened = await Promise.allSettled(
+      entries.map(async ([name, config]) => {
+        const connection = await McpConnection.open(sdk, name, config, this.#options.initTimeoutMs);
+        if (this.#closing !== undefined) {
+          await connection.close(); // the agent let go while this server was starting
+          return;
+        }
+        this.#connections.set(name, connection);
+        connection.onToolsChanged = () => this.#refresh(connection);
+        connection.onClosed = (why) => this.#options.notice(`${why}; its tools answer with an error from now on`);
+        return { connection, tools: await connection.listTools(this.#options.initTimeoutMs) };
+      }),
+    );
+    const failure = opened.find((r) => r.status === "rejected");
+    if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
+    if (this.#closing !== undefined) return;
+    const all = opened.flatMap((r) => (r.status === "fulfilled" && r.value !== undefined ? [r.value] : []));
+    const wanted = new Map<string, { server: string; tool: McpTool }>();
+    for (const { connection, tools } of all) this.#want(wanted, connection.name, tools);
+    this.#apply(wanted, undefined);
+  }
+
+  /** Re-lists one server's tools after `list_changed`; the change is applied as soon as the answer comes. */
+  #refresh(connection: McpConnection): void {
+    const refresh = (async () => {
+      try {
+        await this.#ready;
+        const tools = await connection.listTools(this.#options.initTimeoutMs);
+        if (this.#closing !== undefined) return;
+        const wanted = new Map<string, { server: string; tool: McpTool }>();
+        for (const [name, r] of this.#registered)
+          if (r.server !== connection.name) wanted.set(name, { server: r.server, tool: JSON.parse(r.key) as McpTool });
+        this.#want(wanted, connection.name, tools);
+        this.#apply(wanted, connection.name);
+      } catch (error) {
+        this.#agent.hooks.emit("agent/error", this.#agent, error, "mcp");
+        this.#options.notice(
+          `${connection.describe()}: its new tool list could not be applied (${error instanceof Error ? error.message : String(error)}); the previous tools stay`,
+        );
+      }
+    })();
+    this.#refreshes.add(refresh);
+    void refresh.finally(() => this.#refreshes.delete(refresh));
+  }
+
+  /** Adds `server`'s tools to `wanted` by Keelson name; a name taken twice is `name-collision`. */
+  #want(wanted: Map<string, { server: string; tool: McpTool }>, server: string, tools: readonly McpTool[]): void {
+    for (const tool of tools) {
+      const name = mcpToolName(server, tool.name);
+      const other = wanted.get(name);
+      if (other !== undefined)
+        throw new McpError(
+          "name-collision",
+          `MCP tools ${JSON.stringify(`${other.server}/${other.tool.name}`)} and ${JSON.stringify(`${server}/${tool.name}`)} both become the tool name ${name}; rename a server in the configuration`,
+        );
+      if (this.#agent.tools.get(name) !== undefined && !this.#registered.has(name))
+        throw new McpError(
+          "name-collision",
+          `MCP tool ${JSON.stringify(`${server}/${tool.name}`)} becomes ${name}, which another tool of the agent already has`,
+        );
+      wanted.set(name, { server, tool });
+    }
+  }
+
+  /** Makes the registry hold exactly `wanted` for the servers it covers (`only`, or all). */
+  #apply(wanted: ReadonlyMap<string, { server: string; tool: McpTool }>, only: string | undefined): void {
+    for (const [name, r] of [...this.#registered]) {
+      if (only !== undefined && r.server !== only) continue;
+      const next = wanted.get(name);
+      if (next === undefined || JSON.stringify(next.tool) !== r.key) {
+        r.dispose();
+        this.#registered.delete(name);
+        this.names.delete(name);
+      }
+    }
+    for (const [name, { server, tool }] of wanted) {
+      if (this.#registered.has(name)) continue;
+      const dispose = this.#agent.tools.register(this.#definition(name, server, tool));
+      this.#registered.set(name, { server, tool: tool.name, key: JSON.stringify(tool), dispose });
+      this.names.add(name);
+    }
+  }
+
+  #definition(name: string, server: string, tool: McpTool): ToolDefinition {
+    const connection = (): McpConnection | undefined => this.#connections.get(server);
+    const cap = this.#options.outputCap;
+    const meta: JsonObject = { mcpServer: server, mcpTool: tool.name };
+    return {
+      name,
+      description: tool.description ?? tool.title ?? `${tool.name} (from the MCP server ${server})`,
+      input: jsonSchema(tool.inputSchema as JsonObject),
+      ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+      // Never read-only: the call leaves the process, and an annotation is the server's word only.
+      readOnly: false,
+      async execute(args, context): Promise<ToolOutput> {
+        const live = connection();
+        if (live === undefined) throw new McpError("connect-failed", `MCP server "${server}" is not connected`);
+        const result = await live.callTool(tool.name, args as Record<string, unknown>, context.signal);
+        return mcpToolOutput(result, cap, meta);
+      },
+    };
+  }
+}

@@ -1,0 +1,107 @@
+// MCP vocabulary: how a server is reached (a spawned stdio command or a Streamable HTTP URL),
+// the plugin's options, what a connected server reports, and the layer's error.
+import type { PermissionPolicy } from "../builtin-tools/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { KeelsonError } from "../errors/index.js";
+
+/** A server Keelson spawns and talks to over its stdin/stdout. */
+export interface McpStdioServer {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /**
+   * Added to the child's environment, which otherwise holds only the SDK's safe defaults
+   * (HOME, PATH, SHELL, TERM, USER, LOGNAME) — never Keelson's own variables or keys.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A server reached over Streamable HTTP. `headers` go with every request (e.g. authorization). */
+export interface McpHttpServer {
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A server the application reaches through its own SDK transport (code only): e.g. one end of
+ * `InMemoryTransport.createLinkedPair()` whose other end an in-process `McpServer` holds.
+ * Called once per agent that loads the plugin.
+ */
+export interface McpTransportServer {
+  readonly transport: () => Transport | Promise<Transport>;
+}
+
+export type McpServerConfig = McpStdioServer | McpHttpServer | McpTransportServer;
+
+export interface McpToolsOptions {
+  /** Servers by name; the name becomes the `mcp__<server>__` prefix of their tools. */
+  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** Per-call timeout of every MCP tool (ms). Default: the agent's `toolTimeoutMs` (120 s). */
+  readonly timeoutMs?: number;
+  /** How long a server may take to connect and answer `initialize` and `tools/list` (ms). Default 30 000. */
+  readonly initTimeoutMs?: number;
+  /**
+   * The same policy the built-in writes use (src/builtin-tools): every MCP call is gated.
+   * Default `{ mode: 'deny' }`. `allow` may name a tool (`mcp__srv__tool`), a server (`mcp__srv`)
+   * or every MCP tool (`mcp`).
+   */
+  readonly permissions?: PermissionPolicy;
+  /** Characters of a result's text before the truncation marker. Default 30 000 (the built-ins' cap). */
+  readonly outputCap?: number;
+  /**
+   * Told about things worth a line to a person: a tool in the resumed log that no server offers
+   * any more (dropped from the request), a server that exited.
+   */
+  readonly onNotice?: (text: string) => void;
+}
+
+/** A connected server as the application sees it. */
+export interface McpServerInfo {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "in-process";
+  /** The stdio child's pid (undefined over HTTP or once it exited). */
+  readonly pid: number | undefined;
+  /** Keelson names of the tools it offers now, sorted. */
+  readonly tools: readonly string[];
+  /** False once the connection closed (the child exited, the HTTP session ended). */
+  readonly connected: boolean;
+}
+
+export type McpErrorCode =
+  | "invalid-config"
+  | "connect-failed"
+  | "init-timeout"
+  | "name-collision"
+  | "not-loaded"
+  | "sdk-missing";
+
+/**
+ * A server that could not be reached or answered too late (naming the server, never its env or
+ * headers), two tools that map to the same Keelson name, or a bad configuration (naming the file
+ * and key).
+ */
+export class McpError extends KeelsonError<McpErrorCode> {}
+
+export function isHttpServer(config: McpServerConfig): config is McpHttpServer {
+  return typeof (config as McpHttpServer).url === "string";
+}
+
+export function isTransportServer(config: McpServerConfig): config is McpTransportServer {
+  return typeof (config as McpTransportServer).transport === "function";
+}
+
+/** How a server is named in messages: its transport and command or URL (no args, env, headers or query). */
+export function describeServer(name: string, config: McpServerConfig): string {
+  if (isHttpServer(config)) {
+    let where = config.url;
+    try {
+      const url = new URL(config.url);
+      where = `${url.origin}${url.pathname}`;
+    } catch {
+      // an invalid URL is reported by the connection; show it as given
+    }
+    return `MCP server "${name}" (http ${where})`;
+  }
+  if (isTransportServer(config)) return `MCP server "${name}" (in-process transport)`;
+  return `MCP server "${name}" (stdio ${config.command})`;
+}

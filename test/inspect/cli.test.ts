@@ -1,0 +1,49 @@
+// `keelson inspect` as a subprocess: prints the URL with its token (and opens nothing), serves
+// only with the token, refuses a bad id or port as bad input (exit 2), and stops cleanly on SIGTERM.
+import { rm } from "node:fs/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { keelson } from "../cli/run-keelson.js";
+import { type Fixture, makeFixture, snapshotDir, startInspect } from "./fixture.js";
+
+let fx: Fixture;
+
+beforeAll(async () => {
+  fx = await makeFixture();
+}, 120_000);
+
+afterAll(() => (fx === undefined ? undefined : rm(fx.home, { recursive: true, force: true })));
+
+it("prints the URL with a token and the session, serves only with the token, and exits 0 on SIGTERM", async () => {
+  const before = await snapshotDir(fx.sessions);
+  const server = await startInspect(fx.home, [fx.main]);
+  expect(server.url).toBe(`${server.origin}/?token=${server.token}#/session/${fx.main}`);
+  expect(server.token.length).toBeGreaterThanOrEqual(40);
+  expect((await fetch(`${server.origin}/api/sessions`)).status).toBe(401);
+  const res = await fetch(`${server.origin}/api/sessions/${fx.main}`, {
+    headers: { authorization: `Bearer ${server.token}` },
+  });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { id: string }).id).toBe(fx.main);
+  expect(server.stderr()).toContain("read-only");
+  expect(await server.stop()).toBe(0);
+  expect(await snapshotDir(fx.sessions)).toEqual(before);
+}, 60_000);
+
+it("serves a FILE target's directory and --port when given", async () => {
+  const probe = await startInspect(fx.home, []);
+  const port = Number(new URL(probe.origin).port);
+  await probe.stop();
+  const server = await startInspect(fx.home, [`${fx.sessions}/${fx.fork}.jsonl`, "--port", String(port)]);
+  expect(server.origin).toBe(`http://127.0.0.1:${port}`);
+  expect(server.url.endsWith(`#/session/${fx.fork}`)).toBe(true);
+  expect(await server.stop()).toBe(0);
+}, 60_000);
+
+it("refuses an unknown session and a bad port as bad input (exit 2), writing nothing", async () => {
+  const unknown = await keelson(fx.home, ["inspect", "00000000-0000-4000-8000-000000000000"]);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toMatch(/^keelson: unknown session 00000000-0000-4000-8000-000000000000/);
+  const port = await keelson(fx.home, ["inspect", "--port", "http"]);
+  expect(port.code).toBe(2);
+  expect(port.stderr).toContain('bad --port "http"');
+});

@@ -1,0 +1,123 @@
+// End to end through the real `keelson` launcher: a workspace whose .keelson/mcp.json points at
+// the stdio fixture; `run` (headless: MCP calls denied unless --allow names them) and `chat`
+// (/tools lists the MCP tools; a call asks y/n/always) on an emulator whose scripted model calls
+// the MCP tool when it is offered — the rule-based model only picks tools by built-in names
+// (read, ls, bash, write), so it cannot choose an MCP tool. A bad mcp.json is exit 2 naming the
+// file and key; env values never appear in any output.
+import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type EmulatorServer, ScriptedEmulatorModel, startEmulator } from "../../src/emulator/index.js";
+import { ChatProcess } from "../cli/chat-process.js";
+import { keelson, sessionIdOf, tempHome } from "../cli/run-keelson.js";
+import { FIXTURES } from "./support.js";
+
+const SECRET = "fixture-env-secret-4711";
+let emulator: EmulatorServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  const model = new ScriptedEmulatorModel([], {
+    fallback: (request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool") {
+        const result = last.content[0];
+        const text = result.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+        return { text: `MCP said: ${text}` };
+      }
+      const echo = request.tools.find((t) => t.name === "mcp__fixture__echo");
+      if (echo === undefined) return { text: "no MCP tool offered" };
+      return { toolCalls: [{ name: echo.name, arguments: { text: "from the model" } }] };
+    },
+  });
+  emulator = await startEmulator({ model });
+  env = { ANTHROPIC_BASE_URL: emulator.anthropicBaseURL, ANTHROPIC_API_KEY: "test-key" };
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+async function workspace(config: unknown): Promise<string> {
+  const ws = await mkdtemp(join(tmpdir(), "keelson-mcp-ws-"));
+  await mkdir(join(ws, ".keelson"));
+  await writeFile(join(ws, ".keelson", "mcp.json"), typeof config === "string" ? config : JSON.stringify(config));
+  return ws;
+}
+
+const fixtureConfig = {
+  mcpServers: {
+    fixture: {
+      command: process.execPath,
+      args: [resolve(FIXTURES, "stdio-server.mjs")],
+      env: { FIXTURE_TOKEN: SECRET },
+    },
+  },
+};
+const MODEL = ["--model", "anthropic:claude-sonnet-4-5"];
+
+describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
+  test("run: the model calls the MCP tool (allowed with --allow mcp__fixture) and the log verifies", async () => {
+    const home = await tempHome();
+    const ws = await workspace(fixtureConfig);
+    const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--allow", "mcp__fixture", "echo something"], env);
+    expect(run.stderr + run.stdout).not.toContain(SECRET);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("MCP said: echo: from the model");
+    const verify = await keelson(home, ["verify", sessionIdOf(run)]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  test("run without --allow: the MCP call is denied, the reason naming the flag", async () => {
+    const home = await tempHome();
+    const ws = await workspace(fixtureConfig);
+    const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--json", "echo something"], env);
+    expect(run.code, run.stderr).toBe(0);
+    const result = run.stdout
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as { type: string; data: { error?: string; content?: { text: string }[] } })
+      .find((e) => e.type === "tool/result");
+    expect(result?.data.error).toBe("denied");
+    expect(result?.data.content?.[0]?.text).toContain("--allow mcp__fixture__echo");
+  });
+
+  test("chat: /tools lists the MCP tools, and a call asks before it runs", async () => {
+    const home = await tempHome();
+    const ws = await workspace(fixtureConfig);
+    const chat = new ChatProcess(home, [...MODEL, "--cwd", ws], { env });
+    await chat.waitFor(/mcp fixture \(stdio\): 10 tools/);
+    chat.send("/tools");
+    await chat.waitFor(/mcp fixture \(stdio\): mcp__fixture__add, mcp__fixture__add_tool, .*, mcp__fixture__slow\n/);
+    chat.send("please echo");
+    await chat.waitFor(/⚙ mcp__fixture__echo/);
+    chat.send("y"); // piped: the question is echoed with the answer once it is read
+    await chat.waitFor(/allow mcp__fixture__echo: \{"text":"from the model"\}\? \[y\]es \/ \[n\]o \/ \[a\]lways: y/);
+    await chat.waitFor(/MCP said: echo: from the model/);
+    chat.send("/exit");
+    const { code } = await chat.exited;
+    expect(code, chat.stderr).toBe(0);
+    expect(chat.stdout + chat.stderr).not.toContain(SECRET);
+  });
+
+  test("a bad mcp.json is exit 2 naming the file and the key, before anything is written", async () => {
+    const home = await tempHome();
+    const ws = await workspace({ mcpServers: { broken: { command: "x", env: { TOKEN: 42 } } } });
+    const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "hi"], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(ws, ".keelson", "mcp.json")}: mcpServers.broken.env.TOKEN must be a string`);
+    expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual([]);
+  });
+
+  test("the workspace's server replaces the user's server of the same name", async () => {
+    const home = await tempHome();
+    await writeFile(
+      join(home, "mcp.json"),
+      JSON.stringify({ mcpServers: { fixture: { command: "/nonexistent/user-level-server" } } }),
+    );
+    const ws = await workspace(fixtureConfig);
+    const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--allow", "mcp", "echo something"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("MCP said: echo: from the model");
+  });
+});

@@ -1,0 +1,102 @@
+// mcpTools over a spawned stdio server (test/mcp/fixtures/stdio-server.mjs, plain node): the
+// child runs while the agent does and is gone after dispose; a crash mid-call is an error result
+// and the turn goes on; a server that never answers initialize is a clear error in bounded time;
+// a command that cannot start names the server — and no env value appears in any message.
+import { resolve } from "node:path";
+import { describe, expect, test } from "vitest";
+import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
+import { createAgent } from "../../src/loop/index.js";
+import { type McpServerConfig, type McpToolsOptions, mcpTools } from "../../src/mcp/index.js";
+import { alive, childrenRunning, eventually, FIXTURES, stdioServer, textOf, toolResults } from "./support.js";
+
+function agentWith(
+  server: McpServerConfig,
+  script: readonly ScriptedStep[] = [],
+  extra: Partial<McpToolsOptions> = {},
+) {
+  const provider = new ScriptedProvider(script, { fallback: { text: "done" } });
+  const plugin = mcpTools({ servers: { fx: server }, permissions: { mode: "allow" }, ...extra });
+  const agent = createAgent({ provider, model: "scripted:test", plugins: [plugin] });
+  return { agent, provider, plugin };
+}
+
+describe("stdio servers", () => {
+  test("the spawned child serves the tools while the agent lives and is gone after dispose", async () => {
+    const started = performance.now();
+    const { agent, plugin } = agentWith(stdioServer(), [
+      { toolCalls: [{ name: "mcp__fx__pid", arguments: {} }] },
+      { toolCalls: [{ name: "mcp__fx__echo", arguments: { text: "over stdio" } }] },
+    ]);
+    const [info] = await plugin.ready(agent);
+    const readyMs = performance.now() - started;
+    expect(info).toMatchObject({ name: "fx", transport: "stdio", connected: true });
+    const pid = info!.pid!;
+    expect(alive(pid)).toBe(true);
+    expect(await agent.send("go")).toMatchObject({ reason: { kind: "completed" } });
+    const [pidResult, echo] = toolResults(agent.session.events);
+    expect(Number(textOf(pidResult!))).toBe(pid);
+    expect(textOf(echo!)).toBe("echo: over stdio");
+    console.log(`stdio MCP server: spawn + initialize + tools/list ${readyMs.toFixed(0)} ms`);
+    await agent.dispose();
+    expect(await eventually(() => !alive(pid))).toBe(true);
+    expect(plugin.servers(agent)[0]!.connected).toBe(false);
+  });
+
+  test("a server crashing mid-call gives that call an error result; the turn goes on", async () => {
+    const { agent, provider } = agentWith(stdioServer(), [
+      { toolCalls: [{ name: "mcp__fx__crash", arguments: {} }] },
+      { toolCalls: [{ name: "mcp__fx__echo", arguments: { text: "after" } }] },
+    ]);
+    const outcome = await agent.send("go");
+    expect(outcome.reason).toEqual({ kind: "completed" });
+    const [crash, after] = toolResults(agent.session.events);
+    expect(crash).toMatchObject({ isError: true, error: "threw" });
+    expect(textOf(crash!)).toMatch(/MCP server "fx" \(stdio .*node.*\) (closed the connection|is not connected)/);
+    expect(after).toMatchObject({ isError: true });
+    expect(textOf(after!)).toContain('MCP server "fx"');
+    expect(provider.requests).toHaveLength(3); // the model saw both errors and answered
+    await agent.dispose();
+  });
+
+  test("a server that never answers initialize is a clear error naming it, in bounded time", async () => {
+    const secret = "s3cr3t-value-never-shown";
+    const { agent, plugin, provider } = agentWith(
+      { command: process.execPath, args: [resolve(FIXTURES, "silent-server.mjs")], env: { API_TOKEN: secret } },
+      [],
+      { initTimeoutMs: 400 },
+    );
+    const started = performance.now();
+    const failure = await plugin.ready(agent).then(
+      () => undefined,
+      (e: unknown) => e as Error & { code: string },
+    );
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(failure).toMatchObject({ code: "init-timeout" });
+    expect(failure!.message).toMatch(/^MCP server "fx" \(stdio .*\) did not answer initialize within 400 ms/);
+    const outcome = await agent.send("go");
+    expect(outcome.reason).toMatchObject({ kind: "error", code: "init-timeout" });
+    expect(JSON.stringify(agent.session.events)).not.toContain(secret);
+    expect(failure!.message).not.toContain(secret);
+    expect(provider.requests).toHaveLength(0);
+    await agent.dispose();
+  });
+
+  test("a command that cannot be started names the server", async () => {
+    const { agent, plugin } = agentWith({ command: "/nonexistent/keelson-mcp-server" });
+    await expect(plugin.ready(agent)).rejects.toMatchObject({
+      code: "connect-failed",
+      message: expect.stringMatching(
+        /^MCP server "fx" \(stdio \/nonexistent\/keelson-mcp-server\) could not be started/,
+      ),
+    });
+    await agent.dispose();
+  });
+
+  test("a child still starting when the agent is disposed is ended too", async () => {
+    const { agent, plugin } = agentWith(stdioServer());
+    await agent.dispose(); // before the server answered initialize
+    await plugin.close(agent);
+    expect(plugin.servers(agent)).toEqual([]);
+    expect(await eventually(() => childrenRunning("stdio-server.mjs").length === 0)).toBe(true);
+  });
+});
