@@ -109,6 +109,31 @@ export {
   StoreError,
   type StoreErrorCode,
 } from "./store/index.js";
+// PostgreSQL: `pg` is loaded on the first connect, never by importing Keelson.
+export {
+  type MigrateResult,
+  migrate,
+  type PgPool,
+  PostgresSessionStore,
+  type PostgresStoreOptions,
+  type PostgresTarget,
+  SCHEMA_VERSION,
+} from "./store/postgres/index.js";
+
+// Integrations (plugins): MCP servers' tools and OpenTelemetry spans. Their SDKs load only when used.
+export {
+  loadMcpConfig,
+  McpError,
+  type McpErrorCode,
+  type McpHttpServer,
+  type McpServerConfig,
+  type McpStdioServer,
+  type McpToolsOptions,
+  type McpToolsPlugin,
+  mcpToolName,
+  mcpTools,
+} from "./mcp/index.js";
+export { OtelError, type OtelTracingOptions, otelTracing } from "./otel/index.js";
 
 // The log: sessions, reconstruction, verification, cache audit.
 export {

@@ -170,7 +170,9 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
       );
     await store.close().catch(() => undefined);
     if (notSaved !== undefined) {
-      view.line(`session ${id} is NOT saved (${notSaved}); ${store.whereOf(id)} does not hold everything this chat did`);
+      view.line(
+        `session ${id} is NOT saved (${notSaved}); ${store.whereOf(id)} does not hold everything this chat did`,
+      );
       return 1;
     }
     view.line(`session ${id} saved in ${store.whereOf(id)} — continue with: ${cliInvocation()} chat --resume ${id}`);

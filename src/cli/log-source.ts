@@ -12,7 +12,6 @@ import {
   type SessionHeader,
   validateSessionHeader,
 } from "../session/index.js";
-import { defaultSessionsDir } from "../home/index.js";
 import { decodeLog, JsonlSessionStore, newerLogError, readLogFile, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
 import { openJsonlStore, openStore, usesJsonl } from "./store-target.js";

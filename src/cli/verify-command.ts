@@ -64,7 +64,9 @@ export function registerVerify(program: Command): void {
         }
       }
       if (issues.length === 0) {
-        process.stdout.write(`clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${raw.file})\n`);
+        process.stdout.write(
+          `clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${raw.file})\n`,
+        );
         return;
       }
       for (const issue of issues) {
