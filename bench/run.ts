@@ -16,6 +16,7 @@ import { runW2S } from "./w2s-stored.js";
 import { runW3 } from "./w3-resume.js";
 import { runW4 } from "./w4-reconstruct.js";
 import { runW5 } from "./w5-startup.js";
+import { runW6 } from "./w6-postgres.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -43,6 +44,7 @@ try {
     ["W3", () => runW3(dir)],
     ["W4", runW4],
     ["W5", runW5],
+    ["W6", runW6],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id)) continue;

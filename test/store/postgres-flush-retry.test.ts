@@ -1,7 +1,7 @@
 // A flush that fails keeps its batch, and its retry neither loses nor duplicates events — also
 // when the failure hid a successful commit (the connection dropped while COMMIT was answered).
-// The store runs on a real pg.Pool passed in as `{ pool }`; the pool's connections are wrapped
-// only to drop an answer or a statement at a chosen moment, as a network failure would.
+// The store runs on a real pg.Pool passed in as `{ pool }`; the pool is wrapped only to drop a
+// flush's statement, or its answer after it committed, at a chosen moment, as a network failure would.
 import { Pool } from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { type PgClient, type PgPool, PostgresSessionStore } from "../../src/store/postgres/index.js";
@@ -23,8 +23,21 @@ function faultyPool(): { pool: PgPool; fail(fault: Fault): void } {
   const real = new Pool({ connectionString: database().url });
   closers.push(() => real.end());
   let next: Fault;
+  // A flush is one statement through the pool (APPEND: guard, insert, notify — atomic by itself).
+  const isAppend = (text: string): boolean => text.startsWith("WITH guard AS");
   const pool: PgPool = {
-    query: (text, values) => real.query(text, values) as never,
+    query: (async (text: string, values?: unknown[]) => {
+      if (next === "before-insert" && isAppend(text)) {
+        next = undefined;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      const result = await real.query(text, values);
+      if (next === "after-commit" && isAppend(text)) {
+        next = undefined;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      return result;
+    }) as PgPool["query"],
     end: () => real.end(),
     async connect(): Promise<PgClient> {
       const client = await real.connect();

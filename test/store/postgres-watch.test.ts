@@ -85,4 +85,39 @@ describe("watch", () => {
     await watch.close();
     await watchOther.close();
   });
+
+  test("only watched sessions' appends notify (PostgreSQL serializes notifying commits); a watch marks its session", async () => {
+    const { default: pg } = await import("pg");
+    const raw = new pg.Client({ connectionString: database().url });
+    await raw.connect();
+    const heard: string[] = [];
+    raw.on("notification", (m) => heard.push(m.payload ?? ""));
+    await raw.query("LISTEN keelson_events");
+    try {
+      const writer = database().open();
+      const quiet = newSession("quiet");
+      const loud = newSession("loud");
+      for (const s of [quiet, loud]) await writer.create(s.header);
+      const watch = await database()
+        .open()
+        .watch(loud.id, () => undefined);
+      const [mark] = await database().query<{ id: string; watched: boolean }>(
+        "SELECT id, watched_until > now() AS watched FROM keelson_sessions WHERE id = $1",
+        [loud.id],
+      );
+      expect(mark).toEqual({ id: "loud", watched: true });
+      // The unwatched append commits first; notifications arrive in commit order.
+      const q = writer.attach(quiet);
+      new LogDriver(quiet).turn({ prompt: "unwatched", steps: [{ text: "a" }] });
+      await q.flush();
+      const l = writer.attach(loud);
+      new LogDriver(loud).turn({ prompt: "watched", steps: [{ text: "b" }] });
+      await l.flush();
+      await until("the watched append's notification", () => heard.some((p) => p.startsWith("loud ")));
+      expect(heard.filter((p) => p.startsWith("quiet "))).toEqual([]);
+      await watch.close();
+    } finally {
+      await raw.end();
+    }
+  });
 });

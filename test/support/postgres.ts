@@ -63,8 +63,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a cluster from the binaries under `root` (`<root>/<version>/bin`). */
-export async function startCluster(root = "/usr/lib/postgresql"): Promise<Cluster> {
+/**
+ * Starts a cluster from the binaries under `root` (`<root>/<version>/bin`). Tests run it with
+ * `fsync=off`; a benchmark passes `{ fsync: true }` to measure commits as a server makes them.
+ */
+export async function startCluster(root = "/usr/lib/postgresql", options: { fsync?: boolean } = {}): Promise<Cluster> {
   const bin = postgresBinDir(root);
   if (bin === undefined)
     throw new Error(
@@ -86,9 +89,9 @@ export async function startCluster(root = "/usr/lib/postgresql"): Promise<Cluste
     // A port free a moment ago may be taken by the time the server binds: try a few.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+      const server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync === true ? "on" : "off"} -c max_connections=200`;
       try {
-        await run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", "-o", options, "start"], asPostgres);
+        await run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", "-o", server, "start"], asPostgres);
       } catch (e) {
         if (attempt < 3) continue;
         throw e;

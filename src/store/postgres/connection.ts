@@ -37,7 +37,13 @@ export interface PgPool {
 }
 
 /** A database to use: a connection URL (the store owns a pool over it) or a pool the caller owns. */
-export type PostgresTarget = { readonly url: string; readonly pool?: undefined } | { readonly pool: PgPool };
+/**
+ * A database: a URL (the store opens a pool of `poolSize` connections, default 16 — at least one
+ * per session flushing at once, or flushes queue for a connection) or a pool of the caller's.
+ */
+export type PostgresTarget =
+  | { readonly url: string; readonly pool?: undefined; readonly poolSize?: number }
+  | { readonly pool: PgPool };
 
 /** `postgres://user@host:port/db` without the password (or a placeholder for an unparsable URL). */
 export function redactUrl(url: string): string {
@@ -60,6 +66,9 @@ export function labelOf(target: PostgresTarget): string {
   return `postgres://${o.host ?? "localhost"}${o.port === undefined ? "" : `:${o.port}`}/${o.database ?? ""}`;
 }
 
+/** Connections a store opens for a URL unless told otherwise. */
+export const DEFAULT_POOL_SIZE = 16;
+
 /** The pool a target names; a URL's pool is created here (loading pg) and owned by the caller of this. */
 export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; owned: boolean }> {
   if (target.pool !== undefined) return { pool: target.pool, owned: false };
@@ -69,7 +78,7 @@ export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; ow
   } catch (cause) {
     throw new StoreError("unavailable", "the PostgreSQL store needs the `pg` package (npm install pg)", { cause });
   }
-  const pool = new Pool({ connectionString: target.url, max: 8 });
+  const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_POOL_SIZE });
   // An idle connection that dies (server restart) must not crash the process: the next query reports it.
   pool.on("error", () => undefined);
   return { pool: pool as unknown as PgPool, owned: true };

@@ -1,12 +1,17 @@
-// Live tail of stored sessions over LISTEN/NOTIFY. Every append transaction notifies
-// `keelson_events` with `<id> <next_seq>` at commit; one dedicated connection per store LISTENs,
+// Live tail of stored sessions over LISTEN/NOTIFY. An append to a watched session notifies
+// `keelson_events` with `<id> <next_seq>` at commit (a watch marks its session watched for
+// WATCH_TTL_MS and renews the mark every third of that; unwatched appends do not notify, since
+// PostgreSQL serializes notifying commits); one dedicated connection per store LISTENs,
 // and each watcher fetches the rows between what it delivered and the notified next_seq. A
 // watcher's fetches are chained, so it delivers every newly committed event in seq order,
 // exactly once, however notifications bunch up. The connection is opened with the first watcher
 // and destroyed with the last.
 import type { SessionEvent } from "../../session/index.js";
 import type { PgClient, PgPool } from "./connection.js";
-import { SESSION_STATE } from "./queries.js";
+import { SESSION_STATE, WATCHED } from "./queries.js";
+
+/** How long a watch's mark on its session lasts without renewal (renewed every third of it). */
+export const WATCH_TTL_MS = 30_000;
 
 export interface WatchOptions {
   /** Deliver from this seq on (events already stored included); default: only events committed after the watch starts. */
@@ -37,6 +42,7 @@ export class EventTail {
   readonly #fetch: FetchEvents;
   readonly #watchers = new Set<Watcher>();
   #client: Promise<PgClient> | undefined;
+  #renewal: NodeJS.Timeout | undefined;
 
   constructor(pool: () => Promise<PgPool>, fetch: FetchEvents) {
     this.#pool = pool;
@@ -58,7 +64,11 @@ export class EventTail {
     };
     this.#watchers.add(watcher);
     try {
-      await this.#listening(); // before reading where the log is: nothing committed after is missed
+      // Marked watched, then listening, then reading where the log is: an append committed after
+      // the read notifies (it sees the mark), one committed before it is in the read.
+      await (await this.#pool()).query(WATCHED, [id, WATCH_TTL_MS]);
+      this.#renewing();
+      await this.#listening();
       const { rows } = await (await this.#pool()).query<{ next_seq: string }>(SESSION_STATE, [id]);
       const stored = rows[0] === undefined ? 0 : Number(rows[0].next_seq);
       watcher.delivered = options.fromSeq ?? stored;
@@ -68,6 +78,20 @@ export class EventTail {
       throw e;
     }
     return { close: () => this.#remove(watcher) };
+  }
+
+  /** Renews the watched marks of every watched session while any watch is open (unref'd timer). */
+  #renewing(): void {
+    if (this.#renewal !== undefined) return;
+    this.#renewal = setInterval(() => {
+      const ids = [...new Set([...this.#watchers].map((w) => w.id))];
+      void this.#pool()
+        .then((pool) => Promise.all(ids.map((id) => pool.query(WATCHED, [id, WATCH_TTL_MS]))))
+        .catch((error: unknown) => {
+          for (const watcher of this.#watchers) watcher.onError(error);
+        });
+    }, WATCH_TTL_MS / 3);
+    this.#renewal.unref();
   }
 
   /** Stops every watch and the LISTEN connection. */
@@ -127,6 +151,8 @@ export class EventTail {
   #lost(error: unknown): void {
     const client = this.#client;
     this.#client = undefined;
+    clearInterval(this.#renewal);
+    this.#renewal = undefined;
     void client?.then((c) => c.release(true)).catch(() => undefined);
     for (const watcher of [...this.#watchers]) {
       watcher.closed = true;
@@ -138,6 +164,8 @@ export class EventTail {
   async #remove(watcher: Watcher): Promise<void> {
     watcher.closed = true;
     if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
+    clearInterval(this.#renewal);
+    this.#renewal = undefined;
     const client = this.#client;
     this.#client = undefined;
     if (client === undefined) return;

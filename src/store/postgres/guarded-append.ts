@@ -1,10 +1,11 @@
-// One flush of one session, inside its transaction: the append guard (optimistic concurrency +
-// fencing), the rows in one multi-row insert, the live-tail notification. When the guard
-// matches no row nothing is written and the error says why — unless an earlier attempt of this
-// very batch committed and only its answer was lost, which is recognised by its rows.
+// One flush of one session as one statement (APPEND in queries.ts: atomic by itself, one round
+// trip): the append guard (optimistic concurrency + fencing), the rows in one multi-row insert
+// through the guard, the live-tail notification. When the guard matches no row nothing is
+// written and the error says why — unless an earlier attempt of this very batch committed and
+// only its answer was lost, which is recognised by its rows.
 import { StoreError } from "../types.js";
 import type { PgClient } from "./connection.js";
-import { ADVANCE, INSERT_EVENTS, NOTIFY, OWN_EVENTS, WRITE_STATE } from "./queries.js";
+import { APPEND, OWN_EVENTS, WRITE_STATE } from "./queries.js";
 
 /** The lease a write is made under. */
 export interface WriteLease {
@@ -23,7 +24,7 @@ export interface Batch {
 
 /** Writes the batch; returns how many of its lines are now stored (all, or those a lost commit stored). */
 export async function writeGuardedBatch(
-  client: PgClient,
+  client: Pick<PgClient, "query">,
   id: string,
   lease: WriteLease,
   batch: Batch,
@@ -31,7 +32,7 @@ export async function writeGuardedBatch(
 ): Promise<number> {
   const { from, lines } = batch;
   const to = from + lines.length;
-  const advanced = await client.query(ADVANCE, [
+  const appended = await client.query(APPEND, [
     id,
     from,
     to,
@@ -39,14 +40,14 @@ export async function writeGuardedBatch(
     lease.epoch,
     lease.leaseMs,
     batch.title ?? null,
+    lines.map((_, i) => from + i),
+    lines,
   ]);
-  if (advanced.rows.length === 0) {
+  if (appended.rows.length === 0) {
     const why = await guardFailure(client, id, lease, batch, where);
     if (typeof why === "number") return why;
     throw why;
   }
-  await client.query(INSERT_EVENTS, [id, lines.map((_, i) => from + i), lines]);
-  await client.query(NOTIFY, [id, to]);
   return lines.length;
 }
 
@@ -57,7 +58,7 @@ export async function writeGuardedBatch(
  * many events are stored already (returned).
  */
 async function guardFailure(
-  client: PgClient,
+  client: Pick<PgClient, "query">,
   id: string,
   lease: WriteLease,
   { from, lines }: Batch,

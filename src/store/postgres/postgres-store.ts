@@ -4,7 +4,7 @@
 // - Rows: a session row (header text, fork reference, log position, lease) and one row per
 //   event holding its exact JSONL line (log-rows.ts); the schema is migrate()'s (schema.ts).
 // - Appends are buffered per session and written per flush in one transaction guarded by the
-//   log position and the lease (queries.ts ADVANCE): a writer behind the log gets `conflict`,
+//   log position and the lease (queries.ts APPEND, one statement): a writer behind the log gets `conflict`,
 //   one whose lease expired or was taken over gets `lease-lost`; either way nothing is written
 //   and the batch stays buffered.
 // - Leases instead of lock files: create and a writable load take one (server clock only); a
@@ -99,7 +99,10 @@ export class PostgresSessionStore implements SessionStore {
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
-    this.#target = options.pool === undefined ? { url: options.url } : { pool: options.pool };
+    this.#target =
+      options.pool === undefined
+        ? { url: options.url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) }
+        : { pool: options.pool };
     this.label = labelOf(this.#target);
     this.#secret = secretOf(this.#target);
     this.owner = options.owner ?? randomUUID();
@@ -274,14 +277,13 @@ export class PostgresSessionStore implements SessionStore {
     try {
       const pool = await this.#connect("write-failed");
       const lease = { owner: this.owner, epoch: writer.epoch, leaseMs: this.leaseMs };
-      written = await inTransaction(pool, (client) =>
-        writeGuardedBatch(
-          client,
-          writer.id,
-          lease,
-          { from, lines: pending, title: writer.title },
-          this.whereOf(writer.id),
-        ),
+      // One statement, atomic by itself: no transaction round trips around it.
+      written = await writeGuardedBatch(
+        pool,
+        writer.id,
+        lease,
+        { from, lines: pending, title: writer.title },
+        this.whereOf(writer.id),
       );
     } catch (e) {
       writer.buffer = [...pending, ...writer.buffer]; // kept for a retry, ahead of anything appended meanwhile

@@ -55,6 +55,36 @@ export const ADVANCE = `UPDATE keelson_sessions SET next_seq = $3, updated_at = 
   WHERE id = $1 AND next_seq = $2 AND lease_owner = $4 AND lease_epoch = $5 AND lease_expires_at > now()
   RETURNING next_seq`;
 
+/**
+ * One flush as ONE statement (atomic on its own: no BEGIN/COMMIT round trips): the append guard
+ * of ADVANCE ($1–$7 as there), then the rows $8 (bigint[] seqs) / $9 (text[] lines) inserted
+ * only through the guard's row, then the live-tail notification — only while someone watches
+ * the session (`watched_until`, set by WATCHED): PostgreSQL serializes the commits of every
+ * transaction that notifies, which capped concurrent appends at a fraction of a plain insert.
+ * One row back when the guard held (the batch is stored); none when it did not (nothing was written).
+ */
+export const APPEND = `WITH guard AS (
+    UPDATE keelson_sessions SET next_seq = $3, updated_at = now(), title = COALESCE(title, $7),
+      lease_expires_at = now() + $6 * interval '1 millisecond', lease_heartbeat_at = now()
+    WHERE id = $1 AND next_seq = $2 AND lease_owner = $4 AND lease_epoch = $5 AND lease_expires_at > now()
+    RETURNING id, next_seq, watched_until > now() AS watched
+  ), stored AS (
+    INSERT INTO keelson_events (session_id, seq, line)
+    SELECT g.id, t.s, t.l FROM guard g, unnest($8::bigint[], $9::text[]) AS t (s, l)
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM stored) AS stored,
+    CASE WHEN g.watched THEN pg_notify('keelson_events', g.id || ' ' || g.next_seq::text) END AS notified
+  FROM guard g`;
+
+/**
+ * Marks session $1 as watched for $2 ms more (appends notify until then); a watcher renews it
+ * while it watches. Extends, never shortens, another watcher's mark.
+ */
+export const WATCHED = `UPDATE keelson_sessions
+  SET watched_until = GREATEST(COALESCE(watched_until, now()), now() + $2 * interval '1 millisecond')
+  WHERE id = $1`;
+
 /** Why a guard failed: the session's log position and lease as the server sees them now. */
 export const WRITE_STATE = `SELECT next_seq, lease_owner, lease_epoch, lease_expires_at > now() AS live
   FROM keelson_sessions WHERE id = $1`;

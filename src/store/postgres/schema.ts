@@ -38,6 +38,7 @@ const MIGRATIONS: readonly string[] = [
      lease_epoch bigint NOT NULL DEFAULT 0,
      lease_expires_at timestamptz,
      lease_heartbeat_at timestamptz,
+     watched_until timestamptz,
      CHECK (seed_from IS NULL OR seed_length > 0)
    );
    CREATE INDEX keelson_sessions_created ON keelson_sessions (created_at, id);
