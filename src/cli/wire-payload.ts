@@ -1,34 +1,3 @@
-// The exact provider payload an adapter would send for a reconstructed request: the request
-// plus the live parts the log implies (session id, prefix length from the header's
-// `messagePrefix`), built by the very function the adapter hands to its SDK
-// (`anthropicRequestBody`, or `toChatCompletionsParams` with the flavor's `chatWireOptions`).
-// Both SDKs send `JSON.stringify(body)` of the object they are given, so `wireBody` is the
-// request body byte for byte.
-import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicRequestBody } from "../llm/index.js";
-import { chatWireOptions, toChatCompletionsParams } from "../llm/openai/index.js";
-import type { ProviderRequest } from "../llm/index.js";
-import type { ReconstructedRequest } from "../reconstruct/index.js";
-
-export type Wire = "anthropic" | "openai" | "deepseek";
-
-export function providerRequestOf(r: ReconstructedRequest, sessionId: string): ProviderRequest {
-  const prefixLength = r.header.messagePrefix?.length ?? 0;
-  return {
-    ...r.request,
-    signal: new AbortController().signal,
-    sessionId,
-    ...(prefixLength > 0 ? { prefixLength } : {}),
-  } as ProviderRequest;
-}
-
-/** The body object the adapter of `wire` (default options) gives its SDK for this request. */
-export function wirePayload(r: ReconstructedRequest, sessionId: string, wire: Wire): unknown {
-  const request = providerRequestOf(r, sessionId);
-  if (wire === "anthropic") return anthropicRequestBody(request, { defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS });
-  return toChatCompletionsParams(request, chatWireOptions({ flavor: wire }));
-}
-
-/** The request body bytes on the wire: the SDKs' own serialization of `wirePayload`. */
-export function wireBody(r: ReconstructedRequest, sessionId: string, wire: Wire): string {
-  return JSON.stringify(wirePayload(r, sessionId, wire));
-}
+// `keelson requests --wire`'s payloads: the reconstruct layer's (one construction for the CLI and
+// the inspector; loaded lazily by the commands that need it).
+export { providerRequestOf, type Wire, wireBody, wirePayload } from "../reconstruct/wire-payload.js";

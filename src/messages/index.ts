@@ -25,3 +25,4 @@ export {
   validateToolResultContent,
   validateUserContent,
 } from "./validate.js";
+export { contentText, messageText, previewText } from "./text.js";
