@@ -2,8 +2,11 @@
 // next to a plain INSERT loop through `pg` (the floor) and the JSONL store, all in one run; and
 // `keelson sessions` over 10,000 stored sessions. A throwaway PostgreSQL cluster is started for
 // the run with fsync ON (commits as a server makes them; the tests run theirs with fsync off)
-// and removed after. The workers' figures (turns per second, take-over) are in w6/workers.ts.
+// and removed after. Then workers (w6/workers.ts): turns per second served by 1 / 2 / 4
+// `keelson worker` processes at 200 ms and at zero model latency, with the CPU per turn of the
+// workers and of PostgreSQL, and the take-over of a SIGKILLed worker's session.
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +15,8 @@ import { promisify } from "node:util";
 import { migrate, PostgresSessionStore } from "../src/store/postgres/index.js";
 import { freshDatabase, startCluster } from "../test/support/postgres.js";
 import { type AppendRow, appendThroughput, BATCH, createSessions } from "./w6/appends.js";
+import { takeover, turnsPerSecond, type WorkerRow } from "./w6/workers.js";
+import { migrateFleet } from "../src/fleet/index.js";
 import { num, ratio } from "./table.js";
 import type { WorkloadResult } from "./workload.js";
 
@@ -19,7 +24,13 @@ const ROOT = join(import.meta.dirname, "..");
 const CONCURRENCY = [1, 4, 16] as const;
 const FLUSHES = 800;
 const LISTED = 10_000;
-const GOAL = { vsFloor: 0.5, listSeconds: 1 } as const;
+const GOAL = { vsFloor: 0.5, listSeconds: 1, scale2: 1.8, scale4: 3.5, takeoverExtraMs: 1000 } as const;
+const WORKERS = [1, 2, 4] as const;
+/** Turns each worker process runs at once, sessions with queued turns, turns per session. */
+const PER_WORKER = 4;
+const QUEUE = { sessions: 32, turnsPerSession: 6 } as const;
+const LATENCIES = [200, 0] as const;
+const LEASE_MS = 3000;
 const run = promisify(execFile);
 
 /** Wall seconds of `keelson sessions --store <url>` (median of 3 fresh processes) and its line count. */
@@ -57,6 +68,25 @@ export async function runW6(): Promise<WorkloadResult> {
     await store.close();
     const cli = await cliList(db.url);
 
+    await migrateFleet({ url: db.url });
+    const postmaster = Number(readFileSync(join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    const served: WorkerRow[] = [];
+    for (const latency of LATENCIES)
+      for (const n of WORKERS)
+        served.push(
+          await turnsPerSecond(
+            db.url,
+            postmaster,
+            n,
+            PER_WORKER,
+            latency,
+            QUEUE.sessions,
+            QUEUE.turnsPerSession,
+            `${latency}-${n}`,
+          ),
+        );
+    const took = await takeover(db.url, LEASE_MS);
+
     const floorOf = (r: AppendRow): AppendRow =>
       appends.find((f) => f.writer === "plain INSERT (floor)" && f.sessions === r.sessions)!;
     const rows = appends.map((r) => {
@@ -76,6 +106,20 @@ export async function runW6(): Promise<WorkloadResult> {
       .filter((r) => r.writer === "PostgresSessionStore")
       .map((r) => `${r.sessions}: ${ratio(r.flushesPerSecond, floorOf(r).flushesPerSecond)}`)
       .join(", ");
+    const at = (latency: number, n: number): WorkerRow =>
+      served.find((r) => r.latencyMs === latency && r.workers === n)!;
+    const scale = (latency: number, n: number): number => at(latency, n).turnsPerSecond / at(latency, 1).turnsPerSecond;
+    const workerRows = served.map((r) => [
+      `${r.workers} worker${r.workers > 1 ? "s" : ""} × ${PER_WORKER}, ${r.latencyMs} ms model`,
+      String(r.turns),
+      r.turnsPerSecond,
+      r.workers === 1 ? "" : `${scale(r.latencyMs, r.workers).toFixed(2)}×`,
+      r.workerCpuMsPerTurn,
+      r.postgresCpuMsPerTurn,
+      r.latencyMs === 200 && r.workers > 1
+        ? `≥${r.workers === 2 ? GOAL.scale2 : GOAL.scale4}× ${scale(200, r.workers) >= (r.workers === 2 ? GOAL.scale2 : GOAL.scale4) ? "met" : "missed"}`
+        : "",
+    ]);
     return {
       id: "W6",
       table: {
@@ -87,11 +131,36 @@ export async function runW6(): Promise<WorkloadResult> {
           `goal PostgresSessionStore ≥ ${GOAL.vsFloor}× the floor — ${floorCells}`,
           `listing ${LISTED} sessions: store.list() ${num(listSeconds * 1000)} ms (${listed} rows); \`keelson sessions --store …\` ${num(cli.seconds * 1000)} ms wall for ${cli.lines} rows (median of 3 processes) — goal < ${GOAL.listSeconds} s ${cli.seconds < GOAL.listSeconds ? "met" : "missed"}; creating them through the store took ${num(createSeconds)} s (16 at a time)`,
           "throwaway PostgreSQL 15 cluster, fsync on, on the same 2-core machine as the client (their CPU competes)",
+          "",
+          `workers — ${QUEUE.sessions} sessions × ${QUEUE.turnsPerSession} queued turns ("hello", one model request each, built-in emulator profile), \`keelson worker --concurrency ${PER_WORKER}\` processes; turns/s from the first enqueue to the last turn done`,
+          ...printRows(
+            ["workers", "turns", "turns/s", "× 1 worker", "worker CPU ms/turn", "PostgreSQL CPU ms/turn", "goal"],
+            workerRows,
+          ),
+          `CPU per turn = (CPU of the worker processes, of every postgres process) during the row ÷ turns (/proc stat); at 0 ms latency this is the cost a turn puts on each, to project machines: turns/s per core ≈ 1000 ÷ that`,
+          `take-over: a worker (lease ${took.leaseMs} ms) SIGKILLed while its turn waits on the model; a second worker runs the session's next turn ${num(took.ms)} ms after the kill (goal ≤ lease + ${GOAL.takeoverExtraMs} ms: ${took.ms <= took.leaseMs + GOAL.takeoverExtraMs ? "met" : "missed"})`,
         ],
       },
-      data: { appends, listSeconds, cliListSeconds: cli.seconds, listed, createSeconds },
+      data: {
+        appends,
+        listSeconds,
+        cliListSeconds: cli.seconds,
+        listed,
+        createSeconds,
+        workers: served,
+        takeover: took,
+      },
     };
   } finally {
     await cluster.stop();
   }
+}
+
+/** A small table printed inside the notes (the workers' rows have their own columns). */
+function printRows(columns: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
+  const cells = [columns.map(String), ...rows.map((r) => r.map((c) => (typeof c === "number" ? num(c) : c)))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? "").length)));
+  return cells.map((r) =>
+    r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join("  "),
+  );
 }

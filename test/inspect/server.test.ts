@@ -128,7 +128,7 @@ describe("endpoints say what the CLI says", () => {
       const cli = ok(await keelson(fx.home, ["cache", id, "--json"]));
       expect(`${await (await get(`/api/sessions/${id}/cache`)).text()}\n`).toBe(cli.stdout);
     }
-  });
+  }, 60_000); // three CLI processes and three cold token counts
 
   it("marks the prefix request-only with the loop instance that composed it, and where the cache breakpoints fall", async () => {
     const requests = JSON.parse(ok(await keelson(fx.home, ["requests", fx.main])).stdout) as unknown[];

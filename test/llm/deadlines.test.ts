@@ -147,11 +147,11 @@ async function failure(provider: Provider): Promise<ProviderError> {
 
 describe("an endpoint that accepts and never answers", () => {
   it.each([
-    ["Anthropic", (url: string) => new AnthropicProvider({ apiKey: "k", baseURL: url, firstByteTimeoutMs: 150 })],
+    ["Anthropic", (url: string) => new AnthropicProvider({ apiKey: "k", baseURL: url, firstByteTimeoutMs: 500 })],
     [
       "OpenAI-compatible",
       (url: string) =>
-        new OpenAICompatibleProvider({ flavor: "compatible", baseURL: `${url}/v1`, firstByteTimeoutMs: 150 }),
+        new OpenAICompatibleProvider({ flavor: "compatible", baseURL: `${url}/v1`, firstByteTimeoutMs: 500 }),
     ],
   ] as const)(
     "%s: the attempt fails 'stalled' (retryable) on the first-byte deadline, naming the URL",

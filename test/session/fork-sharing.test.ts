@@ -84,7 +84,7 @@ describe("a shared session is indistinguishable from a validating load of the sa
       }),
       { numRuns: 40 },
     );
-  });
+  }, 60_000); // 40 random logs × every length: seconds on a busy machine
 
   test("a fork at every turn/end continues exactly like a validating load when both get the same turns", () => {
     fc.assert(

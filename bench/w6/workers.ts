@@ -1,0 +1,196 @@
+// W6 part 2 — workers serving the PostgreSQL turn queue: turns per second with 1 / 2 / 4 worker
+// processes (`node bin/keelson.js worker --concurrency C --emulator-latency-ms L`, the built-in
+// emulator profile) at a realistic 200 ms model latency and at zero latency, with the CPU a
+// turn costs split between the workers and PostgreSQL; and the time another worker takes to
+// take over the session of a worker killed (SIGKILL) mid-turn.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { openFleetClient } from "../../src/fleet/index.js";
+
+const BIN = join(import.meta.dirname, "../../bin/keelson.js");
+const TICK_MS = 10; // USER_HZ on Linux: /proc stat times are in 1/100 s
+
+export interface WorkerRow {
+  readonly workers: number;
+  readonly latencyMs: number;
+  readonly turns: number;
+  readonly seconds: number;
+  readonly turnsPerSecond: number;
+  /** CPU of the worker processes and of PostgreSQL per turn, ms. */
+  readonly workerCpuMsPerTurn: number;
+  readonly postgresCpuMsPerTurn: number;
+}
+
+/** CPU ms (user + system) of the live processes `pids`. */
+function cpuMsOf(pids: ReadonlySet<number>): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU ms of a PostgreSQL cluster so far: its postmaster's own and its reaped children's
+ * (utime, stime, cutime, cstime), plus its live children's — backends come and go with the
+ * pools, and a backend that exited must still count.
+ */
+export function postgresCpuMs(postmasterPid: number): number {
+  const times = (pid: number): number[] => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .slice(11, 15)
+      .map(Number);
+  };
+  const [u, s, cu, cs] = times(postmasterPid);
+  let total = (u! + s! + cu! + cs!) * TICK_MS;
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === postmasterPid) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== postmasterPid) continue;
+      const [cu2, cs2] = [times(pid)[0]!, times(pid)[1]!];
+      total += (cu2 + cs2) * TICK_MS;
+    } catch {
+      // the process ended meanwhile (its time moves to the postmaster's cutime)
+    }
+  }
+  return total;
+}
+
+/** Starts a `keelson worker` process and resolves once it serves (its start line on stderr). */
+export function startWorkerProcess(
+  url: string,
+  concurrency: number,
+  latencyMs: number,
+  leaseMs?: number,
+): Promise<ChildProcess> {
+  const args = [
+    BIN,
+    "worker",
+    "--store",
+    url,
+    "--concurrency",
+    String(concurrency),
+    "--emulator-latency-ms",
+    String(latencyMs),
+    "--quiet",
+    ...(leaseMs === undefined ? [] : ["--lease-ms", String(leaseMs)]),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(() => reject(new Error(`keelson worker did not start in 30 s:\n${stderr}`)), 30_000);
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      if (/serving|claiming|started|worker/i.test(stderr)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`keelson worker exited ${code}:\n${stderr}`));
+    });
+  });
+}
+
+async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((done) => {
+          if (c.exitCode !== null || c.signalCode !== null) return done();
+          c.once("exit", () => done());
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+/** Enqueues `turnsPerSession` turns in each of `sessions` sessions and waits for all of them with `workers` workers. */
+export async function turnsPerSecond(
+  url: string,
+  postmasterPid: number,
+  workers: number,
+  concurrency: number,
+  latencyMs: number,
+  sessions: number,
+  turnsPerSession: number,
+  tag: string,
+): Promise<WorkerRow> {
+  const client = await openFleetClient(url);
+  const children = await Promise.all(
+    Array.from({ length: workers }, () => startWorkerProcess(url, concurrency, latencyMs)),
+  );
+  const pids = new Set(children.map((c) => c.pid!));
+  const workerCpu = (): number => cpuMsOf(pids);
+  try {
+    const w0 = workerCpu();
+    const p0 = postgresCpuMs(postmasterPid);
+    const t0 = performance.now();
+    const ids: string[] = [];
+    for (let t = 0; t < turnsPerSession; t++)
+      for (let s = 0; s < sessions; s++)
+        ids.push(await client.enqueueTurn({ sessionId: `w6-${tag}-${s}`, prompt: `hello ${t}`, profile: "emulator" }));
+    const records = await Promise.all(ids.map((id) => client.awaitTurn(id, { timeoutMs: 300_000 })));
+    const seconds = (performance.now() - t0) / 1000;
+    const bad = records.filter((r) => r.status !== "done");
+    if (bad.length > 0) throw new Error(`${bad.length} turns did not finish done: ${JSON.stringify(bad[0])}`);
+    const turns = ids.length;
+    return {
+      workers,
+      latencyMs,
+      turns,
+      seconds,
+      turnsPerSecond: turns / seconds,
+      workerCpuMsPerTurn: (workerCpu() - w0) / turns,
+      postgresCpuMsPerTurn: (postgresCpuMs(postmasterPid) - p0) / turns,
+    };
+  } finally {
+    await stopWorkers(children);
+    await client.close();
+  }
+}
+
+/**
+ * Take-over time: a worker (lease `leaseMs`) is SIGKILLed while its turn waits on the model; a
+ * second worker is already running. Returns ms from the kill until the session's next queued
+ * turn is done (the second worker waits out the lease, takes the session over, repairs it, runs
+ * the turn), and the lease, so the result reads as "lease + overhead".
+ */
+export async function takeover(url: string, leaseMs: number): Promise<{ ms: number; leaseMs: number }> {
+  const client = await openFleetClient(url);
+  const victim = await startWorkerProcess(url, 1, 60_000, leaseMs); // its turn hangs on the model for a minute
+  let survivor: ChildProcess | undefined;
+  try {
+    const first = await client.enqueueTurn({ sessionId: "w6-takeover", prompt: "hang", profile: "emulator" });
+    for (;;) {
+      const record = await client.turn(first);
+      if (record.status === "running") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    survivor = await startWorkerProcess(url, 1, 0, leaseMs);
+    const next = await client.enqueueTurn({ sessionId: "w6-takeover", prompt: "after", profile: "emulator" });
+    const killedAt = performance.now();
+    victim.kill("SIGKILL");
+    const done = await client.awaitTurn(next, { timeoutMs: leaseMs + 60_000 });
+    if (done.status !== "done") throw new Error(`the turn after the take-over ended ${done.status}`);
+    return { ms: performance.now() - killedAt, leaseMs };
+  } finally {
+    await stopWorkers([victim, ...(survivor === undefined ? [] : [survivor])]);
+    await client.close();
+  }
+}
