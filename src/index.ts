@@ -120,6 +120,22 @@ export {
   SCHEMA_VERSION,
 } from "./store/postgres/index.js";
 
+// Fleet: a PostgreSQL turn queue served by worker processes (`pg` loaded on first use).
+export {
+  type AgentProfile,
+  awaitTurn,
+  enqueueTurn,
+  FleetClient,
+  FleetError,
+  migrateFleet,
+  openFleetClient,
+  startWorker,
+  type TurnRecord,
+  type TurnStatus,
+  type Worker,
+  type WorkerOptions,
+} from "./fleet/index.js";
+
 // Integrations (plugins): MCP servers' tools and OpenTelemetry spans. Their SDKs load only when used.
 export {
   loadMcpConfig,

@@ -62,6 +62,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./db-command.js")).registerDb,
   },
   {
+    name: "worker",
+    summary: "serve the PostgreSQL turn queue: claim queued turns and run them with code-defined agent profiles",
+    load: async () => (await import("./worker-command.js")).registerWorker,
+  },
+  {
+    name: "send",
+    summary: "queue a prompt for a session on the PostgreSQL turn queue and wait for a worker's outcome",
+    load: async () => (await import("./send-command.js")).registerSend,
+  },
+  {
     name: "inspect",
     summary:
       "serve a read-only web inspector of stored sessions on 127.0.0.1 (timeline, requests, headers, cache, live)",

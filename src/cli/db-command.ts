@@ -21,6 +21,8 @@ export function registerDb(program: Command): void {
       if (url === undefined) throw new CliError("db migrate needs --url postgres://… (or KEELSON_STORE=postgres://…)");
       if (!POSTGRES_URL.test(url)) throw new CliError(`--url must be a postgres:// URL, got ${redactUrl(url)}`);
       const { from, to } = await migrate({ url });
+      // The turn queue (src/fleet) lives beside the sessions: `keelson worker` / `send` need it.
+      await (await import("../fleet/index.js")).migrateFleet({ url });
       process.stdout.write(
         from === to
           ? `${redactUrl(url)}: the Keelson schema is already at version ${to}\n`

@@ -81,6 +81,9 @@ export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; ow
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_POOL_SIZE });
   // An idle connection that dies (server restart) must not crash the process: the next query reports it.
   pool.on("error", () => undefined);
+  // A checked-out connection terminated between statements (pg_terminate_backend, failover) emits
+  // `error` on the client: the statement in flight fails; the process must not.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return { pool: pool as unknown as PgPool, owned: true };
 }
 

@@ -1,0 +1,151 @@
+// `keelson worker --store postgres://… [--concurrency N] [--profiles MODULE]`: serves the turn
+// queue (src/fleet) until SIGTERM or SIGINT. Profiles come from MODULE (its `profiles` export, or
+// its default export: `{ name: AgentProfile }`), plus the built-in `emulator` profile (the
+// rule-based emulator in-process, optional latency) unless MODULE defines one. One line per turn
+// event on stdout: `<started|finished|abandoned|recovered> <turn id> <session id> <status>`.
+// The first signal stops claiming and lets running turns finish (drain); a second cancels them
+// (they end `aborted` in the log and are recorded `interrupted`). Leases are released either way.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Command } from "commander";
+import type { AgentProfile, WorkerTurnEvent } from "../fleet/index.js";
+import { redactUrl } from "../store/postgres/index.js";
+import { summaryOf } from "./commands.js";
+import { CliError, describeError } from "./errors.js";
+import { isPostgresUrl, storeSpec } from "./store-target.js";
+
+interface WorkerFlags {
+  store?: string;
+  concurrency: string;
+  profiles?: string;
+  leaseMs?: string;
+  pollMs?: string;
+  emulatorLatencyMs: string;
+  migrate?: boolean;
+  quiet?: boolean;
+}
+
+export function registerWorker(program: Command): void {
+  program
+    .command("worker")
+    .description(summaryOf("worker"))
+    .option("--store <url>", "the PostgreSQL database, postgres://… (default $KEELSON_STORE)")
+    .option("--concurrency <n>", "turns run at once", "1")
+    .option("--profiles <module>", "an ES module exporting `profiles` (or a default export): { name: AgentProfile }")
+    .option("--lease-ms <ms>", "session lease length: how long a dead worker's sessions stay held (default 30000)")
+    .option("--poll-ms <ms>", "how often an idle worker looks for work besides notifications (default 1000)")
+    .option("--emulator-latency-ms <ms>", "model latency of the built-in `emulator` profile", "0")
+    .option("--migrate", "create or upgrade the Keelson tables first (as `keelson db migrate`)")
+    .option("--quiet", "no per-turn lines")
+    .action(async (flags: WorkerFlags) => {
+      const url = postgresStore(flags.store, "worker");
+      const concurrency = integer("--concurrency", flags.concurrency, 1);
+      const latencyMs = integer("--emulator-latency-ms", flags.emulatorLatencyMs, 0);
+      const fleet = await import("../fleet/index.js");
+      const profiles = {
+        emulator: await emulatorProfile(latencyMs),
+        ...(flags.profiles === undefined ? {} : await loadProfiles(flags.profiles)),
+      };
+      if (flags.migrate === true) await fleet.migrateFleet({ url });
+      const worker = await fleet.startWorker({
+        store: url,
+        profiles,
+        concurrency,
+        ...(flags.leaseMs === undefined ? {} : { leaseMs: integer("--lease-ms", flags.leaseMs, 3) }),
+        ...(flags.pollMs === undefined ? {} : { pollMs: integer("--poll-ms", flags.pollMs, 1) }),
+        onError: (error, where) => process.stderr.write(`keelson worker: ${where}: ${describeError(error)}\n`),
+        ...(flags.quiet === true
+          ? {}
+          : { onTurn: (event: WorkerTurnEvent) => process.stdout.write(`${turnLine(event)}\n`) }),
+      });
+      process.stderr.write(
+        `keelson worker ${worker.id}: serving ${Object.keys(profiles).join(", ")} from ${redactUrl(url)} (concurrency ${concurrency}); SIGTERM or Ctrl-C stops it\n`,
+      );
+      await untilSignalled(async (second) => {
+        if (!second) {
+          process.stderr.write(
+            `keelson worker: stopping; ${worker.running} running turn(s) finish first (signal again to cancel them)\n`,
+          );
+          return worker.stop();
+        }
+        process.stderr.write("keelson worker: cancelling the running turns\n");
+        return worker.stop({ mode: "cancel" });
+      });
+      process.stderr.write("keelson worker: stopped\n");
+    });
+}
+
+const turnLine = (e: WorkerTurnEvent): string => `${e.kind} ${e.turnId} ${e.sessionId} ${e.status}`;
+
+/** Resolves once the worker stopped: the first SIGTERM/SIGINT drains, the second cancels. */
+function untilSignalled(stop: (second: boolean) => Promise<void>): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    let signals = 0;
+    const onSignal = (): void => {
+      signals++;
+      if (signals > 2) return;
+      stop(signals === 2).then(() => {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+        resolvePromise();
+      }, reject);
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+}
+
+/** The PostgreSQL URL in force for `command`: --store, else the root --store / $KEELSON_STORE. */
+export function postgresStore(flag: string | undefined, command: string): string {
+  const url = flag ?? storeSpec();
+  if (url === undefined) throw new CliError(`${command} needs --store postgres://… (or KEELSON_STORE=postgres://…)`);
+  if (!isPostgresUrl(url))
+    throw new CliError(`${command} needs a PostgreSQL store (the turn queue lives there); got ${JSON.stringify(url)}`);
+  return url;
+}
+
+export function integer(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min)
+    throw new CliError(`invalid ${name} ${JSON.stringify(value)}: expected an integer ≥ ${min}`);
+  return n;
+}
+
+/** The profiles a module exports (`profiles`, else its default export). */
+async function loadProfiles(path: string): Promise<Record<string, AgentProfile>> {
+  let module: { profiles?: unknown; default?: unknown };
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;
+  } catch (error) {
+    throw new CliError(`--profiles ${path}: the module could not be loaded: ${describeError(error)}`, 2, {
+      cause: error,
+    });
+  }
+  const profiles = module.profiles ?? module.default;
+  if (typeof profiles !== "object" || profiles === null || Array.isArray(profiles))
+    throw new CliError(`--profiles ${path}: the module exports no \`profiles\` object (nor a default export)`);
+  return profiles as Record<string, AgentProfile>;
+}
+
+/** The built-in profile: the rule-based emulator in-process, answering after `latencyMs`. */
+async function emulatorProfile(latencyMs: number): Promise<AgentProfile> {
+  const { countTokens, EmulatorProvider, RuleBasedModel } = await import("../emulator/index.js");
+  // The tokenizer's tables load on first use, blocking the event loop (the lease heartbeat with
+  // it): load them before the worker claims a turn, not inside the first one.
+  countTokens("warm up");
+  const rules = new RuleBasedModel();
+  return {
+    provider: () =>
+      new EmulatorProvider({
+        model:
+          latencyMs === 0
+            ? rules
+            : async (request) => {
+                await new Promise((done) => setTimeout(done, latencyMs));
+                return rules.reply(request);
+              },
+      }),
+    model: "emulator:rule-based",
+    system: "You are Keelson, a careful agent. Answer concisely.",
+  };
+}

@@ -1,0 +1,144 @@
+// The claim: one transaction that picks the session to serve (FOR NO KEY UPDATE SKIP LOCKED),
+// takes its lease (epoch + 1, fencing any previous holder), recovers the turns a dead worker
+// left running, and marks the session's oldest queued turn running under that epoch. The claim
+// and the lease are one commit, so a running turn always has a lease row saying who runs it; when
+// that lease lapses, the next claim of the session recovers the turn with the log length as of
+// the take-over — decided under the session row's lock, after the epoch moved, so the old worker
+// can no longer append and the decision cannot race its last flush. A turn whose prompt reached
+// the log is adopted for closing instead (`repair`): the worker loads the session (crash repair)
+// and records it interrupted; nothing else of the session runs until then.
+import type { PgClient, PgPool } from "../store/postgres/index.js";
+import {
+  ADOPT_STARTED,
+  CLEAR_SESSION,
+  HEAD_QUEUED,
+  MARK_ABANDONED,
+  MARK_RUNNING,
+  NOTIFY_TURNS,
+  PICK_SESSION,
+  REQUEUE_UNSTARTED,
+  TAKE_SESSION,
+} from "./turn-queries.js";
+import type { TurnStatus } from "./types.js";
+
+/** A turn this worker now runs, under its session's lease at `epoch`. */
+export interface ClaimedTurn {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly prompt: string;
+  readonly profile: string;
+  /** This claim's number (1 for the first); with the owner, it identifies the claim. */
+  readonly attempts: number;
+  readonly epoch: number;
+}
+
+/** A turn whose worker died after its prompt was logged, now this worker's to close (session leased at `epoch`). */
+export interface AdoptedTurn {
+  readonly id: string;
+  readonly sessionId: string;
+  /** The log length its worker started it at. */
+  readonly startSeq: number;
+  readonly attempts: number;
+  readonly epoch: number;
+}
+
+export interface ClaimResult {
+  /** A session was examined (another claim may find more work at once). */
+  readonly found: boolean;
+  readonly claimed: ClaimedTurn | undefined;
+  /** Set instead of `claimed` when the session first needs its dead worker's turn closed. */
+  readonly repair?: AdoptedTurn;
+  /** Turns this claim moved out of `running` (a dead worker's) or failed for too many attempts. */
+  readonly recovered: readonly { readonly id: string; readonly sessionId: string; readonly status: TurnStatus }[];
+}
+
+export interface ClaimOptions {
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly profiles: readonly string[];
+  readonly maxAttempts: number;
+}
+
+const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
+
+/** Claims the next turn for `options.owner`, in one transaction. */
+export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<ClaimResult> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    const result = await claimIn(client, options);
+    await client.query("COMMIT");
+    return result;
+  } catch (e) {
+    await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw e;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {
+  const { owner, leaseMs, profiles, maxAttempts } = options;
+  const picked = (await client.query<{ id: string }>(PICK_SESSION, [profiles])).rows[0];
+  if (picked === undefined) return NOTHING;
+  const sessionId = picked.id;
+  const lease = (
+    await client.query<{ lease_epoch: string; next_seq: string }>(TAKE_SESSION, [sessionId, owner, leaseMs])
+  ).rows[0]!;
+  const epoch = Number(lease.lease_epoch);
+  const recovered: { id: string; sessionId: string; status: TurnStatus }[] = [];
+  for (const row of (await client.query<{ id: string }>(REQUEUE_UNSTARTED, [sessionId, lease.next_seq])).rows)
+    recovered.push({ id: row.id, sessionId, status: "queued" });
+  const adopted = (
+    await client.query<{ id: string; start_seq: string; attempts: number }>(ADOPT_STARTED, [
+      sessionId,
+      lease.next_seq,
+      owner,
+      epoch,
+    ])
+  ).rows[0]; // one at most: one running turn per session
+  if (adopted !== undefined) {
+    await notify(
+      client,
+      recovered.map((r) => `${r.id} ${r.status}`),
+    );
+    const repair = {
+      id: adopted.id,
+      sessionId,
+      startSeq: Number(adopted.start_seq),
+      attempts: adopted.attempts,
+      epoch,
+    };
+    return { found: true, claimed: undefined, recovered, repair };
+  }
+  let claimed: ClaimedTurn | undefined;
+  for (;;) {
+    const head = (
+      await client.query<{ id: string; prompt: string; profile: string; attempts: number }>(HEAD_QUEUED, [sessionId])
+    ).rows[0];
+    if (head === undefined || !profiles.includes(head.profile)) break; // FIFO per session: never skip the head
+    if (head.attempts >= maxAttempts) {
+      const error = `claimed ${head.attempts} times and never started (its workers died or lost the session first); not claimed again`;
+      await client.query(MARK_ABANDONED, [head.id, error]);
+      recovered.push({ id: head.id, sessionId, status: "failed" });
+      continue;
+    }
+    const { attempts } = (await client.query<{ attempts: number }>(MARK_RUNNING, [head.id, owner, epoch])).rows[0]!;
+    claimed = { id: head.id, sessionId, prompt: head.prompt, profile: head.profile, attempts, epoch };
+    break;
+  }
+  if (claimed === undefined) await client.query(CLEAR_SESSION, [sessionId, owner, epoch]);
+  const changed = [
+    ...recovered.map((r) => `${r.id} ${r.status}`),
+    ...(claimed === undefined ? [] : [`${claimed.id} running`]),
+  ];
+  await notify(client, changed);
+  return { found: true, claimed, recovered };
+}
+
+async function notify(client: PgClient, changes: readonly string[]): Promise<void> {
+  if (changes.length > 0) await client.query(NOTIFY_TURNS, [changes]);
+}

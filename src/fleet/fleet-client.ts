@@ -1,0 +1,246 @@
+// The client side of the queue: enqueue a prompt for a session under a profile name, and await
+// the turn's end (LISTEN/NOTIFY on the queue's channel, with a poll as the fallback for a
+// notification missed while the connection was down). A turn for a session that does not exist
+// yet creates it first (an empty log, header id only — see createSession), so a client needs no
+// separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
+import { isSafeSessionId, Session } from "../session/index.js";
+import { StoreError } from "../store/index.js";
+import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
+import { checkFleetSchema } from "./fleet-schema.js";
+import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
+import { ENQUEUE, SESSION_EXISTS, TURN } from "./turn-queries.js";
+import { TurnNotifications } from "./turn-notifications.js";
+import {
+  FINISHED_STATUSES,
+  FleetError,
+  type FleetStore,
+  type StoredOutcome,
+  type TurnRecord,
+  type TurnStatus,
+} from "./types.js";
+
+export interface EnqueueOptions {
+  readonly sessionId: string;
+  readonly prompt: string;
+  /** The name of a profile some worker serves; a turn under a name no worker serves stays queued. */
+  readonly profile: string;
+}
+
+export interface AwaitOptions {
+  /** Give up after this long (`FleetError('timeout')`; the turn is unaffected). Default: wait forever. */
+  readonly timeoutMs?: number;
+  /** How often to look without a notification (ms, default 1000). */
+  readonly pollMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface NewSessionOptions {
+  /** Default: a new random id. */
+  readonly id?: string;
+  /** Recorded in the session header (tools' working directory). */
+  readonly cwd?: string;
+}
+
+/** Opens a client on a migrated database (a URL's pool is closed by `close`; a pool passed in is left open). */
+export async function openFleetClient(store: FleetStore): Promise<FleetClient> {
+  const opened = await openPool(store, { max: 4, applicationName: "keelson-client" });
+  return new FleetClient(opened);
+}
+
+export class FleetClient {
+  readonly #opened: OpenedPool;
+  readonly #notifications: TurnNotifications;
+  #checked: Promise<void> | undefined;
+  #sessions: PostgresSessionStore | undefined;
+  #closed = false;
+
+  constructor(opened: OpenedPool) {
+    this.#opened = opened;
+    this.#notifications = new TurnNotifications(opened.pool);
+  }
+
+  get pool(): PgPool {
+    return this.#opened.pool;
+  }
+
+  /** Queues `prompt` as the next turn of `sessionId` (created if absent); returns the turn id. */
+  async enqueueTurn(options: EnqueueOptions): Promise<string> {
+    const { sessionId, prompt, profile } = options ?? ({} as EnqueueOptions);
+    if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
+      throw new FleetError("invalid-turn", `${JSON.stringify(sessionId)} is not a valid session id`);
+    if (typeof prompt !== "string" || prompt.trim() === "")
+      throw new FleetError("invalid-turn", `the prompt for session ${sessionId} is empty`);
+    if (typeof profile !== "string" || profile === "")
+      throw new FleetError("invalid-turn", `the turn for session ${sessionId} names no profile`);
+    await this.#ready();
+    await this.#ensureSession(sessionId);
+    try {
+      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE, [sessionId, prompt, profile]);
+      return rows[0]!.id;
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, `queueing a turn for session ${sessionId}`);
+    }
+  }
+
+  /** Creates an empty stored session (no lease kept) and returns its id; `exists` if the id is taken. */
+  async createSession(options: NewSessionOptions = {}): Promise<string> {
+    await this.#ready();
+    const session = Session.create({
+      ...(options.id === undefined ? {} : { id: options.id }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
+    const store = this.#store();
+    await store.create(session.header);
+    await store.release(session.id);
+    return session.id;
+  }
+
+  async #ensureSession(id: string): Promise<void> {
+    const { rows } = await this.#opened.pool.query(SESSION_EXISTS, [id]).catch((e: unknown) => {
+      throw fleetDbError(e, this.#opened.label, `looking up session ${id}`);
+    });
+    if (rows.length > 0) return;
+    try {
+      await this.createSession({ id });
+    } catch (e) {
+      if (!(e instanceof StoreError && e.code === "exists")) throw e; // created meanwhile by someone else: fine
+    }
+  }
+
+  /** The turn's record now; `not-found` for an unknown id. */
+  async turn(id: string): Promise<TurnRecord> {
+    await this.#ready();
+    if (!/^[0-9]{1,18}$/.test(id))
+      throw new FleetError("not-found", `no turn ${JSON.stringify(id)} (turn ids are numbers)`);
+    let row: TurnRow | undefined;
+    try {
+      row = (await this.#opened.pool.query<TurnRow>(TURN, [id])).rows[0];
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, `reading turn ${id}`);
+    }
+    if (row === undefined) throw new FleetError("not-found", `no turn ${id} in ${this.#opened.label}`);
+    return recordOf(row);
+  }
+
+  /** Resolves with the turn's record once it is done, failed or interrupted. */
+  async awaitTurn(id: string, options: AwaitOptions = {}): Promise<TurnRecord> {
+    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
+    const pollMs = options.pollMs ?? 1000;
+    let wake: (() => void) | undefined;
+    let notified = false;
+    const unsubscribe = this.#notifications.subscribe((turnId) => {
+      if (turnId !== id) return;
+      notified = true;
+      wake?.();
+    });
+    try {
+      await this.#notifications.listening(); // before the first look: a change after it is notified
+      for (;;) {
+        notified = false;
+        const record = await this.turn(id);
+        if (FINISHED_STATUSES.includes(record.status)) return record;
+        const left = deadline - performance.now();
+        if (left <= 0)
+          throw new FleetError("timeout", `turn ${id} is still ${record.status} after ${options.timeoutMs} ms`);
+        if (options.signal?.aborted) throw options.signal.reason;
+        if (notified) continue; // changed while we read it: look again at once
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            options.signal?.removeEventListener("abort", done);
+            wake = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, Math.min(pollMs, left));
+          options.signal?.addEventListener("abort", done, { once: true });
+          wake = done;
+        });
+        if (!(await this.#notifications.listening())) continue; // connection lost: the poll carries on
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#notifications.close();
+    await this.#sessions?.close().catch(() => undefined);
+    await this.#opened.close();
+  }
+
+  #store(): PostgresSessionStore {
+    this.#sessions ??= new PostgresSessionStore({ pool: this.#opened.pool });
+    return this.#sessions;
+  }
+
+  #ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(new FleetError("closed", "the fleet client is closed"));
+    this.#checked ??= (async () => {
+      try {
+        await checkSchema(this.#opened.pool, this.#opened.label);
+        await checkFleetSchema(this.#opened.pool, this.#opened.label);
+      } catch (e) {
+        this.#checked = undefined; // checked again next time (the database may be migrated meanwhile)
+        throw fleetDbError(e, this.#opened.label, "checking the schema");
+      }
+    })();
+    return this.#checked;
+  }
+}
+
+interface TurnRow {
+  id: string;
+  session_id: string;
+  prompt: string;
+  profile: string;
+  status: TurnStatus;
+  attempts: number;
+  start_seq: string | null;
+  claimed_by: string | null;
+  outcome: StoredOutcome | null;
+  error: string | null;
+  enqueued_at: number;
+  finished_at: number | null;
+}
+
+function recordOf(row: TurnRow): TurnRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    prompt: row.prompt,
+    profile: row.profile,
+    status: row.status,
+    attempts: row.attempts,
+    ...(row.start_seq === null ? {} : { startSeq: Number(row.start_seq) }),
+    ...(row.claimed_by === null ? {} : { claimedBy: row.claimed_by }),
+    ...(row.outcome === null ? {} : { outcome: row.outcome }),
+    ...(row.error === null ? {} : { error: row.error }),
+    enqueuedAt: row.enqueued_at,
+    ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
+  };
+}
+
+/** Queues one turn on `store` (opening and closing a client); returns its id. */
+export async function enqueueTurn(options: EnqueueOptions & { readonly store: FleetStore }): Promise<string> {
+  const client = await openFleetClient(options.store);
+  try {
+    return await client.enqueueTurn(options);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Awaits turn `id` on `options.store` (opening and closing a client); resolves with its finished record. */
+export async function awaitTurn(
+  id: string,
+  options: AwaitOptions & { readonly store: FleetStore },
+): Promise<TurnRecord> {
+  const client = await openFleetClient(options.store);
+  try {
+    return await client.awaitTurn(id, options);
+  } finally {
+    await client.close();
+  }
+}

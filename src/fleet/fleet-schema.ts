@@ -1,0 +1,116 @@
+// The turn queue's schema and its own versioned migration (docs/decisions/0012), beside the
+// session store's (src/store/postgres/schema.ts), which it builds on: `migrateFleet` first brings
+// the store's tables up to date (its own transaction), then, in one transaction under its own
+// advisory lock, applies the fleet's missing versions and records each in
+// `keelson_fleet_schema_version`. Workers and clients check the version before first use and
+// refuse a database without it (`not-migrated`) or with a newer one (`newer-version`).
+import { type MigrateResult, migrate, type PgPool, type PostgresTarget } from "../store/postgres/index.js";
+import { openPool } from "./fleet-pool.js";
+import { FleetError } from "./types.js";
+
+/** The fleet schema version this Keelson reads and writes. */
+export const FLEET_SCHEMA_VERSION = 1;
+
+/** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
+const FLEET_MIGRATION_LOCK = "30229308793646959";
+
+/** Each migration takes the fleet schema from version i to i + 1 (index i). Never edit a released one: add the next. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE keelson_turns (
+     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     session_id text NOT NULL REFERENCES keelson_sessions (id),
+     prompt text NOT NULL,
+     profile text NOT NULL,
+     status text NOT NULL DEFAULT 'queued'
+       CHECK (status IN ('queued', 'running', 'done', 'failed', 'interrupted')),
+     attempts integer NOT NULL DEFAULT 0,
+     start_seq bigint,
+     claimed_by text,
+     claimed_at timestamptz,
+     claim_epoch bigint,
+     outcome jsonb,
+     error text,
+     enqueued_at timestamptz NOT NULL DEFAULT now(),
+     started_at timestamptz,
+     finished_at timestamptz,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX keelson_turns_open ON keelson_turns (session_id, id) WHERE status IN ('queued', 'running');
+   CREATE UNIQUE INDEX keelson_turns_one_running ON keelson_turns (session_id) WHERE status = 'running';`,
+];
+
+const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (
+  version integer PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`;
+
+/**
+ * Creates or upgrades the session store's tables and then the turn queue's to
+ * FLEET_SCHEMA_VERSION: idempotent, each in one transaction under its advisory lock. Returns the
+ * fleet schema's versions before and after. A URL's pool is opened and closed here.
+ */
+export async function migrateFleet(target: PostgresTarget): Promise<MigrateResult> {
+  const opened = await openPool(target.pool ?? target.url);
+  try {
+    await migrate({ pool: opened.pool });
+    const client = await opened.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      await client.query(`SELECT pg_advisory_xact_lock(${FLEET_MIGRATION_LOCK})`);
+      await client.query(VERSION_TABLE);
+      const from = await fleetVersionOf(client);
+      if (from > FLEET_SCHEMA_VERSION) throw newerFleetSchema(opened.label, from);
+      for (let v = from; v < FLEET_SCHEMA_VERSION; v++) {
+        await client.query(MIGRATIONS[v]!);
+        await client.query("INSERT INTO keelson_fleet_schema_version (version) VALUES ($1)", [v + 1]);
+      }
+      await client.query("COMMIT");
+      return { from, to: FLEET_SCHEMA_VERSION };
+    } catch (e) {
+      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      if (e instanceof FleetError) throw e;
+      throw new FleetError("unavailable", `${opened.label}: migrating the fleet schema failed: ${describe(e)}`, {
+        cause: e,
+      });
+    } finally {
+      client.release(broken);
+    }
+  } finally {
+    await opened.close();
+  }
+}
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+async function fleetVersionOf(client: Pick<PgPool, "query">): Promise<number> {
+  const { rows } = await client.query<{ v: number | null }>(
+    "SELECT max(version) AS v FROM keelson_fleet_schema_version",
+  );
+  return rows[0]?.v ?? 0;
+}
+
+const newerFleetSchema = (label: string, version: number): FleetError =>
+  new FleetError(
+    "newer-version",
+    `${label}: the Keelson fleet schema is version ${version}, written by a newer Keelson; this Keelson uses version ${FLEET_SCHEMA_VERSION} (upgrade Keelson)`,
+  );
+
+/** Refuses a database whose fleet schema is not exactly FLEET_SCHEMA_VERSION (missing, older or newer). */
+export async function checkFleetSchema(pool: PgPool, label: string): Promise<void> {
+  let version: number;
+  try {
+    version = await fleetVersionOf(pool);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "42P01") throw e; // undefined_table: never migrated
+    version = 0;
+  }
+  if (version > FLEET_SCHEMA_VERSION) throw newerFleetSchema(label, version);
+  if (version < FLEET_SCHEMA_VERSION)
+    throw new FleetError(
+      "not-migrated",
+      `${label}: ${version === 0 ? "has no Keelson turn queue" : `the Keelson fleet schema is version ${version}, older than this Keelson's ${FLEET_SCHEMA_VERSION}`}; run \`keelson db migrate --url <url>\` (or migrateFleet() from keelson/fleet) first`,
+    );
+}

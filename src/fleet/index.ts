@@ -1,0 +1,32 @@
+// Public API of the fleet layer (`keelson/fleet`): a turn queue in PostgreSQL served by worker
+// processes on any number of machines (README.md; docs/decisions/0012). Depends on errors,
+// json, session, llm, store (and its PostgreSQL store) and loop. `pg` is loaded on first use.
+export {
+  type AwaitOptions,
+  awaitTurn,
+  type EnqueueOptions,
+  enqueueTurn,
+  FleetClient,
+  type NewSessionOptions,
+  openFleetClient,
+} from "./fleet-client.js";
+export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
+export { statusOf } from "./run-turn.js";
+export { TURNS_CHANNEL } from "./turn-queries.js";
+export {
+  type AgentProfile,
+  FINISHED_STATUSES,
+  FleetError,
+  type FleetErrorCode,
+  type FleetStore,
+  type ProfileAgentOptions,
+  type ProfileContext,
+  type StopOptions,
+  type StoredOutcome,
+  type TurnRecord,
+  type TurnStatus,
+  type Worker,
+  type WorkerOptions,
+  type WorkerTurnEvent,
+} from "./types.js";
+export { startWorker } from "./worker.js";

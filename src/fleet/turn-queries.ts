@@ -1,0 +1,119 @@
+// The SQL of the turn queue (fleet-schema.ts owns the tables; the session rows and their lease
+// columns are the PostgreSQL store's, src/store/postgres/schema.ts). Times are the server's
+// `now()` only. Lock order, everywhere: a session row before any of its turn rows — the claim
+// locks the session, then its turns; a worker's own updates touch one turn row — so claims
+// cannot deadlock with each other or with workers.
+
+/** The notification channel of turn status changes; payload `<turn id> <status>`. */
+export const TURNS_CHANNEL = "keelson_turns";
+
+/** Enqueues a turn ($1 session, $2 prompt, $3 profile) and notifies it; returns its id. */
+export const ENQUEUE = `WITH t AS (
+    INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3) RETURNING id
+  )
+  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued') FROM t`;
+
+/** Whether session $1 exists. */
+export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
+
+/**
+ * The claim's first step: the session to serve next, locked (SKIP LOCKED: a session another
+ * worker is claiming is passed over; NO KEY UPDATE, so an enqueue's foreign-key check on the
+ * session row neither blocks it nor is blocked). A session qualifies when its lease is free or expired and
+ * its oldest open turn (queued, or running under a lease that lapsed: its worker died) is the
+ * oldest among such sessions; a queued head must be one of this worker's profiles ($1 text[]),
+ * a running head is an orphan any worker recovers. A session whose turn runs under a live lease
+ * is never a candidate: one running turn per session.
+ */
+export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
+  FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status
+          FROM keelson_turns WHERE status IN ('queued', 'running')
+          ORDER BY session_id, id) h
+  JOIN keelson_sessions s ON s.id = h.session_id
+  WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+    AND (h.status = 'running' OR h.profile = ANY ($1::text[]))
+  ORDER BY h.id
+  LIMIT 1
+  FOR NO KEY UPDATE OF s SKIP LOCKED`;
+
+/**
+ * Takes the (locked, free or expired) lease of session $1 for owner $2 for $3 ms: epoch + 1,
+ * which fences whoever held it before — the store's append guard checks the epoch in every
+ * flush's transaction. Same columns and meaning as the store's own take-over.
+ */
+export const TAKE_SESSION = `UPDATE keelson_sessions SET lease_owner = $2, lease_epoch = lease_epoch + 1,
+    lease_expires_at = now() + $3 * interval '1 millisecond', lease_heartbeat_at = now()
+  WHERE id = $1 RETURNING lease_epoch::text AS lease_epoch, next_seq::text AS next_seq`;
+
+/** Gives up owner $2's lease on session $1 at epoch $3 (a lease taken over since is left alone). */
+export const CLEAR_SESSION = `UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL
+  WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3`;
+
+/**
+ * Recovers session $1's running turns that never started, or whose log did not grow past where
+ * they started (nothing they did was committed), after its lease was taken over at log length
+ * $2: they are queued again, to run once on a later claim.
+ */
+export const REQUEUE_UNSTARTED = `UPDATE keelson_turns SET status = 'queued', updated_at = now()
+  WHERE session_id = $1 AND status = 'running' AND (start_seq IS NULL OR start_seq >= $2)
+  RETURNING id::text AS id`;
+
+/**
+ * Adopts session $1's running turn whose log grew past where it started (log length $2): its
+ * prompt is in the log, so it is never run again. The claiming worker ($3, lease epoch $4) takes
+ * it over only to close it: it loads the session writable (crash repair closes the open turn,
+ * durably) and records how the log says the turn ended (MARK_FINISHED). Until then it stays
+ * `running`, so a claimer that dies before closing it leaves it to the next claim.
+ */
+export const ADOPT_STARTED = `UPDATE keelson_turns SET claimed_by = $3, claim_epoch = $4, updated_at = now()
+  WHERE session_id = $1 AND status = 'running' AND start_seq IS NOT NULL AND start_seq < $2
+  RETURNING id::text AS id, start_seq::text AS start_seq, attempts`;
+
+/** Session $1's oldest queued turn (ordered by the bigint column: the text alias would sort "10" before "4"). */
+export const HEAD_QUEUED = `SELECT t.id::text AS id, t.prompt, t.profile, t.attempts FROM keelson_turns t
+  WHERE t.session_id = $1 AND t.status = 'queued' ORDER BY t.id LIMIT 1`;
+
+/** Marks turn $1 running for owner $2 under lease epoch $3. */
+export const MARK_RUNNING = `UPDATE keelson_turns SET status = 'running', attempts = attempts + 1, claimed_by = $2,
+    claimed_at = now(), claim_epoch = $3, start_seq = NULL, started_at = NULL, updated_at = now()
+  WHERE id = $1 RETURNING attempts`;
+
+/** Fails turn $1 that was claimed too often without ever starting ($2: the error). */
+export const MARK_ABANDONED = `UPDATE keelson_turns SET status = 'failed', error = $2, finished_at = now(), updated_at = now()
+  WHERE id = $1`;
+
+/** Notifies each `<id> <status>` in $1 (text[]). */
+export const NOTIFY_TURNS = `SELECT pg_notify('${TURNS_CHANNEL}', p) FROM unnest($1::text[]) AS p`;
+
+/**
+ * Records that turn $1 (claim $2 owner, $3 attempt) starts at log length $4 — only while the
+ * claim stands and its lease is live; no row: the claim was lost, do not start.
+ */
+export const MARK_STARTED = `UPDATE keelson_turns t SET start_seq = $4, started_at = now(), updated_at = now()
+  FROM keelson_sessions s
+  WHERE t.id = $1 AND t.status = 'running' AND t.claimed_by = $2 AND t.attempts = $3
+    AND s.id = t.session_id AND s.lease_owner = $2 AND s.lease_epoch = t.claim_epoch AND s.lease_expires_at > now()
+  RETURNING t.id`;
+
+/**
+ * Records how turn $1 (claim $2 owner, $3 attempt) ended: status $4, outcome $5 (jsonb text),
+ * error $6; notifies. No row: the claim was lost (the turn was recovered by another worker).
+ */
+export const MARK_FINISHED = `WITH t AS (
+    UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, finished_at = now(), updated_at = now()
+    WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
+    RETURNING id
+  )
+  SELECT id, pg_notify('${TURNS_CHANNEL}', id::text || ' ' || $4) FROM t`;
+
+/** The sessions among $2 (text[]) whose lease owner $1 still holds live at the epochs $3 (bigint[]). */
+export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s
+  JOIN unnest($2::text[], $3::bigint[]) AS h (id, epoch) ON h.id = s.id
+  WHERE s.lease_owner = $1 AND s.lease_epoch = h.epoch AND s.lease_expires_at > now()`;
+
+/** One turn ($1). */
+export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status, attempts, start_seq::text AS start_seq,
+    claimed_by, outcome, error,
+    floor(extract(epoch FROM enqueued_at) * 1000)::float8 AS enqueued_at,
+    floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at
+  FROM keelson_turns WHERE id = $1`;

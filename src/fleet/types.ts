@@ -1,0 +1,138 @@
+// The fleet's vocabulary: agent profiles (how a worker builds the agent for a turn), the turn
+// queue's records and statuses, the worker's options, and the layer's error type. The contracts
+// of the queue itself (claim order, exactly-once) are written in README.md and decision 0012.
+import { KeelsonError } from "../errors/index.js";
+import type { Provider } from "../llm/core.js";
+import type { AgentOptions } from "../loop/index.js";
+import type { PgPool } from "../store/postgres/index.js";
+
+/** What a profile's factories are told about the turn they build for. */
+export interface ProfileContext {
+  readonly profile: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+}
+
+/** Agent options a profile may set besides the ones it names itself (sampling, maxSteps, durability, retry, invariants, cwd, …). */
+export type ProfileAgentOptions = Omit<
+  AgentOptions,
+  "provider" | "providers" | "model" | "system" | "tools" | "plugins" | "store" | "session" | "sessionId"
+>;
+
+/**
+ * A named, code-defined agent configuration registered with a worker: every turn queued under
+ * its name runs on an agent built from it (a fresh loop instance over the stored session).
+ * Plain data plus factories; nothing about it is stored, so all workers serving a profile name
+ * must register the same configuration under it.
+ */
+export interface AgentProfile {
+  /** The provider: one instance shared by every turn, or a factory called once per claimed turn. */
+  readonly provider: Provider | ((context: ProfileContext) => Provider | Promise<Provider>);
+  /** The model id sent in each request. */
+  readonly model: string;
+  readonly system?: AgentOptions["system"];
+  readonly tools?: AgentOptions["tools"];
+  /** Plugins, or a factory called once per claimed turn (for plugins holding per-agent state). */
+  readonly plugins?: AgentOptions["plugins"] | ((context: ProfileContext) => AgentOptions["plugins"]);
+  readonly options?: ProfileAgentOptions;
+}
+
+/**
+ * A queued turn's life: `queued` → `running` → `done` | `failed` | `interrupted`. A running turn
+ * whose worker lost the session goes back to `queued` when its prompt never reached the log, or
+ * to `interrupted` when it did (never run twice).
+ */
+export type TurnStatus = "queued" | "running" | "done" | "failed" | "interrupted";
+
+/** The statuses a turn never leaves. */
+export const FINISHED_STATUSES: readonly TurnStatus[] = ["done", "failed", "interrupted"];
+
+/** How a worker's run of a turn ended (the loop's `TurnOutcome`, as stored in jsonb). */
+export interface StoredOutcome {
+  readonly turn: number;
+  readonly reason: string;
+  /** Whether everything the turn logged was durable when it ended. */
+  readonly saved: boolean;
+}
+
+/** One row of the turn queue. Returned objects are fresh copies; times are ms since the epoch (server clock). */
+export interface TurnRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly prompt: string;
+  readonly profile: string;
+  readonly status: TurnStatus;
+  /** How many times a worker claimed it. */
+  readonly attempts: number;
+  /** The session's log length when the turn's worker started it (after crash repair); absent until then. */
+  readonly startSeq?: number;
+  /** The worker that claimed it last. */
+  readonly claimedBy?: string;
+  readonly outcome?: StoredOutcome;
+  /** Why it failed or was interrupted. */
+  readonly error?: string;
+  readonly enqueuedAt: number;
+  readonly finishedAt?: number;
+}
+
+/** A database: a connection URL (opened and closed by whoever takes it) or a pool the caller owns. */
+export type FleetStore = string | PgPool;
+
+export interface WorkerOptions {
+  /** The database (it must have been migrated: `migrateFleet`, `keelson db migrate`). */
+  readonly store: FleetStore;
+  /** The profiles this worker serves, by name; it claims only turns queued under these names. */
+  readonly profiles: Readonly<Record<string, AgentProfile>>;
+  /** Turns run at once (default 1). */
+  readonly concurrency?: number;
+  /** Session lease length (ms, default 30 000): how long a dead worker's sessions stay held. */
+  readonly leaseMs?: number;
+  /** How often an idle worker looks for work besides the queue's notifications (ms, default 1000). */
+  readonly pollMs?: number;
+  /** Claims after which a turn that never started is failed instead of queued again (default 5). */
+  readonly maxAttempts?: number;
+  /** The worker's identity as lease owner (default `<host>/<pid>/<random>`); unique per running worker. */
+  readonly workerId?: string;
+  /** Contained failures (a claim or a record that could not be written, a turn abandoned): for logs. */
+  readonly onError?: (error: unknown, where: string) => void;
+  /** Every turn this worker finished, abandoned or recovered, as recorded (for logs and tests). */
+  readonly onTurn?: (event: WorkerTurnEvent) => void;
+}
+
+/** What a worker did with a turn. */
+export interface WorkerTurnEvent {
+  readonly kind: "started" | "finished" | "abandoned" | "recovered";
+  readonly turnId: string;
+  readonly sessionId: string;
+  /** The recorded status (finished, recovered) or what it stays as (abandoned: `running`, left for recovery). */
+  readonly status: TurnStatus;
+}
+
+export interface StopOptions {
+  /**
+   * `drain` (default): let running turns finish, record them, release their sessions.
+   * `cancel`: cancel running turns (they end `aborted` in the log and are recorded `interrupted`).
+   */
+  readonly mode?: "drain" | "cancel";
+}
+
+export interface Worker {
+  readonly id: string;
+  /** Turns running now. */
+  readonly running: number;
+  /** Stops claiming, ends running turns as `mode` says, releases every lease, closes what it opened. Idempotent. */
+  stop(options?: StopOptions): Promise<void>;
+}
+
+export type FleetErrorCode =
+  | "invalid-options"
+  | "invalid-profile"
+  | "invalid-turn"
+  | "not-migrated"
+  | "newer-version"
+  | "not-found"
+  | "timeout"
+  | "unavailable"
+  | "closed";
+
+export class FleetError extends KeelsonError<FleetErrorCode> {}

@@ -1,0 +1,124 @@
+// `keelson worker` and `keelson send` end to end: the built CLI (node bin/keelson.js) against the
+// run's PostgreSQL — the built-in emulator profile, a profiles module, KEELSON_STORE, --no-wait,
+// exit codes, and SIGTERM draining the worker and releasing its leases.
+import { inject, expect, test } from "vitest";
+import { migrateFleet } from "../../src/fleet/index.js";
+import { freshDatabase } from "../support/postgres.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+import { runCli, type WorkerProcess, workerProcess } from "./worker-process.js";
+
+const database = useFleetDatabase();
+
+async function finished(cli: WorkerProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code } = await cli.exited;
+  return { code, stdout: cli.lines.join("\n"), stderr: cli.stderr() };
+}
+
+test("keelson send queues a prompt, a keelson worker runs it on the built-in emulator profile, send prints the answer", async () => {
+  const worker = workerProcess(database().url);
+  try {
+    const sent = await finished(runCli(["send", "--store", database().url, "cli-1", "hello from the cli"]));
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toBe("Understood: hello from the cli");
+    expect(sent.stderr).toMatch(/^turn \d+: done \(turn 1, completed\)\n$/);
+    // KEELSON_STORE is the default store; a profile from the module; the session's second turn.
+    const again = await finished(
+      runCli(["send", "cli-1", "second turn", "--profile", "echo"], { KEELSON_STORE: database().url }),
+    );
+    expect(again).toMatchObject({ code: 0, stdout: "echo: second turn" });
+    expect(again.stderr).toMatch(/\(turn 2, completed\)/);
+  } finally {
+    worker.signal("SIGTERM");
+    await worker.exited;
+  }
+}, 60_000);
+
+test("send --no-wait prints the turn id; a failed turn exits 1; --json prints the record", async () => {
+  const queued = await finished(runCli(["send", "--store", database().url, "cli-2", "later", "--no-wait"]));
+  expect(queued.code).toBe(0);
+  const [row] = await database().query<{ status: string; prompt: string }>(
+    "SELECT status, prompt FROM keelson_turns WHERE id = $1",
+    [queued.stdout],
+  );
+  expect(row).toEqual({ status: "queued", prompt: "later" });
+  const worker = workerProcess(database().url);
+  try {
+    const failed = await finished(
+      runCli(["send", "--store", database().url, "cli-2", "now [fail]", "--profile", "echo"]),
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/: failed \(turn 2, error\): .*asked this request to fail/);
+    const json = await finished(
+      runCli(["send", "--store", database().url, "cli-2", "as json", "--profile", "echo", "--json"]),
+    );
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ sessionId: "cli-2", status: "done", outcome: { turn: 3 } });
+  } finally {
+    worker.signal("SIGTERM");
+    await worker.exited;
+  }
+}, 60_000);
+
+test("send --timeout-ms gives up with exit 8 when no worker serves the profile; the turn stays queued", async () => {
+  const sent = await finished(
+    runCli([
+      "send",
+      "--store",
+      database().url,
+      "cli-3",
+      "nobody serves this",
+      "--profile",
+      "nobody",
+      "--timeout-ms",
+      "300",
+    ]),
+  );
+  expect(sent.code).toBe(8);
+  expect(sent.stderr).toMatch(/still queued after 300 ms/);
+});
+
+test("SIGTERM drains: the running turn finishes and is recorded, the worker exits 0 and holds no lease", async () => {
+  const worker = workerProcess(database().url, [], { KEELSON_FLEET_LATENCY_MS: "400" });
+  const sender = runCli(["send", "--store", database().url, "cli-4", "finish me", "--profile", "echo"]);
+  const started = await worker.line((l) => l.startsWith("started "));
+  worker.signal("SIGTERM");
+  expect((await worker.exited).code).toBe(0);
+  expect(worker.lines).toContain(started.replace("started", "finished").replace(/running$/, "done"));
+  expect(worker.stderr()).toMatch(/stopping; 1 running turn\(s\) finish first/);
+  expect((await finished(sender)).stdout).toBe("echo: finish me");
+  expect(await database().query("SELECT lease_owner FROM keelson_sessions WHERE id = 'cli-4'")).toEqual([
+    { lease_owner: null },
+  ]);
+}, 60_000);
+
+test("bad input: no store, a JSONL store, a missing profiles module, an unmigrated database", async () => {
+  const env = { KEELSON_STORE: "" };
+  const noStore = await finished(runCli(["worker"], env));
+  expect(noStore).toMatchObject({ code: 2, stderr: expect.stringMatching(/worker needs --store postgres:\/\//) });
+  const jsonl = await finished(runCli(["send", "--store", "/tmp/sessions", "x", "hi"], env));
+  expect(jsonl).toMatchObject({ code: 2, stderr: expect.stringMatching(/send needs a PostgreSQL store/) });
+  const missing = await finished(
+    runCli(["worker", "--store", database().url, "--profiles", "/nonexistent/profiles.mjs"]),
+  );
+  expect(missing).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--profiles \/nonexistent\/profiles.mjs: the module could not be loaded/),
+  });
+  const fresh = await freshDatabase(inject("pgAdminUrl"));
+  try {
+    const unmigrated = await finished(runCli(["worker", "--store", fresh.url]));
+    expect(unmigrated.code).toBe(1);
+    expect(unmigrated.stderr).toMatch(/not-migrated: .*keelson db migrate/);
+    // --migrate sets the database up first.
+    const migrating = workerProcess(fresh.url, ["--migrate"]);
+    await new Promise<void>((resolve) => {
+      const check = (): void => (migrating.stderr().includes("serving") ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    migrating.signal("SIGTERM");
+    expect((await migrating.exited).code).toBe(0);
+    expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 1 });
+  } finally {
+    await fresh.drop();
+  }
+}, 60_000);

@@ -1,0 +1,241 @@
+// The turn queue in PostgreSQL: its migration, and the claim — oldest first, one running turn
+// per session, FIFO within a session, SKIP LOCKED past a session another worker is claiming,
+// only the worker's own profiles — and the recovery of a claim whose worker died.
+import { inject, describe, expect, test } from "vitest";
+import { claimTurn } from "../../src/fleet/claim-turn.js";
+import { FleetError, migrateFleet, openFleetClient } from "../../src/fleet/index.js";
+import { freshDatabase } from "../support/postgres.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+
+const database = useFleetDatabase();
+
+const claimOptions = (owner: string, profiles = ["echo"]) => ({ owner, leaseMs: 30_000, profiles, maxAttempts: 5 });
+
+async function emptyQueue(): Promise<void> {
+  await database().query("DELETE FROM keelson_turns");
+  await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+}
+
+describe("migration", () => {
+  test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
+    const fresh = await freshDatabase(inject("pgAdminUrl"));
+    try {
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 1 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 1 });
+      const client = await openFleetClient(fresh.url);
+      await client.enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" });
+      await client.close();
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  test("a client on a database without the queue is refused with not-migrated, naming keelson db migrate", async () => {
+    const fresh = await freshDatabase(inject("pgAdminUrl"));
+    const client = await openFleetClient(fresh.url);
+    try {
+      const error = await client
+        .enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" })
+        .catch((e: unknown) => e);
+      // The store's own schema is checked first: neither is there.
+      expect((error as { code?: string }).code).toBe("not-migrated");
+      expect((error as Error).message).toMatch(/keelson db migrate/);
+    } finally {
+      await client.close();
+      await fresh.drop();
+    }
+  });
+});
+
+describe("claims", () => {
+  test("oldest first, one running turn per session, and a session's turns in the order they were queued", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const a1 = await client.enqueueTurn({ sessionId: "order-a", prompt: "a1", profile: "echo" });
+    const b1 = await client.enqueueTurn({ sessionId: "order-b", prompt: "b1", profile: "echo" });
+    const a2 = await client.enqueueTurn({ sessionId: "order-a", prompt: "a2", profile: "echo" });
+    const c1 = await client.enqueueTurn({ sessionId: "order-c", prompt: "c1", profile: "echo" });
+    const { pool } = client;
+
+    const first = await claimTurn(pool, claimOptions("w1"));
+    expect(first.claimed).toMatchObject({ id: a1, sessionId: "order-a", prompt: "a1", attempts: 1 });
+    // order-a has a running turn under a live lease: its a2 waits; b1 and c1 are next.
+    expect((await claimTurn(pool, claimOptions("w2"))).claimed?.id).toBe(b1);
+    expect((await claimTurn(pool, claimOptions("w2"))).claimed?.id).toBe(c1);
+    expect(await claimTurn(pool, claimOptions("w3"))).toEqual({ found: false, claimed: undefined, recovered: [] });
+
+    // a1 finishes and its session is released: a2 is claimable now.
+    await database().query("UPDATE keelson_turns SET status = 'done' WHERE id = $1", [a1]);
+    await database().query(
+      "UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL WHERE id = 'order-a'",
+    );
+    expect((await claimTurn(pool, claimOptions("w3"))).claimed?.id).toBe(a2);
+    const running = await database().query<{ id: string; claimed_by: string }>(
+      "SELECT id::text, claimed_by FROM keelson_turns WHERE status = 'running' ORDER BY id",
+    );
+    expect(running).toEqual([
+      { id: b1, claimed_by: "w2" },
+      { id: a2, claimed_by: "w3" },
+      { id: c1, claimed_by: "w2" },
+    ]);
+  });
+
+  test("a session's turns are ordered by id as numbers: turn 9 before turn 10", async () => {
+    await emptyQueue();
+    await database().query("SELECT setval(pg_get_serial_sequence('keelson_turns', 'id'), 8)");
+    const client = await database().client();
+    const ids = [];
+    for (const prompt of ["nine", "ten", "eleven"])
+      ids.push(await client.enqueueTurn({ sessionId: "digits", prompt, profile: "echo" }));
+    expect(ids).toEqual(["9", "10", "11"]);
+    for (const expected of ids) {
+      expect((await claimTurn(client.pool, claimOptions("w-digits"))).claimed?.id).toBe(expected);
+      await database().query("UPDATE keelson_turns SET status = 'done' WHERE id = $1", [expected]);
+      await database().query("UPDATE keelson_sessions SET lease_owner = NULL WHERE id = 'digits'");
+    }
+  });
+
+  test("the claim takes the session's lease in the same transaction, at a new epoch, for the claiming worker", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "leased", prompt: "p", profile: "echo" });
+    const [before] = await database().query<{ lease_epoch: string }>(
+      "SELECT lease_epoch::text FROM keelson_sessions WHERE id = 'leased'",
+    );
+    const { claimed } = await claimTurn(client.pool, claimOptions("w-lease"));
+    const [after] = await database().query<{
+      lease_owner: string;
+      lease_epoch: string;
+      live: boolean;
+      claim_epoch: string;
+    }>(
+      `SELECT s.lease_owner, s.lease_epoch::text, s.lease_expires_at > now() AS live, t.claim_epoch::text
+       FROM keelson_sessions s JOIN keelson_turns t ON t.session_id = s.id WHERE t.id = $1`,
+      [id],
+    );
+    expect(after).toEqual({
+      lease_owner: "w-lease",
+      lease_epoch: String(Number(before!.lease_epoch) + 1),
+      live: true,
+      claim_epoch: String(claimed!.epoch),
+    });
+  });
+
+  test("SKIP LOCKED: a session another worker is claiming is passed over, not waited for", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    await client.enqueueTurn({ sessionId: "locked-a", prompt: "a", profile: "echo" });
+    const b = await client.enqueueTurn({ sessionId: "locked-b", prompt: "b", profile: "echo" });
+    // Another worker's claim transaction holds locked-a's row (the first step of its claim).
+    const other = await client.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT id FROM keelson_sessions WHERE id = 'locked-a' FOR NO KEY UPDATE");
+      const started = performance.now();
+      const { claimed } = await claimTurn(client.pool, claimOptions("w-skip"));
+      expect(claimed?.id).toBe(b);
+      expect(performance.now() - started).toBeLessThan(5_000); // not blocked behind the other transaction
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+  });
+
+  test("two claims racing over many sessions never claim one session twice", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    for (let i = 0; i < 20; i++)
+      await client.enqueueTurn({ sessionId: `race-${i % 10}`, prompt: `p${i}`, profile: "echo" });
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => claimTurn(client.pool, claimOptions(`racer-${i % 2}`))),
+    );
+    const sessions = results.flatMap((r) => (r.claimed === undefined ? [] : [r.claimed.sessionId]));
+    expect(new Set(sessions).size).toBe(sessions.length);
+    expect(sessions.length).toBe(10); // every session's head, once; the second turns wait behind them
+  });
+
+  test("a worker claims only turns of its own profiles, and never skips a session's head for a later turn", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    await client.enqueueTurn({ sessionId: "prof-a", prompt: "other first", profile: "other" });
+    await client.enqueueTurn({ sessionId: "prof-a", prompt: "echo second", profile: "echo" });
+    const b = await client.enqueueTurn({ sessionId: "prof-b", prompt: "echo", profile: "echo" });
+    expect((await claimTurn(client.pool, claimOptions("w-echo"))).claimed?.id).toBe(b);
+    expect((await claimTurn(client.pool, claimOptions("w-echo"))).found).toBe(false);
+    expect((await claimTurn(client.pool, claimOptions("w-other", ["other"]))).claimed?.prompt).toBe("other first");
+  });
+});
+
+describe("recovery of a dead worker's claim", () => {
+  test("a claim that never started is queued again once its lease lapses, and claimed by the next worker", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "dead-unstarted", prompt: "p", profile: "echo" });
+    await claimTurn(client.pool, { ...claimOptions("dead"), leaseMs: 30_000 });
+    // Its lease is live: nobody else may touch the session.
+    expect((await claimTurn(client.pool, claimOptions("alive"))).found).toBe(false);
+    await database().query(
+      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'dead-unstarted'",
+    );
+    const next = await claimTurn(client.pool, claimOptions("alive"));
+    expect(next.recovered).toEqual([{ id, sessionId: "dead-unstarted", status: "queued" }]);
+    expect(next.claimed).toMatchObject({ id, attempts: 2 });
+  });
+
+  test("a started claim whose log grew is adopted for closing, not run again; the session's next turn waits for it", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const first = await client.enqueueTurn({ sessionId: "dead-started", prompt: "p1", profile: "echo" });
+    await client.enqueueTurn({ sessionId: "dead-started", prompt: "p2", profile: "echo" });
+    await claimTurn(client.pool, claimOptions("dead"));
+    // The dead worker had started at log length 0 and committed two events of its turn.
+    await database().query("UPDATE keelson_turns SET start_seq = 0 WHERE id = $1", [first]);
+    await database().query(
+      "UPDATE keelson_sessions SET next_seq = 2, lease_expires_at = now() - interval '1 second' WHERE id = 'dead-started'",
+    );
+    const next = await claimTurn(client.pool, claimOptions("alive"));
+    expect(next.claimed).toBeUndefined();
+    expect(next.recovered).toEqual([]);
+    expect(next.repair).toMatchObject({ id: first, sessionId: "dead-started", startSeq: 0, attempts: 1 });
+    // Still running (now the adopter's) until the adopter has closed it in the log and recorded it.
+    expect(await client.turn(first)).toMatchObject({ status: "running", claimedBy: "alive", attempts: 1 });
+    expect((await claimTurn(client.pool, claimOptions("third"))).found).toBe(false);
+  });
+
+  test("a turn claimed maxAttempts times without ever starting is failed, not claimed again", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "poison", prompt: "p", profile: "echo" });
+    const options = { ...claimOptions("dies"), maxAttempts: 2 };
+    for (let i = 0; i < 2; i++) {
+      expect((await claimTurn(client.pool, options)).claimed?.id).toBe(id);
+      await database().query(
+        "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'poison'",
+      );
+    }
+    const last = await claimTurn(client.pool, options);
+    expect(last.claimed).toBeUndefined();
+    expect(last.recovered).toEqual([
+      { id, sessionId: "poison", status: "queued" },
+      { id, sessionId: "poison", status: "failed" },
+    ]);
+    expect(await client.turn(id)).toMatchObject({ status: "failed", attempts: 2 });
+    // The session's lease was given back: nothing runs there.
+    const [row] = await database().query("SELECT lease_owner FROM keelson_sessions WHERE id = 'poison'");
+    expect(row).toEqual({ lease_owner: null });
+  });
+});
+
+test("client input is checked before anything is written", async () => {
+  const client = await database().client();
+  for (const bad of [
+    { sessionId: "../x", prompt: "p", profile: "echo" },
+    { sessionId: "ok", prompt: "  ", profile: "echo" },
+    { sessionId: "ok", prompt: "p", profile: "" },
+  ]) {
+    const error = await client.enqueueTurn(bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FleetError);
+    expect((error as FleetError).code).toBe("invalid-turn");
+  }
+  await expect(client.turn("999999")).rejects.toMatchObject({ code: "not-found" });
+});
