@@ -27,8 +27,8 @@ const LISTED = 10_000;
 const GOAL = { vsFloor: 0.5, listSeconds: 1, scale2: 1.8, scale4: 3.5, takeoverExtraMs: 1000 } as const;
 const WORKERS = [1, 2, 4] as const;
 /** Turns each worker process runs at once, sessions with queued turns, turns per session. */
-const PER_WORKER = 4;
-const QUEUE = { sessions: 32, turnsPerSession: 6 } as const;
+const PER_WORKER = 8;
+const QUEUE = { sessions: 48, turnsPerSession: 10 } as const;
 const LATENCIES = [200, 0] as const;
 const LEASE_MS = 3000;
 const run = promisify(execFile);
