@@ -25,12 +25,12 @@ import {
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
-import type { Hash } from "node:crypto";
 import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
 import { encodeEventLine, encodeHeaderLine, FORMAT, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
 import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
+import { flushWriter, type Writer } from "./jsonl-writer.js";
 import { persistSession } from "./persist.js";
 import { publishNewFile } from "./publish.js";
 import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
@@ -70,26 +70,6 @@ export interface JsonlStoreOptions {
 function writeFailed(error: unknown, file: string, what: string): unknown {
   if (error instanceof StoreError) return error;
   return new StoreError("write-failed", `${file}: ${what} failed: ${fsErrorText(error)}`, { file, cause: error });
-}
-
-interface Writer {
-  readonly file: string;
-  readonly handle: nodeFs.FileHandle;
-  committedBytes: number;
-  /** Where the committed events sit, and the SHA-256 of the committed bytes (both extended by each flush). */
-  readonly layout: FileLayout;
-  readonly hash: Hash;
-  nextSeq: number;
-  buffer: string[];
-  /** Serializes flushes of this session. */
-  flushing: Promise<void>;
-  /**
-   * The session whose events are exactly this log's (the one a load returned, or the one
-   * attached after a create); undefined once anything else was appended, so it is not cached.
-   */
-  session: Session | undefined;
-  /** A create's header (as a version-1 header line) and seed, to recognise the session attached to it. */
-  readonly created?: { readonly headerLine: string; readonly seed: readonly SessionEvent[] };
 }
 
 export class JsonlSessionStore implements SessionStore {
@@ -232,7 +212,7 @@ export class JsonlSessionStore implements SessionStore {
     const ids = sessionId === undefined ? [...this.#writers.keys()] : [sessionId];
     for (const id of ids) {
       const writer = this.#writer(id);
-      const run = writer.flushing.then(() => this.#flushWriter(writer));
+      const run = writer.flushing.then(() => flushWriter(writer));
       writer.flushing = run.catch(() => undefined);
       await run;
     }
@@ -459,38 +439,6 @@ export class JsonlSessionStore implements SessionStore {
     if (entry === undefined || !(await this.#unchanged(file, entry))) return undefined;
     return { ...entry, file, committedBytes: entry.identity.size - entry.droppedBytes };
   };
-
-  async #flushWriter(writer: Writer): Promise<void> {
-    if (writer.buffer.length === 0) return;
-    const pending = writer.buffer;
-    writer.buffer = [];
-    const bytes = Buffer.from(pending.join(""));
-    try {
-      let written = 0;
-      while (written < bytes.length) {
-        const { bytesWritten } = await writer.handle.write(
-          bytes,
-          written,
-          bytes.length - written,
-          writer.committedBytes + written,
-        );
-        written += bytesWritten;
-      }
-      await writer.handle.datasync();
-      extendLayout(writer.layout, writer.committedBytes, pending);
-      writer.hash.update(bytes);
-      writer.committedBytes += bytes.length;
-    } catch (cause) {
-      // Roll back to the committed size; keep the batch (ahead of anything appended meanwhile).
-      writer.buffer = [...pending, ...writer.buffer];
-      await writer.handle.truncate(writer.committedBytes).catch(() => undefined);
-      throw new StoreError(
-        "write-failed",
-        `${writer.file}: flushing ${pending.length} event(s) failed and was rolled back: ${fsErrorText(cause)}`,
-        { file: writer.file, cause },
-      );
-    }
-  }
 
   /** Before a writable load takes the lock: refuses a missing log, and one whose header is a newer version. */
   async #refuseNewerHeader(sessionId: string, file: string): Promise<void> {

@@ -8,7 +8,9 @@
 //     appended to exactly one Session and only ever shared with prefixes of it, so the n events
 //     before and including it are the same objects in both.
 // Anything else is checked against the parent's stored rows (O(n), by the caller).
-import type { Session, SessionEvent } from "../../session/index.js";
+import { isSafeSessionId, type Session, type SessionEvent, type SessionHeader } from "../../session/index.js";
+import type { PgPool } from "./connection.js";
+import { EVENT_RANGE } from "./queries.js";
 
 export interface KnownLog {
   readonly session: Session;
@@ -59,4 +61,29 @@ export function sharesKnownPrefix(
   if (known === undefined || n === 0 || n > known.length || created.length !== n) return false;
   const last = seed[n - 1];
   return created.events[n - 1] === last && known.session.events[n - 1] === last;
+}
+
+/**
+ * The session a created fork's seed is a reference to (its parent), or undefined: store a copy.
+ * Proven by identity when the parent is a log this store knows (no read); otherwise the seed's
+ * lines are compared with the parent's stored rows.
+ */
+export async function seedReference(
+  pool: Pick<PgPool, "query">,
+  header: SessionHeader,
+  seed: readonly SessionEvent[],
+  created: Session,
+  known: KnownLogs,
+  lines: () => readonly string[],
+): Promise<string | undefined> {
+  const parent = header.parentSession;
+  const n = seed.length;
+  if (parent === undefined || n === 0 || header.seedLength !== n || !isSafeSessionId(parent) || parent === header.id)
+    return undefined;
+  if (sharesKnownPrefix(seed, created, known.get(parent))) return parent;
+  const { rows } = await pool.query<{ seq: string; line: string }>(EVENT_RANGE, [parent, 0, n]);
+  if (rows.length !== n) return undefined;
+  const encoded = lines();
+  for (let i = 0; i < n; i++) if (rows[i]!.line !== encoded[i]) return undefined;
+  return parent;
 }

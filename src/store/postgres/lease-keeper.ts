@@ -2,8 +2,9 @@
 // the live leases this store holds (owner and epoch must still match, so a lease taken over is
 // never revived). The timer is unref'd: it never keeps a process alive. A failed renewal is not
 // an error here — the next flush's guard reports a lost lease where it matters.
-import type { PgPool } from "./connection.js";
-import { RENEW_LEASES } from "./queries.js";
+import { StoreError } from "../types.js";
+import type { PgClient, PgPool } from "./connection.js";
+import { RENEW_LEASES, SESSION_STATE } from "./queries.js";
 
 export class LeaseKeeper {
   readonly #pool: () => PgPool | undefined;
@@ -58,4 +59,22 @@ export class LeaseKeeper {
       this.#renewing = false;
     }
   }
+}
+
+/** Why a session could not be created or leased: `locked` (another owner's live lease), `exists` or `not-found`. */
+export async function takenError(
+  client: Pick<PgClient, "query">,
+  id: string,
+  owner: string,
+  where: string,
+  creating = true,
+): Promise<StoreError> {
+  const { rows } = await client.query<{ lease_owner: string | null; live: boolean | null }>(SESSION_STATE, [id]);
+  const row = rows[0];
+  if (row === undefined) return new StoreError("not-found", `no session ${id} (${where})`);
+  if (row.lease_owner !== null && row.live === true && row.lease_owner !== owner)
+    return new StoreError("locked", `session ${id} is held by another writer (a live lease; ${where})`);
+  return creating
+    ? new StoreError("exists", `session ${id} already exists (${where})`)
+    : new StoreError("locked", `session ${id}: its lease could not be taken (${where})`);
 }

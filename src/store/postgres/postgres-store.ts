@@ -33,22 +33,13 @@ import {
   type SessionSummary,
   StoreError,
 } from "../types.js";
-import {
-  dbError,
-  inTransaction,
-  labelOf,
-  type PgClient,
-  type PgPool,
-  type PostgresTarget,
-  poolOf,
-  secretOf,
-} from "./connection.js";
+import { dbError, inTransaction, labelOf, type PgPool, type PostgresTarget, poolOf, secretOf } from "./connection.js";
 import { writeGuardedBatch } from "./guarded-append.js";
 import { EventTail, type SessionWatch, type WatchOptions } from "./event-tail.js";
-import { KnownLogs, sharesKnownPrefix } from "./known-logs.js";
-import { LeaseKeeper } from "./lease-keeper.js";
+import { KnownLogs, seedReference } from "./known-logs.js";
+import { LeaseKeeper, takenError } from "./lease-keeper.js";
 import { eventText, headerText, parseLines, titleOf } from "./log-rows.js";
-import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, SESSION_STATE, TAKE_LEASE } from "./queries.js";
+import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
 import { readStoredLog } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
 
@@ -144,7 +135,7 @@ export class PostgresSessionStore implements SessionStore {
     // Encoded only when needed (a reference proven by identity encodes nothing: O(1) in the seed).
     let encoded: string[] | undefined;
     const lines = (): string[] => (encoded ??= seed.map(eventText));
-    const seedFrom = await this.#seedReference(pool, header, seed, created, lines).catch((e: unknown) => {
+    const seedFrom = await seedReference(pool, header, seed, created, this.#known, lines).catch((e: unknown) => {
       throw dbError(e, this.label, `creating session ${id}`, "write-failed", this.#secret);
     });
     let epoch: number;
@@ -163,7 +154,7 @@ export class PostgresSessionStore implements SessionStore {
           this.owner,
           this.leaseMs,
         ]);
-        if (rows[0] === undefined) throw await this.#takenError(client, id);
+        if (rows[0] === undefined) throw await takenError(client, id, this.owner, this.whereOf(id));
         if (seedFrom === undefined && seed.length > 0)
           await client.query(INSERT_EVENTS, [id, seed.map((e) => e.seq), lines()]);
         return Number(rows[0].lease_epoch);
@@ -172,39 +163,6 @@ export class PostgresSessionStore implements SessionStore {
       throw dbError(e, this.label, `creating session ${id}`, "write-failed", this.#secret);
     }
     this.#addWriter(id, epoch, seed.length, created);
-  }
-
-  /** The session the seed is a reference to (the parent), or undefined: store a copy. */
-  async #seedReference(
-    pool: PgPool,
-    header: SessionHeader,
-    seed: readonly SessionEvent[],
-    created: Session,
-    lines: () => readonly string[],
-  ): Promise<string | undefined> {
-    const parent = header.parentSession;
-    const n = seed.length;
-    if (parent === undefined || n === 0 || header.seedLength !== n || !isSafeSessionId(parent) || parent === header.id)
-      return undefined;
-    if (sharesKnownPrefix(seed, created, this.#known.get(parent))) return parent;
-    // Not provably shared: compare the seed's lines with the parent's stored rows.
-    const { rows } = await pool.query<{ seq: string; line: string }>(EVENT_RANGE, [parent, 0, n]);
-    if (rows.length !== n) return undefined;
-    const encoded = lines();
-    for (let i = 0; i < n; i++) if (rows[i]!.line !== encoded[i]) return undefined;
-    return parent;
-  }
-
-  /** Why a session could not be created or leased: `locked` (another owner's live lease), `exists` or `not-found`. */
-  async #takenError(client: Pick<PgClient, "query">, id: string, creating = true): Promise<StoreError> {
-    const { rows } = await client.query<{ lease_owner: string | null; live: boolean | null }>(SESSION_STATE, [id]);
-    const row = rows[0];
-    if (row === undefined) return new StoreError("not-found", `no session ${id} (${this.whereOf(id)})`);
-    if (row.lease_owner !== null && row.live === true && row.lease_owner !== this.owner)
-      return new StoreError("locked", `session ${id} is held by another writer (a live lease; ${this.whereOf(id)})`);
-    return creating
-      ? new StoreError("exists", `session ${id} already exists (${this.whereOf(id)})`)
-      : new StoreError("locked", `session ${id}: its lease could not be taken (${this.whereOf(id)})`);
   }
 
   #addWriter(id: string, epoch: number, length: number, session: Session): Writer {
@@ -337,7 +295,7 @@ export class PostgresSessionStore implements SessionStore {
     try {
       const { rows } = await pool.query<{ lease_epoch: string }>(TAKE_LEASE, [id, this.owner, this.leaseMs]);
       taken = rows[0];
-      if (taken === undefined) throw await this.#takenError(pool, id, false);
+      if (taken === undefined) throw await takenError(pool, id, this.owner, this.whereOf(id), false);
     } catch (e) {
       throw dbError(e, this.label, `taking the lease of session ${id}`, "write-failed", this.#secret);
     }
