@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
-import { chooseStore } from "./store-target.js";
+import { chooseStore } from "./store-choice.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;

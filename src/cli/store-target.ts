@@ -6,6 +6,9 @@
 import { resolve } from "node:path";
 import { defaultSessionsDir } from "../home/index.js";
 import { JsonlSessionStore, type SessionStore } from "../store/index.js";
+import { storeSpec } from "./store-choice.js";
+
+export { chooseStore, storeSpec } from "./store-choice.js";
 
 /** A store as the CLI uses it: the contract plus a human-readable location. */
 export type CliStore = SessionStore & {
@@ -14,18 +17,6 @@ export type CliStore = SessionStore & {
   /** Where session `id` is kept: its log file, or `<database> session <id>`. */
   whereOf(id: string): string;
 };
-
-let chosen: string | undefined;
-
-/** Records the `--store` value of the command being run (main.ts, before its action). */
-export function chooseStore(spec: string | undefined): void {
-  chosen = spec === "" ? undefined : spec;
-}
-
-/** The store spec in force: `--store`, else $KEELSON_STORE, else undefined (the default JSONL store). */
-export function storeSpec(): string | undefined {
-  return chosen ?? (process.env.KEELSON_STORE || undefined);
-}
 
 export const isPostgresUrl = (spec: string): boolean => /^postgres(ql)?:\/\//i.test(spec);
 
