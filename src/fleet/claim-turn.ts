@@ -7,7 +7,7 @@
 // can no longer append and the decision cannot race its last flush. A turn whose prompt reached
 // the log is adopted for closing instead (`repair`): the worker loads the session (crash repair)
 // and records it interrupted; nothing else of the session runs until then.
-import type { PgClient, PgPool } from "../store/postgres/index.js";
+import { inTransaction, type PgClient, type PgPool } from "../store/postgres/index.js";
 import {
   ADOPT_STARTED,
   CLEAR_SESSION,
@@ -63,21 +63,7 @@ const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] }
 
 /** Claims the next turn for `options.owner`, in one transaction. */
 export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<ClaimResult> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query("BEGIN");
-    const result = await claimIn(client, options);
-    await client.query("COMMIT");
-    return result;
-  } catch (e) {
-    await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-    });
-    throw e;
-  } finally {
-    client.release(broken);
-  }
+  return inTransaction(pool, (client) => claimIn(client, options));
 }
 
 async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {

@@ -12,6 +12,7 @@
 // Load cache (load-cache.ts): the validated Session of the last load or clean release of each
 // session is kept with the file's identity; a later load whose `stat` shows the same identity
 // is built from it with `Session.fromSession` — no read, parse or validation.
+import { checkAppendBatch } from "./append-batch.js";
 import { previewJson } from "../json/index.js";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
@@ -21,7 +22,6 @@ import {
   SessionError,
   type SessionEvent,
   type SessionHeader,
-  validateEnvelope,
   validateSessionHeader,
 } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
@@ -183,25 +183,7 @@ export class JsonlSessionStore implements SessionStore {
   #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
     this.#open();
     const writer = this.#writer(sessionId);
-    events.forEach((event, i) => {
-      if (event?.seq !== writer.nextSeq + i) {
-        throw new StoreError(
-          "seq-gap",
-          `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`,
-        );
-      }
-      try {
-        validateEnvelope(event, event.seq);
-      } catch (e) {
-        if (e instanceof SessionError)
-          throw new StoreError(
-            "invalid-event",
-            `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`,
-            { cause: e },
-          );
-        throw e;
-      }
-    });
+    checkAppendBatch(sessionId, writer.nextSeq, events);
     for (const event of events) writer.buffer.push(encodeEventLine(event));
     writer.nextSeq += events.length;
     if (from === undefined || from !== writer.session) writer.session = undefined;

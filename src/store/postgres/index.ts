@@ -1,7 +1,7 @@
 // Public API of the PostgreSQL store (`keelson/store/postgres`). `pg` is loaded on the first
 // connect, never by importing this module; the types here are Keelson's own (no pg types).
 export type { PgClient, PgPool, PgResult, PostgresTarget } from "./connection.js";
-export { redactUrl } from "./connection.js";
+export { inTransaction, redactUrl } from "./connection.js";
 export type { SessionWatch, WatchOptions } from "./event-tail.js";
 export { type PostgresStoreOptions, PostgresSessionStore } from "./postgres-store.js";
 export { checkSchema, type MigrateResult, migrate, SCHEMA_VERSION } from "./schema.js";

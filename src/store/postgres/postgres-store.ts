@@ -13,6 +13,7 @@
 //   lease-keeper.ts.
 // - A fork whose seed is its stored parent's prefix stores no copy (known-logs.ts); a load reads
 //   the chain of ancestors in one statement. Live tail: event-tail.ts.
+import { checkAppendBatch } from "../append-batch.js";
 import { randomUUID } from "node:crypto";
 import { previewJson } from "../../json/index.js";
 import {
@@ -21,7 +22,6 @@ import {
   SessionError,
   type SessionEvent,
   type SessionHeader,
-  validateEnvelope,
   validateSessionHeader,
 } from "../../session/index.js";
 import { persistSession } from "../persist.js";
@@ -191,24 +191,7 @@ export class PostgresSessionStore implements SessionStore {
   #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
     this.#open();
     const writer = this.#writer(sessionId);
-    events.forEach((event, i) => {
-      if (event?.seq !== writer.nextSeq + i)
-        throw new StoreError(
-          "seq-gap",
-          `session ${sessionId}: expected seq ${writer.nextSeq + i}, got ${previewJson(event?.seq)}; the batch was not buffered`,
-        );
-      try {
-        validateEnvelope(event, event.seq);
-      } catch (e) {
-        if (e instanceof SessionError)
-          throw new StoreError(
-            "invalid-event",
-            `session ${sessionId}: refusing to store a malformed event: ${e.message}; the batch was not buffered`,
-            { cause: e },
-          );
-        throw e;
-      }
-    });
+    checkAppendBatch(sessionId, writer.nextSeq, events);
     for (const event of events) writer.buffer.push(eventText(event));
     writer.nextSeq += events.length;
     writer.title ??= titleOf(events);
