@@ -103,7 +103,19 @@ function corruptFrom(e: unknown, where: string): unknown {
   });
 }
 
-/** A session title: the text of the first `user/message` among `events` (up to 200 characters), if any. */
+/** A lone surrogate: half of a pair, which UTF-8 (and so PostgreSQL TEXT) cannot hold. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` as a PostgreSQL TEXT column can hold it: TEXT refuses U+0000 outright (the whole
+ * statement fails), and a lone surrogate has no UTF-8 form; both become U+FFFD. For columns
+ * holding raw untrusted text (title, cwd) — event and header rows are JSON, where both are escaped.
+ */
+export function storableText(text: string): string {
+  return text.replaceAll("\u0000", "\ufffd").replace(LONE_SURROGATE, "\ufffd");
+}
+
+/** A session title: the text of the first `user/message` among `events` (up to 200 characters, storable), if any. */
 export function titleOf(events: readonly SessionEvent[]): string | undefined {
   for (const event of events) {
     if (event.type !== "user/message") continue;
@@ -112,7 +124,7 @@ export function titleOf(events: readonly SessionEvent[]): string | undefined {
       .map((part) => (part.type === "text" ? part.text : ""))
       .join(" ")
       .trim();
-    if (text !== "") return text.slice(0, 200);
+    if (text !== "") return storableText(text.slice(0, 200));
   }
   return undefined;
 }

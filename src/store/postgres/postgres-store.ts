@@ -38,7 +38,7 @@ import { writeGuardedBatch } from "./guarded-append.js";
 import { EventTail, type SessionWatch, type WatchOptions } from "./event-tail.js";
 import { KnownLogs, seedReference } from "./known-logs.js";
 import { LeaseKeeper, takenError } from "./lease-keeper.js";
-import { eventText, headerText, parseLines, titleOf } from "./log-rows.js";
+import { eventText, headerText, parseLines, storableText, titleOf } from "./log-rows.js";
 import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
 import { readStoredLog } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
@@ -97,6 +97,10 @@ export class PostgresSessionStore implements SessionStore {
     this.label = labelOf(this.#target);
     this.#secret = secretOf(this.#target);
     this.owner = options.owner ?? randomUUID();
+    if (typeof this.owner !== "string" || this.owner === "" || this.owner !== storableText(this.owner))
+      throw new TypeError(
+        `owner must be a non-empty string PostgreSQL TEXT can hold (no U+0000), got ${previewJson(options.owner)}`,
+      );
     this.leaseMs = options.leaseMs ?? 30_000;
     if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 3)
       throw new TypeError(`leaseMs must be an integer ≥ 3, got ${previewJson(options.leaseMs)}`);
@@ -148,7 +152,7 @@ export class PostgresSessionStore implements SessionStore {
           seedFrom ?? null,
           header.seedLength ?? 0,
           header.createdAt,
-          header.cwd ?? null,
+          header.cwd === undefined ? null : storableText(header.cwd),
           titleOf(seed) ?? null,
           seed.length,
           this.owner,
