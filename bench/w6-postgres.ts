@@ -53,7 +53,7 @@ async function cliList(url: string): Promise<{ seconds: number; lines: number }>
 }
 
 export async function runW6(): Promise<WorkloadResult> {
-  const cluster = await startCluster(undefined, { fsync: true });
+  const cluster = await startCluster({ fsync: true });
   try {
     const db = await freshDatabase(cluster.adminUrl);
     await migrate({ url: db.url });

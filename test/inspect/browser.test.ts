@@ -1,6 +1,6 @@
 // End to end in a real browser: `keelson inspect` (the built CLI) serving sessions made by
-// `keelson run` / `resume` / `fork` on the emulator, driven with playwright-core in Debian's
-// headless Chromium (/usr/bin/chromium; CI installs it — missing, these tests fail, never skip).
+// `keelson run` / `resume` / `fork` on the emulator, driven with playwright-core in headless
+// Chromium (Debian's, or the npm-shipped one on a machine without it: test/support/chromium.ts).
 // Each view is checked against the CLI's own output and saved as a screenshot under
 // test-artifacts/inspect/ (with KEELSON_UPDATE_SCREENSHOTS=1, the timeline also as
 // docs/images/inspect-timeline.png for the README).
@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CacheReport } from "../../src/audit/index.js";
 import { keelson } from "../cli/run-keelson.js";
+import { chromiumBinary } from "../support/chromium.js";
 import { type Fixture, type InspectProcess, makeFixture, ok, startInspect, writeLargeSession } from "./fixture.js";
 
 // The page's document, in the callbacks run in the browser (this file is typechecked without the DOM lib).
@@ -20,7 +21,6 @@ declare const document: {
   querySelectorAll(selector: string): { readonly length: number };
 };
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts/inspect");
 const FLAGS = [
@@ -63,17 +63,14 @@ const open = async (hash: string): Promise<void> => {
 };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `the browser tests need Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium chromium-driver (.ci/run does this)`,
-    );
+  const { executablePath } = await chromiumBinary();
   ensureUiBuilt();
   await mkdir(ARTIFACTS, { recursive: true });
   fx = await makeFixture();
   large = await writeLargeSession(fx.sessions, 10_000);
   server = await startInspect(fx.home, []);
   // playwright gives every launch a new empty profile directory of its own
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await chromium.launch({ executablePath, args: FLAGS });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.setDefaultTimeout(30_000);
   await page.goto(server.url); // trades the token for the cookie

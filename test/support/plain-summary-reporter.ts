@@ -1,4 +1,7 @@
-// Prints the plain closing line CI reads: `N passed, N failed, N skipped`.
+// Prints the plain closing line CI reads: `N passed, N failed, N skipped`. It never says
+// "0 failed" on a failing run: a test file that failed without a failed test of its own (it did not
+// load, or its set-up threw so its tests were skipped) counts as one failed, and so does every
+// unhandled error the runner reports.
 import type { Reporter, TestModule } from "vitest/node";
 
 export default class PlainSummaryReporter implements Reporter {
@@ -7,14 +10,14 @@ export default class PlainSummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const m of testModules) {
-      const tests = [...m.children.allTests()];
-      for (const t of tests) {
+      let failedHere = 0;
+      for (const t of m.children.allTests()) {
         const s = t.result().state;
         if (s === "passed") passed++;
-        else if (s === "failed") failed++;
+        else if (s === "failed") failedHere++;
         else skipped++;
       }
-      if (m.state() === "failed" && tests.length === 0) failed++; // the file failed to load
+      failed += failedHere === 0 && m.state() === "failed" ? 1 : failedHere;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
