@@ -1,9 +1,10 @@
 // `keelson cache <id | FILE>`: the session's prompt-cache economics from the log alone — the
-// table from cache-table.ts, or the full report as JSON.
+// table from cache-table.ts, or the full report as JSON (both escaped for the terminal).
 import type { Command } from "commander";
 import { cacheReportOf, renderCacheReport } from "./cache-table.js";
 import { loadLog } from "./log-source.js";
 import { summaryOf } from "./commands.js";
+import { terminalJson, terminalText } from "./terminal-text.js";
 
 export function registerCache(program: Command): void {
   program
@@ -14,7 +15,9 @@ export function registerCache(program: Command): void {
     .action(async (target: string, flags: { json?: boolean }) => {
       const { session } = await loadLog(target);
       const text =
-        flags.json === true ? JSON.stringify(await cacheReportOf(session), null, 2) : await renderCacheReport(session);
+        flags.json === true
+          ? terminalJson(JSON.stringify(await cacheReportOf(session), null, 2))
+          : terminalText(await renderCacheReport(session));
       process.stdout.write(`${text}\n`);
     });
 }

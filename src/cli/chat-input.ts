@@ -2,8 +2,10 @@
 // slash command) and by permission questions asked while a turn runs. Lines that arrive while
 // nobody is waiting are kept in order, so piped input is consumed exactly as written. On a
 // terminal, readline shows the prompt and echoes typing; on piped input the prompt and the line
-// read are echoed to the output so the transcript reads the same.
+// read are echoed to the output so the transcript reads the same (escaped for the terminal:
+// piped input may be a file with escape sequences in it).
 import type { Interface } from "node:readline";
+import { terminalLine } from "./terminal-text.js";
 
 export interface ChatInputOutput {
   write(text: string): unknown;
@@ -41,7 +43,7 @@ export class ChatInput {
   next(prompt: string): Promise<string | undefined> {
     const buffered = this.#buffered.shift();
     if (buffered !== undefined) {
-      if (!this.#interactive) this.#out.write(`${prompt}${buffered}\n`);
+      if (!this.#interactive) this.#out.write(`${prompt}${terminalLine(buffered)}\n`);
       return Promise.resolve(buffered);
     }
     if (this.#closed) return Promise.resolve(undefined);
@@ -51,7 +53,7 @@ export class ChatInput {
     }
     return new Promise((resolve) => {
       this.#waiter = (line) => {
-        if (line !== undefined && !this.#interactive) this.#out.write(`${prompt}${line}\n`);
+        if (line !== undefined && !this.#interactive) this.#out.write(`${prompt}${terminalLine(line)}\n`);
         resolve(line);
       };
     });

@@ -1,11 +1,13 @@
 // What chat shows while a turn runs: a spinner until the model's first token (and while a tool
 // runs), the answer text streamed as it arrives, one line per tool call and per result, retries
 // and compactions as they happen, and the per-turn footer once the turn has ended. It only
-// listens to the agent's hooks; it never changes what is logged or sent.
+// listens to the agent's hooks; it never changes what is logged or sent. Everything it prints
+// (answers, tool lines, notices) is escaped for the terminal (terminal-text.ts).
 import type { Agent } from "../loop/index.js";
 import { type ModelRegistry, usageCost } from "../llm/index.js";
 import { isEventOf, type SessionEvent } from "../session/index.js";
 import { Spinner, type SpinnerOutput } from "./spinner.js";
+import { TerminalTextStream } from "./terminal-text.js";
 import { contentText, preview } from "./transcript.js";
 import { formatFooter, tallyTurn } from "./turn-footer.js";
 
@@ -18,6 +20,7 @@ export class ChatView {
   readonly #spinner: Spinner;
   readonly #models: ModelRegistry;
   #atLineStart = true;
+  readonly #escaper = new TerminalTextStream();
   /** Text of the current attempt is on screen (a retry discards it from history, not from the screen). */
   #streamed = false;
   /** The provider's base URL, named in retry lines so a dead endpoint is visible at once. */
@@ -94,6 +97,8 @@ export class ChatView {
     } else if (isEventOf(event, "turn/end")) {
       this.#spinner.stop();
       this.#newline();
+      const held = this.#escaper.flush();
+      if (held !== "") this.#out.write(held);
     }
   }
 
@@ -103,7 +108,8 @@ export class ChatView {
 
   #write(text: string): void {
     if (text === "") return;
-    this.#out.write(text);
+    const safe = this.#escaper.push(text);
+    if (safe !== "") this.#out.write(safe);
     this.#atLineStart = text.endsWith("\n");
   }
 }

@@ -3,12 +3,15 @@
 // agent and closes the store, and maps the turn's end reason to the exit code:
 //   completed 0 · error 1 · (bad input 2) · max-tokens 3 · aborted 4 · rejected 5 ·
 //   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved).
+// The answer and the reasons quoted on stderr are untrusted text: escaped for the terminal
+// (terminal-text.ts); --json lines are JSON with C1/format characters \u-escaped.
 import type { TurnEndReason } from "../session/index.js";
 import type { Agent } from "../loop/index.js";
 import type { ProviderHandle } from "./model-selection.js";
 import type { CliStore } from "./store-target.js";
 import { attachRetryNotice } from "./retry-notice.js";
 import { describeError } from "./errors.js";
+import { TerminalTextStream, terminalJson, terminalLine } from "./terminal-text.js";
 
 export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   completed: 0,
@@ -37,22 +40,23 @@ export interface HeadlessTurnInput {
 /** Runs the turn and returns the process exit code. */
 export async function runHeadlessTurn({ agent, store, handle, prompt, json }: HeadlessTurnInput): Promise<number> {
   let endedWithNewline = true;
+  const answer = new TerminalTextStream();
   attachRetryNotice(agent, handle.baseURL, (line) => process.stderr.write(line));
   if (json) {
     agent.hooks.on("session/event", (_agent, event) => {
-      process.stdout.write(`${JSON.stringify(event)}\n`);
+      process.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
     });
   } else {
     agent.hooks.on("session/event", (_agent, event) => {
       // Each step's text on its own line (a tool step's text, then the answer).
       if (event.type === "step/start" && !endedWithNewline) {
-        process.stdout.write("\n");
+        process.stdout.write(answer.push("\n"));
         endedWithNewline = true;
       }
     });
     agent.hooks.on("llm/chunk", (_agent, chunk) => {
       if (chunk.type !== "text-delta" || chunk.text === "") return;
-      process.stdout.write(chunk.text);
+      process.stdout.write(answer.push(chunk.text));
       endedWithNewline = chunk.text.endsWith("\n");
     });
   }
@@ -63,7 +67,7 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
   process.once("SIGTERM", onTerm);
   try {
     const outcome = await agent.send(prompt);
-    if (!json && !endedWithNewline) process.stdout.write("\n");
+    if (!json) process.stdout.write(endedWithNewline ? answer.flush() : answer.push("\n"));
     const reason = outcome.reason;
     const detail =
       reason.kind === "error"
@@ -71,10 +75,12 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
         : reason.kind === "aborted" || reason.kind === "rejected"
           ? `: ${reason.reason}`
           : "";
-    process.stderr.write(`keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${detail}\n`);
+    process.stderr.write(
+      `keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${terminalLine(detail)}\n`,
+    );
     if (outcome.saved === false) {
       process.stderr.write(
-        `keelson: session ${agent.session.id} is NOT saved: ${describeError(outcome.storeError)} (${store.whereOf(agent.session.id)} is behind)\n`,
+        `keelson: session ${agent.session.id} is NOT saved: ${terminalLine(describeError(outcome.storeError))} (${terminalLine(store.whereOf(agent.session.id))} is behind)\n`,
       );
       return NOT_SAVED_EXIT;
     }

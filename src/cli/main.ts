@@ -1,5 +1,6 @@
 // The `keelson` command line: builds the commander program from one file per command and runs
 // it. Every failure becomes one line on stderr and a non-zero exit; `--debug` adds the stack.
+// Messages quote untrusted text (ids, paths, log contents): escaped for the terminal.
 // Exit codes: 0 ok · 1 the log or the turn failed (verify issues, corrupt log, turn error) ·
 // 2 bad input (ours, and commander's usage errors) · 3–6 other turn end reasons (see headless-turn.ts).
 import { readFileSync } from "node:fs";
@@ -7,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
 import { chooseStore } from "./store-choice.js";
+import { terminalLine, terminalText } from "./terminal-text.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -57,8 +59,8 @@ try {
     // Commander has printed the usage error (or the help / version) itself.
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
-    process.stderr.write(`keelson: ${describeError(error)}\n`);
-    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`keelson: ${terminalLine(describeError(error))}\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${terminalText(error.stack)}\n`);
     process.exitCode = error instanceof CliError ? error.exitCode : 1;
   }
 }

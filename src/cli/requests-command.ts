@@ -2,12 +2,15 @@
 // sent, reconstructed from the log alone — Keelson requests as a JSON array, or with --wire the
 // exact request bodies the provider adapter puts on the wire, one per line, byte for byte as the
 // SDK sends them. `--step` picks one: N is the 1-based index in the list, `T.S` is turn T step S.
+// The JSON array has C1/format characters \u-escaped for the terminal (same value); the --wire
+// lines stay byte-exact (JSON.stringify already escapes every C0 control, ESC included).
 import { type Command, Option } from "commander";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import { CliError } from "./errors.js";
 import { loadLog } from "./log-source.js";
 import type { Wire } from "./wire-payload.js";
 import { summaryOf } from "./commands.js";
+import { terminalJson } from "./terminal-text.js";
 
 const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
 
@@ -36,7 +39,7 @@ export function registerRequests(program: Command): void {
         request: r.request,
       });
       const out = flags.step === undefined ? all.map(render) : render(chosen[0]!);
-      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      process.stdout.write(`${terminalJson(JSON.stringify(out, null, 2))}\n`);
     });
 }
 

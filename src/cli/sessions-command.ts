@@ -3,7 +3,8 @@
 // `x.jsonl` never blocks the listing); a foreign or broken file is listed as `unreadable: …`
 // and a log written by a newer Keelson as such, instead of stopping the listing. With the
 // PostgreSQL store the listing is one query over the sessions table (no log is read): id,
-// created, updated, cwd, parent and the first prompt.
+// created, updated, cwd, parent and the first prompt. Prompts, cwds, file names and problems
+// are untrusted: escaped for the terminal (terminal-text.ts), JSON lines included.
 import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Session, SessionEvent } from "../session/index.js";
@@ -12,6 +13,7 @@ import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { contentText, preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
+import { terminalJson, terminalLine } from "./terminal-text.js";
 
 type Row =
   | { readonly kind: "session"; readonly session: Session }
@@ -48,23 +50,25 @@ export function registerSessions(program: Command): void {
       rows.sort((a, b) => createdOf(a) - createdOf(b));
       if (flags.json === true) {
         for (const row of rows)
-          process.stdout.write(`${JSON.stringify(row.kind === "session" ? summary(row.session) : jsonProblem(row))}\n`);
+          process.stdout.write(
+            `${terminalJson(JSON.stringify(row.kind === "session" ? summary(row.session) : jsonProblem(row)))}\n`,
+          );
         return;
       }
       if (rows.length === 0) {
-        process.stdout.write(`no sessions in ${store.root}\n`);
+        process.stdout.write(`no sessions in ${terminalLine(store.root)}\n`);
         return;
       }
       process.stdout.write(`${["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ")}\n`);
       for (const row of rows) {
         if (row.kind !== "session") {
           const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
-          process.stdout.write(`${row.name.padEnd(36)}  ${problem}\n`);
+          process.stdout.write(`${terminalLine(`${row.name.padEnd(36)}  ${problem}`)}\n`);
           continue;
         }
         const s = summary(row.session);
         process.stdout.write(
-          `${[s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  ")}\n`,
+          `${terminalLine([s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  "))}\n`,
         );
       }
     });
@@ -112,19 +116,21 @@ async function listDatabase(store: CliStore, json: boolean): Promise<void> {
   if (json) {
     for (const s of sessions)
       process.stdout.write(
-        `${JSON.stringify({
-          id: s.id,
-          created: new Date(s.createdAt).toISOString(),
-          updated: new Date(s.updatedAt).toISOString(),
-          ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
-          ...(s.parentSession === undefined ? {} : { parentSession: s.parentSession }),
-          ...(s.title === undefined ? {} : { firstPrompt: s.title }),
-        })}\n`,
+        `${terminalJson(
+          JSON.stringify({
+            id: s.id,
+            created: new Date(s.createdAt).toISOString(),
+            updated: new Date(s.updatedAt).toISOString(),
+            ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+            ...(s.parentSession === undefined ? {} : { parentSession: s.parentSession }),
+            ...(s.title === undefined ? {} : { firstPrompt: s.title }),
+          }),
+        )}\n`,
       );
     return;
   }
   if (sessions.length === 0) {
-    process.stdout.write(`no sessions in ${store.label}\n`);
+    process.stdout.write(`no sessions in ${terminalLine(store.label)}\n`);
     return;
   }
   const lines = [["id".padEnd(36), "created".padEnd(24), "updated".padEnd(24), "cwd", "first prompt"].join("  ")];
@@ -139,5 +145,5 @@ async function listDatabase(store: CliStore, json: boolean): Promise<void> {
           (s.parentSession === undefined ? "" : `  (fork of ${s.parentSession})`),
       ].join("  "),
     );
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${lines.map(terminalLine).join("\n")}\n`);
 }

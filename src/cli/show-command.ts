@@ -2,7 +2,8 @@
 // assistant and tool messages, header snapshots (with their reason) and deltas (which arms),
 // the session prefix marked request-only, compactions and retries. A log written by a newer
 // Keelson is shown best-effort (events this Keelson knows rendered, the others listed by seq and
-// type), with the refusal on stderr and exit code 1.
+// type), with the refusal on stderr and exit code 1. Everything printed is escaped for the
+// terminal (terminal-text.ts): the log holds file contents and model text.
 import type { Command } from "commander";
 import type { EpochHeader } from "../header/index.js";
 import type { Message } from "../messages/index.js";
@@ -13,6 +14,7 @@ import { describeError } from "./errors.js";
 import { fileOfTarget, isFileTarget, isNewerLog, type LoadedLog, loadLog, readRawLog } from "./log-source.js";
 import { contentText, indent, messageText, preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
+import { terminalLine, terminalText } from "./terminal-text.js";
 
 export function registerShow(program: Command): void {
   program
@@ -38,7 +40,7 @@ export function registerShow(program: Command): void {
       for (const event of session.events) out.push(...renderEvent(event as AnySessionEvent));
       if (session.openTurn !== null)
         out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
-      process.stdout.write(`${out.join("\n")}\n`);
+      process.stdout.write(`${terminalText(out.join("\n"))}\n`);
     });
 }
 
@@ -57,9 +59,9 @@ async function showBestEffort(target: string, refusal: unknown): Promise<void> {
   raw.events.forEach((event, index) => {
     out.push(...renderBestEffort(event, index));
   });
-  process.stdout.write(`${out.join("\n")}\n`);
+  process.stdout.write(`${terminalText(out.join("\n"))}\n`);
   process.stderr.write(
-    `keelson: ${describeError(refusal)} (shown best-effort: events unknown to this Keelson are listed by type only)\n`,
+    `keelson: ${terminalLine(describeError(refusal))} (shown best-effort: events unknown to this Keelson are listed by type only)\n`,
   );
   process.exitCode = 1;
 }

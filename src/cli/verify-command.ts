@@ -3,12 +3,14 @@
 // exit 1 and one line per issue — `file:line: seq S: code: message` (line = seq + 2: the header
 // is line 1). A log written by a newer Keelson is not clean (exit 1: it cannot be verified
 // here). A path that is not a regular file, or is over the size limit, is bad input (exit 2).
+// Problems quote the log (and the file name is the user's): each line is escaped for the terminal.
 import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
 import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
 import { CliError } from "./errors.js";
 import { cliErrorOf, lineOfSeq, type RawLog, readRawTarget } from "./log-source.js";
 import { summaryOf } from "./commands.js";
+import { terminalLine } from "./terminal-text.js";
 
 interface Issue {
   readonly line?: number | undefined;
@@ -29,13 +31,13 @@ export function registerVerify(program: Command): void {
       } catch (error) {
         // A log that cannot even be decoded (corrupt line, foreign header) is a verify result, not bad input.
         if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
-        process.stdout.write(`${error.message}\nnot clean: the log cannot be decoded\n`);
+        process.stdout.write(`${terminalLine(error.message)}\nnot clean: the log cannot be decoded\n`);
         process.exitCode = 1;
         return;
       }
       if (raw.newer !== undefined) {
         process.stdout.write(
-          `${(cliErrorOf(raw.newer) as CliError).message}\nnot clean: written by a newer Keelson, this Keelson cannot verify it\n`,
+          `${terminalLine((cliErrorOf(raw.newer) as CliError).message)}\nnot clean: written by a newer Keelson, this Keelson cannot verify it\n`,
         );
         process.exitCode = 1;
         return;
@@ -65,14 +67,14 @@ export function registerVerify(program: Command): void {
       }
       if (issues.length === 0) {
         process.stdout.write(
-          `clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${raw.file})\n`,
+          `clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${terminalLine(raw.file)})\n`,
         );
         return;
       }
       for (const issue of issues) {
         const where = `${raw.file}${issue.line === undefined ? "" : `:${issue.line}`}`;
         process.stdout.write(
-          `${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}\n`,
+          `${terminalLine(`${where}: ${issue.seq === undefined ? "" : `seq ${issue.seq}: `}${issue.code}: ${issue.message}`)}\n`,
         );
       }
       process.stdout.write(`not clean: ${issues.length} issue(s) in ${report.events} events\n`);

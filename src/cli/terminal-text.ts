@@ -1,0 +1,57 @@
+// Untrusted text on the terminal: file contents, tool results, model answers, prompts, paths and
+// error messages that quote them can carry escape sequences (`\x1b]0;title\x07`, `\x1b[2J`, the
+// 8-bit CSI U+009B) or bidi overrides that a terminal would obey. Every CLI path that prints
+// such text goes through these functions, all built on one escaper — the permission prompt's
+// `showable` (src/builtin-tools): C0 but tab (and newline where kept), DEL, C1, format
+// characters (bidi overrides, zero-width), line/paragraph separators and lone surrogates become
+// visible `\xHH` / `\u{H…}` escapes. Escaping is idempotent (an escape is printable text).
+import { showable } from "../builtin-tools/permissions.js";
+
+/** Multi-line text (an answer, a transcript): newlines and tabs kept, `\r\n` read as a newline. */
+export function terminalText(text: string): string {
+  return showable(text.replace(/\r\n/g, "\n"), true);
+}
+
+/** One line (an error message, a table cell): a newline is escaped too. */
+export function terminalLine(text: string): string {
+  return showable(text, false);
+}
+
+/**
+ * JSON text for a terminal: the characters `JSON.stringify` leaves raw that a terminal may obey
+ * (DEL, C1, format characters, U+2028/9) become `\uXXXX` escapes. They can only occur inside
+ * strings, so the JSON value is unchanged — only its bytes are.
+ */
+export function terminalJson(json: string): string {
+  return json.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (char) =>
+    char.length === 1 && char.charCodeAt(0) < 0x20
+      ? char // JSON's own whitespace between tokens (a C0 inside a string is escaped already)
+      : Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(
+          "",
+        ),
+  );
+}
+
+/**
+ * Streamed text (answer deltas): escapes each chunk as `terminalText` would escape the whole,
+ * holding back a trailing `\r` or high surrogate until the next chunk shows what it pairs with.
+ */
+export class TerminalTextStream {
+  #pending = "";
+
+  /** The escaped text to print for `chunk` (may hold back its last character). */
+  push(chunk: string): string {
+    const text = this.#pending + chunk;
+    const last = text.charCodeAt(text.length - 1);
+    const hold = text.length > 0 && (last === 0x0d || (last >= 0xd800 && last <= 0xdbff));
+    this.#pending = hold ? text.slice(-1) : "";
+    return terminalText(hold ? text.slice(0, -1) : text);
+  }
+
+  /** Whatever is held back, escaped (the stream ended). */
+  flush(): string {
+    const text = this.#pending;
+    this.#pending = "";
+    return terminalText(text);
+  }
+}

@@ -1,0 +1,124 @@
+// Issue #20 F14: escape sequences in file contents, model text and log contents reached the
+// terminal raw — chat's tool lines, `show`, `run`'s answer, `sessions`, `verify`, error
+// messages. Every one of them now goes through src/cli/terminal-text.ts. The built CLI runs a
+// real turn on the emulator (rule-based model) that reads a file full of escape sequences and
+// quotes its first line back, and every command that prints that session is checked for raw
+// control characters.
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TerminalTextStream, terminalJson, terminalLine, terminalText } from "../../src/cli/terminal-text.js";
+import { ChatProcess } from "./chat-process.js";
+import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
+
+/** An OSC title change, a screen clear, an 8-bit CSI, a BEL, and a right-to-left override. */
+const HOSTILE = "Title \x1b]0;pwn\x07 then \x1b[2J cleared \u009b31m red \u202eevil";
+/** Any character a terminal could obey (ESC, BEL, CSI, other C0/C1 but newline and tab, bidi overrides). */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+const raw = (text: string): string | undefined => RAW_CONTROL.exec(text)?.[0];
+
+describe("terminal text", () => {
+  it("escapes ESC, BEL, CSI and bidi overrides, keeping newlines and tabs in multi-line text", () => {
+    expect(terminalText(`a\tb\n${HOSTILE}\r\nend`)).toBe(
+      "a\tb\nTitle \\x1b]0;pwn\\x07 then \\x1b[2J cleared \\x9b31m red \\u{202e}evil\nend",
+    );
+    expect(terminalLine("one\ntwo\x1b[2J")).toBe("one\\x0atwo\\x1b[2J");
+    expect(terminalText(terminalText(HOSTILE))).toBe(terminalText(HOSTILE)); // idempotent
+  });
+
+  it("escapes JSON text without changing its value", () => {
+    const value = { text: HOSTILE, line: "\u2028", astral: "😀" };
+    const json = terminalJson(JSON.stringify(value, null, 2));
+    expect(raw(json.replace(/\n/g, ""))).toBeUndefined();
+    expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it("escapes a stream chunk by chunk as the whole would be, a CRLF or surrogate pair split across chunks included", () => {
+    const stream = new TerminalTextStream();
+    const chunks = ["a\x1b", "[2Jb\r", "\nc\ud83d", "\ude00d\u009b", "x\r"];
+    const out = chunks.map((c) => stream.push(c)).join("") + stream.flush();
+    expect(out).toBe(terminalText(chunks.join("")));
+    expect(out).toBe("a\\x1b[2Jb\nc😀d\\x9bx\\x0d");
+  });
+});
+
+describe("the CLI prints untrusted text escaped", () => {
+  let home: string;
+  let workspace: string;
+  let id: string;
+  let run: Result;
+
+  beforeAll(async () => {
+    home = await tempHome();
+    workspace = join(home, "workspace");
+    await mkdir(workspace);
+    await writeFile(join(workspace, "notes.txt"), `${HOSTILE}\nsecond line\n`);
+    run = await keelson(home, ["run", "read notes.txt \x1b[2J", "--cwd", workspace]);
+    id = sessionIdOf(run);
+  }, 60_000);
+  afterAll(() => rm(home, { recursive: true, force: true }));
+
+  it("run: the answer quoting the file has its escapes shown, not obeyed", () => {
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('read returned: "1\tTitle \\x1b]0;pwn\\x07 then \\x1b[2J cleared \\x9b31m red');
+    expect(raw(run.stdout)).toBeUndefined();
+    expect(raw(run.stderr)).toBeUndefined();
+  });
+
+  it("run --json: every line is JSON with no raw control character", async () => {
+    const r = await keelson(home, ["run", "read notes.txt", "--json", "--cwd", workspace]);
+    expect(r.code).toBe(0);
+    expect(raw(r.stdout.replace(/\n/g, ""))).toBeUndefined();
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; data: unknown });
+    expect(JSON.stringify(events)).toContain("\\u001b]0;pwn"); // the value itself is intact
+  }, 60_000);
+
+  it("show, sessions, requests and cache print the session without raw control characters", async () => {
+    for (const args of [["show", id], ["sessions"], ["sessions", "--json"], ["requests", id], ["cache", id]]) {
+      const r = await keelson(home, args);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+      expect(raw(r.stdout), args.join(" ")).toBeUndefined();
+    }
+    const show = await keelson(home, ["show", id]);
+    expect(show.stdout).toContain("\\x1b]0;pwn\\x07");
+    expect(show.stdout).toContain("user: read notes.txt \\x1b[2J");
+  }, 60_000);
+
+  it("verify: a problem quoting the log (an unknown event type with a CSI in it) is escaped", async () => {
+    const { file } = { file: join(home, "sessions", `${id}.jsonl`) };
+    const lines = (await readFile(file, "utf8")).trimEnd().split("\n");
+    const last = JSON.parse(lines.at(-1)!) as { seq: number; at: number };
+    const bad = join(home, "bad.jsonl");
+    const type = "x\u009b2J\u202e";
+    await writeFile(
+      bad,
+      `${[...lines, JSON.stringify({ seq: last.seq + 1, at: last.at, type, data: {} })].join("\n")}\n`,
+    );
+    const r = await keelson(home, ["verify", bad]);
+    expect(r.code).toBe(1);
+    expect(`${r.stdout}${r.stderr}`).toContain("x\\x9b2J\\u{202e}");
+    expect(raw(r.stdout)).toBeUndefined();
+    expect(raw(r.stderr)).toBeUndefined();
+  }, 60_000);
+
+  it("an error message naming an untrusted path is escaped", async () => {
+    const r = await keelson(home, ["show", join(home, "no\x1b[2Jsuch\u009b.jsonl")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("no\\x1b[2Jsuch\\x9b.jsonl");
+    expect(raw(r.stderr)).toBeUndefined();
+  });
+
+  it("chat: the tool result line and the answer are escaped", async () => {
+    const chat = new ChatProcess(home, ["--cwd", workspace]);
+    chat.child.stdin.write("read notes.txt\n");
+    await chat.waitFor(/read returned: .*\n/);
+    chat.child.stdin.end();
+    expect((await chat.exited).code).toBe(0);
+    expect(chat.stdout).toContain("  ✓ 1 Title \\x1b]0;pwn\\x07");
+    expect(raw(chat.stdout)).toBeUndefined();
+  }, 60_000);
+});
