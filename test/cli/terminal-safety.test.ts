@@ -14,7 +14,7 @@ import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
 /** An OSC title change, a screen clear, an 8-bit CSI, a BEL, and a right-to-left override. */
 const HOSTILE = "Title \x1b]0;pwn\x07 then \x1b[2J cleared \u009b31m red \u202eevil";
 /** Any character a terminal could obey (ESC, BEL, CSI, other C0/C1 but newline and tab, bidi overrides). */
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const RAW_CONTROL = /(?![\n\t])[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 const raw = (text: string): string | undefined => RAW_CONTROL.exec(text)?.[0];
 
