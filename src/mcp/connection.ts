@@ -1,18 +1,23 @@
-// One MCP server connection: spawn (stdio) or reach (Streamable HTTP) the server, initialize
-// within a deadline, list its tools (every page), call them, learn when its tool list changes
-// or the connection closes, and close it — for stdio, the child is ended (stdin closed, then
-// SIGTERM, then SIGKILL: the SDK's close). A stdio child's stderr is kept as a short tail for
-// error messages instead of being printed over the chat.
+// One MCP server connection: spawn (stdio, our own transport: stdio-transport.ts) or reach
+// (Streamable HTTP) the server, initialize within a deadline, list its tools (bounded pages, one
+// deadline for the whole listing), call them, learn when its tool list changes or the connection
+// closes, and close it — for stdio, the child is ended (stdin closed, SIGTERM, SIGKILL) whatever
+// it is doing, even before it answered `initialize`. A stdio child's stderr is kept as a short,
+// redacted tail (stderr-tail.ts) for a person's messages; it never goes into a tool result.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpSdk } from "./sdk.js";
+import { StderrTail } from "./stderr-tail.js";
+import { OVERSIZE_ERROR_CODE, StdioTransport } from "./stdio-transport.js";
 import { describeServer, isHttpServer, isTransportServer, McpError, type McpServerConfig } from "./types.js";
 
-const STDERR_TAIL = 2_000;
 /** The longest a single request may wait in the SDK: the tool pipeline's own timeout and abort govern. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 const CLIENT_INFO = { name: "keelson", version: "0.1.0" };
+/** `tools/list` pages one listing may take, and tools it may hold. */
+export const MAX_LIST_PAGES = 100;
+export const MAX_LISTED_TOOLS = 2_000;
 
 export type McpTool = Tool;
 export type McpCallResult = CallToolResult;
@@ -21,60 +26,47 @@ export class McpConnection {
   readonly name: string;
   readonly config: McpServerConfig;
   readonly transport: "stdio" | "http" | "in-process";
-  /** Called when the server sends `notifications/tools/list_changed`. */
+  /** Called when the server sends `notifications/tools/list_changed` (never after close()). */
   onToolsChanged: (() => void) | undefined;
   /** Called once when the connection closes by itself (the child exited, the server went away). */
   onClosed: ((why: string) => void) | undefined;
+  readonly #sdk: McpSdk;
   readonly #client: Client;
-  readonly #transport: Transport;
-  readonly #stdio: { readonly pid: number | null } | undefined;
+  readonly #stderr: StderrTail;
+  #transport: Transport | undefined;
   #pid: number | undefined;
-  #stderr = "";
   #open = false;
+  /** Why the stdio transport last dropped an answer (over-size), for the call's error. */
+  #dropped: string | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(sdk: McpSdk, name: string, config: McpServerConfig, transport: Transport) {
+  constructor(sdk: McpSdk, name: string, config: McpServerConfig) {
+    this.#sdk = sdk;
     this.name = name;
     this.config = config;
     this.transport = isHttpServer(config) ? "http" : isTransportServer(config) ? "in-process" : "stdio";
+    this.#stderr = new StderrTail("command" in config ? config.env : undefined);
     this.#client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
-    this.#transport = transport;
-    if (transport instanceof sdk.StdioClientTransport) {
-      transport.stderr?.on("data", (chunk: Buffer) => {
-        this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
-      });
-      this.#stdio = transport;
-    }
     this.#client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
-      this.onToolsChanged?.();
+      if (this.#closing === undefined) this.onToolsChanged?.();
     });
     this.#client.onclose = () => {
       const was = this.#open;
       this.#open = false;
       if (was && this.#closing === undefined)
-        this.onClosed?.(`${this.describe()} closed the connection${this.#tail()}`);
+        this.onClosed?.(
+          `${this.describe()} closed the connection${this.#dropped === undefined ? "" : ` (${this.#dropped})`}${this.#stderr.suffix()}`,
+        );
     };
   }
 
   /**
    * Connects and initializes within `initTimeoutMs`. Rejects with `McpError`: `init-timeout`
    * (no answer to `initialize` in time) or `connect-failed` (spawn failed, refused, bad
-   * handshake), naming the server; the transport is closed (a spawned child ended) either way.
+   * handshake, closed meanwhile), naming the server; the transport is closed (a spawned child
+   * ended) either way.
    */
-  static async open(sdk: McpSdk, name: string, config: McpServerConfig, initTimeoutMs: number): Promise<McpConnection> {
-    let connection: McpConnection;
-    try {
-      connection = new McpConnection(sdk, name, config, await transportFor(sdk, config));
-    } catch (cause) {
-      throw new McpError("connect-failed", `${describeServer(name, config)} cannot be set up: ${message(cause)}`, {
-        cause,
-      });
-    }
-    await connection.#connect(initTimeoutMs);
-    return connection;
-  }
-
-  async #connect(initTimeoutMs: number): Promise<void> {
+  async connect(initTimeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -82,16 +74,27 @@ export class McpConnection {
           reject(
             new McpError(
               "init-timeout",
-              `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#tail()}`,
+              `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#stderr.suffix()}`,
             ),
           ),
         initTimeoutMs,
       );
     });
     try {
+      if (this.#closing !== undefined)
+        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
+      try {
+        this.#transport = await this.#transportFor();
+      } catch (cause) {
+        throw new McpError("connect-failed", `${this.describe()} cannot be set up: ${message(cause)}`, { cause });
+      }
+      if (this.#closing !== undefined)
+        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
       await Promise.race([this.#client.connect(this.#transport, { timeout: initTimeoutMs }), deadline]);
+      if (this.#closing !== undefined)
+        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
       this.#open = true;
-      this.#pid = this.#stdio?.pid ?? undefined;
+      this.#pid = this.#transport instanceof StdioTransport ? this.#transport.pid : undefined;
     } catch (cause) {
       await this.close();
       if (cause instanceof McpError) throw cause;
@@ -99,8 +102,8 @@ export class McpConnection {
       throw new McpError(
         timedOut ? "init-timeout" : "connect-failed",
         timedOut
-          ? `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#tail()}`
-          : `${this.describe()} could not be started or reached: ${message(cause)}${this.#tail()}`,
+          ? `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#stderr.suffix()}`
+          : `${this.describe()} could not be started or reached: ${message(cause)}${this.#stderr.suffix()}`,
         { cause },
       );
     } finally {
@@ -117,17 +120,52 @@ export class McpConnection {
     return this.#open;
   }
 
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
   describe(): string {
     return describeServer(this.name, this.config);
   }
 
-  /** Every tool the server offers (all pages of `tools/list`). */
+  /**
+   * Every tool the server offers: the pages of `tools/list`, at most `MAX_LIST_PAGES` pages and
+   * `MAX_LISTED_TOOLS` tools, all within one deadline of `timeoutMs` (`McpError('list-failed')`
+   * otherwise); `signal` (the connection closing) stops it too.
+   */
   async listTools(timeoutMs: number): Promise<McpTool[]> {
+    const deadline = AbortSignal.timeout(timeoutMs);
     const tools: McpTool[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
-      const page = await this.#client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      if (pages === MAX_LIST_PAGES)
+        throw new McpError(
+          "list-failed",
+          `${this.describe()}: tools/list goes on past ${MAX_LIST_PAGES} pages (${tools.length} tools so far); its tools are not used`,
+        );
+      let page: Awaited<ReturnType<Client["listTools"]>>;
+      try {
+        page = await this.#client.listTools(cursor === undefined ? {} : { cursor }, {
+          signal: deadline,
+          timeout: timeoutMs,
+        });
+      } catch (cause) {
+        if (deadline.aborted)
+          throw new McpError(
+            "list-failed",
+            `${this.describe()}: tools/list did not finish within ${timeoutMs} ms (${pages} pages, ${tools.length} tools so far)`,
+            { cause },
+          );
+        throw cause;
+      }
+      pages++;
       tools.push(...page.tools);
+      if (tools.length > MAX_LISTED_TOOLS)
+        throw new McpError(
+          "list-failed",
+          `${this.describe()}: tools/list offers more than ${MAX_LISTED_TOOLS} tools; its tools are not used`,
+        );
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     return tools;
@@ -135,7 +173,8 @@ export class McpConnection {
 
   /** Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`). */
   async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    if (!this.#open) throw new McpError("connect-failed", `${this.describe()} is not connected${this.#tail()}`);
+    // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
+    if (!this.#open) throw new McpError("connect-failed", `${this.describe()} is not connected`);
     try {
       return (await this.#client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
@@ -143,43 +182,66 @@ export class McpConnection {
       })) as McpCallResult;
     } catch (cause) {
       if (signal.aborted) throw cause;
+      if ((cause as { code?: unknown }).code === OVERSIZE_ERROR_CODE)
+        throw new McpError(
+          "answer-too-large",
+          `${this.describe()}: ${message(cause).replace(/^MCP error -?\d+: /, "")}`,
+          {
+            cause,
+          },
+        );
       const closed = !this.#open || /connection closed/i.test(message(cause));
       throw new McpError(
-        "connect-failed",
+        closed && this.#dropped !== undefined ? "answer-too-large" : "connect-failed",
         closed
-          ? `${this.describe()} closed the connection during the call (it may have crashed)${this.#tail()}`
+          ? this.#dropped !== undefined
+            ? `${this.describe()}: ${this.#dropped}; the server is started again for the next call`
+            : `${this.describe()} closed the connection during the call (it may have crashed)`
           : `${this.describe()} failed the call: ${message(cause)}`,
         { cause },
       );
     }
   }
 
+  /** True when the connection closed because an answer was too large (it may be reopened). */
+  get droppedAnswer(): boolean {
+    return this.#dropped !== undefined;
+  }
+
   /** Closes the connection (ends a stdio child); idempotent, resolves when the child has exited. */
   close(): Promise<void> {
     this.#open = false;
-    this.#closing ??= this.#client.close().catch(() => this.#transport.close().catch(() => undefined));
+    this.#closing ??= (async () => {
+      await this.#client.close().catch(() => undefined);
+      // The SDK closes a transport it was given; ours (stdio) also when connect never got it, and
+      // its close() is idempotent and resolves only once the child has exited.
+      if (this.#transport instanceof StdioTransport) await this.#transport.close();
+    })();
     return this.#closing;
   }
 
-  #tail(): string {
-    const tail = this.#stderr.trim();
-    return tail === "" ? "" : `; its stderr ends: ${tail.slice(-500)}`;
-  }
-}
-
-async function transportFor(sdk: McpSdk, config: McpServerConfig): Promise<Transport> {
-  if (isTransportServer(config)) return config.transport();
-  if (isHttpServer(config))
-    return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
-      ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
+  async #transportFor(): Promise<Transport> {
+    const { config } = this;
+    const sdk = this.#sdk;
+    if (isTransportServer(config)) return config.transport();
+    if (isHttpServer(config))
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
+        ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
+      });
+    return new StdioTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...sdk.defaultEnvironment(), ...config.env },
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      parse: sdk.deserializeMessage,
+      serialize: sdk.serializeMessage,
+      onStderr: (text) => this.#stderr.push(text),
+      onOversize: (bytes, limit, answered) => {
+        if (!answered)
+          this.#dropped = `the answer was too large (${bytes} bytes > ${limit}, the limit of one stdio message) and was dropped`;
+      },
     });
-  return new sdk.StdioClientTransport({
-    command: config.command,
-    args: [...(config.args ?? [])],
-    ...(config.env === undefined ? {} : { env: { ...config.env } }),
-    ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-    stderr: "pipe",
-  });
+  }
 }
 
 function message(error: unknown): string {

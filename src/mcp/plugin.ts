@@ -7,6 +7,7 @@ import { type PermissionPolicy, permissionGate, showable } from "../builtin-tool
 import { DEFAULT_OUTPUT_CAP } from "../builtin-tools/index.js";
 import { foldRequestHeader } from "../header/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
+import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
 import { ServerTools } from "./server-tools.js";
@@ -56,6 +57,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     ["timeoutMs", options.timeoutMs],
     ["initTimeoutMs", options.initTimeoutMs],
     ["outputCap", options.outputCap],
+    ["imageCap", options.imageCap],
   ] as const)
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
       throw new McpError("invalid-config", `mcpTools options: ${key} must be a positive integer (got ${value})`);
@@ -75,6 +77,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       timeoutMs: options.timeoutMs,
       initTimeoutMs: options.initTimeoutMs ?? DEFAULT_MCP_INIT_TIMEOUT_MS,
       outputCap: options.outputCap ?? DEFAULT_OUTPUT_CAP,
+      imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
     });
     byAgent.set(agent, tools);

@@ -2,7 +2,8 @@
 // (the tool-result vocabulary carries them), audio and binary resources → a text note (no audio
 // part exists), embedded text resources and resource links → text, `structuredContent` → its
 // JSON as text (unless a text part already carries the same JSON, as the spec asks servers to
-// do), `isError` → an error result. The text is held to the output cap the built-in tools use.
+// do), `isError` → an error result. The text is held to the output cap the built-in tools use;
+// images to a byte cap per result (an image past it becomes a note saying so, never logged).
 import { capOutput } from "../builtin-tools/index.js";
 import { canonicalJson, type JsonObject, type JsonValue } from "../json/index.js";
 import type { ToolResultPart } from "../messages/index.js";
@@ -11,9 +12,21 @@ import type { McpCallResult } from "./connection.js";
 
 type McpContent = McpCallResult["content"][number];
 
-/** The output for `result`, its text capped at `cap` characters; `meta` names the server and tool. */
-export function mcpToolOutput(result: McpCallResult, cap: number, meta: JsonObject): ToolOutput {
-  const parts: ToolResultPart[] = (result.content ?? []).map(toPart);
+/** Decoded bytes of images one result may carry (5 MiB: the Anthropic API's limit for one image). */
+export const DEFAULT_MCP_IMAGE_CAP = 5 * 1024 * 1024;
+
+/**
+ * The output for `result`, its text capped at `cap` characters and its images at `imageCap`
+ * decoded bytes in all (in order: an image that would pass the cap is replaced by a note);
+ * `meta` names the server and tool.
+ */
+export function mcpToolOutput(
+  result: McpCallResult,
+  cap: number,
+  meta: JsonObject,
+  imageCap: number = DEFAULT_MCP_IMAGE_CAP,
+): ToolOutput {
+  const parts: ToolResultPart[] = capImages((result.content ?? []).map(toPart), imageCap);
   const structured = result.structuredContent;
   if (structured !== undefined && !parts.some((p) => p.type === "text" && sameJson(p.text, structured)))
     parts.push({ type: "text", text: JSON.stringify(structured) });
@@ -67,4 +80,26 @@ function capParts(parts: readonly ToolResultPart[], cap: number): ToolResultPart
   const texts = parts.flatMap((p) => (p.type === "text" ? [p.text] : []));
   if (texts.reduce((n, t) => n + t.length, 0) <= cap) return [...parts];
   return [{ type: "text", text: capOutput(texts.join("\n"), cap) }, ...parts.filter((p) => p.type !== "text")];
+}
+
+function capImages(parts: readonly ToolResultPart[], imageCap: number): ToolResultPart[] {
+  let used = 0;
+  return parts.map((part) => {
+    if (part.type !== "image") return part;
+    const bytes = base64Bytes(part.data);
+    if (used + bytes <= imageCap) {
+      used += bytes;
+      return part;
+    }
+    return {
+      type: "text",
+      text: `[image (${part.mediaType}, ${bytes} bytes) not shown: over the ${imageCap}-byte limit for the images of one tool result${used === 0 ? "" : ` (${used} bytes already used)`}]`,
+    };
+  });
+}
+
+/** Decoded size of base64 `data` (without decoding it). */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - padding;
 }

@@ -1,14 +1,17 @@
 // The MCP SDK, loaded on first use: `import "keelson"` never loads it (it is heavy — express,
 // hono, ajv…), and an agent without MCP servers never does either. One load per process.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { McpError } from "./types.js";
 
 export interface McpSdk {
   readonly Client: typeof Client;
-  readonly StdioClientTransport: typeof StdioClientTransport;
+  /** The SDK's safe default environment of a stdio child (HOME, PATH, SHELL, TERM, USER, LOGNAME). */
+  readonly defaultEnvironment: () => Record<string, string>;
+  /** One stdio line to a JSON-RPC message (validated) and back. */
+  readonly deserializeMessage: (line: string) => JSONRPCMessage;
+  readonly serializeMessage: (message: JSONRPCMessage) => string;
   readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   readonly ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
 }
@@ -22,10 +25,13 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
   ]).then(
-    ([client, stdio, http, types]) => ({
+    ([client, stdio, http, types, lines]) => ({
       Client: client.Client,
-      StdioClientTransport: stdio.StdioClientTransport,
+      defaultEnvironment: stdio.getDefaultEnvironment,
+      deserializeMessage: lines.deserializeMessage,
+      serializeMessage: lines.serializeMessage,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     }),

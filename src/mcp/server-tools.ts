@@ -16,6 +16,7 @@ export interface ServerToolsOptions {
   readonly timeoutMs: number | undefined;
   readonly initTimeoutMs: number;
   readonly outputCap: number;
+  readonly imageCap: number;
   readonly notice: (text: string) => void;
 }
 
@@ -34,8 +35,13 @@ export class ServerTools {
   readonly #options: ServerToolsOptions;
   readonly #connections = new Map<string, McpConnection>();
   readonly #registered = new Map<string, Registered>();
+  /** Every connection ever made (reopened ones too), so close() ends them all. */
+  readonly #all = new Set<McpConnection>();
   readonly #refreshes = new Set<Promise<void>>();
+  readonly #relisting = new Map<McpConnection, { again: boolean }>();
+  readonly #reopening = new Map<string, Promise<McpConnection>>();
   readonly #ready: Promise<void>;
+  #sdk: McpSdk | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(agent: Agent, sdk: () => Promise<McpSdk>, options: ServerToolsOptions) {
@@ -82,13 +88,14 @@ export class ServerTools {
   }
 
   /**
-   * Closes every server (a stdio child is ended); idempotent. Servers still starting are closed
-   * as soon as they are up (or have failed), so it resolves only when no child is left.
+   * Closes every server (a stdio child is ended, whatever it is doing: starting, listing,
+   * answering); idempotent; resolves when no child is left. Nothing is reported after it.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await Promise.all([...this.#all].map((c) => c.close()));
       await this.#ready.catch(() => undefined);
-      await Promise.all([...this.#connections.values()].map((c) => c.close()));
+      await Promise.all([...this.#all].map((c) => c.close())); // any opened meanwhile
     })();
     return this.#closing;
   }
@@ -97,45 +104,101 @@ export class ServerTools {
     const entries = Object.entries(this.#options.servers);
     if (entries.length === 0) return; // nothing to connect: the SDK is not even loaded
     const sdk = await loadSdk();
+    this.#sdk = sdk;
+    if (this.#closing !== undefined) return;
     const opened = await Promise.allSettled(
       entries.map(async ([name, config]) => {
-        const connection = await McpConnection.open(sdk, name, config, this.#options.initTimeoutMs);
-        if (this.#closing !== undefined) {
-          await connection.close(); // the agent let go while this server was starting
-          return;
-        }
-        this.#connections.set(name, connection);
-        connection.onToolsChanged = () => this.#refresh(connection);
-        connection.onClosed = (why) => this.#options.notice(`${why}; its tools answer with an error from now on`);
+        const connection = await this.#open(name, config);
         return { connection, tools: await connection.listTools(this.#options.initTimeoutMs) };
       }),
     );
+    if (this.#closing !== undefined) return;
     const failure = opened.find((r) => r.status === "rejected");
     if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
-    if (this.#closing !== undefined) return;
-    const all = opened.flatMap((r) => (r.status === "fulfilled" && r.value !== undefined ? [r.value] : []));
+    const all = opened.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
     const wanted = new Map<string, { server: string; tool: McpTool }>();
     for (const { connection, tools } of all) this.#want(wanted, connection.name, tools);
     this.#apply(wanted, undefined);
   }
 
-  /** Re-lists one server's tools after `list_changed`; the change is applied as soon as the answer comes. */
+  /** A connection to `name`, tracked at once (so close() can end it while it starts), connected. */
+  async #open(name: string, config: McpServerConfig): Promise<McpConnection> {
+    const connection = new McpConnection(this.#sdk!, name, config);
+    this.#all.add(connection);
+    await connection.connect(this.#options.initTimeoutMs);
+    if (this.#closing !== undefined) {
+      await connection.close();
+      throw new McpError("connect-failed", `${connection.describe()} was closed while starting`);
+    }
+    this.#connections.set(name, connection);
+    connection.onToolsChanged = () => this.#refresh(connection);
+    connection.onClosed = (why) =>
+      this.#options.notice(
+        connection.droppedAnswer
+          ? `${why}; it is started again for the next call`
+          : `${why}; its tools answer with an error from now on`,
+      );
+    return connection;
+  }
+
+  /**
+   * The live connection to `server`. One closed because an answer was too large is opened again
+   * (once, however many calls ask) and its tools re-listed.
+   */
+  async #live(server: string): Promise<McpConnection> {
+    const current = this.#connections.get(server);
+    if (current === undefined) throw new McpError("connect-failed", `MCP server "${server}" is not connected`);
+    if (current.connected || !current.droppedAnswer || this.#closing !== undefined) return current;
+    let reopening = this.#reopening.get(server);
+    if (reopening === undefined) {
+      reopening = this.#open(server, current.config).then((fresh) => {
+        this.#refresh(fresh);
+        return fresh;
+      });
+      this.#reopening.set(server, reopening);
+      void reopening.then(
+        () => this.#reopening.delete(server),
+        () => this.#reopening.delete(server),
+      );
+    }
+    return reopening;
+  }
+
+  /**
+   * Re-lists one server's tools after `list_changed`, applied as soon as the answer comes.
+   * Coalesced: while a re-list runs, any number of notifications make one more re-list after it.
+   */
   #refresh(connection: McpConnection): void {
+    if (this.#closing !== undefined || connection.closed) return;
+    const state = this.#relisting.get(connection);
+    if (state !== undefined) {
+      state.again = true;
+      return;
+    }
+    const mine = { again: false };
+    this.#relisting.set(connection, mine);
     const refresh = (async () => {
       try {
         await this.#ready;
-        const tools = await connection.listTools(this.#options.initTimeoutMs);
-        if (this.#closing !== undefined) return;
-        const wanted = new Map<string, { server: string; tool: McpTool }>();
-        for (const [name, r] of this.#registered)
-          if (r.server !== connection.name) wanted.set(name, { server: r.server, tool: JSON.parse(r.key) as McpTool });
-        this.#want(wanted, connection.name, tools);
-        this.#apply(wanted, connection.name);
+        do {
+          mine.again = false;
+          const tools = await connection.listTools(this.#options.initTimeoutMs);
+          if (this.#closing !== undefined || connection.closed) return;
+          const wanted = new Map<string, { server: string; tool: McpTool }>();
+          for (const [name, r] of this.#registered)
+            if (r.server !== connection.name)
+              wanted.set(name, { server: r.server, tool: JSON.parse(r.key) as McpTool });
+          this.#want(wanted, connection.name, tools);
+          this.#apply(wanted, connection.name);
+        } while (mine.again && this.#closing === undefined);
       } catch (error) {
+        if (this.#closing !== undefined || connection.closed) return; // silent once closed
         this.#agent.hooks.emit("agent/error", this.#agent, error, "mcp");
         this.#options.notice(
           `${connection.describe()}: its new tool list could not be applied (${error instanceof Error ? error.message : String(error)}); the previous tools stay`,
         );
+      } finally {
+        this.#relisting.delete(connection);
       }
     })();
     this.#refreshes.add(refresh);
@@ -181,8 +244,9 @@ export class ServerTools {
   }
 
   #definition(name: string, server: string, tool: McpTool): ToolDefinition {
-    const connection = (): McpConnection | undefined => this.#connections.get(server);
+    const live = (): Promise<McpConnection> => this.#live(server);
     const cap = this.#options.outputCap;
+    const imageCap = this.#options.imageCap;
     const meta: JsonObject = { mcpServer: server, mcpTool: tool.name };
     return {
       name,
@@ -192,10 +256,9 @@ export class ServerTools {
       // Never read-only: the call leaves the process, and an annotation is the server's word only.
       readOnly: false,
       async execute(args, context): Promise<ToolOutput> {
-        const live = connection();
-        if (live === undefined) throw new McpError("connect-failed", `MCP server "${server}" is not connected`);
-        const result = await live.callTool(tool.name, args as Record<string, unknown>, context.signal);
-        return mcpToolOutput(result, cap, meta);
+        const connection = await live();
+        const result = await connection.callTool(tool.name, args as Record<string, unknown>, context.signal);
+        return mcpToolOutput(result, cap, meta, imageCap);
       },
     };
   }

@@ -49,6 +49,11 @@ export interface McpToolsOptions {
   /** Characters of a result's text before the truncation marker. Default 30 000 (the built-ins' cap). */
   readonly outputCap?: number;
   /**
+   * Decoded bytes of images one result may carry; an image past it is replaced by a text note
+   * saying its size and the limit. Default 5 MiB (5 242 880).
+   */
+  readonly imageCap?: number;
+  /**
    * Told about things worth a line to a person: a tool in the resumed log that no server offers
    * any more (dropped from the request), a server that exited.
    */
@@ -73,7 +78,9 @@ export type McpErrorCode =
   | "init-timeout"
   | "name-collision"
   | "not-loaded"
-  | "sdk-missing";
+  | "sdk-missing"
+  | "list-failed"
+  | "answer-too-large";
 
 /**
  * A server that could not be reached or answered too late (naming the server, never its env or
