@@ -5,7 +5,7 @@
 // segment that changed when a request could not reuse the previous one, and the cost under the
 // model's pricing. Pure: a fold over events plus a token counter.
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import { estimateTokens, type ModelRegistry, usageCost, valueCounter } from "../llm/core.js";
+import { estimateTokens, ModelRegistry, usageCost, valueCounter } from "../llm/core.js";
 import type { Usage } from "../messages/index.js";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
@@ -46,7 +46,15 @@ export interface CacheReport {
 export interface CacheReportOptions {
   /** Token counter for text; default ≈ bytes/4 (pass a real tokenizer for precise numbers). */
   readonly countTokens?: (text: string) => number;
+  /** Prices per model; default the built-in table (`DEFAULT_MODELS`, src/llm/models.ts). */
   readonly models?: ModelRegistry;
+}
+
+/** The built-in price table, made on first use. */
+let builtinModels: ModelRegistry | undefined;
+function builtinRegistry(): ModelRegistry {
+  builtinModels ??= new ModelRegistry();
+  return builtinModels;
 }
 
 export function cacheReport(events: readonly SessionEvent[], options: CacheReportOptions = {}): CacheReport {
@@ -65,7 +73,7 @@ export function cacheReport(events: readonly SessionEvent[], options: CacheRepor
     const { cacheable, firstChange } =
       previous === undefined ? { cacheable: 0, firstChange: null } : shared(previous, r, segments, historyTokens);
     const usage = usageByStep.get(`${r.turn}.${r.step}`);
-    const model = options.models?.find(r.request.model);
+    const model = (options.models ?? builtinRegistry()).find(r.request.model);
     lines.push({
       turn: r.turn,
       step: r.step,

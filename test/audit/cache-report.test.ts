@@ -69,6 +69,18 @@ describe("cacheReport", () => {
     expect(report.totals.cost).toBeCloseTo(2 * ((10 * 3 + 90 * 0.3 + 5 * 15) / 1e6), 12);
   });
 
+  test("without a registry, cost comes from the built-in price table (issue #20: it was 0)", async () => {
+    const agent = await session(2);
+    const report = cacheReport(agent.session.events);
+    const perRequest = (10 * 3 + 90 * 0.3 + 5 * 15) / 1e6; // claude-sonnet-4-5 in DEFAULT_MODELS
+    expect(report.requests[0]!.cost).toBeCloseTo(perRequest, 12);
+    expect(report.totals.cost).toBeCloseTo(2 * perRequest, 12);
+    expect(report.totals.cost).toBeCloseTo(
+      cacheReport(agent.session.events, { models: new ModelRegistry() }).totals.cost,
+      12,
+    );
+  });
+
   test("a custom token counter is used for the structural estimate", async () => {
     const agent = await session(1);
     const report = cacheReport(agent.session.events, { countTokens: () => 1 });
