@@ -3,12 +3,13 @@
 // notification missed while the connection was down). A turn for a session that does not exist
 // yet creates it first (an empty log, header id only — see createSession), so a client needs no
 // separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
-import { isSafeSessionId, Session } from "../session/index.js";
+import { Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { ENQUEUE, SESSION_EXISTS, TURN } from "./turn-queries.js";
+import { checkTurnInput } from "./turn-input.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import {
   FINISHED_STATUSES,
@@ -65,13 +66,7 @@ export class FleetClient {
 
   /** Queues `prompt` as the next turn of `sessionId` (created if absent); returns the turn id. */
   async enqueueTurn(options: EnqueueOptions): Promise<string> {
-    const { sessionId, prompt, profile } = options ?? ({} as EnqueueOptions);
-    if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
-      throw new FleetError("invalid-turn", `${JSON.stringify(sessionId)} is not a valid session id`);
-    if (typeof prompt !== "string" || prompt.trim() === "")
-      throw new FleetError("invalid-turn", `the prompt for session ${sessionId} is empty`);
-    if (typeof profile !== "string" || profile === "")
-      throw new FleetError("invalid-turn", `the turn for session ${sessionId} names no profile`);
+    const { sessionId, prompt, profile } = checkTurnInput(options); // before anything is written
     await this.#ready();
     await this.#ensureSession(sessionId);
     try {

@@ -239,3 +239,27 @@ test("client input is checked before anything is written", async () => {
   }
   await expect(client.turn("999999")).rejects.toMatchObject({ code: "not-found" });
 });
+
+test("F2: a prompt PostgreSQL text cannot hold exactly (NUL, a lone surrogate) is refused as invalid-turn; nothing is created", async () => {
+  const client = await database().client();
+  const cases = [
+    { sessionId: "f2-nul", prompt: "before\u0000after", why: /U\+0000 \(NUL\) at character 6/ },
+    { sessionId: "f2-high", prompt: "half \ud83d of a pair", why: /lone surrogate \(U\+D83D\) at character 5/ },
+    { sessionId: "f2-low", prompt: "\ude00 first", why: /lone surrogate \(U\+DE00\) at character 0/ },
+  ];
+  for (const { sessionId, prompt, why } of cases) {
+    const error = await client.enqueueTurn({ sessionId, prompt, profile: "echo" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FleetError);
+    expect(error).toMatchObject({ code: "invalid-turn", message: expect.stringMatching(why) });
+    expect(await database().query("SELECT id FROM keelson_sessions WHERE id = $1", [sessionId])).toEqual([]);
+    expect(await database().query("SELECT id FROM keelson_turns WHERE session_id = $1", [sessionId])).toEqual([]);
+  }
+  const profile = await client
+    .enqueueTurn({ sessionId: "f2-profile", prompt: "p", profile: "ec\u0000ho" })
+    .catch((e: unknown) => e);
+  expect(profile).toMatchObject({ code: "invalid-turn", message: expect.stringMatching(/profile name .* not usable/) });
+  // A well-formed pair, and text that only looks odd, are queued exactly as given.
+  const exact = "a pair 😀, a tab\t, U+FFFD \ufffd";
+  const id = await client.enqueueTurn({ sessionId: "f2-ok", prompt: exact, profile: "echo" });
+  expect((await client.turn(id)).prompt).toBe(exact);
+});
