@@ -1,4 +1,4 @@
-// A consumer project for the package test: packs Keelson exactly as `npm publish` would, then
+// A consumer project for the package test: packs Keelson exactly as it is published, then
 // installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
 // no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
 import { execFile } from "node:child_process";
@@ -25,14 +25,18 @@ export interface Result {
   readonly stderr: string;
 }
 
-/** `npm pack` of the repository (its `prepare` builds dist/ first). */
+/**
+ * The package as published: scripts/stage-package.mjs stages the current build with its clean
+ * manifest (as `npm run stage` does before `npm publish .package`), then `npm pack` of that.
+ */
 export async function pack(into: string): Promise<Packed> {
+  const staged = join(into, "staged");
+  await run(process.execPath, [join(REPO, "scripts/stage-package.mjs"), staged], { cwd: REPO });
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", into], {
-    cwd: REPO,
+    cwd: staged,
     maxBuffer: 64 * 1024 * 1024,
   });
-  // `prepare` output precedes the JSON when npm runs it; the JSON array is the last thing printed.
-  const json = JSON.parse(stdout.slice(stdout.lastIndexOf("\n[") + 1)) as {
+  const json = JSON.parse(stdout.slice(stdout.indexOf("["))) as {
     filename: string;
     files: { path: string }[];
   }[];

@@ -1,7 +1,8 @@
 // The package as it ships: `npm pack`, installed from the tarball into a fresh project. Plain
 // `node app.mjs` runs an agent on the emulator; CommonJS `require("keelson")` works on Node
 // ≥ 20.19; the consumer's own `tsc` passes under common compiler settings with zero errors;
-// an esbuild bundle of the app runs; the tarball holds no tests, benches or configs; zod is the
+// an esbuild bundle of the app runs; the tarball holds no tests, benches or configs, ships the docs
+// its README links to and a manifest without scripts or dev dependencies; zod is the
 // application's (a zod 3 project gets a clear error for a zod 3 schema, and works with zod/v4).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -137,14 +138,39 @@ afterAll(async () => {
 });
 
 describe("the tarball", () => {
-  test("holds dist/, bin/, README, LICENSE and package.json — no tests, benches, sources or configs", () => {
+  test("holds dist/, bin/, README, LICENSE, package.json and the docs — no tests, benches, sources or configs", () => {
     const top = new Set(packed.files.map((f) => f.split("/")[0]));
-    expect([...top].sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "package.json"]);
+    expect([...top].sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "docs", "examples", "package.json", "src"]);
     expect(packed.files.filter((f) => /\.test\.|tsconfig|biome|vitest|\.ci\//.test(f))).toEqual([]);
+    expect(packed.files.filter((f) => f.startsWith("src/") && !f.endsWith("/README.md"))).toEqual([]);
     expect(packed.files).toContain("dist/index.js");
     expect(packed.files).toContain("dist/index.d.ts");
     expect(packed.files).toContain("dist/index.js.map");
     expect(packed.files).toContain("bin/keelson.js");
+  });
+
+  test("every relative link of the shipped README points at a file the package ships", async () => {
+    const readme = await readFile(join(project, "node_modules/keelson/README.md"), "utf8");
+    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1] ?? "")
+      .filter((t) => !/^[a-z]+:/.test(t));
+    expect(targets.length).toBeGreaterThan(20);
+    const missing = targets.filter(
+      (t) => !packed.files.some((f) => f === t || f.startsWith(`${t.replace(/\/$/, "")}/`)),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  test("its manifest is clean: no scripts, dev dependencies or allowScripts (npm sees no install scripts)", async () => {
+    const manifest = JSON.parse(await readFile(join(project, "node_modules/keelson/package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(manifest)).not.toContain("scripts");
+    expect(Object.keys(manifest)).not.toContain("devDependencies");
+    expect(Object.keys(manifest)).not.toContain("allowScripts");
+    expect(manifest.dependencies).toBeDefined();
+    expect(manifest.bin).toEqual({ keelson: "bin/keelson.js" });
   });
 
   test("every subpath export resolves to a file in the tarball, with types", async () => {
@@ -160,6 +186,15 @@ describe("the tarball", () => {
 });
 
 describe("a consumer project", () => {
+  test("`npx keelson demo` runs offline from the installed package, as the README's first steps say", async () => {
+    const result = await runIn(project, join(project, "node_modules/.bin/keelson"), ["demo"], {
+      KEELSON_HOME: join(project, ".keelson-home"),
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/demo: all checks passed/);
+  }, 120_000);
+
   test("plain `node app.mjs` runs an agent with a zod tool on the emulator", async () => {
     const result = await runIn(project, process.execPath, ["app.mjs"]);
     expect(result.stderr).toBe("");
