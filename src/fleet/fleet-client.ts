@@ -117,7 +117,12 @@ export class FleetClient {
     return recordOf(row);
   }
 
-  /** Resolves with the turn's record once it is done, failed or interrupted. */
+  /**
+   * Resolves with the turn's record once it is done, failed or interrupted. A database that
+   * cannot be reached meanwhile (restarted, failed over, a connection cut) is not an answer: the
+   * read is retried with a backoff (up to `pollMs` apart) and the LISTEN connection reopened,
+   * until the turn finishes or `timeoutMs` passes (`timeout`, naming the last failure).
+   */
   async awaitTurn(id: string, options: AwaitOptions = {}): Promise<TurnRecord> {
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     const pollMs = options.pollMs ?? 1000;
@@ -128,17 +133,33 @@ export class FleetClient {
       notified = true;
       wake?.();
     });
+    let failures = 0;
+    let lastFailure: FleetError | undefined;
     try {
       await this.#notifications.listening(); // before the first look: a change after it is notified
       for (;;) {
         notified = false;
-        const record = await this.turn(id);
-        if (FINISHED_STATUSES.includes(record.status)) return record;
+        let record: TurnRecord | undefined;
+        try {
+          record = await this.turn(id);
+          failures = 0;
+        } catch (error) {
+          if (!(error instanceof FleetError && error.code === "unavailable")) throw error;
+          failures++;
+          lastFailure = error; // the server is away: look again after a backoff
+        }
+        if (record !== undefined && FINISHED_STATUSES.includes(record.status)) return record;
         const left = deadline - performance.now();
         if (left <= 0)
-          throw new FleetError("timeout", `turn ${id} is still ${record.status} after ${options.timeoutMs} ms`);
+          throw new FleetError(
+            "timeout",
+            record === undefined
+              ? `turn ${id}: no answer from the database for ${options.timeoutMs} ms (${lastFailure?.message ?? "unreachable"})`
+              : `turn ${id} is still ${record.status} after ${options.timeoutMs} ms`,
+          );
         if (options.signal?.aborted) throw options.signal.reason;
         if (notified) continue; // changed while we read it: look again at once
+        const delay = failures === 0 ? pollMs : Math.min(pollMs, 25 * 2 ** Math.min(failures, 10));
         await new Promise<void>((resolve) => {
           const done = (): void => {
             clearTimeout(timer);
@@ -146,11 +167,13 @@ export class FleetClient {
             wake = undefined;
             resolve();
           };
-          const timer = setTimeout(done, Math.min(pollMs, left));
+          const timer = setTimeout(done, Math.min(delay, left));
           options.signal?.addEventListener("abort", done, { once: true });
           wake = done;
         });
-        if (!(await this.#notifications.listening())) continue; // connection lost: the poll carries on
+        // Reopens a lost LISTEN connection in the background; until it is back the poll carries on
+        // (not awaited: a server that does not answer must not hold the wait past its deadline).
+        void this.#notifications.listening();
       }
     } finally {
       unsubscribe();
