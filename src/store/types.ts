@@ -102,6 +102,8 @@ export type StoreErrorCode =
   | "not-migrated"
   /** PostgreSQL store: the database could not be reached or a read failed (the message names host and database). */
   | "unavailable"
+  /** PostgreSQL store: the database role lacks a privilege (SQLSTATE 42501) or its credentials were refused (class 28); retrying cannot help. */
+  | "permission-denied"
   | "closed";
 
 export class StoreError extends KeelsonError<StoreErrorCode> {

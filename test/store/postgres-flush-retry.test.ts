@@ -1,5 +1,7 @@
 // A flush that fails keeps its batch, and its retry neither loses nor duplicates events — also
 // when the failure hid a successful commit (the connection dropped while COMMIT was answered).
+// These stores retry nothing themselves (`reconnect: { forMs: 0 }`), so the caller's retry is
+// what is pinned; the store's own reconnect is postgres-reconnect.test.ts's.
 // The store runs on a real pg.Pool passed in as `{ pool }`; the pool is wrapped only to drop a
 // flush's statement, or its answer after it committed, at a chosen moment, as a network failure would.
 import { Pool } from "pg";
@@ -71,7 +73,7 @@ async function storedSeqs(id: string): Promise<number[]> {
 describe("flush failures", () => {
   test("a flush that fails before its commit writes nothing; the retry writes the batch once", async () => {
     const { pool, fail } = faultyPool();
-    const store = new PostgresSessionStore({ pool });
+    const store = new PostgresSessionStore({ pool, reconnect: { forMs: 0 } });
     closers.push(() => store.close().catch(() => undefined));
     const session = twoTurnLog(newSession("retried"));
     await store.create(session.header, session.events.slice(0, 3));
@@ -88,7 +90,7 @@ describe("flush failures", () => {
 
   test("a commit whose answer was lost is recognised on retry: no 'conflict', no duplicate, the log goes on", async () => {
     const { pool, fail } = faultyPool();
-    const store = new PostgresSessionStore({ pool });
+    const store = new PostgresSessionStore({ pool, reconnect: { forMs: 0 } });
     closers.push(() => store.close().catch(() => undefined));
     const session = twoTurnLog(newSession("ambiguous"));
     await store.create(session.header, session.events.slice(0, 3));

@@ -87,16 +87,30 @@ export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; ow
   return { pool: pool as unknown as PgPool, owned: true };
 }
 
-/** A driver/server failure as a StoreError naming the server (StoreErrors pass through). */
+/** The longest driver message a StoreError quotes (a server message may quote a value). */
+const MAX_DRIVER_TEXT = 500;
+
+/**
+ * A driver/server failure as a StoreError naming the server (StoreErrors pass through). A
+ * privilege or authentication refusal (SQLSTATE 42501, class 28) is `permission-denied`, not
+ * `code`: retrying cannot help, and the operator must grant the role what Keelson needs.
+ */
 export function dbError(error: unknown, label: string, what: string, code: StoreErrorCode, secret?: string): unknown {
   if (error instanceof StoreError) return error;
   let text = error instanceof Error ? error.message : String(error);
   if (error instanceof AggregateError && error.errors.length > 0)
     text = error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join("; ");
   if (secret !== undefined && secret.length > 0) text = text.split(secret).join("***");
-  return new StoreError(code, `${label}: ${what} failed: ${text || String((error as { code?: unknown }).code)}`, {
-    cause: error,
-  });
+  const sqlstate = (error as { code?: unknown } | null)?.code;
+  text ||= String(sqlstate);
+  if (text.length > MAX_DRIVER_TEXT) text = `${text.slice(0, MAX_DRIVER_TEXT - 1)}…`;
+  if (sqlstate === "42501" || (typeof sqlstate === "string" && sqlstate.startsWith("28")))
+    return new StoreError(
+      "permission-denied",
+      `${label}: ${what} failed: ${text} (SQLSTATE ${sqlstate}: ${sqlstate === "42501" ? "the database role lacks a privilege Keelson needs — SELECT, INSERT and UPDATE on keelson_sessions and keelson_events, SELECT on keelson_schema_version; see src/store/README.md" : "the server refused these credentials"})`,
+      { cause: error },
+    );
+  return new StoreError(code, `${label}: ${what} failed: ${text}`, { cause: error });
 }
 
 /** The password in a target's URL, if any (so messages can be scrubbed of it). */

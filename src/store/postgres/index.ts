@@ -3,5 +3,6 @@
 export type { PgClient, PgPool, PgResult, PostgresTarget } from "./connection.js";
 export { inTransaction, redactUrl } from "./connection.js";
 export type { SessionWatch, WatchOptions } from "./event-tail.js";
-export { type PostgresStoreOptions, PostgresSessionStore } from "./postgres-store.js";
+export { DEFAULT_RECONNECT_MS, type PostgresStoreOptions, PostgresSessionStore } from "./postgres-store.js";
+export { isConnectionError, type RetryPolicy } from "./transient.js";
 export { checkSchema, type MigrateResult, migrate, SCHEMA_VERSION } from "./schema.js";

@@ -14,7 +14,6 @@
 // - A fork whose seed is its stored parent's prefix stores no copy (known-logs.ts); a load reads
 //   the chain of ancestors in one statement. Live tail: event-tail.ts.
 import { checkAppendBatch } from "../append-batch.js";
-import { randomUUID } from "node:crypto";
 import { previewJson } from "../../json/index.js";
 import {
   isSafeSessionId,
@@ -42,19 +41,10 @@ import { eventText, headerText, parseLines, storableText, titleOf } from "./log-
 import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
 import { readStoredLog } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
+import { type PostgresStoreOptions, resolveStoreOptions } from "./store-options.js";
+import { type RetryPolicy, retryConnection } from "./transient.js";
 
-export type PostgresStoreOptions = PostgresTarget & {
-  /** How long a lease lasts without renewal (ms); the store renews every leaseMs / 3. Default 30 000. */
-  readonly leaseMs?: number;
-  /**
-   * The lease owner: default a random id per store instance. Store instances given the same
-   * owner share leases (a worker identity across connections); between them, only the log
-   * position guards appends (`conflict`).
-   */
-  readonly owner?: string;
-  /** How many stored sessions' logs to remember for forks by reference (least recently used dropped). Default 64. */
-  readonly knownSessions?: number;
-};
+export { DEFAULT_RECONNECT_MS, type PostgresStoreOptions } from "./store-options.js";
 
 interface Writer {
   readonly id: string;
@@ -85,26 +75,20 @@ export class PostgresSessionStore implements SessionStore {
   readonly #known: KnownLogs;
   readonly #leases: LeaseKeeper;
   readonly #tail: EventTail;
+  readonly #reconnect: RetryPolicy;
   #opening: Promise<PgPool> | undefined;
   #pool: { pool: PgPool; owned: boolean } | undefined;
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
-    this.#target =
-      options.pool === undefined
-        ? { url: options.url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) }
-        : { pool: options.pool };
+    const resolved = resolveStoreOptions(options);
+    this.#target = resolved.target;
     this.label = labelOf(this.#target);
     this.#secret = secretOf(this.#target);
-    this.owner = options.owner ?? randomUUID();
-    if (typeof this.owner !== "string" || this.owner === "" || this.owner !== storableText(this.owner))
-      throw new TypeError(
-        `owner must be a non-empty string PostgreSQL TEXT can hold (no U+0000), got ${previewJson(options.owner)}`,
-      );
-    this.leaseMs = options.leaseMs ?? 30_000;
-    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 3)
-      throw new TypeError(`leaseMs must be an integer ≥ 3, got ${previewJson(options.leaseMs)}`);
-    this.#known = new KnownLogs(options.knownSessions ?? 64);
+    this.owner = resolved.owner;
+    this.leaseMs = resolved.leaseMs;
+    this.#known = new KnownLogs(resolved.knownSessions);
+    this.#reconnect = resolved.reconnect;
     this.#leases = new LeaseKeeper(
       () => this.#pool?.pool,
       this.owner,
@@ -218,29 +202,33 @@ export class PostgresSessionStore implements SessionStore {
     const pending = writer.buffer;
     writer.buffer = [];
     const from = writer.committed;
-    let written: number;
-    try {
-      const pool = await this.#connect("write-failed");
-      const lease = { owner: this.owner, epoch: writer.epoch, leaseMs: this.leaseMs };
-      // One statement, atomic by itself: no transaction round trips around it.
-      written = await writeGuardedBatch(
-        pool,
+    const lease = { owner: this.owner, epoch: writer.epoch, leaseMs: this.leaseMs };
+    // One statement, atomic by itself: no transaction round trips around it. A lost connection is
+    // retried on a fresh one (transient.ts): the guard either writes the batch, or finds it
+    // committed by an attempt whose answer was lost (its own rows), or refuses (lease, position).
+    const attempt = await retryConnection(this.#reconnect, async () =>
+      writeGuardedBatch(
+        await this.#connect("write-failed"),
         writer.id,
         lease,
         { from, lines: pending, title: writer.title },
         this.whereOf(writer.id),
-      );
-    } catch (e) {
+      ),
+    );
+    if (!attempt.ok) {
+      const e = attempt.error;
       writer.buffer = [...pending, ...writer.buffer]; // kept for a retry, ahead of anything appended meanwhile
       if (e instanceof StoreError && (e.code === "conflict" || e.code === "lease-lost")) writer.hopeless = e;
+      const retried = attempt.retries === 0 ? "" : ` (after ${attempt.retries} reconnect(s))`;
       throw dbError(
         e,
         this.label,
-        `session ${writer.id}: flushing ${pending.length} event(s)`,
+        `session ${writer.id}: flushing ${pending.length} event(s)${retried}`,
         "write-failed",
         this.#secret,
       );
     }
+    const written = attempt.value;
     writer.committed = from + written;
     if (writer.session !== undefined) this.#known.set(writer.id, { session: writer.session, length: writer.committed });
     if (written < pending.length) {
@@ -394,11 +382,18 @@ export class PostgresSessionStore implements SessionStore {
   async #clearLease(writer: Writer): Promise<void> {
     const pool = this.#pool?.pool;
     if (pool === undefined) return;
-    try {
-      await pool.query(CLEAR_LEASE, [writer.id, this.owner, writer.epoch]);
-    } catch (e) {
-      throw dbError(e, this.label, `releasing the lease of session ${writer.id}`, "write-failed", this.#secret);
-    }
+    // Idempotent: retried on a lost connection like a flush.
+    const attempt = await retryConnection(this.#reconnect, () =>
+      pool.query(CLEAR_LEASE, [writer.id, this.owner, writer.epoch]),
+    );
+    if (!attempt.ok)
+      throw dbError(
+        attempt.error,
+        this.label,
+        `releasing the lease of session ${writer.id}`,
+        "write-failed",
+        this.#secret,
+      );
   }
 
   async close(): Promise<void> {
