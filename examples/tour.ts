@@ -46,7 +46,7 @@ const options = {
 };
 const agent = createAgent({ ...options, store });
 const first = await agent.send("How long is notes.txt?");
-console.log("turn", first.turn, first.reason.kind, "·", agent.session.deriveMessages().at(-1)?.content);
+console.log("turn", first.turn, first.reason.kind, "·", first.text); // the turn's final assistant text
 const id = agent.session.id;
 await agent.dispose(); // flushes the log and releases the session
 

@@ -6,7 +6,7 @@
 // nothing and a paused stream left no partial answer; the log verifies and reconstructs exactly
 // the requests the model received; a disposed agent's stored log is its in-memory log.
 import { canonicalJson, type JsonValue } from "../src/json/index.js";
-import { isLoopBuilt, loggedPartOf } from "../src/loop/index.js";
+import { isLoopBuilt, loggedPartOf, type TurnOutcome } from "../src/loop/index.js";
 import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
 import { isPairingBalanced, type SessionEvent, type TurnEndReason } from "../src/session/index.js";
 import type { Settled, TrialRun } from "./cancellation-run.js";
@@ -44,7 +44,9 @@ function expectedCancel(run: TrialRun): { settled: Settled; logged: TurnEndReaso
         : { kind: "disposed" };
   // With a store, a cancel or dispose never makes a flush fail: the turn is saved.
   const saved = run.plan.store ? { saved: true } : {};
-  return { settled: { outcome: { turn: cancelTurn(run.plan), reason, ...saved } }, logged: reason };
+  // `text` is not an enumerable field of an outcome: canonicalJson compares without it.
+  const outcome = { turn: cancelTurn(run.plan), reason, ...saved } as Omit<TurnOutcome, "text"> as TurnOutcome;
+  return { settled: { outcome }, logged: reason };
 }
 
 /** An inject that arrived as `turn/end` was logged runs in a one-shot turn of its own (after a cancel; a dispose rejects it). */

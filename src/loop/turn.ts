@@ -26,7 +26,7 @@ import {
 } from "../messages/index.js";
 import { assembleSystemPrompt, PromptError, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import type { Session, TurnEndReason } from "../session/index.js";
+import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { executeToolCall, type ToolRegistry } from "../tools/index.js";
 import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
@@ -120,7 +120,7 @@ export async function runTurn(
   const { session } = ctx;
   const turn = session.lastTurn + 1;
   const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
-  session.append("turn/start", { turn, trigger });
+  const startSeq = session.append("turn/start", { turn, trigger }).seq;
   try {
     checkAbort(signal);
     if (claim.compacts.length > 0) await compactNow(ctx, signal);
@@ -140,7 +140,7 @@ export async function runTurn(
   appendInjects(ctx, state, [...unadmitted, ...ctx.inbox.takeInjects()]);
   const reason = endReason(ctx, signal, state);
   session.append("turn/end", { turn, reason });
-  let outcome: TurnOutcome = { turn, reason };
+  let outcome: Omit<TurnOutcome, "text"> = { turn, reason };
   if (ctx.persistence !== undefined) {
     try {
       await ctx.persistence.flush(); // also retries what an earlier failed flush left buffered
@@ -152,9 +152,30 @@ export async function runTurn(
       outcome = { ...outcome, saved: false, storeError: state.storeError };
     } else outcome = { ...outcome, saved: true };
   }
-  for (const steer of state.steers) steer.settle.resolve(outcome);
+  const final = withText(outcome, finalText(session, startSeq));
+  for (const steer of state.steers) steer.settle.resolve(final);
   for (const inject of state.injects) inject.settle.resolve();
-  return outcome;
+  return final;
+}
+
+/**
+ * The outcome with its `text`, not enumerable: the enumerable fields stay those of the logged
+ * `turn/end` (plus `saved`/`storeError`), so spreading, comparing or serializing an outcome
+ * gives that record; `outcome.text` reads the answer.
+ */
+function withText(outcome: Omit<TurnOutcome, "text">, text: string): TurnOutcome {
+  return Object.defineProperty({ ...outcome }, "text", { value: text, enumerable: false }) as TurnOutcome;
+}
+
+/** The text parts of the last assistant message logged at or after `fromSeq` (`""` if none). */
+function finalText(session: Session, fromSeq: number): string {
+  for (let seq = session.length - 1; seq >= fromSeq; seq--) {
+    const event = session.eventAt(seq);
+    if (event?.type !== "assistant/message") continue;
+    const { content } = (event as SessionEvent<"assistant/message">).data;
+    return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  }
+  return "";
 }
 
 /** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */

@@ -194,6 +194,12 @@ export interface TurnOutcome {
   readonly turn: number;
   readonly reason: TurnEndReason;
   /**
+   * The turn's final assistant text: the text parts of its last assistant message, joined by
+   * newlines (reasoning and tool calls left out); `""` when the turn logged no assistant message.
+   * Not enumerable: spreading or serializing an outcome gives the `turn/end` record without it.
+   */
+  readonly text: string;
+  /**
    * With a store: whether everything the turn logged is durable. `false` means a flush failed
    * (`storeError` says why; the turn ended `error` with code `not-saved` unless it had already
    * ended otherwise); the agent retries the flush before its next turn and refuses the turn
