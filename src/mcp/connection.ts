@@ -131,43 +131,54 @@ export class McpConnection {
   /**
    * Every tool the server offers: the pages of `tools/list`, at most `MAX_LIST_PAGES` pages and
    * `MAX_LISTED_TOOLS` tools, all within one deadline of `timeoutMs` (`McpError('list-failed')`
-   * otherwise); `signal` (the connection closing) stops it too.
+   * otherwise); the connection closing stops it too.
    */
   async listTools(timeoutMs: number): Promise<McpTool[]> {
-    const deadline = AbortSignal.timeout(timeoutMs);
+    // One timer for the whole listing; each page gets its own signal (no listener piles up).
+    let page = new AbortController();
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      page.abort(new Error("the listing's deadline passed"));
+    }, timeoutMs);
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     let pages = 0;
-    do {
-      if (pages === MAX_LIST_PAGES)
-        throw new McpError(
-          "list-failed",
-          `${this.describe()}: tools/list goes on past ${MAX_LIST_PAGES} pages (${tools.length} tools so far); its tools are not used`,
-        );
-      let page: Awaited<ReturnType<Client["listTools"]>>;
-      try {
-        page = await this.#client.listTools(cursor === undefined ? {} : { cursor }, {
-          signal: deadline,
-          timeout: timeoutMs,
-        });
-      } catch (cause) {
-        if (deadline.aborted)
+    try {
+      do {
+        if (pages === MAX_LIST_PAGES)
           throw new McpError(
             "list-failed",
-            `${this.describe()}: tools/list did not finish within ${timeoutMs} ms (${pages} pages, ${tools.length} tools so far)`,
-            { cause },
+            `${this.describe()}: tools/list goes on past ${MAX_LIST_PAGES} pages (${tools.length} tools so far); its tools are not used`,
           );
-        throw cause;
-      }
-      pages++;
-      tools.push(...page.tools);
-      if (tools.length > MAX_LISTED_TOOLS)
-        throw new McpError(
-          "list-failed",
-          `${this.describe()}: tools/list offers more than ${MAX_LISTED_TOOLS} tools; its tools are not used`,
-        );
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+        page = new AbortController();
+        let answer: Awaited<ReturnType<Client["listTools"]>>;
+        try {
+          answer = await this.#client.listTools(cursor === undefined ? {} : { cursor }, {
+            signal: page.signal,
+            timeout: NO_SDK_TIMEOUT,
+          });
+        } catch (cause) {
+          if (expired)
+            throw new McpError(
+              "list-failed",
+              `${this.describe()}: tools/list did not finish within ${timeoutMs} ms (${pages} pages, ${tools.length} tools so far)`,
+              { cause },
+            );
+          throw cause;
+        }
+        pages++;
+        tools.push(...answer.tools);
+        if (tools.length > MAX_LISTED_TOOLS)
+          throw new McpError(
+            "list-failed",
+            `${this.describe()}: tools/list offers more than ${MAX_LISTED_TOOLS} tools; its tools are not used`,
+          );
+        cursor = answer.nextCursor;
+      } while (cursor !== undefined);
+    } finally {
+      clearTimeout(timer);
+    }
     return tools;
   }
 
