@@ -5,6 +5,9 @@
 //   │                       retries as `keelson.retry` events)
 //   └─ execute_tool {name}  tool/call → tool/result (error code as error.type)
 // Every span carries keelson.session.id and keelson.seq.start/end: the log range it covers.
+// A failed span's status message is its error code unless content capture is on: error texts
+// hold what the model chose (paths, commands) and what tools and servers said (an MCP server's
+// stderr), which are content.
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import type { AssistantResult, ProviderRequest } from "../llm/index.js";
 import type { Agent } from "../loop/index.js";
@@ -103,7 +106,7 @@ export class TurnSpans {
     try {
       result = await this.#api.context.with(this.#api.trace.setSpan(parent, span), next);
     } catch (error) {
-      this.#fail(span, "exception", error instanceof Error ? error.message : String(error));
+      this.#fail(span, "exception", () => (error instanceof Error ? error.message : String(error)));
       this.#chat = undefined;
       throw error;
     }
@@ -111,7 +114,7 @@ export class TurnSpans {
     if (this.#options.captureContent === true) span.setAttribute(ATTR.outputMessages, JSON.stringify(result.content));
     if (result.usage !== undefined) setUsage(span, result.usage);
     if (result.finish === "error" || result.finish === "aborted") {
-      this.#fail(span, result.error?.code ?? result.finish, result.error?.message ?? result.finish);
+      this.#fail(span, result.error?.code ?? result.finish, () => result.error?.message ?? result.finish);
       this.#chat = undefined;
     }
     return result;
@@ -119,9 +122,9 @@ export class TurnSpans {
 
   /** Ends whatever is open (the agent is going away). */
   endAll(why: string): void {
-    if (this.#chat !== undefined) this.#fail(this.#chat.span, "aborted", why);
+    if (this.#chat !== undefined) this.#fail(this.#chat.span, "aborted", () => why);
     this.#chat = undefined;
-    for (const span of this.#tools.values()) this.#fail(span, "aborted", why);
+    for (const span of this.#tools.values()) this.#fail(span, "aborted", () => why);
     this.#tools.clear();
     this.#turn?.span.end();
     this.#turn = undefined;
@@ -202,7 +205,9 @@ export class TurnSpans {
     if (this.#options.captureContent === true) span.setAttribute(ATTR.toolResult, JSON.stringify(data.content));
     if (data.isError === true) {
       const content = data.content as readonly { type: string; text?: string }[];
-      this.#fail(span, (data.error as string | undefined) ?? "tool-error", content.map((p) => p.text ?? "").join(""));
+      this.#fail(span, (data.error as string | undefined) ?? "tool-error", () =>
+        content.map((p) => p.text ?? "").join(""),
+      );
     } else span.end();
   }
 
@@ -210,26 +215,35 @@ export class TurnSpans {
     const turn = this.#turn;
     if (turn === undefined) return;
     const why = reason.kind === "aborted" ? `the turn was cancelled (${reason.reason ?? "aborted"})` : reason.kind;
-    if (this.#chat !== undefined) this.#fail(this.#chat.span, "aborted", why);
+    if (this.#chat !== undefined) this.#fail(this.#chat.span, "aborted", () => why);
     this.#chat = undefined;
-    for (const span of this.#tools.values()) this.#fail(span, "aborted", why);
+    for (const span of this.#tools.values()) this.#fail(span, "aborted", () => why);
     this.#tools.clear();
     turn.span.setAttribute(ATTR.seqEnd, seq);
     turn.span.setAttribute(ATTR.endReason, reason.kind);
     if (reason.kind === "aborted" && reason.reason !== undefined)
       turn.span.setAttribute(ATTR.abortReason, reason.reason);
     if (reason.kind === "error") {
-      turn.span.setAttribute(ATTR.errorType, reason.code ?? "error");
-      turn.span.setStatus({ code: STATUS_ERROR, message: reason.message ?? "the turn ended with an error" });
+      const code = reason.code ?? "error";
+      turn.span.setAttribute(ATTR.errorType, code);
+      turn.span.setStatus({
+        code: STATUS_ERROR,
+        message: this.#statusText(code, () => reason.message ?? "the turn ended with an error"),
+      });
     }
     turn.span.end();
     this.#turn = undefined;
   }
 
-  #fail(span: Span, type: string, message: string): void {
+  /** `detail` (error text) ends the span's status message only with captureContent; else the code. */
+  #fail(span: Span, type: string, detail: () => string): void {
     span.setAttribute(ATTR.errorType, type);
-    span.setStatus({ code: STATUS_ERROR, message });
+    span.setStatus({ code: STATUS_ERROR, message: this.#statusText(type, detail) });
     span.end();
+  }
+
+  #statusText(code: string, detail: () => string): string {
+    return this.#options.captureContent === true ? detail() : code;
   }
 }
 

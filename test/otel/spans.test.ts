@@ -126,7 +126,7 @@ describe("otelTracing", () => {
     // turn 2: the failing tool's span has status ERROR
     const two = childrenOf(turns[1]!);
     expect(two.map((s) => s.name)).toEqual(["chat scripted:m1", "execute_tool broken", "chat scripted:m1"]);
-    expect(two[1]!.status).toEqual({ code: 2, message: "it broke" });
+    expect(two[1]!.status).toEqual({ code: 2, message: "tool-error" }); // the code: the text is content
 
     // turn 3: cancelled while the provider was streaming
     expect(turns[2]!.attributes).toMatchObject({
@@ -165,7 +165,7 @@ describe("otelTracing", () => {
     const { agent, spans } = traced([{ error: { message: "bad key", code: "auth", retryable: false } }]);
     expect((await agent.send("hi")).reason).toMatchObject({ kind: "error", code: "auth" });
     const turn = spans().find((s) => s.name === "invoke_agent")!;
-    expect(turn.status).toEqual({ code: 2, message: "bad key" });
+    expect(turn.status).toEqual({ code: 2, message: "auth" });
     expect(turn.attributes["error.type"]).toBe("auth");
     const chat = spans().find((s) => s.name.startsWith("chat"))!;
     expect(chat.attributes["error.type"]).toBe("auth");
