@@ -2,13 +2,13 @@
 // answer had to be dug out of `agent.session.deriveMessages()`. `outcome.text` is the turn's
 // final assistant text, read from what the turn logged.
 import { describe, expect, test } from "vitest";
-import { readCalls, scriptedAgent } from "./support.js";
+import { scriptedAgent } from "./support.js";
 
 describe("TurnOutcome.text", () => {
   test("is the text of the turn's last assistant message, not a tool step's text", async () => {
     const { agent } = scriptedAgent({
       replies: [
-        { ...readCalls("a.txt"), text: "Reading a.txt." },
+        { text: "Reading a.txt.", toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
         { text: "a.txt says hello.", reasoning: "think" },
       ],
     });
