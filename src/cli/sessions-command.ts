@@ -1,22 +1,21 @@
 // `keelson sessions`: every stored session, oldest first — id, created (ISO), cwd, turns, and a
-// preview of the last prompt. Each log is read read-only (regular files only: a FIFO named
-// `x.jsonl` never blocks the listing); a foreign or broken file is listed as `unreadable: …`
+// preview of the last prompt. Each log is as a read-only load sees it (regular files only: a FIFO
+// named `x.jsonl` never blocks the listing), through the store's summary index (`listLogs`: only
+// logs changed since the last listing are read); a foreign or broken file is listed as `unreadable: …`
 // and a log written by a newer Keelson as such, instead of stopping the listing. With the
 // PostgreSQL store the listing is one query over the sessions table (no log is read): id,
 // created, updated, cwd, parent and the first prompt. Prompts, cwds, file names and problems
 // are untrusted: escaped for the terminal (terminal-text.ts), JSON lines included.
-import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
-import type { Session, SessionEvent } from "../session/index.js";
-import { JsonlSessionStore, StoreError, type SessionSummary } from "../store/index.js";
+import { JsonlSessionStore, type SessionDigest, StoreError, type SessionSummary } from "../store/index.js";
 import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
-import { contentText, preview } from "./transcript.js";
+import { preview } from "./transcript.js";
 import { summaryOf } from "./commands.js";
 import { terminalJson, terminalLine } from "./terminal-text.js";
 
 type Row =
-  | { readonly kind: "session"; readonly session: Session }
+  | { readonly kind: "session"; readonly digest: SessionDigest }
   | { readonly kind: "unreadable"; readonly name: string; readonly problem: string; readonly code?: string }
   | { readonly kind: "newer"; readonly name: string; readonly problem: string };
 
@@ -28,30 +27,26 @@ export function registerSessions(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const store = await openStore();
       if (!(store instanceof JsonlSessionStore)) return listDatabase(store, flags.json === true);
-      const names = (await readdir(store.root).catch(() => [] as string[])).filter((n) => n.endsWith(".jsonl")).sort();
       const rows: Row[] = [];
-      for (const name of names) {
-        const id = name.slice(0, -".jsonl".length);
-        try {
-          rows.push({ kind: "session", session: (await store.load(id, { readOnly: true })).session });
-        } catch (error) {
-          if (error instanceof StoreError && error.code === "newer-version")
-            rows.push({ kind: "newer", name, problem: problemOf(error) });
-          else
-            rows.push({
-              kind: "unreadable",
-              name,
-              problem: describeError(error),
-              ...(error instanceof StoreError ? { code: error.code } : {}),
-            });
-        }
+      for (const log of await store.listLogs()) {
+        const { name } = log;
+        if (log.kind === "session") rows.push({ kind: "session", digest: log.digest });
+        else if (log.error instanceof StoreError && log.error.code === "newer-version")
+          rows.push({ kind: "newer", name, problem: problemOf(log.error) });
+        else
+          rows.push({
+            kind: "unreadable",
+            name,
+            problem: describeError(log.error),
+            ...(log.error instanceof StoreError ? { code: log.error.code } : {}),
+          });
       }
       await store.close();
       rows.sort((a, b) => createdOf(a) - createdOf(b));
       if (flags.json === true) {
         for (const row of rows)
           process.stdout.write(
-            `${terminalJson(JSON.stringify(row.kind === "session" ? summary(row.session) : jsonProblem(row)))}\n`,
+            `${terminalJson(JSON.stringify(row.kind === "session" ? summary(row.digest) : jsonProblem(row)))}\n`,
           );
         return;
       }
@@ -66,7 +61,7 @@ export function registerSessions(program: Command): void {
           process.stdout.write(`${terminalLine(`${row.name.padEnd(36)}  ${problem}`)}\n`);
           continue;
         }
-        const s = summary(row.session);
+        const s = summary(row.digest);
         process.stdout.write(
           `${terminalLine([s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  "))}\n`,
         );
@@ -83,10 +78,10 @@ function jsonProblem(row: Exclude<Row, { kind: "session" }>): Record<string, str
 }
 
 function createdOf(row: Row): number {
-  return row.kind === "session" ? row.session.header.createdAt : Number.MAX_SAFE_INTEGER;
+  return row.kind === "session" ? row.digest.createdAt : Number.MAX_SAFE_INTEGER;
 }
 
-function summary(session: Session): {
+function summary(digest: SessionDigest): {
   id: string;
   created: string;
   cwd?: string;
@@ -94,14 +89,13 @@ function summary(session: Session): {
   lastPrompt?: string;
   parentSession?: string;
 } {
-  const last = [...session.events].reverse().find((e): e is SessionEvent<"user/message"> => e.type === "user/message");
   return {
-    id: session.id,
-    created: new Date(session.header.createdAt).toISOString(),
-    ...(session.header.cwd === undefined ? {} : { cwd: session.header.cwd }),
-    turns: session.lastTurn,
-    ...(last === undefined ? {} : { lastPrompt: contentText(last.data.content) }),
-    ...(session.header.parentSession === undefined ? {} : { parentSession: session.header.parentSession }),
+    id: digest.id,
+    created: new Date(digest.createdAt).toISOString(),
+    ...(digest.cwd === undefined ? {} : { cwd: digest.cwd }),
+    turns: digest.turns,
+    ...(digest.lastPrompt === undefined ? {} : { lastPrompt: digest.lastPrompt }),
+    ...(digest.parentSession === undefined ? {} : { parentSession: digest.parentSession }),
   };
 }
 

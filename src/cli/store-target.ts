@@ -36,9 +36,13 @@ export async function openStore(): Promise<CliStore> {
   return openJsonlStore(spec);
 }
 
-/** The JSONL store of `spec` (a sessions directory) or of $KEELSON_HOME. */
+/**
+ * The JSONL store of `spec` (a sessions directory) or of $KEELSON_HOME. `KEELSON_SESSION_INDEX=off`
+ * lists without the summary index (every log read on every listing, no index written).
+ */
 export function openJsonlStore(spec = storeSpec()): JsonlSessionStore {
   return new JsonlSessionStore({
     root: spec === undefined || isPostgresUrl(spec) ? defaultSessionsDir() : resolve(spec),
+    index: process.env.KEELSON_SESSION_INDEX !== "off",
   });
 }

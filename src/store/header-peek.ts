@@ -2,9 +2,10 @@
 // and the version check before a writable load takes the lock. Both go through the same
 // regular-file and size checks as a load, so a FIFO in the sessions directory never blocks.
 import { SessionError, validateSessionHeader } from "../session/index.js";
-import { decodeHeaderLine } from "./jsonl-codec.js";
+import { decodeStoredHeaderLine } from "./jsonl-codec.js";
 import type { StoreFileSystem } from "./jsonl-store.js";
 import { openLogFile } from "./read-log-file.js";
+import type { SeedFrom } from "./seed-reference.js";
 import { type SessionSummary, StoreError } from "./types.js";
 
 /** How much of a log's start is read for its header line. */
@@ -14,20 +15,20 @@ export const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoExc
 
 /**
  * The raw header from the first line of `file` (undefined when no complete line fits in the
- * first 64 KiB) and the file's mtime.
+ * first 64 KiB), the seed reference of a fork stored by reference, and the file's mtime.
  */
 export async function peekHeader(
   fs: StoreFileSystem,
   file: string,
   maxLogBytes: number,
-): Promise<{ header: unknown; mtimeMs: number } | undefined> {
+): Promise<{ header: unknown; seedFrom: SeedFrom | undefined; mtimeMs: number } | undefined> {
   const { handle, info } = await openLogFile(fs, file, maxLogBytes);
   try {
     const buf = Buffer.alloc(Math.min(HEADER_PEEK_BYTES, info.size));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
     if (nl < 0) return undefined;
-    return { header: decodeHeaderLine(buf.toString("utf8", 0, nl), file), mtimeMs: info.mtimeMs };
+    return { ...decodeStoredHeaderLine(buf.toString("utf8", 0, nl), file), mtimeMs: info.mtimeMs };
   } finally {
     await handle.close();
   }

@@ -28,7 +28,7 @@ import { defaultSessionsDir } from "../home/index.js";
 import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
 import { encodeEventLine, encodeHeaderLine, FORMAT, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
-import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
+import { isNotFound, peekHeader } from "./header-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { flushWriter, type Writer } from "./jsonl-writer.js";
 import { persistSession } from "./persist.js";
@@ -38,6 +38,7 @@ import { MAX_LOG_BYTES } from "./read-log-file.js";
 import { encodeReferencingHeaderLine, type SeedFrom } from "./seed-reference.js";
 import { LogReader, notFound, type ReadLog } from "./log-reader.js";
 import { referenceFor, type SeedSource } from "./seed-source.js";
+import { type IndexedDirectory, type ListedLog, listLogs, listSummaries } from "./session-index.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -64,6 +65,12 @@ export interface JsonlStoreOptions {
    * unchanged (least recently used dropped first); 0 disables the cache. Default 64.
    */
   readonly cacheSessions?: number;
+  /**
+   * Whether listings keep the summary index `<root>/.sessions-index.json` (session-index.ts), so
+   * they re-read only the logs that changed since the last listing. Default true; false reads
+   * every log on every listing and leaves no index.
+   */
+  readonly index?: boolean;
 }
 
 /** A Node file-system failure as `StoreError('write-failed')` (its errno code said once); StoreErrors pass. */
@@ -79,6 +86,7 @@ export class JsonlSessionStore implements SessionStore {
   readonly #writers = new Map<string, Writer>();
   readonly #cache: LoadCache;
   readonly #reader: LogReader;
+  readonly #indexed: IndexedDirectory;
   #closed = false;
 
   constructor(options: JsonlStoreOptions = {}) {
@@ -86,6 +94,7 @@ export class JsonlSessionStore implements SessionStore {
     this.#fs = options.fs ?? nodeFs;
     this.#maxLogBytes = options.maxLogBytes ?? MAX_LOG_BYTES;
     this.#cache = new LoadCache(options.cacheSessions ?? DEFAULT_CACHE_SESSIONS);
+    this.#indexed = { fs: this.#fs, root: this.root, maxLogBytes: this.#maxLogBytes, useIndex: options.index ?? true };
     this.#reader = new LogReader({
       fs: this.#fs,
       maxLogBytes: this.#maxLogBytes,
@@ -248,19 +257,17 @@ export class JsonlSessionStore implements SessionStore {
 
   async list(): Promise<SessionSummary[]> {
     this.#open();
-    let names: string[];
-    try {
-      names = await this.#fs.readdir(this.root);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw e;
-    }
-    const out: SessionSummary[] = [];
-    for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-      const summary = await summaryOf(this.#fs, join(this.root, name), this.#maxLogBytes);
-      if (summary !== undefined) out.push(summary);
-    }
-    return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    return listSummaries(this.#indexed);
+  }
+
+  /**
+   * Every `*.jsonl` file in the directory, in name order, as a read-only `load` sees it: a
+   * readable session's digest (turns, events, last prompt, open turn) or why it cannot be loaded.
+   * Only logs changed since the last listing are read (the summary index).
+   */
+  async listLogs(): Promise<ListedLog[]> {
+    this.#open();
+    return listLogs(this.#indexed, async (id) => (await this.load(id, { readOnly: true })).session);
   }
 
   async release(sessionId: string): Promise<void> {
