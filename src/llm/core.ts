@@ -35,6 +35,18 @@ export {
   ModelRegistryError,
   usageCost,
 } from "./models.js";
+export {
+  API_KEY_ENV,
+  apiKeyFor,
+  BASE_URL_ENV,
+  chooseModelFromEnv,
+  DEFAULT_MODEL_OF,
+  type ModelChoice,
+  ModelChoiceError,
+  PROVIDER_NAMES,
+  type ProviderName,
+  parseModelSelector,
+} from "./model-choice.js";
 export { withStallTimeout } from "./stall.js";
 export { CONTEXT_OVERFLOW_MARGIN, contextWindowProblem, estimateRequestTokens } from "./context-window.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

@@ -9,3 +9,4 @@ export {
   toAnthropicParams,
 } from "./anthropic/index.js";
 export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./openai/index.js";
+export { type ProviderFromEnv, type ProviderFromEnvOptions, providerFromEnv } from "./provider-from-env.js";

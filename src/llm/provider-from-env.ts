@@ -1,0 +1,54 @@
+// providerFromEnv: the provider `keelson` would use, for applications — the model from an
+// explicit selector, `$KEELSON_MODEL` or the first API key set (model-choice.ts), and the
+// adapter for it with the key and base URL from the same environment. The emulator is a layer
+// below this one's dependants (src/emulator imports llm), so a choice of `emulator:*` — or no key
+// at all — is a `ModelChoiceError`, not a silent offline model; start one with `startEmulator()`.
+import { AnthropicProvider } from "./anthropic/index.js";
+import { apiKeyFor, BASE_URL_ENV, chooseModelFromEnv, ModelChoiceError } from "./model-choice.js";
+import { OpenAICompatibleProvider } from "./openai/index.js";
+import type { Provider } from "./types.js";
+
+export interface ProviderFromEnvOptions {
+  /** A `provider:model` selector; default `$KEELSON_MODEL`, else the first provider whose key is set. */
+  readonly model?: string;
+  /** Default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ProviderFromEnv {
+  readonly provider: Provider;
+  /** The `provider:model` selector to pass to `createAgent` as `model`. */
+  readonly model: string;
+  /** Where the provider's requests go. */
+  readonly baseURL: string;
+}
+
+/**
+ * The provider and model the environment names: `anthropic:*` → `AnthropicProvider`
+ * (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), `openai:*` / `deepseek:*` →
+ * `OpenAICompatibleProvider` of that flavor (`OPENAI_*` / `DEEPSEEK_*`). Throws
+ * `ModelChoiceError` — `bad-model`, `missing-key` (naming the variable, never a key) or
+ * `no-provider` (no key set, or an `emulator:*` selector).
+ */
+export function providerFromEnv(options: ProviderFromEnvOptions = {}): ProviderFromEnv {
+  const env = options.env ?? process.env;
+  const choice = chooseModelFromEnv(options.model, env);
+  if (choice.provider === "emulator")
+    throw new ModelChoiceError(
+      "no-provider",
+      choice.implicit
+        ? "no provider in the environment: set ANTHROPIC_API_KEY, OPENAI_API_KEY or DEEPSEEK_API_KEY, or KEELSON_MODEL=provider:model"
+        : `${choice.model} is the offline emulator: start one with startEmulator() and point an AnthropicProvider at its anthropicBaseURL`,
+    );
+  const apiKey = apiKeyFor(choice, env)!;
+  const baseURL = env[BASE_URL_ENV[choice.provider]] || undefined;
+  const provider =
+    choice.provider === "anthropic"
+      ? new AnthropicProvider({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) })
+      : new OpenAICompatibleProvider({
+          flavor: choice.provider,
+          apiKey,
+          ...(baseURL === undefined ? {} : { baseURL }),
+        });
+  return { provider, model: choice.model, baseURL: provider.baseURL };
+}
