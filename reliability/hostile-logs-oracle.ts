@@ -61,6 +61,19 @@ export interface TrialFiles {
   readonly lock: string;
 }
 
+/**
+ * The longest error message a hostile log may produce (issue #20 F20): errors quote hostile
+ * values and lines in bounded previews, so a megabyte string never reaches a message.
+ */
+export const MAX_ERROR_CHARS = 2_000;
+
+/** A failure for each message (of `what`) over MAX_ERROR_CHARS, with its start to find its source. */
+function unbounded(messages: readonly (string | undefined)[], what: string): string[] {
+  return messages
+    .filter((m): m is string => m !== undefined && m.length > MAX_ERROR_CHARS)
+    .map((m) => `${what} message is ${m.length} chars (over ${MAX_ERROR_CHARS}): ${m.slice(0, 200)}…`);
+}
+
 /** An error as a short line for a failure report. */
 export const describeError = (e: unknown): string =>
   e instanceof Error ? `${e.name}: ${e.message.slice(0, 300)}` : String(e);
@@ -119,6 +132,8 @@ export async function judge(files: TrialFiles, original: OriginalLog, bytes: Buf
     if (!(await readFile(files.file)).equals(bytes)) failures.push("a refused load changed the file");
     if (existsSync(files.lock)) failures.push("a refused writable load left its lock behind");
     const error = ro.error ?? rw.error;
+    const messages = [ro.error, rw.error].map((e) => (e instanceof Error ? e.message : undefined));
+    failures.push(...unbounded(messages, "a load refusal"));
     return {
       outcome: "rejected",
       stage: "load",
@@ -178,6 +193,12 @@ async function judgeLoaded(
   let report: ReturnType<typeof verifyLog> | undefined;
   try {
     report = verifyLog(events);
+    failures.push(
+      ...unbounded(
+        report.issues.map((i) => i.message),
+        "a verifyLog issue",
+      ),
+    );
   } catch (e) {
     failures.push(`verifyLog threw ${describe(e)}`);
   }
@@ -191,6 +212,7 @@ async function judgeLoaded(
     if (report?.ok !== false) failures.push(`reconstruction refused the log (${describe(e)}) but verifyLog passed it`);
     const prefix = isPrefixOf(decoded, original);
     if (prefix) failures.push(`reconstruction refused a prefix of a valid log: ${describe(e)}`);
+    failures.push(...unbounded([e.message], "a reconstruction refusal"));
     return { outcome: "rejected", stage: "reconstruct", failures, errorChars: e.message.length };
   }
   if (report !== undefined && !report.ok)

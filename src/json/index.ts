@@ -6,4 +6,4 @@ export { contentHash } from "./hash.js";
 export { type SnapshotOptions, snapshotJson } from "./snapshot.js";
 export type { JsonArray, JsonErrorCode, JsonObject, JsonPrimitive, JsonValue } from "./types.js";
 export { JsonError, MAX_JSON_DEPTH } from "./types.js";
-export { previewJson } from "./preview.js";
+export { previewJson, previewName } from "./preview.js";

@@ -15,3 +15,14 @@ export function previewJson(value: unknown, max = DEFAULT_MAX): string {
   if (text === undefined) return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
+
+/** A plain name: printable ASCII without quotes or backslashes, as ids and tool names are. */
+const PLAIN = /^[\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * A name from untrusted input (a call id, a tool name, a key) as an error message quotes it: as
+ * is when it is short and plain, else its JSON cut to `max` characters (`previewJson`).
+ */
+export function previewName(name: string, max = DEFAULT_MAX): string {
+  return name.length <= max && PLAIN.test(name) ? name : previewJson(name, max);
+}

@@ -3,6 +3,7 @@
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged. */
 export type JsonPrimitive = string | number | boolean | null;
 import { KeelsonError } from "../errors/index.js";
+import { messagePath } from "./path.js";
 export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
 export type JsonArray = readonly JsonValue[];
 export interface JsonObject {
@@ -35,7 +36,7 @@ export const MAX_JSON_DEPTH = 512;
 export class JsonError extends KeelsonError<JsonErrorCode> {
   readonly path: string;
   constructor(code: JsonErrorCode, path: string, message: string) {
-    super(code, `${message} at ${path}`);
+    super(code, `${message} at ${messagePath(path)}`);
     this.path = path;
   }
 }

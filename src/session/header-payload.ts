@@ -3,7 +3,7 @@
 // before it is logged (a log holding one could never be folded or resumed); the header layer's
 // `validateEpochHeader` / `validateHeaderDelta` wrap these into `HeaderError`s.
 // Each returns `undefined` or a problem written as "path: detail".
-import { previewJson } from "../json/index.js";
+import { previewJson, previewName } from "../json/index.js";
 import { MessageShapeError, typeName, validateMessages } from "../messages/index.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -69,7 +69,7 @@ export function epochHeaderProblem(raw: unknown, path = "header"): string | unde
   if (!isRecord(raw)) return `${path}: expected an object, got ${typeName(raw)}`;
   for (const key in raw) {
     if (key !== "config" && key !== "system" && key !== "tools" && key !== "messagePrefix")
-      return `${path}.${key}: unknown header field`;
+      return `${path}.${previewName(key)}: unknown header field`;
   }
   return (
     configProblem(raw.config, `${path}.config`) ??
@@ -84,7 +84,7 @@ export function headerDeltaProblem(raw: unknown, path = "delta"): string | undef
   if (!isRecord(raw)) return `${path}: expected an object, got ${typeName(raw)}`;
   for (const key in raw) {
     if (key !== "system" && key !== "tools" && key !== "config" && key !== "messagePrefix")
-      return `${path}.${key}: unknown delta arm`;
+      return `${path}.${previewName(key)}: unknown delta arm`;
   }
   if (raw.system !== undefined) {
     const s = raw.system;

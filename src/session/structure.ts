@@ -7,6 +7,7 @@
 // two is what lets a rejected append leave the log and this state untouched. `prefixOf` derives
 // the state at a point of an already-checked log from the state at its end (a fork, a second
 // session over shared events) without checking anything again.
+import { previewName } from "../json/index.js";
 import { CallIds, loggedCallIds } from "./call-ids.js";
 import { SessionError } from "./errors.js";
 import type { AnySessionEvent, SessionEvent } from "./types.js";
@@ -106,7 +107,7 @@ export class LogStructure {
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
         if (this.unloggedCalls.size + this.unansweredCalls.size === 0) return undefined;
-        return `tool calls without a result: ${[...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()].join(", ")}`;
+        return `tool calls without a result: ${idList([...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()])}`;
       }
       case "assistant/message": {
         const wrong = this.#inStep(event.data.turn, event.data.step);
@@ -115,7 +116,8 @@ export class LogStructure {
         for (const block of event.data.content) {
           if (block.type !== "tool-call") continue;
           ids ??= new Set();
-          if (this.#callIds.has(block.callId) || ids.has(block.callId)) return `duplicate tool call id ${block.callId}`;
+          if (this.#callIds.has(block.callId) || ids.has(block.callId))
+            return `duplicate tool call id ${previewName(block.callId)}`;
           ids.add(block.callId);
         }
         return undefined;
@@ -124,8 +126,9 @@ export class LogStructure {
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
         const block = this.unloggedCalls.get(event.data.callId);
-        if (!block) return `call id ${event.data.callId} is not an unlogged tool-call block of this step`;
-        if (block.name !== event.data.name) return `name ${event.data.name} differs from the block's ${block.name}`;
+        if (!block) return `call id ${previewName(event.data.callId)} is not an unlogged tool-call block of this step`;
+        if (block.name !== event.data.name)
+          return `name ${previewName(event.data.name)} differs from the block's ${previewName(block.name)}`;
         return undefined;
       }
       case "tool/result": {
@@ -134,7 +137,7 @@ export class LogStructure {
         if (wrong !== undefined) return wrong;
         return this.unansweredCalls.has(event.data.callId)
           ? undefined
-          : `call id ${event.data.callId} has no unanswered tool/call`;
+          : `call id ${previewName(event.data.callId)} has no unanswered tool/call`;
       }
       case "steering/message":
         return this.#inTurn(event.data.turn);
@@ -243,4 +246,10 @@ function lastStepOfTurn(events: EventSource, end: number): number {
     if (e.type === "turn/start") return 0;
   }
   return 0;
+}
+
+/** Call ids as a message lists them: each bounded, and at most five (then how many more). */
+function idList(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).map((id) => previewName(id));
+  return ids.length > 5 ? `${shown.join(", ")} and ${ids.length - 5} more` : shown.join(", ");
 }
