@@ -2,7 +2,9 @@
 // workspace wins by name) as an `mcpTools` plugin behind the command's permission policy, and
 // the tool listing chat shows (`/tools`, and the MCP line at start). A bad file is a CliError
 // naming the file and key (exit 2) before anything is written; env values and headers are never
-// printed. Notices (a logged tool dropped on resume, a server that exited) go to stderr.
+// printed. Notices (a logged tool dropped on resume, a server that exited) go to stderr. The
+// workspace's servers start only with consent (mcp-consent.ts): `--allow mcp`, a trusted
+// content, or chat's question; declined in chat, only the user's servers start.
 import type { PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
@@ -12,12 +14,29 @@ import { CliError } from "./errors.js";
 /** The MCP plugin for `cwd`'s configuration, or undefined when no server is configured. */
 export async function cliMcpPlugin(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin | undefined> {
   const mcp = await import("../mcp/index.js");
-  let servers: Awaited<ReturnType<typeof mcp.loadMcpConfig>>["servers"];
+  const home = keelsonHome();
+  let config: Awaited<ReturnType<typeof mcp.loadMcpConfig>>;
   try {
-    servers = (await mcp.loadMcpConfig({ cwd, home: keelsonHome() })).servers;
+    config = await mcp.loadMcpConfig({ cwd, home });
   } catch (error) {
     if (isKeelsonError(error, "invalid-config")) throw new CliError(`invalid MCP configuration: ${error.message}`);
     throw error;
+  }
+  let servers = config.servers;
+  const [userFile, workspaceFile] = mcp.mcpConfigFiles({ cwd, home });
+  const fromWorkspace = Object.entries(servers).filter(
+    ([name]) => config.sources[name] === workspaceFile && workspaceFile !== userFile,
+  );
+  if (fromWorkspace.length > 0) {
+    const workspace = {
+      file: workspaceFile!,
+      sha256: config.digests[workspaceFile!]!,
+      servers: Object.fromEntries(fromWorkspace),
+    };
+    const { workspaceMcpConsent } = await import("./mcp-consent.js");
+    if (!(await workspaceMcpConsent(workspace, permissions, home))) {
+      servers = (await mcp.readMcpConfigFile(userFile!)) ?? {};
+    }
   }
   if (Object.keys(servers).length === 0) return undefined;
   return mcp.mcpTools({

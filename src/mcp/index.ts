@@ -10,7 +10,7 @@ export {
   mcpTools,
 } from "./plugin.js";
 export { checkServers } from "./server-config.js";
-export { mcpToolName } from "./tool-name.js";
+export { mcpServerPrefix, mcpToolName } from "./tool-name.js";
 export {
   McpError,
   type McpErrorCode,

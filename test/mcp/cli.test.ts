@@ -3,8 +3,10 @@
 // (/tools lists the MCP tools; a call asks y/n/always) on an emulator whose scripted model calls
 // the MCP tool when it is offered — the rule-based model only picks tools by built-in names
 // (read, ls, bash, write), so it cannot choose an MCP tool. A bad mcp.json is exit 2 naming the
-// file and key; env values never appear in any output.
-import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
+// file and key; env values never appear in any output. The workspace's servers start only with
+// consent (issue #20, F8): `--allow mcp…`, a trusted content, or chat's question.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -68,9 +70,49 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
-  test("run without --allow: the MCP call is denied, the reason naming the flag", async () => {
+  test("run without --allow or trust: exit 2 naming --allow mcp and the command line, nothing started", async () => {
+    const home = await tempHome();
+    const marker = join(home, "the-server-ran");
+    const ws = await workspace({
+      mcpServers: {
+        evil: {
+          command: process.execPath,
+          args: ["-e", "require('fs').writeFileSync(process.argv[1], 'ran')", marker, "\u001b]0;title\u0007"],
+          env: { FIXTURE_TOKEN: SECRET },
+        },
+      },
+    });
+    const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--allow", "write", "hi"], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `${join(ws, ".keelson", "mcp.json")} would start MCP servers (evil: stdio ${process.execPath} -e`,
+    );
+    expect(run.stderr).toContain('"\\u001b]0;title\\u0007"'); // escaped, as JSON text
+    expect(run.stderr).not.toContain("\u001b");
+    expect(run.stderr).toContain("(env FIXTURE_TOKEN; values not shown)");
+    expect(run.stderr).toContain("pass --allow mcp");
+    expect(run.stderr + run.stdout).not.toContain(SECRET);
+    expect(existsSync(marker)).toBe(false);
+    expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual([]);
+  });
+
+  test("chat: always trusts the file's content; run then starts it without --allow (calls still denied) until the file changes", async () => {
     const home = await tempHome();
     const ws = await workspace(fixtureConfig);
+    const chat = new ChatProcess(home, [...MODEL, "--cwd", ws], { env });
+    chat.send("a");
+    await chat.waitFor(/allow the MCP servers of .*mcp\.json to start\? \[y\]es \/ \[n\]o \/ \[a\]lways: a/);
+    expect(chat.stdout).toContain(
+      `│ fixture: stdio ${process.execPath} ${resolve(FIXTURES, "stdio-server.mjs")} (env FIXTURE_TOKEN; values not shown)`,
+    );
+    await chat.waitFor(/mcp fixture \(stdio\): 10 tools/);
+    chat.send("/exit");
+    expect((await chat.exited).code, chat.stderr).toBe(0);
+    const trusted = JSON.parse(await readFile(join(home, "trusted-mcp.json"), "utf8")) as {
+      trusted: { file: string }[];
+    };
+    expect(trusted.trusted.map((t) => t.file)).toEqual([join(ws, ".keelson", "mcp.json")]);
+
     const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--json", "echo something"], env);
     expect(run.code, run.stderr).toBe(0);
     const result = run.stdout
@@ -80,12 +122,43 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
       .find((e) => e.type === "tool/result");
     expect(result?.data.error).toBe("denied");
     expect(result?.data.content?.[0]?.text).toContain("--allow mcp__fixture__echo");
+
+    await writeFile(join(ws, ".keelson", "mcp.json"), `${JSON.stringify(fixtureConfig)}\n`); // one byte more
+    const changed = await keelson(home, ["run", ...MODEL, "--cwd", ws, "echo something"], env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain("--allow mcp");
+  });
+
+  test("chat: no starts none of the workspace's servers, and the chat goes on", async () => {
+    const home = await tempHome();
+    const marker = join(home, "the-server-ran");
+    const ws = await workspace({
+      mcpServers: {
+        evil: {
+          command: process.execPath,
+          args: ["-e", "require('fs').writeFileSync(process.argv[1], 'ran')", marker],
+        },
+      },
+    });
+    const chat = new ChatProcess(home, [...MODEL, "--cwd", ws], { env });
+    chat.send("n");
+    await chat.waitFor(/\[a\]lways: n/);
+    await chat.waitFor(/type a message/);
+    chat.send("/tools");
+    await chat.waitFor(/tools {4}bash, edit/);
+    chat.send("/exit");
+    expect((await chat.exited).code, chat.stderr).toBe(0);
+    expect(chat.stderr).toContain("are not started");
+    expect(chat.stdout).not.toContain("mcp evil");
+    expect(existsSync(marker)).toBe(false);
+    expect(await readFile(join(home, "trusted-mcp.json"), "utf8").catch(() => "none")).toBe("none");
   });
 
   test("chat: /tools lists the MCP tools, and a call asks before it runs", async () => {
     const home = await tempHome();
     const ws = await workspace(fixtureConfig);
     const chat = new ChatProcess(home, [...MODEL, "--cwd", ws], { env });
+    chat.send("y"); // start the workspace's server, this time
     await chat.waitFor(/mcp fixture \(stdio\): 10 tools/);
     chat.send("/tools");
     await chat.waitFor(/mcp fixture \(stdio\): mcp__fixture__add, mcp__fixture__add_tool, .*, mcp__fixture__slow\n/);

@@ -24,7 +24,7 @@ async function dirs(home: unknown, workspace: unknown) {
 
 describe("mcp.json", () => {
   test("no files: no servers", async () => {
-    expect(await loadMcpConfig(await dirs(undefined, undefined))).toEqual({ servers: {}, sources: {} });
+    expect(await loadMcpConfig(await dirs(undefined, undefined))).toEqual({ servers: {}, sources: {}, digests: {} });
   });
 
   test("the workspace's servers join the user's and win by name", async () => {
