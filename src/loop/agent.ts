@@ -6,7 +6,7 @@ import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
 import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
-import { Session } from "../session/index.js";
+import { type AnySessionEvent, Session } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { globalHooks, globalPrompt } from "./global.js";
@@ -101,7 +101,9 @@ class LoopAgent implements Agent {
     this.#ready.catch((error: unknown) => {
       this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
     });
-    this.#unloads.push(this.session.observe((event) => this.hooks.emit("session/event", this, event)));
+    this.#unloads.push(
+      this.session.observe((event) => this.hooks.emit("session/event", this, event as AnySessionEvent)),
+    );
     const system = options.system;
     if (typeof system === "string") this.prompt.set({ name: "system", order: 0, text: system });
     else for (const section of system ?? []) this.prompt.set(section);

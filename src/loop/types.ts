@@ -5,7 +5,7 @@ import type { EmitHook, HookBus, Plugin, PluginHost, SerialHook, WaterfallHook }
 import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/core.js";
 import type { Message, UserContent } from "../messages/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
-import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
+import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
 import type { RetryPolicy } from "./retry.js";
@@ -111,8 +111,12 @@ export type AgentHooks = ToolHooks &
     readonly "llm/stream": WaterfallHook<[agent: Agent, request: ProviderRequest], AssistantResult>;
     /** Every streamed chunk, live, never persisted. Emit: contained. The chunk is the provider's; do not keep it. */
     readonly "llm/chunk": EmitHook<[agent: Agent, chunk: StreamChunk]>;
-    /** Every event appended to the agent's session, after commit. Emit: contained. The event is deep-frozen. */
-    readonly "session/event": EmitHook<[agent: Agent, event: SessionEvent]>;
+    /**
+     * Every event appended to the agent's session, after commit. Emit: contained. The event is
+     * deep-frozen. Typed as the discriminated union, so `if (event.type === "tool/call")`
+     * narrows `event.data` without a cast.
+     */
+    readonly "session/event": EmitHook<[agent: Agent, event: AnySessionEvent]>;
     /** Status changes (idle, running, disposed). Emit: contained. */
     readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
     /**
