@@ -7,6 +7,7 @@
 // exactly once, however notifications bunch up. The connection is opened with the first watcher
 // and destroyed with the last.
 import type { SessionEvent } from "../../session/index.js";
+import { StoreError } from "../types.js";
 import type { PgClient, PgPool } from "./connection.js";
 import { SESSION_STATE, WATCHED } from "./queries.js";
 
@@ -70,7 +71,9 @@ export class EventTail {
       this.#renewing();
       await this.#listening();
       const { rows } = await (await this.#pool()).query<{ next_seq: string }>(SESSION_STATE, [id]);
-      const stored = rows[0] === undefined ? 0 : Number(rows[0].next_seq);
+      // A watch on a session the store does not hold would wait forever in silence: refuse it.
+      if (rows[0] === undefined) throw new StoreError("not-found", `no session ${id}: there is nothing to watch`);
+      const stored = Number(rows[0].next_seq);
       watcher.delivered = options.fromSeq ?? stored;
       if (stored > watcher.delivered) this.#pull(watcher, stored);
     } catch (e) {
