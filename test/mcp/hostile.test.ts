@@ -2,7 +2,7 @@
 // (fixtures/hostile-server.mjs): a crash that prints a secret on stderr, an endless or stalled
 // tools/list, an 8 MB image, a >10 MiB answer over stdio, a flood of tools/list_changed.
 import { resolve } from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 import { type McpServerConfig, type McpToolsOptions, mcpTools } from "../../src/mcp/index.js";
@@ -11,6 +11,12 @@ import { alive, childrenRunning, eventually, FIXTURES, textOf, toolResults } fro
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 
 const HOSTILE = resolve(FIXTURES, "hostile-server.mjs");
+
+// A test that fails before closing its agent must not leave its server running (by pid: only
+// this process's own children).
+afterEach(() => {
+  for (const pid of childrenRunning("hostile-server.mjs")) process.kill(pid, "SIGKILL");
+});
 
 function hostileStdio(list = "normal", extra: string[] = [], env?: Record<string, string>): McpServerConfig {
   return { command: process.execPath, args: [HOSTILE, list, ...extra], ...(env === undefined ? {} : { env }) };
