@@ -6,7 +6,8 @@ import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
 import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
-import { type AnySessionEvent, Session } from "../session/index.js";
+import { previewJson } from "../json/index.js";
+import { type AnySessionEvent, isSafeSessionId, Session } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { globalHooks, globalPrompt } from "./global.js";
@@ -314,6 +315,10 @@ class LoopAgent implements Agent {
 /** A new agent over a new session. */
 export function createAgent(options: AgentOptions): Agent {
   validateOptions(options);
+  // The code the stores (and so resumeAgent / forkAgent) give a bad id, not the header's.
+  const id: unknown = options.sessionId;
+  if (id !== undefined && (typeof id !== "string" || !isSafeSessionId(id)))
+    throw new LoopError("invalid-id", `${previewJson(id)} is not a valid session id`);
   if (options.session !== undefined) return new LoopAgent(options, { session: options.session, storeOpen: false });
   const session = Session.create(
     {

@@ -165,6 +165,7 @@ export interface AgentOptions {
    */
   readonly durability?: "step" | "turn";
   readonly cwd?: string;
+  /** The new session's id (default a random UUID); not a safe session id → `LoopError("invalid-id")`. */
   readonly sessionId?: string;
   readonly plugins?: readonly AgentPlugin[];
   readonly tools?: readonly ToolDefinition[];
@@ -256,6 +257,8 @@ export interface Agent {
 export type LoopErrorCode =
   | "aborted"
   | "invalid-options"
+  /** `createAgent({ sessionId })` that is not a safe session id (the stores' code for the same id). */
+  | "invalid-id"
   | "unknown-provider"
   | "disposed"
   | "invalid-prefix"
