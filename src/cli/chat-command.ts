@@ -33,7 +33,7 @@ export function registerChat(program: Command): void {
     )
     .option(
       "--allow <tools>",
-      "let these mutating built-in tools run without asking: a comma list of write, edit, bash",
+      "let these tools run without asking: a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json without asking), mcp__<server>, mcp__<server>__<tool>",
     )
     .option("--resume <id>", "continue a stored session")
     .option("--last", "continue the most recently used session")

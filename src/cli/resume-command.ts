@@ -38,7 +38,7 @@ export function registerResume(program: Command): void {
     .option("--cwd <dir>", "working directory (default: the session's)")
     .option(
       "--allow <tools>",
-      "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)",
+      "let tools run (default: denied): a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json), mcp__<server>, mcp__<server>__<tool>",
     )
     .action(async (first: string | undefined, second: string | undefined, flags: ResumeFlags) => {
       const [id, prompt] = flags.last === true ? [undefined, first] : [first, second];

@@ -30,7 +30,7 @@ export function registerRun(program: Command): void {
     .option("--cwd <dir>", "working directory of the session (the tools' workspace root)", process.cwd())
     .option(
       "--allow <tools>",
-      "let the mutating built-in tools run: a comma list of write, edit, bash (default: denied)",
+      "let tools run (default: denied): a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json), mcp__<server>, mcp__<server>__<tool>",
     )
     .action(async (prompt: string, flags: TurnFlags) => {
       process.exitCode = await runNew(prompt, flags);
