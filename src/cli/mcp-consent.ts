@@ -32,6 +32,8 @@ interface TrustedEntry {
 
 /** Contents consented to in this process ("yes" in chat): `<file>\0<sha256>`. */
 const consentedHere = new Set<string>();
+/** Contents declined in this process: not asked again (a /fork builds the plugins again). */
+const declinedHere = new Set<string>();
 
 /**
  * Whether `workspace`'s servers may start: by `--allow`, by trust, or (chat) by asking.
@@ -51,6 +53,7 @@ export async function workspaceMcpConsent(
   if (consentedHere.has(key)) return true;
   if (await isTrusted(home, workspace)) return true;
   const lines = names.map((n) => `${n}: ${serverLine(workspace.servers[n]!)}`);
+  if (declinedHere.has(key)) return false;
   if (permissions.mode === "ask" && permissions.ask !== undefined) {
     const answer = await permissions
       .ask({
@@ -62,6 +65,7 @@ export async function workspaceMcpConsent(
       })
       .catch(() => "no" as const);
     if (answer === "no") {
+      declinedHere.add(key);
       process.stderr.write(`keelson: mcp: the servers of ${showable(workspace.file, false)} are not started\n`);
       return false;
     }
