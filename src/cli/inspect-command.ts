@@ -1,6 +1,7 @@
 // `keelson inspect [id | FILE] [--port N] [--store DIR | postgres://…]`: serves the local web
 // inspector (src/inspect) on 127.0.0.1 and prints its URL with the access token; opens nothing.
-// Read-only: sessions are loaded without a lock or repair. The store is `--store`, else
+// Read-only: sessions are loaded without a lock or repair. The store is `--store` (the option
+// every command takes, before or after the command's name: main.ts records it), else
 // $KEELSON_STORE, else the JSONL sessions of $KEELSON_HOME; a FILE target serves its directory.
 // Ctrl-C or SIGTERM stops the server and exits 0.
 import { basename, dirname, resolve } from "node:path";
@@ -10,10 +11,10 @@ import type { InspectSource } from "../inspect/index.js";
 import { CliError } from "./errors.js";
 import { isFileTarget } from "./log-source.js";
 import { summaryOf } from "./commands.js";
+import { storeSpec } from "./store-choice.js";
 
 interface Flags {
   readonly port?: string;
-  readonly store?: string;
 }
 
 export function registerInspect(program: Command): void {
@@ -22,12 +23,13 @@ export function registerInspect(program: Command): void {
     .description(summaryOf("inspect"))
     .argument("[id|file]", "open this session first (an id, or a .jsonl log whose directory is served)")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
-    .option("--store <dir|url>", "a sessions directory or postgres://… (default $KEELSON_STORE, else $KEELSON_HOME)")
     .action(async (target: string | undefined, flags: Flags) => {
       const port = portOf(flags.port);
       const inspect = await import("../inspect/index.js");
       let id = target;
-      let store = flags.store ?? process.env.KEELSON_STORE;
+      // Not a `--store` of this command's own: the root program's option takes the flag wherever
+      // it stands, so this command's would never be set (issue #20 F4).
+      let store = storeSpec();
       if (target !== undefined && isFileTarget(target)) {
         store = dirname(resolve(target));
         id = basename(target).replace(/\.jsonl$/, "");

@@ -5,7 +5,7 @@ export { JsonlInspectSource, type JsonlInspectSourceOptions } from "./jsonl-sour
 export type { LiveAppend } from "./live.js";
 export { breakpointsOf, cliRequestsText, requestPayload } from "./request-view.js";
 export { DEFAULT_ASSETS_DIR, type InspectServer, type InspectServerOptions, startInspectServer } from "./server.js";
-export { StoreInspectSource, type WatchableStore } from "./store-source.js";
+export { StoreInspectSource, type StoreInspectSourceOptions, type WatchableStore } from "./store-source.js";
 export { timelineRows } from "./timeline.js";
 export * from "./types.js";
 export { type Wire, WIRES, wireBody, wirePayload } from "./wire-payload.js";

@@ -1,11 +1,15 @@
 // The live stream of one session (Server-Sent Events): after the events a page already has
 // (`from`), every batch the source's watch delivers is sent as one `append` message carrying the
 // new events and the timeline rows to refresh (from the start of the turn they continue), so an
-// open page follows a running session. A comment line every 15 s keeps proxies from closing it.
+// open page follows a running session; `notice` messages say how the source follows it (e.g.
+// polling, when a PostgreSQL store's notifications do not arrive); `problem` messages carry a
+// failure that does not end the stream. A comment line every 15 s keeps proxies from closing it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SessionEvent } from "../session/index.js";
 import type { SessionViews } from "./session-views.js";
-import type { InspectSource, InspectWatch } from "./types.js";
+import type { InspectSource, InspectWatch, LiveNotice } from "./types.js";
+
+export type { LiveNotice } from "./types.js";
 
 /** The message an `append` carries. */
 export interface LiveAppend {
@@ -54,14 +58,21 @@ export async function liveStream(
         `event: problem\ndata: ${JSON.stringify({ message: error instanceof Error ? error.message : String(error) })}\n\n`,
       );
   };
-  const watch: InspectWatch = await source.watch(id, from, onEvents, onError);
+  const onNotice = (notice: LiveNotice): void => {
+    if (!res.writableEnded) res.write(`event: notice\ndata: ${JSON.stringify(notice)}\n\n`);
+  };
+  let watch: InspectWatch | undefined;
+  let stopped = false;
   const ping = setInterval(() => res.write(": ping\n\n"), 15_000);
   ping.unref();
   const stop = (): void => {
+    stopped = true;
     clearInterval(ping);
     streams.delete(res);
-    void watch.close();
+    void watch?.close();
   };
   req.on("close", stop);
   res.on("close", stop);
+  watch = await source.watch(id, from, onEvents, onError, onNotice);
+  if (stopped) await watch.close(); // the page left while the watch was starting
 }

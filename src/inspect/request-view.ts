@@ -3,8 +3,9 @@
 // from (and the loop instance whose snapshot holds that prefix), the wire body per provider,
 // and where the Anthropic adapter's cache breakpoints fall.
 import type { Message } from "../messages/index.js";
-import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
+import type { ReconstructedRequest } from "../reconstruct/index.js";
 import type { AnySessionEvent, Session } from "../session/index.js";
+import { eachRequest } from "./request-walk.js";
 import type { Breakpoint, RequestListItem, RequestPayload } from "./types.js";
 import { WIRES, wireBody } from "./wire-payload.js";
 
@@ -15,17 +16,36 @@ export function cliRequestJson(r: ReconstructedRequest): unknown {
 
 /** Exactly the stdout of `keelson requests <id>`, without its final newline. */
 export function cliRequestsText(session: Session): string {
-  return JSON.stringify([...reconstructRequests(session.events)].map(cliRequestJson), null, 2);
+  return [...cliRequestsChunks(session)].join("");
 }
 
-export function requestList(requests: readonly ReconstructedRequest[]): RequestListItem[] {
-  return requests.map((r, i) => ({
-    index: i + 1,
-    turn: r.turn,
-    step: r.step,
-    stepStartSeq: r.stepStartSeq,
-    messages: r.request.messages.length,
-  }));
+/**
+ * `cliRequestsText` in pieces, one request at a time (`JSON.stringify(list, null, 2)`'s bytes:
+ * each element is its own indented JSON shifted by two spaces — JSON strings hold no raw
+ * newline), so a server can stream a log whose whole list would not fit in memory. Throws what
+ * `reconstructRequests` throws before yielding anything.
+ */
+export function* cliRequestsChunks(session: Session): Generator<string> {
+  let first = true;
+  for (const r of eachRequest(session.events)) {
+    yield `${first ? "[\n  " : ",\n  "}${JSON.stringify(cliRequestJson(r), null, 2).replaceAll("\n", "\n  ")}`;
+    first = false;
+  }
+  yield first ? "[]" : "\n]";
+}
+
+/** The request list, each request materialized only while it is counted (request-walk.ts). */
+export function requestList(session: Session): RequestListItem[] {
+  const out: RequestListItem[] = [];
+  for (const r of eachRequest(session.events))
+    out.push({
+      index: out.length + 1,
+      turn: r.turn,
+      step: r.step,
+      stepStartSeq: r.stepStartSeq,
+      messages: r.request.messages.length,
+    });
+  return out;
 }
 
 export function requestPayload(

@@ -1,15 +1,16 @@
-// The inspector's HTTP server (node:http): bound to 127.0.0.1 only, every request must carry the
-// access token (`?token=` once, which sets an HttpOnly SameSite=Strict cookie, then the cookie
-// or an `Authorization: Bearer` header; anything else is 401) and name this server in `Host`
-// (no DNS rebinding). GET only: the static front end, the JSON endpoints (README.md) and a
-// Server-Sent Events stream per session. Read-only by construction: it only calls
-// `InspectSource.list / load / watch`.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+// The inspector's HTTP server (node:http): bound to 127.0.0.1 only, every request must name this
+// server in `Host` (no DNS rebinding), and every data request (`/api/…`, the live stream
+// included) must carry the access token as `Authorization: Bearer` (access.ts: no cookie, no
+// `?token=`; the page shell and its two assets hold no data and load without it). GET only: the
+// static front end, the JSON endpoints (README.md) and a Server-Sent Events stream per session.
+// Read-only by construction: it only calls `InspectSource.list / load / watch`.
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, resolve } from "node:path";
 import { StoreError } from "../store/index.js";
+import { bearerAuthorized, hostAllowed, pageUrl } from "./access.js";
 import { sessionsPayload } from "./session-summary.js";
 import { SessionViews } from "./session-views.js";
 import { liveStream } from "./live.js";
@@ -20,24 +21,24 @@ export interface InspectServerOptions {
   readonly source: InspectSource;
   /** 0 (default) picks a free port. */
   readonly port?: number;
-  /** The access token; default 32 random bytes, base64url. */
+  /** The access token (base64url characters, at least 16); default 32 random bytes, base64url. */
   readonly token?: string;
   /** The built front end (default: the package's `dist/inspect/ui`). */
   readonly assetsDir?: string;
-  /** Opened by the printed URL (`#/session/<id>`). */
+  /** Opened by the printed URL (`#…&session=<id>`). */
   readonly sessionId?: string;
+  /** The most request messages one view may hold at once (the cache report); default 4,000,000. */
+  readonly maxHeldMessages?: number;
 }
 
 export interface InspectServer {
-  /** The URL to open, with the token (and the session, when one was given). */
+  /** The URL to open: the token (and the session, when one was given) in its fragment. */
   readonly url: string;
   readonly origin: string;
   readonly port: number;
   readonly token: string;
   close(): Promise<void>;
 }
-
-const COOKIE = "keelson_inspect";
 
 /** src/inspect/x.ts and dist/inspect/x.js both sit two levels under the package root. */
 export const DEFAULT_ASSETS_DIR = resolve(import.meta.dirname, "../../dist/inspect/ui");
@@ -51,6 +52,8 @@ const TYPES: Record<string, string> = {
 
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
   const token = options.token ?? randomBytes(32).toString("base64url");
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(token))
+    throw new InspectError("bad-option", "the access token must be at least 16 base64url characters");
   const assetsDir = options.assetsDir ?? DEFAULT_ASSETS_DIR;
   const views = new Map<string, SessionViews>();
   const streams = new Set<ServerResponse>();
@@ -60,7 +63,10 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     const loaded = await options.source.load(id);
     const known = views.get(id);
     if (known?.sameLog(loaded)) return known;
-    const fresh = new SessionViews(loaded);
+    const fresh = new SessionViews(
+      loaded,
+      options.maxHeldMessages === undefined ? {} : { maxHeldMessages: options.maxHeldMessages },
+    );
     views.delete(id);
     views.set(id, fresh);
     if (views.size > 16) views.delete(views.keys().next().value!);
@@ -68,30 +74,35 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const host = req.headers.host ?? "";
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
-      return send(res, 421, "text/plain", `this inspector serves 127.0.0.1:${port}, not ${JSON.stringify(host)}\n`);
-    const queryToken = url.searchParams.get("token");
-    if (!authorized(req, token, queryToken))
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://127.0.0.1");
+    } catch {
+      throw new InspectError("bad-request", "not a request path");
+    }
+    if (!hostAllowed(req, port))
       return send(
         res,
-        401,
+        421,
         "text/plain",
-        "401: missing or wrong access token (open the URL keelson inspect printed)\n",
+        `this inspector serves 127.0.0.1:${port}, not ${JSON.stringify(req.headers.host ?? "")}\n`,
       );
     if (req.method !== "GET" && req.method !== "HEAD")
       return send(res, 405, "text/plain", "405: the inspector is read-only (GET only)\n");
-    if (queryToken !== null && !url.pathname.startsWith("/api/")) {
-      // Trade the URL's token for a cookie, and drop it from the address bar.
-      res.setHeader("Set-Cookie", `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
-      url.searchParams.delete("token");
-      res.writeHead(302, { Location: `${url.pathname}${url.search}` }).end();
-      return;
-    }
     const path = url.pathname;
     if (!path.startsWith("/api/")) return serveAsset(res, assetsDir, path);
-    const parts = path.slice("/api/".length).split("/").map(decodeURIComponent);
+    if (!bearerAuthorized(req, token))
+      return send(
+        res,
+        401,
+        "application/json; charset=utf-8",
+        JSON.stringify({
+          error: "unauthorized",
+          message: "missing or wrong access token: open the URL keelson inspect printed",
+        }),
+        { "WWW-Authenticate": "Bearer" },
+      );
+    const parts = pathParts(path);
     if (parts[0] === "config" && parts.length === 1)
       return json(res, {
         source: options.source.label,
@@ -121,7 +132,7 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       case "requests": {
         if (rest.length === 1)
           return url.searchParams.get("format") === "cli"
-            ? send(res, 200, "application/json; charset=utf-8", v.requestsText)
+            ? stream(res, "application/json; charset=utf-8", v.requestsText())
             : json(res, v.requestList);
         const request = v.request(Number(rest[1]));
         if (request === undefined)
@@ -166,9 +177,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   });
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
-  const hash = options.sessionId === undefined ? "" : `#/session/${encodeURIComponent(options.sessionId)}`;
   return {
-    url: `${origin}/?token=${token}${hash}`,
+    url: pageUrl(origin, token, options.sessionId),
     origin,
     port,
     token,
@@ -182,39 +192,67 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   };
 }
 
-function authorized(req: IncomingMessage, token: string, queryToken: string | null): boolean {
-  const offered: string[] = [];
-  if (queryToken !== null) offered.push(queryToken);
-  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
-  if (bearer !== null) offered.push(bearer[1]!);
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) offered.push(value.join("="));
+/** The segments after `/api/`, percent-decoded; malformed percent-encoding is a bad request (400). */
+function pathParts(path: string): string[] {
+  try {
+    return path.slice("/api/".length).split("/").map(decodeURIComponent);
+  } catch (error) {
+    if (!(error instanceof URIError)) throw error;
+    throw new InspectError("bad-request", "malformed percent-encoding in the path");
   }
-  const want = Buffer.from(token);
-  return offered.some((t) => {
-    const got = Buffer.from(t);
-    return got.length === want.length && timingSafeEqual(got, want);
-  });
 }
 
+const STATUS: Partial<Record<InspectError["code"], number>> = { "not-found": 404, "no-ui": 500, "too-large": 413 };
+
 function statusOf(error: unknown): [number, string] {
-  if (error instanceof InspectError)
-    return [error.code === "not-found" ? 404 : error.code === "no-ui" ? 500 : 400, error.code];
+  if (error instanceof InspectError) return [STATUS[error.code] ?? 400, error.code];
   if (error instanceof StoreError)
     return [error.code === "not-found" ? 404 : error.code === "invalid-id" ? 400 : 422, error.code];
   return [500, "internal"];
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
-  res.writeHead(status, {
-    "Content-Type": type,
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
-  });
+const headersOf = (type: string): Record<string, string> => ({
+  "Content-Type": type,
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+});
+
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...extra, ...headersOf(type) });
   res.end(body);
+}
+
+/**
+ * Writes `chunks` as a 200 body, waiting for the socket to drain between them (memory stays one
+ * chunk, however long the body). The first chunk is taken before the status is sent, so a
+ * failure there is still an error response; a later one cuts the body short.
+ */
+async function stream(res: ServerResponse, type: string, chunks: Iterator<string>): Promise<void> {
+  let next = chunks.next();
+  res.writeHead(200, headersOf(type));
+  while (next.done !== true) {
+    if (res.destroyed) return;
+    if (!res.write(next.value))
+      await new Promise<void>((done) => {
+        const resume = (): void => {
+          res.off("drain", resume);
+          res.off("close", resume);
+          done();
+        };
+        res.on("drain", resume);
+        res.on("close", resume);
+      });
+    next = chunks.next();
+  }
+  res.end();
 }
 
 function json(res: ServerResponse, value: unknown, status = 200): void {

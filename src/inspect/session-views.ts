@@ -1,35 +1,54 @@
 // Everything the endpoints show about one loaded session, computed on first use and kept while
 // the log is unchanged (same length, same last event object — the store's load cache hands back
 // the same events for an unchanged file), so a page's many requests fold a 10k-event log once.
+// Nothing kept grows faster than the log: the request list keeps counts, the CLI text is
+// streamed, verify walks the requests one at a time (request-walk.ts), a few request payloads
+// are kept (least recently used dropped); the cache report, which holds every request at once
+// (src/audit), is refused past `maxHeldMessages` (issue #20 F6).
 import type { CacheReport } from "../audit/index.js";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { cacheReportOf } from "./cache-view.js";
 import { headerChanges } from "./header-view.js";
-import { cliRequestsText, requestList, requestPayload } from "./request-view.js";
+import { cliRequestsChunks, requestList, requestPayload } from "./request-view.js";
 import { timelineRows } from "./timeline.js";
-import type {
-  HeaderChange,
-  InspectedSession,
-  RequestListItem,
-  RequestPayload,
-  SessionPayload,
-  TimelineRow,
-  VerifyPayload,
+import {
+  type HeaderChange,
+  InspectError,
+  type InspectedSession,
+  type RequestListItem,
+  type RequestPayload,
+  type SessionPayload,
+  type TimelineRow,
+  type VerifyPayload,
 } from "./types.js";
 import { verifyPayload } from "./verify-view.js";
 
+/** The most request messages the cache report may hold at once, by default (the sum over requests). */
+export const DEFAULT_MAX_HELD_MESSAGES = 4_000_000;
+
+/** How many request payloads a session's views keep (each is O(that request)). */
+const KEPT_PAYLOADS = 8;
+
+export interface SessionViewsOptions {
+  /** The cache report holds every request's messages at once: refused (413) above this sum. */
+  readonly maxHeldMessages?: number;
+}
+
 export class SessionViews {
   readonly loaded: InspectedSession;
+  readonly #maxHeldMessages: number;
   #requests?: ReconstructedRequest[];
+  #requestList?: RequestListItem[];
   #rows?: TimelineRow[];
   #verify?: VerifyPayload;
   #cache?: CacheReport;
   #headers?: HeaderChange[];
   readonly #requestPayloads = new Map<number, RequestPayload>();
 
-  constructor(loaded: InspectedSession) {
+  constructor(loaded: InspectedSession, options: SessionViewsOptions = {}) {
     this.loaded = loaded;
+    this.#maxHeldMessages = options.maxHeldMessages ?? DEFAULT_MAX_HELD_MESSAGES;
   }
 
   /** True while `next` is the same log as the one these views were computed for. */
@@ -39,6 +58,7 @@ export class SessionViews {
     return a.length === b.length && a.at(-1) === b.at(-1) && this.loaded.where === next.where;
   }
 
+  /** The requests, lazy (never materialized here but for the one `request(n)` shows). */
   get requests(): ReconstructedRequest[] {
     if (this.#requests === undefined) {
       const all: ReconstructedRequest[] = [];
@@ -63,7 +83,15 @@ export class SessionViews {
   }
 
   get cache(): CacheReport {
-    this.#cache ??= cacheReportOf(this.loaded.session);
+    if (this.#cache === undefined) {
+      const held = this.requestList.reduce((n, r) => n + r.messages, 0);
+      if (held > this.#maxHeldMessages)
+        throw new InspectError(
+          "too-large",
+          `the cache report of this session would hold ${held} request messages at once (${this.requestList.length} requests); the inspector's limit is ${this.#maxHeldMessages}: run keelson cache ${this.loaded.session.id} --json`,
+        );
+      this.#cache = cacheReportOf(this.loaded.session);
+    }
     return this.#cache;
   }
 
@@ -73,21 +101,29 @@ export class SessionViews {
   }
 
   get requestList(): RequestListItem[] {
-    return requestList(this.requests);
+    if (this.#requestList === undefined) {
+      try {
+        this.#requestList = requestList(this.loaded.session);
+      } catch {
+        this.#requestList = []; // as `requests`: verify names the problem
+      }
+    }
+    return this.#requestList;
   }
 
-  /** The CLI's `keelson requests <id>` output. */
-  get requestsText(): string {
-    return cliRequestsText(this.loaded.session);
+  /** The CLI's `keelson requests <id>` output in pieces (stream them: the whole may not fit in memory). */
+  requestsText(): Generator<string> {
+    return cliRequestsChunks(this.loaded.session);
   }
 
   request(index: number): RequestPayload | undefined {
     if (!Number.isSafeInteger(index) || index < 1 || index > this.requests.length) return undefined;
     let payload = this.#requestPayloads.get(index);
-    if (payload === undefined) {
-      payload = requestPayload(this.loaded.session, this.requests, index);
-      this.#requestPayloads.set(index, payload);
-    }
+    if (payload === undefined) payload = requestPayload(this.loaded.session, this.requests, index);
+    this.#requestPayloads.delete(index);
+    this.#requestPayloads.set(index, payload);
+    if (this.#requestPayloads.size > KEPT_PAYLOADS)
+      this.#requestPayloads.delete(this.#requestPayloads.keys().next().value!);
     return payload;
   }
 

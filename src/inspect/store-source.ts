@@ -2,6 +2,13 @@
 // PostgreSQL store's `watch` (LISTEN/NOTIFY) fits `WatchableStore` — read-only: loads are
 // `load(id, { readOnly: true })` and nothing else is called but `list`, `watch` and `close`.
 // The store is the caller's (the CLI builds it), so this layer never imports a driver.
+//
+// A watch cannot trust notifications alone: behind a pooler in transaction mode (PgBouncer)
+// LISTEN is accepted but no notification ever arrives (issue #20 F7). So each watch also looks
+// at the stored log every `pollMs` (an unchanged PostgreSQL log costs one head query); when the
+// log holds events a whole poll period after a poll first saw them and the store's watch has
+// still not delivered them — or the store's watch cannot start — the watch falls back to
+// delivering from those loads and tells the page (`onNotice`).
 import type { Session, SessionEvent } from "../session/index.js";
 import type { LoadedSession, SessionSummary } from "../store/index.js";
 import { StoreError } from "../store/index.js";
@@ -12,6 +19,7 @@ import {
   type InspectSource,
   type InspectWatch,
   type ListedSession,
+  type LiveNotice,
 } from "./types.js";
 
 /** What the inspector needs of a store (structural: `PostgresSessionStore` is one). */
@@ -29,13 +37,20 @@ export interface WatchableStore {
   whereOf?(id: string): string;
 }
 
+export interface StoreInspectSourceOptions {
+  /** How often a watch looks at the stored log besides the store's notifications (ms; default 2000). */
+  readonly pollMs?: number;
+}
+
 export class StoreInspectSource implements InspectSource {
   readonly label: string;
   readonly #store: WatchableStore;
+  readonly #pollMs: number;
 
-  constructor(store: WatchableStore) {
+  constructor(store: WatchableStore, options: StoreInspectSourceOptions = {}) {
     this.#store = store;
     this.label = store.label;
+    this.#pollMs = options.pollMs ?? 2000;
   }
 
   async list(): Promise<ListedSession[]> {
@@ -69,13 +84,72 @@ export class StoreInspectSource implements InspectSource {
     return { session, where, firstSeq: 0, updatedAt };
   }
 
-  watch(
+  async watch(
     id: string,
     fromSeq: number,
     onEvents: (events: readonly SessionEvent[]) => void,
     onError: (error: unknown) => void,
+    onNotice: (notice: LiveNotice) => void = () => undefined,
   ): Promise<InspectWatch> {
-    return this.#store.watch(id, onEvents, { fromSeq, onError });
+    const store = this.#store;
+    const pollMs = this.#pollMs;
+    let delivered = fromSeq;
+    let closed = false;
+    let polling = false;
+    let notified: { close(): Promise<void> } | undefined;
+    /** A log length a poll saw beyond what had been delivered (cleared once delivered). */
+    let pending: number | undefined;
+    const deliver = (events: readonly SessionEvent[]): void => {
+      const fresh = events.filter((e) => e.seq >= delivered);
+      if (closed || fresh.length === 0) return;
+      delivered = fresh.at(-1)!.seq + 1;
+      onEvents(fresh);
+    };
+    const fallBack = async (why: string): Promise<void> => {
+      polling = true;
+      onNotice({ mode: "polling", pollMs, message: `${why}; following the log by polling every ${pollMs} ms` });
+      const stopping = notified;
+      notified = undefined;
+      await stopping?.close().catch(() => undefined);
+    };
+    try {
+      notified = await store.watch(id, deliver, { fromSeq, onError });
+      onNotice({ mode: "notify", message: "the store notifies appends (LISTEN/NOTIFY)" });
+    } catch (error) {
+      await fallBack(
+        `the store's notifications could not start (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    let chain = Promise.resolve();
+    const poll = (): void => {
+      chain = chain.then(async () => {
+        if (closed) return;
+        try {
+          const { session } = await store.load(id, { readOnly: true });
+          const length = session.events.length;
+          if (!polling && length > delivered) {
+            if (pending === undefined || delivered >= pending) pending = length;
+            else
+              await fallBack(
+                `no notification came for events ${delivered}–${pending - 1}, stored a poll period ago (a connection pooler in transaction mode, such as PgBouncer, drops LISTEN)`,
+              );
+          }
+          if (polling) deliver(session.events.slice(delivered));
+        } catch (error) {
+          onError(error);
+        }
+      });
+    };
+    const timer = setInterval(poll, pollMs);
+    timer.unref();
+    return {
+      close: async () => {
+        closed = true;
+        clearInterval(timer);
+        await chain;
+        await notified?.close();
+      },
+    };
   }
 
   close(): Promise<void> {

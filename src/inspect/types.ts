@@ -34,6 +34,14 @@ export type ListedSession =
     }
   | { readonly kind: "unreadable"; readonly name: string; readonly code?: string; readonly problem: string };
 
+/** How a watch follows its session, sent to the page when it is known or changes (the `notice` message). */
+export interface LiveNotice {
+  /** `notify`: the store pushes appends; `polling`: the source re-reads the log every `pollMs`. */
+  readonly mode: "notify" | "polling";
+  readonly pollMs?: number;
+  readonly message: string;
+}
+
 /** A running watch of one session (`InspectSource.watch`). */
 export interface InspectWatch {
   close(): Promise<void>;
@@ -52,19 +60,21 @@ export interface InspectSource {
   load(id: string): Promise<InspectedSession>;
   /**
    * Calls `onEvents` with the events committed after seq `fromSeq - 1`, in seq order, each once,
-   * as they are appended; `onError` on a failure that does not end the watch.
+   * as they are appended; `onError` on a failure that does not end the watch; `onNotice` when
+   * how the watch follows the session is known or changes (e.g. it fell back to polling).
    */
   watch(
     id: string,
     fromSeq: number,
     onEvents: (events: readonly SessionEvent[]) => void,
     onError: (error: unknown) => void,
+    onNotice?: (notice: LiveNotice) => void,
   ): Promise<InspectWatch>;
   /** Releases what the source holds (watchers, connections). */
   close(): Promise<void>;
 }
 
-export type InspectErrorCode = "not-found" | "bad-request" | "unauthorized" | "bad-option" | "no-ui";
+export type InspectErrorCode = "not-found" | "bad-request" | "unauthorized" | "bad-option" | "no-ui" | "too-large";
 
 export class InspectError extends KeelsonError<InspectErrorCode> {}
 

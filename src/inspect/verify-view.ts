@@ -1,7 +1,9 @@
 // `keelson verify`'s problems for a loaded session, each with where it is (`file:line`, line =
 // seq − firstSeq + 2: the header is line 1): verifyLog's structural checks, then a full
-// reconstruction of every request when the structure is sound.
-import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
+// reconstruction of every request when the structure is sound — one request materialized at a
+// time (request-walk.ts), so memory stays linear in the log.
+import { ReconstructError, verifyLog } from "../reconstruct/index.js";
+import { eachRequest } from "./request-walk.js";
 import type { InspectedSession, VerifyPayload, VerifyProblem } from "./types.js";
 
 export function verifyPayload(loaded: InspectedSession): VerifyPayload {
@@ -17,7 +19,7 @@ export function verifyPayload(loaded: InspectedSession): VerifyPayload {
   if (report.ok) {
     try {
       requests = 0;
-      for (const r of reconstructRequests(session.events)) {
+      for (const r of eachRequest(session.events)) {
         void r.request; // materialize: the fold must succeed for every request
         requests++;
       }

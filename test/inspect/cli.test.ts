@@ -1,6 +1,8 @@
 // `keelson inspect` as a subprocess: prints the URL with its token (and opens nothing), serves
-// only with the token, refuses a bad id or port as bad input (exit 2), and stops cleanly on SIGTERM.
-import { rm } from "node:fs/promises";
+// only with the token, serves the store `--store` names wherever the flag stands, refuses a bad
+// id or port as bad input (exit 2), and stops cleanly on SIGTERM.
+import { copyFile, mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { keelson } from "../cli/run-keelson.js";
 import { type Fixture, makeFixture, snapshotDir, startInspect } from "./fixture.js";
@@ -16,7 +18,7 @@ afterAll(() => (fx === undefined ? undefined : rm(fx.home, { recursive: true, fo
 it("prints the URL with a token and the session, serves only with the token, and exits 0 on SIGTERM", async () => {
   const before = await snapshotDir(fx.sessions);
   const server = await startInspect(fx.home, [fx.main]);
-  expect(server.url).toBe(`${server.origin}/?token=${server.token}#/session/${fx.main}`);
+  expect(server.url).toBe(`${server.origin}/#token=${server.token}&session=${fx.main}`);
   expect(server.token.length).toBeGreaterThanOrEqual(40);
   expect((await fetch(`${server.origin}/api/sessions`)).status).toBe(401);
   const res = await fetch(`${server.origin}/api/sessions/${fx.main}`, {
@@ -35,8 +37,34 @@ it("serves a FILE target's directory and --port when given", async () => {
   await probe.stop();
   const server = await startInspect(fx.home, [`${fx.sessions}/${fx.fork}.jsonl`, "--port", String(port)]);
   expect(server.origin).toBe(`http://127.0.0.1:${port}`);
-  expect(server.url.endsWith(`#/session/${fx.fork}`)).toBe(true);
+  expect(server.url.endsWith(`&session=${fx.fork}`)).toBe(true);
   expect(await server.stop()).toBe(0);
+}, 60_000);
+
+it("serves the store --store names, before or after the command's name (not $KEELSON_HOME's)", async () => {
+  // a second store holding one session; $KEELSON_HOME's has three
+  const other = join(fx.home, "other-store");
+  await mkdir(other, { recursive: true });
+  await copyFile(join(fx.sessions, `${fx.main}.jsonl`), join(other, `${fx.main}.jsonl`));
+  for (const [label, start] of [
+    ["inspect --store DIR", () => startInspect(fx.home, ["--store", other])],
+    ["keelson --store DIR inspect", () => startInspect(fx.home, [], { before: ["--store", other] })],
+    ["inspect ID --store DIR", () => startInspect(fx.home, [fx.main, "--store", other])],
+  ] as const) {
+    const server = await start();
+    const get = async <T>(path: string): Promise<T> =>
+      (await (
+        await fetch(`${server.origin}${path}`, { headers: { authorization: `Bearer ${server.token}` } })
+      ).json()) as T;
+    expect((await get<{ source: string }>("/api/config")).source, label).toBe(other);
+    const { sessions } = await get<{ sessions: { id?: string }[] }>("/api/sessions");
+    expect(
+      sessions.map((s) => s.id),
+      label,
+    ).toEqual([fx.main]);
+    expect(server.stderr(), label).toContain(`inspecting ${other} read-only`);
+    expect(await server.stop()).toBe(0);
+  }
 }, 60_000);
 
 it("refuses an unknown session and a bad port as bad input (exit 2), writing nothing", async () => {

@@ -49,8 +49,11 @@ export async function makeFixture(): Promise<Fixture> {
   return { home, sessions, main, fork, crashed };
 }
 
-/** Writes a session of at least `events` events (one-instance turns with a tool call each) through the store. */
-export async function writeLargeSession(sessions: string, events: number): Promise<string> {
+/**
+ * Writes a session of at least `events` events (one-instance turns with a tool call each) through
+ * the store; `resultBytes` pads each tool result (a 120k-event log of ~95 MB: 700).
+ */
+export async function writeLargeSession(sessions: string, events: number, resultBytes = 0): Promise<string> {
   const id = randomUUID();
   const driver = new LogDriver(newSession(id));
   let n = 0;
@@ -58,7 +61,10 @@ export async function writeLargeSession(sessions: string, events: number): Promi
     driver.turn({
       prompt: `question ${++n}: what is in file-${n}.txt?`,
       steps: [
-        { text: "Reading it.", toolCalls: [{ name: "read", args: `{"path":"file-${n}.txt"}`, result: `line ${n}` }] },
+        {
+          text: "Reading it.",
+          toolCalls: [{ name: "read", args: `{"path":"file-${n}.txt"}`, result: `line ${n}`.padEnd(resultBytes, ".") }],
+        },
         { text: `It says line ${n}.` },
       ],
     });
@@ -83,6 +89,7 @@ export async function snapshotDir(dir: string): Promise<DirSnapshot> {
 }
 
 export interface InspectProcess {
+  readonly pid: number;
   readonly url: string;
   readonly origin: string;
   readonly token: string;
@@ -91,9 +98,21 @@ export interface InspectProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `keelson inspect …args` and waits (bounded) for the URL line it prints. */
-export function startInspect(home: string, args: readonly string[]): Promise<InspectProcess> {
-  const child = spawn(process.execPath, [BIN, "inspect", ...args], { env: cleanEnv(home), cwd: home });
+export interface StartOptions {
+  /** Arguments before the command's name (`keelson --store X inspect`). */
+  readonly before?: readonly string[];
+  /** Node's own flags (e.g. `--max-old-space-size=…`). */
+  readonly node?: readonly string[];
+}
+
+/** Starts `keelson [before…] inspect …args` and waits (bounded) for the URL line it prints. */
+export function startInspect(
+  home: string,
+  args: readonly string[],
+  options: StartOptions = {},
+): Promise<InspectProcess> {
+  const argv = [...(options.node ?? []), BIN, ...(options.before ?? []), "inspect", ...args];
+  const child = spawn(process.execPath, argv, { env: cleanEnv(home), cwd: home });
   let stdout = "";
   let stderr = "";
   const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
@@ -107,10 +126,11 @@ export function startInspect(home: string, args: readonly string[]): Promise<Ins
     });
     child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
-      const match = /keelson inspect: (http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+)\S*/.exec(stdout);
+      const match = /keelson inspect: (http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]+)\S*/.exec(stdout);
       if (match === null) return;
       clearTimeout(timer);
       done({
+        pid: child.pid!,
         url: match[0].slice("keelson inspect: ".length),
         origin: match[1]!,
         token: match[2]!,

@@ -2,7 +2,8 @@
 // request needs the token; the endpoints say exactly what the CLI says (`requests`, `--wire`,
 // `cache --json`, `verify`); the server never writes, locks or repairs a log; and the live
 // stream delivers a turn that `keelson resume` appends while it is open.
-import { rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   JsonlInspectSource,
@@ -33,7 +34,11 @@ const getJson = async <T>(path: string): Promise<T> => {
 beforeAll(async () => {
   fx = await makeFixture();
   source = new JsonlInspectSource({ root: fx.sessions, pollMs: 100 });
-  server = await startInspectServer({ source });
+  // a stand-in front end: these tests are about the server (browser.test.ts runs the real one)
+  const assetsDir = join(fx.home, "ui");
+  await mkdir(assetsDir);
+  for (const name of ["index.html", "app.js", "app.css"]) await writeFile(join(assetsDir, name), `/* ${name} */\n`);
+  server = await startInspectServer({ source, assetsDir });
 }, 120_000);
 
 afterAll(async () => {
@@ -43,34 +48,44 @@ afterAll(async () => {
 });
 
 describe("access token", () => {
-  it("answers 401 to every path without the token, or with a wrong one", async () => {
-    for (const path of [
-      "/",
-      "/app.js",
-      "/app.css",
-      "/api/sessions",
-      `/api/sessions/${fx.main}`,
-      `/api/sessions/${fx.main}/live`,
-      `/api/sessions/${fx.main}/cache`,
-    ]) {
+  const data = () => [
+    "/api/config",
+    "/api/sessions",
+    `/api/sessions/${fx.main}`,
+    `/api/sessions/${fx.main}/live`,
+    `/api/sessions/${fx.main}/cache`,
+  ];
+
+  it("answers 401 to every data path without the token as a Bearer header: none, a wrong one, a cookie or ?token= do not count", async () => {
+    for (const path of data()) {
       expect((await get(path, {})).status, path).toBe(401);
       expect((await get(path, { authorization: "Bearer wrong" })).status, path).toBe(401);
-      expect((await get(path, { cookie: "keelson_inspect=wrong" })).status, path).toBe(401);
+      // the right token, but not in the header: a cookie is sent to every port of 127.0.0.1 (issue #20 F5)
+      expect((await get(path, { cookie: `keelson_inspect=${server.token}` })).status, path).toBe(401);
+      expect((await get(`${path}?token=${server.token}`, {})).status, path).toBe(401);
+      const res = await get(path, auth());
+      expect(res.status, path).toBe(200);
+      await res.body?.cancel();
     }
-    expect((await get("/api/sessions?token=wrong", {})).status).toBe(401);
   });
 
-  it("trades ?token= for an HttpOnly SameSite=Strict cookie, which then opens everything", async () => {
+  it("prints the token in the URL's fragment (never sent), serves the page shell without it, and never sets a cookie", async () => {
+    expect(server.url).toBe(`${server.origin}/#token=${server.token}`);
+    for (const path of ["/", "/app.js", "/app.css"]) {
+      const res = await get(path, {});
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("set-cookie"), path).toBeNull();
+      expect(await res.text()).not.toContain(server.token);
+    }
+    // the old cookie trade is gone: ?token= on the page is ignored, no redirect, no cookie
     const res = await get(`/?token=${server.token}`, {});
-    expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toBe("/");
-    const cookie = res.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Strict/);
-    const jar = { cookie: cookie.split(";")[0]! };
-    expect((await get("/", jar)).status).toBe(200);
-    expect((await get("/api/sessions", jar)).status).toBe(200);
-    expect((await get("/api/sessions", auth())).status).toBe(200);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    for (const path of data().filter((p) => !p.endsWith("/live"))) {
+      const ok = await get(path);
+      expect(ok.status, path).toBe(200);
+      expect(ok.headers.get("set-cookie"), path).toBeNull();
+    }
   });
 
   it("refuses another Host (DNS rebinding) and any method but GET", async () => {
@@ -190,6 +205,20 @@ describe("endpoints say what the CLI says", () => {
     expect((await get(`/api/sessions/${fx.main}/requests/99`)).status).toBe(404);
     expect((await get(`/api/sessions/${fx.main}/events/99999`)).status).toBe(404);
     expect((await get("/api/sessions/..%2F..%2Fetc")).status).toBe(400);
+  });
+
+  it("answers 400 (not 500) to malformed percent-encoding anywhere in the path", async () => {
+    for (const path of [
+      "/api/sessions/%E0%A4%A",
+      "/api/%ZZ",
+      `/api/sessions/${fx.main}/events/%E0%A4%A`,
+      `/api/sessions/${fx.main}/requests/%`,
+    ]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { error: string }).error, path).toBe("bad-request");
+    }
+    expect((await get("/api/sessions")).status).toBe(200); // and the server goes on
   });
 });
 

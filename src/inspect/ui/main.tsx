@@ -1,5 +1,6 @@
 // The inspector's front end: the sessions list, or one session's views, by the URL's hash.
 import { render } from "preact";
+import { takeToken } from "./access.js";
 import { SessionsView } from "./sessions-view.js";
 import { SessionView } from "./session-view.js";
 import { useRoute } from "./route.js";
@@ -19,4 +20,5 @@ function App() {
   );
 }
 
+takeToken(); // before the first route is read: it rewrites the fragment
 render(<App />, document.getElementById("app")!);

@@ -1,6 +1,7 @@
 // One session: its header line, verify problems (file:line), the tabs, and the live stream —
 // appended events replace the timeline's rows from the turn they continue and bump `version`,
-// which makes the request, header and cache views fetch again.
+// which makes the request, header and cache views fetch again. The live line says how the
+// session is followed (notifications, or polling when they do not arrive) and when it stopped.
 import { useEffect, useState } from "preact/hooks";
 import type { SessionPayload, VerifyPayload } from "../types.js";
 import { followSession, getJson, sessionPath } from "./api.js";
@@ -17,6 +18,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
   const [error, setError] = useState<string>();
   const [version, setVersion] = useState(0);
   const [verify, setVerify] = useState<VerifyPayload>();
+  const [live, setLive] = useState<{ readonly text: string; readonly state: "ok" | "polling" | "problem" }>();
   useEffect(() => {
     let stop: (() => void) | undefined;
     let cancelled = false;
@@ -24,13 +26,17 @@ export function SessionView({ route }: { route: SessionRoute }) {
       (payload) => {
         if (cancelled) return;
         setData(payload);
-        stop = followSession(route.id, payload.events, (m) => {
-          setData((d) =>
-            d === undefined
-              ? d
-              : { ...d, events: m.events, rows: [...d.rows.filter((r) => r.seq < m.replaceFrom), ...m.rows] },
-          );
-          setVersion((v) => v + 1);
+        stop = followSession(route.id, payload.events, {
+          onAppend: (m) => {
+            setData((d) =>
+              d === undefined
+                ? d
+                : { ...d, events: m.events, rows: [...d.rows.filter((r) => r.seq < m.replaceFrom), ...m.rows] },
+            );
+            setVersion((v) => v + 1);
+          },
+          onNotice: (n) => setLive({ text: `live: ${n.message}`, state: n.mode === "polling" ? "polling" : "ok" }),
+          onProblem: (message) => setLive({ text: `live: ${message}`, state: "problem" }),
         });
       },
       (e: Error) => setError(e.message),
@@ -79,6 +85,11 @@ export function SessionView({ route }: { route: SessionRoute }) {
         </span>
         <span class="muted">{data.cwd}</span>
       </div>
+      {live !== undefined && (
+        <p class={`live ${live.state}`} data-testid="live-status" data-state={live.state}>
+          {live.text}
+        </p>
+      )}
       <VerifyBanner verify={verify} />
       <nav class="tabs">
         {tab("timeline", "Timeline")}
