@@ -2,7 +2,8 @@
 // ScriptedEmulatorModel — a FIFO of ScriptedReply (or functions of the request) per session
 //   key, with a shared `default` queue and an optional fallback;
 // RuleBasedModel — a small deterministic model for the offline demo: it summarizes a tool
-//   result, reads a file the user names, lists when asked, and otherwise acknowledges.
+//   result, calls any declared tool the prompt names ("call get_weather {"city":"Oslo"}"),
+//   runs / writes / reads / lists with the usual tool names, and otherwise acknowledges.
 import type { ToolSchema, ScriptedReply } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
 import type { EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest } from "./types.js";
@@ -67,11 +68,18 @@ const RUN_COMMAND = /\brun\s+`([^`]+)`/i;
 /** "write `text` to path" — the text between backticks, then the path. */
 const WRITE_TEXT = /\bwrite\s+`([^`]*)`\s+(?:to|into)\s+(\S+)/i;
 
+/** "call NAME" / "use NAME" / "invoke NAME", then optionally a JSON object of arguments. */
+const NAMED_CALL = /\b(?:call|use|invoke)\s+(?:the\s+)?`?([A-Za-z_][\w.-]*)`?(?:\s+tool)?(?:\s+with)?\s*(\{.*\})?/gis;
+
 export class RuleBasedModel implements EmulatorModel {
   reply(request: EmulatorRequest): ScriptedReply {
     const last = request.messages.at(-1);
     if (last?.role === "tool") return summarizeToolResult(request.messages, last.content[0]);
     const prompt = latestUserText(request.messages);
+    // A declared tool named with JSON arguments wins; named bare, it comes after the rules below
+    // ("use read on notes.txt" still reads notes.txt).
+    const named = namedCall(prompt, request.tools);
+    if (named?.explicit === true) return calling(named);
     const command = RUN_COMMAND.exec(prompt)?.[1];
     const shell = command === undefined ? undefined : request.tools.find((t) => SHELL_NAMES.has(t.name.toLowerCase()));
     if (command !== undefined && shell !== undefined)
@@ -97,8 +105,75 @@ export class RuleBasedModel implements EmulatorModel {
         text: "Listing the directory.",
         toolCalls: [{ name: lister.name, arguments: hasPathProperty(lister) ? { path: "." } : {} }],
       };
+    if (named !== undefined) return calling(named);
     return { text: `Understood: ${prompt.replace(/\s+/g, " ").trim().slice(0, 80)}` };
   }
+}
+
+interface NamedCall {
+  readonly name: string;
+  readonly arguments: object;
+  /** The prompt gave the arguments as JSON. */
+  readonly explicit: boolean;
+}
+
+const calling = (call: NamedCall): ScriptedReply => ({
+  text: `Calling ${call.name}.`,
+  toolCalls: [{ name: call.name, arguments: call.arguments }],
+});
+
+/**
+ * The declared tool the prompt asks for by name ("call get_weather", "use the `search` tool with
+ * {"q":"x"}"), with the JSON object that follows as its arguments — or, without one, a
+ * placeholder for each required property of its input schema ("" / 0 / false / [] / {}).
+ */
+function namedCall(prompt: string, tools: readonly ToolSchema[]): NamedCall | undefined {
+  for (const match of prompt.matchAll(NAMED_CALL)) {
+    const tool =
+      tools.find((t) => t.name === match[1]) ?? tools.find((t) => t.name.toLowerCase() === match[1]!.toLowerCase());
+    if (tool === undefined) continue;
+    const given = match[2] === undefined ? undefined : jsonObjectAt(match[2]);
+    return { name: tool.name, arguments: given ?? placeholderArguments(tool), explicit: given !== undefined };
+  }
+  return undefined;
+}
+
+/** The longest prefix of `text` that parses as a JSON object (the prompt may go on after it). */
+function jsonObjectAt(text: string): object | undefined {
+  for (let end = text.lastIndexOf("}"); end > 0; end = text.lastIndexOf("}", end - 1)) {
+    try {
+      const value: unknown = JSON.parse(text.slice(0, end + 1));
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+    } catch {
+      // not yet a whole object: try a shorter prefix
+    }
+  }
+  return undefined;
+}
+
+const PLACEHOLDER: Readonly<Record<string, unknown>> = {
+  string: "",
+  number: 0,
+  integer: 0,
+  boolean: false,
+  array: [],
+  object: {},
+};
+
+function placeholderArguments(tool: ToolSchema): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: unknown; required?: unknown };
+  const properties = (
+    typeof schema.properties === "object" && schema.properties !== null ? schema.properties : {}
+  ) as Record<string, { type?: unknown }>;
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === "string")
+    : [];
+  const args: Record<string, unknown> = {};
+  for (const key of required) {
+    const type = properties[key]?.type;
+    args[key] = typeof type === "string" && type in PLACEHOLDER ? PLACEHOLDER[type] : "";
+  }
+  return args;
 }
 
 function summarizeToolResult(

@@ -128,3 +128,45 @@ describe("RuleBasedModel", () => {
     });
   });
 });
+
+// Issue #20: the rule-based model only called tools with fixed names (read_file, bash, …); it now
+// calls any declared tool the prompt names.
+describe("RuleBasedModel calls any declared tool the prompt names", () => {
+  const model = new RuleBasedModel();
+  const weather: ToolSchema = {
+    name: "get_weather",
+    inputSchema: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer" }, metric: { type: "boolean" } },
+      required: ["city", "days"],
+    } as ToolSchema["inputSchema"],
+  };
+
+  test("with the JSON arguments that follow its name", () => {
+    const reply = model.reply(
+      req([user('Please call get_weather {"city": "Oslo", "days": 3} and tell me.')], {
+        tools: [tool("read"), weather],
+      }),
+    );
+    expect(reply).toStrictEqual({
+      text: "Calling get_weather.",
+      toolCalls: [{ name: "get_weather", arguments: { city: "Oslo", days: 3 } }],
+    });
+  });
+
+  test("without arguments: a placeholder for each required property of its schema", () => {
+    expect(model.reply(req([user("use the `get_weather` tool")], { tools: [weather] }))).toStrictEqual({
+      text: "Calling get_weather.",
+      toolCalls: [{ name: "get_weather", arguments: { city: "", days: 0 } }],
+    });
+  });
+
+  test("a name that is not declared is not called; a bare built-in name keeps the built-in rule", () => {
+    expect(model.reply(req([user("call get_weather")], { tools: [tool("read")] }))).toStrictEqual({
+      text: "Understood: call get_weather",
+    });
+    expect(model.reply(req([user("use read on notes.txt")], { tools: [tool("read", { path: {} })] }))).toMatchObject({
+      toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }],
+    });
+  });
+});
