@@ -10,6 +10,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 import {
+  isConnectionError,
   type PgClient,
   type PgPool,
   PostgresSessionStore,
@@ -173,5 +174,33 @@ describe("a flush whose backend is terminated", () => {
     expect(error.message).not.toContain("reconnect(s)");
     expect(faults.terminated()).toBe(1);
     expect(() => new PostgresSessionStore({ pool: faults.pool, reconnect: { forMs: -1 } })).toThrow(/forMs/);
+  });
+});
+
+describe("isConnectionError: what a flush retries", () => {
+  const withCode = (code: string, message = "x"): Error => Object.assign(new Error(message), { code });
+  test("a lost or refused connection, also wrapped or aggregated", () => {
+    for (const error of [
+      withCode("57P01", "terminating connection due to administrator command"),
+      withCode("08006"),
+      withCode("ECONNRESET"),
+      withCode("ECONNREFUSED"),
+      new Error("Connection terminated unexpectedly"),
+      new AggregateError([withCode("ECONNREFUSED"), withCode("ECONNREFUSED")]),
+      new Error("connecting failed", { cause: withCode("57P03") }),
+    ])
+      expect(isConnectionError(error), String(error)).toBe(true);
+  });
+  test("not a refusal, bad data or a permission", () => {
+    for (const error of [
+      withCode("42501", "permission denied for table keelson_events"),
+      withCode("28P01"),
+      withCode("22021", 'invalid byte sequence for encoding "UTF8": 0x00'),
+      withCode("23505"),
+      new Error("something else"),
+      "Connection terminated",
+      undefined,
+    ])
+      expect(isConnectionError(error), String(error)).toBe(false);
   });
 });
