@@ -7,6 +7,7 @@ import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ContentBlock, Message, ToolResultPart, UserContent } from "../messages/index.js";
 import type { CacheBlock } from "./cache-model.js";
 import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
+import { withToolPrompt } from "./anthropic-tool-prompt.js";
 import type { EmulatorRequest } from "./types.js";
 import {
   invalid,
@@ -47,7 +48,8 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
       inputSchema: schemaObject(tool.input_schema, `tools.${i}.input_schema`),
       ...(description === undefined ? {} : { description }),
     };
-    blocks.push({ ...toolUnit(parsed), breakpoint: tool.cache_control != null });
+    const unit = i === 0 ? withToolPrompt(toolUnit(parsed), model, toolChoiceType(body.tool_choice)) : toolUnit(parsed);
+    blocks.push({ ...unit, breakpoint: tool.cache_control != null });
     return parsed;
   });
 
@@ -72,6 +74,11 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
     stream: body.stream === true,
   };
   return { request, blocks };
+}
+
+/** The wire `tool_choice.type` (auto, any, tool, none), when one is given. */
+function toolChoiceType(choice: unknown): string | undefined {
+  return isObj(choice) && typeof choice.type === "string" ? choice.type : undefined;
 }
 
 function parseSystem(system: unknown, blocks: CacheBlock[]): string[] {

@@ -26,6 +26,7 @@ export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";
 export { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 export { type OpenAIParseOptions, type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
+export { anthropicToolPromptTokens } from "./anthropic-tool-prompt.js";
 export { anthropicBlocks, EmulatorProvider, type EmulatorProviderOptions } from "./provider.js";
 export { type PlannedReply, type PlannedToolCall, planReply, splitPieces } from "./reply-plan.js";
 export { type EmulatorOptions, type EmulatorServer, type RecordedRequest, startEmulator } from "./server.js";

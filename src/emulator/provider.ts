@@ -22,6 +22,7 @@ import {
   reasoningText,
 } from "./deepseek-tokens.js";
 import { blockUnit, messageSegment, systemSegment, systemUnit, toolsSegment, toolUnit } from "./message-tokens.js";
+import { withToolPrompt } from "./anthropic-tool-prompt.js";
 import { EmulatorModelError, resolveModel } from "./models.js";
 import { plannedUsage, planReply, type PlannedReply, splitPieces } from "./reply-plan.js";
 import type { CacheUsage, Clock, EmulatorModel, EmulatorModelOption, EmulatorRequest } from "./types.js";
@@ -170,10 +171,19 @@ export class EmulatorProvider implements Provider {
  * tools+system, end of the session prefix, the previous request's last block, the last block.
  */
 export function anthropicBlocks(
-  request: Pick<ProviderRequest, "tools" | "system" | "messages"> & { readonly prefixLength?: unknown },
+  request: Pick<ProviderRequest, "tools" | "system" | "messages"> & {
+    readonly prefixLength?: unknown;
+    /** With tools, the model's tool-use system prompt is counted in the first tool's unit (anthropic-tool-prompt.ts). */
+    readonly model?: string;
+  },
 ): CacheBlock[] {
   const units: { tokens: number; hash: string }[] = [];
-  for (const tool of request.tools ?? []) units.push(toolUnit(tool));
+  for (const tool of request.tools ?? [])
+    units.push(
+      units.length === 0 && request.model !== undefined
+        ? withToolPrompt(toolUnit(tool), request.model, undefined)
+        : toolUnit(tool),
+    );
   if ((request.system ?? "") !== "") units.push(systemUnit(request.system!));
   const headerEnd = units.length - 1;
   const messageEnds: number[] = [];
