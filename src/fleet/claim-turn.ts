@@ -57,6 +57,10 @@ export interface ClaimOptions {
   readonly leaseMs: number;
   readonly profiles: readonly string[];
   readonly maxAttempts: number;
+  /** Sessions this worker served lately (its store holds their logs): preferred within `affinityMs`. */
+  readonly preferred?: readonly string[];
+  /** How much earlier a preferred session's turn counts as queued (ms, default 0: strictly oldest first). */
+  readonly affinityMs?: number;
 }
 
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
@@ -68,7 +72,9 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
 
 async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
-  const picked = (await client.query<{ id: string }>(PICK_SESSION, [profiles])).rows[0];
+  const picked = (
+    await client.query<{ id: string }>(PICK_SESSION, [profiles, options.preferred ?? [], options.affinityMs ?? 0])
+  ).rows[0];
   if (picked === undefined) return NOTHING;
   const sessionId = picked.id;
   const lease = (
@@ -103,12 +109,14 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
   let claimed: ClaimedTurn | undefined;
   for (;;) {
     const head = (
-      await client.query<{ id: string; prompt: string; profile: string; attempts: number }>(HEAD_QUEUED, [sessionId])
+      await client.query<{ id: string; prompt: string; profile: string; attempts: number; started_attempts: number }>(
+        HEAD_QUEUED,
+        [sessionId],
+      )
     ).rows[0];
     if (head === undefined || !profiles.includes(head.profile)) break; // FIFO per session: never skip the head
     if (head.attempts >= maxAttempts) {
-      const error = `claimed ${head.attempts} times and never started (its workers died or lost the session first); not claimed again`;
-      await client.query(MARK_ABANDONED, [head.id, error]);
+      await client.query(MARK_ABANDONED, [head.id, tooManyAttempts(head.attempts, head.started_attempts)]);
       recovered.push({ id: head.id, sessionId, status: "failed" });
       continue;
     }
@@ -119,7 +127,7 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
   if (claimed === undefined) await client.query(CLEAR_SESSION, [sessionId, owner, epoch]);
   const changed = [
     ...recovered.map((r) => `${r.id} ${r.status}`),
-    ...(claimed === undefined ? [] : [`${claimed.id} running`]),
+    ...(claimed === undefined ? [] : [`${claimed.id} running ${owner}`]), // who won (claim-race.ts)
   ];
   await notify(client, changed);
   return { found: true, claimed, recovered };
@@ -127,4 +135,17 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
 
 async function notify(client: PgClient, changes: readonly string[]): Promise<void> {
   if (changes.length > 0) await client.query(NOTIFY_TURNS, [changes]);
+}
+
+/**
+ * Why a turn is failed after `attempts` claims of which `started` sent the prompt: exactly what
+ * is known — the log holds nothing of any attempt, and each started one may have called the
+ * model (model calls are at least once; the log is exactly once).
+ */
+export function tooManyAttempts(attempts: number, started: number): string {
+  const how =
+    started === 0
+      ? "none got as far as sending the prompt"
+      : `${started === attempts ? (attempts === 1 ? "it" : "each") : `${started} of them`} sent the prompt and may have called the model, but nothing of ${started === 1 ? "it" : "them"} was saved to the log`;
+  return `claimed ${attempts} time${attempts === 1 ? "" : "s"}; ${how} (its workers died, were fenced, or lost the session first); not claimed again`;
 }

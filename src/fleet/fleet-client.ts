@@ -215,6 +215,7 @@ interface TurnRow {
   profile: string;
   status: TurnStatus;
   attempts: number;
+  started_attempts: number;
   start_seq: string | null;
   claimed_by: string | null;
   outcome: StoredOutcome | null;
@@ -231,6 +232,7 @@ function recordOf(row: TurnRow): TurnRecord {
     profile: row.profile,
     status: row.status,
     attempts: row.attempts,
+    startedAttempts: row.started_attempts,
     ...(row.start_seq === null ? {} : { startSeq: Number(row.start_seq) }),
     ...(row.claimed_by === null ? {} : { claimedBy: row.claimed_by }),
     ...(row.outcome === null ? {} : { outcome: row.outcome }),

@@ -1,5 +1,6 @@
 // The queue's notifications: one dedicated connection LISTENing on `keelson_turns` (payload
-// `<turn id> <status>`, sent in the transaction of every status change, so delivered at its
+// `<turn id> <status>`, plus ` <profile>` when an enqueue queued it and ` <worker id>` when a
+// claim made it running, sent in the transaction of every status change, so delivered at its
 // commit). A notification only says "look again": it is missed while the connection is down, so
 // everyone who waits on it also polls. A lost connection is dropped and opened again by the next
 // `listening()` call.
@@ -7,7 +8,11 @@ import type { PgClient, PgPool } from "../store/postgres/index.js";
 import { TURNS_CHANNEL } from "./turn-queries.js";
 import type { TurnStatus } from "./types.js";
 
-export type TurnListener = (id: string, status: TurnStatus) => void;
+/**
+ * `detail`: an enqueue's notification names the profile (a recovered turn queued again has
+ * none); a claim's `running` names the claiming worker.
+ */
+export type TurnListener = (id: string, status: TurnStatus, detail: string | undefined) => void;
 
 export class TurnNotifications {
   readonly #pool: PgPool;
@@ -58,9 +63,11 @@ export class TurnNotifications {
   }
 
   #notified(payload: string): void {
-    const [id, status] = payload.split(" ");
+    const [id, status] = payload.split(" ", 2);
     if (id === undefined || status === undefined) return;
-    for (const listener of this.#listeners) listener(id, status as TurnStatus);
+    const rest = payload.slice(id.length + status.length + 2);
+    const detail = rest === "" ? undefined : rest;
+    for (const listener of this.#listeners) listener(id, status as TurnStatus, detail);
   }
 
   #drop(client: PgClient): void {

@@ -4,14 +4,18 @@
 // locks the session, then its turns; a worker's own updates touch one turn row — so claims
 // cannot deadlock with each other or with workers.
 
-/** The notification channel of turn status changes; payload `<turn id> <status>`. */
+/**
+ * The notification channel of turn status changes; payload `<turn id> <status>`, an enqueue's
+ * `<turn id> queued <profile>` (profile names have no spaces: a worker that does not serve it is
+ * not woken) and a claim's `<turn id> running <worker id>` (who won the race: claim-race.ts).
+ */
 export const TURNS_CHANNEL = "keelson_turns";
 
-/** Enqueues a turn ($1 session, $2 prompt, $3 profile) and notifies it; returns its id. */
+/** Enqueues a turn ($1 session, $2 prompt, $3 profile) and notifies it with its profile; returns its id. */
 export const ENQUEUE = `WITH t AS (
-    INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3) RETURNING id
+    INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3) RETURNING id, profile
   )
-  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued') FROM t`;
+  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
 
 /** Whether session $1 exists. */
 export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
@@ -23,16 +27,21 @@ export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
  * its oldest open turn (queued, or running under a lease that lapsed: its worker died) is the
  * oldest among such sessions; a queued head must be one of this worker's profiles ($1 text[]),
  * a running head is an orphan any worker recovers. A session whose turn runs under a live lease
- * is never a candidate: one running turn per session.
+ * is never a candidate: one running turn per session. Affinity: a session among $2 (text[], the
+ * ones this worker served lately, whose logs its store still holds) counts as queued $3 ms
+ * earlier than it was — it goes ahead of turns queued less than $3 ms before it, never of older
+ * ones — so a session's next turn tends to stay on the worker that has its log loaded, instead of
+ * being read whole by another (#20 F21).
  */
 export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
-  FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status
+  FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status, enqueued_at
           FROM keelson_turns WHERE status IN ('queued', 'running')
           ORDER BY session_id, id) h
   JOIN keelson_sessions s ON s.id = h.session_id
   WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
     AND (h.status = 'running' OR h.profile = ANY ($1::text[]))
-  ORDER BY h.id
+  ORDER BY h.enqueued_at - CASE WHEN s.id = ANY ($2::text[]) THEN $3 * interval '1 millisecond' ELSE interval '0' END,
+    h.id
   LIMIT 1
   FOR NO KEY UPDATE OF s SKIP LOCKED`;
 
@@ -52,9 +61,12 @@ export const CLEAR_SESSION = `UPDATE keelson_sessions SET lease_owner = NULL, le
 /**
  * Recovers session $1's running turns that never started, or whose log did not grow past where
  * they started (nothing they did was committed), after its lease was taken over at log length
- * $2: they are queued again, to run once on a later claim.
+ * $2: they are queued again, to run once on a later claim. One that had started (start_seq set:
+ * its prompt was sent, so the model may have been called) is counted in started_attempts —
+ * the log holds each turn once; model calls are at least once.
  */
-export const REQUEUE_UNSTARTED = `UPDATE keelson_turns SET status = 'queued', updated_at = now()
+export const REQUEUE_UNSTARTED = `UPDATE keelson_turns SET status = 'queued', updated_at = now(),
+    started_attempts = started_attempts + CASE WHEN start_seq IS NULL THEN 0 ELSE 1 END
   WHERE session_id = $1 AND status = 'running' AND (start_seq IS NULL OR start_seq >= $2)
   RETURNING id::text AS id`;
 
@@ -70,7 +82,7 @@ export const ADOPT_STARTED = `UPDATE keelson_turns SET claimed_by = $3, claim_ep
   RETURNING id::text AS id, start_seq::text AS start_seq, attempts`;
 
 /** Session $1's oldest queued turn (ordered by the bigint column: the text alias would sort "10" before "4"). */
-export const HEAD_QUEUED = `SELECT t.id::text AS id, t.prompt, t.profile, t.attempts FROM keelson_turns t
+export const HEAD_QUEUED = `SELECT t.id::text AS id, t.prompt, t.profile, t.attempts, t.started_attempts FROM keelson_turns t
   WHERE t.session_id = $1 AND t.status = 'queued' ORDER BY t.id LIMIT 1`;
 
 /** Marks turn $1 running for owner $2 under lease epoch $3. */
@@ -78,7 +90,7 @@ export const MARK_RUNNING = `UPDATE keelson_turns SET status = 'running', attemp
     claimed_at = now(), claim_epoch = $3, start_seq = NULL, started_at = NULL, updated_at = now()
   WHERE id = $1 RETURNING attempts`;
 
-/** Fails turn $1 that was claimed too often without ever starting ($2: the error). */
+/** Fails turn $1 that was claimed too often without its log ever saving anything ($2: the error). */
 export const MARK_ABANDONED = `UPDATE keelson_turns SET status = 'failed', error = $2, finished_at = now(), updated_at = now()
   WHERE id = $1`;
 
@@ -112,7 +124,8 @@ export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s
   WHERE s.lease_owner = $1 AND s.lease_epoch = h.epoch AND s.lease_expires_at > now()`;
 
 /** One turn ($1). */
-export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status, attempts, start_seq::text AS start_seq,
+export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status, attempts, started_attempts,
+    start_seq::text AS start_seq,
     claimed_by, outcome, error,
     floor(extract(epoch FROM enqueued_at) * 1000)::float8 AS enqueued_at,
     floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at

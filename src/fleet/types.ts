@@ -64,6 +64,12 @@ export interface TurnRecord {
   readonly status: TurnStatus;
   /** How many times a worker claimed it. */
   readonly attempts: number;
+  /**
+   * How many earlier claims sent the prompt (so may have called the model) and were then queued
+   * again because nothing of them reached the log (their worker died or was fenced first). The
+   * log holds each turn once; model calls are at least once.
+   */
+  readonly startedAttempts: number;
   /** The session's log length when the turn's worker started it (after crash repair); absent until then. */
   readonly startSeq?: number;
   /** The worker that claimed it last. */

@@ -1,5 +1,6 @@
 // startWorker: `concurrency` slots, each claiming the next turn (claim-turn.ts) and running it
-// (run-turn.ts) until stopped; an idle slot waits for a queue notification or `pollMs` (a dead
+// (run-turn.ts) until stopped; an idle slot waits (idle-slots.ts) until an enqueue of one of the
+// worker's profiles wakes it — one slot per enqueue, not all — or the worker's poll (a dead
 // worker's lease lapsing sends no notification, so polling finds it). Sessions are loaded
 // through one PostgresSessionStore per worker whose lease owner is the worker's id — the owner
 // the claim takes each lease for, so the store's writable load keeps the claim's epoch — and
@@ -13,6 +14,8 @@ import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
 import { closeAdopted, runClaimedTurn, type TurnRunnerContext } from "./run-turn.js";
+import { ClaimRace } from "./claim-race.js";
+import { IdleSlots, type WakeReason } from "./idle-slots.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import {
   type AgentProfile,
@@ -41,6 +44,14 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   worker.start();
   return worker;
 }
+
+/**
+ * A session this worker served lately goes ahead of turns queued less than this before its own
+ * (PICK_SESSION): its log is loaded here already (bounded unfairness, never starvation).
+ */
+const SESSION_AFFINITY_MS = 1000;
+/** How many recently served sessions a worker prefers (the store keeps as many logs: knownSessions). */
+const PREFERRED_SESSIONS = 64;
 
 interface Settings {
   readonly id: string;
@@ -90,7 +101,10 @@ class FleetWorker implements Worker {
   readonly #leases: LeaseWatch;
   readonly #agents = new Set<Agent>();
   readonly #stores: PostgresSessionStore[] = [];
-  readonly #waiters = new Set<() => void>();
+  readonly #idleSlots: IdleSlots;
+  readonly #race: ClaimRace;
+  /** Sessions served lately, oldest first (their logs are in #store's cache). */
+  readonly #served = new Set<string>();
   #store: PostgresSessionStore;
   #slots: Promise<void>[] = [];
   #stopping: Promise<void> | undefined;
@@ -103,8 +117,18 @@ class FleetWorker implements Worker {
     this.#opened = opened;
     this.#settings = settings;
     this.#options = options;
+    this.#idleSlots = new IdleSlots(settings.pollMs);
     this.#notifications = new TurnNotifications(opened.pool);
-    this.#notifications.subscribe(() => this.#wake());
+    const served = new Set(Object.keys(options.profiles));
+    this.#race = new ClaimRace(settings.id, () => this.#idleSlots.announce());
+    this.#notifications.subscribe((id, status, detail) => {
+      // Only a queued turn is new work (running/done/… are not); a profile named and not ours is not ours.
+      if (status === "running") this.#race.running(id, detail);
+      else if (status !== "queued") this.#race.gone(id);
+      else if (detail === undefined || served.has(detail)) {
+        if (this.#running < settings.concurrency) this.#race.queued(id); // a slot is free to claim it
+      }
+    });
     this.#leases = new LeaseWatch(opened.pool, settings.id, settings.leaseMs);
     this.#store = this.#newStore();
   }
@@ -135,7 +159,9 @@ class FleetWorker implements Worker {
       profiles: this.#options.profiles,
       store: () => this.#store,
       storeStuck: (store) => {
-        if (store === this.#store) this.#store = this.#newStore(); // later turns use a clean one
+        if (store !== this.#store) return;
+        this.#store = this.#newStore(); // later turns use a clean one (which holds no log yet)
+        this.#served.clear();
       },
       leases: this.#leases,
       agents: this.#agents,
@@ -147,23 +173,31 @@ class FleetWorker implements Worker {
 
   async #slot(): Promise<void> {
     const context = this.#context();
-    const claim = {
+    const claim = () => ({
       owner: this.id,
       leaseMs: this.#settings.leaseMs,
       profiles: Object.keys(this.#options.profiles),
       maxAttempts: this.#settings.maxAttempts,
-    };
+      preferred: [...this.#served],
+      affinityMs: SESSION_AFFINITY_MS,
+    });
+    let woken: WakeReason | undefined;
     while (!this.#stopped) {
+      const mark = this.#idleSlots.mark();
       let result: Awaited<ReturnType<typeof claimTurn>>;
       try {
-        result = await claimTurn(this.#opened.pool, claim);
+        result = await claimTurn(this.#opened.pool, claim());
       } catch (error) {
         this.#onError(fleetDbError(error, this.#opened.label, "claiming a turn"), "claim");
-        await this.#idle();
+        woken = await this.#idle(mark);
         continue;
       }
       for (const r of result.recovered)
         this.#report({ kind: "recovered", turnId: r.id, sessionId: r.sessionId, status: r.status });
+      // Work nobody announced (found by the poll, or by a slot that just finished a turn) may
+      // come with more: one more slot looks. Announced work wakes its own slot.
+      if (woken !== "announced" && result.found) this.#idleSlots.wakeOne();
+      woken = undefined;
       const work = result.claimed ?? result.repair;
       if (work !== undefined) {
         this.#running++;
@@ -175,30 +209,25 @@ class FleetWorker implements Worker {
         } finally {
           this.#running--;
         }
-        this.#wake(); // the session's next turn may now be claimable
+        this.#servedNow(work.sessionId);
+        // This slot claims again at once: the session's next turn, now claimable, is found by it.
       } else if (!result.found) {
-        await this.#idle();
+        woken = await this.#idle(mark);
       }
     }
   }
 
-  /** Waits for a queue notification, `pollMs`, or stop. */
-  async #idle(): Promise<void> {
-    if (this.#stopped) return;
-    await this.#notifications.listening();
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.#settings.pollMs);
-      this.#waiters.add(done);
-    });
+  #servedNow(sessionId: string): void {
+    this.#served.delete(sessionId);
+    this.#served.add(sessionId);
+    if (this.#served.size > PREFERRED_SESSIONS) this.#served.delete(this.#served.values().next().value!);
   }
 
-  #wake(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+  /** Waits for work announced since `mark`, the worker's poll, or stop. */
+  async #idle(mark: number): Promise<WakeReason> {
+    if (this.#stopped) return "closed";
+    await this.#notifications.listening();
+    return this.#idleSlots.wait(mark);
   }
 
   #report(event: WorkerTurnEvent): void {
@@ -228,7 +257,8 @@ class FleetWorker implements Worker {
 
   async #stop(): Promise<void> {
     this.#stopped = true;
-    this.#wake();
+    this.#idleSlots.close();
+    this.#race.close();
     await Promise.all(this.#slots);
     this.#leases.stop();
     await this.#notifications.close();

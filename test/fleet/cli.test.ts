@@ -117,7 +117,7 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
     });
     migrating.signal("SIGTERM");
     expect((await migrating.exited).code).toBe(0);
-    expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 1 });
+    expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 2, to: 2 });
   } finally {
     await fresh.drop();
   }

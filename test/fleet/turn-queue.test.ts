@@ -4,7 +4,7 @@
 import { inject, describe, expect, test } from "vitest";
 import { claimTurn } from "../../src/fleet/claim-turn.js";
 import { FleetError, migrateFleet, openFleetClient } from "../../src/fleet/index.js";
-import { freshDatabase } from "../support/postgres.js";
+import { adminQuery, freshDatabase } from "../support/postgres.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -20,8 +20,12 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 1 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 1 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 2 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 2, to: 2 });
+      // A version-1 queue (before started_attempts) is upgraded in place.
+      await adminQuery(fresh.url, "ALTER TABLE keelson_turns DROP COLUMN started_attempts");
+      await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version = 2");
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 2 });
       const client = await openFleetClient(fresh.url);
       await client.enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" });
       await client.close();
@@ -219,10 +223,44 @@ describe("recovery of a dead worker's claim", () => {
       { id, sessionId: "poison", status: "queued" },
       { id, sessionId: "poison", status: "failed" },
     ]);
-    expect(await client.turn(id)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await client.turn(id)).toMatchObject({
+      status: "failed",
+      attempts: 2,
+      startedAttempts: 0,
+      error: expect.stringMatching(/^claimed 2 times; none got as far as sending the prompt/),
+    });
     // The session's lease was given back: nothing runs there.
     const [row] = await database().query("SELECT lease_owner FROM keelson_sessions WHERE id = 'poison'");
     expect(row).toEqual({ lease_owner: null });
+  });
+
+  test("F16: a turn whose every attempt sent the prompt and was fenced says so: each may have called the model", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "fenced", prompt: "p", profile: "echo" });
+    const options = { ...claimOptions("fenced-worker"), maxAttempts: 3 };
+    for (let i = 0; i < 3; i++) {
+      const claimed = (await claimTurn(client.pool, options)).claimed!;
+      expect(claimed.id).toBe(id);
+      // The worker records its start (as run-turn does right before sending the prompt)…
+      const started = await database().query(
+        "UPDATE keelson_turns SET start_seq = 0, started_at = now() WHERE id = $1 AND attempts = $2 RETURNING id",
+        [id, claimed.attempts],
+      );
+      expect(started).toHaveLength(1);
+      // …and is fenced before anything it logged is saved: its lease lapses, the log did not grow.
+      await database().query(
+        "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'fenced'",
+      );
+    }
+    const last = await claimTurn(client.pool, options);
+    expect(last.claimed).toBeUndefined();
+    const record = await client.turn(id);
+    expect(record).toMatchObject({ status: "failed", attempts: 3, startedAttempts: 3 });
+    expect(record.error).toBe(
+      "claimed 3 times; each sent the prompt and may have called the model, but nothing of them was saved to the log (its workers died, were fenced, or lost the session first); not claimed again",
+    );
+    expect(record.error).not.toMatch(/never started/);
   });
 });
 
