@@ -43,29 +43,40 @@ export function registerSessions(program: Command): void {
       }
       await store.close();
       rows.sort((a, b) => createdOf(a) - createdOf(b));
+      // One write for the whole listing: a write per row costs more than the listing itself at
+      // thousands of sessions (a system call each when stdout is a file).
       if (flags.json === true) {
-        for (const row of rows)
-          process.stdout.write(
-            `${terminalJson(JSON.stringify(row.kind === "session" ? summary(row.digest) : jsonProblem(row)))}\n`,
-          );
+        const lines = rows.map((row) =>
+          terminalJson(JSON.stringify(row.kind === "session" ? summary(row.digest) : jsonProblem(row))),
+        );
+        if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
         return;
       }
       if (rows.length === 0) {
         process.stdout.write(`no sessions in ${terminalLine(store.root)}\n`);
         return;
       }
-      process.stdout.write(`${["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ")}\n`);
+      const lines = [["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ")];
       for (const row of rows) {
         if (row.kind !== "session") {
           const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
-          process.stdout.write(`${terminalLine(`${row.name.padEnd(36)}  ${problem}`)}\n`);
+          lines.push(terminalLine(`${row.name.padEnd(36)}  ${problem}`));
           continue;
         }
         const s = summary(row.digest);
-        process.stdout.write(
-          `${terminalLine([s.id.padEnd(36), s.created.padEnd(24), String(s.turns).padStart(5), s.cwd ?? "-", JSON.stringify(preview(s.lastPrompt ?? "", 50))].join("  "))}\n`,
+        lines.push(
+          terminalLine(
+            [
+              s.id.padEnd(36),
+              s.created.padEnd(24),
+              String(s.turns).padStart(5),
+              s.cwd ?? "-",
+              JSON.stringify(preview(s.lastPrompt ?? "", 50)),
+            ].join("  "),
+          ),
         );
       }
+      process.stdout.write(`${lines.join("\n")}\n`);
     });
 }
 

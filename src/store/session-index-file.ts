@@ -1,4 +1,4 @@
-// The session summary index file (`<sessions dir>/.sessions-index.json`): what the JSONL store
+// The session summary index file (`<sessions dir>/.sessions-index/sessions.json`): what the JSONL store
 // learned about each log the last time it looked, keyed by the log file's identity (dev, ino,
 // size, mtime), so a listing reads only the logs that changed since. It is a cache, never the
 // source of truth: the reader (session-index.ts) uses an entry only while the log still has the
@@ -6,6 +6,8 @@
 // foreign or garbled file reads as an empty index: everything is rebuilt) and its atomic write
 // (a private temp file renamed into place: two processes writing at once leave one whole index,
 // never a mix). Nothing here is fsynced: a crash can lose or truncate the index, never a log.
+// The index sits in a subdirectory so that writing it does not change the sessions directory's
+// mtime, which the reader compares (session-index.ts).
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { FileIdentity } from "./load-cache.js";
@@ -14,8 +16,10 @@ import { REFERENCING_LOG_VERSION } from "./seed-reference.js";
 import type { StoreFileSystem } from "./jsonl-store.js";
 import type { StoreErrorCode } from "./types.js";
 
-/** The index's file name in the sessions directory (not `*.jsonl`: never taken for a log). */
-export const INDEX_FILE = ".sessions-index.json";
+/** The index's directory in the sessions directory (not `*.jsonl`: never taken for a log). */
+export const INDEX_DIR = ".sessions-index";
+/** The index file, relative to the sessions directory. */
+export const INDEX_FILE = join(INDEX_DIR, "sessions.json");
 const FORMAT = "keelson-session-index";
 /** Bumped whenever what an entry holds, or how it is computed, changes: an older index is rebuilt. */
 const INDEX_VERSION = 1;
@@ -73,24 +77,42 @@ export interface IndexEntry extends FileIdentity {
   readonly deps?: readonly Dependency[];
 }
 
-/** The entries of the index in `root` for a store reading logs up to `maxLogBytes`; an empty map when there is no usable index. */
-export async function readIndex(
-  fs: StoreFileSystem,
-  root: string,
-  maxLogBytes: number,
-): Promise<Map<string, IndexEntry>> {
+/**
+ * The sessions directory's identity when every log's identity was last read from the file system
+ * (`verifiedAt`, ms since epoch, taken before the directory was stat'ed).
+ */
+export interface VerifiedDirectory {
+  readonly dev: number;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly verifiedAt: number;
+}
+
+export interface StoredIndex {
+  readonly entries: Map<string, IndexEntry>;
+  readonly directory: VerifiedDirectory | undefined;
+}
+
+/** The index in `root` for a store reading logs up to `maxLogBytes`; empty when there is no usable index. */
+export async function readIndex(fs: StoreFileSystem, root: string, maxLogBytes: number): Promise<StoredIndex> {
   const entries = new Map<string, IndexEntry>();
+  const none = { entries, directory: undefined };
   let raw: unknown;
   try {
     raw = JSON.parse((await readLogFile(fs, join(root, INDEX_FILE), MAX_INDEX_BYTES)).toString("utf8"));
   } catch {
-    return entries; // missing, not a regular file, too large, torn or not JSON: rebuilt
+    return none; // missing, not a regular file, too large, torn or not JSON: rebuilt
   }
-  if (!isRecord(raw) || raw.format !== FORMAT || raw.version !== INDEX_VERSION) return entries;
+  if (!isRecord(raw) || raw.format !== FORMAT || raw.version !== INDEX_VERSION) return none;
   if (raw.reads !== REFERENCING_LOG_VERSION || raw.maxLogBytes !== maxLogBytes || !Array.isArray(raw.entries))
-    return entries;
+    return none;
   for (const value of raw.entries) if (isEntry(value)) entries.set(value.name, value);
-  return entries;
+  const d = raw.directory;
+  const directory =
+    isRecord(d) && isNumber(d.dev) && isNumber(d.ino) && isNumber(d.mtimeMs) && isNumber(d.verifiedAt)
+      ? { dev: d.dev, ino: d.ino, mtimeMs: d.mtimeMs, verifiedAt: d.verifiedAt }
+      : undefined;
+  return { entries, directory };
 }
 
 /**
@@ -103,14 +125,17 @@ export async function writeIndex(
   root: string,
   maxLogBytes: number,
   entries: readonly IndexEntry[],
+  directory: VerifiedDirectory | undefined,
 ): Promise<void> {
   const file = join(root, INDEX_FILE);
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  await fs.mkdir(join(root, INDEX_DIR), { recursive: true }).catch(() => undefined);
   const text = JSON.stringify({
     format: FORMAT,
     version: INDEX_VERSION,
     reads: REFERENCING_LOG_VERSION,
     maxLogBytes,
+    ...(directory === undefined ? {} : { directory }),
     entries,
   });
   try {

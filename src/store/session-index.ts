@@ -1,11 +1,13 @@
 // The JSONL store's listings over its summary index (session-index-file.ts): `list()`'s
 // summaries (each log's header) and `listLogs()`'s rows (each log loaded read-only: turns, last
-// prompt, or why it cannot be read). A listing lists the directory and stats every `*.jsonl`
-// file, reads the index, and reuses an entry only while its file has the recorded identity (dev,
-// ino, size, mtime) — and, for a fork stored by reference, while every log its seed is read from
-// has the identity recorded with it. Everything else is read from the log as before and the index
-// is rewritten (only when something changed). The logs stay the truth: an index that is missing,
-// torn, stale or from another version costs a re-read, never a wrong row.
+// prompt, or why it cannot be read). A listing lists the directory, reads the index, and reuses
+// an entry only while its file has the recorded identity (dev, ino, size, mtime) — and, for a
+// fork stored by reference, while every log its seed is read from has the identity recorded
+// with it. The identities come from a stat of every `*.jsonl` file, except when the directory
+// itself is unchanged since such a full stat (see `trusted`): then only logs a writer holds
+// locked are stat'ed. Everything else is read from the log as before and the index is rewritten
+// (only when something changed). The logs stay the truth: an index that is missing, torn, stale
+// or from another version costs a re-read, never a wrong row.
 import { statSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { join, sep } from "node:path";
@@ -21,6 +23,7 @@ import {
   type LogDigest,
   type LogProblem,
   readIndex,
+  type VerifiedDirectory,
   writeIndex,
 } from "./session-index-file.js";
 import { type SessionSummary, StoreError, type StoreErrorCode } from "./types.js";
@@ -61,6 +64,9 @@ const KEPT_PROBLEMS: ReadonlySet<StoreErrorCode> = new Set([
 /** At most this many stats in flight with an injected (asynchronous) file system. */
 const STAT_CONCURRENCY = 16;
 const LOG_SUFFIX = ".jsonl";
+const LOCK_SUFFIX = ".lock";
+/** How much older than a full stat of the logs the directory's mtime must be to be trusted later. */
+const RACY_MS = 2000;
 
 /** Per `*.jsonl` name: its identity, or null when it vanished since the directory was listed, or undefined when it could not be stat'ed. */
 type Identities = ReadonlyMap<string, FileIdentity | null | undefined>;
@@ -70,30 +76,42 @@ interface Scan {
   readonly names: readonly string[];
   readonly identities: Identities;
   readonly index: ReadonlyMap<string, IndexEntry>;
+  /** The directory as of the last listing that stat'ed every log (this one, or the index's). */
+  readonly directory: VerifiedDirectory | undefined;
+  /** Whether `directory` is this listing's and worth writing even if no entry changed. */
+  readonly directoryNews: boolean;
 }
 
 /** `list()`: each log's header summary, oldest first; foreign, broken and newer logs are left out. */
 export async function listSummaries(dir: IndexedDirectory): Promise<SessionSummary[]> {
   const out: SessionSummary[] = [];
-  await refresh(dir, async (name, identity, entry) => {
-    if (identity === undefined) {
-      const summary = await summaryOf(dir.fs, join(dir.root, name), dir.maxLogBytes);
-      if (summary !== undefined) out.push(summary);
-      return undefined;
-    }
-    let next = entry ?? newEntry(name, identity);
+  const peek = (name: string): Promise<SessionSummary | undefined> =>
+    summaryOf(dir.fs, join(dir.root, name), dir.maxLogBytes);
+  await refresh(dir, (name, identity, entry) => {
+    if (identity === undefined)
+      return peek(name).then((summary) => {
+        if (summary !== undefined) out.push(summary);
+        return undefined;
+      });
     // A readable log's digest has its header's facts (a load validates the header as the peek does).
-    let facts: HeaderFacts | null | undefined = next.digest ?? next.header;
-    if (facts === undefined) {
-      const summary = await summaryOf(dir.fs, join(dir.root, name), dir.maxLogBytes);
-      facts = summary === undefined ? null : summary;
-      next = { ...next, header: facts === null ? null : factsOf(facts) };
+    const known = entry?.digest ?? entry?.header;
+    if (known !== undefined) {
+      if (known !== null) out.push(summaryFrom(known, identity));
+      return entry;
     }
-    if (facts !== null) out.push({ ...factsOf(facts), updatedAt: Math.floor(identity.mtimeMs) });
-    return next;
+    return peek(name).then((summary) => {
+      const header = summary === undefined ? null : factsOf(summary);
+      if (header !== null) out.push(summaryFrom(header, identity));
+      return { ...(entry ?? newEntry(name, identity)), header };
+    });
   });
   return out.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
 }
+
+const summaryFrom = (facts: HeaderFacts, identity: FileIdentity): SessionSummary => ({
+  ...factsOf(facts),
+  updatedAt: Math.floor(identity.mtimeMs),
+});
 
 /**
  * `listLogs()`: every `*.jsonl` file in name order, as `load(id)` (read-only) sees it: a
@@ -101,38 +119,40 @@ export async function listSummaries(dir: IndexedDirectory): Promise<SessionSumma
  */
 export async function listLogs(dir: IndexedDirectory, load: (id: string) => Promise<Session>): Promise<ListedLog[]> {
   const out: ListedLog[] = [];
-  await refresh(dir, async (name, identity, entry, identities) => {
-    if (identity === undefined) {
-      out.push({ kind: "unreadable", name, error: await statError(dir, name) });
-      return undefined;
-    }
+  await refresh(dir, (name, identity, entry, identities) => {
+    if (identity === undefined)
+      return statError(dir, name).then((error) => {
+        out.push({ kind: "unreadable", name, error });
+        return undefined;
+      });
     const updatedAt = Math.floor(identity.mtimeMs);
     if (entry !== undefined && usable(entry, identities)) {
       out.push(rowOf(name, entry, updatedAt));
       return entry;
     }
-    const base = withoutDetail(entry ?? newEntry(name, identity));
-    const loaded = await detailOf(dir, name, load, identities);
-    if ("error" in loaded) {
-      out.push({ kind: "unreadable", name, error: loaded.error });
-      return base;
-    }
-    out.push(rowOf(name, loaded.detail, updatedAt));
-    if (!loaded.keep) return base;
-    // A digest carries the header's facts: no separate `header` is kept with it.
-    if (loaded.detail.digest !== undefined) {
-      const { header: _header, ...rest } = base;
-      return { ...rest, ...loaded.detail };
-    }
-    return { ...base, ...loaded.detail };
+    return detailOf(dir, name, load, identities).then((loaded) => {
+      const base = withoutDetail(entry ?? newEntry(name, identity));
+      if ("error" in loaded) {
+        out.push({ kind: "unreadable", name, error: loaded.error });
+        return base;
+      }
+      out.push(rowOf(name, loaded.detail, updatedAt));
+      if (!loaded.keep) return base;
+      // A digest carries the header's facts: no separate `header` is kept with it.
+      if (loaded.detail.digest !== undefined) {
+        const { header: _header, ...rest } = base;
+        return { ...rest, ...loaded.detail };
+      }
+      return { ...base, ...loaded.detail };
+    });
   });
   return out;
 }
 
 /**
  * Lists the directory, stats every log, reads the index, and calls `visit` for each log with its
- * identity and its index entry (when the file still has the entry's identity). `visit` returns
- * the log's entry now — the same object when nothing was computed. The index is rewritten,
+ * identity and its index entry (when the file still has the entry's identity), one log after the
+ * other. `visit` returns the log's entry now — the same object when nothing was computed. The index is rewritten,
  * newest log first, when any entry changed or a log is gone.
  */
 async function refresh(
@@ -142,7 +162,7 @@ async function refresh(
     identity: FileIdentity | undefined,
     entry: IndexEntry | undefined,
     identities: Identities,
-  ) => Promise<IndexEntry | undefined>,
+  ) => IndexEntry | undefined | Promise<IndexEntry | undefined>,
 ): Promise<void> {
   const scan = await scanDirectory(dir);
   const entries: IndexEntry[] = [];
@@ -152,28 +172,69 @@ async function refresh(
     if (identity === null) continue; // removed since the directory was listed
     const stored = scan.index.get(name);
     const entry = identity !== undefined && stored !== undefined && sameIdentity(stored, identity) ? stored : undefined;
-    const next = await visit(name, identity, entry, scan.identities);
+    // Awaited only when the log had to be read: an entry reused as is costs no promise.
+    const visited = visit(name, identity, entry, scan.identities);
+    const next = visited instanceof Promise ? await visited : visited;
     if (next === undefined) continue;
     if (next !== entry) changed = true;
     entries.push(next);
   }
-  if (!dir.useIndex || (!changed && entries.length === scan.index.size)) return;
+  if (!dir.useIndex || (!changed && !scan.directoryNews && entries.length === scan.index.size)) return;
   entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-  await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries);
+  await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, scan.directory);
 }
 
 async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
+  const empty: Scan = {
+    names: [],
+    identities: new Map(),
+    index: new Map(),
+    directory: undefined,
+    directoryNews: false,
+  };
+  const verifiedAt = Date.now(); // before the directory's stat: a change after it has a later mtime
   let all: string[];
+  let info: FileIdentity;
   try {
+    info = identityOf(await dir.fs.stat(dir.root));
     all = await dir.fs.readdir(dir.root);
   } catch (e) {
-    if (isNotFound(e)) return { names: [], identities: new Map(), index: new Map() };
+    if (isNotFound(e)) return empty;
     throw e;
   }
   const names = all.filter((n) => n.endsWith(LOG_SUFFIX)).sort();
+  const stored = dir.useIndex ? await readIndex(dir.fs, dir.root, dir.maxLogBytes) : undefined;
+  const index = stored?.entries ?? new Map<string, IndexEntry>();
+  const was = stored?.directory;
+  if (was !== undefined && trusted(was, info)) {
+    // No log was created, removed or locked since every log was last stat'ed (the directory is
+    // unchanged), so only logs open for writing now can have changed: those are stat'ed.
+    const locked = new Set(all.filter((n) => n.endsWith(LOCK_SUFFIX)).map((n) => n.slice(0, -LOCK_SUFFIX.length)));
+    const restat = names.filter((n) => locked.has(n.slice(0, -LOG_SUFFIX.length)) || !index.has(n));
+    const identities: Map<string, FileIdentity | null | undefined> = new Map(await statAll(dir, restat));
+    for (const name of names) if (!identities.has(name)) identities.set(name, index.get(name)!);
+    return { names, identities, index, directory: was, directoryNews: false };
+  }
   const identities = await statAll(dir, names);
-  const index = dir.useIndex ? await readIndex(dir.fs, dir.root, dir.maxLogBytes) : new Map<string, IndexEntry>();
-  return { names, identities, index };
+  const directory = { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, verifiedAt };
+  // Worth recording only when a later listing can trust it (see `trusted`).
+  return { names, identities, index, directory, directoryNews: directory.mtimeMs < verifiedAt - RACY_MS };
+}
+
+/**
+ * Whether the directory is as it was when every log was last stat'ed, so that the logs not
+ * locked by a writer are as they were then. Keelson writes a log only while holding its
+ * `<id>.lock` (its creation and removal change the directory's mtime), and creates and removes
+ * logs in the directory; so an unchanged directory with no lock means no Keelson writer touched
+ * a log since. The directory's mtime is trusted only when it was older than `RACY_MS` at that
+ * last full stat: a file-system timestamp is coarse (a clock tick), so a change made just after
+ * the stat could otherwise keep the same mtime. A log rewritten in place by another program,
+ * without a lock and without touching the directory, is not seen until the directory changes.
+ */
+function trusted(was: VerifiedDirectory, now: FileIdentity): boolean {
+  return (
+    was.dev === now.dev && was.ino === now.ino && was.mtimeMs === now.mtimeMs && was.mtimeMs < was.verifiedAt - RACY_MS
+  );
 }
 
 /**

@@ -7,7 +7,7 @@
 import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SESSION_INDEX_FILE } from "../../src/store/index.js";
+import { SESSION_INDEX_DIR } from "../../src/store/index.js";
 import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
 
 let home: string;
@@ -96,7 +96,7 @@ async function snapshot(): Promise<unknown> {
       mtimeMs: (await stat(fileOf(v.id))).mtimeMs,
     };
   // The summary index `sessions` writes is a cache beside the logs, not a log: left out.
-  return { files, names: (await readdir(sessions)).filter((n) => n !== SESSION_INDEX_FILE).sort() };
+  return { files, names: (await readdir(sessions)).filter((n) => n !== SESSION_INDEX_DIR).sort() };
 }
 
 describe.each(VARIANTS)("a log written by a newer Keelson: $id", (v) => {

@@ -6,7 +6,7 @@ import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Session } from "../../src/session/index.js";
-import { JsonlSessionStore, SESSION_INDEX_FILE } from "../../src/store/index.js";
+import { JsonlSessionStore, SESSION_INDEX_DIR, SESSION_INDEX_FILE } from "../../src/store/index.js";
 import { LogDriver, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
 import { keelson, tempHome } from "./run-keelson.js";
@@ -40,7 +40,7 @@ async function bothWays(args: string[]): Promise<{ indexed: string; scanned: str
 it("the full scan writes no index; the indexed listing writes one and prints the same rows", async () => {
   const scanned = await keelson(home, ["sessions"], OFF);
   expect(scanned.code).toBe(0);
-  expect(await readdir(sessions)).not.toContain(SESSION_INDEX_FILE);
+  expect(await readdir(sessions)).not.toContain(SESSION_INDEX_DIR);
   const rows = scanned.stdout.trimEnd().split("\n");
   expect(rows).toHaveLength(4);
   expect(rows[1]).toMatch(/^first +\S+ +2 +\S+ +"Thanks!"$/);
@@ -48,7 +48,7 @@ it("the full scan writes no index; the indexed listing writes one and prints the
   for (let i = 0; i < 2; i++) {
     const indexed = await keelson(home, ["sessions"]);
     expect(indexed).toMatchObject({ code: 0, stdout: scanned.stdout, stderr: "" });
-    expect(await readdir(sessions)).toContain(SESSION_INDEX_FILE);
+    expect(await readdir(join(sessions, SESSION_INDEX_DIR))).toEqual(["sessions.json"]);
   }
   const json = await bothWays(["sessions", "--json"]);
   expect(json.indexed).toBe(json.scanned);

@@ -9,6 +9,7 @@ import { forkSession, Session } from "../../src/session/index.js";
 import {
   JsonlSessionStore,
   type ListedLog,
+  SESSION_INDEX_DIR,
   SESSION_INDEX_FILE,
   StoreError,
   type StoreFileSystem,
@@ -27,18 +28,24 @@ afterEach(async () => {
 
 const indexFile = (): string => join(dir.root, SESSION_INDEX_FILE);
 
-/** A file system that records the name of every `*.jsonl` file opened (a log read or peeked). */
-function countingFs(): { fs: StoreFileSystem; opened: string[] } {
+/** A file system that records the name of every `*.jsonl` file opened (a log read or peeked) and stat'ed. */
+function countingFs(): { fs: StoreFileSystem; opened: string[]; statted: string[] } {
   const opened: string[] = [];
+  const statted: string[] = [];
   const fs: StoreFileSystem = {
     ...nodeFs,
+    stat: ((path: Parameters<typeof nodeFs.stat>[0], ...rest: unknown[]) => {
+      const name = basename(String(path));
+      if (name.endsWith(".jsonl")) statted.push(name);
+      return (nodeFs.stat as (...a: unknown[]) => ReturnType<typeof nodeFs.stat>)(path, ...rest);
+    }) as typeof nodeFs.stat,
     open: ((path: Parameters<typeof nodeFs.open>[0], ...rest: unknown[]) => {
       const name = basename(String(path));
       if (name.endsWith(".jsonl")) opened.push(name);
       return (nodeFs.open as (...a: unknown[]) => ReturnType<typeof nodeFs.open>)(path, ...rest);
     }) as typeof nodeFs.open,
   };
-  return { fs, opened };
+  return { fs, opened, statted };
 }
 
 /** A fresh store (no load cache) over the dir, listing through a counting file system. */
@@ -294,7 +301,8 @@ describe("sharing and failing", () => {
     const expected = await truth();
     const results = await Promise.all([1, 2, 3, 4].map(() => dir.open().listLogs()));
     for (const rows of results) expect(plain(rows)).toEqual(expected);
-    expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_FILE, "a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_DIR, "a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([basename(SESSION_INDEX_FILE)]);
     expect((await listLogsCounted()).opened).toEqual([]);
   });
 
@@ -305,19 +313,19 @@ describe("sharing and failing", () => {
     await store.listLogs();
     await store.list();
     expect(opened.filter((n) => n === "a.jsonl").length).toBeGreaterThanOrEqual(2);
-    expect(await nodeFs.readdir(dir.root)).not.toContain(SESSION_INDEX_FILE);
+    expect(await nodeFs.readdir(dir.root)).not.toContain(SESSION_INDEX_DIR);
   });
 
   test("an index that cannot be written or read (a directory in its place) costs a full read, never the listing", async () => {
     await threeSessions();
-    await nodeFs.mkdir(indexFile());
+    await nodeFs.mkdir(indexFile(), { recursive: true });
     const expected = await truth();
     for (let i = 0; i < 2; i++) {
       const { rows, opened } = await listLogsCounted();
       expect(plain(rows)).toEqual(expected);
       expect(opened).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
     }
-    expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_FILE, "a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_DIR, "a.jsonl", "b.jsonl", "c.jsonl"]);
   });
 
   test("a failing index write leaves no temp file and the listing stands", async () => {
@@ -329,6 +337,63 @@ describe("sharing and failing", () => {
       },
     };
     expect(plain(await dir.open(failing).listLogs())).toEqual(await truth());
-    expect((await nodeFs.readdir(dir.root)).sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_DIR, "a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([]);
+  });
+});
+
+describe("an unchanged sessions directory", () => {
+  const PAST = new Date("2024-01-01T00:00:00Z");
+  /** Lists once (the index's directory is created), backdates the sessions directory, lists again: the index records it. */
+  async function settle(): Promise<void> {
+    await dir.open().listLogs();
+    await nodeFs.utimes(dir.root, PAST, PAST);
+    await dir.open().listLogs();
+  }
+
+  test("spares the stat of every log not locked by a writer; a locked one is stat'ed and its change seen", async () => {
+    await threeSessions();
+    const writer = dir.open();
+    const { session } = await writer.load("b"); // b.lock now exists
+    await settle();
+
+    const quiet = countingFs();
+    const rows = await dir.open(quiet.fs).listLogs();
+    expect([...new Set(quiet.statted)].sort()).toEqual(["b.jsonl"]);
+    expect(quiet.opened).toEqual([]);
+    expect(plain(rows)).toEqual(await truth());
+
+    // The writer appends: the directory does not change, but b is locked, so it is stat'ed and re-read.
+    const persistence = writer.attach(session);
+    new LogDriver(session).turn({ prompt: "while listed", steps: [{ text: "ok" }] });
+    await persistence.flush();
+    const after = await listLogsCounted();
+    expect(after.opened).toEqual(["b.jsonl"]);
+    expect(after.rows.find((r) => r.name === "b.jsonl")).toMatchObject({
+      digest: { turns: 3, lastPrompt: "while listed" },
+    });
+    await writer.release("b");
+  });
+
+  test("a change to the directory (a log created, a lock released) makes the next listing stat every log again", async () => {
+    await threeSessions();
+    await settle();
+    await oneMoreTurn("c", "released since"); // its lock came and went: the directory's mtime moved
+    const counted = countingFs();
+    const rows = await dir.open(counted.fs).listLogs();
+    expect([...new Set(counted.statted)].sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(counted.opened).toEqual(["c.jsonl"]);
+    expect(rows.find((r) => r.name === "c.jsonl")).toMatchObject({
+      digest: { turns: 3, lastPrompt: "released since" },
+    });
+    expect(plain(rows)).toEqual(await truth());
+  });
+
+  test("a directory changed within the last 2 s is not trusted by the next listing (its mtime may not move again)", async () => {
+    await threeSessions(); // the directory was just written
+    await dir.open().listLogs();
+    const counted = countingFs();
+    await dir.open(counted.fs).listLogs();
+    expect([...new Set(counted.statted)].sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
   });
 });
