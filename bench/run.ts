@@ -4,7 +4,8 @@
 //   W1 cache economics (w1-cache.ts)   W2 loop overhead vs peers (w2-loop.ts, w2/)
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
 //   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
-// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5]` runs a subset.
+//   W6 PostgreSQL (w6-postgres.ts)     W7 session index at 10k sessions (w7-session-index.ts)
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7]` runs a subset.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import { runW3 } from "./w3-resume.js";
 import { runW4 } from "./w4-reconstruct.js";
 import { runW5 } from "./w5-startup.js";
 import { runW6 } from "./w6-postgres.js";
+import { runW7 } from "./w7-session-index.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -45,6 +47,7 @@ try {
     ["W4", runW4],
     ["W5", runW5],
     ["W6", runW6],
+    ["W7", runW7],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id)) continue;

@@ -53,9 +53,16 @@ export interface StartupCommand {
   readonly args: readonly string[];
   readonly expect: string;
   readonly goal?: Goal;
+  /** Added to the children's environment for this row only. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Run before each sample of this row, untimed (e.g. removing an index so the row measures its rebuild). */
+  readonly before?: () => Promise<void>;
+  /** The exit code the row must end with (default 0), and what its stderr must hold then. */
+  readonly exitCode?: number;
+  readonly expectStderr?: string;
 }
 
-interface Goal {
+export interface Goal {
   readonly label: string;
   readonly met: (row: Summary, baseline: Summary) => boolean;
 }
@@ -155,7 +162,7 @@ function runOnce(command: StartupCommand, preload: string, env: NodeJS.ProcessEn
     const t0 = performance.now();
     const child = spawn(process.execPath, ["-r", preload, ...command.args], {
       cwd: ROOT,
-      env,
+      env: command.env === undefined ? env : { ...env, ...command.env },
       stdio: ["ignore", "pipe", "pipe", "pipe"],
     });
     let wallMs = 0;
@@ -166,7 +173,8 @@ function runOnce(command: StartupCommand, preload: string, env: NodeJS.ProcessEn
     child.on("exit", () => (wallMs = performance.now() - t0));
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code !== 0 || !out.stdout.includes(command.expect))
+      const stderrOk = command.expectStderr === undefined || out.stderr.includes(command.expectStderr);
+      if (code !== (command.exitCode ?? 0) || !out.stdout.includes(command.expect) || !stderrOk)
         reject(new Error(`${command.label} exited ${code} without "${command.expect}":\n${out.stdout}${out.stderr}`));
       else resolve(sampleOf(wallMs, out.fd3, command));
     });
@@ -204,6 +212,7 @@ export async function measureStartup(
   const samples = commands.map((): Sample[] => []);
   for (let round = 0; round < options.warmup + options.runs; round++) {
     for (const [i, command] of commands.entries()) {
+      await command.before?.();
       const sample = await runOnce(command, preload, options.env);
       if (round >= options.warmup) samples[i]!.push(sample);
     }
@@ -211,7 +220,7 @@ export async function measureStartup(
   return commands.map((command, i) => ({ command, samples: samples[i]! }));
 }
 
-function median(xs: readonly number[]): number {
+export function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
