@@ -1,8 +1,11 @@
-// `keelson send --store postgres://… <id> "prompt" [--profile NAME] [--no-wait]`: queues a turn
-// for session <id> (created when absent) and, unless --no-wait, waits for a worker to run it and
-// prints the outcome: the assistant's text of that turn from the log, then one line on stderr
-// `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. Exit codes:
-// done 0 · failed 1 · (bad input 2) · interrupted 6 · --timeout-ms passed 8 (the turn stays queued or running).
+// `keelson send --store postgres://… <id> "prompt" --profile NAME [--no-wait]`: queues a turn
+// for session <id> (created when absent) under the agent profile NAME — always named: a worker
+// runs only the profiles it was started with, and the built-in rule-based emulator is a profile
+// like any other (`--profile emulator`, served by `keelson worker --emulator`) — and, unless
+// --no-wait, waits for a worker to run it (through database restarts: only --timeout-ms ends the
+// wait) and prints the outcome: the assistant's text of that turn from the log, then one line on
+// stderr `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. Exit codes:
+// done 0 · failed 1 · bad input 2 · interrupted 6 · --timeout-ms passed 8 (the turn stays queued or running).
 import type { Command } from "commander";
 import type { TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
@@ -12,7 +15,7 @@ import { integer, postgresStore } from "./worker-command.js";
 
 interface SendFlags {
   store?: string;
-  profile: string;
+  profile?: string;
   wait: boolean;
   timeoutMs?: string;
   json?: boolean;
@@ -28,7 +31,10 @@ export function registerSend(program: Command): void {
     .argument("<id>", "the session (created when it does not exist)")
     .argument("<prompt>", "the prompt")
     .option("--store <url>", "the PostgreSQL database, postgres://… (default $KEELSON_STORE)")
-    .option("--profile <name>", "the agent profile a worker runs the turn with", "emulator")
+    .option(
+      "--profile <name>",
+      "the agent profile a worker runs the turn with (required; `emulator`: the built-in rule-based emulator)",
+    )
     .option("--no-wait", "print the turn id and exit without waiting")
     .option("--timeout-ms <ms>", "give up waiting after this long (exit 8; the turn is unaffected)")
     .option("--json", "print the turn's record as JSON instead of the answer")
@@ -36,10 +42,22 @@ export function registerSend(program: Command): void {
       const url = postgresStore(flags.store, "send");
       const timeoutMs = flags.timeoutMs === undefined ? undefined : integer("--timeout-ms", flags.timeoutMs, 1);
       if (prompt.trim() === "") throw new CliError("the prompt is empty");
+      const profile = flags.profile;
+      if (profile === undefined)
+        throw new CliError(
+          "send needs --profile NAME: the agent profile a worker serves (a worker's --profiles module names them; `--profile emulator` is the built-in rule-based emulator, served by `keelson worker --emulator`)",
+        );
       const { FleetError, openFleetClient } = await import("../fleet/index.js");
       const client = await openFleetClient(url);
       try {
-        const turnId = await client.enqueueTurn({ sessionId: id, prompt, profile: flags.profile });
+        let turnId: string;
+        try {
+          turnId = await client.enqueueTurn({ sessionId: id, prompt, profile });
+        } catch (error) {
+          if (error instanceof FleetError && error.code === "invalid-turn")
+            throw new CliError(error.message, 2, { cause: error });
+          throw error;
+        }
         if (!flags.wait) {
           process.stdout.write(`${turnId}\n`);
           return;
@@ -49,7 +67,11 @@ export function registerSend(program: Command): void {
           record = await client.awaitTurn(turnId, timeoutMs === undefined ? {} : { timeoutMs });
         } catch (error) {
           if (error instanceof FleetError && error.code === "timeout") {
-            process.stderr.write(`keelson send: ${error.message}\n`);
+            const unclaimed = (await client.turn(turnId).catch(() => undefined))?.status === "queued";
+            const hint = unclaimed
+              ? `; no worker serving profile ${JSON.stringify(profile)} has claimed it (a worker runs only the profiles it was started with: --profiles MODULE, --emulator)`
+              : "";
+            process.stderr.write(`keelson send: ${error.message}${hint}\n`);
             process.exitCode = TIMEOUT_EXIT;
             return;
           }

@@ -17,6 +17,11 @@ export const ENQUEUE = `WITH t AS (
   )
   SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
 
+/** The oldest queued turn of each profile not among $1 (text[]): turns no worker of those profiles runs. */
+export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson_turns
+  WHERE status = 'queued' AND NOT (profile = ANY ($1::text[]))
+  GROUP BY profile ORDER BY min(id) LIMIT 20`;
+
 /** Whether session $1 exists. */
 export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
 

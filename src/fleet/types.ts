@@ -103,6 +103,12 @@ export interface WorkerOptions {
   readonly onError?: (error: unknown, where: string) => void;
   /** Every turn this worker finished, abandoned or recovered, as recorded (for logs and tests). */
   readonly onTurn?: (event: WorkerTurnEvent) => void;
+  /**
+   * A turn is queued under a profile this worker does not serve (it stays queued for a worker
+   * that does): called once per profile name — at start for turns already queued, then as
+   * enqueues are heard — so an operator sees why a turn waits (`keelson worker` prints it).
+   */
+  readonly onUnserved?: (profile: string, turnId: string) => void;
 }
 
 /** What a worker did with a turn. */

@@ -17,6 +17,7 @@ import { closeAdopted, runClaimedTurn, type TurnRunnerContext } from "./run-turn
 import { ClaimRace } from "./claim-race.js";
 import { IdleSlots, type WakeReason } from "./idle-slots.js";
 import { TurnNotifications } from "./turn-notifications.js";
+import { UNSERVED_QUEUED } from "./turn-queries.js";
 import {
   type AgentProfile,
   FleetError,
@@ -41,6 +42,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     throw fleetDbError(e, opened.label, "checking the schema");
   }
   const worker = new FleetWorker(opened, settings, options);
+  await worker.reportUnserved(); // before any slot claims: startWorker resolves before a turn starts
   worker.start();
   return worker;
 }
@@ -105,6 +107,8 @@ class FleetWorker implements Worker {
   readonly #race: ClaimRace;
   /** Sessions served lately, oldest first (their logs are in #store's cache). */
   readonly #served = new Set<string>();
+  /** Profile names already reported to onUnserved. */
+  readonly #unservedSeen = new Set<string>();
   #store: PostgresSessionStore;
   #slots: Promise<void>[] = [];
   #stopping: Promise<void> | undefined;
@@ -127,7 +131,7 @@ class FleetWorker implements Worker {
       else if (status !== "queued") this.#race.gone(id);
       else if (detail === undefined || served.has(detail)) {
         if (this.#running < settings.concurrency) this.#race.queued(id); // a slot is free to claim it
-      }
+      } else this.#unserved(detail, id);
     });
     this.#leases = new LeaseWatch(opened.pool, settings.id, settings.leaseMs);
     this.#store = this.#newStore();
@@ -214,6 +218,30 @@ class FleetWorker implements Worker {
       } else if (!result.found) {
         woken = await this.#idle(mark);
       }
+    }
+  }
+
+  /** Tells `onUnserved` (once per profile name) that turns wait under a profile this worker does not serve. */
+  #unserved(profile: string, turnId: string): void {
+    if (this.#options.onUnserved === undefined || this.#unservedSeen.has(profile)) return;
+    this.#unservedSeen.add(profile);
+    try {
+      this.#options.onUnserved(profile, turnId);
+    } catch (error) {
+      this.#onError(error, "onUnserved");
+    }
+  }
+
+  /** The turns already queued under profiles this worker does not serve, for `onUnserved`. */
+  async reportUnserved(): Promise<void> {
+    if (this.#options.onUnserved === undefined) return;
+    try {
+      const { rows } = await this.#opened.pool.query<{ profile: string; id: string }>(UNSERVED_QUEUED, [
+        Object.keys(this.#options.profiles),
+      ]);
+      for (const row of rows) this.#unserved(row.profile, row.id);
+    } catch (error) {
+      this.#onError(fleetDbError(error, this.#opened.label, "looking for unserved turns"), "start");
     }
   }
 

@@ -1,6 +1,7 @@
 // `keelson worker` and `keelson send` end to end: the built CLI (node bin/keelson.js) against the
 // run's PostgreSQL — the built-in emulator profile, a profiles module, KEELSON_STORE, --no-wait,
 // exit codes, and SIGTERM draining the worker and releasing its leases.
+import { fileURLToPath } from "node:url";
 import { inject, expect, test } from "vitest";
 import { migrateFleet } from "../../src/fleet/index.js";
 import { freshDatabase } from "../support/postgres.js";
@@ -15,9 +16,11 @@ async function finished(cli: WorkerProcess): Promise<{ code: number | null; stdo
 }
 
 test("keelson send queues a prompt, a keelson worker runs it on the built-in emulator profile, send prints the answer", async () => {
-  const worker = workerProcess(database().url);
+  const worker = workerProcess(database().url, ["--emulator"]);
   try {
-    const sent = await finished(runCli(["send", "--store", database().url, "cli-1", "hello from the cli"]));
+    const sent = await finished(
+      runCli(["send", "--store", database().url, "cli-1", "hello from the cli", "--profile", "emulator"]),
+    );
     expect(sent.code).toBe(0);
     expect(sent.stdout).toBe("Understood: hello from the cli");
     expect(sent.stderr).toMatch(/^turn \d+: done \(turn 1, completed\)\n$/);
@@ -34,7 +37,9 @@ test("keelson send queues a prompt, a keelson worker runs it on the built-in emu
 }, 60_000);
 
 test("send --no-wait prints the turn id; a failed turn exits 1; --json prints the record", async () => {
-  const queued = await finished(runCli(["send", "--store", database().url, "cli-2", "later", "--no-wait"]));
+  const queued = await finished(
+    runCli(["send", "--store", database().url, "cli-2", "later", "--no-wait", "--profile", "echo"]),
+  );
   expect(queued.code).toBe(0);
   const [row] = await database().query<{ status: string; prompt: string }>(
     "SELECT status, prompt FROM keelson_turns WHERE id = $1",
@@ -95,7 +100,7 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
   const env = { KEELSON_STORE: "" };
   const noStore = await finished(runCli(["worker"], env));
   expect(noStore).toMatchObject({ code: 2, stderr: expect.stringMatching(/worker needs --store postgres:\/\//) });
-  const jsonl = await finished(runCli(["send", "--store", "/tmp/sessions", "x", "hi"], env));
+  const jsonl = await finished(runCli(["send", "--store", "/tmp/sessions", "x", "hi", "--profile", "echo"], env));
   expect(jsonl).toMatchObject({ code: 2, stderr: expect.stringMatching(/send needs a PostgreSQL store/) });
   const missing = await finished(
     runCli(["worker", "--store", database().url, "--profiles", "/nonexistent/profiles.mjs"]),
@@ -106,7 +111,7 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
   });
   const fresh = await freshDatabase(inject("pgAdminUrl"));
   try {
-    const unmigrated = await finished(runCli(["worker", "--store", fresh.url]));
+    const unmigrated = await finished(runCli(["worker", "--store", fresh.url, "--emulator"]));
     expect(unmigrated.code).toBe(1);
     expect(unmigrated.stderr).toMatch(/not-migrated: .*keelson db migrate/);
     // --migrate sets the database up first.
@@ -120,5 +125,66 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
     expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 2, to: 2 });
   } finally {
     await fresh.drop();
+  }
+}, 60_000);
+
+test("the emulator profile is asked for by name: send needs --profile, a worker serves it only with --emulator", async () => {
+  // The README's example without a profile: refused before anything is queued (was: answered by the emulator).
+  const unnamed = await finished(runCli(["send", "--store", database().url, "named-1", "Summarise the ticket"]));
+  expect(unnamed).toMatchObject({ code: 2, stderr: expect.stringMatching(/send needs --profile NAME/) });
+  expect(await database().query("SELECT id FROM keelson_turns WHERE session_id = 'named-1'")).toEqual([]);
+  const bare = await finished(runCli(["worker", "--store", database().url]));
+  expect(bare).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/worker needs --profiles MODULE .* or --emulator/),
+  });
+  // A worker with the test profiles only: a turn for `emulator` stays queued, and both sides say why.
+  const worker = workerProcess(database().url);
+  try {
+    await new Promise<void>((resolve) => {
+      const check = (): void => (worker.stderr().includes("serving") ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    const sent = await finished(
+      runCli(["send", "--store", database().url, "named-2", "hello", "--profile", "emulator", "--timeout-ms", "300"]),
+    );
+    expect(sent.code).toBe(8);
+    expect(sent.stderr).toMatch(/still queued after 300 ms; no worker serving profile "emulator" has claimed it/);
+    const [row] = await database().query<{ status: string }>(
+      "SELECT status FROM keelson_turns WHERE session_id = 'named-2'",
+    );
+    expect(row).toEqual({ status: "queued" });
+    await new Promise<void>((resolve) => {
+      const check = (): void => (/does not serve/.test(worker.stderr()) ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    expect(worker.stderr()).toMatch(
+      /turn \d+ is queued under profile "emulator", which this worker does not serve \(it serves echo, other\); it stays queued/,
+    );
+  } finally {
+    worker.signal("SIGTERM");
+    await worker.exited;
+  }
+}, 60_000);
+
+test("--profiles accepts a TypeScript module (loaded through tsx)", async () => {
+  const worker = runCli([
+    "worker",
+    "--store",
+    database().url,
+    "--profiles",
+    fileURLToPath(new URL("./fixtures/ts-profiles.ts", import.meta.url)),
+    "--poll-ms",
+    "50",
+  ]);
+  try {
+    const sent = await finished(
+      runCli(["send", "--store", database().url, "ts-1", "typed hello", "--profile", "typed"]),
+    );
+    expect(sent).toMatchObject({ code: 0, stdout: "echo: typed hello" });
+    expect(worker.stderr()).toMatch(/serving typed from/);
+  } finally {
+    worker.signal("SIGTERM");
+    await worker.exited;
   }
 }, 60_000);
