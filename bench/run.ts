@@ -5,7 +5,8 @@
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
 //   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
 //   W6 PostgreSQL (w6-postgres.ts)     W7 session index at 10k sessions (w7-session-index.ts)
-// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7]` runs a subset.
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7]` runs a subset;
+// `… bench/run.ts W6F` runs only W6's fleet rows (turns/s and CPU per turn at 1/2/4 workers; not in a full run).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ import { runW2S } from "./w2s-stored.js";
 import { runW3 } from "./w3-resume.js";
 import { runW4 } from "./w4-reconstruct.js";
 import { runW5 } from "./w5-startup.js";
-import { runW6 } from "./w6-postgres.js";
+import { runW6, runW6Fleet } from "./w6-postgres.js";
 import { runW7 } from "./w7-session-index.js";
 import type { WorkloadResult } from "./workload.js";
 
@@ -47,10 +48,11 @@ try {
     ["W4", runW4],
     ["W5", runW5],
     ["W6", runW6],
+    ["W6F", runW6Fleet],
     ["W7", runW7],
   ];
   for (const [id, workload] of workloads) {
-    if (!selected(id)) continue;
+    if (!selected(id) || (id === "W6F" && !wanted.has(id))) continue; // W6F: only when asked for (W6 has its rows)
     const result = await workload();
     results.push(result);
     printed.push(printTable(result.table));
