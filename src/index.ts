@@ -23,7 +23,11 @@ export {
   type PromptInput,
   type RetryPolicy,
   resumeAgent,
+  type StreamOptions,
+  type TurnEvent,
+  type TurnEventType,
   type TurnOutcome,
+  type TurnStream,
 } from "./loop/index.js";
 export type { PromptSection, PromptVars } from "./prompt/index.js";
 

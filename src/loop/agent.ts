@@ -3,7 +3,7 @@
 // per-instance state (cached prefix, header writer), store wiring and dispose.
 import { HeaderWriter, type RequestConfig } from "../header/index.js";
 import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
-import type { Provider } from "../llm/core.js";
+import type { Provider, StreamChunk } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { previewJson } from "../json/index.js";
@@ -19,8 +19,11 @@ import {
   type AgentOptions,
   type AgentStatus,
   LoopError,
+  type StreamOptions,
   type TurnOutcome,
+  type TurnStream,
 } from "./types.js";
+import { openTurnStream } from "./turn-stream.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
 export interface AgentOrigin {
@@ -71,6 +74,8 @@ class LoopAgent implements Agent {
   readonly #persistence: SessionPersistence | undefined;
   readonly #ready: Promise<void>;
   readonly #context: TurnContext;
+  /** Live chunk listeners of open turn streams. */
+  readonly #chunkTaps = new Set<(chunk: StreamChunk) => void>();
   #status: AgentStatus = "idle";
   #controller: AbortController | undefined;
   #driving: Promise<void> | undefined;
@@ -142,6 +147,9 @@ class LoopAgent implements Agent {
       retry: options.retry ?? {},
       compaction: options.compaction,
       prefixOnResume: options.prefixOnResume ?? "recompose",
+      onChunk: (chunk) => {
+        for (const tap of this.#chunkTaps) tap(chunk);
+      },
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -157,6 +165,23 @@ class LoopAgent implements Agent {
 
   get status(): AgentStatus {
     return this.#status;
+  }
+
+  stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
+    const prompt = toContent(content);
+    return openTurnStream(
+      {
+        session: this.session,
+        tapChunks: (listener) => {
+          this.#chunkTaps.add(listener);
+          return () => this.#chunkTaps.delete(listener);
+        },
+        enqueue: (settle, onStart) =>
+          this.#enqueue(() => this.#inbox.prompt({ content: prompt, source: "user", settle, onStart }), settle),
+        cancel: (reason) => this.cancel(reason),
+      },
+      options,
+    );
   }
 
   send(content: string | readonly UserContent[]): Promise<TurnOutcome> {

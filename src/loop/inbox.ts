@@ -8,6 +8,8 @@ export interface QueuedPrompt {
   readonly content: readonly UserContent[];
   readonly source: string;
   readonly settle: Settle<TurnOutcome>;
+  /** Called when the turn that claimed this prompt has logged its `turn/start`. */
+  readonly onStart?: (turn: number, startSeq: number) => void;
 }
 export interface QueuedSteer {
   readonly content: readonly UserContent[];

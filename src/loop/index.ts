@@ -16,6 +16,19 @@ export type {
   LoopErrorCode,
   PromptDecision,
   PromptInput,
+  StreamOptions,
   TurnOutcome,
+  TurnStream,
 } from "./types.js";
+export {
+  type CommittedTurnEvent,
+  committedTurnEvent,
+  isCommittedTurnEvent,
+  type LiveTurnEvent,
+  liveBlockId,
+  loopCallId,
+  type TurnEvent,
+  type TurnEventType,
+} from "./turn-events.js";
+export { DEFAULT_MAX_BUFFERED_CHARS, type FeedEnd, type FeedSource, TurnFeed } from "./turn-feed.js";
 export { LoopError } from "./types.js";

@@ -15,7 +15,7 @@
 // saved — and the outcome says `saved: false`.
 import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
-import { type AssistantResult, type Provider, ProviderError } from "../llm/core.js";
+import { type AssistantResult, type Provider, ProviderError, type StreamChunk } from "../llm/core.js";
 import {
   type AssistantContent,
   type Message,
@@ -34,6 +34,7 @@ import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
+import { loopCallId } from "./turn-events.js";
 import { type Agent, type AgentHooks, type CompactionGate, LoopError, type TurnOutcome } from "./types.js";
 
 /** Why a turn's signal was aborted. */
@@ -68,6 +69,8 @@ export interface TurnContext {
   readonly retry: RetryPolicy;
   readonly compaction: CompactionGate | undefined;
   readonly prefixOnResume: "recompose" | "reuse";
+  /** The provider's chunks, live, for the agent's turn streams (before `llm/chunk`). */
+  readonly onChunk?: (chunk: StreamChunk) => void;
 }
 
 /** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
@@ -121,6 +124,7 @@ export async function runTurn(
   const turn = session.lastTurn + 1;
   const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
   const startSeq = session.append("turn/start", { turn, trigger }).seq;
+  for (const prompt of claim.prompts) prompt.onStart?.(turn, startSeq);
   try {
     checkAbort(signal);
     if (claim.compacts.length > 0) await compactNow(ctx, signal);
@@ -253,7 +257,11 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       withRetries(
         ctx.retry,
         signal,
-        () => streamProvider(ctx.provider, request, (chunk) => hooks.emit("llm/chunk", agent, chunk)),
+        () =>
+          streamProvider(ctx.provider, request, (chunk) => {
+            ctx.onChunk?.(chunk);
+            hooks.emit("llm/chunk", agent, chunk);
+          }),
         (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
       ),
     );
@@ -346,7 +354,7 @@ function assistantContent(result: AssistantResult, turn: number, step: number): 
     );
   validateAssistantContent(result.content, "assistant content");
   return result.content.map((block, i) =>
-    block.type === "tool-call" ? { ...block, callId: `call_${turn}_${step}_${i}` } : block,
+    block.type === "tool-call" ? { ...block, callId: loopCallId(turn, step, i) } : block,
   );
 }
 

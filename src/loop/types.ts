@@ -9,6 +9,7 @@ import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../s
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
 import type { RetryPolicy } from "./retry.js";
+import type { TurnEvent } from "./turn-events.js";
 import { KeelsonError } from "../errors/index.js";
 
 export type AgentStatus = "idle" | "running" | "disposed";
@@ -214,6 +215,20 @@ export interface TurnOutcome {
   readonly storeError?: unknown;
 }
 
+export interface StreamOptions {
+  /** Aborting it cancels the turn (e.g. the client's request signal, to cancel on disconnect). */
+  readonly signal?: AbortSignal;
+  /** Bound on buffered live delta characters for a lagging consumer (default 1 MiB). */
+  readonly maxBufferedChars?: number;
+}
+
+/** A streamed turn: iterate its events (once); `outcome` resolves when the turn has ended and been flushed. */
+export interface TurnStream extends AsyncIterable<TurnEvent> {
+  readonly outcome: Promise<TurnOutcome>;
+  /** Cancels the turn (queued: it ends `aborted` as soon as it starts). */
+  cancel(reason?: string): void;
+}
+
 export interface Agent {
   readonly session: Session;
   /** The provider this agent calls (compaction's summary call uses it too). */
@@ -225,8 +240,22 @@ export interface Agent {
   readonly hooks: HookBus<AgentHooks>;
   readonly tools: ToolRegistry;
   readonly prompt: PromptSections;
-  /** Queues a prompt; resolves when the turn that processed it ends. */
+  /**
+   * Queues a prompt; resolves when the turn that processed it ends. Prompts sent while the agent
+   * is idle or busy wait for the next turn, and every prompt waiting when a turn starts joins that
+   * one turn (each `send` then resolves with the same outcome): to run prompts as separate turns,
+   * await each, or use an agent host (`createAgentHost`), which queues turns per session.
+   */
   send(content: string | readonly UserContent[]): Promise<TurnOutcome>;
+  /**
+   * Queues a prompt like `send` and streams the turn that runs it: its events in log order
+   * (committed ones carry their `seq`; live deltas carry the log's ids), ending with `turn-end`
+   * and the outcome. A consumer that lags never blocks the loop: deltas coalesce within a bound
+   * and committed events are read from the log. Breaking the iteration early (or
+   * `cancelOnDisconnect` signals, or `stream.cancel()`) cancels the turn — also for any prompt
+   * that joined it. Draining it gives what `send` gives (`outcome`).
+   */
+  stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream;
   /** Steers a running turn at its next step boundary (forcing another step); idle: starts a turn. */
   steer(content: string | readonly UserContent[]): Promise<TurnOutcome>;
   /**

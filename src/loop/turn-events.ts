@@ -1,0 +1,199 @@
+// The turn-event vocabulary `agent.stream()` yields, and the pure mapping from a committed log
+// event to its turn event. Live-only events (block starts, deltas, ends) carry the ids their
+// content will have in the log (a tool call's `callId` from its first delta on); every event that
+// corresponds to a logged event carries that event's `seq`, so a client's position is a seq.
+import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../messages/index.js";
+import type { AnySessionEvent, SessionEvent, TurnEndReason } from "../session/index.js";
+import type { TurnOutcome } from "./types.js";
+
+/** The log's id for the tool call at content position `index` of a step's answer. */
+export const loopCallId = (turn: number, step: number, index: number): string => `call_${turn}_${step}_${index}`;
+
+/** The id of a text or reasoning block while it streams: stable for the step's final attempt. */
+export const liveBlockId = (kind: "text" | "reasoning", turn: number, step: number, index: number): string =>
+  `${kind}_${turn}_${step}_${index}`;
+
+/** Where a live block sits: the step's answer, content position `index`. */
+interface BlockAt {
+  readonly turn: number;
+  readonly step: number;
+  readonly index: number;
+}
+
+/** Live-only events: streamed from the provider, never logged as such (the committed answer replaces them). */
+export type LiveTurnEvent =
+  | (BlockAt & { readonly type: "text-start" | "text-end"; readonly id: string })
+  | (BlockAt & { readonly type: "text-delta"; readonly id: string; readonly delta: string })
+  | (BlockAt & { readonly type: "reasoning-start" | "reasoning-end"; readonly id: string })
+  | (BlockAt & { readonly type: "reasoning-delta"; readonly id: string; readonly delta: string })
+  | (BlockAt & { readonly type: "tool-call-start"; readonly callId: string; readonly name: string })
+  | (BlockAt & { readonly type: "tool-call-delta"; readonly callId: string; readonly delta: string })
+  | (BlockAt & { readonly type: "tool-call-end"; readonly callId: string });
+
+/** Events that stand for one logged event (`seq` is its position in the log). */
+export type CommittedTurnEvent =
+  | { readonly type: "turn-start"; readonly seq: number; readonly turn: number; readonly trigger: string }
+  | {
+      readonly type: "user-message";
+      readonly seq: number;
+      readonly content: readonly UserContent[];
+      readonly source: string;
+    }
+  | { readonly type: "step-start"; readonly seq: number; readonly turn: number; readonly step: number }
+  | {
+      readonly type: "assistant-message";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      /** The committed answer: tool calls carry the log's `callId`. Replaces the step's deltas. */
+      readonly content: readonly AssistantContent[];
+      readonly usage?: Usage;
+      readonly stopReason?: string;
+    }
+  | {
+      /** The call is logged and about to run (`arguments` is the model's JSON text). */
+      readonly type: "tool-call-ready";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: string;
+    }
+  | {
+      readonly type: "tool-result";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      readonly callId: string;
+      readonly content: readonly ToolResultPart[];
+      readonly isError: boolean;
+      readonly error?: string;
+    }
+  | {
+      readonly type: "step-end";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      /** False when the step's request was never sent (an abort or error before the call). */
+      readonly dispatched: boolean;
+    }
+  | {
+      /** A provider call failed and is retried: the step's live blocks start over. */
+      readonly type: "retry";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      readonly attempt: number;
+      readonly code: string;
+      readonly delayMs: number;
+    }
+  | {
+      readonly type: "compaction-start";
+      readonly seq: number;
+      readonly turn: number;
+      readonly trigger: string;
+    }
+  | { readonly type: "compaction-end"; readonly seq: number; readonly turn: number; readonly error?: string }
+  | {
+      /** The turn's `turn/end`; `outcome` is there when the stream ran the turn (it adds `text` and `saved`). */
+      readonly type: "turn-end";
+      readonly seq: number;
+      readonly turn: number;
+      readonly reason: TurnEndReason;
+      readonly outcome?: TurnOutcome;
+    }
+  | {
+      /** Any other logged event (context, steering, blocked prompts, request headers, summaries), as logged. */
+      readonly type: "log-event";
+      readonly seq: number;
+      readonly event: AnySessionEvent;
+    };
+
+/** One event of a streamed turn (a discriminated union on `type`). */
+export type TurnEvent = LiveTurnEvent | CommittedTurnEvent;
+export type TurnEventType = TurnEvent["type"];
+
+const of = <T extends AnySessionEvent["type"]>(event: SessionEvent, _type: T): SessionEvent<T>["data"] =>
+  event.data as SessionEvent<T>["data"];
+
+/** The turn event a committed log event stands for (pure; `outcome` is never set here). */
+export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
+  const { seq } = event;
+  switch (event.type) {
+    case "turn/start": {
+      const d = of(event, "turn/start");
+      return { type: "turn-start", seq, turn: d.turn, trigger: d.trigger };
+    }
+    case "user/message": {
+      const d = of(event, "user/message");
+      return { type: "user-message", seq, content: d.content, source: d.source };
+    }
+    case "step/start": {
+      const d = of(event, "step/start");
+      return { type: "step-start", seq, turn: d.turn, step: d.step };
+    }
+    case "assistant/message": {
+      const d = of(event, "assistant/message");
+      return {
+        type: "assistant-message",
+        seq,
+        turn: d.turn,
+        step: d.step,
+        content: d.content,
+        ...(d.usage === undefined ? {} : { usage: d.usage }),
+        ...(d.stopReason === undefined ? {} : { stopReason: d.stopReason }),
+      };
+    }
+    case "tool/call": {
+      const d = of(event, "tool/call");
+      return {
+        type: "tool-call-ready",
+        seq,
+        turn: d.turn,
+        step: d.step,
+        callId: d.callId,
+        name: d.name,
+        arguments: d.arguments,
+      };
+    }
+    case "tool/result": {
+      const d = of(event, "tool/result");
+      return {
+        type: "tool-result",
+        seq,
+        turn: d.turn,
+        step: d.step,
+        callId: d.callId,
+        content: d.content,
+        isError: d.isError,
+        ...(d.error === undefined ? {} : { error: d.error }),
+      };
+    }
+    case "step/end": {
+      const d = of(event, "step/end");
+      return { type: "step-end", seq, turn: d.turn, step: d.step, dispatched: d.dispatched !== false };
+    }
+    case "llm/retry": {
+      const d = of(event, "llm/retry");
+      return { type: "retry", seq, turn: d.turn, step: d.step, attempt: d.attempt, code: d.code, delayMs: d.delayMs };
+    }
+    case "compact/start": {
+      const d = of(event, "compact/start");
+      return { type: "compaction-start", seq, turn: d.turn, trigger: d.trigger };
+    }
+    case "compact/end": {
+      const d = of(event, "compact/end");
+      return { type: "compaction-end", seq, turn: d.turn, ...(d.error === undefined ? {} : { error: d.error }) };
+    }
+    case "turn/end": {
+      const d = of(event, "turn/end");
+      return { type: "turn-end", seq, turn: d.turn, reason: d.reason };
+    }
+    default:
+      return { type: "log-event", seq, event: event as AnySessionEvent };
+  }
+}
+
+/** True for events that stand for a logged event (they carry `seq`). */
+export const isCommittedTurnEvent = (event: TurnEvent): event is CommittedTurnEvent => "seq" in event;

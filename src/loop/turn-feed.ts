@@ -1,0 +1,209 @@
+// A feed of turn events over one agent's session: committed events are read from the log at the
+// feed's cursor (never copied into a buffer, so a lagging consumer catches up from the log and
+// no committed event is lost), live deltas wait in a bounded queue where adjacent deltas of one
+// block coalesce. Over the bound, the step's queued deltas are dropped and the rest of the step
+// streams no deltas: its committed answer carries the content. A slow consumer never blocks the
+// loop — nothing here is awaited by it.
+import type { StreamChunk } from "../llm/core.js";
+import type { Session, SessionEvent } from "../session/index.js";
+import { LiveBlocks } from "./live-blocks.js";
+import { committedTurnEvent, type LiveTurnEvent, type TurnEvent } from "./turn-events.js";
+import type { TurnOutcome } from "./types.js";
+
+/** Default bound on the characters of live deltas a feed holds for a consumer that lags. */
+export const DEFAULT_MAX_BUFFERED_CHARS = 1 << 20;
+/** What one queued live event weighs beyond its delta text. */
+const EVENT_WEIGHT = 64;
+
+export interface FeedSource {
+  readonly session: Session;
+  /** Subscribes to the provider's chunks of the step in flight; returns the unsubscribe. */
+  readonly tapChunks: (listener: (chunk: StreamChunk) => void) => () => void;
+}
+
+/** When a feed ends: after one turn's end (with its outcome), or once the log is idle and read. */
+export type FeedEnd = { readonly kind: "turn"; readonly outcome: Promise<TurnOutcome> } | { readonly kind: "idle" };
+
+interface Queued {
+  /** The last committed seq when the chunk arrived: it is delivered after that event. */
+  readonly afterSeq: number;
+  event: LiveTurnEvent;
+}
+
+export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
+  readonly #session: Session;
+  readonly #end: FeedEnd;
+  readonly #maxChars: number;
+  readonly #blocks = new LiveBlocks();
+  readonly #unsubscribe: (() => void)[] = [];
+  readonly #onClose: () => void;
+  #queue: Queued[] = [];
+  #queuedChars = 0;
+  /** Next seq to read; undefined until the feed's turn starts. */
+  #cursor: number | undefined;
+  #turn: number | undefined;
+  /** The step whose deltas overflowed: its further deltas are dropped. */
+  #gappedStep: string | undefined;
+  #currentStep = "";
+  #wake: (() => void) | undefined;
+  #failure: { error: unknown } | undefined;
+  #outcome: TurnOutcome | undefined;
+  #done = false;
+
+  constructor(source: FeedSource, end: FeedEnd, options: { maxBufferedChars?: number; onClose?: () => void } = {}) {
+    this.#session = source.session;
+    this.#end = end;
+    this.#maxChars = options.maxBufferedChars ?? DEFAULT_MAX_BUFFERED_CHARS;
+    this.#onClose = options.onClose ?? (() => {});
+    this.#unsubscribe.push(
+      source.session.observe((event) => this.#onEvent(event)),
+      source.tapChunks((chunk) => this.#onChunk(chunk)),
+    );
+    if (end.kind === "turn") {
+      end.outcome.then(
+        (outcome) => {
+          this.#outcome = outcome;
+          this.#unsubscribeAll(); // the turn is over: the rest is read from the log
+          this.#notify();
+        },
+        (error: unknown) => this.fail(error),
+      );
+    }
+  }
+
+  /** Starts reading the log at `seq` (for a turn feed: its `turn/start`). */
+  startAt(seq: number, turn?: number): void {
+    if (this.#cursor !== undefined) return;
+    this.#cursor = seq;
+    this.#turn = turn;
+    const { openTurn, openStep } = this.#session;
+    if (openTurn !== null && openStep !== null) this.#blocks.reset(openTurn, openStep);
+    this.#notify();
+  }
+
+  /** Ends the feed with `error` once what is already readable has been delivered. */
+  fail(error: unknown): void {
+    this.#failure ??= { error };
+    this.#notify();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<TurnEvent>> {
+    for (;;) {
+      if (this.#done) return { done: true, value: undefined };
+      const event = this.#take();
+      if (event !== undefined) return { done: false, value: event };
+      if (this.#finished()) return this.#close();
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  /** Breaking the iteration early: stops the feed and runs `onClose` (the agent cancels the turn). */
+  async return(): Promise<IteratorResult<TurnEvent>> {
+    if (!this.#done) this.#onClose();
+    this.#stop();
+    return { done: true, value: undefined };
+  }
+
+  #take(): TurnEvent | undefined {
+    const cursor = this.#cursor;
+    if (cursor === undefined) return undefined;
+    const head = this.#queue[0];
+    if (cursor < this.#session.length && (head === undefined || head.afterSeq >= cursor)) {
+      const event = this.#session.eventAt(cursor)!;
+      const turnEvent = committedTurnEvent(event);
+      if (turnEvent.type === "turn-end" && this.#end.kind === "turn" && turnEvent.turn === this.#turn) {
+        if (this.#outcome === undefined) return undefined; // delivered with the outcome, after the flush
+        this.#cursor = cursor + 1;
+        this.#done = true;
+        this.#stop();
+        return { ...turnEvent, outcome: this.#outcome };
+      }
+      this.#cursor = cursor + 1;
+      return turnEvent;
+    }
+    if (head === undefined) return undefined;
+    this.#queue.shift();
+    this.#queuedChars -= weight(head.event);
+    return head.event;
+  }
+
+  #finished(): boolean {
+    if (this.#failure !== undefined) return true;
+    if (this.#end.kind === "turn" || this.#cursor === undefined) return false;
+    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queue.length === 0;
+  }
+
+  #close(): IteratorResult<TurnEvent> {
+    this.#stop();
+    const failure = this.#failure;
+    if (failure !== undefined) throw failure.error;
+    return { done: true, value: undefined };
+  }
+
+  #stop(): void {
+    this.#done = true;
+    this.#unsubscribeAll();
+    this.#queue = [];
+    this.#queuedChars = 0;
+    this.#notify();
+  }
+
+  #unsubscribeAll(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #onEvent(event: SessionEvent): void {
+    if (event.type === "step/start" || event.type === "llm/retry") {
+      const { turn, step } = event.data as { turn: number; step: number };
+      this.#blocks.reset(turn, step);
+      this.#currentStep = `${turn}/${step}`;
+    }
+    if (event.type === "assistant/message" && this.#gappedStep === this.#currentStep) this.#dropLive();
+    if (this.#cursor !== undefined) this.#notify();
+  }
+
+  #onChunk(chunk: StreamChunk): void {
+    if (this.#cursor === undefined || this.#done) return;
+    const event = this.#blocks.map(chunk);
+    if (event === undefined) return;
+    if (this.#gappedStep === this.#currentStep && isDelta(event)) return;
+    const tail = this.#queue.at(-1);
+    const afterSeq = this.#session.length - 1;
+    if (isDelta(event) && tail !== undefined && tail.afterSeq === afterSeq && sameBlock(tail.event, event)) {
+      tail.event = { ...tail.event, delta: (tail.event as { delta: string }).delta + event.delta } as LiveTurnEvent;
+      this.#queuedChars += event.delta.length;
+    } else {
+      this.#queue.push({ afterSeq, event });
+      this.#queuedChars += weight(event);
+    }
+    if (this.#queuedChars > this.#maxChars) {
+      this.#gappedStep = this.#currentStep;
+      this.#dropLive();
+    }
+    this.#notify();
+  }
+
+  /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */
+  #dropLive(): void {
+    this.#queue = this.#queue.filter((item) => !isDelta(item.event));
+    this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
+  }
+}
+
+type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
+const isDelta = (event: LiveTurnEvent): event is DeltaEvent => "delta" in event;
+const sameBlock = (a: LiveTurnEvent, b: DeltaEvent): boolean =>
+  a.type === b.type && a.index === b.index && a.turn === b.turn && a.step === b.step;
+const weight = (event: LiveTurnEvent): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);

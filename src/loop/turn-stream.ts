@@ -1,0 +1,64 @@
+// `agent.stream()`: queues a prompt and returns the feed of the turn that claims it, with its
+// outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
+// when it runs, as it starts when it is still queued).
+import type { StreamChunk } from "../llm/core.js";
+import type { Session } from "../session/index.js";
+import type { Settle } from "./inbox.js";
+import { TurnFeed } from "./turn-feed.js";
+import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
+
+export interface TurnStreamPort {
+  readonly session: Session;
+  readonly tapChunks: (listener: (chunk: StreamChunk) => void) => () => void;
+  /** Queues the prompt; `onStart` runs when its turn has logged `turn/start`. */
+  readonly enqueue: (settle: Settle<TurnOutcome>, onStart: (turn: number, startSeq: number) => void) => void;
+  /** Cancels the running turn. */
+  readonly cancel: (reason: string) => void;
+}
+
+export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}): TurnStream {
+  let settle!: Settle<TurnOutcome>;
+  const outcome = new Promise<TurnOutcome>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  outcome.catch(() => {}); // the feed rethrows it to whoever iterates
+  let state: "queued" | "running" | "ended" = "queued";
+  let cancelled: string | undefined;
+  const cancel = (reason: string): void => {
+    if (state === "ended" || cancelled !== undefined) return;
+    cancelled = reason;
+    if (state === "running") port.cancel(reason);
+  };
+  const feed = new TurnFeed(
+    port,
+    { kind: "turn", outcome },
+    {
+      ...(options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars }),
+      onClose: () => cancel("stream closed"),
+    },
+  );
+  const onAbort = (): void => cancel("client disconnected");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  outcome
+    .finally(() => {
+      state = "ended";
+      options.signal?.removeEventListener("abort", onAbort);
+    })
+    .catch(() => {});
+  port.enqueue(settle, (turn, startSeq) => {
+    state = "running";
+    feed.startAt(startSeq, turn);
+    if (cancelled !== undefined) port.cancel(cancelled);
+  });
+  if (options.signal?.aborted) onAbort();
+  let iterated = false;
+  return {
+    outcome,
+    cancel: (reason = "cancelled") => cancel(reason),
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new TypeError("a turn stream can be iterated once");
+      iterated = true;
+      return feed;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// agent.stream() (issue #22 §1): typed turn events in log order, the log's ids live (a tool
+// call's callId from its first delta), a seq on every committed event, a bounded buffer for a
+// consumer that lags, catch-up from the log, early close cancels, draining equals send().
+import { describe, expect, test } from "vitest";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { createAgent, LoopError, type TurnEvent } from "../../src/loop/index.js";
+import { defineTool, jsonSchema } from "../../src/tools/index.js";
+
+const echo = defineTool({
+  name: "echo",
+  description: "echoes",
+  input: jsonSchema({ type: "object", properties: { text: { type: "string" } } }),
+  readOnly: true,
+  execute: (args: { text?: string }) => `echo: ${args.text ?? ""}`,
+});
+
+async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const out: TurnEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+describe("agent.stream", () => {
+  test("yields the turn's events in log order, ending with turn-end and the outcome", async () => {
+    const provider = new ScriptedProvider([
+      { reasoning: "think", text: "calling", toolCalls: [{ name: "echo", arguments: { text: "hi" } }] },
+      { text: "done: echo hi" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [echo] });
+    const stream = agent.stream("go");
+    const events = await drain(stream);
+    const outcome = await stream.outcome;
+    expect(outcome.reason).toEqual({ kind: "completed" });
+    expect(outcome.text).toBe("done: echo hi");
+    // (deltas may arrive one per chunk or coalesced: runs of one type count once)
+    const types = events.map((e) => e.type).filter((type, i, all) => type !== all[i - 1]);
+    expect(types).toEqual([
+      "turn-start",
+      "user-message",
+      "step-start",
+      "log-event", // request/header
+      "reasoning-start",
+      "reasoning-delta",
+      "reasoning-end",
+      "text-start",
+      "text-delta",
+      "text-end",
+      "tool-call-start",
+      "tool-call-delta",
+      "tool-call-end",
+      "assistant-message",
+      "tool-call-ready",
+      "tool-result",
+      "step-end",
+      "step-start", // the same request header: nothing logged before it
+      "text-start",
+      "text-delta",
+      "text-end",
+      "assistant-message",
+      "step-end",
+      "turn-end",
+    ]);
+    const last = events.at(-1);
+    expect(last?.type === "turn-end" && last.outcome).toBe(outcome);
+    // every committed event carries the seq of the logged event it stands for
+    for (const event of events) {
+      if (!("seq" in event)) continue;
+      const logged = agent.session.eventAt(event.seq);
+      expect(logged).toBeDefined();
+    }
+    const seqs = events.flatMap((e) => ("seq" in e ? [e.seq] : []));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs.length).toBe(agent.session.length);
+    await agent.dispose();
+  });
+
+  test("a tool call carries the log's callId live, from its first delta on", async () => {
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: "echo", arguments: { text: "x" } }] },
+      { text: "ok" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [echo] });
+    const events = await drain(agent.stream("go"));
+    const live = events.filter((e) => e.type === "tool-call-start" || e.type === "tool-call-delta");
+    const logged = events.find((e) => e.type === "tool-call-ready");
+    const result = events.find((e) => e.type === "tool-result");
+    expect(live.length).toBe(2);
+    for (const event of live) expect("callId" in event && event.callId).toBe("call_1_1_0");
+    expect(logged?.type === "tool-call-ready" && logged.callId).toBe("call_1_1_0");
+    expect(result?.type === "tool-result" && result.callId).toBe("call_1_1_0");
+    await agent.dispose();
+  });
+
+  test("draining a stream gives what send() gives", async () => {
+    const script = () => new ScriptedProvider([{ toolCalls: [{ name: "echo", arguments: {} }] }, { text: "fine" }]);
+    const a = createAgent({ provider: script(), model: "m", tools: [echo], clock: () => 0, sessionId: "s" });
+    const b = createAgent({ provider: script(), model: "m", tools: [echo], clock: () => 0, sessionId: "s" });
+    const stream = a.stream("go");
+    await drain(stream);
+    const streamed = await stream.outcome;
+    const sent = await b.send("go");
+    expect(streamed).toEqual(sent);
+    expect(streamed.text).toBe(sent.text);
+    expect(a.session.events).toEqual(b.session.events);
+    await Promise.all([a.dispose(), b.dispose()]);
+  });
+
+  test("a consumer that starts reading after the turn ended gets every committed event from the log", async () => {
+    const provider = new ScriptedProvider([{ text: "a long answer" }]);
+    const agent = createAgent({ provider, model: "m" });
+    const stream = agent.stream("go");
+    await stream.outcome; // the turn ran to the end with nobody reading
+    const events = await drain(stream);
+    expect(events.filter((e) => "seq" in e).length).toBe(agent.session.length);
+    expect(events.some((e) => e.type === "assistant-message")).toBe(true);
+    await agent.dispose();
+  });
+
+  test("a lagging consumer holds bounded deltas: over the bound the step streams no deltas, its answer carries the text", async () => {
+    const big = "x".repeat(50_000);
+    const provider = new ScriptedProvider([{ text: big }]);
+    const agent = createAgent({ provider, model: "m" });
+    const stream = agent.stream("go", { maxBufferedChars: 1_000 });
+    await stream.outcome;
+    const events = await drain(stream);
+    const deltas = events.filter((e) => e.type === "text-delta");
+    const answer = events.find((e) => e.type === "assistant-message");
+    expect(deltas.reduce((n, e) => n + (e.type === "text-delta" ? e.delta.length : 0), 0)).toBeLessThanOrEqual(1_000);
+    expect(answer?.type === "assistant-message" && answer.content).toEqual([{ type: "text", text: big }]);
+    await agent.dispose();
+  });
+
+  test("breaking the iteration early cancels the turn (it ends aborted)", async () => {
+    const provider = new ScriptedProvider(["hang"]);
+    const agent = createAgent({ provider, model: "m" });
+    const stream = agent.stream("go");
+    for await (const event of stream) if (event.type === "step-start") break;
+    const outcome = await stream.outcome;
+    expect(outcome.reason).toEqual({ kind: "aborted", reason: "stream closed" });
+    await agent.dispose();
+  });
+
+  test("an aborted signal cancels the turn even while it is queued", async () => {
+    const provider = new ScriptedProvider(["hang", { text: "second" }]);
+    const agent = createAgent({ provider, model: "m" });
+    const first = agent.stream("one");
+    const controller = new AbortController();
+    const firstIter = first[Symbol.asyncIterator]();
+    await firstIter.next(); // turn 1 is running (hung)
+    const second = agent.stream("two", { signal: controller.signal });
+    controller.abort();
+    first.cancel("enough");
+    expect((await first.outcome).reason).toEqual({ kind: "aborted", reason: "enough" });
+    expect((await second.outcome).reason).toEqual({ kind: "aborted", reason: "client disconnected" });
+    await agent.dispose();
+  });
+
+  test("a prompt refused before its turn starts ends the stream with the error", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([]), model: "m" });
+    await agent.dispose();
+    const stream = agent.stream("late");
+    await expect(drain(stream)).rejects.toBeInstanceOf(LoopError);
+    await expect(stream.outcome).rejects.toMatchObject({ code: "disposed" });
+  });
+
+  test("a stream is iterated once", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([{ text: "x" }]), model: "m" });
+    const stream = agent.stream("go");
+    await drain(stream);
+    expect(() => stream[Symbol.asyncIterator]()).toThrow(TypeError);
+    await agent.dispose();
+  });
+
+  test("concurrent sends while idle join one turn; awaited sends run as separate turns", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" });
+    const [a, b] = await Promise.all([agent.send("one"), agent.send("two")]);
+    expect(a.turn).toBe(1);
+    expect(b.turn).toBe(1);
+    const c = await agent.send("three");
+    expect(c.turn).toBe(2);
+    await agent.dispose();
+  });
+});
