@@ -13,6 +13,7 @@ export {
   type AgentStatus,
   type CompactionGate,
   createAgent,
+  type FollowOptions,
   type ForkAgentOptions,
   forkAgent,
   globalHooks,

@@ -19,10 +19,13 @@ import {
   type AgentOptions,
   type AgentStatus,
   LoopError,
+  type FollowOptions,
   type StreamOptions,
   type TurnOutcome,
   type TurnStream,
 } from "./types.js";
+import type { TurnEvent } from "./turn-events.js";
+import { TurnFeed } from "./turn-feed.js";
 import { openTurnStream } from "./turn-stream.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
@@ -167,15 +170,33 @@ class LoopAgent implements Agent {
     return this.#status;
   }
 
+  follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
+    const from = options.from ?? -1;
+    if (!Number.isSafeInteger(from) || from < -1 || from >= this.session.length)
+      throw new LoopError(
+        "invalid-position",
+        `follow from seq ${previewJson(from)}: the log has seqs 0..${this.session.length - 1}`,
+      );
+    const feed = new TurnFeed(
+      { session: this.session, tapChunks: (listener) => this.#tapChunks(listener) },
+      { kind: "idle" },
+      options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
+    );
+    feed.startAt(from + 1);
+    return feed;
+  }
+
+  #tapChunks(listener: (chunk: StreamChunk) => void): () => void {
+    this.#chunkTaps.add(listener);
+    return () => this.#chunkTaps.delete(listener);
+  }
+
   stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
     const prompt = toContent(content);
     return openTurnStream(
       {
         session: this.session,
-        tapChunks: (listener) => {
-          this.#chunkTaps.add(listener);
-          return () => this.#chunkTaps.delete(listener);
-        },
+        tapChunks: (listener) => this.#tapChunks(listener),
         enqueue: (settle, onStart) =>
           this.#enqueue(() => this.#inbox.prompt({ content: prompt, source: "user", settle, onStart }), settle),
         cancel: (reason) => this.cancel(reason),

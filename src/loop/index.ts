@@ -13,6 +13,7 @@ export type {
   AgentPluginHost,
   AgentStatus,
   CompactionGate,
+  FollowOptions,
   LoopErrorCode,
   PromptDecision,
   PromptInput,

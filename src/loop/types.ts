@@ -222,6 +222,12 @@ export interface StreamOptions {
   readonly maxBufferedChars?: number;
 }
 
+export interface FollowOptions {
+  /** The last seq the client has (events after it are delivered); default -1 (everything). */
+  readonly from?: number;
+  readonly maxBufferedChars?: number;
+}
+
 /** A streamed turn: iterate its events (once); `outcome` resolves when the turn has ended and been flushed. */
 export interface TurnStream extends AsyncIterable<TurnEvent> {
   readonly outcome: Promise<TurnOutcome>;
@@ -240,6 +246,13 @@ export interface Agent {
   readonly hooks: HookBus<AgentHooks>;
   readonly tools: ToolRegistry;
   readonly prompt: PromptSections;
+  /**
+   * The session's events after seq `from` (default: from the start), read from the log, then
+   * the turn in flight live (deltas only for blocks that start after the feed joined: the
+   * committed answer replaces what it missed), ending once the log is read and no turn is open.
+   * What a reconnecting client asks for (`Last-Event-ID`). `from` beyond the log: `LoopError('invalid-position')`.
+   */
+  follow(options?: FollowOptions): AsyncIterableIterator<TurnEvent>;
   /**
    * Queues a prompt; resolves when the turn that processed it ends. Prompts sent while the agent
    * is idle or busy wait for the next turn, and every prompt waiting when a turn starts joins that
@@ -294,7 +307,9 @@ export type LoopErrorCode =
   | "invalid-config"
   | "invariant"
   | "max-steps"
-  | "not-saved";
+  | "not-saved"
+  /** `follow({ from })` past the end of the log (or not an integer ≥ -1). */
+  | "invalid-position";
 
 export class LoopError extends KeelsonError<LoopErrorCode> {}
 
