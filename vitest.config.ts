@@ -6,6 +6,9 @@ export default defineConfig({
     // A bound on hangs, not a speed goal: on a loaded 2-core machine a test that spawns the CLI,
     // a browser or PostgreSQL work can take several seconds.
     testTimeout: 30_000,
+    // Vitest's default on 2 cores is one worker; many files wait on a child process (the CLI,
+    // PostgreSQL, Chromium), so three workers keep both cores busy (suite < 6 min on 2 cores).
+    maxWorkers: 3,
     globalSetup: ["./test/support/fresh-build.ts", "./test/support/postgres-global-setup.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],
   },

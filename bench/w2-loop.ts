@@ -13,12 +13,14 @@ import { promisify } from "node:util";
 import { num, ratio } from "./table.js";
 import type { HarnessName } from "./w2/harness.js";
 import type { WorkerConfig, WorkerResult } from "./w2/worker.js";
+import { firstEventLatency } from "./w2/first-event.js";
 import { KEELSON_FROM_DIST, type WorkloadResult } from "./workload.js";
 
 const HISTORIES = [100, 1_000, 10_000];
 const ORDER: readonly HarnessName[] = [
   "keelson",
   "keelson+jsonl",
+  "keelson stream()",
   "ai-sdk generateText",
   "ai-sdk streamText",
   "pi-agent-core",
@@ -76,7 +78,7 @@ export async function runW2(): Promise<WorkloadResult> {
     results.find((r) => r.harness === harness && r.messages === messages)!;
   const rows = results.map((r) => {
     const k = at("keelson", r.messages);
-    const peer = r.harness !== "keelson" && r.harness !== "keelson+jsonl";
+    const peer = !r.harness.startsWith("keelson");
     return [
       r.harness,
       String(r.messages),
@@ -94,6 +96,10 @@ export async function runW2(): Promise<WorkloadResult> {
   const jsonl = HISTORIES.map(
     (m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`,
   ).join(", ");
+  const streamed = HISTORIES.map(
+    (m) => `${m}: ${num(at("keelson stream()", m).cpuMsPerStep / at("keelson", m).cpuMsPerStep)}×`,
+  ).join(", ");
+  const latency = await firstEventLatency();
   const versions = Object.entries(peerVersions())
     .map(([n, v]) => `${n}@${v}`)
     .join(", ");
@@ -118,6 +124,8 @@ export async function runW2(): Promise<WorkloadResult> {
         `flatness, CPU per step at 10k ÷ at 1k messages: ${flat} (flat ⇒ ≈ 1)`,
         `Keelson's JSONL store (write + fsync per turn end, amortized over the turn) changes CPU per step by ${jsonl} (within noise when small)`,
         `peers: ${versions}; peers have no store (Keelson's comparable row is "keelson")`,
+        `agent.stream() drained ÷ agent.send(), CPU per step: ${streamed} (goal ≤ 1.1×)`,
+        `provider's first chunk → first stream event out, in process: median ${num(latency.median)} ms, p99 ${num(latency.p99)} ms over ${latency.turns} turns (goal: median ≤ 1 ms)`,
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
       ],
     },
@@ -128,6 +136,7 @@ export async function runW2(): Promise<WorkloadResult> {
       repeats: REPEATS,
       versions: peerVersions(),
       results,
+      firstEventLatency: latency,
     },
   };
 }

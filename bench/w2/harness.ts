@@ -16,6 +16,7 @@ export type HarnessFactory = (messages: number, script: LoopScript) => Promise<L
 export const HARNESSES = {
   keelson: async () => (await import("./keelson.js")).keelsonNoStore,
   "keelson+jsonl": async () => (await import("./keelson.js")).keelsonJsonl,
+  "keelson stream()": async () => (await import("./keelson.js")).keelsonStream,
   "ai-sdk generateText": async () => (await import("./ai-sdk.js")).aiSdkGenerate,
   "ai-sdk streamText": async () => (await import("./ai-sdk.js")).aiSdkStream,
   "pi-agent-core": async () => (await import("./pi-agent.js")).piAgent,

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { ScriptedProvider } from "../../src/llm/core.js"; // the provider-neutral core: no SDKs loaded
-import { createAgent } from "../../src/loop/index.js";
+import { createAgent, type TurnOutcome, type TurnStream } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
 import { loopHistorySession } from "../logs.js";
@@ -23,7 +23,12 @@ const noop = defineTool({
   execute: () => "ok",
 });
 
-async function keelson(messages: number, script: LoopScript, withStore: boolean): Promise<LoopHarness> {
+async function keelson(
+  messages: number,
+  script: LoopScript,
+  withStore: boolean,
+  drive: "send" | "stream" = "send",
+): Promise<LoopHarness> {
   const root = withStore ? await mkdtemp(join(tmpdir(), "keelson-w2-")) : undefined;
   const provider = new ScriptedProvider([], {
     record: false,
@@ -46,7 +51,7 @@ async function keelson(messages: number, script: LoopScript, withStore: boolean)
   });
   return {
     async turn(prompt) {
-      const outcome = await agent.send(prompt);
+      const outcome = drive === "send" ? await agent.send(prompt) : await drained(agent.stream(prompt));
       if (outcome.reason.kind !== "completed") throw new Error(`keelson turn ended ${JSON.stringify(outcome.reason)}`);
     },
     historyLength: () => agent.session.deriveMessages().length,
@@ -57,5 +62,12 @@ async function keelson(messages: number, script: LoopScript, withStore: boolean)
   };
 }
 
+/** `stream()` drained: every event read as it comes (what a server that forwards them does). */
+async function drained(stream: TurnStream): Promise<TurnOutcome> {
+  for await (const _event of stream);
+  return stream.outcome;
+}
+
+export const keelsonStream: HarnessFactory = (messages, script) => keelson(messages, script, false, "stream");
 export const keelsonNoStore: HarnessFactory = (messages, script) => keelson(messages, script, false);
 export const keelsonJsonl: HarnessFactory = (messages, script) => keelson(messages, script, true);
