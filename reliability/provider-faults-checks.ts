@@ -98,7 +98,8 @@ export function expectedOutcome(fault: FaultKind | undefined, flavor: Flavor): s
 const expectedDelay = (outcome: string, n: number): number =>
   outcome === "rate-limited" ? 1000 : Math.min(30_000, 1000 * 2 ** (n - 1));
 
-const RETRYABLE = new Set(["rate-limited", "overloaded", "server-error", "connection", "stalled"]);
+// `protocol` here is a garbled event (the suite injects no well-formed protocol breach): retried.
+const RETRYABLE = new Set(["rate-limited", "overloaded", "server-error", "connection", "stalled", "protocol"]);
 
 const ofStep =
   (turn: number, step: number) =>

@@ -87,9 +87,11 @@ export interface AssistantResult {
 /**
  * Stable provider failure codes. Retryable: `rate-limited` (429), `overloaded` (529 or an
  * in-stream overloaded error), `server-error` (5xx), `connection` (refused, reset, dropped
- * mid-stream), `stalled` (no data within the stall timeout). Not retryable: `auth` (401/403),
- * `invalid-request` (400/404/422), `context-overflow`, `protocol` (a malformed stream),
- * `script-exhausted`, `provider-error` (anything else).
+ * mid-stream), `stalled` (no data within the stall timeout), `protocol` when a stream event is
+ * not JSON (garbled in transit; the partial attempt never reaches the log). Not retryable:
+ * `auth` (401/403), `invalid-request` (400/404/422), `context-overflow`, `protocol` for a
+ * well-formed stream that breaks the protocol (a delta for a block never started, a tool call
+ * without an id), `script-exhausted`, `provider-error` (anything else).
  */
 export type ProviderErrorCode =
   | "rate-limited"

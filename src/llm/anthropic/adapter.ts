@@ -162,7 +162,11 @@ export function toProviderError(
     error instanceof SyntaxError ||
     (error instanceof Anthropic.AnthropicError && /JSON|parse|unexpected token/i.test(error.message))
   ) {
-    return new ProviderError("protocol", `malformed stream from Anthropic: ${error.message}`, { cause: error });
+    // A garbled event (cut or corrupted in transit) is retried: nothing of the attempt reaches the log.
+    return new ProviderError("protocol", `malformed stream from Anthropic: ${error.message}`, {
+      retryable: true,
+      cause: error,
+    });
   }
   if (
     error instanceof Error &&

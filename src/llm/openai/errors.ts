@@ -53,6 +53,7 @@ export function toProviderError(
       : httpError(error.status, apiMessage(error), error.headers, error);
   if (error instanceof SyntaxError)
     return new ProviderError("protocol", `the provider sent a stream event that is not JSON: ${error.message}`, {
+      retryable: true, // garbled in transit: retried (nothing of the attempt reaches the log)
       cause: error,
     });
   if (isConnectionFailure(error)) {

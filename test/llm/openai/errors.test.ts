@@ -193,12 +193,12 @@ describe("OpenAI adapter errors", () => {
     expect((await failure(server.provider())).error).toMatchObject({ code: "protocol", retryable: false });
   });
 
-  it("an event that is not JSON is a protocol error", async () => {
+  it("an event that is not JSON is a retryable protocol error (garbled in transit)", async () => {
     server.reply({ sse: [roleChunk(), "{not json"] });
     const client = new OpenAI({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0, logLevel: "off" });
     expect((await failure(new OpenAICompatibleProvider({ flavor: "openai", client }))).error).toMatchObject({
       code: "protocol",
-      retryable: false,
+      retryable: true,
     });
   });
 
