@@ -124,10 +124,10 @@ async function run(layout: Layout): Promise<Outcome> {
     plugins: [
       (host) => {
         if (layout === "keelson" || layout === "keelson+compaction") {
-          host.on("agent/session-prefix", async (_a, _s, _sig, next) => [reminder, ...(await next())]);
+          host.on("agent/session-prefix", async (_payload, next) => [reminder, ...(await next())]);
         }
         if (layout === "a: system+timestamp") {
-          host.on("system-prompt/assemble", async (_sections, _vars, next) => [
+          host.on("system-prompt/assemble", async (_payload, next) => [
             ...(await next()),
             { name: "opener", order: 10, text: `${OPENER}\nCurrent time: ${new Date(clock.now()).toISOString()}` },
           ]);

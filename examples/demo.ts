@@ -52,7 +52,7 @@ const read = defineTool({
 
 /** Contributes the workspace's AGENTS.md once per loop instance, as a request-only opener. */
 const agentsDigest: AgentPlugin = (host) => {
-  host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+  host.on("agent/session-prefix", async (_payload, next) => {
     const text = await readFile(join(workspace, "AGENTS.md"), "utf8");
     return [
       { role: "user", content: [{ type: "text", text: `<system-reminder>\n${text.trim()}\n</system-reminder>` }] },

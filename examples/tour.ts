@@ -28,7 +28,7 @@ const readTool = defineTool({
 // 2. A session-prefix contributor: request-only opener messages, composed once per loop
 //    instance, logged on the request header, placed after the system prompt and before history.
 const conventions: AgentPlugin = (host) =>
-  host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+  host.on("agent/session-prefix", async (_payload, next) => [
     {
       role: "user",
       content: [{ type: "text", text: "<system-reminder>House style: answer in one line.</system-reminder>" }],

@@ -114,7 +114,7 @@ export function buildRig(plan: CancelPlan): Rig {
     // Two contributors (prepend pattern); the planned one holds the instance's composition.
     let holding = false;
     for (const index of [0, 1] as const) {
-      host.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
+      host.on("agent/session-prefix", async ({ signal }, next) => {
         // The held composition is the first of the instance the cancel lands in.
         if (index === 0) holding = ++compositions === (plan.resumed ? 2 : 1) && plan.point === "prefix";
         if (holding && index === plan.call % 2) {
@@ -127,17 +127,17 @@ export function buildRig(plan: CancelPlan): Rig {
         return [FULL_PREFIX[index]!, ...(await next())];
       });
     }
-    host.on("agent/prompt-submit", async (_agent, input, next) => {
+    host.on("agent/prompt-submit", async ({ prompt: input }, next) => {
       const first = input.content[0];
       if (plan.point === "prompt-submit" && first?.type === "text" && first.text.startsWith(`task ${turn}:`))
         await hold.wait();
       return next();
     });
-    host.on("agent/pre-step", async (_agent, t, s, _system, _prefix, signal) => {
+    host.on("agent/pre-step", async ({ turn: t, step: s, signal }) => {
       stepSignal = signal;
       if (plan.point === "pre-step" && here(t, s)) await hold.wait(signal);
     });
-    host.on("agent/request", async (agent, _config, next) => {
+    host.on("agent/request", async ({ agent }, next) => {
       const open = agent.session;
       if (plan.point === "request" && here(open.openTurn ?? 0, open.openStep ?? 0)) await hold.wait(stepSignal);
       return next();
@@ -175,7 +175,7 @@ export function buildRig(plan: CancelPlan): Rig {
     },
     compositions: () => compositions,
     attach(agent, act) {
-      agent.hooks.on("session/event", (_agent, event) => {
+      agent.hooks.on("session/event", ({ event }) => {
         const d = event.data as { turn?: number; step?: number; callId?: string };
         if (plan.point === "between-tools" && event.type === "tool/result" && d.callId === heldCall) act();
         if (

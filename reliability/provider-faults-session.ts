@@ -136,7 +136,7 @@ const readTool = defineTool({
 });
 
 const prefix: AgentPlugin = (host) => {
-  host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+  host.on("agent/session-prefix", async (_payload, next) => [
     {
       role: "user",
       content: [{ type: "text", text: "<system-reminder>Skills: read files before answering.</system-reminder>" }],
@@ -195,7 +195,7 @@ export async function runSession(plan: SessionPlan): Promise<SessionRun> {
       clock: fixedClock(),
     });
     let steps = 0;
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       if (event.type === "step/start" && ++steps === plan.forced.atStep) server!.faults.next(plan.forced.kind);
     });
     const outcomes: TurnOutcome[] = [];

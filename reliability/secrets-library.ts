@@ -90,7 +90,7 @@ export async function libraryScenario({ root, workspace, emulator, key }: Librar
     retry: { maxAttempts: 2, sleep: async () => {} },
   });
   const watch = (agent: Agent, label: string): Agent => {
-    agent.hooks.on("agent/error", (_agent, error, where) => {
+    agent.hooks.on("agent/error", ({ error, where }) => {
       errors.push({ where: `${label}: agent/error (${where})`, error });
     });
     return agent;

@@ -6,6 +6,7 @@
 // Agents: the loop.
 export {
   type Agent,
+  type AgentErrorPayload,
   type AgentHooks,
   type AgentOptions,
   type AgentPlugin,
@@ -18,19 +19,29 @@ export {
   forkAgent,
   globalHooks,
   globalPrompt,
+  type LlmChunkPayload,
+  type LlmStreamPayload,
   LoopError,
   type LoopErrorCode,
+  type PreStepPayload,
+  type PrefixDriftPayload,
   type PromptDecision,
   type PromptInput,
+  type PromptSubmitPayload,
+  type RequestPayload,
   type RetryPolicy,
   resumeAgent,
+  type SessionEventPayload,
+  type SessionPrefixPayload,
+  type StatusPayload,
   type StreamOptions,
+  type ToolSetPayload,
   type TurnEvent,
   type TurnEventType,
   type TurnOutcome,
   type TurnStream,
 } from "./loop/index.js";
-export type { PromptSection, PromptVars } from "./prompt/index.js";
+export type { PromptAssemblePayload, PromptSection, PromptVars } from "./prompt/index.js";
 
 // Tools.
 export {
@@ -39,7 +50,9 @@ export {
   type JsonSchemaInput,
   jsonSchema,
   type PostExecuteDecision,
+  type PostExecutePayload,
   type PreExecuteDecision,
+  type PreExecutePayload,
   type StandardSchema,
   type ToolCallOutcome,
   type ToolContext,

@@ -4,12 +4,12 @@
 // about is the whole call, never a cut: a command cut for display once hid a `; touch …` tail
 // that ran after `y`. A call too long to show is denied without asking.
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { PreExecuteDecision, ToolInvocation } from "../tools/index.js";
+import type { PreExecuteDecision, PreExecutePayload } from "../tools/index.js";
 import type { MutatingToolName, PermissionAnswer, PermissionPolicy } from "./types.js";
 import { MUTATING_TOOL_NAMES } from "./types.js";
 
 export type PreExecuteListener = (
-  call: ToolInvocation,
+  payload: PreExecutePayload,
   next: () => Promise<PreExecuteDecision>,
 ) => Promise<PreExecuteDecision>;
 
@@ -29,7 +29,7 @@ export function permissionGate(
     summarize(tool as MutatingToolName, args),
 ): PreExecuteListener {
   const always = new Set<string>(policy.allow ?? []);
-  return async (call, next) => {
+  return async ({ call }, next) => {
     if (!gated.has(call.name) || policy.mode === "allow" || always.has(call.name)) return next();
     const tool = call.name;
     if (policy.mode === "deny")

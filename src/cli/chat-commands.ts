@@ -89,7 +89,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const { agent } = ctx;
       const from = agent.session.length;
       const failures: unknown[] = [];
-      const off = agent.hooks.on("agent/error", (_agent, error, where) => {
+      const off = agent.hooks.on("agent/error", ({ error, where }) => {
         if (where === "compaction") failures.push(error);
       });
       let outcome: Awaited<ReturnType<Agent["compact"]>>;

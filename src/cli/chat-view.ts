@@ -35,13 +35,13 @@ export class ChatView {
   /** Follows `agent`'s hooks; returns the function that stops following. */
   attach(agent: Agent): () => void {
     const offs = [
-      agent.hooks.on("llm/chunk", (_agent, chunk) => {
+      agent.hooks.on("llm/chunk", ({ chunk }) => {
         if (chunk.type !== "text-delta" || chunk.text === "") return;
         this.#spinner.stop();
         this.#write(chunk.text);
         this.#streamed = true;
       }),
-      agent.hooks.on("session/event", (_agent, event) => this.#onEvent(event)),
+      agent.hooks.on("session/event", ({ event }) => this.#onEvent(event)),
     ];
     return () => {
       for (const off of offs) off();

@@ -56,7 +56,7 @@ interface Instance {
 /** Counts this instance's prefix compositions (registered first, so it wraps every contributor). */
 function countingPlugin(instance: Instance): AgentPlugin {
   return (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+    host.on("agent/session-prefix", async (_payload, next) => {
       instance.compositions += 1;
       return next();
     });
@@ -145,7 +145,7 @@ async function runDemo(keep: boolean): Promise<number> {
     return { instance, options: { provider, model: MODEL, cwd: workspace, system: SYSTEM_PROMPT, plugins } };
   };
   const observe = (agent: Agent, instance: Instance): void => {
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       if (event.type !== "request/header") return;
       const data = event.data as { reason: string; header: { messagePrefix?: readonly unknown[] } };
       instance.headers.push({ reason: data.reason, prefixLength: data.header.messagePrefix?.length ?? 0 });

@@ -43,18 +43,18 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
   const answer = new TerminalTextStream();
   attachRetryNotice(agent, handle.baseURL, (line) => process.stderr.write(line));
   if (json) {
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       process.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
     });
   } else {
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       // Each step's text on its own line (a tool step's text, then the answer).
       if (event.type === "step/start" && !endedWithNewline) {
         process.stdout.write(answer.push("\n"));
         endedWithNewline = true;
       }
     });
-    agent.hooks.on("llm/chunk", (_agent, chunk) => {
+    agent.hooks.on("llm/chunk", ({ chunk }) => {
       if (chunk.type !== "text-delta" || chunk.text === "") return;
       process.stdout.write(answer.push(chunk.text));
       endedWithNewline = chunk.text.endsWith("\n");

@@ -14,7 +14,7 @@ export function retryNoticeLine(event: SessionEvent, baseURL: string): string | 
 
 /** Writes a retry notice for every `llm/retry` of `agent`'s session. */
 export function attachRetryNotice(agent: Agent, baseURL: string, write: (line: string) => void): void {
-  agent.hooks.on("session/event", (_agent, event) => {
+  agent.hooks.on("session/event", ({ event }) => {
     const line = retryNoticeLine(event, baseURL);
     if (line !== undefined) write(line);
   });

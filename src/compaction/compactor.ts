@@ -129,7 +129,7 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
         turn,
         error: signal.aborted ? "aborted" : error instanceof Error ? error.message : String(error),
       });
-      if (!signal.aborted) agent.hooks.emit("agent/error", agent, error, "compaction");
+      if (!signal.aborted) agent.hooks.emit("agent/error", { agent, error, where: "compaction" });
     } finally {
       seen.delete(agent); // the surface changed: the next measure starts fresh
     }

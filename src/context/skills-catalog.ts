@@ -55,14 +55,15 @@ export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
     const discover = async (): Promise<readonly Skill[]> => {
       const cwd = agentCwd(agent, options.cwd);
       const result = await discoverSkills(skillDirectories(await findProjectRoot(cwd), cwd, options));
-      for (const problem of result.problems) agent.hooks.emit("agent/error", agent, problem, "skills");
+      for (const problem of result.problems)
+        agent.hooks.emit("agent/error", { agent, error: problem, where: "skills" });
       current = new Map(result.skills.map((skill) => [skill.name, skill]));
       return result.skills;
     };
     host.onDispose(
       agent.tools.register(skillTool(async () => current ?? new Map((await discover()).map((s) => [s.name, s])))),
     );
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+    host.on("agent/session-prefix", async (_payload, next) => {
       const skills = await discover();
       if (skills.length === 0) return next();
       return [renderSkillsCatalog(skills, maxDescription), ...(await next())];

@@ -65,7 +65,7 @@ export function workspaceBaseline(options: WorkspaceBaselineOptions = {}): Agent
   positiveInteger(options.maxEntries, 40, "maxEntries");
   positiveInteger(options.gitTimeoutMs, 3_000, "gitTimeoutMs");
   return (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+    host.on("agent/session-prefix", async (_payload, next) => {
       const body = await describeWorkspace(agentCwd(host.agent, options.cwd), options);
       return [systemReminder(body), ...(await next())];
     });

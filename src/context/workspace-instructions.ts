@@ -47,7 +47,7 @@ export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}
   return (host) => {
     const { agent } = host;
     let view: InstanceView | undefined;
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+    host.on("agent/session-prefix", async (_payload, next) => {
       const cwd = agentCwd(agent, options.cwd);
       const { root, files } = await collectInstructionFiles(cwd, options.home ?? keelsonHome(), maxFileBytes);
       // Everything the prefix considered counts as seen — dropped and refused files included —
@@ -56,7 +56,7 @@ export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}
       const body = renderInstructions("Instructions from", files, budgetBytes);
       return body === undefined ? next() : [systemReminder(body), ...(await next())];
     });
-    host.on("tools/post-execute", async (call, _outcome, next) => {
+    host.on("tools/post-execute", async ({ call }, next) => {
       const decision = await next();
       if (decision.action !== "accept" || view === undefined) return decision;
       try {
@@ -88,7 +88,7 @@ function reportUpdateFailure(agent: Agent, call: ToolInvocation, error: unknown)
     `could not check instruction files after tool call ${call.callId}: ${String(error)}`,
     { cause: error },
   );
-  agent.hooks.emit("agent/error", agent, failure, "instructions");
+  agent.hooks.emit("agent/error", { agent, error: failure, where: "instructions" });
 }
 
 function pathArguments(args: JsonValue | undefined): string[] {

@@ -1,5 +1,8 @@
 // HookBus: Keelson's typed hook bus — emit / serial / waterfall over one event map.
 //
+// Every dispatch carries one payload object, frozen (shallowly) by the bus before any listener
+// sees it: listeners share it, so none may change what the next one reads.
+//
 // Scopes: a bus may have a parent. Dispatching on a bus runs the parent's listeners first
 // (outermost, for a waterfall), then its own, each group in registration order. A global bus
 // is the parent of every agent's bus: global listeners hear every agent, an agent's listeners
@@ -13,9 +16,11 @@ import {
   type HookMap,
   type Listener,
   type NamesOfMode,
+  type PayloadOf,
+  type ResultOf,
 } from "./types.js";
 
-type AnyListener = (...args: unknown[]) => unknown;
+type AnyListener = (payload: object, next?: () => Promise<unknown>) => unknown;
 /** One registration: its own identity, so the same function registered twice disposes separately. */
 interface Entry {
   readonly fn: AnyListener;
@@ -67,10 +72,11 @@ export class HookBus<E extends HookMap> {
    * Notifies every listener. Never throws and never waits: a sync throw or an async rejection
    * of one listener is reported, and the others still run.
    */
-  emit<K extends NamesOfMode<E, "emit">>(name: K, ...args: E[K]["args"]): void {
+  emit<K extends NamesOfMode<E, "emit">>(name: K, payload: PayloadOf<E[K]>): void {
+    Object.freeze(payload);
     for (const listener of this.#listeners(name)) {
       try {
-        const out = listener(...(args as unknown[]));
+        const out = listener(payload);
         if (out instanceof Promise) out.catch((error: unknown) => this.#safeReport(error, name));
       } catch (error) {
         this.#safeReport(error, name);
@@ -79,24 +85,27 @@ export class HookBus<E extends HookMap> {
   }
 
   /** Awaits every listener in order; the first throw propagates (later listeners do not run). */
-  async serial<K extends NamesOfMode<E, "serial">>(name: K, ...args: E[K]["args"]): Promise<void> {
-    for (const listener of this.#listeners(name)) await listener(...(args as unknown[]));
+  async serial<K extends NamesOfMode<E, "serial">>(name: K, payload: PayloadOf<E[K]>): Promise<void> {
+    Object.freeze(payload);
+    for (const listener of this.#listeners(name)) await listener(payload);
   }
 
   /**
-   * Runs the listeners as middleware around `innermost`: listener 0 gets `next` that runs
-   * listener 1, …, and the last listener's `next` runs `innermost`. Returns the outermost result.
-   * A listener may call `next` at most once; not calling it short-circuits the rest.
+   * Runs the listeners as middleware around `innermost`: listener 0 gets `(payload, next)` where
+   * `next()` runs listener 1 over the same payload, …, and the last listener's `next` runs
+   * `innermost`. Returns the outermost result. A listener may call `next` at most once; not
+   * calling it short-circuits the rest.
    */
   async waterfall<K extends NamesOfMode<E, "waterfall">>(
     name: K,
-    args: E[K]["args"],
-    innermost: () => E[K] extends { result: infer R } ? R | Promise<R> : never,
-  ): Promise<E[K] extends { result: infer R } ? R : never> {
-    type R = E[K] extends { result: infer X } ? X : never;
+    payload: PayloadOf<E[K]>,
+    innermost: () => ResultOf<E[K]> | Promise<ResultOf<E[K]>>,
+  ): Promise<ResultOf<E[K]>> {
+    type R = ResultOf<E[K]>;
+    Object.freeze(payload);
     const listeners = this.#listeners(name);
     const run = async (i: number): Promise<R> => {
-      if (i === listeners.length) return (await innermost()) as R;
+      if (i === listeners.length) return await innermost();
       let called = false;
       const next = (): Promise<R> => {
         if (called)
@@ -104,9 +113,9 @@ export class HookBus<E extends HookMap> {
         called = true;
         return run(i + 1);
       };
-      return (await listeners[i]!(...(args as unknown[]), next)) as R;
+      return (await listeners[i]!(payload, next)) as R;
     };
-    return run(0) as Promise<E[K] extends { result: infer X } ? X : never>;
+    return run(0);
   }
 
   /** Reports a failure through this bus's reporter (for owners that contain errors themselves). */

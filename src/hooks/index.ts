@@ -11,6 +11,8 @@ export type {
   Listener,
   NamesOfMode,
   Next,
+  PayloadOf,
+  ResultOf,
   SerialHook,
   WaterfallHook,
 } from "./types.js";

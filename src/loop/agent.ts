@@ -97,7 +97,7 @@ class LoopAgent implements Agent {
     this.hooks = new HookBus<AgentHooks>({
       parent: globalHooks,
       report: (error, hook) => {
-        if (hook !== "agent/error") this.hooks.emit("agent/error", this, error, hook);
+        if (hook !== "agent/error") this.hooks.emit("agent/error", { agent: this, error, where: hook });
         else process.emitWarning(`agent/error listener failed: ${String(error)}`, "KeelsonHookWarning");
       },
     });
@@ -111,7 +111,9 @@ class LoopAgent implements Agent {
       this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
     });
     this.#unloads.push(
-      this.session.observe((event) => this.hooks.emit("session/event", this, event as AnySessionEvent)),
+      this.session.observe((event) =>
+        this.hooks.emit("session/event", { agent: this, event: event as AnySessionEvent }),
+      ),
     );
     const system = options.system;
     if (typeof system === "string") this.prompt.set({ name: "system", order: 0, text: system });
@@ -157,8 +159,8 @@ class LoopAgent implements Agent {
     const gate = options.compaction;
     if (gate !== undefined) {
       this.#unloads.push(
-        this.hooks.on("agent/pre-step", (agent, _turn, _step, system, prefix, signal) =>
-          gate.compactIfNeeded(agent, system, prefix, signal),
+        this.hooks.on("agent/pre-step", ({ agent, fullSystemPrompt, sessionPrefix, signal }) =>
+          gate.compactIfNeeded(agent, fullSystemPrompt, sessionPrefix, signal),
         ),
       );
     }
@@ -264,7 +266,7 @@ class LoopAgent implements Agent {
       try {
         unload();
       } catch (error) {
-        this.hooks.emit("agent/error", this, error, "dispose");
+        this.hooks.emit("agent/error", { agent: this, error, where: "dispose" });
       }
     }
     const store = this.#options.store;
@@ -327,7 +329,7 @@ class LoopAgent implements Agent {
         for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
-        this.hooks.emit("agent/error", this, error, "turn driver");
+        this.hooks.emit("agent/error", { agent: this, error, where: "turn driver" });
         for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
           item.settle.reject(error);
       } finally {
@@ -354,7 +356,7 @@ class LoopAgent implements Agent {
   #setStatus(status: AgentStatus): void {
     if (this.#status === status) return;
     this.#status = status;
-    this.hooks.emit("agent/status", this, status);
+    this.hooks.emit("agent/status", { agent: this, status });
   }
 }
 

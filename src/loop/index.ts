@@ -7,6 +7,7 @@ export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
 export { type RetryPolicy, retryDelay } from "./retry.js";
 export type {
   Agent,
+  AgentErrorPayload,
   AgentHooks,
   AgentOptions,
   AgentPlugin,
@@ -14,10 +15,20 @@ export type {
   AgentStatus,
   CompactionGate,
   FollowOptions,
+  LlmChunkPayload,
+  LlmStreamPayload,
   LoopErrorCode,
+  PreStepPayload,
+  PrefixDriftPayload,
   PromptDecision,
   PromptInput,
+  PromptSubmitPayload,
+  RequestPayload,
+  SessionEventPayload,
+  SessionPrefixPayload,
+  StatusPayload,
   StreamOptions,
+  ToolSetPayload,
   TurnOutcome,
   TurnStream,
 } from "./types.js";

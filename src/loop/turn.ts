@@ -134,7 +134,7 @@ export async function runTurn(
   } catch (error) {
     if (!(error instanceof Aborted) && !signal.aborted) {
       state.error = { step: state.step, ...describeError(error) };
-      ctx.hooks.emit("agent/error", ctx.agent, error, `turn ${turn}`);
+      ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
   }
   closeOpenStep(ctx, signal, state.dispatched);
@@ -152,7 +152,7 @@ export async function runTurn(
       state.storeError ??= error;
     }
     if (state.storeError !== undefined) {
-      ctx.hooks.emit("agent/error", ctx.agent, state.storeError, "store flush");
+      ctx.hooks.emit("agent/error", { agent: ctx.agent, error: state.storeError, where: "store flush" });
       outcome = { ...outcome, saved: false, storeError: state.storeError };
     } else outcome = { ...outcome, saved: true };
   }
@@ -197,7 +197,11 @@ async function admit(
   let allowed = 0;
   for (const prompt of claim.prompts) {
     const input = Object.freeze({ content: prompt.content, source: prompt.source });
-    const decision = await hooks.waterfall("agent/prompt-submit", [agent, input], () => ({ action: "allow" }) as const);
+    const decision = await hooks.waterfall(
+      "agent/prompt-submit",
+      { agent, prompt: input },
+      () => ({ action: "allow" }) as const,
+    );
     checkAbort(signal);
     if (decision.action === "block") {
       session.append("prompt/blocked", { content: prompt.content, source: prompt.source, reason: decision.reason });
@@ -224,11 +228,18 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const step = ++state.step;
     const system = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
     checkAbort(signal);
-    await hooks.serial("agent/tool-set", agent, turn, step, signal);
+    await hooks.serial("agent/tool-set", { agent, turn, step, signal });
     await ctx.tools.ready();
     const tools = ctx.tools.schemas();
     const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
-    await hooks.serial("agent/pre-step", agent, turn, step, system, prefix, signal);
+    await hooks.serial("agent/pre-step", {
+      agent,
+      turn,
+      step,
+      fullSystemPrompt: system,
+      sessionPrefix: prefix,
+      signal,
+    });
     checkAbort(signal);
     const boundary = ctx.inbox.takeBoundary();
     appendInjects(ctx, state, boundary.injects);
@@ -245,7 +256,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const seed: RequestConfig = Object.freeze(
       ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig),
     );
-    const config = await hooks.waterfall("agent/request", [agent, seed], () => seed);
+    const config = await hooks.waterfall("agent/request", { agent, config: seed }, () => seed);
     checkAbort(signal);
     ctx.instance.writer.record({ config, system, tools, messagePrefix: prefix });
     ctx.instance.requestsSent++;
@@ -253,14 +264,14 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
     state.dispatched = true;
 
-    const result = await hooks.waterfall("llm/stream", [agent, request], () =>
+    const result = await hooks.waterfall("llm/stream", { agent, request }, () =>
       withRetries(
         ctx.retry,
         signal,
         () =>
           streamProvider(ctx.provider, request, (chunk) => {
             ctx.onChunk?.(chunk);
-            hooks.emit("llm/chunk", agent, chunk);
+            hooks.emit("llm/chunk", { agent, chunk });
           }),
         (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
       ),
@@ -306,7 +317,7 @@ async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> 
 /** Fires `agent/session-prefix` once per instance; discards the product if the turn was aborted meanwhile. */
 async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<readonly Message[]> {
   const seed = prefixSeed();
-  const composed = await ctx.hooks.waterfall("agent/session-prefix", [ctx.agent, seed, signal], () => seed);
+  const composed = await ctx.hooks.waterfall("agent/session-prefix", { agent: ctx.agent, seed, signal }, () => seed);
   checkAbort(signal); // never cached, logged or sent
   const fresh = freezePrefix(composed);
   const logged = ctx.instance.writer.current?.messagePrefix;
@@ -331,7 +342,7 @@ function reuseLogged(ctx: TurnContext, logged: readonly Message[], fresh: readon
   const driftedAt = fresh.flatMap((m, i) => (same(m, logged[i]) || logged.some((l) => same(l, m)) ? [] : [i]));
   const drifted = driftedAt.map((i) => fresh[i]!);
   if (drifted.length > 0 || fresh.length !== logged.length)
-    ctx.hooks.emit("agent/prefix-drift", ctx.agent, logged, fresh, driftedAt);
+    ctx.hooks.emit("agent/prefix-drift", { agent: ctx.agent, logged, composed: fresh, drifted: driftedAt });
   for (const message of drifted) {
     if (message.role !== "user") continue; // only user-role openers can be restated as context
     ctx.session.append("context/message", { content: message.content, source: "prefix-update" });

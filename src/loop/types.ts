@@ -45,96 +45,197 @@ export interface CompactionGate {
   ): Promise<void>;
 }
 
+/** `agent/prompt-submit`: one claimed prompt, before it is logged. */
+export interface PromptSubmitPayload {
+  readonly agent: Agent;
+  /** Frozen. */
+  readonly prompt: PromptInput;
+}
+
+/** `agent/session-prefix`: the composition of the loop instance's session prefix. */
+export interface SessionPrefixPayload {
+  readonly agent: Agent;
+  /** The frozen empty seed the innermost default returns. */
+  readonly seed: readonly Message[];
+  /** The turn's signal: a cancel or dispose during composition discards the result. */
+  readonly signal: AbortSignal;
+}
+
+/** `agent/tool-set`: one step, before it reads the agent's tool set. */
+export interface ToolSetPayload {
+  readonly agent: Agent;
+  readonly turn: number;
+  readonly step: number;
+  readonly signal: AbortSignal;
+}
+
+/** `agent/pre-step`: one step, before its boundary. */
+export interface PreStepPayload {
+  readonly agent: Agent;
+  readonly turn: number;
+  readonly step: number;
+  /** The rendered system prompt this step's request will carry. */
+  readonly fullSystemPrompt: string;
+  /** The session prefix this step's request will carry (frozen). */
+  readonly sessionPrefix: readonly Message[];
+  readonly signal: AbortSignal;
+}
+
+/** `agent/request`: the call config of one step's request. */
+export interface RequestPayload {
+  readonly agent: Agent;
+  /** The frozen seed config (what the innermost default returns). */
+  readonly config: RequestConfig;
+}
+
+/** `llm/stream`: one provider call. */
+export interface LlmStreamPayload {
+  readonly agent: Agent;
+  /** Deep-frozen and branded loop-built; its signal stays live. */
+  readonly request: ProviderRequest;
+}
+
+/** `llm/chunk`: one streamed chunk. */
+export interface LlmChunkPayload {
+  readonly agent: Agent;
+  /** The provider's chunk: read it, do not keep it. */
+  readonly chunk: StreamChunk;
+}
+
+/** `session/event`: one committed session event. */
+export interface SessionEventPayload {
+  readonly agent: Agent;
+  /** Deep-frozen; `event.type` narrows `event.data`. */
+  readonly event: AnySessionEvent;
+}
+
+/** `agent/status`: a status change. */
+export interface StatusPayload {
+  readonly agent: Agent;
+  readonly status: AgentStatus;
+}
+
+/** `agent/prefix-drift`: the contributors' output differs from the logged prefix (all arrays frozen). */
+export interface PrefixDriftPayload {
+  readonly agent: Agent;
+  /** The prefix on the log, which the requests keep sending. */
+  readonly logged: readonly Message[];
+  /** What the contributors composed now. */
+  readonly composed: readonly Message[];
+  /** Positions in `composed` that are new or changed. */
+  readonly drifted: readonly number[];
+}
+
+/** `agent/error`: a contained failure. */
+export interface AgentErrorPayload {
+  readonly agent: Agent;
+  /** The original thrown value. */
+  readonly error: unknown;
+  /** Where it happened: a hook name, `turn N`, `store flush`, `compaction`, `mcp`, … */
+  readonly where: string;
+}
+
 /**
- * Every hook the loop fires. Order, for every hook: `globalHooks` listeners first (outermost in
- * a waterfall), then the agent's own, each group in registration order. Ownership: everything a
- * listener receives is frozen and owned by the loop (read it, never keep mutating it); whatever
- * a listener returns is validated and copied before the loop logs or sends it, so mutating it
- * later changes nothing. Emit hooks may not fail the agent: their throws are contained and
- * reported on `agent/error`.
+ * Every hook the loop fires; each takes one payload object, frozen by the bus (`(payload)`, or
+ * `(payload, next)` for a waterfall, where `next()` runs the rest over the same payload). Order,
+ * for every hook: `globalHooks` listeners first (outermost in a waterfall), then the agent's own,
+ * each group in registration order. Ownership: everything a listener receives is frozen and owned
+ * by the loop (read it, never keep mutating it); whatever a listener returns is validated and
+ * copied before the loop logs or sends it, so mutating it later changes nothing. Emit hooks may
+ * not fail the agent: their throws are contained and reported on `agent/error`.
+ *
+ * Each hook's doc opens with a one-sentence summary (the table in src/loop/README.md is generated
+ * from it by `npm run hook-table`); the paragraphs after it are the rest of the contract.
  */
 export type AgentHooks = ToolHooks &
   PromptHooks & {
     /**
-     * Per claimed prompt, before it is logged: allow (optionally rewritten, with context) or
-     * block. Waterfall, registration order. May throw: the turn ends `error` before any model
-     * call. Receives a frozen `{ content, source }`; returned content is validated, then logged.
+     * Per claimed prompt, before it is logged: `allow{content?, additionalContext?}` or
+     * `block{reason}` (logged as `prompt/blocked`; a fully blocked batch ends the turn `rejected`
+     * with no model call).
+     *
+     * Waterfall, registration order. May throw: the turn ends `error` before any model call.
+     * The prompt is a frozen `{ content, source }`; returned content is validated, then logged.
      */
-    readonly "agent/prompt-submit": WaterfallHook<[agent: Agent, prompt: PromptInput], PromptDecision>;
+    readonly "agent/prompt-submit": WaterfallHook<PromptSubmitPayload, PromptDecision>;
     /**
-     * Composes the session prefix, once per loop instance, before its first pre-step. Waterfall
-     * over a frozen empty seed; the canonical contribution is a prepend,
-     * `[mine, ...await next()]`, so the wire order is registration order. May throw: the turn
-     * ends `error`, nothing is cached, and the next turn recomposes. The result is validated
-     * (lossless JSON, messages), deep-copied and frozen; the signal is the turn's — a cancel or
-     * dispose during composition discards the result.
+     * Composes the session prefix once per loop instance, before its first pre-step, over a frozen
+     * empty seed; contribute by prepending, `[mine, ...(await next())]`, so the wire order is
+     * registration order.
+     *
+     * May throw: the turn ends `error`, nothing is cached, and the next turn recomposes. The
+     * result is validated (lossless JSON, messages), deep-copied and frozen; the signal is the
+     * turn's — a cancel or dispose during composition discards the result.
      */
-    readonly "agent/session-prefix": WaterfallHook<
-      [agent: Agent, seed: readonly Message[], signal: AbortSignal],
-      readonly Message[]
-    >;
+    readonly "agent/session-prefix": WaterfallHook<SessionPrefixPayload, readonly Message[]>;
     /**
-     * Before each step reads the agent's tool set (the tools its request will carry): listeners
-     * may register or remove tools and wait for them — e.g. MCP servers still connecting, or
-     * answering a `tools/list_changed` — so the change lands in this step's request header.
+     * Before each step reads the agent's tool set: listeners may register or remove tools and wait
+     * for them (MCP servers still connecting, `tools/list_changed`), so the change lands in this
+     * step's request header.
+     *
      * Serial: each listener is awaited in order. May throw: the turn ends `error`; a listener
      * should give up when `signal` aborts (the turn then ends `aborted`).
      */
-    readonly "agent/tool-set": SerialHook<[agent: Agent, turn: number, step: number, signal: AbortSignal]>;
+    readonly "agent/tool-set": SerialHook<ToolSetPayload>;
     /**
-     * Before each step's boundary; the compaction gate is one listener. Serial: each listener is
-     * awaited in order. May throw: the turn ends `error`. Appends made here join this request;
-     * the system prompt and prefix it receives are the ones the request will carry (frozen).
+     * Before each step's boundary, with the system prompt and session prefix the request will
+     * carry; the compaction gate is one listener, and appends made here join this request.
+     *
+     * Serial: each listener is awaited in order. May throw: the turn ends `error`. The system
+     * prompt and prefix are the ones the request will carry (frozen).
      */
-    readonly "agent/pre-step": SerialHook<
-      [
-        agent: Agent,
-        turn: number,
-        step: number,
-        fullSystemPrompt: string,
-        sessionPrefix: readonly Message[],
-        signal: AbortSignal,
-      ]
-    >;
+    readonly "agent/pre-step": SerialHook<PreStepPayload>;
     /**
-     * After the boundary: may return a replacement call config (model, sampling), never
-     * messages. Waterfall over the frozen seed config. May throw: the turn ends `error` (the
-     * step is closed as not dispatched). The returned config is validated and logged on the
-     * request header before anything is sent.
+     * After the boundary, returns the call config (model, sampling) — never messages.
+     *
+     * Waterfall over the frozen seed config. May throw: the turn ends `error` (the step is closed
+     * as not dispatched). The returned config is validated and logged on the request header
+     * before anything is sent.
      */
-    readonly "agent/request": WaterfallHook<[agent: Agent, config: RequestConfig], RequestConfig>;
+    readonly "agent/request": WaterfallHook<RequestPayload, RequestConfig>;
     /**
-     * Around the provider call; the innermost default streams (with retries) and assembles.
-     * Waterfall. May throw: the turn ends `error`. The request is deep-frozen and branded
-     * loop-built (a mutation attempt throws); the signal stays live. A returned result is
-     * validated like a provider's before it is logged.
+     * Around the provider call, whose innermost default streams (with retries) and assembles; the
+     * request is deep-frozen and branded loop-built.
+     *
+     * Waterfall. May throw: the turn ends `error`. A mutation attempt on the request throws; its
+     * signal stays live. A returned result is validated like a provider's before it is logged.
      */
-    readonly "llm/stream": WaterfallHook<[agent: Agent, request: ProviderRequest], AssistantResult>;
-    /** Every streamed chunk, live, never persisted. Emit: contained. The chunk is the provider's; do not keep it. */
-    readonly "llm/chunk": EmitHook<[agent: Agent, chunk: StreamChunk]>;
+    readonly "llm/stream": WaterfallHook<LlmStreamPayload, AssistantResult>;
     /**
-     * Every event appended to the agent's session, after commit. Emit: contained. The event is
-     * deep-frozen. Typed as the discriminated union, so `if (event.type === "tool/call")`
-     * narrows `event.data` without a cast.
+     * Every streamed chunk, live, never persisted.
+     *
+     * Emit: contained. The chunk is the provider's; do not keep it.
      */
-    readonly "session/event": EmitHook<[agent: Agent, event: AnySessionEvent]>;
-    /** Status changes (idle, running, disposed). Emit: contained. */
-    readonly "agent/status": EmitHook<[agent: Agent, status: AgentStatus]>;
+    readonly "llm/chunk": EmitHook<LlmChunkPayload>;
     /**
-     * `prefixOnResume: 'reuse'` found the contributors' output different from the logged prefix.
-     * `drifted` lists the positions in `composed` that are new or changed — with the prepend
-     * pattern, position i is the i-th contributor in registration order (one message each).
-     * Emit: contained. All three arrays are frozen.
+     * Every event appended to the agent's session, after commit, typed as `AnySessionEvent` so
+     * `event.type` narrows `event.data`.
+     *
+     * Emit: contained. The event is deep-frozen; `if (event.type === "tool/call")` narrows
+     * `event.data` without a cast.
      */
-    readonly "agent/prefix-drift": EmitHook<
-      [agent: Agent, logged: readonly Message[], composed: readonly Message[], drifted: readonly number[]]
-    >;
+    readonly "session/event": EmitHook<SessionEventPayload>;
     /**
-     * Contained failures (emit listeners, turn errors, store flushes), with where they happened.
+     * Status changes (idle, running, disposed).
+     *
+     * Emit: contained.
+     */
+    readonly "agent/status": EmitHook<StatusPayload>;
+    /**
+     * With `prefixOnResume: 'reuse'`, the contributors' output differs from the logged prefix;
+     * `drifted` lists the new or changed positions in `composed`.
+     *
+     * With the prepend pattern, position i is the i-th contributor in registration order (one
+     * message each). Emit: contained. All three arrays are frozen.
+     */
+    readonly "agent/prefix-drift": EmitHook<PrefixDriftPayload>;
+    /**
+     * Contained failures (emit listeners, turn errors, store flushes) with where they happened.
+     *
      * Emit: a throwing listener here becomes a process warning, never a loop. The error is the
      * original value.
      */
-    readonly "agent/error": EmitHook<[agent: Agent, error: unknown, where: string]>;
+    readonly "agent/error": EmitHook<AgentErrorPayload>;
   };
 
 export type AgentPluginHost = PluginHost<AgentHooks> & { readonly agent: Agent };

@@ -83,7 +83,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     byAgent.set(agent, tools);
     loaded.set(agent, [...(loaded.get(agent) ?? []), tools]);
     let checkedLog = false;
-    host.on("agent/tool-set", async (_agent, _turn, _step, signal) => {
+    host.on("agent/tool-set", async ({ signal }) => {
       await tools.settled(signal);
       if (!checkedLog) {
         checkedLog = true;
@@ -93,11 +93,11 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     const gate = permissionGate(policy, tools.names, (_tool, args) =>
       showable(args === undefined ? "(arguments that are not valid JSON)" : JSON.stringify(args), false),
     );
-    host.on("tools/pre-execute", (call, next) => {
-      const server = tools.serverOf(call.name);
+    host.on("tools/pre-execute", (payload, next) => {
+      const server = tools.serverOf(payload.call.name);
       if (server === undefined) return next();
       if (policy.allow?.has("mcp") === true || policy.allow?.has(mcpServerPrefix(server)) === true) return next();
-      return gate(call, next);
+      return gate(payload, next);
     });
     return () => {
       loaded.set(

@@ -193,7 +193,7 @@ export class ServerTools {
         } while (mine.again && this.#closing === undefined);
       } catch (error) {
         if (this.#closing !== undefined || connection.closed) return; // silent once closed
-        this.#agent.hooks.emit("agent/error", this.#agent, error, "mcp");
+        this.#agent.hooks.emit("agent/error", { agent: this.#agent, error, where: "mcp" });
         this.#options.notice(
           `${connection.describe()}: its new tool list could not be applied (${error instanceof Error ? error.message : String(error)}); the previous tools stay`,
         );

@@ -12,8 +12,8 @@ export function otelTracing(options: OtelTracingOptions = {}): AgentPlugin {
   const tracer = options.tracer ?? api.trace.getTracer("keelson", "0.1.0");
   return (host) => {
     const spans = new TurnSpans(api, tracer, host.agent, options);
-    host.on("session/event", (_agent, event) => spans.onEvent(event));
-    host.on("llm/stream", (_agent, request, next) => spans.around(request, next));
+    host.on("session/event", ({ event }) => spans.onEvent(event));
+    host.on("llm/stream", ({ request }, next) => spans.around(request, next));
     return () => spans.endAll("the agent was disposed");
   };
 }

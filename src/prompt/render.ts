@@ -44,7 +44,11 @@ export async function assembleSystemPrompt(
   vars: PromptVars,
 ): Promise<string> {
   const frozen = Object.isFrozen(sections) ? sections : Object.freeze([...sections]);
-  const assembled = await bus.waterfall("system-prompt/assemble", [frozen, Object.freeze({ ...vars })], () => frozen);
+  const assembled = await bus.waterfall(
+    "system-prompt/assemble",
+    { sections: frozen, vars: Object.freeze({ ...vars }) },
+    () => frozen,
+  );
   if (assembled === frozen && Object.isFrozen(frozen)) {
     const last = rendered.get(frozen);
     if (last !== undefined && sameVars(last.vars, vars)) return last.text;

@@ -13,18 +13,25 @@ export interface PromptSection {
 
 export type PromptVars = Readonly<Record<string, string>>;
 
+/** `system-prompt/assemble`: one step's system prompt, before it is rendered. */
+export interface PromptAssemblePayload {
+  /** The merged sections (global and agent-scoped), frozen. */
+  readonly sections: readonly PromptSection[];
+  /** The `{{var}}` values, frozen. */
+  readonly vars: PromptVars;
+}
+
 // Event maps are type aliases (not interfaces) so they satisfy HookMap's index signature.
+/** Each hook takes one payload object, frozen by the bus; see `AgentHooks` (src/loop) for order and ownership. */
 export type PromptHooks = {
   /**
-   * Runs every step. Listeners get the merged sections and the variables and may return a
-   * different section list (add, drop, rewrite); the innermost default returns them unchanged.
+   * Every step, returns the section list to render (add, drop, rewrite); the innermost default
+   * returns the merged sections unchanged.
+   *
    * Waterfall, registration order (global listeners outermost). May throw: the turn ends
    * `error`. Sections and variables are frozen; returned sections are validated, then rendered.
    */
-  readonly "system-prompt/assemble": WaterfallHook<
-    [sections: readonly PromptSection[], vars: PromptVars],
-    readonly PromptSection[]
-  >;
+  readonly "system-prompt/assemble": WaterfallHook<PromptAssemblePayload, readonly PromptSection[]>;
 };
 
 export type PromptErrorCode = "unknown-variable" | "invalid-section";

@@ -60,7 +60,11 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
     arguments: parseArguments(input.call.rawArguments),
   });
   const outcome = await guarded(hooks, "tools/pre-execute", async () => {
-    const decision = await hooks.waterfall("tools/pre-execute", [invocation], () => ({ action: "allow" }) as const);
+    const decision = await hooks.waterfall(
+      "tools/pre-execute",
+      { call: invocation },
+      () => ({ action: "allow" }) as const,
+    );
     if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
     // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
     if (decision?.action !== "allow")
@@ -73,7 +77,7 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
   return guarded(hooks, "tools/post-execute", async () => {
     const decision = await hooks.waterfall(
       "tools/post-execute",
-      [invocation, deepFreeze(outcome)],
+      { call: invocation, outcome: deepFreeze(outcome) },
       () => ({ action: "accept" }) as const,
     );
     if (decision.additionalContext !== undefined)

@@ -14,7 +14,9 @@ export { checkJsonSchema } from "./json-schema-check.js";
 export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
 export type {
   PostExecuteDecision,
+  PostExecutePayload,
   PreExecuteDecision,
+  PreExecutePayload,
   ToolCallOutcome,
   ToolContext,
   ToolDefinition,

@@ -81,22 +81,40 @@ export interface ToolCallOutcome {
   readonly additionalContext?: readonly UserContent[];
 }
 
+/** `tools/pre-execute`: one call, before it runs. */
+export interface PreExecutePayload {
+  /** Frozen. */
+  readonly call: ToolInvocation;
+}
+
+/** `tools/post-execute`: one call, after it ran (or failed). */
+export interface PostExecutePayload {
+  /** Frozen. */
+  readonly call: ToolInvocation;
+  /** Deep-frozen. */
+  readonly outcome: ToolCallOutcome;
+}
+
+/** Each hook takes one payload object, frozen by the bus; see `AgentHooks` (src/loop) for order and ownership. */
 export type ToolHooks = {
   /**
-   * Before execution: allow, or deny with a reason the model sees. Default: allow. Waterfall,
-   * registration order (global listeners outermost); the first listener that does not call
-   * `next()` decides. May throw: the call becomes an error result the model sees (reported on
-   * the bus). Receives the frozen invocation; only an explicit `allow` runs the tool.
+   * Before execution: allow, or deny with a reason the model sees; only an explicit `allow` runs
+   * the tool (default: allow).
+   *
+   * Waterfall, registration order (global listeners outermost); the first listener that does not
+   * call `next()` decides. May throw: the call becomes an error result the model sees (reported on
+   * the bus). The invocation is frozen.
    */
-  readonly "tools/pre-execute": WaterfallHook<[call: ToolInvocation], PreExecuteDecision>;
+  readonly "tools/pre-execute": WaterfallHook<PreExecutePayload, PreExecuteDecision>;
   /**
    * After execution (including failed ones): accept (optionally replacing the content and adding
    * context for the next request) or block (the model sees `feedback` as an error result).
+   *
    * Default: accept unchanged. Waterfall, registration order. May throw: the call becomes an
-   * error result (reported on the bus). Receives the frozen invocation and a deep-frozen
-   * outcome; returned content and context are validated and copied before they are logged.
+   * error result (reported on the bus). The invocation is frozen and the outcome deep-frozen;
+   * returned content and context are validated and copied before they are logged.
    */
-  readonly "tools/post-execute": WaterfallHook<[call: ToolInvocation, outcome: ToolCallOutcome], PostExecuteDecision>;
+  readonly "tools/post-execute": WaterfallHook<PostExecutePayload, PostExecuteDecision>;
 };
 
 /**

@@ -6,7 +6,7 @@ import { createAgent } from "../../src/loop/index.js";
 
 const prefixPlugin =
   (text: string) => (host: Parameters<NonNullable<Parameters<typeof createAgent>[0]["plugins"]>[number]>[0]) => {
-    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [
+    host.on("agent/session-prefix", async (_payload, next) => [
       { role: "user", content: [{ type: "text", text }] },
       ...(await next()),
     ]);

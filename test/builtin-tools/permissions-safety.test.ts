@@ -26,7 +26,17 @@ async function gate(name: string, args: JsonValue) {
     },
   });
   const decision = await listener(
-    { callId: "c", name, rawArguments: JSON.stringify(args), arguments: args, turn: 1, step: 1, sessionId: "s" },
+    {
+      call: {
+        callId: "c",
+        name,
+        rawArguments: JSON.stringify(args),
+        arguments: args,
+        turn: 1,
+        step: 1,
+        sessionId: "s",
+      },
+    },
     async (): Promise<PreExecuteDecision> => ({ action: "allow" }),
   );
   return { asked, decision };

@@ -67,10 +67,10 @@ function rig(
   });
   const detach = view.attach(agent);
   // Registered after the view's listeners: each marker lands right after what the view wrote for it.
-  agent.hooks.on("llm/chunk", (_agent, chunk) => {
+  agent.hooks.on("llm/chunk", ({ chunk }) => {
     if (chunk.type === "text-delta") timeline.push(["chunk", chunk.text]);
   });
-  agent.hooks.on("session/event", (_agent, event) => {
+  agent.hooks.on("session/event", ({ event }) => {
     if (MARKED.has(event.type)) timeline.push(["event", event.type]);
   });
   return {
@@ -199,7 +199,7 @@ describe("ChatView", () => {
 
   test("pause() and line() mid-answer start on a fresh line, once", async () => {
     const { agent, view, shown } = rig([{ text: "partial answer" }]);
-    agent.hooks.on("llm/chunk", (_agent, chunk) => {
+    agent.hooks.on("llm/chunk", ({ chunk }) => {
       if (chunk.type !== "text-delta" || chunk.text !== "partial") return;
       view.pause(); // as before a permission question
       view.pause();

@@ -45,7 +45,7 @@ const read = (bytes: number) =>
 const prefixOf =
   (text: string): AgentPlugin =>
   (host) => {
-    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [
+    host.on("agent/session-prefix", async (_payload, next) => [
       { role: "user", content: [{ type: "text", text }] },
       ...(await next()),
     ]);

@@ -100,7 +100,7 @@ describe("updates after tool calls", () => {
     const { root, home } = await tempProject();
     await put(root, "b/AGENTS.md", "b\n");
     const inner: AgentPlugin = (host) => {
-      host.on("tools/post-execute", async (call, _outcome, next) => {
+      host.on("tools/post-execute", async ({ call }, next) => {
         const decision = await next();
         if (call.name === "write" && decision.action === "accept")
           return { ...decision, additionalContext: [{ type: "text", text: "inner note" }] };

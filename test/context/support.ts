@@ -98,7 +98,7 @@ export function rig(
     ...extra,
   });
   const errors: Rig["errors"] = [];
-  agent.hooks.on("agent/error", (_agent, error, where) => {
+  agent.hooks.on("agent/error", ({ error, where }) => {
     errors.push({ error, where });
   });
   return { agent, provider, errors };

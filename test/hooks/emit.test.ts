@@ -10,19 +10,19 @@ afterEach(() => {
 });
 
 describe("emit", () => {
-  test("runs listeners in registration order with the emitted args", () => {
+  test("runs listeners in registration order with the emitted payload", () => {
     const { bus } = recordingBus();
     const heard: string[] = [];
-    bus.on("agent/status", (s) => void heard.push(`a:${s}`));
-    bus.on("agent/status", (s) => void heard.push(`b:${s}`));
-    bus.on("agent/status", (s) => void heard.push(`c:${s}`));
-    bus.emit("agent/status", "idle");
+    bus.on("agent/status", ({ status }) => void heard.push(`a:${status}`));
+    bus.on("agent/status", ({ status }) => void heard.push(`b:${status}`));
+    bus.on("agent/status", ({ status }) => void heard.push(`c:${status}`));
+    bus.emit("agent/status", { status: "idle" });
     expect(heard).toStrictEqual(["a:idle", "b:idle", "c:idle"]);
   });
 
   test("with no listeners does nothing", () => {
     const { bus, reported } = recordingBus();
-    expect(bus.emit("agent/status", "idle")).toBeUndefined();
+    expect(bus.emit("agent/status", { status: "idle" })).toBeUndefined();
     expect(reported).toStrictEqual([]);
   });
 
@@ -35,7 +35,7 @@ describe("emit", () => {
       throw boom;
     });
     bus.on("agent/status", () => void heard.push("third"));
-    expect(() => bus.emit("agent/status", "busy")).not.toThrow();
+    expect(() => bus.emit("agent/status", { status: "busy" })).not.toThrow();
     expect(heard).toStrictEqual(["first", "third"]);
     expect(reported).toStrictEqual([{ error: boom, hook: "agent/status" }]);
   });
@@ -48,7 +48,7 @@ describe("emit", () => {
       throw boom;
     });
     bus.on("agent/status", () => void heard.push("second"));
-    bus.emit("agent/status", "busy");
+    bus.emit("agent/status", { status: "busy" });
     expect(heard).toStrictEqual(["second"]);
     await flush();
     expect(reported).toStrictEqual([{ error: boom, hook: "agent/status" }]);
@@ -61,7 +61,7 @@ describe("emit", () => {
       await new Promise<void>(() => {}); // never settles
       settled = true;
     });
-    const out: unknown = bus.emit("agent/status", "busy");
+    const out: unknown = bus.emit("agent/status", { status: "busy" });
     expect(out).toBeUndefined();
     expect(settled).toBe(false);
   });
@@ -81,7 +81,7 @@ describe("emit", () => {
       throw new Error("async");
     });
     bus.on("agent/status", () => void heard.push("last"));
-    expect(() => bus.emit("agent/status", "busy")).not.toThrow();
+    expect(() => bus.emit("agent/status", { status: "busy" })).not.toThrow();
     await flush();
     expect(heard).toStrictEqual(["last"]);
     // the reporter's own failures fall back to the default (a process warning), once per failure
@@ -94,7 +94,7 @@ describe("emit", () => {
     bus.on("agent/status", () => {
       throw new Error("boom");
     });
-    bus.emit("agent/status", "busy");
+    bus.emit("agent/status", { status: "busy" });
     expect(warn).toHaveBeenCalledOnce();
     expect(warn.mock.calls[0]).toStrictEqual(["listener of agent/status failed: boom", "KeelsonHookWarning"]);
   });
@@ -103,13 +103,13 @@ describe("emit", () => {
     const { bus } = recordingBus();
     const heard: string[] = [];
     let offLater = (): void => {};
-    bus.on("agent/status", (s) => {
-      heard.push(`first ${s}`);
+    bus.on("agent/status", ({ status }) => {
+      heard.push(`first ${status}`);
       offLater();
     });
-    offLater = bus.on("agent/status", (s) => void heard.push(`later ${s}`));
-    bus.emit("agent/status", "1");
-    bus.emit("agent/status", "2");
+    offLater = bus.on("agent/status", ({ status }) => void heard.push(`later ${status}`));
+    bus.emit("agent/status", { status: "1" });
+    bus.emit("agent/status", { status: "2" });
     expect(heard).toStrictEqual(["first 1", "later 1", "first 2"]);
   });
 
@@ -125,10 +125,10 @@ describe("disposers", () => {
   test("a disposed listener no longer hears the hook", () => {
     const { bus } = recordingBus();
     const heard: string[] = [];
-    const off = bus.on("agent/status", (s) => void heard.push(s));
-    bus.emit("agent/status", "one");
+    const off = bus.on("agent/status", ({ status }) => void heard.push(status));
+    bus.emit("agent/status", { status: "one" });
     off();
-    bus.emit("agent/status", "two");
+    bus.emit("agent/status", { status: "two" });
     expect(heard).toStrictEqual(["one"]);
     expect(bus.count("agent/status")).toBe(0);
   });
@@ -145,11 +145,11 @@ describe("disposers", () => {
   test("disposing one registration of a listener registered twice removes only that one", () => {
     const { bus } = recordingBus();
     const heard: string[] = [];
-    const listener = (s: string) => void heard.push(s);
+    const listener = ({ status }: { status: string }) => void heard.push(status);
     const offFirst = bus.on("agent/status", listener);
     bus.on("agent/status", listener);
     offFirst();
-    bus.emit("agent/status", "x");
+    bus.emit("agent/status", { status: "x" });
     expect(heard).toStrictEqual(["x"]);
     expect(bus.count("agent/status")).toBe(1);
   });
@@ -162,7 +162,7 @@ describe("disposers", () => {
     bus.on("agent/status", () => void heard.push("between"));
     const offLater = bus.on("agent/status", twice);
     offLater();
-    bus.emit("agent/status", "x");
+    bus.emit("agent/status", { status: "x" });
     expect(heard).toStrictEqual(["twice", "between"]);
   });
 

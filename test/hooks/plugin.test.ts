@@ -11,9 +11,9 @@ describe("loadPlugin", () => {
   test("registrations made through the host dispatch like any other", async () => {
     const { bus } = recordingBus();
     loadPlugin<Events>(bus, (host) => {
-      host.on("agent/session-prefix", async (_s, next) => ["plugin", ...(await next())]);
+      host.on("agent/session-prefix", async (_payload, next) => ["plugin", ...(await next())]);
     });
-    await expect(bus.waterfall("agent/session-prefix", [[]], () => [])).resolves.toStrictEqual(["plugin"]);
+    await expect(bus.waterfall("agent/session-prefix", { seed: [] }, () => [])).resolves.toStrictEqual(["plugin"]);
   });
 
   test("unloading removes every registration the plugin made, and nothing else", () => {
@@ -186,10 +186,10 @@ describe("loadPlugin", () => {
     const b = recordingBus(global.bus);
     const heard: string[] = [];
     loadPlugin<Events>(a.bus, (host) => {
-      host.on("agent/status", (s) => void heard.push(s));
+      host.on("agent/status", ({ status }) => void heard.push(status));
     });
-    a.bus.emit("agent/status", "a");
-    b.bus.emit("agent/status", "b");
+    a.bus.emit("agent/status", { status: "a" });
+    b.bus.emit("agent/status", { status: "b" });
     expect(heard).toStrictEqual(["a"]);
   });
 });

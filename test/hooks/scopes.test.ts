@@ -19,15 +19,15 @@ describe("scoped buses", () => {
     global.on("agent/status", () => void heard.push("global 1"));
     a.on("agent/status", () => void heard.push("agent 2"));
     global.on("agent/status", () => void heard.push("global 2"));
-    a.emit("agent/status", "idle");
+    a.emit("agent/status", { status: "idle" });
     expect(heard).toStrictEqual(["global 1", "global 2", "agent 1", "agent 2"]);
   });
 
   test("a waterfall on an agent bus has the global listeners outermost", async () => {
     const { global, a } = globalWithTwoAgents();
-    a.on("agent/session-prefix", async (_s, next) => ["agent", ...(await next())]);
-    global.on("agent/session-prefix", async (_s, next) => ["global", ...(await next())]);
-    await expect(a.waterfall("agent/session-prefix", [[]], () => ["history"])).resolves.toStrictEqual([
+    a.on("agent/session-prefix", async (_payload, next) => ["agent", ...(await next())]);
+    global.on("agent/session-prefix", async (_payload, next) => ["global", ...(await next())]);
+    await expect(a.waterfall("agent/session-prefix", { seed: [] }, () => ["history"])).resolves.toStrictEqual([
       "global",
       "agent",
       "history",
@@ -37,12 +37,12 @@ describe("scoped buses", () => {
   test("a global listener that short-circuits hides the agent's listeners", async () => {
     const { global, a } = globalWithTwoAgents();
     let agentRan = false;
-    a.on("llm/stream", (_m, next) => {
+    a.on("llm/stream", (_payload, next) => {
       agentRan = true;
       return next();
     });
     global.on("llm/stream", () => "from global");
-    await expect(a.waterfall("llm/stream", ["m"], () => "provider")).resolves.toBe("from global");
+    await expect(a.waterfall("llm/stream", { model: "m" }, () => "provider")).resolves.toBe("from global");
     expect(agentRan).toBe(false);
   });
 
@@ -54,15 +54,15 @@ describe("scoped buses", () => {
       await Promise.resolve();
       ran.push("global");
     });
-    await a.serial("agent/pre-step", 0);
+    await a.serial("agent/pre-step", { step: 0 });
     expect(ran).toStrictEqual(["global", "agent"]);
   });
 
   test("an agent's listeners are not heard by a sibling agent", () => {
     const { a, b } = globalWithTwoAgents();
     const heard: string[] = [];
-    a.on("agent/status", (s) => void heard.push(`a heard ${s}`));
-    b.emit("agent/status", "from b");
+    a.on("agent/status", ({ status }) => void heard.push(`a heard ${status}`));
+    b.emit("agent/status", { status: "from b" });
     expect(heard).toStrictEqual([]);
     expect(b.count("agent/status")).toBe(0);
   });
@@ -70,26 +70,26 @@ describe("scoped buses", () => {
   test("an agent's listeners are not heard by a dispatch on the global bus", () => {
     const { global, a } = globalWithTwoAgents();
     const heard: string[] = [];
-    a.on("agent/status", (s) => void heard.push(s));
-    global.emit("agent/status", "global only");
+    a.on("agent/status", ({ status }) => void heard.push(status));
+    global.emit("agent/status", { status: "global only" });
     expect(heard).toStrictEqual([]);
   });
 
   test("global listeners hear every agent", () => {
     const { global, a, b } = globalWithTwoAgents();
     const heard: string[] = [];
-    global.on("agent/status", (s) => void heard.push(s));
-    a.emit("agent/status", "from a");
-    b.emit("agent/status", "from b");
+    global.on("agent/status", ({ status }) => void heard.push(status));
+    a.emit("agent/status", { status: "from a" });
+    b.emit("agent/status", { status: "from b" });
     expect(heard).toStrictEqual(["from a", "from b"]);
   });
 
   test("a global listener registered after the agent bus was created is heard too", () => {
     const { global, a } = globalWithTwoAgents();
     const heard: string[] = [];
-    a.emit("agent/status", "before");
-    global.on("agent/status", (s) => void heard.push(s));
-    a.emit("agent/status", "after");
+    a.emit("agent/status", { status: "before" });
+    global.on("agent/status", ({ status }) => void heard.push(status));
+    a.emit("agent/status", { status: "after" });
     expect(heard).toStrictEqual(["after"]);
   });
 
@@ -117,7 +117,7 @@ describe("scoped buses", () => {
     global.on("agent/status", () => {
       throw boom;
     });
-    a.emit("agent/status", "x");
+    a.emit("agent/status", { status: "x" });
     expect(reportedByA).toStrictEqual([{ error: boom, hook: "agent/status" }]);
     expect(reportedByGlobal).toStrictEqual([]);
   });
@@ -130,7 +130,7 @@ describe("scoped buses", () => {
     leaf.bus.on("agent/status", () => void heard.push("leaf"));
     mid.bus.on("agent/status", () => void heard.push("mid"));
     root.bus.on("agent/status", () => void heard.push("root"));
-    leaf.bus.emit("agent/status", "x");
+    leaf.bus.emit("agent/status", { status: "x" });
     expect(heard).toStrictEqual(["root", "mid", "leaf"]);
     expect(leaf.bus.parent).toBe(mid.bus);
   });

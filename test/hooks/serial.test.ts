@@ -8,15 +8,15 @@ describe("serial", () => {
     const { bus } = recordingBus();
     const gate = deferred();
     const log: string[] = [];
-    bus.on("agent/pre-step", async (step) => {
+    bus.on("agent/pre-step", async ({ step }) => {
       log.push(`1 start ${step}`);
       await gate.promise;
       log.push("1 end");
     });
-    bus.on("agent/pre-step", (step) => {
+    bus.on("agent/pre-step", ({ step }) => {
       log.push(`2 start ${step}`);
     });
-    const done = bus.serial("agent/pre-step", 7);
+    const done = bus.serial("agent/pre-step", { step: 7 });
     await flush();
     expect(log).toStrictEqual(["1 start 7"]);
     gate.resolve();
@@ -29,7 +29,7 @@ describe("serial", () => {
     const gate = deferred();
     bus.on("agent/pre-step", () => gate.promise);
     let settled = false;
-    const done = bus.serial("agent/pre-step", 0).then(() => {
+    const done = bus.serial("agent/pre-step", { step: 0 }).then(() => {
       settled = true;
     });
     await flush();
@@ -48,7 +48,7 @@ describe("serial", () => {
       throw boom;
     });
     bus.on("agent/pre-step", () => void ran.push("third"));
-    await expect(bus.serial("agent/pre-step", 1)).rejects.toBe(boom);
+    await expect(bus.serial("agent/pre-step", { step: 1 })).rejects.toBe(boom);
     expect(ran).toStrictEqual(["first"]);
     expect(reported).toStrictEqual([]); // propagated, not contained
   });
@@ -61,24 +61,24 @@ describe("serial", () => {
       throw boom;
     });
     bus.on("agent/pre-step", () => void ran.push("second"));
-    await expect(bus.serial("agent/pre-step", 1)).rejects.toBe(boom);
+    await expect(bus.serial("agent/pre-step", { step: 1 })).rejects.toBe(boom);
     expect(ran).toStrictEqual([]);
   });
 
   test("with no listeners resolves to undefined", async () => {
     const { bus } = recordingBus();
-    await expect(bus.serial("agent/pre-step", 0)).resolves.toBeUndefined();
+    await expect(bus.serial("agent/pre-step", { step: 0 })).resolves.toBeUndefined();
   });
 
   test("a listener registered during the dispatch runs only on the next dispatch", async () => {
     const { bus } = recordingBus();
     const ran: string[] = [];
-    bus.on("agent/pre-step", (step) => {
+    bus.on("agent/pre-step", ({ step }) => {
       ran.push(`first ${step}`);
-      if (step === 1) bus.on("agent/pre-step", (s) => void ran.push(`late ${s}`));
+      if (step === 1) bus.on("agent/pre-step", ({ step: s }) => void ran.push(`late ${s}`));
     });
-    await bus.serial("agent/pre-step", 1);
-    await bus.serial("agent/pre-step", 2);
+    await bus.serial("agent/pre-step", { step: 1 });
+    await bus.serial("agent/pre-step", { step: 2 });
     expect(ran).toStrictEqual(["first 1", "first 2", "late 2"]);
   });
 });

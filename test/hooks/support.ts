@@ -5,10 +5,10 @@ import type { EmitHook, SerialHook, WaterfallHook } from "../../src/hooks/index.
 
 /** The event map every hooks test uses (a type alias, as `HookMap` requires). */
 export type Events = {
-  "agent/status": EmitHook<[status: string]>;
-  "agent/pre-step": SerialHook<[step: number]>;
-  "agent/session-prefix": WaterfallHook<[seed: readonly string[]], string[]>;
-  "llm/stream": WaterfallHook<[model: string], string>;
+  "agent/status": EmitHook<{ readonly status: string }>;
+  "agent/pre-step": SerialHook<{ readonly step: number }>;
+  "agent/session-prefix": WaterfallHook<{ readonly seed: readonly string[] }, string[]>;
+  "llm/stream": WaterfallHook<{ readonly model: string }, string>;
 };
 
 export interface Reported {

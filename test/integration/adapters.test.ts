@@ -23,7 +23,7 @@ const chatMessages = (body: Record<string, unknown>): ChatMessage[] => body.mess
 function argumentPieces(agent: Agent): Map<number, string[]> {
   const pieces = new Map<number, string[]>();
   let done = false;
-  agent.hooks.on("llm/chunk", (_agent, chunk) => {
+  agent.hooks.on("llm/chunk", ({ chunk }) => {
     if (chunk.type === "finish") done = true;
     if (chunk.type === "tool-call-delta" && !done)
       pieces.set(chunk.index, [...(pieces.get(chunk.index) ?? []), chunk.argumentsDelta]);

@@ -163,7 +163,7 @@ describe("Anthropic prompt caching through the adapter", () => {
     const server = await cacheServer();
     const agent = agentOn("anthropic", server, { system, plugins: [prefixPlugin(catalog(400))] });
     let step = 0;
-    agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [
+    agent.hooks.on("system-prompt/assemble", async (_payload, next) => [
       ...(await next()),
       { name: "clock", order: 99, text: `Step counter: ${++step}.` },
     ]);

@@ -20,7 +20,7 @@ async function countingServer(flavor: Flavor): Promise<EmulatorServer> {
 /** Text deltas the agent saw live (including those of failed attempts). */
 function liveText(agent: Agent): string[] {
   const seen: string[] = [];
-  agent.hooks.on("llm/chunk", (_agent, chunk) => {
+  agent.hooks.on("llm/chunk", ({ chunk }) => {
     if (chunk.type === "text-delta") seen.push(chunk.text);
   });
   return seen;
@@ -97,7 +97,7 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
     server.faults.next("http-503", { kind: "reset", afterEvents: 4 });
     const agent = agentOn(flavor, server);
     // Step 2's faults are queued once step 1 is over (the plan is one FIFO across requests).
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       if (event.type === "tool/result") server.faults.next("http-529", { kind: "stream-error", afterEvents: 5 });
     });
     expect((await agent.send("read a.txt")).reason).toEqual({ kind: "completed" });
@@ -177,7 +177,7 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
       },
     });
     const agent = agentOn(flavor, server, { stallTimeoutMs: 60_000 });
-    agent.hooks.on("llm/chunk", (_agent, chunk) => {
+    agent.hooks.on("llm/chunk", ({ chunk }) => {
       if (chunk.type === "text-delta") agent.cancel("user pressed escape");
     });
     const outcome = await agent.send("read a.txt");

@@ -88,11 +88,7 @@ for (const live of LIVE) {
           system: "You are a terse assistant. When asked about a file, call the read tool; never guess its contents.",
           tools: [readTool],
           plugins: [
-            (host) =>
-              void host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
-                ...prefix,
-                ...(await next()),
-              ]),
+            (host) => void host.on("agent/session-prefix", async (_payload, next) => [...prefix, ...(await next())]),
           ],
         });
         expect(

@@ -129,7 +129,7 @@ export function readingModel(): ScriptedEmulatorModel {
 /** A plugin contributing `messages` to the session prefix with the canonical prepend. */
 export function prefixPlugin(messages: readonly Message[]): AgentPlugin {
   return (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [...messages, ...(await next())]);
+    host.on("agent/session-prefix", async (_payload, next) => [...messages, ...(await next())]);
     return undefined;
   };
 }

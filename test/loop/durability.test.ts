@@ -102,7 +102,7 @@ describe("what is on disk when a tool runs", () => {
     const provider = new ScriptedProvider([{ toolCalls: [{ name: "look", arguments: {} }] }, { text: "ok" }]);
     const agent = createAgent({ provider, model: "scripted:m", store, tools: [look], clock: fixedClock() });
     let afterFirstStep: string[] = [];
-    agent.hooks.on("llm/stream", async (_agent, _request, next) => {
+    agent.hooks.on("llm/stream", async (_payload, next) => {
       afterFirstStep = typesOnDisk(store, agent.session.id);
       return next();
     });

@@ -50,34 +50,34 @@ const points: readonly Point[] = [
   {
     name: "before turn/start (an agent/status 'running' listener)",
     requests: 0,
-    arm: (r, stop) => r.agent.hooks.on("agent/status", (_agent, status) => (status === "running" ? stop() : undefined)),
+    arm: (r, stop) => r.agent.hooks.on("agent/status", ({ status }) => (status === "running" ? stop() : undefined)),
   },
   {
     name: "in prompt-submit",
     requests: 0,
-    arm: (r, stop) => r.agent.hooks.on("agent/prompt-submit", (_a, _p, next) => first(stop, next)),
+    arm: (r, stop) => r.agent.hooks.on("agent/prompt-submit", (_payload, next) => first(stop, next)),
   },
   {
     name: "in composition (agent/session-prefix)",
     requests: 0,
-    arm: (r, stop) => r.agent.hooks.on("agent/session-prefix", (_a, _s, _sig, next) => first(stop, next)),
+    arm: (r, stop) => r.agent.hooks.on("agent/session-prefix", (_payload, next) => first(stop, next)),
   },
   { name: "in pre-step", requests: 0, arm: (r, stop) => r.agent.hooks.on("agent/pre-step", () => stop()) },
   {
     name: "at step/start (agent/request listener)",
     requests: 0,
-    arm: (r, stop) => r.agent.hooks.on("agent/request", (_a, _c, next) => first(stop, next)),
+    arm: (r, stop) => r.agent.hooks.on("agent/request", (_payload, next) => first(stop, next)),
   },
   {
     name: "mid-stream (an llm/chunk listener)",
     requests: 1,
-    arm: (r, stop) => r.agent.hooks.on("llm/chunk", (_a, chunk) => (chunk.type === "block-start" ? stop() : undefined)),
+    arm: (r, stop) => r.agent.hooks.on("llm/chunk", ({ chunk }) => (chunk.type === "block-start" ? stop() : undefined)),
   },
   { name: "between tools (inside tool 1's execute)", requests: 1, arm: () => undefined },
   {
     name: "in continuation (pre-step of step 2)",
     requests: 1,
-    arm: (r, stop) => r.agent.hooks.on("agent/pre-step", (_a, _t, step) => (step === 2 ? stop() : undefined)),
+    arm: (r, stop) => r.agent.hooks.on("agent/pre-step", ({ step }) => (step === 2 ? stop() : undefined)),
   },
 ];
 
@@ -136,7 +136,7 @@ describe("cancel at each await point of a turn", () => {
   test("a step cancelled before dispatch ends with step/end{dispatched:false} and is not reconstructed as a request", async () => {
     const r = rig();
     await r.agent.send("one");
-    const off = r.agent.hooks.on("agent/request", (_a, _c, next) => first(() => r.agent.cancel("esc"), next));
+    const off = r.agent.hooks.on("agent/request", (_payload, next) => first(() => r.agent.cancel("esc"), next));
     expect((await r.agent.send("two")).reason).toEqual({ kind: "aborted", reason: "esc" });
     off();
     expect(eventsOf(r.agent, "step/end").map((e) => e.data)).toEqual([

@@ -104,15 +104,15 @@ function faulty(replies: readonly ScriptedStep[], faults: readonly Fault[]): Fau
     ],
   });
   const { hooks } = r.agent;
-  hooks.on("agent/prompt-submit", (_a, _p, next) => first(() => fire("prompt-submit", null), next));
-  hooks.on("agent/session-prefix", (_a, _s, _sig, next) => first(() => fire("session-prefix", null), next));
-  hooks.on("agent/pre-step", (_a, _t, step) => fire("pre-step", step));
-  hooks.on("agent/request", (_a, _c, next) => first(inStep("agent/request"), next));
-  hooks.on("llm/stream", (_a, _req, next) => {
+  hooks.on("agent/prompt-submit", (_payload, next) => first(() => fire("prompt-submit", null), next));
+  hooks.on("agent/session-prefix", (_payload, next) => first(() => fire("session-prefix", null), next));
+  hooks.on("agent/pre-step", ({ step }) => fire("pre-step", step));
+  hooks.on("agent/request", (_payload, next) => first(inStep("agent/request"), next));
+  hooks.on("llm/stream", (_payload, next) => {
     streamed++;
     return first(inStep("llm/stream"), next);
   });
-  hooks.on("llm/chunk", (_a, chunk) => (chunk.type === "block-start" ? inStep("llm/chunk")() : undefined));
+  hooks.on("llm/chunk", ({ chunk }) => (chunk.type === "block-start" ? inStep("llm/chunk")() : undefined));
   return { ...r, disposedInTurn: () => disposedInTurn, streamed: () => streamed };
 }
 

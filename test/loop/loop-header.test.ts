@@ -102,7 +102,7 @@ describe("P16: within an instance, a changed header appends exactly one event", 
       replies: [callsTo("echo"), callsTo("echo"), { text: "done" }],
     });
     let n = 0;
-    r.agent.hooks.on("system-prompt/assemble", async (_sections, _vars, next) => [
+    r.agent.hooks.on("system-prompt/assemble", async (_payload, next) => [
       ...(await next()),
       { name: "clock", order: 9, text: `step ${++n}` },
     ]);
@@ -119,7 +119,7 @@ describe("P16: within an instance, a changed header appends exactly one event", 
   test("a config replaced by an agent/request listener appends a delta with only the config arm, and stays in force", async () => {
     const r = rig({ system: "Be brief.", replies: [{ text: "a" }, { text: "b" }, { text: "c" }] });
     await r.agent.send("one");
-    const off = r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({
+    const off = r.agent.hooks.on("agent/request", async (_payload, next) => ({
       ...(await next()),
       temperature: 0.5,
     }));
@@ -156,7 +156,7 @@ describe("with a JSONL store", () => {
   });
 
   const prefix: AgentPlugin = (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
+    host.on("agent/session-prefix", async (_payload, next) => [
       { role: "user", content: [{ type: "text", text: "catalog v1" }] },
       ...(await next()),
     ]);
@@ -270,7 +270,7 @@ describe("with a JSONL store", () => {
       store: dir.open(),
       sessionId: "s-abort",
     });
-    agent.hooks.on("llm/stream", (_agent, _request, next) => {
+    agent.hooks.on("llm/stream", (_payload, next) => {
       const result = next();
       agent.cancel("user");
       return result;

@@ -40,7 +40,7 @@ describe("agent/prompt-submit", () => {
 
   test("a partly blocked batch logs the blocked prompt and runs the allowed one in the same turn", async () => {
     const r = rig();
-    r.agent.hooks.on("agent/prompt-submit", async (_agent, prompt, next) =>
+    r.agent.hooks.on("agent/prompt-submit", async ({ prompt }, next) =>
       textOf({ role: "user", content: prompt.content }) === "bad" ? { action: "block", reason: "no" } : next(),
     );
     const [bad, good] = await Promise.all([r.agent.send("bad"), r.agent.send("good")]);
@@ -76,7 +76,7 @@ describe("agent/prompt-submit", () => {
   test("listeners see the prompt frozen, with its source", async () => {
     const r = rig();
     let frozen = false;
-    r.agent.hooks.on("agent/prompt-submit", (_agent, prompt, next) => {
+    r.agent.hooks.on("agent/prompt-submit", ({ prompt }, next) => {
       frozen = Object.isFrozen(prompt) && prompt.source === "user";
       return next();
     });
@@ -134,7 +134,7 @@ describe("inject()", () => {
   test("during the last step: appended after its step/end and before turn/end, with no extra model call", async () => {
     const r = rig({ replies: [{ text: "final" }] });
     let injected: Promise<void> | undefined;
-    r.agent.hooks.on("agent/request", (_agent, _config, next) => {
+    r.agent.hooks.on("agent/request", (_payload, next) => {
       injected ??= r.agent.inject("late news");
       return next();
     });
@@ -157,7 +157,7 @@ describe("steer()", () => {
   test("during a running turn: forces another step and is logged as steering/message before that step's step/start", async () => {
     const r = rig({ replies: [{ text: "first answer" }, { text: "steered answer" }] });
     let steered: Promise<unknown> | undefined;
-    r.agent.hooks.on("llm/stream", (_agent, _request, next) => {
+    r.agent.hooks.on("llm/stream", (_payload, next) => {
       steered ??= r.agent.steer("actually, use French");
       return next();
     });

@@ -65,7 +65,7 @@ describe("P21: tool results in model order with the loop's call ids", () => {
 
   test("post-execute additionalContext is logged as context/message after the step's last tool result, in call order", async () => {
     const r = rig({ tools: [tool("a"), tool("b"), tool("c")], replies: [callsTo("a", "b", "c")] });
-    r.agent.hooks.on("tools/post-execute", async (call, _outcome, next) => {
+    r.agent.hooks.on("tools/post-execute", async ({ call }, next) => {
       const decision = await next();
       if (call.name === "b")
         return { action: "block", feedback: "not allowed", additionalContext: [{ type: "text", text: "ctx b" }] };
@@ -125,7 +125,7 @@ describe("P21: tool results in model order with the loop's call ids", () => {
         },
       ],
     });
-    r.agent.hooks.on("tools/pre-execute", async (call, next) =>
+    r.agent.hooks.on("tools/pre-execute", async ({ call }, next) =>
       call.callId === "call_1_1_3" ? { action: "deny", reason: "policy" } : next(),
     );
     await r.agent.send("go");
@@ -161,7 +161,7 @@ describe("P22: the agent's session refuses data that is not lossless JSON, witho
       await r.agent.send("one");
       const before = r.agent.session.events;
       const observed: string[] = [];
-      r.agent.hooks.on("session/event", (_a, e) => void observed.push(e.type));
+      r.agent.hooks.on("session/event", ({ event: e }) => void observed.push(e.type));
       const error = caught(() => r.agent.session.append("user/message", data as never));
       expect(error).toBeInstanceOf(SessionError);
       expect((error as SessionError).code).toBe("invalid-data");
@@ -248,7 +248,7 @@ describe("turn-end precedence: disposed > aborted > error > max-tokens > complet
   test("a throwing listener ends the turn error and is reported on agent/error, never ending the agent", async () => {
     const r = rig();
     const reported: string[] = [];
-    r.agent.hooks.on("agent/error", (_a, _e, where) => void reported.push(where));
+    r.agent.hooks.on("agent/error", ({ where }) => void reported.push(where));
     const off = r.agent.hooks.on("agent/prompt-submit", () => {
       throw new Error("hook bug");
     });

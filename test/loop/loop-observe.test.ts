@@ -10,7 +10,7 @@ describe("session/event", () => {
   test("is emitted for every appended event, in order, with the logged (frozen) event itself", async () => {
     const r = rig({ tools: [tool("echo")], replies: [{ text: "calling", ...callsTo("echo") }, { text: "done" }] });
     const seen: SessionEvent[] = [];
-    r.agent.hooks.on("session/event", (_agent, event) => void seen.push(event));
+    r.agent.hooks.on("session/event", ({ event }) => void seen.push(event));
     await r.agent.send("one");
     await r.agent.inject("note");
     await r.agent.whenIdle();
@@ -22,7 +22,7 @@ describe("session/event", () => {
   test("a listener sees each event as it is committed (the log already ends with it)", async () => {
     const r = rig();
     const tails: boolean[] = [];
-    r.agent.hooks.on("session/event", (agent, event) => void tails.push(agent.session.events.at(-1) === event));
+    r.agent.hooks.on("session/event", ({ agent, event }) => void tails.push(agent.session.events.at(-1) === event));
     await r.agent.send("one");
     expect(tails.length).toBeGreaterThan(0);
     expect(tails.every(Boolean)).toBe(true);
@@ -35,10 +35,10 @@ describe("session/event", () => {
     const own: string[] = [];
     const off = globalHooks.on(
       "session/event",
-      (agent, event) => void global.push(`${agent === a.agent ? "a" : "b"}:${event.type}`),
+      ({ agent, event }) => void global.push(`${agent === a.agent ? "a" : "b"}:${event.type}`),
     );
     try {
-      a.agent.hooks.on("session/event", (agent) => void own.push(agent === a.agent ? "a" : "b"));
+      a.agent.hooks.on("session/event", ({ agent }) => void own.push(agent === a.agent ? "a" : "b"));
       await a.agent.send("hi");
       await b.agent.send("hi");
     } finally {
@@ -56,7 +56,7 @@ describe("llm/chunk", () => {
       replies: [{ reasoning: "think", text: "Hello there", usage: { inputTokens: 3, outputTokens: 2 } }],
     });
     const chunks: StreamChunk[] = [];
-    r.agent.hooks.on("llm/chunk", (_agent, chunk) => void chunks.push(chunk));
+    r.agent.hooks.on("llm/chunk", ({ chunk }) => void chunks.push(chunk));
     await r.agent.send("hi");
     const deltas = chunks.flatMap((c) => (c.type === "text-delta" ? [c.text] : []));
     expect(deltas.length).toBeGreaterThan(1);
@@ -82,11 +82,11 @@ describe("agent/status", () => {
   test("goes idle → running → idle around a turn, stays running across a queued turn, then disposed", async () => {
     const r = rig();
     const statuses: AgentStatus[] = [];
-    r.agent.hooks.on("agent/status", (_agent, status) => void statuses.push(status));
+    r.agent.hooks.on("agent/status", ({ status }) => void statuses.push(status));
     expect(r.agent.status).toBe("idle");
     let queued: Promise<unknown> | undefined;
     const during: AgentStatus[] = [];
-    r.agent.hooks.on("agent/pre-step", (agent) => {
+    r.agent.hooks.on("agent/pre-step", ({ agent }) => {
       during.push(agent.status);
       queued ??= agent.send("two"); // arrives while turn 1 runs: turn 2 follows without going idle
     });
@@ -117,7 +117,7 @@ describe("agent/error", () => {
   test("reports contained listener failures with where they happened, and the turn still completes", async () => {
     const r = rig({ tools: [tool("echo")], replies: [callsTo("echo")] });
     const reported: [string, string][] = [];
-    r.agent.hooks.on("agent/error", (_agent, error, where) => void reported.push([where, (error as Error).message]));
+    r.agent.hooks.on("agent/error", ({ error, where }) => void reported.push([where, (error as Error).message]));
     r.agent.hooks.on("session/event", () => {
       throw new Error("ui crashed");
     });
@@ -139,7 +139,7 @@ describe("agent/error", () => {
     const r = rig({ replies: [{ throws: new Error("network down") }] });
     const boom = new Error("pre-step bug");
     const reported: [unknown, string][] = [];
-    r.agent.hooks.on("agent/error", (_agent, error, where) => void reported.push([error, where]));
+    r.agent.hooks.on("agent/error", ({ error, where }) => void reported.push([error, where]));
     const off = r.agent.hooks.on("agent/pre-step", () => {
       throw boom;
     });

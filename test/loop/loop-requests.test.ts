@@ -26,7 +26,7 @@ const opener: Message = {
 
 /** Contributes `opener` to the session prefix with the canonical prepend. */
 const prefixPlugin: AgentPlugin = (host) => {
-  host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [opener, ...(await next())]);
+  host.on("agent/session-prefix", async (_payload, next) => [opener, ...(await next())]);
   return undefined;
 };
 
@@ -103,7 +103,7 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
 
   test("P14: a config replaced by an agent/request listener is what the request carries and what the log folds to", async () => {
     const r = rig({ replies: [callsTo("echo")], tools: [tool("echo")] });
-    r.agent.hooks.on("agent/request", async (_agent, _config, next) => ({
+    r.agent.hooks.on("agent/request", async (_payload, next) => ({
       ...(await next()),
       model: "scripted:other",
       temperature: 0,
@@ -126,7 +126,7 @@ describe("P13/P14: every request equals its reconstruction from the log", () => 
       tools: [tool("echo")],
     });
     let calls = 0;
-    r.agent.hooks.on("llm/stream", (_agent, _request, next) => {
+    r.agent.hooks.on("llm/stream", (_payload, next) => {
       if (++calls === 5) throw new Error("listener failed after dispatching nothing");
       return next();
     });
@@ -150,7 +150,7 @@ describe("P17: canonical absence", () => {
 
   test("an empty system string, an empty tool list, a blank section and an empty prefix are stored as absent", async () => {
     const empty: AgentPlugin = (host) => {
-      host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [...(await next())]);
+      host.on("agent/session-prefix", async (_payload, next) => [...(await next())]);
       return undefined;
     };
     const r = rig({ system: [{ name: "blank", order: 0, text: "   \n  " }], tools: [], plugins: [empty] });
@@ -213,7 +213,7 @@ describe("P19: requests are deep-frozen, loop-built, with a live signal", () => 
     async (_what, mutate) => {
       const r = rig({ system: "Be brief.", tools: [tool("echo")] });
       const seen = deferred<{ error: unknown; aborted: boolean; live: boolean }>();
-      const off = r.agent.hooks.on("llm/stream", (_agent, request, next) => {
+      const off = r.agent.hooks.on("llm/stream", ({ request }, next) => {
         off(); // only the first turn's request is tampered with
         try {
           mutate(request);
@@ -238,7 +238,7 @@ describe("P19: requests are deep-frozen, loop-built, with a live signal", () => 
   test("after a refused mutation the request's signal still aborts: cancel() reaches it and the turn ends aborted", async () => {
     const r = rig({ replies: ["hang"] });
     let signal: AbortSignal | undefined;
-    r.agent.hooks.on("llm/stream", (_agent, request, next) => {
+    r.agent.hooks.on("llm/stream", ({ request }, next) => {
       expect(() => (request.messages as Message[]).push(opener)).toThrow(TypeError);
       expect(isLoopBuilt(request)).toBe(true);
       signal = request.signal;

@@ -38,7 +38,7 @@ describe("P11 appends around the boundary", () => {
     "an append made by a composing listener with %s joins the current request's derived history",
     async (_name, append) => {
       const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
-      agent.hooks.on("agent/session-prefix", async (a, _seed, _signal, next) => {
+      agent.hooks.on("agent/session-prefix", async ({ agent: a }, next) => {
         append(a, "found 3 skills");
         return [catalog, ...(await next())];
       });
@@ -58,7 +58,7 @@ describe("P11 appends around the boundary", () => {
         replies: [readCalls("a.txt"), { text: "ok" }],
         plugins: [prefixContributor("catalog", [catalog]).plugin],
       });
-      agent.hooks.on("agent/pre-step", (a, turn, step) => append(a, `before ${turn}.${step}`));
+      agent.hooks.on("agent/pre-step", ({ agent: a, turn, step }) => append(a, `before ${turn}.${step}`));
       await agent.send("one");
       expect(firstRequestWith(provider.requests, user("before 1.1"))).toBe(0);
       expect(firstRequestWith(provider.requests, user("before 1.2"))).toBe(1);
@@ -75,7 +75,7 @@ describe("P11 appends around the boundary", () => {
         replies: [readCalls("a.txt"), { text: "ok" }],
         plugins: [prefixContributor("catalog", [catalog]).plugin],
       });
-      agent.hooks.on("agent/request", (a, _config, next) => {
+      agent.hooks.on("agent/request", ({ agent: a }, next) => {
         if (a.session.openStep === 1) append(a, "late news");
         return next();
       });
@@ -90,7 +90,7 @@ describe("P11 appends around the boundary", () => {
   test("an inject from an agent/request listener in a turn's last step first appears in the next turn's first request", async () => {
     const { agent, provider } = scriptedAgent({ plugins: [prefixContributor("catalog", [catalog]).plugin] });
     let injected: Promise<void> | undefined;
-    agent.hooks.on("agent/request", (a, _config, next) => {
+    agent.hooks.on("agent/request", ({ agent: a }, next) => {
       if (a.session.lastTurn === 1) injected ??= a.inject("late news");
       return next();
     });

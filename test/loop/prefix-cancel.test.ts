@@ -34,7 +34,7 @@ function heldContributor(held: Gate) {
     call === 1 ? [user("STALE catalog")] : [user(`fresh catalog ${call}`)],
   );
   const waiting: AgentPlugin = (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
+    host.on("agent/session-prefix", async ({ signal }, next) => {
       signals.push(signal);
       if (signals.length === 1) await held.pass();
       return next();
@@ -81,7 +81,7 @@ describe("P9 cancel during composition", () => {
     const held = gate();
     const { agent, provider } = scriptedAgent();
     let calls = 0;
-    agent.hooks.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
+    agent.hooks.on("agent/session-prefix", async ({ signal }, next) => {
       if (++calls > 1) return [user("full catalog"), ...(await next())];
       const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       void held.pass();
@@ -107,7 +107,7 @@ describe("P9 cancel during composition", () => {
     const held = gate();
     const { agent, provider } = scriptedAgent();
     let calls = 0;
-    agent.hooks.on("agent/session-prefix", async (_agent, _seed, signal, next) => {
+    agent.hooks.on("agent/session-prefix", async ({ signal }, next) => {
       if (++calls > 1) return next();
       void held.pass();
       await new Promise((_resolve, reject) =>
@@ -129,7 +129,7 @@ describe("P9 cancel during composition", () => {
   test("a cancel from inside the composing listener itself discards its own contribution", async () => {
     const { agent, provider } = scriptedAgent();
     const composed: (readonly Message[])[] = [];
-    agent.hooks.on("agent/session-prefix", async (a, _seed, _signal, next) => {
+    agent.hooks.on("agent/session-prefix", async ({ agent: a }, next) => {
       const out = [user(composed.length === 0 ? "SELF-CANCELLED" : "kept"), ...(await next())];
       composed.push(out);
       if (composed.length === 1) a.cancel("changed my mind");

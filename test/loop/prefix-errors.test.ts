@@ -29,7 +29,7 @@ describe("P5 the frozen seed", () => {
       const { agent, provider } = scriptedAgent();
       let caught: unknown;
       let frozen: boolean | undefined;
-      agent.hooks.on("agent/session-prefix", async (_agent, seed, _signal, next) => {
+      agent.hooks.on("agent/session-prefix", async ({ seed }, next) => {
         const rest = await next();
         frozen ??= Object.isFrozen(seed) && Object.isFrozen(rest);
         if (caught === undefined) {
@@ -73,7 +73,7 @@ describe("P10 a failing composition ends the turn, is never cached, and the next
     });
     const { agent, provider } = scriptedAgent({ plugins: [catalog.plugin] });
     const reported: unknown[] = [];
-    agent.hooks.on("agent/error", (_agent, error) => void reported.push(error));
+    agent.hooks.on("agent/error", ({ error }) => void reported.push(error));
 
     const first = await agent.send("one");
     expect(first.reason.kind).toBe("error");
@@ -139,7 +139,7 @@ describe("P10 a failing composition ends the turn, is never cached, and the next
     async (_name, make, where) => {
       const { agent, provider } = scriptedAgent();
       let runs = 0;
-      agent.hooks.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+      agent.hooks.on("agent/session-prefix", async (_payload, next) => {
         runs++;
         return runs === 1 ? (make() as Message[]) : [user("valid catalog"), ...(await next())];
       });

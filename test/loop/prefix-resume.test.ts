@@ -163,7 +163,7 @@ describe("P8 restart", () => {
       agentOptions(hung, { plugins: [prefixContributor("catalog", [user("catalog v2")]).plugin] }),
     );
     const streaming = deferred();
-    doomed.hooks.on("llm/stream", (_agent, _request, next) => {
+    doomed.hooks.on("llm/stream", (_payload, next) => {
       streaming.resolve();
       return next();
     });

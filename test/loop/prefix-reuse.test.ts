@@ -16,7 +16,7 @@ const catalog = (version: number): Message => ({
 const contributor =
   (get: () => Message): AgentPlugin =>
   (host) => {
-    host.on("agent/session-prefix", async (_a, _s, _sig, next) => [get(), ...(await next())]);
+    host.on("agent/session-prefix", async (_payload, next) => [get(), ...(await next())]);
     return undefined;
   };
 const snapshots = (events: readonly SessionEvent[]) =>
@@ -45,7 +45,7 @@ async function scenario(policy: "reuse" | "recompose", versionAfterRestart: numb
   version = versionAfterRestart;
   const drift: unknown[] = [];
   const second = createAgent({ ...options, session: first.session });
-  second.hooks.on("agent/prefix-drift", (_a, logged, composed, drifted) => {
+  second.hooks.on("agent/prefix-drift", ({ logged, composed, drifted }) => {
     drift.push({ logged, composed, drifted });
   });
   clock.advance(30_000);

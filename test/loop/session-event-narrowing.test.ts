@@ -11,14 +11,14 @@ describe("the session/event hook", () => {
   test("narrows event.data on event.type, with no cast, on the agent's bus and a plugin's", async () => {
     const seen: string[] = [];
     const plugin: AgentPlugin = (host) =>
-      host.on("session/event", (_agent, event) => {
+      host.on("session/event", ({ event }) => {
         if (event.type === "turn/end") seen.push(`plugin: turn ${event.data.turn} ${event.data.reason.kind}`);
       });
     const { agent } = scriptedAgent({
       plugins: [plugin],
       replies: [{ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "ok" }],
     });
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       if (event.type === "tool/call") {
         expectTypeOf(event).toEqualTypeOf<SessionEvent<"tool/call">>();
         seen.push(`call ${event.data.name} ${event.data.callId}`);

@@ -59,7 +59,7 @@ describe("composition", () => {
       replies: [readCalls("a.txt"), { text: "read it" }, { text: "hello again" }],
       plugins: [
         (host) => {
-          host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+          host.on("agent/session-prefix", async (_payload, next) => {
             order.push("compose:start");
             const out = [catalog, ...(await next())];
             order.push("compose:end");
@@ -70,11 +70,11 @@ describe("composition", () => {
       ],
     });
     const seen: (readonly Message[])[] = [];
-    agent.hooks.on("agent/pre-step", (_agent, turn, step, _system, prefix) => {
+    agent.hooks.on("agent/pre-step", ({ turn, step, sessionPrefix: prefix }) => {
       order.push(`pre-step ${turn}.${step}`);
       seen.push(prefix);
     });
-    agent.hooks.on("session/event", (_agent, event) => {
+    agent.hooks.on("session/event", ({ event }) => {
       if (event.type === "turn/start" || event.type === "user/message" || event.type === "step/start")
         order.push(event.type);
     });
@@ -111,7 +111,7 @@ describe("composition", () => {
   test("P2 composition is lazy: turns that reach no pre-step (inject-only, every prompt blocked) do not compose", async () => {
     const catalog = prefixContributor("catalog", [user("catalog")]);
     const { agent, provider } = scriptedAgent({ plugins: [catalog.plugin] });
-    agent.hooks.on("agent/prompt-submit", (_agent, prompt, next) =>
+    agent.hooks.on("agent/prompt-submit", ({ prompt }, next) =>
       prompt.content[0]?.type === "text" && prompt.content[0].text === "blocked"
         ? { action: "block", reason: "no" }
         : next(),
@@ -149,10 +149,7 @@ describe("wire shape", () => {
   });
 
   test("P3 a global contributor is outermost: its messages come before the agent's own", async () => {
-    const unload = globalHooks.on("agent/session-prefix", async (_agent, _seed, _signal, next) => [
-      user("G"),
-      ...(await next()),
-    ]);
+    const unload = globalHooks.on("agent/session-prefix", async (_payload, next) => [user("G"), ...(await next())]);
     try {
       const { agent, provider } = scriptedAgent({ plugins: [prefixContributor("A", [user("A")]).plugin] });
       await agent.send("hi");
@@ -183,7 +180,7 @@ describe("wire shape", () => {
 
   const emptyCompositions: [string, (a: ReturnType<typeof scriptedAgent>["agent"]) => void][] = [
     ["no listener at all", () => {}],
-    ["a pass-through listener", (agent) => void agent.hooks.on("agent/session-prefix", (_a, _s, _sig, next) => next())],
+    ["a pass-through listener", (agent) => void agent.hooks.on("agent/session-prefix", (_payload, next) => next())],
     ["a listener returning []", (agent) => void agent.hooks.on("agent/session-prefix", () => [])],
   ];
   test.each(emptyCompositions)(
@@ -192,7 +189,7 @@ describe("wire shape", () => {
       const { agent, provider } = scriptedAgent({ replies: [readCalls("a.txt"), { text: "ok" }] });
       register(agent);
       const atBoundary: Message[][] = [];
-      agent.hooks.on("agent/request", (a, _config, next) => {
+      agent.hooks.on("agent/request", ({ agent: a }, next) => {
         atBoundary.push(a.session.deriveMessages());
         return next();
       });
@@ -217,7 +214,7 @@ describe("immutability and the durable record", () => {
     const { agent, provider } = scriptedAgent({
       replies: [readCalls("a.txt"), { text: "ok" }, readCalls("b.txt"), { text: "ok" }],
     });
-    agent.hooks.on("agent/session-prefix", async (_a, _s, _sig, next) => {
+    agent.hooks.on("agent/session-prefix", async (_payload, next) => {
       returned = [held, ...(await next())];
       return returned;
     });
@@ -253,7 +250,7 @@ describe("immutability and the durable record", () => {
       plugins: [catalog.plugin],
     });
     const atBoundary: Message[][] = [];
-    agent.hooks.on("agent/request", (a, _config, next) => {
+    agent.hooks.on("agent/request", ({ agent: a }, next) => {
       atBoundary.push(a.session.deriveMessages());
       return next();
     });

@@ -81,7 +81,7 @@ export function prefixContributor(
     runs: [] as (readonly Message[])[],
   };
   contributor.plugin = (host) => {
-    host.on("agent/session-prefix", async (_agent, _seed, _signal, next) => {
+    host.on("agent/session-prefix", async (_payload, next) => {
       contributor.calls++;
       const mine = typeof messages === "function" ? messages(contributor.calls) : messages;
       contributor.runs.push(mine);
@@ -98,7 +98,7 @@ export function prefixContributor(
  */
 export function countPrefixRuns(agent: Agent): { readonly count: number } {
   const counter = { count: 0 };
-  agent.hooks.on("agent/session-prefix", (_agent, _seed, _signal, next) => {
+  agent.hooks.on("agent/session-prefix", (_payload, next) => {
     counter.count++;
     return next();
   });

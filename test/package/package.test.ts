@@ -31,7 +31,7 @@ await emulator.close();
 
 // Uses the public API's types the way an application does; checked by the consumer's tsc.
 const APP_TS = `import {
-  type AgentPlugin, type Message, type SessionEvent, type ToolDefinition, type TurnOutcome,
+  type AgentPlugin, type Message, type SessionEvent, type SessionEventPayload, type ToolDefinition, type TurnOutcome,
   builtinTools, createAgent, createCompaction, defineTool, isKeelsonError, jsonSchema, JsonlSessionStore,
   reconstructRequests, resumeAgent, ScriptedProvider, skillsCatalog, StoreError, verifyLog, workspaceBaseline,
   workspaceInstructions,
@@ -53,7 +53,7 @@ const jsonTool: ToolDefinition = defineTool({
   execute: ({ text }) => ({ content: [{ type: "text", text }] }),
 });
 const opener: AgentPlugin = (host) =>
-  host.on("agent/session-prefix", async (_agent, _seed, _signal, next): Promise<readonly Message[]> => [
+  host.on("agent/session-prefix", async (_payload, next): Promise<readonly Message[]> => [
     { role: "user", content: [{ type: "text", text: "<system-reminder>hi</system-reminder>" }] },
     ...(await next()),
   ]);
@@ -66,7 +66,10 @@ export async function main(root: string): Promise<TurnOutcome> {
     plugins: [opener, builtinTools({ permissions: { mode: "deny" } }), skillsCatalog(), workspaceInstructions(), workspaceBaseline()],
     compaction: createCompaction(), prefixOnResume: "reuse",
   });
-  agent.hooks.on("session/event", (_agent, event: SessionEvent) => void event.seq);
+  agent.hooks.on("session/event", ({ event }: SessionEventPayload) => {
+    const logged: SessionEvent = event;
+    void logged.seq;
+  });
   const outcome = await agent.send("hi");
   await agent.dispose();
   const resumed = await resumeAgent(store, agent.session.id, { provider, model: "scripted:m" });

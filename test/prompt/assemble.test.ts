@@ -23,7 +23,7 @@ describe("assembleSystemPrompt", () => {
   test("runs the system-prompt/assemble waterfall on every call", async () => {
     const bus = new HookBus<PromptHooks>();
     let calls = 0;
-    bus.on("system-prompt/assemble", (_sections, _vars, next) => {
+    bus.on("system-prompt/assemble", (_payload, next) => {
       calls++;
       return next();
     });
@@ -43,7 +43,7 @@ describe("assembleSystemPrompt", () => {
   test("a listener's output can differ from call to call", async () => {
     const bus = new HookBus<PromptHooks>();
     let step = 0;
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [
+    bus.on("system-prompt/assemble", async (_payload, next) => [
       ...(await next()),
       section("step", 99, `step ${++step}`),
     ]);
@@ -54,7 +54,7 @@ describe("assembleSystemPrompt", () => {
   test("listeners receive the sections and the variables", async () => {
     const bus = new HookBus<PromptHooks>();
     const seen: { sections: readonly PromptSection[]; vars: unknown }[] = [];
-    bus.on("system-prompt/assemble", (sections, v, next) => {
+    bus.on("system-prompt/assemble", ({ sections, vars: v }, next) => {
       seen.push({ sections, vars: v });
       return next();
     });
@@ -64,7 +64,7 @@ describe("assembleSystemPrompt", () => {
 
   test("a listener can add a section, which is sorted and interpolated like the others", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [
+    bus.on("system-prompt/assemble", async (_payload, next) => [
       ...(await next()),
       section("greeting", 5, "Hello from {{name}}."),
     ]);
@@ -73,13 +73,13 @@ describe("assembleSystemPrompt", () => {
 
   test("a listener can drop a section", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => (await next()).filter((s) => s.name !== "rules"));
+    bus.on("system-prompt/assemble", async (_payload, next) => (await next()).filter((s) => s.name !== "rules"));
     expect(await assembleSystemPrompt(bus, base, vars)).toBe("You are Keelson.");
   });
 
   test("a listener can rewrite a section", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) =>
+    bus.on("system-prompt/assemble", async (_payload, next) =>
       (await next()).map((s) => (s.name === "rules" ? { ...s, text: "Be thorough." } : s)),
     );
     expect(await assembleSystemPrompt(bus, base, vars)).toBe("You are Keelson.\n\nBe thorough.");
@@ -87,23 +87,28 @@ describe("assembleSystemPrompt", () => {
 
   test("listeners compose as middleware: the outer one sees the inner one's result", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => (await next()).map((s) => ({ ...s, text: `${s.text}!` })));
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("inner", 20, "added inside")]);
+    bus.on("system-prompt/assemble", async (_payload, next) =>
+      (await next()).map((s) => ({ ...s, text: `${s.text}!` })),
+    );
+    bus.on("system-prompt/assemble", async (_payload, next) => [
+      ...(await next()),
+      section("inner", 20, "added inside"),
+    ]);
     expect(await assembleSystemPrompt(bus, base, vars)).toBe("You are Keelson.!\n\nBe brief.!\n\nadded inside!");
   });
 
   test("a global listener (parent bus) and an agent listener both shape the prompt", async () => {
     const global = new HookBus<PromptHooks>();
     const agent = new HookBus<PromptHooks>({ parent: global });
-    global.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("global", 20, "G")]);
-    agent.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("agent", 30, "A")]);
+    global.on("system-prompt/assemble", async (_payload, next) => [...(await next()), section("global", 20, "G")]);
+    agent.on("system-prompt/assemble", async (_payload, next) => [...(await next()), section("agent", 30, "A")]);
     expect(await assembleSystemPrompt(agent, [], {})).toBe("G\n\nA");
     expect(await assembleSystemPrompt(global, [], {})).toBe("G");
   });
 
   test("an added section with an unknown variable throws 'unknown-variable'", async () => {
     const bus = new HookBus<PromptHooks>();
-    bus.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), section("bad", 1, "{{nope}}")]);
+    bus.on("system-prompt/assemble", async (_payload, next) => [...(await next()), section("bad", 1, "{{nope}}")]);
     const error = await assembleSystemPrompt(bus, base, vars).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PromptError);
     expect((error as PromptError).code).toBe("unknown-variable");
@@ -114,7 +119,7 @@ describe("assembleSystemPrompt", () => {
     test("the section array a listener receives is frozen", async () => {
       const bus = new HookBus<PromptHooks>();
       let mutation: unknown;
-      bus.on("system-prompt/assemble", (sections, _v, next) => {
+      bus.on("system-prompt/assemble", ({ sections }, next) => {
         expect(Object.isFrozen(sections)).toBe(true);
         try {
           (sections as PromptSection[]).push(section("sneaky", 0, "x"));
@@ -130,7 +135,7 @@ describe("assembleSystemPrompt", () => {
     test("the variables a listener receives are frozen", async () => {
       const bus = new HookBus<PromptHooks>();
       let mutation: unknown;
-      bus.on("system-prompt/assemble", (_s, v, next) => {
+      bus.on("system-prompt/assemble", ({ vars: v }, next) => {
         expect(Object.isFrozen(v)).toBe(true);
         try {
           (v as Record<string, string>).name = "Mallory";
@@ -147,7 +152,7 @@ describe("assembleSystemPrompt", () => {
       const mine = [...base];
       const myVars = { name: "Keelson" };
       const bus = new HookBus<PromptHooks>();
-      bus.on("system-prompt/assemble", async (_s, _v, next) => (await next()).slice(1));
+      bus.on("system-prompt/assemble", async (_payload, next) => (await next()).slice(1));
       await assembleSystemPrompt(bus, mine, myVars);
       expect(Object.isFrozen(mine)).toBe(false);
       expect(Object.isFrozen(myVars)).toBe(false);
@@ -159,7 +164,7 @@ describe("assembleSystemPrompt", () => {
       registry.set(section("rules", 0, "Be brief."));
       const bus = new HookBus<PromptHooks>();
       let mutation: unknown;
-      bus.on("system-prompt/assemble", (sections, _v, next) => {
+      bus.on("system-prompt/assemble", ({ sections }, next) => {
         try {
           (sections[0] as { text: string }).text = "hijacked";
         } catch (e) {
@@ -192,7 +197,7 @@ describe("assembleSystemPrompt", () => {
       ["a non-object entry", "just text"],
     ])("a listener returning a section with %s throws PromptError 'invalid-section'", async (_what, bad) => {
       const bus = new HookBus<PromptHooks>();
-      bus.on("system-prompt/assemble", async (_s, _v, next) => [...(await next()), bad as PromptSection]);
+      bus.on("system-prompt/assemble", async (_payload, next) => [...(await next()), bad as PromptSection]);
       const error = await assembleSystemPrompt(bus, base, vars).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PromptError);
       expect((error as PromptError).code).toBe("invalid-section");

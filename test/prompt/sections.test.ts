@@ -255,7 +255,7 @@ describe("snapshot() and the rendered-prompt reuse", () => {
     registry.set(section("a", 1, "bye {{who}}"));
     expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "y" })).toBe("bye y");
     // A listener that replaces the list is always rendered from what it returned.
-    bus.on("system-prompt/assemble", async (_sections, _vars, next) => [...(await next()), section("z", 9, "tail")]);
+    bus.on("system-prompt/assemble", async (_payload, next) => [...(await next()), section("z", 9, "tail")]);
     expect(await assembleSystemPrompt(bus, registry.snapshot(), { who: "y" })).toBe("bye y\n\ntail");
   });
 });

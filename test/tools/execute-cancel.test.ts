@@ -137,7 +137,7 @@ describe("executeToolCall: aborts", () => {
     const p = probe("read");
     h.registry.register(p.tool);
     const controller = new AbortController();
-    h.hooks.on("tools/pre-execute", (_call, next) => {
+    h.hooks.on("tools/pre-execute", (_payload, next) => {
       controller.abort("cancelled in hook");
       return next();
     });

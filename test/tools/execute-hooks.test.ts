@@ -35,7 +35,7 @@ describe("tools/pre-execute", () => {
 
   test("an outer listener can overrule an inner denial", async () => {
     const h = withRead();
-    h.hooks.on("tools/pre-execute", async (_call, next) => {
+    h.hooks.on("tools/pre-execute", async (_payload, next) => {
       await next();
       return { action: "allow" };
     });
@@ -46,7 +46,7 @@ describe("tools/pre-execute", () => {
   test("receives a frozen invocation with the parsed, frozen arguments", async () => {
     const h = withRead();
     const seen: ToolInvocation[] = [];
-    h.hooks.on("tools/pre-execute", (call, next) => {
+    h.hooks.on("tools/pre-execute", ({ call }, next) => {
       seen.push(call);
       return next();
     });
@@ -72,7 +72,7 @@ describe("tools/pre-execute", () => {
   test("sees unparseable arguments as undefined, with the raw string kept", async () => {
     const h = withRead();
     let seen: ToolInvocation | undefined;
-    h.hooks.on("tools/pre-execute", (call, next) => {
+    h.hooks.on("tools/pre-execute", ({ call }, next) => {
       seen = call;
       return next();
     });
@@ -84,7 +84,7 @@ describe("tools/pre-execute", () => {
   test("runs before the tool is looked up, so it sees calls to unknown tools too", async () => {
     const h = harness();
     const names: string[] = [];
-    h.hooks.on("tools/pre-execute", (call, next) => {
+    h.hooks.on("tools/pre-execute", ({ call }, next) => {
       names.push(call.name);
       return next();
     });
@@ -97,7 +97,7 @@ describe("tools/post-execute", () => {
   test("receives the invocation and the outcome of the call", async () => {
     const h = withRead();
     const seen: [ToolInvocation, ToolCallOutcome][] = [];
-    h.hooks.on("tools/post-execute", (call, outcome, next) => {
+    h.hooks.on("tools/post-execute", ({ call, outcome }, next) => {
       seen.push([call, outcome]);
       return next();
     });
@@ -111,11 +111,11 @@ describe("tools/post-execute", () => {
   test("sees failed calls too", async () => {
     const h = withRead();
     const errors: (string | undefined)[] = [];
-    h.hooks.on("tools/post-execute", (_call, outcome, next) => {
+    h.hooks.on("tools/post-execute", ({ outcome }, next) => {
       errors.push(outcome.error);
       return next();
     });
-    h.hooks.on("tools/pre-execute", (call, next) =>
+    h.hooks.on("tools/pre-execute", ({ call }, next) =>
       call.callId === "deny-me" ? { action: "deny", reason: "no" } : next(),
     );
     await h.call("ghost");
