@@ -226,20 +226,13 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (state.step >= ctx.maxSteps)
       throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    const system = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
+    const fullSystemPrompt = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
     checkAbort(signal);
     await hooks.serial("agent/tool-set", { agent, turn, step, signal });
     await ctx.tools.ready();
     const tools = ctx.tools.schemas();
-    const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
-    await hooks.serial("agent/pre-step", {
-      agent,
-      turn,
-      step,
-      fullSystemPrompt: system,
-      sessionPrefix: prefix,
-      signal,
-    });
+    const sessionPrefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
+    await hooks.serial("agent/pre-step", { agent, turn, step, fullSystemPrompt, sessionPrefix, signal });
     checkAbort(signal);
     const boundary = ctx.inbox.takeBoundary();
     appendInjects(ctx, state, boundary.injects);
@@ -258,7 +251,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     );
     const config = await hooks.waterfall("agent/request", { agent, config: seed }, () => seed);
     checkAbort(signal);
-    ctx.instance.writer.record({ config, system, tools, messagePrefix: prefix });
+    ctx.instance.writer.record({ config, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
     ctx.instance.requestsSent++;
     const request = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
