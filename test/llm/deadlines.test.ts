@@ -158,13 +158,14 @@ describe("an endpoint that accepts and never answers", () => {
     async (_name, make) => {
       const server = await silentServer();
       try {
-        const started = Date.now();
         const error = await failure(make(server.url));
         expect(error).toMatchObject({ code: "stalled", retryable: true });
         expect(error.message).toContain(server.url);
         expect(error.message).toContain("first-byte timeout");
-        expect(server.posts()).toBe(1);
-        expect(Date.now() - started).toBeLessThan(4000); // does not hang (the default would be 60 s; before: 5 min)
+        // One attempt at most (the SDK does not retry on its own); on a loaded box the deadline can
+        // fire before the server has read the POST. A hang would be the 60 s default (before: 5 min),
+        // caught by the test timeout, so no wall-clock assertion is needed.
+        expect(server.posts()).toBeLessThanOrEqual(1);
       } finally {
         await server.close();
       }
