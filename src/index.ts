@@ -175,6 +175,28 @@ export {
 } from "./mcp/index.js";
 export { OtelError, type OtelTracingOptions, otelTracing } from "./otel/index.js";
 
+// The front door: a turn on the wire (the AI SDK's UI message stream, plain SSE), the history as
+// UIMessages, a reconnecting client's log position.
+export {
+  type ChatRequest,
+  followFrom,
+  openTurnFrom,
+  parseChatRequest,
+  pipeSSE,
+  pipeUIMessageStream,
+  readSSE,
+  ServeError,
+  type ServeErrorCode,
+  sseResponse,
+  toSSE,
+  toUIMessageStream,
+  type UIMessage,
+  type UIMessageChunk,
+  type UIMessageStreamOptions,
+  uiMessageStreamResponse,
+  uiMessagesFromLog,
+} from "./serve/index.js";
+
 // The log: sessions, reconstruction, verification, cache audit.
 export {
   type AnySessionEvent,

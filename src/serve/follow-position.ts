@@ -1,0 +1,74 @@
+// A reconnecting client's position in the log, read from its request: the `Last-Event-ID`
+// header an EventSource sends on its own (the last committed seq it received), or `?from=<seq>`.
+// The result is what `agent.follow({ from })` takes. Checked at the boundary: not an integer
+// ≥ -1 is `invalid-position` (HTTP 400), at or past the end of the log `position-beyond-log` (416).
+import type { IncomingMessage } from "node:http";
+import type { Session, SessionEvent } from "../session/index.js";
+import { ServeError } from "./types.js";
+
+/** A web `Request`, a node:http `IncomingMessage`, or just its headers and URL. */
+export type PositionRequest =
+  | Request
+  | IncomingMessage
+  | { readonly headers: Headers | IncomingMessage["headers"]; readonly url?: string };
+
+export interface FollowFromOptions {
+  /** The log's length: a position at or past it is `position-beyond-log`. */
+  readonly logLength?: number;
+}
+
+const SEQ = /^-?\d{1,16}$/;
+
+/**
+ * The seq after which the client wants events (`Last-Event-ID` first, then `?from=`), or
+ * undefined when it names none (a fresh client: follow from the start, or from where you choose).
+ */
+export function followFrom(request: PositionRequest, options: FollowFromOptions = {}): number | undefined {
+  const header = headerValue(request.headers, "last-event-id");
+  const raw = header ?? queryValue(request.url, "from");
+  if (raw === undefined) return undefined;
+  const where = header === undefined ? "?from=" : "Last-Event-ID";
+  const text = raw.trim();
+  const from = SEQ.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(from) || from < -1)
+    throw new ServeError(
+      "invalid-position",
+      `${where} ${JSON.stringify(raw.slice(0, 40))} is not a log position (an integer ≥ -1)`,
+    );
+  const { logLength } = options;
+  if (logLength !== undefined && from >= logLength)
+    throw new ServeError(
+      "position-beyond-log",
+      `${where} ${from} is beyond the log (its last seq is ${logLength - 1})`,
+    );
+  return from;
+}
+
+/**
+ * Where to follow from to replay the open turn from its start (its `turn/start` − 1): what a
+ * `useChat` reconnect wants, a whole message. Undefined when no turn is open.
+ */
+export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eventAt">): number | undefined {
+  if (session.openTurn === null) return undefined;
+  for (let seq = session.length - 1; seq >= 0; seq--) {
+    const event = session.eventAt(seq);
+    if (event?.type === "turn/start" && (event as SessionEvent<"turn/start">).data.turn === session.openTurn)
+      return seq - 1;
+  }
+  return undefined;
+}
+
+function headerValue(headers: PositionRequest["headers"], name: string): string | undefined {
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as IncomingMessage["headers"])[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function queryValue(url: string | undefined, name: string): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url, "http://localhost").searchParams.get(name) ?? undefined;
+  } catch {
+    return undefined; // not a URL: it names no position
+  }
+}

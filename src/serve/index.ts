@@ -1,0 +1,41 @@
+// Public API of the serve layer (`keelson/serve`): the front door's wire formats — the AI SDK's
+// UI message stream, plain SSE and its reader, UIMessages from the log, a client's log position.
+// Depends on errors, json, messages, session and loop (README.md).
+export { type ChatRequest, parseChatRequest } from "./chat-request.js";
+export { type FollowFromOptions, followFrom, openTurnFrom, type PositionRequest } from "./follow-position.js";
+export { type ReadSSEOptions, readSSE } from "./sse-reader.js";
+export {
+  isClientTurnEvent,
+  pipeSSE,
+  SSE_ERROR_EVENT,
+  SSE_HEADERS,
+  type SSEOptions,
+  sseResponse,
+  toSSE,
+  wireTurnEvent,
+} from "./sse-stream.js";
+export { type EncodeOptions, type ResponseOptions, ServeError, type ServeErrorCode } from "./types.js";
+export { type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
+export {
+  pipeUIMessageStream,
+  toUIMessageStream,
+  type UIMessageStreamOptions,
+  uiMessageStreamBody,
+  uiMessageStreamResponse,
+} from "./ui-message-stream.js";
+export { uiMessagesFromLog } from "./ui-messages.js";
+export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
+export {
+  type KeelsonData,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIFinishReason,
+  type UIFilePart,
+  type UIMessage,
+  type UIMessageChunk,
+  type UIMessageChunkType,
+  type UIMessagePart,
+  type UIReasoningPart,
+  type UIStepStartPart,
+  type UITextPart,
+  type UIToolPart,
+} from "./ui-types.js";

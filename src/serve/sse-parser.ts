@@ -1,0 +1,86 @@
+// SSEParser: the WHATWG `text/event-stream` parsing rules over decoded text in arbitrary pieces —
+// lines end with CRLF, LF or CR (a CR at the end of one piece may pair with an LF in the next),
+// `:` starts a comment, a field's value loses one leading space, `data` lines join with "\n",
+// a blank line dispatches the event (when it has data). Bounded: an event larger than
+// `maxEventChars` is an error, so a hostile server cannot grow memory without end.
+import { ServeError } from "./types.js";
+
+export interface ParsedSSEEvent {
+  /** `event:` (default "message"). */
+  readonly event: string;
+  readonly data: string;
+  /** The `id:` given with this event, if any. */
+  readonly id?: string;
+}
+
+export class SSEParser {
+  readonly #maxChars: number;
+  #buffer = "";
+  #skipLF = false;
+  #event = "";
+  #data: string[] = [];
+  #dataChars = 0;
+  #id: string | undefined;
+
+  constructor(maxEventChars: number) {
+    this.#maxChars = maxEventChars;
+  }
+
+  /** The events completed by `text` (the next decoded piece of the stream). */
+  push(text: string): ParsedSSEEvent[] {
+    const out: ParsedSSEEvent[] = [];
+    let start = 0;
+    let i = 0;
+    let input = text;
+    if (this.#skipLF && input.startsWith("\n")) input = input.slice(1);
+    this.#skipLF = false;
+    for (; i < input.length; i++) {
+      const c = input.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const line = this.#buffer + input.slice(start, i);
+      this.#buffer = "";
+      if (c === 13) {
+        if (i + 1 === input.length) this.#skipLF = true;
+        else if (input.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
+      const event = this.#line(line);
+      if (event !== undefined) out.push(event);
+    }
+    this.#buffer += input.slice(start);
+    if (this.#buffer.length + this.#dataChars > this.#maxChars) this.#tooLarge();
+    return out;
+  }
+
+  #line(line: string): ParsedSSEEvent | undefined {
+    if (line === "") return this.#dispatch();
+    if (line.startsWith(":")) return undefined;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") {
+      this.#data.push(value);
+      this.#dataChars += value.length + 1;
+      if (this.#dataChars > this.#maxChars) this.#tooLarge();
+    } else if (field === "event") this.#event = value;
+    else if (field === "id" && !value.includes("\0")) this.#id = value;
+    return undefined;
+  }
+
+  #dispatch(): ParsedSSEEvent | undefined {
+    const data = this.#data;
+    const event = this.#event === "" ? "message" : this.#event;
+    const id = this.#id;
+    this.#data = [];
+    this.#dataChars = 0;
+    this.#event = "";
+    this.#id = undefined;
+    if (data.length === 0) return undefined;
+    return { event, data: data.join("\n"), ...(id === undefined ? {} : { id }) };
+  }
+
+  #tooLarge(): never {
+    throw new ServeError("event-too-large", `an SSE event is longer than ${this.#maxChars} characters`);
+  }
+}

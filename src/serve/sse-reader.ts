@@ -1,0 +1,92 @@
+// readSSE: the client side of the plain SSE encoding — a fetch `Response` or a byte stream in,
+// turn events out, in a browser or in Node. It checks what it is given at the boundary (a 2xx
+// `text/event-stream` response; every frame's data a turn event whose seq matches its id) and
+// turns the server's `stream-error` frame into a thrown `ServeError`. Breaking the loop early
+// cancels the body (which, on the server, is a disconnect).
+import type { TurnEvent } from "../loop/index.js";
+import { type ParsedSSEEvent, SSEParser } from "./sse-parser.js";
+import { SSE_ERROR_EVENT } from "./sse-stream.js";
+import { ServeError } from "./types.js";
+import { boundedErrorText } from "./ui-parts.js";
+
+export interface ReadSSEOptions {
+  /** The longest event accepted, in characters (default 16 MiB). */
+  readonly maxEventChars?: number;
+}
+
+const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
+const MAX_ERROR_BODY = 2_000;
+
+/** The turn events of an SSE response or body (`toSSE` on the server), in order. */
+export async function* readSSE(
+  input: Response | ReadableStream<Uint8Array>,
+  options: ReadSSEOptions = {},
+): AsyncGenerator<TurnEvent, void, undefined> {
+  const body = input instanceof ReadableStream ? input : await responseBody(input);
+  const parser = new SSEParser(options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS);
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      const events = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      for (const frame of events) yield turnEvent(frame);
+      if (done) break;
+    }
+    finished = true;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+async function responseBody(response: Response): Promise<ReadableStream<Uint8Array>> {
+  if (!response.ok) {
+    const text = await response.text().catch(() => "");
+    throw new ServeError(
+      "http-error",
+      `the server answered ${response.status}${text === "" ? "" : `: ${boundedErrorText(text.slice(0, MAX_ERROR_BODY))}`}`,
+      { status: response.status },
+    );
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (!/^text\/event-stream\b/i.test(type)) {
+    await response.body?.cancel().catch(() => {});
+    throw new ServeError("not-event-stream", `the response is ${JSON.stringify(type)}, not text/event-stream`);
+  }
+  if (response.body === null) throw new ServeError("not-event-stream", "the response has no body");
+  return response.body;
+}
+
+function turnEvent(frame: ParsedSSEEvent): TurnEvent {
+  if (frame.event === SSE_ERROR_EVENT) {
+    const error = parse(frame) as { code?: unknown; message?: unknown } | null;
+    const code = typeof error?.code === "string" ? error.code : "error";
+    const message = typeof error?.message === "string" ? error.message : "the stream failed";
+    throw new ServeError("stream-error", `the server ended the stream: ${code}: ${boundedErrorText(message)}`);
+  }
+  const value = parse(frame);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw malformed(frame, "its data is not a JSON object");
+  const event = value as { type?: unknown; seq?: unknown };
+  if (typeof event.type !== "string" || event.type !== frame.event)
+    throw malformed(frame, `its type ${JSON.stringify(event.type)} is not the frame's event name`);
+  if (frame.id !== undefined && event.seq !== Number(frame.id))
+    throw malformed(frame, `its seq ${JSON.stringify(event.seq)} is not the frame's id`);
+  return value as TurnEvent;
+}
+
+function parse(frame: ParsedSSEEvent): unknown {
+  try {
+    return JSON.parse(frame.data) as unknown;
+  } catch {
+    throw malformed(frame, "its data is not JSON");
+  }
+}
+
+const malformed = (frame: ParsedSSEEvent, why: string): ServeError =>
+  new ServeError(
+    "malformed-event",
+    `SSE event ${JSON.stringify(frame.event.slice(0, 60))}${frame.id === undefined ? "" : ` (id ${JSON.stringify(frame.id.slice(0, 30))})`}: ${why}`,
+  );

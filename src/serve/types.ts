@@ -1,0 +1,64 @@
+// The serve layer's vocabulary: its error (one code union, with the HTTP status a server answers
+// it with) and the options its encoders take. The wire shapes of the AI SDK's UI message stream
+// are in ui-types.ts.
+import { KeelsonError } from "../errors/index.js";
+
+export type ServeErrorCode =
+  /** `Last-Event-ID` / `?from=` that is not an integer ≥ -1 (HTTP 400). */
+  | "invalid-position"
+  /** A position at or past the end of the log (HTTP 416). */
+  | "position-beyond-log"
+  /** A chat request body without a usable last user message (HTTP 400). */
+  | "invalid-request"
+  /** `readSSE`: the response was not 2xx (`status` is the response's). */
+  | "http-error"
+  /** `readSSE`: the response is not `text/event-stream`. */
+  | "not-event-stream"
+  /** `readSSE`: an event whose data is not a turn event. */
+  | "malformed-event"
+  /** `readSSE`: one event longer than `maxEventChars`. */
+  | "event-too-large"
+  /** `readSSE`: the server ended the stream with a `stream-error` event (its code and message). */
+  | "stream-error";
+
+const STATUS: Record<ServeErrorCode, number> = {
+  "invalid-position": 400,
+  "position-beyond-log": 416,
+  "invalid-request": 400,
+  "http-error": 502,
+  "not-event-stream": 502,
+  "malformed-event": 502,
+  "event-too-large": 502,
+  "stream-error": 502,
+};
+
+export class ServeError extends KeelsonError<ServeErrorCode> {
+  /**
+   * The HTTP status a server answers this error with (400, 416); for the reader's errors (a bad
+   * upstream), 502 — except `http-error`, which carries the response's own status.
+   */
+  readonly status: number;
+
+  constructor(code: ServeErrorCode, message: string, options?: { readonly cause?: unknown; readonly status?: number }) {
+    super(code, message, options);
+    this.status = options?.status ?? STATUS[code];
+  }
+}
+
+/** What every encoder of a turn's events takes. */
+export interface EncodeOptions {
+  /**
+   * When the client goes away (the stream is cancelled): `true` cancels the turn
+   * (`stream.cancel("client disconnected")` when the events are an `agent.stream()`); `false`
+   * (default) lets it run to the end and be saved — the events are left unread (a turn stream's
+   * feed ends with its turn, its memory bounded), any other iterable is closed with `return()`.
+   */
+  readonly cancelOnDisconnect?: boolean;
+}
+
+/** An HTTP response's status and extra headers (the protocol headers are always set). */
+export interface ResponseOptions {
+  readonly status?: number;
+  readonly statusText?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}

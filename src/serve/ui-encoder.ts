@@ -1,0 +1,228 @@
+// UIMessageEncoder: the pure state machine from a turn's events to UI message stream chunks —
+// one assistant message per stream (`start` … `finish`), one UI step per logged step, parts
+// reconciled with each committed answer (ui-step.ts), tool outputs from the logged results, a
+// transient `data-keelson` part per committed event, and the turn's end mapped to a finish
+// reason. No I/O: ui-message-stream.ts pulls events through it.
+import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
+import type { TurnEndReason } from "../session/index.js";
+import {
+  assistantMessageId,
+  boundedErrorText,
+  isInputError,
+  toolErrorText,
+  toolInput,
+  toolOutput,
+} from "./ui-parts.js";
+import { StepParts } from "./ui-step.js";
+import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
+
+export interface UIEncoderOptions {
+  /** The `start` chunk's message id; default `turn-<turn>` (what `uiMessagesFromLog` names it). */
+  readonly messageId?: string;
+  /** Send a transient `data-keelson` part per committed event (default true). */
+  readonly keelsonData?: boolean;
+  /**
+   * The `error` chunk's text for a turn that ended `error` (given its reason) or an iteration
+   * that threw (given the error). Default: the reason's code and message / the error's message.
+   * Either way the text is cut to its first line and 300 characters.
+   */
+  readonly errorText?: (error: unknown) => string;
+}
+
+type TurnEnd = Extract<CommittedTurnEvent, { type: "turn-end" }>;
+
+export class UIMessageEncoder {
+  readonly #options: UIEncoderOptions;
+  #started = false;
+  /** Chunks of events seen before the turn was known (`start` goes first). */
+  #pending: UIMessageChunk[] = [];
+  #step: StepParts | undefined;
+  #finished = false;
+
+  constructor(options: UIEncoderOptions = {}) {
+    this.#options = options;
+  }
+
+  /** True once `finish` was sent: the stream is over (one turn per stream). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The chunks for one event, in order. */
+  encode(event: TurnEvent): UIMessageChunk[] {
+    if (this.#finished) return [];
+    // The position first: a client that sees `finish` has already seen the turn-end's seq.
+    const out: UIMessageChunk[] =
+      "seq" in event && this.#options.keelsonData !== false
+        ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
+        : [];
+    out.push(...this.#content(event));
+    const turn = "turn" in event ? event.turn : undefined;
+    if (!this.#started && turn === undefined && this.#options.messageId === undefined) {
+      this.#pending.push(...out);
+      return [];
+    }
+    return [...this.#start(turn), ...out];
+  }
+
+  /** The chunks that end the message when the events ended without a `turn-end`, or threw. */
+  end(error?: { readonly error: unknown }): UIMessageChunk[] {
+    if (this.#finished) return [];
+    const out = [...this.#start(undefined), ...this.#closeStep()];
+    this.#finished = true;
+    if (error === undefined) return [...out, { type: "finish" }];
+    return [
+      ...out,
+      { type: "error", errorText: this.#errorText(error.error) },
+      { type: "finish", finishReason: "error" },
+    ];
+  }
+
+  #start(turn: number | undefined): UIMessageChunk[] {
+    if (this.#started) return [];
+    this.#started = true;
+    const messageId = this.#options.messageId ?? (turn === undefined ? undefined : assistantMessageId(turn));
+    const pending = this.#pending;
+    this.#pending = [];
+    return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];
+  }
+
+  #content(event: TurnEvent): UIMessageChunk[] {
+    switch (event.type) {
+      case "step-start":
+        return this.#enterStep(event.turn, event.step);
+      case "assistant-message": {
+        const enter = this.#enterStep(event.turn, event.step);
+        return [...enter, ...this.#step!.answer(event.content)];
+      }
+      case "tool-call-ready": {
+        const out = this.#enterStep(event.turn, event.step);
+        if (this.#step!.tool(event.callId) !== undefined) return out;
+        const input = toolInput(event.arguments);
+        this.#step!.addTool(event.callId, { name: event.name, input });
+        return [...out, { type: "tool-input-available", toolCallId: event.callId, toolName: event.name, input }];
+      }
+      case "tool-result":
+        return this.#toolResult(event);
+      case "retry":
+        return [...this.#enterStep(event.turn, event.step), ...this.#step!.retry(event.attempt)];
+      case "step-end":
+        return this.#sameStep(event.turn, event.step) ? this.#closeStep() : [];
+      case "turn-end":
+        return this.#turnEnd(event);
+      case "turn-start":
+      case "user-message":
+      case "compaction-start":
+      case "compaction-end":
+      case "log-event":
+        return [];
+      default:
+        // A live event: it belongs to the step it names.
+        return [...this.#enterStep(event.turn, event.step), ...this.#step!.live(event)];
+    }
+  }
+
+  #toolResult(event: Extract<TurnEvent, { type: "tool-result" }>): UIMessageChunk[] {
+    // No part to attach it to (the client joined after the call): the data part still carries it.
+    const call = this.#sameStep(event.turn, event.step) ? this.#step!.tool(event.callId) : undefined;
+    if (call === undefined) return [];
+    if (!event.isError)
+      return [{ type: "tool-output-available", toolCallId: event.callId, output: toolOutput(event.content) }];
+    const errorText = toolErrorText(event.content, event.error);
+    if (!isInputError(event.error)) return [{ type: "tool-output-error", toolCallId: event.callId, errorText }];
+    // The call itself was bad: the part keeps the model's arguments as its raw input.
+    return [{ type: "tool-input-error", toolCallId: event.callId, toolName: call.name, input: call.input, errorText }];
+  }
+
+  #turnEnd(event: TurnEnd): UIMessageChunk[] {
+    const out = this.#closeStep();
+    this.#finished = true;
+    const { reason } = event;
+    const finish = (finishReason: UIFinishReason): UIMessageChunk => ({ type: "finish", finishReason });
+    switch (reason.kind) {
+      case "completed":
+        return [...out, finish("stop")];
+      case "max-tokens":
+        return [...out, finish("length")];
+      case "aborted":
+        return [...out, { type: "abort", reason: boundedErrorText(reason.reason) }, finish("other")];
+      case "disposed":
+        return [...out, { type: "abort", reason: "disposed" }, finish("other")];
+      case "rejected":
+        return [...out, { type: "error", errorText: boundedErrorText(`rejected: ${reason.reason}`) }, finish("other")];
+      case "interrupted":
+        return [
+          ...out,
+          { type: "error", errorText: "interrupted: the process running the turn stopped before it ended" },
+          finish("error"),
+        ];
+      case "error":
+        return [...out, { type: "error", errorText: this.#errorText(reason) }, finish("error")];
+    }
+  }
+
+  #errorText(error: unknown): string {
+    const custom = this.#options.errorText;
+    if (custom !== undefined) return boundedErrorText(String(custom(error)));
+    if (isErrorReason(error)) return boundedErrorText(`${error.code ?? "error"}: ${error.message}`);
+    if (error instanceof Error) {
+      const code = (error as { code?: unknown }).code;
+      return boundedErrorText(typeof code === "string" ? `${code}: ${error.message}` : error.message);
+    }
+    return boundedErrorText(String(error));
+  }
+
+  #sameStep(turn: number, step: number): boolean {
+    return this.#step !== undefined && this.#step.turn === turn && this.#step.step === step;
+  }
+
+  /** Moves to step (turn, step): closes the previous one, opens a UI step. */
+  #enterStep(turn: number, step: number): UIMessageChunk[] {
+    if (this.#sameStep(turn, step)) return [];
+    const out = this.#closeStep();
+    this.#step = new StepParts(turn, step);
+    return [...out, { type: "start-step" }];
+  }
+
+  #closeStep(): UIMessageChunk[] {
+    const step = this.#step;
+    if (step === undefined) return [];
+    this.#step = undefined;
+    return [...step.close("the step ended"), { type: "finish-step" }];
+  }
+}
+
+const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
+  typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";
+
+/** The `data-keelson` payload for a committed event: its position and identifying fields, never content. */
+function keelsonData(event: CommittedTurnEvent): KeelsonData {
+  const base = { seq: event.seq, event: event.type };
+  switch (event.type) {
+    case "turn-start":
+    case "compaction-start":
+    case "compaction-end":
+      return { ...base, turn: event.turn };
+    case "step-start":
+    case "step-end":
+    case "assistant-message":
+      return { ...base, turn: event.turn, step: event.step };
+    case "tool-call-ready":
+    case "tool-result":
+      return { ...base, turn: event.turn, step: event.step, callId: event.callId };
+    case "retry":
+      return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
+    case "turn-end": {
+      const reason =
+        event.reason.kind === "error"
+          ? { ...event.reason, message: boundedErrorText(event.reason.message) }
+          : event.reason;
+      const saved = event.outcome?.saved;
+      return { ...base, turn: event.turn, reason, ...(saved === undefined ? {} : { saved }) };
+    }
+    case "user-message":
+      return base;
+    case "log-event":
+      return { ...base, logType: event.event.type };
+  }
+}

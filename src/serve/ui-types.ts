@@ -1,0 +1,109 @@
+// The AI SDK's UI message stream protocol (v1, header `x-vercel-ai-ui-message-stream: v1`) as
+// far as Keelson speaks it: the chunks it sends and the UIMessage shape it builds from the log.
+// Written here, not imported: `ai` is a dev dependency only. The shapes follow `ai@6.0.325`
+// (its `UIMessageChunk`, `uiMessageChunkSchema` and `UIMessage`); test/serve checks every chunk
+// against that schema and these types against those types.
+import type { TurnEndReason } from "../session/index.js";
+
+/** The protocol's response headers (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no",
+});
+
+/** The finish reasons the protocol knows. */
+export type UIFinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
+
+/**
+ * Keelson's `data-keelson` part: one per committed event, always transient (the client's
+ * `onData` sees it; it never enters the message). `seq` is the client's position in the log.
+ */
+export interface KeelsonData {
+  readonly seq: number;
+  /** The turn event's type (`turn-start`, `assistant-message`, `tool-result`, `retry`, `turn-end`, …). */
+  readonly event: string;
+  readonly turn?: number;
+  readonly step?: number;
+  readonly callId?: string;
+  /** `retry`: the failed attempt's number and code. */
+  readonly attempt?: number;
+  readonly code?: string;
+  /** `turn-end`: why the turn ended (an error's message bounded), and whether it is durable. */
+  readonly reason?: TurnEndReason;
+  readonly saved?: boolean;
+  /** `log-event`: the logged event's type (`request/header`, `steering/message`, …); not its data. */
+  readonly logType?: string;
+}
+
+/** One chunk of the UI message stream (the subset of the AI SDK's `UIMessageChunk` Keelson sends). */
+export type UIMessageChunk =
+  | { readonly type: "start"; readonly messageId?: string }
+  | { readonly type: "start-step" }
+  | { readonly type: "text-start" | "text-end" | "reasoning-start" | "reasoning-end"; readonly id: string }
+  | { readonly type: "text-delta" | "reasoning-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "tool-input-start"; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: "tool-input-delta"; readonly toolCallId: string; readonly inputTextDelta: string }
+  | {
+      readonly type: "tool-input-available";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly input: unknown;
+    }
+  | {
+      readonly type: "tool-input-error";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly input: unknown;
+      readonly errorText: string;
+    }
+  | { readonly type: "tool-output-available"; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: "tool-output-error"; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: "data-keelson"; readonly data: KeelsonData; readonly transient: true }
+  | { readonly type: "finish-step" }
+  | { readonly type: "finish"; readonly finishReason?: UIFinishReason }
+  | { readonly type: "error"; readonly errorText: string }
+  | { readonly type: "abort"; readonly reason?: string };
+
+export type UIMessageChunkType = UIMessageChunk["type"];
+
+export interface UITextPart {
+  readonly type: "text";
+  readonly text: string;
+  readonly state?: "streaming" | "done";
+}
+export interface UIReasoningPart {
+  readonly type: "reasoning";
+  /** The block's stream id (`reasoning_<turn>_<step>_<index>`, `-r<attempt>` after a retry). */
+  readonly id?: string;
+  readonly text: string;
+  readonly state?: "streaming" | "done";
+}
+/** A user's image, as a data URL. */
+export interface UIFilePart {
+  readonly type: "file";
+  readonly mediaType: string;
+  readonly url: string;
+}
+export interface UIStepStartPart {
+  readonly type: "step-start";
+}
+/** A tool call (`type` is `tool-<name>`), in the state the log has reached. */
+export type UIToolPart = { readonly type: `tool-${string}`; readonly toolCallId: string } & (
+  | { readonly state: "input-available"; readonly input: unknown }
+  | { readonly state: "output-available"; readonly input: unknown; readonly output: unknown }
+  | { readonly state: "output-error"; readonly input: unknown; readonly errorText: string; readonly rawInput?: unknown }
+);
+export type UIMessagePart = UITextPart | UIReasoningPart | UIFilePart | UIStepStartPart | UIToolPart;
+
+/** The AI SDK's `UIMessage` as Keelson builds it from the log (`uiMessagesFromLog`). */
+export interface UIMessage {
+  readonly id: string;
+  readonly role: "user" | "assistant";
+  /** On a prompt a `agent/prompt-submit` hook blocked: `{ blocked: reason }`. */
+  readonly metadata?: { readonly blocked: string };
+  /** Mutable like the AI SDK's, so the list can be handed to `useChat({ messages })` as is. */
+  readonly parts: UIMessagePart[];
+}

@@ -1,0 +1,138 @@
+// Builders for the serve tests: the AI SDK's own client path (DefaultChatTransport's parser over
+// a Response, its chunk schema, readUIMessageStream), a provider that streams given chunks and
+// can hold mid-stream until the test opens a gate, and an `echo` tool.
+import { DefaultChatTransport, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai";
+import { expect } from "vitest";
+import type { Provider, ProviderRequest, StreamChunk } from "../../src/llm/core.js";
+import type { UIMessageChunk } from "../../src/serve/index.js";
+import { defineTool, jsonSchema } from "../../src/tools/index.js";
+
+export const echo = defineTool({
+  name: "echo",
+  description: "echoes",
+  input: jsonSchema({ type: "object", properties: { text: { type: "string" } } }),
+  readOnly: true,
+  execute: (args: { text?: string }) => `echo: ${args.text ?? ""}`,
+});
+
+/** Drains a web stream. */
+export async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+/** Every chunk (as JSON on the wire) passes the `ai` package's own chunk schema. */
+export async function expectValidChunks(chunks: readonly UIMessageChunk[]): Promise<void> {
+  const schema = uiMessageChunkSchema();
+  for (const chunk of chunks) {
+    const result = await schema.validate!(JSON.parse(JSON.stringify(chunk)));
+    expect(result.success, `chunk ${JSON.stringify(chunk)}`).toBe(true);
+  }
+}
+
+/**
+ * What `readUIMessageStream` (the `ai` package) assembles from the chunks: the message's last
+ * state, and the texts of the `error` chunks it reported. A chunk the reader cannot apply (a
+ * delta for a part never started, an output for an unknown call) fails the test.
+ */
+export async function assemble(
+  chunks: readonly UIMessageChunk[],
+): Promise<{ message: UIMessage | undefined; errors: string[] }> {
+  const stream = new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(JSON.parse(JSON.stringify(chunk)));
+      controller.close();
+    },
+  });
+  let message: UIMessage | undefined;
+  const errors: string[] = [];
+  const broken: string[] = [];
+  const onError = (error: unknown): void => {
+    const { name, message } = error as Error;
+    (name === "AI_UIMessageStreamError" ? broken : errors).push(message);
+  };
+  for await (const state of readUIMessageStream({ stream, onError })) message = state;
+  expect(broken, "chunks the reader could not apply").toEqual([]);
+  return { message, errors };
+}
+
+/**
+ * The chunks `useChat`'s default transport reads from `respond`'s Response (its SSE parser and
+ * chunk schema; an invalid chunk throws), for a chat whose last message is `prompt`.
+ */
+export async function viaChatTransport(
+  prompt: string,
+  respond: (body: unknown, signal: AbortSignal | undefined) => Response | Promise<Response>,
+): Promise<ReadableStream<UIMessageChunk>> {
+  const transport = new DefaultChatTransport({
+    api: "http://keelson.invalid/api/chat",
+    fetch: async (_url, init) => respond(JSON.parse(String(init?.body)), init?.signal ?? undefined),
+  });
+  const stream = await transport.sendMessages({
+    chatId: "chat-1",
+    messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: prompt }] }],
+    abortSignal: undefined,
+    trigger: "submit-message",
+    messageId: undefined,
+  });
+  return stream as unknown as ReadableStream<UIMessageChunk>;
+}
+
+/** One provider call: chunks to stream, optionally holding before the chunk at `holdAt` until `gate` resolves. */
+export interface ChunkReply {
+  readonly chunks: readonly StreamChunk[];
+  readonly holdAt?: number;
+  readonly gate?: Promise<void>;
+  /** Called when the stream reaches the hold. */
+  readonly held?: () => void;
+}
+
+/** A provider answering each call with the next reply's chunks (a hold ends `aborted` on cancel). */
+export function chunkProvider(replies: readonly ChunkReply[]): Provider & { readonly calls: number } {
+  const queue = [...replies];
+  let calls = 0;
+  return {
+    id: "chunks",
+    get calls() {
+      return calls;
+    },
+    async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
+      calls++;
+      const reply = queue.shift();
+      if (reply === undefined) throw new Error("chunkProvider: no reply left");
+      for (const [i, chunk] of reply.chunks.entries()) {
+        if (i === reply.holdAt && reply.gate !== undefined) {
+          reply.held?.();
+          const aborted = new Promise<"aborted">((resolve) =>
+            request.signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
+          );
+          if ((await Promise.race([reply.gate, aborted])) === "aborted" || request.signal.aborted) {
+            yield { type: "finish", reason: "aborted" };
+            return;
+          }
+        }
+        yield chunk;
+      }
+    },
+  };
+}
+
+/** The chunks of a text block `index` streamed as `pieces`. */
+export function textChunks(index: number, ...pieces: string[]): StreamChunk[] {
+  return [
+    { type: "block-start", index, block: { type: "text" } },
+    ...pieces.map((text): StreamChunk => ({ type: "text-delta", index, text })),
+    { type: "block-end", index },
+  ];
+}
+
+export const usage: StreamChunk = {
+  type: "usage",
+  usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1 },
+};
+export const finish = (reason: "stop" | "tool-calls" = "stop"): StreamChunk => ({ type: "finish", reason });
