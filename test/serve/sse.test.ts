@@ -1,0 +1,151 @@
+// Plain SSE (issue #22 §2–3): toSSE frames a turn's events (committed ones with `id: <seq>`),
+// readSSE reads them back, checking what it is given; the round trip gives the turn's events.
+import { describe, expect, test } from "vitest";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { createAgent, type TurnEvent } from "../../src/loop/index.js";
+import { isClientTurnEvent, readSSE, ServeError, sseResponse, toSSE } from "../../src/serve/index.js";
+import { collect, echo } from "./support.js";
+
+async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const bytes = (...pieces: string[]): ReadableStream<Uint8Array> =>
+  new ReadableStream({
+    start(controller) {
+      for (const piece of pieces) controller.enqueue(new TextEncoder().encode(piece));
+      controller.close();
+    },
+  });
+
+const toolAgent = () =>
+  createAgent({
+    provider: new ScriptedProvider([{ toolCalls: [{ name: "echo", arguments: { text: "x" } }] }, { text: "done" }]),
+    model: "m",
+    tools: [echo],
+    system: "secret system prompt",
+  });
+
+describe("toSSE → readSSE", () => {
+  test("a turn's events round-trip: committed ones carry id = seq, live ones no id", async () => {
+    const agent = toolAgent();
+    const stream = agent.stream("go");
+    const [forWire, sent] = teeEvents(stream);
+    const response = sseResponse(forWire);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const read = await drain(readSSE(response));
+    const expected = (await sent).filter(isClientTurnEvent);
+    expect(read.map((e) => e.type)).toEqual(expected.map((e) => e.type));
+    const last = read.at(-1);
+    expect(last?.type === "turn-end" && last.outcome).toEqual({ turn: 1, reason: { kind: "completed" }, text: "done" });
+    expect(read.filter((e) => "seq" in e).map((e) => ("seq" in e ? e.seq : -1))).toEqual(
+      expected.flatMap((e) => ("seq" in e ? [e.seq] : [])),
+    );
+    await agent.dispose();
+  });
+
+  test("the frames: `id:` only on committed events, `event:` the type, `data:` its JSON", async () => {
+    const agent = toolAgent();
+    const text = new TextDecoder().decode(Buffer.concat(await collect(toSSE(agent.stream("go")))));
+    const frames = text.trimEnd().split("\n\n");
+    expect(frames[0]).toBe(`id: 0\nevent: turn-start\ndata: {"type":"turn-start","seq":0,"turn":1,"trigger":"send"}`);
+    const delta = frames.find((f) => f.startsWith("event: text-delta"));
+    expect(delta).toMatch(/^event: text-delta\ndata: \{"type":"text-delta",.*\}$/);
+    await agent.dispose();
+  });
+
+  test("by default the request headers (system prompt, tools) and added context are not sent", async () => {
+    const agent = toolAgent();
+    await agent.inject("private context");
+    const all = await drain(readSSE(toSSE(agent.follow())));
+    expect(JSON.stringify(all)).not.toMatch(/secret system prompt|private context/);
+    const everything = await drain(readSSE(toSSE(agent.follow(), { include: () => true })));
+    expect(JSON.stringify(everything)).toMatch(/private context/);
+    expect(everything.length).toBe(agent.session.length);
+    await agent.dispose();
+  });
+
+  test("an iteration that throws ends with a stream-error frame, which readSSE throws as a ServeError", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([]), model: "m" });
+    await agent.dispose();
+    const read = drain(readSSE(toSSE(agent.stream("late"))));
+    await expect(read).rejects.toMatchObject({ name: "ServeError", code: "stream-error", message: /disposed/ });
+  });
+});
+
+describe("readSSE checks what it reads", () => {
+  const start = '{"type":"turn-start","seq":0,"turn":1,"trigger":"user"}';
+
+  test("line ends CRLF, LF or CR (also split across chunks), comments and multi-line data", async () => {
+    const events = await drain(
+      readSSE(
+        bytes(
+          ": hello\r",
+          "\nid: 0\revent: turn-start\r\ndata: ",
+          start,
+          "\r",
+          "\n\r\n",
+          "event: text-delta\n",
+          'data: {"type":"text-delta",\ndata: "delta":"a"}\n\n',
+        ),
+      ),
+    );
+    expect(events.map((e) => e.type)).toEqual(["turn-start", "text-delta"]);
+    expect(events[1]).toEqual({ type: "text-delta", delta: "a" });
+  });
+
+  test("a frame whose data is not the event it names, or whose seq is not its id, is malformed-event", async () => {
+    for (const frame of [
+      `event: turn-end\ndata: ${start}\n\n`,
+      `id: 7\nevent: turn-start\ndata: ${start}\n\n`,
+      "event: turn-start\ndata: {nope\n\n",
+      "event: turn-start\ndata: [1]\n\n",
+    ])
+      await expect(drain(readSSE(bytes(frame)))).rejects.toMatchObject({ code: "malformed-event" });
+  });
+
+  test("a non-2xx response is http-error with its status; another content type is not-event-stream", async () => {
+    const failed = drain(readSSE(new Response("gone", { status: 416 })));
+    await expect(failed).rejects.toMatchObject({ code: "http-error", status: 416, message: /416: gone/ });
+    const json = new Response("{}", { headers: { "content-type": "application/json" } });
+    await expect(drain(readSSE(json))).rejects.toBeInstanceOf(ServeError);
+  });
+
+  test("an event longer than maxEventChars is event-too-large", async () => {
+    const huge = bytes("event: text-delta\ndata: ", "x".repeat(5_000));
+    await expect(drain(readSSE(huge, { maxEventChars: 1_000 }))).rejects.toMatchObject({ code: "event-too-large" });
+  });
+
+  test("breaking out early cancels the body", async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode(`id: 0\nevent: turn-start\ndata: ${start}\n\n`));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    for await (const _ of readSSE(body)) break;
+    expect(cancelled).toBe(true);
+  });
+});
+
+/** Two readers of one turn stream: the wire, and a copy of what it yielded. */
+function teeEvents(events: AsyncIterable<TurnEvent>): [AsyncIterable<TurnEvent>, Promise<TurnEvent[]>] {
+  const seen: TurnEvent[] = [];
+  let done!: (events: TurnEvent[]) => void;
+  const all = new Promise<TurnEvent[]>((resolve) => {
+    done = resolve;
+  });
+  async function* wire(): AsyncGenerator<TurnEvent> {
+    for await (const event of events) {
+      seen.push(event);
+      yield event;
+    }
+    done(seen);
+  }
+  return [wire(), all];
+}
