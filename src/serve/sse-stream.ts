@@ -5,7 +5,7 @@
 // with a `stream-error` frame (`{ code, message }`, the message bounded).
 import type { ServerResponse } from "node:http";
 import type { TurnEvent } from "../loop/index.js";
-import { writeBody } from "./node-response.js";
+import { webResponse, writeBody } from "./http-response.js";
 import { pullStream } from "./pull-stream.js";
 import { sseBytes } from "./sse-frames.js";
 import type { EncodeOptions, ResponseOptions } from "./types.js";
@@ -66,11 +66,7 @@ export function toSSE(events: AsyncIterable<TurnEvent>, options: SSEOptions = {}
 
 /** A web `Response` with the SSE body (status 200 unless given). */
 export function sseResponse(events: AsyncIterable<TurnEvent>, init: SSEOptions & ResponseOptions = {}): Response {
-  return new Response(toSSE(events, init), {
-    status: init.status ?? 200,
-    ...(init.statusText === undefined ? {} : { statusText: init.statusText }),
-    headers: { ...SSE_HEADERS, ...init.headers },
-  });
+  return webResponse(toSSE(events, init), SSE_HEADERS, init);
 }
 
 /** Streams the SSE body to a node:http response; resolves when written or the client is gone. */

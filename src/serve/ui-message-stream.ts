@@ -3,7 +3,7 @@
 // This is what `useChat` of `@ai-sdk/react` reads from its `api` endpoint.
 import type { ServerResponse } from "node:http";
 import type { TurnEvent } from "../loop/index.js";
-import { writeBody } from "./node-response.js";
+import { webResponse, writeBody } from "./http-response.js";
 import { pullStream } from "./pull-stream.js";
 import { SSE_DONE, sseBytes } from "./sse-frames.js";
 import type { EncodeOptions, ResponseOptions } from "./types.js";
@@ -52,11 +52,7 @@ export function uiMessageStreamResponse(
   events: AsyncIterable<TurnEvent>,
   init: UIMessageStreamOptions & ResponseOptions = {},
 ): Response {
-  return new Response(uiMessageStreamBody(events, init), {
-    status: init.status ?? 200,
-    ...(init.statusText === undefined ? {} : { statusText: init.statusText }),
-    headers: { ...UI_MESSAGE_STREAM_HEADERS, ...init.headers },
-  });
+  return webResponse(uiMessageStreamBody(events, init), UI_MESSAGE_STREAM_HEADERS, init);
 }
 
 /**

@@ -2,27 +2,17 @@
 // that drops mid-turn and reconnects with `Last-Event-ID` (or `?from=`) gets the committed
 // events after it from the log, then the turn live; the dropped connection did not stop the
 // turn. A position beyond the log is 416, a malformed one 400, and nothing is written.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { type Agent, createAgent, type TurnEvent } from "../../src/loop/index.js";
 import { followFrom, openTurnFrom, pipeSSE, readSSE, ServeError } from "../../src/serve/index.js";
-import { defineTool, jsonSchema } from "../../src/tools/index.js";
-import { deferred } from "../support/deferred.js";
+import { closeServers, listen, waitingTool } from "./support.js";
 
-let server: Server | undefined;
-afterEach(async () => {
-  const open = server;
-  server = undefined;
-  if (open === undefined) return;
-  open.closeAllConnections();
-  await new Promise((resolve) => open.close(resolve));
-});
+afterEach(closeServers);
 
 /** GET /events: the agent's log after the client's position, then live (pipeSSE over agent.follow). */
 async function serve(agent: Agent): Promise<string> {
-  server = createServer((req, res) => {
+  const origin = await listen((req, res) => {
     try {
       const from = followFrom(req, { logLength: agent.session.length });
       void pipeSSE(agent.follow(from === undefined ? {} : { from }), res);
@@ -32,28 +22,23 @@ async function serve(agent: Agent): Promise<string> {
       res.end(JSON.stringify({ error: error instanceof ServeError ? error.code : "internal" }));
     }
   });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+  return `${origin}/events`;
 }
 
 /** A turn whose tool waits for the test: the client can drop and reconnect while it runs. */
 function waitingAgent() {
-  const gate = deferred();
-  const running = deferred();
-  const wait = defineTool({
-    name: "wait",
-    description: "waits",
-    input: jsonSchema({ type: "object", properties: {} }),
-    readOnly: true,
-    execute: async () => {
-      running.resolve();
-      await gate.promise;
-      return "waited";
-    },
-  });
+  const { tool, gate, running } = waitingTool();
   const provider = new ScriptedProvider([{ toolCalls: [{ name: "wait" }] }, { text: "after the wait" }]);
-  const agent = createAgent({ provider, model: "m", tools: [wait] });
+  const agent = createAgent({ provider, model: "m", tools: [tool] });
   return { agent, gate, running };
+}
+
+/** An agent whose turn has ended, served. */
+async function servedAfterTurn(): Promise<{ agent: Agent; url: string }> {
+  const { agent, gate } = waitingAgent();
+  gate.resolve();
+  await agent.send("go");
+  return { agent, url: await serve(agent) };
 }
 
 const seqOf = (event: TurnEvent): number | undefined => ("seq" in event ? event.seq : undefined);
@@ -92,10 +77,7 @@ describe("reconnecting with Last-Event-ID", () => {
   });
 
   test("?from= works the same when there is no Last-Event-ID", async () => {
-    const { agent, gate } = waitingAgent();
-    gate.resolve();
-    await agent.send("go");
-    const url = await serve(agent);
+    const { agent, url } = await servedAfterTurn();
     const events: TurnEvent[] = [];
     for await (const event of readSSE(await fetch(`${url}?from=3`))) events.push(event);
     expect(events[0] && seqOf(events[0])).toBe(4);
@@ -104,10 +86,7 @@ describe("reconnecting with Last-Event-ID", () => {
   });
 
   test("a position beyond the log is 416, a malformed one 400, and the log is untouched", async () => {
-    const { agent, gate } = waitingAgent();
-    gate.resolve();
-    await agent.send("go");
-    const url = await serve(agent);
+    const { agent, url } = await servedAfterTurn();
     const length = agent.session.length;
     const beyond = await fetch(url, { headers: { "Last-Event-ID": String(length) } });
     expect(beyond.status).toBe(416);

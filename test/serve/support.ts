@@ -1,11 +1,14 @@
 // Builders for the serve tests: the AI SDK's own client path (DefaultChatTransport's parser over
 // a Response, its chunk schema, readUIMessageStream), a provider that streams given chunks and
 // can hold mid-stream until the test opens a gate, and an `echo` tool.
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai";
 import { expect } from "vitest";
 import type { Provider, ProviderRequest, StreamChunk } from "../../src/llm/core.js";
 import type { UIMessageChunk } from "../../src/serve/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
+import { deferred } from "../support/deferred.js";
 
 export const echo = defineTool({
   name: "echo",
@@ -14,6 +17,43 @@ export const echo = defineTool({
   readOnly: true,
   execute: (args: { text?: string }) => `echo: ${args.text ?? ""}`,
 });
+
+/** A tool `wait` that says when it runs (`running`) and returns once the test opens `gate`. */
+export function waitingTool() {
+  const gate = deferred();
+  const running = deferred();
+  const tool = defineTool({
+    name: "wait",
+    description: "waits",
+    input: jsonSchema({ type: "object", properties: {} }),
+    readOnly: true,
+    execute: async () => {
+      running.resolve();
+      await gate.promise;
+      return "waited";
+    },
+  });
+  return { tool, gate, running };
+}
+
+const servers = new Set<Server>();
+
+/** A node:http server on 127.0.0.1, port 0; its origin. `closeServers` (in afterEach) closes it. */
+export async function listen(handler: RequestListener): Promise<string> {
+  const server = createServer(handler);
+  servers.add(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+export async function closeServers(): Promise<void> {
+  const open = [...servers];
+  servers.clear();
+  for (const server of open) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 /** Drains a web stream. */
 export async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {

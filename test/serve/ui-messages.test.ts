@@ -9,9 +9,7 @@ import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, resumeAgent } from "../../src/loop/index.js";
 import { uiMessagesFromLog } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { defineTool, jsonSchema } from "../../src/tools/index.js";
-import { deferred } from "../support/deferred.js";
-import { echo } from "./support.js";
+import { echo, waitingTool } from "./support.js";
 
 describe("uiMessagesFromLog", () => {
   test("turns in order: each prompt a user message, each turn one assistant message with a step-start per step", async () => {
@@ -46,19 +44,7 @@ describe("uiMessagesFromLog", () => {
   });
 
   test("a steering message splits its turn: the steps after it are a second assistant message", async () => {
-    const gate = deferred();
-    const running = deferred();
-    const wait = defineTool({
-      name: "wait",
-      description: "waits",
-      input: jsonSchema({ type: "object", properties: {} }),
-      readOnly: true,
-      execute: async () => {
-        running.resolve();
-        await gate.promise;
-        return "waited";
-      },
-    });
+    const { tool: wait, gate, running } = waitingTool();
     const provider = new ScriptedProvider([{ toolCalls: [{ name: "wait" }] }, { text: "after steering" }]);
     const agent = createAgent({ provider, model: "m", tools: [wait] });
     const outcome = agent.send("start");
@@ -86,19 +72,7 @@ describe("uiMessagesFromLog", () => {
   });
 
   test("an open turn: the steps committed so far, its tool call still waiting for its result", async () => {
-    const gate = deferred();
-    const running = deferred();
-    const wait = defineTool({
-      name: "wait",
-      description: "waits",
-      input: jsonSchema({ type: "object", properties: {} }),
-      readOnly: true,
-      execute: async () => {
-        running.resolve();
-        await gate.promise;
-        return "waited";
-      },
-    });
+    const { tool: wait, gate, running } = waitingTool();
     const agent = createAgent({
       provider: new ScriptedProvider([{ text: "working", toolCalls: [{ name: "wait" }] }, { text: "done" }]),
       model: "m",

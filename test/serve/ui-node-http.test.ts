@@ -1,24 +1,15 @@
 // pipeUIMessageStream over a real node:http server (issue #22 §2): useChat's own transport
 // POSTs to it and reads the stream; a client that aborts cancels the turn only when the server
 // asked for cancelOnDisconnect.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { DefaultChatTransport } from "ai";
 import { afterEach, describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { type Agent, createAgent, type TurnStream } from "../../src/loop/index.js";
 import { parseChatRequest, pipeUIMessageStream, ServeError, uiMessagesFromLog } from "../../src/serve/index.js";
 import { deferred } from "../support/deferred.js";
-import { assemble, collect, echo } from "./support.js";
+import { assemble, closeServers, collect, echo, listen } from "./support.js";
 
-let server: Server | undefined;
-afterEach(async () => {
-  const open = server;
-  server = undefined;
-  if (open === undefined) return;
-  open.closeAllConnections();
-  await new Promise((resolve) => open.close(resolve));
-});
+afterEach(closeServers);
 
 /** POST /api/chat: the last user message as a turn of `agent`, streamed back. */
 async function serve(
@@ -26,7 +17,7 @@ async function serve(
   cancelOnDisconnect: boolean,
   started?: (stream: TurnStream) => void,
 ): Promise<string> {
-  server = createServer(async (req, res) => {
+  const origin = await listen(async (req, res) => {
     let text = "";
     for await (const piece of req) text += piece;
     try {
@@ -37,8 +28,7 @@ async function serve(
       res.writeHead(error instanceof ServeError ? error.status : 500).end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat`;
+  return `${origin}/api/chat`;
 }
 
 const send = (api: string, text: string, signal?: AbortSignal) =>

@@ -107,6 +107,19 @@ describe("the end of a UI message stream", () => {
   });
 });
 
+test("one turn per stream: a follow feed over two turns gives the first turn's message and is closed", async () => {
+  const agent = createAgent({ provider: new ScriptedProvider([{ text: "one" }, { text: "two" }]), model: "m" });
+  await agent.send("a");
+  await agent.send("b");
+  const feed = agent.follow();
+  const chunks = await collect(toUIMessageStream(feed));
+  expect(chunks[0]).toEqual({ type: "start", messageId: "turn-1" });
+  expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+  expect(chunks.some((c) => c.type === "text-delta" && c.delta === "two")).toBe(false);
+  expect(await feed.next()).toEqual({ done: true, value: undefined });
+  await agent.dispose();
+});
+
 describe("a client that goes away", () => {
   const heldTurn = () => {
     const gate = deferred();
