@@ -1,7 +1,8 @@
 // parseChatRequest: what a `useChat` POST asks for, checked at the boundary. The AI SDK's
 // default transport sends `{ id, messages, trigger, messageId? }` with the whole conversation;
 // Keelson's history is the log, so only the last message is read: it must be the user's, and its
-// text parts and data-URL images become the prompt (`agent.stream(content)`).
+// text parts and data-URL images become the prompt (`agent.stream(content)`). `regenerate` is
+// refused: the log is append-only.
 import type { UserContent } from "../messages/index.js";
 import { ServeError } from "./types.js";
 
@@ -17,6 +18,10 @@ const DATA_URL = /^data:(image\/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/]*={0,2})$/
 /** The chat id and prompt of a `useChat` request body (parsed JSON); `invalid-request` if it has none. */
 export function parseChatRequest(body: unknown): ChatRequest {
   const request = object(body, "the request body");
+  // The log is append-only: the old answer stays, so a "regenerated" one would be a second turn
+  // on a repeated prompt, and a reload would show both. The app sends the prompt again instead.
+  if (request.trigger === "regenerate-message")
+    throw invalid("regenerating a message is not supported (the log keeps every answer): send the prompt again");
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid("the request has no messages");
   const last = object(messages.at(-1), "the last message");

@@ -24,8 +24,9 @@ const SEQ = /^-?\d{1,16}$/;
  * undefined when it names none (a fresh client: follow from the start, or from where you choose).
  */
 export function followFrom(request: PositionRequest, options: FollowFromOptions = {}): number | undefined {
-  const header = headerValue(request.headers, "last-event-id");
-  const raw = header ?? queryValue(request.url, "from");
+  // An empty value names no position (an EventSource never sends one; a proxy might).
+  const header = nonEmpty(headerValue(request.headers, "last-event-id"));
+  const raw = header ?? nonEmpty(queryValue(request.url, "from"));
   if (raw === undefined) return undefined;
   const where = header === undefined ? "?from=" : "Last-Event-ID";
   const text = raw.trim();
@@ -57,6 +58,8 @@ export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eve
   }
   return undefined;
 }
+
+const nonEmpty = (value: string | undefined): string | undefined => (value?.trim() === "" ? undefined : value);
 
 function headerValue(headers: PositionRequest["headers"], name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;

@@ -195,6 +195,19 @@ export class UIMessageEncoder {
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";
 
+/** A turn-end reason with its free text (an error's message, an abort's or a block's reason) bounded. */
+function boundedReason(reason: TurnEndReason): TurnEndReason {
+  switch (reason.kind) {
+    case "error":
+      return { ...reason, message: boundedErrorText(reason.message) };
+    case "aborted":
+    case "rejected":
+      return { ...reason, reason: boundedErrorText(reason.reason) };
+    default:
+      return reason;
+  }
+}
+
 /** The `data-keelson` payload for a committed event: its position and identifying fields, never content. */
 function keelsonData(event: CommittedTurnEvent): KeelsonData {
   const base = { seq: event.seq, event: event.type };
@@ -213,10 +226,7 @@ function keelsonData(event: CommittedTurnEvent): KeelsonData {
     case "retry":
       return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
     case "turn-end": {
-      const reason =
-        event.reason.kind === "error"
-          ? { ...event.reason, message: boundedErrorText(event.reason.message) }
-          : event.reason;
+      const reason = boundedReason(event.reason);
       const saved = event.outcome?.saved;
       return { ...base, turn: event.turn, reason, ...(saved === undefined ? {} : { saved }) };
     }

@@ -42,6 +42,7 @@ describe("parseChatRequest", () => {
       body([{ type: "file", mediaType: "image/png", url: "https://example.com/cat.png" }]),
       body([{ type: "tool-x", toolCallId: "1" }]),
       { messages: [{ role: "user", parts: "no" }] },
+      { ...body([{ type: "text", text: "again" }]), trigger: "regenerate-message" },
     ];
     for (const value of bad)
       expect(() => parseChatRequest(value), JSON.stringify(value)).toThrow(

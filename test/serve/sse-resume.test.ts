@@ -110,6 +110,7 @@ describe("followFrom and openTurnFrom", () => {
     expect(followFrom(request({}))).toBeUndefined();
     expect(followFrom(request({}, "/e?from=-1"))).toBe(-1);
     expect(followFrom({ headers: { "last-event-id": " 3 " } })).toBe(3);
+    expect(followFrom(request({ "last-event-id": "" }, "/e?from=4"))).toBe(4); // empty names nothing
   });
 
   test("typed errors name where the position came from", () => {
