@@ -2,11 +2,12 @@
 // stream and read back by the `ai` package itself (its chunk schema, `useChat`'s transport
 // parser, `readUIMessageStream`), equals the turn's message rebuilt from the log — also for a
 // consumer that lagged, a feed that joined mid-step, and a retried provider call.
-import type { UIMessageChunk as AiChunk, UIMessage as AiUIMessage } from "ai";
+import { type UIMessageChunk as AiChunk, type UIMessage as AiUIMessage, DefaultChatTransport } from "ai";
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent } from "../../src/loop/index.js";
 import {
+  openTurnFrom,
   parseChatRequest,
   toUIMessageStream,
   type UIMessage,
@@ -20,6 +21,7 @@ import {
   chunkProvider,
   collect,
   echo,
+  waitingTool,
   expectValidChunks,
   finish,
   textChunks,
@@ -151,6 +153,33 @@ describe("toUIMessageStream", () => {
     // the joined step streamed nothing live past the gap: its text came whole from the answer
     const first = chunks.filter((c) => c.type === "text-delta" && c.id === "text_1_1_0");
     expect(first.map((c) => (c.type === "text-delta" ? c.delta : ""))).toEqual(["Hello there, world"]);
+    await agent.dispose();
+  });
+
+  test("useChat's resume: the open turn replayed from its turn/start rebuilds the whole message, then follows it", async () => {
+    const { tool, gate, running } = waitingTool();
+    const provider = new ScriptedProvider([
+      { text: "waiting", toolCalls: [{ name: "wait" }] },
+      { text: "resumed fine" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [tool] });
+    const outcome = agent.send("go");
+    await running.promise; // the page reloads here
+    const transport = new DefaultChatTransport({
+      api: "http://keelson.invalid/api/chat",
+      fetch: async () => {
+        const from = openTurnFrom(agent.session);
+        if (from === undefined) return new Response(null, { status: 204 });
+        return uiMessageStreamResponse(agent.follow({ from }));
+      },
+    });
+    const stream = await transport.reconnectToStream({ chatId: "c" });
+    const read = collect(stream as unknown as ReadableStream<UIMessageChunk>);
+    gate.resolve();
+    const { message } = await assemble(await read);
+    await outcome;
+    expect(message).toEqual(uiMessagesFromLog(agent.session).at(-1));
+    expect(await transport.reconnectToStream({ chatId: "c" })).toBeNull(); // idle: 204, nothing to resume
     await agent.dispose();
   });
 
