@@ -2,7 +2,7 @@
 // The live encoder (ui-step.ts, ui-encoder.ts) and `uiMessagesFromLog` both use these, so a
 // message streamed live and the same message rebuilt from the log agree.
 import type { ImageBlock, ToolResultPart } from "../messages/index.js";
-import { liveBlockId } from "../loop/index.js";
+import { liveBlockId } from "../loop/turn-events.js";
 
 /** The assistant message of turn `turn` (what the stream's `start` chunk names). */
 export const assistantMessageId = (turn: number): string => `turn-${turn}`;

@@ -1,5 +1,7 @@
 // Plain SSE (issue #22 §2–3): toSSE frames a turn's events (committed ones with `id: <seq>`),
 // readSSE reads them back, checking what it is given; the round trip gives the turn's events.
+import { join } from "node:path";
+import { build } from "esbuild";
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
@@ -149,3 +151,18 @@ function teeEvents(events: AsyncIterable<TurnEvent>): [AsyncIterable<TurnEvent>,
   }
   return [wire(), all];
 }
+
+test("keelson/serve bundles for a browser: no Node module, nothing of the loop but its event vocabulary", async () => {
+  const result = await build({
+    absWorkingDir: join(import.meta.dirname, "../.."),
+    entryPoints: ["src/serve/index.ts"],
+    bundle: true,
+    write: false,
+    platform: "browser",
+    format: "esm",
+    metafile: true,
+    logLevel: "silent",
+  });
+  const inputs = Object.keys(result.metafile.inputs);
+  expect(inputs.filter((path) => !/^src\/(serve|errors)\/|^src\/loop\/turn-events\.ts$/.test(path))).toEqual([]);
+});
