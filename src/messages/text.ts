@@ -2,10 +2,43 @@
 // show`, `sessions`, the inspector's timeline): text as is, other parts as a bracketed note.
 import type { AssistantContent, Message, ToolResultPart, UserContent } from "./types.js";
 
-/** Collapses whitespace and cuts `text` to `max` characters with an ellipsis. */
+/**
+ * Collapses whitespace and cuts `text` to `max` characters with an ellipsis (what
+ * `text.replace(/\s+/g, " ").trim()` then a cut gives), reading only as far as the cut: listings
+ * preview thousands of long prompts.
+ */
 export function previewText(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  let out = "";
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (isSpace(code)) {
+      space = out.length > 0;
+      continue;
+    }
+    if (space) out += " ";
+    space = false;
+    out += text[i];
+    if (out.length > max) return `${out.slice(0, max - 1)}…`;
+  }
+  return out;
+}
+
+/** JavaScript's `\s`: white space (tab, vertical tab, form feed, space, NBSP, BOM, Zs) and line terminators. */
+function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** The parts' text, one per line: images, reasoning and tool calls as `[…]` notes. */
