@@ -11,6 +11,7 @@ export {
   type AgentOptions,
   type AgentPlugin,
   type AgentPluginHost,
+  type AgentProfile,
   type AgentStatus,
   type CompactionGate,
   createAgent,
@@ -26,6 +27,7 @@ export {
   type PreStepPayload,
   type PrefixDriftPayload,
   type PromptDecision,
+  type ProfileContext,
   type PromptInput,
   type PromptSubmitPayload,
   type RequestPayload,
@@ -144,9 +146,22 @@ export {
   SCHEMA_VERSION,
 } from "./store/postgres/index.js";
 
+// Serving many sessions in one process: the agent host.
+export {
+  type AgentHost,
+  type AgentHostOptions,
+  createAgentHost,
+  type HostClock,
+  HostError,
+  type HostErrorCode,
+  type HostFollowOptions,
+  type HostPromptOptions,
+  type HostStats,
+  type HostStreamOptions,
+} from "./host/index.js";
+
 // Fleet: a PostgreSQL turn queue served by worker processes (`pg` loaded on first use).
 export {
-  type AgentProfile,
   awaitTurn,
   enqueueTurn,
   FleetClient,

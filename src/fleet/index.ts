@@ -13,14 +13,12 @@ export {
 export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
 export { statusOf } from "./run-turn.js";
 export { TURNS_CHANNEL } from "./turn-queries.js";
+export type { AgentProfile, ProfileAgentOptions, ProfileContext } from "../loop/index.js";
 export {
-  type AgentProfile,
   FINISHED_STATUSES,
   FleetError,
   type FleetErrorCode,
   type FleetStore,
-  type ProfileAgentOptions,
-  type ProfileContext,
   type StopOptions,
   type StoredOutcome,
   type TurnRecord,

@@ -6,14 +6,14 @@
 // outcome, release the session. A turn this worker can no longer record (its claim or its lease
 // is gone) is abandoned: left `running` for the next claim of the session to recover.
 import { isKeelsonError } from "../errors/index.js";
-import type { Agent, AgentOptions, TurnOutcome } from "../loop/index.js";
-import { resumeAgent } from "../loop/index.js";
+import type { Agent, AgentOptions, AgentProfile, TurnOutcome } from "../loop/index.js";
+import { profileAgentOptions, resumeAgent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import type { Session } from "../session/index.js";
 import type { AdoptedTurn, ClaimedTurn } from "./claim-turn.js";
 import type { LeaseWatch } from "./lease-watch.js";
 import { CLEAR_SESSION, MARK_FINISHED, MARK_STARTED } from "./turn-queries.js";
-import type { AgentProfile, ProfileContext, TurnStatus, WorkerTurnEvent } from "./types.js";
+import type { TurnStatus, WorkerTurnEvent } from "./types.js";
 
 /** What running a turn needs from its worker. */
 export interface TurnRunnerContext {
@@ -166,22 +166,12 @@ function turnEndAfter(session: Session, seq: number): TurnOutcome | undefined {
 }
 
 /** The agent options of the claim's profile (factories called now). */
-async function agentOptions(
+function agentOptions(
   context: TurnRunnerContext,
   claim: ClaimedTurn,
 ): Promise<Omit<AgentOptions, "store" | "sessionId">> {
-  const profile = context.profiles[claim.profile]!;
-  const at: ProfileContext = { profile: claim.profile, sessionId: claim.sessionId, turnId: claim.id };
-  const provider = typeof profile.provider === "function" ? await profile.provider(at) : profile.provider;
-  const plugins = typeof profile.plugins === "function" ? profile.plugins(at) : profile.plugins;
-  return {
-    ...profile.options,
-    provider,
-    model: profile.model,
-    ...(profile.system === undefined ? {} : { system: profile.system }),
-    ...(profile.tools === undefined ? {} : { tools: profile.tools }),
-    ...(plugins === undefined ? {} : { plugins }),
-  };
+  const at = { profile: claim.profile, sessionId: claim.sessionId, turnId: claim.id };
+  return profileAgentOptions(context.profiles[claim.profile]!, at);
 }
 
 /**

@@ -1,41 +1,10 @@
-// The fleet's vocabulary: agent profiles (how a worker builds the agent for a turn), the turn
-// queue's records and statuses, the worker's options, and the layer's error type. The contracts
-// of the queue itself (claim order, exactly-once) are written in README.md and decision 0012.
+// The fleet's vocabulary: the turn queue's records and statuses, the worker's options, and the
+// layer's error type. Agent profiles (how a worker builds the agent for a turn) are the loop's
+// (src/loop/profile.ts), shared with the agent host. The contracts of the queue itself (claim
+// order, exactly-once) are written in README.md and decision 0012.
 import { KeelsonError } from "../errors/index.js";
-import type { Provider } from "../llm/core.js";
-import type { AgentOptions } from "../loop/index.js";
+import type { AgentProfile } from "../loop/index.js";
 import type { PgPool } from "../store/postgres/index.js";
-
-/** What a profile's factories are told about the turn they build for. */
-export interface ProfileContext {
-  readonly profile: string;
-  readonly sessionId: string;
-  readonly turnId: string;
-}
-
-/** Agent options a profile may set besides the ones it names itself (sampling, maxSteps, durability, retry, invariants, cwd, …). */
-export type ProfileAgentOptions = Omit<
-  AgentOptions,
-  "provider" | "providers" | "model" | "system" | "tools" | "plugins" | "store" | "session" | "sessionId"
->;
-
-/**
- * A named, code-defined agent configuration registered with a worker: every turn queued under
- * its name runs on an agent built from it (a fresh loop instance over the stored session).
- * Plain data plus factories; nothing about it is stored, so all workers serving a profile name
- * must register the same configuration under it.
- */
-export interface AgentProfile {
-  /** The provider: one instance shared by every turn, or a factory called once per claimed turn. */
-  readonly provider: Provider | ((context: ProfileContext) => Provider | Promise<Provider>);
-  /** The model id sent in each request. */
-  readonly model: string;
-  readonly system?: AgentOptions["system"];
-  readonly tools?: AgentOptions["tools"];
-  /** Plugins, or a factory called once per claimed turn (for plugins holding per-agent state). */
-  readonly plugins?: AgentOptions["plugins"] | ((context: ProfileContext) => AgentOptions["plugins"]);
-  readonly options?: ProfileAgentOptions;
-}
 
 /**
  * A queued turn's life: `queued` → `running` → `done` | `failed` | `interrupted`. A running turn

@@ -7,7 +7,7 @@
 // whose heartbeat keeps the leases of running turns alive.
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import type { Agent } from "../loop/index.js";
+import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
 import { checkSchema, PostgresSessionStore } from "../store/postgres/index.js";
 import { claimTurn } from "./claim-turn.js";
 import { checkFleetSchema } from "./fleet-schema.js";
@@ -18,14 +18,7 @@ import { ClaimRace } from "./claim-race.js";
 import { IdleSlots, type WakeReason } from "./idle-slots.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import { UNSERVED_QUEUED } from "./turn-queries.js";
-import {
-  type AgentProfile,
-  FleetError,
-  type StopOptions,
-  type Worker,
-  type WorkerOptions,
-  type WorkerTurnEvent,
-} from "./types.js";
+import { FleetError, type StopOptions, type Worker, type WorkerOptions, type WorkerTurnEvent } from "./types.js";
 
 /** Starts a worker on a migrated database; resolves once its connections and schemas are checked. */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
@@ -83,15 +76,8 @@ function checkOptions(options: WorkerOptions): Settings {
 }
 
 function checkProfile(name: string, profile: AgentProfile | undefined): void {
-  const refused = (why: string): FleetError =>
-    new FleetError("invalid-profile", `profile ${JSON.stringify(name)} ${why}`);
-  if (name === "" || name.includes(" ")) throw refused("is not a usable name (empty or with a space)");
-  if (typeof profile !== "object" || profile === null) throw refused("is not an object");
-  if (typeof profile.model !== "string" || profile.model === "") throw refused("needs a `model` string");
-  const provider = profile.provider as unknown;
-  const isProvider = typeof provider === "object" && provider !== null && "stream" in provider;
-  if (typeof provider !== "function" && !isProvider)
-    throw refused("needs a `provider` (a Provider or a function returning one)");
+  const problem = profileProblem(name, profile);
+  if (problem !== undefined) throw new FleetError("invalid-profile", `profile ${JSON.stringify(name)} ${problem}`);
 }
 
 class FleetWorker implements Worker {

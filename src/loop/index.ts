@@ -2,6 +2,13 @@
 export { createAgent } from "./agent.js";
 export { globalHooks, globalPrompt } from "./global.js";
 export { freezePrefix } from "./prefix.js";
+export {
+  type AgentProfile,
+  type ProfileAgentOptions,
+  type ProfileContext,
+  profileAgentOptions,
+  profileProblem,
+} from "./profile.js";
 export { buildRequest, checkInvariant, isLoopBuilt, loggedPartOf } from "./request.js";
 export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
 export { type RetryPolicy, retryDelay } from "./retry.js";

@@ -1,0 +1,261 @@
+// createAgentHost: many sessions in one process. Admission at the door (id, prompt, profile,
+// busy, closed) before anything is queued or the store touched; per-session FIFO slots
+// (session-slot.ts) that run one turn at a time; open-or-create on a prompt's turn (open-agent.ts);
+// idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
+// (dispose: flushed and released; the next prompt resumes the session); `close` drains.
+import { previewJson } from "../json/index.js";
+import type { Agent, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import { isSafeSessionId } from "../session/index.js";
+import type { SessionStore } from "../store/index.js";
+import { systemClock } from "./host-clock.js";
+import { HostProfiles } from "./host-profiles.js";
+import { openAgent } from "./open-agent.js";
+import { type QueuedPrompt, QueuedSend } from "./queued-prompt.js";
+import { QueuedTurnStream } from "./queued-turn-stream.js";
+import { SessionSlot, type SlotPort } from "./session-slot.js";
+import { checkPosition, followStored } from "./stored-follow.js";
+import {
+  type AgentHost,
+  type AgentHostOptions,
+  type HostClock,
+  type HostCloseOptions,
+  HostError,
+  type HostFollowOptions,
+  type HostPrompt,
+  type HostPromptOptions,
+  type HostStats,
+  type HostStreamOptions,
+} from "./types.js";
+
+const DEFAULT_MAX_OPEN = 100;
+const DEFAULT_IDLE_MS = 300_000;
+
+/** A host over `options.store` serving `options.profile` / `options.profiles` (see AgentHost). */
+export function createAgentHost(options: AgentHostOptions): AgentHost {
+  return new SessionHost(options);
+}
+
+class SessionHost implements AgentHost, SlotPort {
+  readonly #store: SessionStore;
+  readonly #profiles: HostProfiles;
+  readonly #maxOpen: number;
+  readonly #idleMs: number;
+  readonly #clock: HostClock;
+  readonly #onError: (error: unknown, where: string) => void;
+  /** Every session with an open agent, a prompt, or an eviction in flight. */
+  readonly #slots = new Map<string, SessionSlot>();
+  /** Slots whose agent is open and idle, least recently used first. */
+  readonly #idle = new Set<SessionSlot>();
+  /** Agents open or being opened. */
+  #open = 0;
+  #cancelTimer: (() => void) | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: AgentHostOptions) {
+    if (typeof options !== "object" || options === null || typeof options.store?.load !== "function")
+      throw new HostError("invalid-options", "createAgentHost needs a `store` (a SessionStore)");
+    this.#store = options.store;
+    this.#profiles = new HostProfiles(options.profile, options.profiles);
+    this.#maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
+    if (!Number.isSafeInteger(this.#maxOpen) || this.#maxOpen < 1)
+      throw new HostError("invalid-options", `maxOpen must be an integer ≥ 1, got ${previewJson(options.maxOpen)}`);
+    this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    if (typeof this.#idleMs !== "number" || !(this.#idleMs > 0))
+      throw new HostError("invalid-options", `idleMs must be a number > 0, got ${previewJson(options.idleMs)}`);
+    this.#clock = options.clock ?? systemClock;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  send(sessionId: string, prompt: HostPrompt, options: HostPromptOptions = {}): Promise<TurnOutcome> {
+    let slot: SessionSlot;
+    try {
+      slot = this.#admit(sessionId, prompt, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const queued = new QueuedSend(prompt, options.profile, options.signal, (dropped) => slot.remove(dropped));
+    slot.enqueue(queued);
+    return queued.promise;
+  }
+
+  stream(sessionId: string, prompt: HostPrompt, options: HostStreamOptions = {}): TurnStream {
+    const slot = this.#admit(sessionId, prompt, options);
+    const stream = new QueuedTurnStream(prompt, options, (dropped) => slot.remove(dropped));
+    slot.enqueue(stream);
+    return stream;
+  }
+
+  async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {
+    this.#refuseClosed();
+    checkSessionId(sessionId);
+    const agent = this.#slots.get(sessionId)?.agent;
+    if (agent === undefined) return followStored(this.#store, sessionId, options.from);
+    const from = checkPosition(options.from, agent.session.length, sessionId);
+    const { maxBufferedChars } = options;
+    return agent.follow({ from, ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }) });
+  }
+
+  stats(): HostStats {
+    let open = 0;
+    let running = 0;
+    let queued = 0;
+    for (const slot of this.#slots.values()) {
+      if (slot.agent !== undefined) open++;
+      if (slot.running) running++;
+      queued += slot.waiting;
+    }
+    return { open, running, queued };
+  }
+
+  close(options: HostCloseOptions = {}): Promise<void> {
+    this.#closing ??= this.#close(options.mode ?? "drain");
+    return this.#closing;
+  }
+
+  // SlotPort
+
+  async agentFor(slot: SessionSlot, prompt: QueuedPrompt): Promise<Agent> {
+    const name = this.#profiles.choose(prompt.profile, slot.agent === undefined ? undefined : slot.profile, slot.id);
+    if (slot.agent !== undefined && slot.profile === name) return slot.agent;
+    if (slot.agent !== undefined) this.#evict(slot); // another profile: a new loop instance over the session
+    if (slot.closing !== undefined) await slot.closing;
+    if (slot.releaseOwed) {
+      await this.#store.release(slot.id); // throws while the store still cannot flush it: the prompt fails
+      slot.releaseOwed = false;
+    }
+    this.#makeRoom(1);
+    this.#open++;
+    try {
+      slot.agent = await openAgent(this.#store, slot.id, name, this.#profiles.get(name));
+      slot.profile = name;
+      return slot.agent;
+    } catch (error) {
+      this.#open--;
+      throw error;
+    }
+  }
+
+  idle(slot: SessionSlot): void {
+    if (slot.agent === undefined) {
+      this.#forget(slot);
+      return;
+    }
+    slot.idleSince = this.#clock.now();
+    this.#idle.delete(slot);
+    this.#idle.add(slot);
+    this.#makeRoom(0);
+    this.#schedule();
+  }
+
+  // Internals
+
+  #admit(sessionId: string, prompt: HostPrompt, options: HostPromptOptions): SessionSlot {
+    this.#refuseClosed();
+    checkSessionId(sessionId);
+    if (typeof prompt !== "string" && !Array.isArray(prompt))
+      throw new HostError(
+        "invalid-prompt",
+        `the prompt for session ${sessionId} must be a string or content parts, got ${previewJson(prompt)}`,
+      );
+    if (options.ifBusy !== undefined && options.ifBusy !== "queue" && options.ifBusy !== "reject")
+      throw new HostError("invalid-options", `ifBusy must be "queue" or "reject", got ${previewJson(options.ifBusy)}`);
+    this.#profiles.check(options.profile);
+    const existing = this.#slots.get(sessionId);
+    if (options.ifBusy === "reject" && existing?.busy === true)
+      throw new HostError("busy", `session ${sessionId} has a turn running or waiting`);
+    if (options.profile === undefined && existing?.agent === undefined && existing?.busy !== true)
+      this.#profiles.choose(undefined, undefined, sessionId); // throws when no profile would apply
+    const slot = existing ?? new SessionSlot(sessionId, this);
+    if (existing === undefined) this.#slots.set(sessionId, slot);
+    this.#idle.delete(slot); // busy from now on: never evicted
+    return slot;
+  }
+
+  #refuseClosed(): void {
+    if (this.#closed) throw new HostError("closed", "the agent host is closed (host.close() was called)");
+  }
+
+  /** Evicts least recently used idle agents until `extra` more fit under `maxOpen`. */
+  #makeRoom(extra: number): void {
+    for (const slot of this.#idle) {
+      if (this.#open + extra <= this.#maxOpen) return;
+      this.#evict(slot);
+    }
+  }
+
+  /** Disposes the slot's agent (flushed, released); the next prompt for the session opens it again. */
+  #evict(slot: SessionSlot): void {
+    const agent = slot.agent;
+    if (agent === undefined) return;
+    slot.agent = undefined;
+    this.#open--;
+    this.#idle.delete(slot);
+    const closing: Promise<void> = agent
+      .dispose()
+      .catch((error: unknown) => {
+        slot.releaseOwed = true; // the store kept the session and its buffer: released before the next open
+        this.#onError(error, `evicting session ${slot.id}`);
+      })
+      .finally(() => {
+        if (slot.closing === closing) slot.closing = undefined;
+        if (!slot.busy && slot.agent === undefined) this.#forget(slot);
+      });
+    slot.closing = closing;
+  }
+
+  /** Drops a slot that holds nothing (no agent, no prompt, no dispose or release owed). */
+  #forget(slot: SessionSlot): void {
+    if (slot.busy || slot.agent !== undefined || slot.closing !== undefined || slot.releaseOwed) return;
+    if (this.#slots.get(slot.id) === slot) this.#slots.delete(slot.id);
+  }
+
+  /** One timer for the least recently used idle agent's deadline (unref'd by the default clock). */
+  #schedule(): void {
+    if (this.#cancelTimer !== undefined || this.#closed || this.#idleMs === Number.POSITIVE_INFINITY) return;
+    const first = this.#idle.values().next();
+    if (first.done === true) return;
+    const wait = Math.max(0, first.value.idleSince + this.#idleMs - this.#clock.now());
+    this.#cancelTimer = this.#clock.setTimer(() => {
+      this.#cancelTimer = undefined;
+      this.#sweep();
+    }, wait);
+  }
+
+  #sweep(): void {
+    const now = this.#clock.now();
+    for (const slot of this.#idle) {
+      if (now - slot.idleSince < this.#idleMs) break;
+      this.#evict(slot);
+    }
+    this.#schedule();
+  }
+
+  async #close(mode: "drain" | "cancel"): Promise<void> {
+    this.#closed = true;
+    if (mode === "cancel") {
+      const error = new HostError("closed", "the agent host is closing");
+      for (const slot of this.#slots.values()) slot.abandonAll(error);
+    }
+    await Promise.all([...this.#slots.values()].map((slot) => slot.whenIdle()));
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
+    const slots = [...this.#slots.values()];
+    for (const slot of slots) this.#evict(slot);
+    await Promise.all(slots.map((slot) => slot.closing));
+    for (const slot of slots) {
+      if (!slot.releaseOwed) continue;
+      try {
+        await this.#store.release(slot.id);
+        slot.releaseOwed = false;
+      } catch (error) {
+        this.#onError(error, `releasing session ${slot.id} at close`);
+      }
+    }
+  }
+}
+
+function checkSessionId(sessionId: unknown): asserts sessionId is string {
+  if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
+    throw new HostError("invalid-id", `${previewJson(sessionId)} is not a valid session id`);
+}

@@ -1,0 +1,30 @@
+// Open-or-create by id: resume the stored session (a writable load: crash-repaired, locked), or —
+// when the store has no such session — create it with that id and publish it before any turn, so
+// a refusal (another writer created it meanwhile, a store that fails) surfaces here, not mid-turn.
+import { isKeelsonError } from "../errors/index.js";
+import { type Agent, type AgentProfile, createAgent, profileAgentOptions, resumeAgent } from "../loop/index.js";
+import type { SessionStore } from "../store/index.js";
+
+export async function openAgent(
+  store: SessionStore,
+  sessionId: string,
+  name: string,
+  profile: AgentProfile,
+): Promise<Agent> {
+  const options = await profileAgentOptions(profile, { profile: name, sessionId });
+  try {
+    return await resumeAgent(store, sessionId, options);
+  } catch (error) {
+    if (!isKeelsonError(error, "not-found")) throw error;
+  }
+  const agent = createAgent({ ...options, store, sessionId });
+  try {
+    await agent.flush(); // awaits the store's create
+    return agent;
+  } catch (error) {
+    await agent.dispose();
+    // Created by another writer between our load and our create: it exists now, so resume it.
+    if (isKeelsonError(error, "exists")) return resumeAgent(store, sessionId, options);
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+// `host.stream`: a TurnStream handed out at once, while its prompt may still wait behind the
+// session's running turn. Until the turn starts, iteration waits and a cancel (closing the
+// iteration, `cancel()`, the signal) drops the prompt — nothing is logged, and the iteration and
+// `outcome` fail with `HostError('cancelled')`. Once it starts, it is the agent's own stream.
+import type { Agent, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import { abortReason, type QueuedPrompt } from "./queued-prompt.js";
+import { HostError, type HostPrompt, type HostStreamOptions } from "./types.js";
+
+export class QueuedTurnStream implements TurnStream, QueuedPrompt {
+  readonly profile: string | undefined;
+  readonly outcome: Promise<TurnOutcome>;
+  readonly #content: HostPrompt;
+  readonly #options: HostStreamOptions;
+  readonly #onDrop: (prompt: QueuedPrompt) => void;
+  #resolve!: (outcome: TurnOutcome) => void;
+  #reject!: (error: unknown) => void;
+  #state: "waiting" | "running" | "failed" = "waiting";
+  #failure: unknown;
+  #inner: TurnStream | undefined;
+  #events: AsyncIterator<TurnEvent> | undefined;
+  #wake: (() => void) | undefined;
+  #iterated = false;
+
+  constructor(content: HostPrompt, options: HostStreamOptions, onDrop: (prompt: QueuedPrompt) => void) {
+    this.#content = content;
+    this.#options = options;
+    this.profile = options.profile;
+    this.#onDrop = onDrop;
+    this.outcome = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.outcome.catch(() => {}); // the iteration rethrows it to whoever iterates
+    options.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (options.signal?.aborted) this.#onAbort();
+  }
+
+  get settled(): boolean {
+    return this.#state !== "waiting";
+  }
+
+  run(agent: Agent, ended: () => void): Promise<void> {
+    if (this.#state !== "waiting") return Promise.resolve();
+    this.#state = "running";
+    const { signal, maxBufferedChars } = this.#options;
+    signal?.removeEventListener("abort", this.#onAbort); // the agent's stream listens from now on
+    const inner = agent.stream(this.#content, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }),
+    });
+    this.#inner = inner;
+    this.#notify();
+    // Registered after the feed's own: the feed has queued its turn-end before `ended` runs, and
+    // the consumer sees it after.
+    return inner.outcome.then(
+      (outcome) => {
+        ended();
+        this.#resolve(outcome);
+      },
+      (error: unknown) => {
+        ended();
+        this.#reject(error);
+      },
+    );
+  }
+
+  fail(error: unknown): void {
+    if (this.#state !== "waiting") return;
+    this.#state = "failed";
+    this.#failure = error;
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    this.#reject(error);
+    this.#onDrop(this);
+    this.#notify();
+  }
+
+  abandon(error: HostError): void {
+    if (this.#state === "running") this.#inner?.cancel(error.message);
+    else this.fail(error);
+  }
+
+  cancel(reason = "cancelled"): void {
+    if (this.#state === "running") this.#inner?.cancel(reason);
+    else this.fail(new HostError("cancelled", `the prompt was dropped before its turn started (${reason})`));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    if (this.#iterated) throw new TypeError("a turn stream can be iterated once");
+    this.#iterated = true;
+    return { next: () => this.#next(), return: () => this.#return() };
+  }
+
+  async #next(): Promise<IteratorResult<TurnEvent>> {
+    for (;;) {
+      if (this.#inner !== undefined) {
+        this.#events ??= this.#inner[Symbol.asyncIterator]();
+        return this.#events.next();
+      }
+      if (this.#state === "failed") throw this.#failure;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  /** Breaking the iteration early: drops a waiting prompt, cancels a running turn. */
+  async #return(): Promise<IteratorResult<TurnEvent>> {
+    if (this.#inner !== undefined) {
+      this.#events ??= this.#inner[Symbol.asyncIterator]();
+      return (await this.#events.return?.()) ?? { done: true, value: undefined };
+    }
+    this.cancel("stream closed");
+    return { done: true, value: undefined };
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  readonly #onAbort = (): void => this.cancel(abortReason(this.#options.signal!));
+}

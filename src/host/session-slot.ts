@@ -1,0 +1,103 @@
+// One session in a host: its FIFO of waiting prompts, the agent open on it (if any), and the
+// drain that runs the prompts one turn at a time, in order. Opening, switching profiles and
+// eviction are the host's (agent-host.ts), reached through `SlotPort`.
+import type { Agent } from "../loop/index.js";
+import type { QueuedPrompt } from "./queued-prompt.js";
+import type { HostError } from "./types.js";
+
+/** What a slot needs from its host. */
+export interface SlotPort {
+  /** The agent to run `prompt`'s turn on (opened, or reopened under another profile). */
+  agentFor(slot: SessionSlot, prompt: QueuedPrompt): Promise<Agent>;
+  /** The slot's queue ran dry: its agent is idle now. */
+  idle(slot: SessionSlot): void;
+}
+
+export class SessionSlot {
+  readonly id: string;
+  /** The agent open on this session, and the profile it was built from. */
+  agent: Agent | undefined;
+  profile: string | undefined;
+  /** An eviction's dispose in flight: a new open waits for it. */
+  closing: Promise<void> | undefined;
+  /** A dispose failed to flush: the store still holds the session, and must release it before it is opened again. */
+  releaseOwed = false;
+  /** When the agent last went idle (the host clock). */
+  idleSince = 0;
+  readonly #port: SlotPort;
+  readonly #queue: QueuedPrompt[] = [];
+  /** The prompt taken off the queue: opening its agent, or running its turn. */
+  #current: QueuedPrompt | undefined;
+  #running = false;
+  #drain: Promise<void> | undefined;
+
+  constructor(id: string, port: SlotPort) {
+    this.id = id;
+    this.#port = port;
+  }
+
+  /** A turn runs, a prompt waits, or an agent is being opened for one. */
+  get busy(): boolean {
+    return this.#current !== undefined || this.#queue.length > 0;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Prompts that have not started: waiting in the queue, or taken off it while their agent opens. */
+  get waiting(): number {
+    return this.#queue.length + (this.#current !== undefined && !this.#running ? 1 : 0);
+  }
+
+  enqueue(prompt: QueuedPrompt): void {
+    this.#queue.push(prompt);
+    this.#drain ??= this.#run();
+  }
+
+  /** Takes a dropped prompt out of the queue. */
+  remove(prompt: QueuedPrompt): void {
+    const at = this.#queue.indexOf(prompt);
+    if (at >= 0) this.#queue.splice(at, 1);
+  }
+
+  /** Fails every waiting prompt and cancels the running turn (a host closing with `mode: 'cancel'`). */
+  abandonAll(error: HostError): void {
+    for (const prompt of this.#queue.splice(0)) prompt.abandon(error);
+    this.#current?.abandon(error);
+  }
+
+  /** Resolves once nothing runs or waits. */
+  whenIdle(): Promise<void> {
+    return this.#drain ?? Promise.resolve();
+  }
+
+  async #run(): Promise<void> {
+    await Promise.resolve(); // let the caller's frame finish (a stream is returned before its turn is started)
+    for (let prompt = this.#queue.shift(); prompt !== undefined; prompt = this.#queue.shift()) {
+      if (prompt.settled) continue;
+      this.#current = prompt;
+      try {
+        let agent: Agent;
+        try {
+          agent = await this.#port.agentFor(this, prompt);
+        } catch (error) {
+          prompt.fail(error);
+          continue;
+        }
+        this.#running = !prompt.settled;
+        // Idle again before the prompt's caller learns the outcome: a caller that awaits it and
+        // sends again (`ifBusy: 'reject'`) finds the session free.
+        await prompt.run(agent, () => {
+          this.#running = false;
+          this.#current = undefined;
+        });
+      } finally {
+        this.#running = false;
+        this.#current = undefined;
+      }
+    }
+    this.#drain = undefined;
+    this.#port.idle(this);
+  }
+}

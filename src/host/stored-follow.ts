@@ -1,0 +1,40 @@
+// `host.follow` of a session that is not open: its committed events after `from`, read from the
+// store (a read-only load: no lock taken, nothing repaired, nothing written). A turn another
+// process runs on it is not followed live — the caller reconnects for more.
+import { isKeelsonError } from "../errors/index.js";
+import { previewJson } from "../json/index.js";
+import { committedTurnEvent, type TurnEvent } from "../loop/index.js";
+import type { Session } from "../session/index.js";
+import type { SessionStore } from "../store/index.js";
+import { HostError } from "./types.js";
+
+/** Refuses a `from` that is not a seq of the log (or -1: everything). */
+export function checkPosition(from: unknown, length: number, sessionId: string): number {
+  const at = from ?? -1;
+  if (typeof at !== "number" || !Number.isSafeInteger(at) || at < -1 || at >= length)
+    throw new HostError(
+      "invalid-position",
+      `follow session ${sessionId} from seq ${previewJson(at)}: the log has seqs 0..${length - 1}`,
+    );
+  return at;
+}
+
+export async function followStored(
+  store: SessionStore,
+  sessionId: string,
+  from: unknown,
+): Promise<AsyncIterableIterator<TurnEvent>> {
+  let session: Session;
+  try {
+    ({ session } = await store.load(sessionId, { readOnly: true }));
+  } catch (error) {
+    if (isKeelsonError(error, "not-found"))
+      throw new HostError("not-found", `no session ${sessionId} in the store`, { cause: error });
+    throw error;
+  }
+  return committedAfter(session, checkPosition(from, session.length, sessionId));
+}
+
+async function* committedAfter(session: Session, from: number): AsyncGenerator<TurnEvent, void, undefined> {
+  for (let seq = from + 1; seq < session.length; seq++) yield committedTurnEvent(session.eventAt(seq)!);
+}

@@ -1,0 +1,144 @@
+// The agent host's vocabulary and contracts: its options, the host handle, per-prompt options,
+// the clock it schedules idle eviction on, its statistics, and the layer's error type. The
+// behaviour behind them (FIFO per session, eviction, draining) is written in README.md.
+import { KeelsonError } from "../errors/index.js";
+import type { AgentProfile, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type { UserContent } from "../messages/index.js";
+import type { SessionStore } from "../store/index.js";
+
+/**
+ * Time for the host's idle eviction. The default reads `Date.now()` and schedules with
+ * `setTimeout`, unref'd (a host never keeps a process alive); tests inject a manual clock.
+ */
+export interface HostClock {
+  /** Milliseconds (any epoch; only differences are used). */
+  now(): number;
+  /** Calls `fn` once after `ms`; the returned function cancels it (a no-op once it ran). */
+  setTimer(fn: () => void, ms: number): () => void;
+}
+
+export interface AgentHostOptions {
+  /** Where sessions live. The host opens, resumes and releases sessions in it; it never closes it (the caller owns it). */
+  readonly store: SessionStore;
+  /** The profile every session runs under (registered as `default`). Give this or `profiles`. */
+  readonly profile?: AgentProfile;
+  /** Profiles by name; a prompt picks one with its `profile` option (see `HostPromptOptions.profile`). */
+  readonly profiles?: Readonly<Record<string, AgentProfile>>;
+  /**
+   * Idle agents kept open (default 100). Opening another evicts the least recently used idle
+   * agent. Busy agents (a turn running or queued) are never evicted, so more than `maxOpen`
+   * agents are open while more than `maxOpen` sessions are busy.
+   */
+  readonly maxOpen?: number;
+  /** An agent idle this long (ms) is evicted (default 300 000; `Infinity`: only `maxOpen` evicts). */
+  readonly idleMs?: number;
+  readonly clock?: HostClock;
+  /** Contained failures the host cannot hand to a caller (an eviction whose flush failed): for logs. */
+  readonly onError?: (error: unknown, where: string) => void;
+}
+
+/** How a prompt is queued. */
+export interface HostPromptOptions {
+  /**
+   * The profile the turn runs under. Without it: the profile the session is open with, or — when
+   * it is not open — `default` (the `profile` option), or the only profile. A profile other than
+   * the open agent's reopens the session under it when the turn's time comes (a new loop instance).
+   */
+  readonly profile?: string;
+  /** `queue` (default): wait behind the session's running and queued turns. `reject`: `HostError('busy')` if there are any. */
+  readonly ifBusy?: "queue" | "reject";
+  /** Aborting it drops the prompt while it waits (`HostError('cancelled')`), or cancels its turn once it runs. */
+  readonly signal?: AbortSignal;
+}
+
+export interface HostStreamOptions extends HostPromptOptions {
+  /** Bound on buffered live delta characters for a lagging consumer (the loop's default: 1 MiB). */
+  readonly maxBufferedChars?: number;
+}
+
+export interface HostFollowOptions {
+  /** The last seq the client has (events after it are delivered); default -1 (everything). */
+  readonly from?: number;
+  readonly maxBufferedChars?: number;
+}
+
+export interface HostCloseOptions {
+  /**
+   * `drain` (default): running and queued turns run to their end. `cancel`: queued prompts are
+   * dropped (`HostError('closed')`) and running turns cancelled (they end `aborted` in the log).
+   */
+  readonly mode?: "drain" | "cancel";
+}
+
+export interface HostStats {
+  /** Agents open (loaded, holding their session in the store). */
+  readonly open: number;
+  /** Turns running now (at most one per session). */
+  readonly running: number;
+  /** Prompts waiting behind a running turn or for their session to open. */
+  readonly queued: number;
+}
+
+/** Prompt content, as `agent.send` takes it. */
+export type HostPrompt = string | readonly UserContent[];
+
+/**
+ * Many sessions in one process, one running turn per session. Every prompt runs as its own turn,
+ * in the order it was queued for its session; sessions open on first use (resumed from the store,
+ * or created with that id) and are evicted when idle.
+ */
+export interface AgentHost {
+  /**
+   * Queues `prompt` for `sessionId` and resolves with its turn's outcome (after the turn's log is
+   * flushed). Rejects with `HostError` (`invalid-id`, `invalid-prompt`, `unknown-profile`,
+   * `busy`, `closed`, `cancelled`) or with the store's or loop's error when the session cannot
+   * be opened.
+   */
+  send(sessionId: string, prompt: HostPrompt, options?: HostPromptOptions): Promise<TurnOutcome>;
+  /**
+   * Queues `prompt` like `send` and streams its turn (`agent.stream`'s events) once it starts.
+   * Throws `HostError` at once for what is refused at the door (`invalid-id`, `invalid-prompt`,
+   * `unknown-profile`, `busy`, `closed`). Closing the iteration, `cancel()` or the signal drop the
+   * prompt while it waits (the iteration and `outcome` then fail with `HostError('cancelled')`;
+   * nothing is logged) and cancel the turn once it runs (it ends `aborted`).
+   */
+  stream(sessionId: string, prompt: HostPrompt, options?: HostStreamOptions): TurnStream;
+  /**
+   * A reconnecting client's feed: the open agent's `follow` (committed events after `from`, then
+   * the turn in flight live), or — when the session is not open — its committed events read from
+   * the store. `HostError` `invalid-id`, `not-found` (no such session), `invalid-position`
+   * (`from` beyond the log), `closed`, before any event.
+   */
+  follow(sessionId: string, options?: HostFollowOptions): Promise<AsyncIterableIterator<TurnEvent>>;
+  /** Counts of open agents, running turns and waiting prompts. */
+  stats(): HostStats;
+  /**
+   * Refuses new prompts (`HostError('closed')`), lets running and queued turns end (or cancels
+   * them: `mode: 'cancel'`), then disposes every agent (flushed and released). Idempotent.
+   */
+  close(options?: HostCloseOptions): Promise<void>;
+}
+
+export type HostErrorCode =
+  /** A session id that is not a safe session id (refused before the store is touched). */
+  | "invalid-id"
+  /** A prompt that is neither a string nor an array of content parts. */
+  | "invalid-prompt"
+  /** `createAgentHost` options that cannot work (no profile, a bad `maxOpen` / `idleMs`). */
+  | "invalid-options"
+  /** A profile that is not usable (no model, no provider, a bad name). */
+  | "invalid-profile"
+  /** A prompt names a profile the host does not have, or names none where several exist and none is `default`. */
+  | "unknown-profile"
+  /** `ifBusy: 'reject'` and the session has a turn running or queued. */
+  | "busy"
+  /** The host is closing or closed. */
+  | "closed"
+  /** A waiting prompt was dropped (its stream closed, `cancel()`, its signal) before its turn started. */
+  | "cancelled"
+  /** `follow` of a session the store does not have. */
+  | "not-found"
+  /** `follow({ from })` beyond the end of the log, or not an integer ≥ -1. */
+  | "invalid-position";
+
+export class HostError extends KeelsonError<HostErrorCode> {}
