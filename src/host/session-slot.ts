@@ -9,7 +9,10 @@ import type { HostError } from "./types.js";
 export interface SlotPort {
   /** The agent to run `prompt`'s turn on (opened, or reopened under another profile). */
   agentFor(slot: SessionSlot, prompt: QueuedPrompt): Promise<Agent>;
-  /** The slot's queue ran dry: its agent is idle now. */
+  /**
+   * The slot's queue ran dry: its agent (if open) is idle now. Called as a turn ends, before its
+   * caller learns the outcome, and again when the drain stops (idempotent).
+   */
   idle(slot: SessionSlot): void;
 }
 
@@ -91,6 +94,7 @@ export class SessionSlot {
         await prompt.run(agent, () => {
           this.#running = false;
           this.#current = undefined;
+          if (this.#queue.length === 0) this.#port.idle(this);
         });
       } finally {
         this.#running = false;

@@ -126,18 +126,26 @@ export const profileOf = (provider: ScriptedProvider, model = "scripted:host"): 
   system: "You are a host test.",
 });
 
-/** A store that records the names of the methods called on it, delegating to `inner`. */
-export function recordingStore(inner: SessionStore): { store: SessionStore; calls: string[] } {
+/** A store that records the names of the methods called on it, delegating to `inner` (or to `override`). */
+export function recordingStore(
+  inner: SessionStore,
+  override: Partial<SessionStore> = {},
+): { store: SessionStore; calls: string[] } {
   const calls: string[] = [];
+  const seen = <T>(name: string, result: T): T => {
+    calls.push(name);
+    return result;
+  };
   const store: SessionStore = {
-    create: (header, seed) => (calls.push("create"), inner.create(header, seed)),
-    append: (id, events) => (calls.push("append"), inner.append(id, events)),
-    flush: (id) => (calls.push("flush"), inner.flush(id)),
-    attach: (session) => (calls.push("attach"), inner.attach(session)),
-    load: (id, options) => (calls.push("load"), inner.load(id, options)),
-    list: () => (calls.push("list"), inner.list()),
-    release: (id) => (calls.push("release"), inner.release(id)),
-    close: () => (calls.push("close"), inner.close()),
+    create: (header, seed) => seen("create", inner.create(header, seed)),
+    append: (id, events) => seen("append", inner.append(id, events)),
+    flush: (id) => seen("flush", inner.flush(id)),
+    attach: (session) => seen("attach", inner.attach(session)),
+    load: (id, options) => seen("load", inner.load(id, options)),
+    list: () => seen("list", inner.list()),
+    release: (id) => seen("release", inner.release(id)),
+    close: () => seen("close", inner.close()),
+    ...override,
   };
   return { store, calls };
 }
@@ -172,3 +180,13 @@ export async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent
 
 /** Lets queued microtasks and I/O callbacks run (no timers: a macrotask turn via setImmediate). */
 export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** What `run` threw or rejected with (undefined when it did neither). */
+export async function refusal(run: () => unknown): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}

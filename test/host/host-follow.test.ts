@@ -1,0 +1,72 @@
+// host.follow (issue #22 §3–4): a reconnecting client's feed — the open agent's follow (the log
+// after `from`, then the turn in flight live), or the stored log's committed events when the
+// session is not open; an unknown session is HostError('not-found') and a `from` beyond the log
+// HostError('invalid-position'), before any event.
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { type AgentHost, createAgentHost } from "../../src/host/index.js";
+import { drain, GatedModel, ManualClock, profileOf, refusal, tempStore } from "./support.js";
+
+let fixture: Awaited<ReturnType<typeof tempStore>>;
+let host: AgentHost;
+let clock: ManualClock;
+let model: GatedModel;
+beforeEach(async () => {
+  fixture = await tempStore();
+  clock = new ManualClock();
+  model = new GatedModel(["held"]);
+  host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), idleMs: 1000, clock });
+});
+afterEach(async () => {
+  await host.close({ mode: "cancel" });
+  await fixture.cleanup();
+});
+
+const seqs = (events: readonly { seq?: number }[]): number[] =>
+  events.flatMap((e) => (e.seq === undefined ? [] : [e.seq]));
+
+describe("host.follow", () => {
+  test("an open session: the events after `from`, then the turn in flight live to its end", async () => {
+    await host.send("s1", "first");
+    const length = (await drain(await host.follow("s1"))).length;
+    const held = host.send("s1", "held");
+    await model.called("held");
+    const feed = await host.follow("s1", { from: length - 1 });
+    model.release("held");
+    const events = await drain(feed);
+    await held;
+    expect(events[0]).toMatchObject({ type: "turn-start", turn: 2, seq: length });
+    expect(events.some((e) => e.type === "text-delta")).toBe(true); // live: the step started after the feed joined
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", turn: 2 });
+  });
+
+  test("a session that is not open (evicted): its committed events from the store", async () => {
+    await host.send("s1", "one");
+    await host.send("s1", "two");
+    const whole = await drain(await host.follow("s1"));
+    clock.advance(1000);
+    expect(host.stats().open).toBe(0);
+    const stored = await drain(await host.follow("s1"));
+    expect(stored).toEqual(whole.filter((e) => "seq" in e));
+    const tail = await drain(await host.follow("s1", { from: 3 }));
+    expect(seqs(tail)).toEqual(seqs(whole).slice(4));
+    expect(host.stats().open).toBe(0); // following opened nothing
+  });
+
+  test("an unknown session: HostError('not-found'); nothing is created", async () => {
+    expect(await refusal(() => host.follow("nobody"))).toMatchObject({ code: "not-found" });
+    expect(await fixture.store.list()).toEqual([]);
+  });
+
+  test("a position beyond the log or not a seq: HostError('invalid-position'), open or stored", async () => {
+    await host.send("s1", "one");
+    const length = (await drain(await host.follow("s1"))).filter((e) => "seq" in e).length;
+    for (const from of [length, 1.5, -2, "3"]) {
+      expect(await refusal(() => host.follow("s1", { from: from as number }))).toMatchObject({
+        code: "invalid-position",
+      });
+    }
+    clock.advance(1000);
+    expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "invalid-position" });
+    expect(seqs(await drain(await host.follow("s1", { from: length - 1 })))).toEqual([]);
+  });
+});
