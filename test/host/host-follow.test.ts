@@ -4,6 +4,7 @@
 // HostError('invalid-position'), before any event.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { type AgentHost, createAgentHost } from "../../src/host/index.js";
+import type { TurnEvent } from "../../src/loop/index.js";
 import { drain, GatedModel, ManualClock, profileOf, refusal, tempStore } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof tempStore>>;
@@ -21,8 +22,7 @@ afterEach(async () => {
   await fixture.cleanup();
 });
 
-const seqs = (events: readonly { seq?: number }[]): number[] =>
-  events.flatMap((e) => (e.seq === undefined ? [] : [e.seq]));
+const seqs = (events: readonly TurnEvent[]): number[] => events.flatMap((e) => ("seq" in e ? [e.seq] : []));
 
 describe("host.follow", () => {
   test("an open session: the events after `from`, then the turn in flight live to its end", async () => {

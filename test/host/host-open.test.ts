@@ -30,7 +30,12 @@ afterEach(async () => {
 describe("open-or-create", () => {
   test("an unknown id is created with that id; a stored session is resumed and its log continues", async () => {
     const model = new GatedModel();
-    const earlier = createAgent({ ...profileOf(model.provider), store: fixture.store, sessionId: "stored" });
+    const earlier = createAgent({
+      provider: model.provider,
+      model: "scripted:host",
+      store: fixture.store,
+      sessionId: "stored",
+    });
     await earlier.send("before the host");
     await earlier.dispose();
     host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
@@ -52,7 +57,12 @@ describe("open-or-create", () => {
 
   test("a session the store cannot open fails that prompt with the store's error; the next prompt tries again", async () => {
     const model = new GatedModel();
-    const other = createAgent({ ...profileOf(model.provider), store: fixture.store, sessionId: "taken" });
+    const other = createAgent({
+      provider: model.provider,
+      model: "scripted:host",
+      store: fixture.store,
+      sessionId: "taken",
+    });
     await other.send("holds the writer lock");
     host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
     await expect(host.send("taken", "refused")).rejects.toMatchObject({ code: "already-open" });
@@ -82,7 +92,7 @@ describe("refused at the door", () => {
       profile: profileOf(new ScriptedProvider()),
       clock: new ManualClock(),
     });
-    for (const prompt of [undefined, 42, { text: "hi" }])
+    for (const prompt of [undefined, 42, { text: "hi" }] as unknown[])
       expect(await refusal(() => host!.stream("s", prompt as string))).toMatchObject({ code: "invalid-prompt" });
     expect(host.stats().queued).toBe(0);
   });
