@@ -5,7 +5,8 @@
 //   W3 resume (w3-resume.ts)           W4 reconstruction (w4-reconstruct.ts)
 //   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
 //   W6 PostgreSQL (w6-postgres.ts)     W7 session index at 10k sessions (w7-session-index.ts)
-// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7]` runs a subset;
+//   W8 the agent host: 1,000 sessions streaming at once in one process (w8-host.ts, w8/)
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7 W8]` runs a subset;
 // `… bench/run.ts W6F` runs only W6's fleet rows (turns/s and CPU per turn at 1/2/4 workers; not in a full run).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -20,6 +21,7 @@ import { runW4 } from "./w4-reconstruct.js";
 import { runW5 } from "./w5-startup.js";
 import { runW6, runW6Fleet } from "./w6-postgres.js";
 import { runW7 } from "./w7-session-index.js";
+import { runW8 } from "./w8-host.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -50,6 +52,7 @@ try {
     ["W6", runW6],
     ["W6F", runW6Fleet],
     ["W7", runW7],
+    ["W8", runW8],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id) || (id === "W6F" && !wanted.has(id))) continue; // W6F: only when asked for (W6 has its rows)
