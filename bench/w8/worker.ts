@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { countTokens, EmulatorProvider, RuleBasedModel } from "../../src/emulator/index.js";
 import type { AgentProfile } from "../../src/loop/index.js";
@@ -72,7 +73,8 @@ async function runTurn(runner: Runner, probe: LatencyProbe, id: string, turn: nu
 
 const mb = (bytes: number): number => bytes / (1024 * 1024);
 
-async function main(config: W8WorkerConfig): Promise<W8WorkerResult> {
+/** Runs one row in this process. */
+export async function runW8Worker(config: W8WorkerConfig): Promise<W8WorkerResult> {
   countTokens("warm up"); // the tokenizer's tables load on first use
   const rules = new RuleBasedModel();
   const provider = new EmulatorProvider({
@@ -171,6 +173,7 @@ async function main(config: W8WorkerConfig): Promise<W8WorkerResult> {
   }
 }
 
-const config = JSON.parse(process.argv[2] ?? "{}") as W8WorkerConfig;
-const result = await main(config);
-process.stdout.write(`${JSON.stringify(result)}\n`);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await runW8Worker(JSON.parse(process.argv[2] ?? "{}") as W8WorkerConfig);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
