@@ -2,22 +2,15 @@
 // running and queued turns finish, and disposes every agent — flushed and released, so another
 // writer can take each session; `mode: 'cancel'` drops the waiting prompts and cancels the
 // running turns (they end aborted in the log).
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { createAgentHost } from "../../src/host/index.js";
+import { expect, test } from "vitest";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { GatedModel, ManualClock, profileOf, promptsByTurn, refusal, storedLog, tempStore } from "./support.js";
+import { GatedModel, profileOf, promptsByTurn, refusal, storedLog, useHostFixture } from "./support.js";
 
-let fixture: Awaited<ReturnType<typeof tempStore>>;
-beforeEach(async () => {
-  fixture = await tempStore();
-});
-afterEach(async () => {
-  await fixture.cleanup();
-});
+const fixture = useHostFixture();
 
 test("close drains: running and queued turns finish, new prompts are refused, every session is released", async () => {
   const model = new GatedModel(["a"]);
-  const host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
+  const host = fixture().host({ profile: profileOf(model.provider) });
   const first = host.send("s1", "a");
   const queued = host.stream("s1", "b");
   const other = host.send("s2", "c");
@@ -34,7 +27,7 @@ test("close drains: running and queued turns finish, new prompts are refused, ev
   expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
   expect(host.close()).toBe(closing); // idempotent
   // Released: a second writer takes each session, and finds every turn in its log.
-  const second = new JsonlSessionStore({ root: fixture.root });
+  const second = new JsonlSessionStore({ root: fixture().root });
   try {
     const s1 = await second.load("s1");
     expect(promptsByTurn(s1.session.events)).toEqual([["a"], ["b"]]);
@@ -48,7 +41,7 @@ test("close drains: running and queued turns finish, new prompts are refused, ev
 
 test("close({ mode: 'cancel' }): waiting prompts fail HostError('closed') without running, running turns end aborted", async () => {
   const model = new GatedModel(["a"]);
-  const host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
+  const host = fixture().host({ profile: profileOf(model.provider) });
   const running = host.send("s1", "a");
   const waiting = refusal(() => host.send("s1", "b"));
   await model.called("a");
@@ -56,14 +49,14 @@ test("close({ mode: 'cancel' }): waiting prompts fail HostError('closed') withou
   expect((await running).reason).toMatchObject({ kind: "aborted", reason: "the agent host is closing" });
   expect(await waiting).toMatchObject({ code: "closed" });
   expect(model.calls).toEqual(["a"]);
-  const log = await storedLog(fixture.store, "s1");
+  const log = await storedLog(fixture().store, "s1");
   expect(promptsByTurn(log.events)).toEqual([["a"]]);
   expect(log.report.ok).toBe(true);
 });
 
 test("stats counts open agents, running turns and waiting prompts", async () => {
   const model = new GatedModel(["a", "x"]);
-  const host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
+  const host = fixture().host({ profile: profileOf(model.provider) });
   expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
   const sends = [host.send("s1", "a"), host.send("s1", "b"), host.send("s1", "c"), host.send("s2", "x")];
   await Promise.all([model.called("a"), model.called("x")]);

@@ -3,21 +3,19 @@
 // session, whose log continues and verifies clean. Time is a manual clock; the default clock's
 // timer never keeps a process alive.
 import { spawnSync } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type AgentHost, createAgentHost } from "../../src/host/index.js";
+import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/session/index.js";
-import { GatedModel, ManualClock, profileOf, promptsByTurn, recordingStore, storedLog, tempStore } from "./support.js";
+import {
+  GatedModel,
+  ManualClock,
+  profileOf,
+  promptsByTurn,
+  recordingStore,
+  storedLog,
+  useHostFixture,
+} from "./support.js";
 
-let fixture: Awaited<ReturnType<typeof tempStore>>;
-let host: AgentHost | undefined;
-beforeEach(async () => {
-  fixture = await tempStore();
-});
-afterEach(async () => {
-  await host?.close({ mode: "cancel" });
-  host = undefined;
-  await fixture.cleanup();
-});
+const fixture = useHostFixture();
 
 /** How many loop instances ran requests on the session: its `request/header` snapshots. */
 const instances = (events: readonly SessionEvent[]): number =>
@@ -26,12 +24,7 @@ const instances = (events: readonly SessionEvent[]): number =>
 describe("maxOpen", () => {
   test("opening one more than maxOpen evicts the least recently used idle agent; its next prompt resumes it", async () => {
     const model = new GatedModel();
-    host = createAgentHost({
-      store: fixture.store,
-      profile: profileOf(model.provider),
-      maxOpen: 2,
-      clock: new ManualClock(),
-    });
+    const host = fixture().host({ profile: profileOf(model.provider), maxOpen: 2 });
     await host.send("s1", "one");
     await host.send("s2", "one");
     await host.send("s1", "two"); // s1 is now the most recently used
@@ -40,8 +33,8 @@ describe("maxOpen", () => {
     await host.send("s1", "three"); // still open: no new instance
     await host.send("s2", "two"); // resumed (evicts s3, the least recently used now)
     await host.close();
-    const s1 = await storedLog(fixture.store, "s1");
-    const s2 = await storedLog(fixture.store, "s2");
+    const s1 = await storedLog(fixture().store, "s1");
+    const s2 = await storedLog(fixture().store, "s2");
     expect(instances(s1.events)).toBe(1);
     expect(instances(s2.events)).toBe(2);
     expect(promptsByTurn(s2.events)).toEqual([["one"], ["two"]]);
@@ -50,12 +43,7 @@ describe("maxOpen", () => {
 
   test("busy agents are never evicted: the host is over maxOpen while they run, back under it once they idle", async () => {
     const model = new GatedModel(["held", "free"]);
-    host = createAgentHost({
-      store: fixture.store,
-      profile: profileOf(model.provider),
-      maxOpen: 1,
-      clock: new ManualClock(),
-    });
+    const host = fixture().host({ profile: profileOf(model.provider), maxOpen: 1 });
     const held = host.send("s1", "held");
     const free = host.send("s2", "free");
     await Promise.all([model.called("held"), model.called("free")]);
@@ -73,7 +61,7 @@ describe("idleMs", () => {
   test("an agent idle for idleMs is evicted (flushed and released); the next prompt resumes it and the log continues", async () => {
     const clock = new ManualClock();
     const model = new GatedModel();
-    host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), idleMs: 1000, clock });
+    const host = fixture().host({ profile: profileOf(model.provider), idleMs: 1000, clock });
     await host.send("s1", "one");
     clock.advance(999);
     expect(host.stats().open).toBe(1);
@@ -83,7 +71,7 @@ describe("idleMs", () => {
     const again = await host.send("s1", "two");
     expect(again.turn).toBe(2);
     await host.close();
-    const log = await storedLog(fixture.store, "s1");
+    const log = await storedLog(fixture().store, "s1");
     expect(promptsByTurn(log.events)).toEqual([["one"], ["two"]]);
     expect(instances(log.events)).toBe(2);
     expect(log.report.ok).toBe(true);
@@ -92,7 +80,7 @@ describe("idleMs", () => {
   test("one timer at a time, for the least recently used idle agent; a busy agent is not timed", async () => {
     const clock = new ManualClock();
     const model = new GatedModel(["held"]);
-    host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), idleMs: 1000, clock });
+    const host = fixture().host({ profile: profileOf(model.provider), idleMs: 1000, clock });
     await host.send("a", "x");
     clock.advance(500);
     await host.send("b", "x");
@@ -114,16 +102,16 @@ describe("idleMs", () => {
     const clock = new ManualClock();
     const errors: string[] = [];
     let failRelease = true;
-    const { store } = recordingStore(fixture.store, {
+    const { store } = recordingStore(fixture().store, {
       release: async (id: string) => {
         if (failRelease) {
           failRelease = false;
           throw new Error("disk full (test)");
         }
-        return fixture.store.release(id);
+        return fixture().store.release(id);
       },
     });
-    host = createAgentHost({
+    const host = fixture().host({
       store,
       profile: profileOf(model.provider),
       idleMs: 10,
@@ -136,7 +124,7 @@ describe("idleMs", () => {
     expect(errors).toEqual(["evicting session s1"]);
     expect(again.turn).toBe(2);
     await host.close();
-    expect(promptsByTurn((await storedLog(fixture.store, "s1")).events)).toEqual([["one"], ["two"]]);
+    expect(promptsByTurn((await storedLog(fixture().store, "s1")).events)).toEqual([["one"], ["two"]]);
   });
 });
 

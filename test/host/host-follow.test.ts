@@ -2,24 +2,19 @@
 // after `from`, then the turn in flight live), or the stored log's committed events when the
 // session is not open; an unknown session is HostError('not-found') and a `from` beyond the log
 // HostError('invalid-position'), before any event.
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type AgentHost, createAgentHost } from "../../src/host/index.js";
+import { beforeEach, describe, expect, test } from "vitest";
+import type { AgentHost } from "../../src/host/index.js";
 import type { TurnEvent } from "../../src/loop/index.js";
-import { drain, GatedModel, ManualClock, profileOf, refusal, tempStore } from "./support.js";
+import { drain, GatedModel, ManualClock, profileOf, refusal, useHostFixture } from "./support.js";
 
-let fixture: Awaited<ReturnType<typeof tempStore>>;
+const fixture = useHostFixture();
 let host: AgentHost;
 let clock: ManualClock;
 let model: GatedModel;
-beforeEach(async () => {
-  fixture = await tempStore();
+beforeEach(() => {
   clock = new ManualClock();
   model = new GatedModel(["held"]);
-  host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), idleMs: 1000, clock });
-});
-afterEach(async () => {
-  await host.close({ mode: "cancel" });
-  await fixture.cleanup();
+  host = fixture().host({ profile: profileOf(model.provider), idleMs: 1000, clock });
 });
 
 const seqs = (events: readonly TurnEvent[]): number[] => events.flatMap((e) => ("seq" in e ? [e.seq] : []));
@@ -54,7 +49,7 @@ describe("host.follow", () => {
 
   test("an unknown session: HostError('not-found'); nothing is created", async () => {
     expect(await refusal(() => host.follow("nobody"))).toMatchObject({ code: "not-found" });
-    expect(await fixture.store.list()).toEqual([]);
+    expect(await fixture().store.list()).toEqual([]);
   });
 
   test("a position beyond the log or not a seq: HostError('invalid-position'), open or stored", async () => {

@@ -1,31 +1,13 @@
 // Opening sessions (issue #22 §4): open-or-create by id — a stored session is resumed (its log
 // continues), an unknown id is created with that id; bad ids and prompts are refused at the door,
 // before the store is touched; which profile a turn runs under.
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type AgentHost, createAgentHost, HostError } from "../../src/host/index.js";
+import { describe, expect, test } from "vitest";
+import { createAgentHost, HostError } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent } from "../../src/loop/index.js";
-import {
-  GatedModel,
-  ManualClock,
-  profileOf,
-  promptsByTurn,
-  recordingStore,
-  refusal,
-  storedLog,
-  tempStore,
-} from "./support.js";
+import { GatedModel, profileOf, promptsByTurn, recordingStore, refusal, storedLog, useHostFixture } from "./support.js";
 
-let fixture: Awaited<ReturnType<typeof tempStore>>;
-let host: AgentHost | undefined;
-beforeEach(async () => {
-  fixture = await tempStore();
-});
-afterEach(async () => {
-  await host?.close({ mode: "cancel" });
-  host = undefined;
-  await fixture.cleanup();
-});
+const fixture = useHostFixture();
 
 describe("open-or-create", () => {
   test("an unknown id is created with that id; a stored session is resumed and its log continues", async () => {
@@ -33,20 +15,20 @@ describe("open-or-create", () => {
     const earlier = createAgent({
       provider: model.provider,
       model: "scripted:host",
-      store: fixture.store,
+      store: fixture().store,
       sessionId: "stored",
     });
     await earlier.send("before the host");
     await earlier.dispose();
-    host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
+    const host = fixture().host({ profile: profileOf(model.provider) });
     const created = await host.send("fresh", "hello");
     const resumed = await host.send("stored", "again");
     expect([created.turn, resumed.turn]).toEqual([1, 2]);
     await host.close();
-    const fresh = await storedLog(fixture.store, "fresh");
+    const fresh = await storedLog(fixture().store, "fresh");
     expect(fresh.events[0]?.type).toBe("turn/start"); // the header carries the id; the log starts with the turn
     expect(fresh.report.ok).toBe(true);
-    const stored = await storedLog(fixture.store, "stored");
+    const stored = await storedLog(fixture().store, "stored");
     expect(promptsByTurn(stored.events)).toEqual([["before the host"], ["again"]]);
     expect(stored.report.ok).toBe(true);
     const headers = stored.events
@@ -60,11 +42,11 @@ describe("open-or-create", () => {
     const other = createAgent({
       provider: model.provider,
       model: "scripted:host",
-      store: fixture.store,
+      store: fixture().store,
       sessionId: "taken",
     });
     await other.send("holds the writer lock");
-    host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
+    const host = fixture().host({ profile: profileOf(model.provider) });
     await expect(host.send("taken", "refused")).rejects.toMatchObject({ code: "already-open" });
     await other.dispose();
     expect((await host.send("taken", "now")).turn).toBe(2);
@@ -73,32 +55,28 @@ describe("open-or-create", () => {
 
 describe("refused at the door", () => {
   test("unsafe or non-string session ids: HostError('invalid-id') before the store is touched", async () => {
-    const { store, calls } = recordingStore(fixture.store);
-    host = createAgentHost({ store, profile: profileOf(new ScriptedProvider()), clock: new ManualClock() });
+    const { store, calls } = recordingStore(fixture().store);
+    const host = fixture().host({ store, profile: profileOf(new ScriptedProvider()) });
     for (const id of ["../escape", "a/b", "", ".hidden", "x".repeat(300), "nul\u0000", 42, undefined]) {
-      const sent = await refusal(() => host!.send(id as string, "hi"));
+      const sent = await refusal(() => host.send(id as string, "hi"));
       expect(sent).toBeInstanceOf(HostError);
       expect(sent).toMatchObject({ code: "invalid-id" });
-      expect(await refusal(() => host!.stream(id as string, "hi"))).toMatchObject({ code: "invalid-id" });
-      expect(await refusal(() => host!.follow(id as string))).toMatchObject({ code: "invalid-id" });
+      expect(await refusal(() => host.stream(id as string, "hi"))).toMatchObject({ code: "invalid-id" });
+      expect(await refusal(() => host.follow(id as string))).toMatchObject({ code: "invalid-id" });
     }
     expect(calls).toEqual([]);
     expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
   });
 
   test("a prompt that is not text or content parts: HostError('invalid-prompt'), nothing queued", async () => {
-    host = createAgentHost({
-      store: fixture.store,
-      profile: profileOf(new ScriptedProvider()),
-      clock: new ManualClock(),
-    });
+    const host = fixture().host({ profile: profileOf(new ScriptedProvider()) });
     for (const prompt of [undefined, 42, { text: "hi" }] as unknown[])
-      expect(await refusal(() => host!.stream("s", prompt as string))).toMatchObject({ code: "invalid-prompt" });
+      expect(await refusal(() => host.stream("s", prompt as string))).toMatchObject({ code: "invalid-prompt" });
     expect(host.stats().queued).toBe(0);
   });
 
   test("bad host options: HostError('invalid-options' | 'invalid-profile')", async () => {
-    const store = fixture.store;
+    const store = fixture().store;
     const profile = profileOf(new ScriptedProvider());
     expect(await refusal(() => createAgentHost({ store }))).toMatchObject({ code: "invalid-options" });
     expect(await refusal(() => createAgentHost({ store, profile, maxOpen: 0 }))).toMatchObject({
@@ -121,30 +99,21 @@ describe("profiles", () => {
   test("a prompt names its profile; without one a new session gets `default`, an open one keeps its own", async () => {
     const fast = new ScriptedProvider([], { fallback: { text: "fast" } });
     const slow = new ScriptedProvider([], { fallback: { text: "slow" } });
-    host = createAgentHost({
-      store: fixture.store,
-      profile: profileOf(slow),
-      profiles: { fast: profileOf(fast) },
-      clock: new ManualClock(),
-    });
+    const host = fixture().host({ profile: profileOf(slow), profiles: { fast: profileOf(fast) } });
     expect((await host.send("a", "hi")).text).toBe("slow");
     expect((await host.send("b", "hi", { profile: "fast" })).text).toBe("fast");
     expect((await host.send("b", "again")).text).toBe("fast"); // open with `fast`
     expect((await host.send("b", "switch", { profile: "default" })).text).toBe("slow"); // reopened under `default`
     await expect(host.send("a", "hi", { profile: "nope" })).rejects.toMatchObject({ code: "unknown-profile" });
     await host.close();
-    const b = await storedLog(fixture.store, "b");
+    const b = await storedLog(fixture().store, "b");
     expect(b.report.ok).toBe(true);
     expect(promptsByTurn(b.events)).toEqual([["hi"], ["again"], ["switch"]]);
   });
 
   test("several profiles and no `default`: a prompt for a session that is not open must name one", async () => {
     const provider = new ScriptedProvider([], { fallback: { text: "ok" } });
-    host = createAgentHost({
-      store: fixture.store,
-      profiles: { a: profileOf(provider), b: profileOf(provider) },
-      clock: new ManualClock(),
-    });
+    const host = fixture().host({ profiles: { a: profileOf(provider), b: profileOf(provider) } });
     await expect(host.send("s", "hi")).rejects.toMatchObject({ code: "unknown-profile" });
     expect((await host.send("s", "hi", { profile: "a" })).turn).toBe(1);
     expect((await host.send("s", "more")).turn).toBe(2); // open: it keeps `a`

@@ -2,26 +2,14 @@
 // order it was queued for its session (never merged, as concurrent agent.send() calls are);
 // `ifBusy: 'reject'` refuses instead of waiting; a waiting prompt can be dropped without running;
 // sessions do not wait for each other.
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type AgentHost, createAgentHost, HostError } from "../../src/host/index.js";
+import { describe, expect, test } from "vitest";
+import { type AgentHost, HostError } from "../../src/host/index.js";
 import type { TurnEvent } from "../../src/loop/index.js";
-import { drain, GatedModel, ManualClock, profileOf, promptsByTurn, storedLog, tempStore } from "./support.js";
+import { drain, GatedModel, profileOf, promptsByTurn, storedLog, useHostFixture } from "./support.js";
 
-let fixture: Awaited<ReturnType<typeof tempStore>>;
-let host: AgentHost | undefined;
-beforeEach(async () => {
-  fixture = await tempStore();
-});
-afterEach(async () => {
-  await host?.close({ mode: "cancel" });
-  host = undefined;
-  await fixture.cleanup();
-});
+const fixture = useHostFixture();
 
-function hostOver(model: GatedModel): AgentHost {
-  host = createAgentHost({ store: fixture.store, profile: profileOf(model.provider), clock: new ManualClock() });
-  return host;
-}
+const hostOver = (model: GatedModel): AgentHost => fixture().host({ profile: profileOf(model.provider) });
 
 describe("per-session FIFO", () => {
   test("concurrent sends to one session run as separate turns, in the order they were queued", async () => {
@@ -39,7 +27,7 @@ describe("per-session FIFO", () => {
       [3, "re: c"],
     ]);
     await h.close();
-    const { events, report } = await storedLog(fixture.store, "s1");
+    const { events, report } = await storedLog(fixture().store, "s1");
     expect(promptsByTurn(events)).toEqual([["a"], ["b"], ["c"]]);
     expect(report.ok).toBe(true);
   });
@@ -90,7 +78,7 @@ describe("ifBusy: 'reject'", () => {
     await running;
     expect((await h.send("s1", "c", { ifBusy: "reject" })).turn).toBe(2);
     await h.close();
-    const { events } = await storedLog(fixture.store, "s1");
+    const { events } = await storedLog(fixture().store, "s1");
     expect(promptsByTurn(events)).toEqual([["a"], ["c"]]); // the refused prompts were never logged
   });
 });
@@ -112,7 +100,7 @@ describe("dropping a waiting prompt", () => {
     expect((await after).turn).toBe(2);
     expect(model.calls).toEqual(["a", "after"]);
     await h.close();
-    expect(promptsByTurn((await storedLog(fixture.store, "s1")).events)).toEqual([["a"], ["after"]]);
+    expect(promptsByTurn((await storedLog(fixture().store, "s1")).events)).toEqual([["a"], ["after"]]);
   });
 
   test("cancel() or the signal drop a waiting prompt; its iteration fails with HostError('cancelled')", async () => {
@@ -134,7 +122,7 @@ describe("dropping a waiting prompt", () => {
     await running;
     await h.close();
     expect(model.calls).toEqual(["a"]);
-    expect(promptsByTurn((await storedLog(fixture.store, "s1")).events)).toEqual([["a"]]);
+    expect(promptsByTurn((await storedLog(fixture().store, "s1")).events)).toEqual([["a"]]);
   });
 
   test("closing a running stream's iteration cancels its turn (it ends aborted); the next prompt still runs", async () => {

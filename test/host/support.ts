@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { HostClock } from "../../src/host/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { type AgentHost, type AgentHostOptions, createAgentHost, type HostClock } from "../../src/host/index.js";
 import { type ProviderRequest, ScriptedProvider, type ScriptedReply } from "../../src/llm/core.js";
 import type { AgentProfile, TurnEvent } from "../../src/loop/index.js";
 import { type LogReport, verifyLog } from "../../src/reconstruct/index.js";
@@ -57,6 +58,37 @@ export async function tempStore(): Promise<{ store: JsonlSessionStore; root: str
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+export interface HostFixture {
+  readonly store: JsonlSessionStore;
+  readonly root: string;
+  /** A host over `store` (unless another is given), on a ManualClock unless given; closed (cancelling) after the test. */
+  host(options: Omit<AgentHostOptions, "store"> & { readonly store?: SessionStore }): AgentHost;
+}
+
+/** A fresh JSONL store per test, and the hosts a test makes over it, closed and removed after it. */
+export function useHostFixture(): () => HostFixture {
+  let current: (HostFixture & { cleanup(): Promise<void> }) | undefined;
+  const hosts: AgentHost[] = [];
+  beforeEach(async () => {
+    const { store, root, cleanup } = await tempStore();
+    current = {
+      store,
+      root,
+      cleanup,
+      host(options) {
+        const host = createAgentHost({ clock: new ManualClock(), ...options, store: options.store ?? store });
+        hosts.push(host);
+        return host;
+      },
+    };
+  });
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) await host.close({ mode: "cancel" });
+    await current?.cleanup();
+  });
+  return () => current!;
 }
 
 /** The text of the request's last user message (the prompt of the turn being answered). */
