@@ -124,7 +124,7 @@ export type HostErrorCode =
   | "invalid-id"
   /** A prompt that is neither a string nor an array of content parts. */
   | "invalid-prompt"
-  /** `createAgentHost` options that cannot work (no profile, a bad `maxOpen` / `idleMs`). */
+  /** `createAgentHost` options that cannot work (no profile, a bad `maxOpen` / `idleMs`), or a bad `ifBusy`. */
   | "invalid-options"
   /** A profile that is not usable (no model, no provider, a bad name). */
   | "invalid-profile"
