@@ -16,10 +16,10 @@ export class LatencyProbe {
 
   readonly plugin: AgentPlugin = (host) => {
     const id = host.agent.session.id;
-    const offEvents = host.on("session/event", (_agent, event) => {
+    const offEvents = host.on("session/event", ({ event }) => {
       this.#stamps.set(`${id}:${event.seq}`, performance.now());
     });
-    const offChunks = host.on("llm/chunk", (agent, chunk) => {
+    const offChunks = host.on("llm/chunk", ({ agent, chunk }) => {
       if (chunk.type !== "block-start") return;
       const { openTurn, openStep } = agent.session;
       this.#stamps.set(`${id}:${openTurn}/${openStep}/${chunk.index}`, performance.now());
