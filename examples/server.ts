@@ -1,11 +1,13 @@
 // Many sessions in one process over HTTP (node:http, no framework), on an agent host:
 //   POST /sessions/:id/turns {"prompt": "..."} — the prompt runs as the session's next turn (one
 //     at a time per session, in order; `?ifBusy=reject` answers 409 instead), streamed as SSE;
+//   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its request body in, the AI
+//     SDK's UI message stream out; its stop button cancels the turn;
 //   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — the committed events after SEQ, then
 //     the turn in flight live: how a client that lost its connection catches up.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
 //   curl -N -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import {
   type AgentHost,
@@ -14,48 +16,41 @@ import {
   isKeelsonError,
   JsonlSessionStore,
   startEmulator,
-  type TurnEvent,
 } from "keelson";
+import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, ServeError } from "keelson/serve";
 
-// SSE by hand (src/serve's toSSE will do this): a committed event's `id:` is its seq.
-const sse = (event: TurnEvent): string =>
-  `${"seq" in event ? `id: ${event.seq}\n` : ""}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 const STATUS: Record<string, number> = { "not-found": 404, busy: 409, "invalid-position": 416, closed: 503 };
 
-async function readPrompt(req: IncomingMessage): Promise<string> {
+async function readJson(req: IncomingMessage): Promise<unknown> {
   let body = "";
   for await (const chunk of req) body += chunk;
-  return JSON.parse(body).prompt;
-}
-
-/** Headers go out with the first event, so a session that fails to open still gets an error status. */
-async function pipe(events: AsyncIterable<TurnEvent>, res: ServerResponse): Promise<void> {
-  const open = (): void => void (res.headersSent || res.writeHead(200, { "content-type": "text/event-stream" }));
-  for await (const event of events) {
-    open();
-    res.write(sse(event)); // the turn goes on if the client left (pass `signal` to cancel it instead)
-  }
-  open();
-  res.end();
+  return JSON.parse(body);
 }
 
 /** Serves `host` on `port` (0: any free port); resolves once it listens. */
 export function serve(host: AgentHost, port = 8787): Promise<Server> {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|events)$/.exec(url.pathname) ?? [];
+    const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|chat|events)$/.exec(url.pathname) ?? [];
+    const sessionId = decodeURIComponent(id);
     try {
       if (route === "turns" && req.method === "POST") {
+        const { prompt } = (await readJson(req)) as { prompt?: string };
         const ifBusy = url.searchParams.get("ifBusy") === "reject" ? "reject" : "queue";
-        await pipe(host.stream(decodeURIComponent(id), await readPrompt(req), { ifBusy }), res);
+        // A client that leaves does not stop the turn: it runs to its end and is stored.
+        await pipeSSE(host.stream(sessionId, prompt as string, { ifBusy }), res);
+      } else if (route === "chat" && req.method === "POST") {
+        const { content } = parseChatRequest(await readJson(req));
+        await pipeUIMessageStream(host.stream(sessionId, content), res, { cancelOnDisconnect: true });
       } else if (route === "events" && req.method === "GET") {
-        const from = Number(req.headers["last-event-id"] ?? url.searchParams.get("from") ?? -1);
-        await pipe(await host.follow(decodeURIComponent(id), { from }), res);
+        const from = followFrom(req) ?? -1; // Last-Event-ID, else ?from=
+        await pipeSSE(await host.follow(sessionId, { from }), res);
       } else res.writeHead(404).end();
     } catch (error) {
       if (res.headersSent) return void res.end(); // failed mid-stream: the client resumes from its last id
       const code = isKeelsonError(error) ? error.code : error instanceof SyntaxError ? "invalid-body" : "internal";
-      const status = STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500);
+      const status =
+        error instanceof ServeError ? error.status : (STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500));
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: code }));
     }
   });

@@ -1,39 +1,17 @@
-// examples/server.ts, run in process on port 0 over the built package (`keelson` from dist) with a
-// scripted model: two sessions stream turns at once over HTTP (one held mid-turn while the other
-// finishes), a busy session answers 409 with `?ifBusy=reject`, a client resumes with
-// Last-Event-ID, and bad requests get their status (400, 404, 416). Loopback only.
+// examples/server.ts, run in process on port 0 over the built package (`keelson` and
+// `keelson/serve` from dist) with a scripted model: two sessions stream turns at once over HTTP
+// (one held mid-turn while the other finishes), a busy session answers 409 with
+// `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
+// stream, and bad requests get their status (400, 404, 416). Loopback only.
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentHost, createAgentHost, JsonlSessionStore } from "keelson";
+import { type AgentHost, createAgentHost, JsonlSessionStore, type TurnEvent } from "keelson";
+import { readSSE } from "keelson/serve";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { serve } from "../../examples/server.js";
 import { GatedModel } from "../host/support.js";
-
-interface SseEvent {
-  readonly id?: string;
-  readonly event: string;
-  readonly data: { type: string; seq?: number; turn?: number; content?: { type: string; text?: string }[] };
-}
-
-const parse = (body: string): SseEvent[] =>
-  body
-    .split("\n\n")
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const field = (name: string): string | undefined =>
-        block
-          .split("\n")
-          .find((line) => line.startsWith(`${name}: `))
-          ?.slice(name.length + 2);
-      const id = field("id");
-      return { ...(id === undefined ? {} : { id }), event: field("event")!, data: JSON.parse(field("data")!) };
-    });
-
-/** The text of the stream's committed answer. */
-const answer = (events: readonly SseEvent[]): string | undefined =>
-  events.find((e) => e.event === "assistant-message")?.data.content?.[0]?.text;
 
 let root: string;
 let store: JsonlSessionStore;
@@ -60,44 +38,59 @@ afterAll(async () => {
 const post = (id: string, prompt: string, query = ""): Promise<Response> =>
   fetch(`${base}/sessions/${id}/turns${query}`, { method: "POST", body: JSON.stringify({ prompt }) });
 
-test("two sessions stream at once; a busy one answers 409; a client resumes with Last-Event-ID", async () => {
-  const held = post("s1", "held");
-  await model.called("held");
-  const heldResponse = await held; // headers went out with the turn's first event
-  expect(heldResponse.headers.get("content-type")).toBe("text/event-stream");
-  const heldBody = heldResponse.text();
+async function events(response: Response | Promise<Response>): Promise<TurnEvent[]> {
+  const out: TurnEvent[] = [];
+  for await (const event of readSSE(await response)) out.push(event);
+  return out;
+}
 
-  const free = parse(await (await post("s2", "free")).text()); // s2 finishes while s1 is mid-turn
-  expect(free[0]?.event).toBe("turn-start");
-  expect(free.at(-1)?.data).toMatchObject({ type: "turn-end", turn: 1, outcome: { reason: { kind: "completed" } } });
-  expect(answer(free)).toBe("re: free");
-  expect(free.filter((e) => e.data.seq !== undefined).every((e) => e.id === String(e.data.seq))).toBe(true);
+const seqs = (list: readonly TurnEvent[]): number[] => list.flatMap((e) => ("seq" in e ? [e.seq] : []));
+
+test("two sessions stream at once; a busy one answers 409; a client resumes with Last-Event-ID", async () => {
+  const held = events(post("s1", "held"));
+  await model.called("held");
+
+  const free = await events(post("s2", "free")); // s2 finishes while s1 is mid-turn
+  expect(free[0]?.type).toBe("turn-start");
+  expect(free.at(-1)).toMatchObject({ type: "turn-end", turn: 1, outcome: { text: "re: free" } });
 
   const busy = await post("s1", "too soon", "?ifBusy=reject");
-  expect(busy.status).toBe(409);
-  expect(await busy.json()).toEqual({ error: "busy" });
+  expect([busy.status, await busy.json()]).toEqual([409, { error: "busy" }]);
 
   model.release("held");
-  const events = parse(await heldBody);
-  expect(events.at(-1)?.data).toMatchObject({ type: "turn-end", turn: 1 });
-  expect(answer(events)).toBe("re: held");
+  const first = await held;
+  expect(first.at(-1)).toMatchObject({ type: "turn-end", turn: 1, outcome: { text: "re: held" } });
 
-  const second = parse(await (await post("s1", "again")).text());
-  expect(second.at(-1)?.data).toMatchObject({ type: "turn-end", turn: 2 });
+  const second = await events(post("s1", "again"));
+  expect(second.at(-1)).toMatchObject({ type: "turn-end", turn: 2 });
 
-  const last = events.filter((e) => e.id !== undefined).at(-1)!.id!;
-  const resumed = parse(
-    await (await fetch(`${base}/sessions/s1/events`, { headers: { "last-event-id": last } })).text(),
-  );
-  expect(resumed.map((e) => e.id)).toEqual(second.filter((e) => e.id !== undefined).map((e) => e.id));
+  const last = String(seqs(first).at(-1));
+  const resumed = await events(fetch(`${base}/sessions/s1/events`, { headers: { "last-event-id": last } }));
+  expect(seqs(resumed)).toEqual(seqs(second));
+});
+
+test("a useChat request streams the turn as the AI SDK's UI message stream", async () => {
+  const body = {
+    id: "s3",
+    trigger: "submit-message",
+    messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "chat" }] }],
+  };
+  const response = await fetch(`${base}/sessions/s3/chat`, { method: "POST", body: JSON.stringify(body) });
+  expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+  const text = await response.text();
+  expect(text).toContain('"delta":"re: chat"');
+  expect(text).toContain('"type":"finish"');
 });
 
 test("bad requests: unknown session 404, a position beyond the log 416, a bad id or body 400", async () => {
   expect((await fetch(`${base}/sessions/nobody/events`)).status).toBe(404);
   expect((await fetch(`${base}/sessions/s2/events?from=100000`)).status).toBe(416);
+  expect((await fetch(`${base}/sessions/s2/events?from=abc`)).status).toBe(400);
   expect((await fetch(`${base}/sessions/..%2Fescape/events`)).status).toBe(400);
   expect((await post("..%2Fescape", "hi")).status).toBe(400);
-  const noJson = await fetch(`${base}/sessions/s3/turns`, { method: "POST", body: "not json" });
+  const noJson = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "not json" });
   expect([noJson.status, await noJson.json()]).toEqual([400, { error: "invalid-body" }]);
+  const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", body: "{}" });
+  expect(noMessages.status).toBe(400);
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
 });
