@@ -39,12 +39,14 @@ const CHAT_WIRE: { readonly [F in Exclude<Flavor, "anthropic">]: ChatWireOptions
     maxTokensField: "max_completion_tokens",
     promptCacheKey: true,
     reasoningReplay: "none",
+    outputMode: "json_schema",
   },
   deepseek: {
     systemRole: "system",
     maxTokensField: "max_tokens",
     promptCacheKey: false,
     reasoningReplay: "tool-turns",
+    outputMode: "json_object",
   },
 };
 

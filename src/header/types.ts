@@ -1,7 +1,7 @@
 // The request header: everything about a request except its derived history (ARCHITECTURE.md §3).
 import { KeelsonError } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
-import type { ToolSchema } from "../llm/core.js";
+import type { OutputFormat, ToolSchema } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 
 /** Call configuration. Any extra provider field must be lossless JSON. */
@@ -10,6 +10,8 @@ export interface RequestConfig {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stop?: readonly string[];
+  /** Structured output: set per turn by the loop (`send(prompt, { output })`), absent otherwise. */
+  readonly output?: OutputFormat;
   readonly [key: string]: JsonValue | undefined;
 }
 

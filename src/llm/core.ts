@@ -21,6 +21,7 @@ export type {
   ProviderErrorCode,
   ProviderFailure,
   ModelRequest,
+  OutputFormat,
   ProviderRequest,
   ToolSchema,
   StreamChunk,
@@ -48,5 +49,6 @@ export {
   parseModelSelector,
 } from "./model-choice.js";
 export { withStallTimeout } from "./stall.js";
+export { jsonModeInstruction, schemaInJsonModeInstruction, withJsonModeInstruction } from "./json-mode.js";
 export { CONTEXT_OVERFLOW_MARGIN, contextWindowProblem, estimateRequestTokens } from "./context-window.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

@@ -4,9 +4,15 @@ export * from "./core.js";
 export {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
   AnthropicProvider,
+  anthropicOutputSchema,
   type AnthropicProviderOptions,
   anthropicRequestBody,
   toAnthropicParams,
 } from "./anthropic/index.js";
-export { OpenAICompatibleProvider, type OpenAICompatibleOptions } from "./openai/index.js";
+export {
+  isStrictSchema,
+  OpenAICompatibleProvider,
+  type OpenAICompatibleOptions,
+  responseFormat,
+} from "./openai/index.js";
 export { type ProviderFromEnv, type ProviderFromEnvOptions, providerFromEnv } from "./provider-from-env.js";

@@ -13,6 +13,18 @@ export interface ToolSchema {
 }
 
 /**
+ * Structured output a request asks for: the answer is one JSON value matching `schema` (a JSON
+ * Schema object, root type `object`). It is call config — logged on the request header, so the
+ * request stays a function of the log — and each adapter maps it to its provider's native
+ * mechanism (see the llm README, "Structured output"). `name` matches `^[A-Za-z0-9_-]{1,64}$`
+ * (OpenAI's rule for `json_schema.name`).
+ */
+export type OutputFormat = {
+  readonly name: string;
+  readonly schema: JsonObject;
+};
+
+/**
  * A request's content, exactly as the log records and `reconstructRequests` rebuilds it: the
  * call config's fields (`model`, sampling, any extra provider field as lossless JSON), then
  * `system`, `tools` and `messages`. Absent values are omitted keys, never `undefined`.
@@ -25,6 +37,8 @@ export interface ModelRequest {
   readonly temperature?: number;
   readonly maxTokens?: number;
   readonly stop?: readonly string[];
+  /** Structured output (call config); absent for a free-form answer. */
+  readonly output?: OutputFormat;
   /** Extra call-config fields (lossless JSON) and, on a `ProviderRequest`, the live parts. */
   readonly [key: string]: unknown;
 }

@@ -51,6 +51,22 @@ function configProblem(config: unknown, path: string): string | undefined {
   }
   for (const key of RESERVED_CONFIG_KEYS)
     if (key in config) return `${path}.${key}: reserved for the request itself, not a config field`;
+  return config.output === undefined ? undefined : outputProblem(config.output, `${path}.output`);
+}
+
+/** `^[A-Za-z0-9_-]{1,64}$`: OpenAI's rule for a `json_schema` name, kept for every provider. */
+const OUTPUT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Structured output in a config: exactly `{ name, schema }`, the schema an object-rooted JSON Schema. */
+function outputProblem(output: unknown, path: string): string | undefined {
+  if (!isRecord(output)) return `${path}: expected { name, schema }, got ${typeName(output)}`;
+  for (const key in output)
+    if (key !== "name" && key !== "schema") return `${path}.${previewName(key)}: unknown output field`;
+  if (typeof output.name !== "string" || !OUTPUT_NAME.test(output.name))
+    return `${path}.name: expected a name matching ${OUTPUT_NAME.source}, got ${previewJson(output.name)}`;
+  if (!isRecord(output.schema)) return `${path}.schema: expected a JSON Schema object, got ${typeName(output.schema)}`;
+  if (output.schema.type !== "object")
+    return `${path}.schema.type: expected "object" (structured output is a JSON object), got ${previewJson(output.schema.type)}`;
   return undefined;
 }
 

@@ -7,10 +7,13 @@
 //      lookback,
 //   4. the new last block (the rolling tail).
 // Breakpoints that would land on the same block are merged; thinking blocks cannot carry
-// cache_control, so a breakpoint moves to the last other block of its message.
+// cache_control, so a breakpoint moves to the last other block of its message. Structured output
+// (`request.output`) becomes `output_config.format` (json_schema, in Anthropic's dialect:
+// output-schema.ts); a request without it carries no `output_config`.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Message } from "../../messages/index.js";
 import type { ProviderRequest } from "../types.js";
+import { anthropicOutputSchema } from "./output-schema.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -74,6 +77,10 @@ export function toAnthropicParams(
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.stop === undefined ? {} : { stop_sequences: [...request.stop] }),
     metadata: { user_id: request.sessionId },
+    // Structured output, natively: only a request that asks for it carries the field.
+    ...(request.output === undefined
+      ? {}
+      : { output_config: { format: { type: "json_schema", schema: anthropicOutputSchema(request.output.schema) } } }),
   };
 }
 

@@ -58,6 +58,7 @@ export function chatWireOptions(
     maxTokensField: options.flavor === "openai" ? "max_completion_tokens" : "max_tokens",
     promptCacheKey: options.promptCacheKey ?? options.flavor === "openai",
     reasoningReplay: options.flavor === "deepseek" ? "tool-turns" : "none",
+    outputMode: options.flavor === "deepseek" ? "json_object" : "json_schema",
   };
 }
 

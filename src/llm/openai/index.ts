@@ -5,3 +5,4 @@ export { chatWireOptions, OpenAICompatibleProvider, type OpenAICompatibleOptions
 export { type ChatWireOptions, modelId, toChatCompletionsParams } from "./wire.js";
 export { ChatChunkMapper, normalizeUsage } from "./stream.js";
 export { toProviderError } from "./errors.js";
+export { isStrictSchema, type OutputMode, type ResponseFormatParam, responseFormat } from "./response-format.js";

@@ -1,11 +1,13 @@
 // Keelson request → Chat Completions params (`client.chat.completions.create`, streaming).
 // The provider differences live in `ChatWireOptions`, decided once per flavor by the adapter:
 // the system role, the max-tokens field, whether `prompt_cache_key` is sent, and which reasoning
-// is replayed. The mapping is a pure function of the request, so the same history always
+// is replayed, and how structured output is asked for. The mapping is a pure function of the request, so the same history always
 // serializes to the same bytes and the provider's automatic prefix cache keeps hitting.
 import type OpenAI from "openai";
 import type { AssistantMessage, Message, ToolResultPart, UserContent } from "../../messages/index.js";
+import { withJsonModeInstruction } from "../json-mode.js";
 import type { ProviderRequest } from "../types.js";
+import { type OutputMode, responseFormat } from "./response-format.js";
 
 type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -28,6 +30,12 @@ export interface ChatWireOptions {
    * tool calls, whose reasoning DeepSeek documents as not part of the context.
    */
   readonly reasoningReplay: "none" | "tool-turns";
+  /**
+   * How structured output (`request.output`) is asked for: `json_schema` (OpenAI, compatible
+   * servers) sends the schema in `response_format`; `json_object` (DeepSeek's JSON mode) sends
+   * `{ type: "json_object" }` and appends the schema instruction to the system prompt.
+   */
+  readonly outputMode: OutputMode;
 }
 
 /** The streaming params for one request: `stream: true` with `include_usage`. */
@@ -36,7 +44,12 @@ export function toChatCompletionsParams(
   options: ChatWireOptions,
 ): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const messages: MessageParam[] = [];
-  if (request.system) messages.push({ role: options.systemRole, content: request.system });
+  const output = request.output;
+  const system =
+    output !== undefined && options.outputMode === "json_object"
+      ? withJsonModeInstruction(request.system, output)
+      : request.system;
+  if (system) messages.push({ role: options.systemRole, content: system });
   messages.push(...toMessageParams(request.messages, options));
   const tools = request.tools?.map(
     (t): OpenAI.Chat.Completions.ChatCompletionFunctionTool => ({
@@ -56,6 +69,8 @@ export function toChatCompletionsParams(
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.stop === undefined || request.stop.length === 0 ? {} : { stop: [...request.stop] }),
     ...(options.promptCacheKey ? { prompt_cache_key: request.sessionId } : {}),
+    // Only a request that asks for structured output carries the field (byte-identical otherwise).
+    ...(output === undefined ? {} : { response_format: responseFormat(output, options.outputMode) }),
     stream: true,
     stream_options: { include_usage: true },
   };
