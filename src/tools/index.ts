@@ -3,9 +3,12 @@ export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
 export {
   type ArgsOf,
   type CompiledInput,
+  type CompiledSchema,
   compileInput,
+  compileSchema,
   type JsonSchemaInput,
   jsonSchema,
+  type SchemaSubject,
   type StandardResult,
   type StandardSchema,
   type ToolInput,
