@@ -9,6 +9,7 @@ export {
   type AgentErrorPayload,
   type AgentHooks,
   type AgentOptions,
+  type AgentOutput,
   type AgentPlugin,
   type AgentPluginHost,
   type AgentProfile,
@@ -24,6 +25,7 @@ export {
   type LlmStreamPayload,
   LoopError,
   type LoopErrorCode,
+  type OutputOptions,
   type PreStepPayload,
   type PrefixDriftPayload,
   type PromptDecision,
@@ -33,6 +35,7 @@ export {
   type RequestPayload,
   type RetryPolicy,
   resumeAgent,
+  type SendOptions,
   type SessionEventPayload,
   type SessionPrefixPayload,
   type StatusPayload,
@@ -44,6 +47,17 @@ export {
   type TurnStream,
 } from "./loop/index.js";
 export type { PromptAssemblePayload, PromptSection, PromptVars } from "./prompt/index.js";
+
+// Structured output: `send(prompt, { output })`, and the output of a stored turn.
+export {
+  type OutputCheck,
+  OutputError,
+  type OutputErrorCode,
+  type OutputOf,
+  type OutputOfOptions,
+  type OutputSchema,
+  outputOf,
+} from "./output/index.js";
 
 // Tools.
 export {

@@ -17,9 +17,11 @@ import {
   type Agent,
   type AgentHooks,
   type AgentOptions,
+  type AgentOutput,
   type AgentStatus,
   LoopError,
   type FollowOptions,
+  type SendOptions,
   type StreamOptions,
   type TurnOutcome,
   type TurnStream,
@@ -27,6 +29,7 @@ import {
 import type { TurnEvent } from "./turn-events.js";
 import { TurnFeed } from "./turn-feed.js";
 import { openTurnStream } from "./turn-stream.js";
+import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
 export interface AgentOrigin {
@@ -77,6 +80,7 @@ class LoopAgent implements Agent {
   readonly #persistence: SessionPersistence | undefined;
   readonly #ready: Promise<void>;
   readonly #context: TurnContext;
+  readonly #output: OutputDefaults;
   /** Live chunk listeners of open turn streams. */
   readonly #chunkTaps = new Set<(chunk: StreamChunk) => void>();
   #status: AgentStatus = "idle";
@@ -90,6 +94,7 @@ class LoopAgent implements Agent {
 
   constructor(options: AgentOptions, origin: AgentOrigin) {
     this.#options = options;
+    this.#output = outputDefaults(options);
     this.#provider = resolveProvider(options);
     this.provider = this.#provider;
     this.model = options.model;
@@ -155,6 +160,7 @@ class LoopAgent implements Agent {
       onChunk: (chunk) => {
         for (const tap of this.#chunkTaps) tap(chunk);
       },
+      ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -193,23 +199,51 @@ class LoopAgent implements Agent {
     return () => this.#chunkTaps.delete(listener);
   }
 
+  /** Throws (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
   stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
     const prompt = toContent(content);
+    const output = turnOutput(options ?? {}, this.#output);
     return openTurnStream(
       {
         session: this.session,
         tapChunks: (listener) => this.#tapChunks(listener),
         enqueue: (settle, onStart) =>
-          this.#enqueue(() => this.#inbox.prompt({ content: prompt, source: "user", settle, onStart }), settle),
+          this.#enqueue(
+            () =>
+              this.#inbox.prompt({
+                content: prompt,
+                source: "user",
+                settle,
+                onStart,
+                ...(output === undefined ? {} : { output }),
+              }),
+            settle,
+          ),
         cancel: (reason) => this.cancel(reason),
       },
       options,
     );
   }
 
-  send(content: string | readonly UserContent[]): Promise<TurnOutcome> {
+  /** Rejects (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
+  send(content: string | readonly UserContent[], options?: SendOptions): Promise<TurnOutcome> {
     const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.prompt({ content: toContent(content), source: "user", settle }), settle);
+    let output: ReturnType<typeof turnOutput>;
+    try {
+      output = turnOutput(options ?? {}, this.#output);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#enqueue(
+      () =>
+        this.#inbox.prompt({
+          content: toContent(content),
+          source: "user",
+          settle,
+          ...(output === undefined ? {} : { output }),
+        }),
+      settle,
+    );
     return promise;
   }
 
@@ -360,14 +394,15 @@ class LoopAgent implements Agent {
   }
 }
 
-/** A new agent over a new session. */
-export function createAgent(options: AgentOptions): Agent {
+/** A new agent over a new session; with `output`, `outcome.output` is typed by that schema. */
+export function createAgent<O extends AgentOptions>(options: O): Agent<AgentOutput<O>> {
   validateOptions(options);
   // The code the stores (and so resumeAgent / forkAgent) give a bad id, not the header's.
   const id: unknown = options.sessionId;
   if (id !== undefined && (typeof id !== "string" || !isSafeSessionId(id)))
     throw new LoopError("invalid-id", `${previewJson(id)} is not a valid session id`);
-  if (options.session !== undefined) return new LoopAgent(options, { session: options.session, storeOpen: false });
+  if (options.session !== undefined)
+    return new LoopAgent(options, { session: options.session, storeOpen: false }) as Agent<AgentOutput<O>>;
   const session = Session.create(
     {
       ...(options.sessionId === undefined ? {} : { id: options.sessionId }),
@@ -375,13 +410,13 @@ export function createAgent(options: AgentOptions): Agent {
     },
     options.clock === undefined ? {} : { clock: options.clock },
   );
-  return new LoopAgent(options, { session, storeOpen: false });
+  return new LoopAgent(options, { session, storeOpen: false }) as Agent<AgentOutput<O>>;
 }
 
 /** An agent (a new loop instance) over an existing session. */
-export function agentOver(options: AgentOptions, origin: AgentOrigin): Agent {
+export function agentOver<O extends AgentOptions>(options: O, origin: AgentOrigin): Agent<AgentOutput<O>> {
   validateOptions(options);
-  return new LoopAgent(options, origin);
+  return new LoopAgent(options, origin) as Agent<AgentOutput<O>>;
 }
 
 function validateOptions(options: AgentOptions): void {

@@ -2,6 +2,7 @@
 // the next turn; steers and injects that arrive while a turn runs are taken at its next step
 // boundary (never between a tool call and its result).
 import type { UserContent } from "../messages/index.js";
+import { sameOutput, type TurnOutput } from "./turn-output.js";
 import type { TurnOutcome } from "./types.js";
 
 export interface QueuedPrompt {
@@ -10,6 +11,8 @@ export interface QueuedPrompt {
   readonly settle: Settle<TurnOutcome>;
   /** Called when the turn that claimed this prompt has logged its `turn/start`. */
   readonly onStart?: (turn: number, startSeq: number) => void;
+  /** Structured output this prompt asks for (the agent's default already applied). */
+  readonly output?: TurnOutput;
 }
 export interface QueuedSteer {
   readonly content: readonly UserContent[];
@@ -63,10 +66,16 @@ export class Inbox {
     this.#compacts.push(item);
   }
 
-  /** Everything queued, for a new turn. */
+  /**
+   * Everything queued, for a new turn — except prompts asking for another structured output than
+   * the first prompt: they wait for the next turn (one turn, one output schema).
+   */
   claimAll(): Claim {
-    const claim = { prompts: this.#prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts };
-    this.#prompts = [];
+    const first = this.#prompts[0];
+    const differs = this.#prompts.findIndex((p) => !sameOutput(p.output, first?.output));
+    const prompts = differs < 0 ? this.#prompts : this.#prompts.slice(0, differs);
+    const claim = { prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts };
+    this.#prompts = differs < 0 ? [] : this.#prompts.slice(differs);
     this.#steers = [];
     this.#injects = [];
     this.#compacts = [];
@@ -90,7 +99,11 @@ export class Inbox {
 
   /** Empties the inbox, rejecting everything (dispose). */
   rejectAll(error: unknown): void {
-    const { prompts, steers, injects, compacts } = this.claimAll();
-    for (const item of [...prompts, ...steers, ...injects, ...compacts]) item.settle.reject(error);
+    const items = [...this.#prompts, ...this.#steers, ...this.#injects, ...this.#compacts];
+    this.#prompts = [];
+    this.#steers = [];
+    this.#injects = [];
+    this.#compacts = [];
+    for (const item of items) item.settle.reject(error);
   }
 }

@@ -17,6 +17,7 @@ export type {
   AgentErrorPayload,
   AgentHooks,
   AgentOptions,
+  AgentOutput,
   AgentPlugin,
   AgentPluginHost,
   AgentStatus,
@@ -25,12 +26,14 @@ export type {
   LlmChunkPayload,
   LlmStreamPayload,
   LoopErrorCode,
+  OutputOptions,
   PreStepPayload,
   PrefixDriftPayload,
   PromptDecision,
   PromptInput,
   PromptSubmitPayload,
   RequestPayload,
+  SendOptions,
   SessionEventPayload,
   SessionPrefixPayload,
   StatusPayload,
@@ -51,3 +54,4 @@ export {
 } from "./turn-events.js";
 export { DEFAULT_MAX_BUFFERED_CHARS, type FeedEnd, type FeedSource, TurnFeed } from "./turn-feed.js";
 export { LoopError } from "./types.js";
+export { DEFAULT_REPAIR } from "./turn-output.js";

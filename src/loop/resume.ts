@@ -10,14 +10,14 @@
 import { forkSession } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { agentOver } from "./agent.js";
-import type { Agent, AgentOptions } from "./types.js";
+import type { Agent, AgentOptions, AgentOutput } from "./types.js";
 
 /** Loads `sessionId` writable (crash-repairing it durably) and returns an agent over it. */
-export async function resumeAgent(
+export async function resumeAgent<O extends Omit<AgentOptions, "store" | "sessionId">>(
   store: SessionStore,
   sessionId: string,
-  options: Omit<AgentOptions, "store" | "sessionId">,
-): Promise<Agent> {
+  options: O,
+): Promise<Agent<AgentOutput<O>>> {
   const { session } = await store.load(
     sessionId,
     options.clock === undefined ? {} : { session: { clock: options.clock } },
@@ -39,7 +39,11 @@ export interface ForkAgentOptions extends Omit<AgentOptions, "store"> {
  * Creates a child session of `sessionId` at a `turn/end` boundary, stores it, and returns an
  * agent over it. The child shares the loaded parent's events (no copy, no second validation).
  */
-export async function forkAgent(store: SessionStore, sessionId: string, options: ForkAgentOptions): Promise<Agent> {
+export async function forkAgent<O extends ForkAgentOptions>(
+  store: SessionStore,
+  sessionId: string,
+  options: O,
+): Promise<Agent<AgentOutput<O>>> {
   const { session: parent } = await store.load(sessionId, { readOnly: true });
   const child = forkSession(parent, {
     ...(options.atSeq === undefined ? {} : { atSeq: options.atSeq }),

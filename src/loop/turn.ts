@@ -26,7 +26,8 @@ import {
 } from "../messages/index.js";
 import { assembleSystemPrompt, PromptError, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
-import type { Session, SessionEvent, TurnEndReason } from "../session/index.js";
+import { OutputError } from "../output/index.js";
+import type { Session, TurnEndReason } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { executeToolCall, type ToolRegistry } from "../tools/index.js";
 import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
@@ -35,6 +36,8 @@ import { buildRequest, checkInvariant } from "./request.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
 import { loopCallId } from "./turn-events.js";
+import { finalText, withAnswer } from "./turn-outcome.js";
+import { checkAnswer, type OutputProgress, type TurnOutput, withOutput } from "./turn-output.js";
 import { type Agent, type AgentHooks, type CompactionGate, LoopError, type TurnOutcome } from "./types.js";
 
 /** Why a turn's signal was aborted. */
@@ -71,6 +74,8 @@ export interface TurnContext {
   readonly prefixOnResume: "recompose" | "reuse";
   /** The provider's chunks, live, for the agent's turn streams (before `llm/chunk`). */
   readonly onChunk?: (chunk: StreamChunk) => void;
+  /** The agent's default structured output (turns without prompts, e.g. a steer's, use it). */
+  readonly output?: TurnOutput;
 }
 
 /** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
@@ -92,6 +97,11 @@ interface TurnState {
   injects: QueuedInject[];
   /** The first flush failure of this turn: the store is behind the session. */
   storeError?: unknown;
+  /** The structured output the turn asks for, and how its check went. */
+  output?: TurnOutput;
+  progress: OutputProgress;
+  /** The final answer's issues when it failed the output schema (`invalid-output`). */
+  issues?: readonly string[];
 }
 
 /**
@@ -122,7 +132,16 @@ export async function runTurn(
 ): Promise<TurnOutcome> {
   const { session } = ctx;
   const turn = session.lastTurn + 1;
-  const state: TurnState = { step: 0, dispatched: false, maxTokens: false, steers: [...claim.steers], injects: [] };
+  const state: TurnState = {
+    step: 0,
+    dispatched: false,
+    maxTokens: false,
+    steers: [...claim.steers],
+    injects: [],
+    progress: { repairsUsed: 0 },
+  };
+  const output = claim.prompts.length > 0 ? claim.prompts[0]!.output : ctx.output;
+  if (output !== undefined) state.output = output;
   const startSeq = session.append("turn/start", { turn, trigger }).seq;
   for (const prompt of claim.prompts) prompt.onStart?.(turn, startSeq);
   try {
@@ -134,6 +153,7 @@ export async function runTurn(
   } catch (error) {
     if (!(error instanceof Aborted) && !signal.aborted) {
       state.error = { step: state.step, ...describeError(error) };
+      if (error instanceof OutputError && error.code === "invalid-output") state.issues = error.issues;
       ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
   }
@@ -156,30 +176,14 @@ export async function runTurn(
       outcome = { ...outcome, saved: false, storeError: state.storeError };
     } else outcome = { ...outcome, saved: true };
   }
-  const final = withText(outcome, finalText(session, startSeq));
+  const final = withAnswer(outcome, {
+    text: finalText(session, startSeq),
+    ...(reason.kind === "completed" && state.progress.value !== undefined ? { output: state.progress.value } : {}),
+    ...(state.issues === undefined ? {} : { issues: state.issues }),
+  });
   for (const steer of state.steers) steer.settle.resolve(final);
   for (const inject of state.injects) inject.settle.resolve();
   return final;
-}
-
-/**
- * The outcome with its `text`, not enumerable: the enumerable fields stay those of the logged
- * `turn/end` (plus `saved`/`storeError`), so spreading, comparing or serializing an outcome
- * gives that record; `outcome.text` reads the answer.
- */
-function withText(outcome: Omit<TurnOutcome, "text">, text: string): TurnOutcome {
-  return Object.defineProperty({ ...outcome }, "text", { value: text, enumerable: false }) as TurnOutcome;
-}
-
-/** The text parts of the last assistant message logged at or after `fromSeq` (`""` if none). */
-function finalText(session: Session, fromSeq: number): string {
-  for (let seq = session.length - 1; seq >= fromSeq; seq--) {
-    const event = session.eventAt(seq);
-    if (event?.type !== "assistant/message") continue;
-    const { content } = (event as SessionEvent<"assistant/message">).data;
-    return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
-  }
-  return "";
 }
 
 /** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
@@ -222,6 +226,8 @@ async function admit(
 
 async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal: AbortSignal): Promise<void> {
   const { session, hooks, agent } = ctx;
+  // An older zod's schema converts asynchronously; a schema it refuses ends the turn here.
+  const format = state.output === undefined ? undefined : await state.output.compiled.format;
   for (;;) {
     if (state.step >= ctx.maxSteps)
       throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
@@ -246,9 +252,9 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const stepStart = session.append("step/start", { turn, step });
     state.dispatched = false;
 
-    const seed: RequestConfig = Object.freeze(
-      ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig),
-    );
+    const base =
+      ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig);
+    const seed: RequestConfig = Object.freeze(withOutput(base, format));
     const config = await hooks.waterfall("agent/request", { agent, config: seed }, () => seed);
     checkAbort(signal);
     ctx.instance.writer.record({ config, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
@@ -287,7 +293,10 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       state.maxTokens = true;
       return;
     }
-    if (!ctx.inbox.hasSteers) return;
+    if (ctx.inbox.hasSteers) continue;
+    if (state.output === undefined) return;
+    if ((await checkAnswer(session, state.output, content, state.progress)) === "done") return;
+    checkAbort(signal); // a repair round: its prompt is logged, the next step sends it
   }
 }
 

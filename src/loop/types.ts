@@ -4,6 +4,7 @@ import type { RequestConfig } from "../header/index.js";
 import type { EmitHook, HookBus, Plugin, PluginHost, SerialHook, WaterfallHook } from "../hooks/index.js";
 import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/core.js";
 import type { Message, UserContent } from "../messages/index.js";
+import type { OutputOf, OutputSchema } from "../output/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
 import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
@@ -295,9 +296,41 @@ export interface AgentOptions {
   readonly invariants?: boolean;
   /** Epoch-ms clock for event times (tests). */
   readonly clock?: () => number;
+  /**
+   * Structured output for every turn that does not ask for its own (`send(prompt, { output })`
+   * wins): the final answer must be JSON matching this schema, and `outcome.output` is the
+   * validated value. See `OutputOptions`.
+   */
+  readonly output?: OutputSchema;
+  /** Repair rounds after an answer that fails the output schema (default 1; 0: none). */
+  readonly repair?: number;
 }
 
-export interface TurnOutcome {
+/** The output type an agent's options give its turns: the default schema's, or `unknown`. */
+export type AgentOutput<O> = O extends { readonly output: infer S }
+  ? S extends undefined
+    ? unknown
+    : OutputOf<S>
+  : unknown;
+
+/**
+ * Structured output for one turn: `output` is a zod 4 schema, a Standard Schema that converts
+ * itself to JSON Schema, `jsonSchema(...)` or a JSON Schema object (exactly what a tool's `input`
+ * takes), describing an object. The request carries it (the provider's native mechanism; logged
+ * on the request header as `config.output`), the final answer is parsed and validated, and
+ * `outcome.output` is the value. An answer that fails gets `repair` more steps (default 1; 0:
+ * none), each prompted by a logged `context/message` (source `output-repair`) listing the issues;
+ * a final failure ends the turn `error` with code `invalid-output` and `outcome.issues`.
+ */
+export interface OutputOptions<S = OutputSchema> {
+  readonly output?: S;
+  readonly repair?: number;
+}
+
+/** `send`'s options. */
+export type SendOptions<S = OutputSchema> = OutputOptions<S>;
+
+export interface TurnOutcome<O = unknown> {
   readonly turn: number;
   readonly reason: TurnEndReason;
   /**
@@ -314,9 +347,19 @@ export interface TurnOutcome {
    */
   readonly saved?: boolean;
   readonly storeError?: unknown;
+  /**
+   * Structured output: the validated value of the final answer, typed by the turn's schema.
+   * Absent when the turn asked for none, or did not end `completed`. Not enumerable (like `text`).
+   */
+  readonly output?: O;
+  /**
+   * Structured output that failed (`reason` error code `invalid-output`): the last answer's
+   * issues, one `path: problem` line each, bounded. Not enumerable.
+   */
+  readonly issues?: readonly string[];
 }
 
-export interface StreamOptions {
+export interface StreamOptions<S = OutputSchema> extends OutputOptions<S> {
   /** Aborting it cancels the turn (e.g. the client's request signal, to cancel on disconnect). */
   readonly signal?: AbortSignal;
   /** Bound on buffered live delta characters for a lagging consumer (default 1 MiB). */
@@ -330,13 +373,17 @@ export interface FollowOptions {
 }
 
 /** A streamed turn: iterate its events (once); `outcome` resolves when the turn has ended and been flushed. */
-export interface TurnStream extends AsyncIterable<TurnEvent> {
-  readonly outcome: Promise<TurnOutcome>;
+export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
+  readonly outcome: Promise<TurnOutcome<O>>;
   /** Cancels the turn (queued: it ends `aborted` as soon as it starts). */
   cancel(reason?: string): void;
 }
 
-export interface Agent {
+/**
+ * The handle of a loop instance. `Out` is the output type of the agent's default structured
+ * output (`createAgent({ output })`); `unknown` without one.
+ */
+export interface Agent<Out = unknown> {
   readonly session: Session;
   /** The provider this agent calls (compaction's summary call uses it too). */
   readonly provider: Provider;
@@ -359,8 +406,16 @@ export interface Agent {
    * is idle or busy wait for the next turn, and every prompt waiting when a turn starts joins that
    * one turn (each `send` then resolves with the same outcome): to run prompts as separate turns,
    * await each, or use an agent host (`createAgentHost`), which queues turns per session.
+   * With `{ output }` the final answer is structured (`OutputOptions`) and `outcome.output` is
+   * typed by the schema; only prompts asking for the same output (same schema object, same
+   * `repair`) join one turn — a prompt asking for another starts the next turn.
    */
-  send(content: string | readonly UserContent[]): Promise<TurnOutcome>;
+  send<S extends OutputSchema>(
+    content: string | readonly UserContent[],
+    options: SendOptions<S> & { readonly output: S },
+  ): Promise<TurnOutcome<OutputOf<S>>>;
+  /** Queues a prompt (see above); the agent's default `output`, if any, applies. */
+  send(content: string | readonly UserContent[], options?: SendOptions<never>): Promise<TurnOutcome<Out>>;
   /**
    * Queues a prompt like `send` and streams the turn that runs it: its events in log order
    * (committed ones carry their `seq`; live deltas carry the log's ids), ending with `turn-end`
@@ -369,7 +424,12 @@ export interface Agent {
    * `cancelOnDisconnect` signals, or `stream.cancel()`) cancels the turn — also for any prompt
    * that joined it. Draining it gives what `send` gives (`outcome`).
    */
-  stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream;
+  stream<S extends OutputSchema>(
+    content: string | readonly UserContent[],
+    options: StreamOptions<S> & { readonly output: S },
+  ): TurnStream<OutputOf<S>>;
+  /** Streams a prompt's turn (see above); the agent's default `output`, if any, applies. */
+  stream(content: string | readonly UserContent[], options?: StreamOptions<never>): TurnStream<Out>;
   /** Steers a running turn at its next step boundary (forcing another step); idle: starts a turn. */
   steer(content: string | readonly UserContent[]): Promise<TurnOutcome>;
   /**
