@@ -2,12 +2,14 @@
 // EmulatorRequest plus the cache model's block list (tools → system → message content blocks,
 // each flagged when it carries cache_control). Validation errors are the API's 400s: missing
 // model/max_tokens/messages, more than 4 cache_control blocks, cache_control on thinking, a
-// tool_result without a tool_use in the previous message, a tool_use left unanswered.
+// tool_result without a tool_use in the previous message, a tool_use left unanswered, a
+// structured-output schema Anthropic refuses (output-wire.ts).
 import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ContentBlock, Message, ToolResultPart, UserContent } from "../messages/index.js";
 import type { CacheBlock } from "./cache-model.js";
 import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
 import { withToolPrompt } from "./anthropic-tool-prompt.js";
+import { parseAnthropicOutput } from "./output-wire.js";
 import type { EmulatorRequest } from "./types.js";
 import {
   invalid,
@@ -62,6 +64,7 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
     throw invalid(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
 
   const metadata = isObj(body.metadata) ? body.metadata : {};
+  const output = parseAnthropicOutput(body);
   const request: EmulatorRequest = {
     api: "anthropic",
     model,
@@ -72,6 +75,7 @@ export function parseAnthropicRequest(raw: unknown): ParsedAnthropicRequest {
     stop: stopList(body.stop_sequences, "stop_sequences"),
     sessionKey: typeof metadata.user_id === "string" && metadata.user_id !== "" ? metadata.user_id : "default",
     stream: body.stream === true,
+    ...(output === undefined ? {} : { output }),
   };
   return { request, blocks };
 }

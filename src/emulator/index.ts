@@ -1,6 +1,7 @@
 // Public API of the emulator layer (depends on json, messages, llm): an HTTP server speaking the
 // Anthropic and OpenAI wire formats, an in-process provider, scripted and rule-based models,
-// prefix-cache models, a guarded tokenizer and fault injection.
+// prefix-cache models, a guarded tokenizer, fault injection, and structured output honoured on
+// both wires (schema-sample.ts, output-wire.ts).
 export { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
 export { type ParsedAnthropicRequest, parseAnthropicRequest } from "./anthropic-wire.js";
 export {
@@ -26,6 +27,9 @@ export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";
 export { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 export { type OpenAIParseOptions, type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
+export { parseAnthropicOutput, parseOpenAIOutput } from "./output-wire.js";
+export { type SampleOptions, sampleJson } from "./schema-sample.js";
+export { structuredReply } from "./structured-reply.js";
 export { anthropicToolPromptTokens } from "./anthropic-tool-prompt.js";
 export { anthropicBlocks, EmulatorProvider, type EmulatorProviderOptions } from "./provider.js";
 export { type PlannedReply, type PlannedToolCall, planReply, splitPieces } from "./reply-plan.js";
@@ -39,6 +43,7 @@ export type {
   EmulatorModel,
   EmulatorModelFunction,
   EmulatorModelOption,
+  EmulatorOutput,
   EmulatorRequest,
   WireErrorKind,
 } from "./types.js";

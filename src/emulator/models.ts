@@ -3,9 +3,11 @@
 //   key, with a shared `default` queue and an optional fallback;
 // RuleBasedModel — a small deterministic model for the offline demo: it summarizes a tool
 //   result, calls any declared tool the prompt names ("call get_weather {"city":"Oslo"}"),
-//   runs / writes / reads / lists with the usual tool names, and otherwise acknowledges.
+//   runs / writes / reads / lists with the usual tool names, and otherwise acknowledges; asked
+//   for structured output, its final answer is JSON that matches the schema (structured-reply.ts).
 import type { ToolSchema, ScriptedReply } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
+import { structuredReply } from "./structured-reply.js";
 import type { EmulatorModel, EmulatorModelFunction, EmulatorModelOption, EmulatorRequest } from "./types.js";
 import { KeelsonError } from "../errors/index.js";
 
@@ -73,6 +75,11 @@ const NAMED_CALL = /\b(?:call|use|invoke)\s+(?:the\s+)?`?([A-Za-z_][\w.-]*)`?(?:
 
 export class RuleBasedModel implements EmulatorModel {
   reply(request: EmulatorRequest): ScriptedReply {
+    const reply = this.#answer(request);
+    return request.output === undefined ? reply : structuredReply(reply, request.output);
+  }
+
+  #answer(request: EmulatorRequest): ScriptedReply {
     const last = request.messages.at(-1);
     if (last?.role === "tool") return summarizeToolResult(request.messages, last.content[0]);
     const prompt = latestUserText(request.messages);

@@ -2,7 +2,8 @@
 // normalized EmulatorRequest plus the automatic-caching segments (the tool list, then one per
 // message, system messages in place). Validation errors are the API's 400s: missing model or
 // messages, a tool message that answers no pending tool call, an assistant tool call left
-// unanswered, stream_options without stream. `reasoning_content` sent back never enters the
+// unanswered, stream_options without stream, a `response_format` the provider refuses
+// (output-wire.ts). `reasoning_content` sent back never enters the
 // normalized messages; in DeepSeek style it is counted where DeepSeek keeps it (tool-call
 // spans), tools are counted as DeepSeek's template renders them (deepseek-tokens.ts), and a
 // thinking-mode request must send it back (deepseek-thinking.ts).
@@ -12,6 +13,7 @@ import type { CacheSegment } from "./cache-model.js";
 import { deepseekThinking, requireReasoningReplay, toolSpanAssistants } from "./deepseek-thinking.js";
 import { deepseekMessageSegment, deepseekToolsSegment } from "./deepseek-tokens.js";
 import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
+import { parseOpenAIOutput } from "./output-wire.js";
 import type { EmulatorRequest } from "./types.js";
 import {
   invalid,
@@ -137,10 +139,12 @@ export function parseOpenAIRequest(raw: unknown, options: OpenAIParseOptions = {
   const cacheKey =
     typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" ? body.prompt_cache_key : undefined;
   const user = typeof body.user === "string" && body.user !== "" ? body.user : undefined;
+  const system = systemTexts.join("\n\n");
+  const output = parseOpenAIOutput(body, system, messages, { deepseek: options.deepseek === true });
   const request: EmulatorRequest = {
     api: "openai",
     model: body.model,
-    system: systemTexts.join("\n\n"),
+    system,
     tools,
     messages,
     maxTokens:
@@ -149,6 +153,7 @@ export function parseOpenAIRequest(raw: unknown, options: OpenAIParseOptions = {
     stop: stopList(body.stop, "stop"),
     sessionKey: cacheKey ?? user ?? "default",
     stream,
+    ...(output === undefined ? {} : { output }),
   };
   const includeUsage = stream && isObj(body.stream_options) && body.stream_options.include_usage === true;
   return { request, segments, includeUsage };

@@ -79,6 +79,8 @@ export class EmulatorProvider implements Provider {
       stop: request.stop ?? [],
       sessionKey: request.sessionId,
       stream: true,
+      // In process there is no wire: the request's own output is the native mechanism.
+      ...(request.output === undefined ? {} : { output: { mode: "json_schema", schema: request.output.schema } }),
     };
     let reply: Awaited<ReturnType<EmulatorModel["reply"]>>;
     try {

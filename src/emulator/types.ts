@@ -2,6 +2,7 @@
 // on), the model interface, the clock the cache models and faults run on, and the error a wire
 // turns into the provider's own JSON error body. Depends on llm and messages types only.
 import type { ToolSchema, ScriptedReply } from "../llm/index.js";
+import type { JsonObject } from "../json/index.js";
 import type { Message, Usage } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
 
@@ -22,6 +23,19 @@ export interface EmulatorRequest {
   /** Anthropic `metadata.user_id`; OpenAI `prompt_cache_key` or `user`; in-process `sessionId`; else `default`. */
   readonly sessionKey: string;
   readonly stream: boolean;
+  /** Structured output the request asks for; absent for a free-form answer. */
+  readonly output?: EmulatorOutput;
+}
+
+/**
+ * Structured output as a wire asked for it: `json_schema` (Anthropic `output_config.format`,
+ * OpenAI `response_format` json_schema, in-process `request.output`) with its schema, or
+ * `json_object` (JSON mode), whose schema — if any — is the one stated in the system prompt by
+ * Keelson's JSON-mode instruction.
+ */
+export interface EmulatorOutput {
+  readonly mode: "json_schema" | "json_object";
+  readonly schema?: JsonObject;
 }
 
 /** Answers one normalized request. May be async; a thrown error becomes a 500 (or a thrown ProviderError in-process). */
