@@ -6,7 +6,9 @@
 // supported list and every other unsupported keyword move into the `description` text (the model
 // still reads them; Keelson's validation still enforces them). Written out here because the SDK is
 // loaded on the first request only and the wire mapping is synchronous; a test pins it to the
-// SDK's function. Pure; never mutates its input.
+// SDK's function. One difference: a subschema with no type (and no enum, const or union), which
+// the SDK throws on, is passed through as it is, for the API to refuse with its own message.
+// Pure; never mutates its input.
 import type { JsonObject, JsonValue } from "../../json/index.js";
 
 const SUPPORTED_STRING_FORMATS = new Set([
