@@ -13,7 +13,12 @@ import {
   ScriptedEmulatorModel,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { AnthropicProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
+import {
+  AnthropicProvider,
+  OpenAICompatibleProvider,
+  type Provider,
+  withJsonModeInstruction,
+} from "../../src/llm/index.js";
 import {
   type Agent,
   type AgentOptions,
@@ -220,9 +225,18 @@ function assistantWire(b: AssistantContent, api: "anthropic" | "openai"): unknow
  * the request the log reconstructs for its step — in order, every step covered — and its
  * system prompt and tool names are the header's.
  */
-export function expectWireMatchesLog(agent: Agent, server: EmulatorServer, api: "anthropic" | "openai"): void {
+export function expectWireMatchesLog(
+  agent: Agent,
+  server: EmulatorServer,
+  api: "anthropic" | "openai",
+  options: WireOptions = {},
+): void {
   const rebuilt = reconstructRequests(agent.session.events).map((r) => ({
-    system: r.request.system ?? "",
+    // JSON mode (DeepSeek) states a structured output's schema in the system prompt.
+    system:
+      options.jsonMode === true && r.request.output !== undefined
+        ? withJsonModeInstruction(r.request.system, r.request.output)
+        : (r.request.system ?? ""),
     tools: (r.request.tools ?? []).map((t) => t.name),
     messages: wireView(r.request.messages, api),
   }));
@@ -247,10 +261,20 @@ export function expectWireMatchesLog(agent: Agent, server: EmulatorServer, api: 
   expect(covered.size, "every logged request reached the wire").toBe(rebuilt.length);
 }
 
+/** How the adapter maps a request: `jsonMode` — structured output as DeepSeek's JSON mode (the schema in the system prompt). */
+export interface WireOptions {
+  readonly jsonMode?: boolean;
+}
+
 /** The checks every integration test ends with. */
-export function expectHealthy(agent: Agent, server: EmulatorServer, api: "anthropic" | "openai"): void {
+export function expectHealthy(
+  agent: Agent,
+  server: EmulatorServer,
+  api: "anthropic" | "openai",
+  options: WireOptions = {},
+): void {
   expectClosedLog(agent);
-  expectWireMatchesLog(agent, server, api);
+  expectWireMatchesLog(agent, server, api, options);
 }
 
 export const apiOf = (flavor: Flavor): "anthropic" | "openai" => (flavor === "anthropic" ? "anthropic" : "openai");
