@@ -8,6 +8,7 @@
 // Keelson's instruction in the system prompt (llm json-mode.ts), when there is one.
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { schemaInJsonModeInstruction } from "../llm/core.js";
+import { ANTHROPIC_STRING_FORMATS } from "../llm/index.js";
 import type { Message } from "../messages/index.js";
 import type { EmulatorOutput } from "./types.js";
 import { invalid, type Obj, requireObj, requireString } from "./wire-json.js";
@@ -15,19 +16,6 @@ import { invalid, type Obj, requireObj, requireString } from "./wire-json.js";
 const isObject = (value: JsonValue | undefined): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The string formats Anthropic's structured outputs accept. */
-const ANTHROPIC_FORMATS = new Set([
-  "date-time",
-  "time",
-  "date",
-  "duration",
-  "email",
-  "hostname",
-  "uri",
-  "ipv4",
-  "ipv6",
-  "uuid",
-]);
 /** Keywords Anthropic refuses, by the type they constrain. */
 const ANTHROPIC_UNSUPPORTED: Readonly<Record<string, readonly string[]>> = {
   integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
@@ -56,7 +44,7 @@ function anthropicProblem(node: JsonValue, path: string): string | undefined {
     if (node[key] !== undefined) return `${path}: For '${type}' type, property '${key}' is not supported`;
   if (type === "array" && typeof node.minItems === "number" && node.minItems > 1)
     return `${path}: For 'array' type, 'minItems' values other than 0 or 1 are not supported`;
-  if (type === "string" && typeof node.format === "string" && !ANTHROPIC_FORMATS.has(node.format))
+  if (type === "string" && typeof node.format === "string" && !ANTHROPIC_STRING_FORMATS.has(node.format))
     return `${path}: String format '${node.format}' is not supported`;
   if (type === "object" && node.additionalProperties !== false)
     return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`;

@@ -3,6 +3,7 @@
 export * from "./core.js";
 export {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
+  ANTHROPIC_STRING_FORMATS,
   AnthropicProvider,
   anthropicOutputSchema,
   type AnthropicProviderOptions,

@@ -9,8 +9,8 @@ import { z as z3 } from "zod3";
 import { type EpochHeader, foldRequestHeader } from "../../src/header/index.js";
 import type { JsonObject } from "../../src/json/index.js";
 import { toChatCompletionsParams } from "../../src/llm/openai/index.js";
-import { anthropicRequestBody } from "../../src/llm/index.js";
-import { LoopError, loggedPartOf } from "../../src/loop/index.js";
+import { anthropicRequestBody, ScriptedProvider } from "../../src/llm/index.js";
+import { createAgent, LoopError, loggedPartOf, type TurnOutcome } from "../../src/loop/index.js";
 import { MAX_ISSUES, OutputError, outputOf } from "../../src/output/index.js";
 import { jsonSchema } from "../../src/tools/index.js";
 import { callsTo, eventsOf, expectClosedLog, expectRequestsMatchLog, rig, textOf, tool } from "./loop-support.js";
@@ -203,6 +203,19 @@ describe("structured output: the answer", () => {
     const own = await r.agent.send("ok?", { output: z.object({ ok: z.boolean() }) });
     expectTypeOf(own.output).toEqualTypeOf<{ ok: boolean } | undefined>();
     expect(own.output).toEqual({ ok: true });
+  });
+
+  test("createAgent types the default output on send and stream; an agent without one gives unknown", async () => {
+    const typed = createAgent({ provider: new ScriptedProvider([{ text: oslo }]), model: "m", output: weather });
+    const outcome = await typed.send("weather?");
+    expectTypeOf(outcome.output).toEqualTypeOf<{ city: string; celsius: number } | undefined>();
+    expectTypeOf(typed.stream("again").outcome).toEqualTypeOf<
+      Promise<TurnOutcome<{ city: string; celsius: number }>>
+    >();
+    expect(outcome.output).toEqual({ city: "Oslo", celsius: 3 });
+    const plain = createAgent({ provider: new ScriptedProvider([{ text: "hi" }]), model: "m" });
+    expectTypeOf((await plain.send("hi")).output).toEqualTypeOf<unknown>();
+    await typed.dispose();
   });
 
   test("a max-tokens stop ends the turn max-tokens with no output and no check", async () => {

@@ -11,7 +11,8 @@
 // Pure; never mutates its input.
 import type { JsonObject, JsonValue } from "../../json/index.js";
 
-const SUPPORTED_STRING_FORMATS = new Set([
+/** The string formats Anthropic's structured outputs accept (the API refuses the others). */
+export const ANTHROPIC_STRING_FORMATS: ReadonlySet<string> = new Set([
   "date-time",
   "time",
   "date",
@@ -80,7 +81,7 @@ function transform(input: JsonValue): JsonObject {
   } else if (type === "string") {
     // An unsupported value goes back to the end of the leftovers, as the SDK does.
     const format = take("format");
-    if (typeof format === "string" && SUPPORTED_STRING_FORMATS.has(format)) out.format = format;
+    if (typeof format === "string" && ANTHROPIC_STRING_FORMATS.has(format)) out.format = format;
     else if (format !== undefined) rest.format = format;
   } else if (type === "array") {
     const items = take("items");
