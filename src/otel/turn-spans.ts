@@ -93,6 +93,7 @@ export class TurnSpans {
           ...(this.#step === undefined ? {} : { [ATTR.step]: this.#step.step, [ATTR.seqStart]: this.#step.seq }),
           ...(request.temperature === undefined ? {} : { [ATTR.temperature]: request.temperature }),
           ...(request.maxTokens === undefined ? {} : { [ATTR.maxTokens]: request.maxTokens }),
+          ...(request.output === undefined ? {} : { [ATTR.outputType]: "json" }),
         },
       },
       parent,

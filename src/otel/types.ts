@@ -28,6 +28,7 @@ export const ATTR = {
   requestModel: "gen_ai.request.model",
   temperature: "gen_ai.request.temperature",
   maxTokens: "gen_ai.request.max_tokens",
+  outputType: "gen_ai.output.type",
   finishReasons: "gen_ai.response.finish_reasons",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",

@@ -161,6 +161,16 @@ describe("otelTracing", () => {
     await agent.dispose();
   });
 
+  test("a request for structured output is a chat span with gen_ai.output.type json; one without has none", async () => {
+    const { agent, spans } = traced([{ text: '{"ok":true}' }, { text: "plain" }]);
+    const output = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } as const;
+    expect((await agent.send("ok?", { output })).output).toEqual({ ok: true });
+    await agent.send("thanks");
+    const chats = spans().filter((s) => s.name.startsWith("chat"));
+    expect(chats.map((s) => s.attributes["gen_ai.output.type"])).toEqual(["json", undefined]);
+    await agent.dispose();
+  });
+
   test("a turn that ends in error has an ERROR invoke_agent span with the code", async () => {
     const { agent, spans } = traced([{ error: { message: "bad key", code: "auth", retryable: false } }]);
     expect((await agent.send("hi")).reason).toMatchObject({ kind: "error", code: "auth" });
