@@ -84,29 +84,28 @@ export interface OutputProgress {
   value?: { readonly value: unknown };
 }
 
+/** What to do after a final answer: nothing more (`done`), or a repair round with this prompt. */
+export type AnswerVerdict = { readonly kind: "done" } | { readonly kind: "repair"; readonly prompt: string };
+
 /**
  * Checks the step's final answer. `done`: it validated (`progress.value` is set). `repair`: it
- * failed and a repair round is left — the repair prompt is logged now, for the next step.
- * Throws `OutputError('invalid-output')` (with the issues) when no round is left.
+ * failed and a round is left (counted in `progress`); the caller logs the prompt with
+ * `logRepair`. Throws `OutputError('invalid-output')` (with the issues) when no round is left.
+ * Logs nothing itself, so a turn cancelled while the schema validated logs no repair prompt.
  */
 export async function checkAnswer(
-  session: Session,
   output: TurnOutput,
   content: readonly AssistantContent[],
   progress: OutputProgress,
-): Promise<"done" | "repair"> {
+): Promise<AnswerVerdict> {
   const check = await output.compiled.check(answerText(content));
   if (check.ok) {
     progress.value = { value: check.value };
-    return "done";
+    return { kind: "done" };
   }
   if (progress.repairsUsed < output.repair) {
     progress.repairsUsed++;
-    session.append("context/message", {
-      content: [{ type: "text", text: repairPrompt(check.issues) }],
-      source: REPAIR_SOURCE,
-    });
-    return "repair";
+    return { kind: "repair", prompt: repairPrompt(check.issues) };
   }
   const rounds = progress.repairsUsed === 1 ? "1 repair round" : `${progress.repairsUsed} repair rounds`;
   throw new OutputError(
@@ -114,4 +113,9 @@ export async function checkAnswer(
     `the answer does not match the output schema (after ${rounds}): ${check.issues.slice(0, 3).join("; ")}${check.issues.length > 3 ? "; …" : ""}`,
     { issues: check.issues },
   );
+}
+
+/** Logs a repair round's prompt: a `context/message` (source `output-repair`) the next step sends. */
+export function logRepair(session: Session, prompt: string): void {
+  session.append("context/message", { content: [{ type: "text", text: prompt }], source: REPAIR_SOURCE });
 }

@@ -37,7 +37,7 @@ import { type RetryPolicy, withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
 import { loopCallId } from "./turn-events.js";
 import { finalText, withAnswer } from "./turn-outcome.js";
-import { checkAnswer, type OutputProgress, type TurnOutput, withOutput } from "./turn-output.js";
+import { checkAnswer, logRepair, type OutputProgress, type TurnOutput, withOutput } from "./turn-output.js";
 import { type Agent, type AgentHooks, type CompactionGate, LoopError, type TurnOutcome } from "./types.js";
 
 /** Why a turn's signal was aborted. */
@@ -295,8 +295,10 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     }
     if (ctx.inbox.hasSteers) continue;
     if (state.output === undefined) return;
-    if ((await checkAnswer(session, state.output, content, state.progress)) === "done") return;
-    checkAbort(signal); // a repair round: its prompt is logged, the next step sends it
+    const verdict = await checkAnswer(state.output, content, state.progress);
+    checkAbort(signal);
+    if (verdict.kind === "done") return;
+    logRepair(session, verdict.prompt); // a repair round: the next step sends this prompt
   }
 }
 

@@ -12,8 +12,17 @@ import { toChatCompletionsParams } from "../../src/llm/openai/index.js";
 import { anthropicRequestBody, ScriptedProvider } from "../../src/llm/index.js";
 import { createAgent, LoopError, loggedPartOf, type TurnOutcome } from "../../src/loop/index.js";
 import { MAX_ISSUES, OutputError, outputOf } from "../../src/output/index.js";
-import { jsonSchema } from "../../src/tools/index.js";
-import { callsTo, eventsOf, expectClosedLog, expectRequestsMatchLog, rig, textOf, tool } from "./loop-support.js";
+import { jsonSchema, type StandardSchema } from "../../src/tools/index.js";
+import {
+  callsTo,
+  deferred,
+  eventsOf,
+  expectClosedLog,
+  expectRequestsMatchLog,
+  rig,
+  textOf,
+  tool,
+} from "./loop-support.js";
 
 const weather = z.object({ city: z.string(), celsius: z.number().int() });
 const weatherJson: JsonObject = {
@@ -303,6 +312,34 @@ describe("structured output: repair", () => {
     expect(prompt).toContain(`… and ${5000 - MAX_ISSUES + 1} more issues`);
     expect(prompt!.length).toBeLessThan(8000);
     expect(outcome.issues).toHaveLength(MAX_ISSUES);
+  });
+
+  test("a cancel while an async validator runs ends the turn aborted and logs no repair prompt", async () => {
+    const gate = deferred<void>();
+    let started!: () => void;
+    const validating = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow: StandardSchema<unknown, { n: number }> = {
+      "~standard": {
+        version: 1,
+        vendor: "slow",
+        jsonSchema: { input: () => ({ type: "object", properties: { n: { type: "number" } }, required: ["n"] }) },
+        validate: async () => {
+          started();
+          await gate.promise;
+          return { issues: [{ message: "never valid" }] };
+        },
+      },
+    };
+    const r = rig({ replies: [{ text: '{"n":1}' }] });
+    const outcome = r.agent.send("n?", { output: slow });
+    await validating;
+    r.agent.cancel("stop");
+    gate.resolve();
+    expect((await outcome).reason).toEqual({ kind: "aborted", reason: "stop" });
+    expect(repairs(r)).toEqual([]);
+    expectClosedLog(r.agent);
   });
 
   test("a repair counts against maxSteps", async () => {
