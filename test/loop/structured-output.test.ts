@@ -6,6 +6,7 @@
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod3";
+import { z as z3v4 } from "zod3/v4";
 import { type EpochHeader, foldRequestHeader } from "../../src/header/index.js";
 import type { JsonObject } from "../../src/json/index.js";
 import { toChatCompletionsParams } from "../../src/llm/openai/index.js";
@@ -189,6 +190,21 @@ describe("structured output: the answer", () => {
     const second = await r.agent.send("again", { output: weatherJson });
     expectTypeOf(second.output).toEqualTypeOf<JsonObject | undefined>();
     expect(second.output).toEqual({ city: "Oslo", celsius: 3 });
+  });
+
+  test("an older zod (zod/v4 of 3.25) converts asynchronously: the turn awaits its schema; one it refuses ends the turn error", async () => {
+    const r = rig({ replies: [{ text: oslo }] });
+    const older = z3v4.object({ city: z3v4.string(), celsius: z3v4.number() });
+    const outcome = await r.agent.send("weather?", { output: older });
+    expect(outcome.output).toEqual({ city: "Oslo", celsius: 3 });
+    expect(r.dispatches[0]!.request.output?.schema).toMatchObject({
+      required: ["city", "celsius"],
+      additionalProperties: false,
+    });
+    const refused = await r.agent.send("when?", { output: z3v4.object({ at: z3v4.date() }) });
+    expect(refused.reason).toMatchObject({ kind: "error", code: "invalid-schema" });
+    expect(r.dispatches).toHaveLength(1);
+    expectClosedLog(r.agent);
   });
 
   test("an answer in one Markdown code fence is accepted", async () => {
