@@ -147,12 +147,13 @@ describe("the adapters refuse before any network I/O", () => {
 
   it("a registry passed to the adapter decides; a model it does not know goes out unchecked", async () => {
     const server = await listener();
-    // Node's fetch can hang when the server drops the socket mid-upload; the first-byte deadline ends it.
+    // Node's fetch can hang when the server drops the socket mid-upload; the first-byte deadline
+    // ends it — long enough that on a loaded box the connection is made first (the property).
     const provider = new AnthropicProvider({
       apiKey: "k",
       baseURL: server.url,
       models: new ModelRegistry([]),
-      firstByteTimeoutMs: 300,
+      firstByteTimeoutMs: 5_000,
     });
     let caught: unknown;
     try {
