@@ -1,4 +1,5 @@
 // Public API of the session layer (depends on json, messages).
+export { compactSummaryOf } from "./compact-summary.js";
 export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
 export {
   isSafeSessionId,
@@ -20,6 +21,7 @@ export { LogStructure, type OpenCall } from "./structure.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {
   AnySessionEvent,
+  CompactSummaryFacts,
   EventDataMap,
   EventType,
   HeaderSnapshotReason,

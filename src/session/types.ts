@@ -71,6 +71,20 @@ export interface EventDataMap {
 
 export type EventType = keyof EventDataMap;
 
+/**
+ * What a `compact/summary` says (`compactSummaryOf`): the summarizing model, the history
+ * messages `start..end` it replaced, their tokens, the summary's tokens and the call's usage.
+ * The payload is open JSON, so each fact is `undefined` when it is missing or of another type.
+ */
+export interface CompactSummaryFacts {
+  readonly model: string | undefined;
+  readonly start: number | undefined;
+  readonly end: number | undefined;
+  readonly regionTokens: number | undefined;
+  readonly summaryTokens: number | undefined;
+  readonly usage: Usage | undefined;
+}
+
 /** The event types that take part in the surface (and so in derived history). */
 export const SURFACE_EVENT_TYPES = [
   "user/message",
