@@ -2,7 +2,7 @@
 // fork by reference needs to name a prefix of the file (seed-reference.ts) without reading it
 // again. A writer extends both as it flushes; a load builds them from the bytes it read.
 import { createHash, type Hash } from "node:crypto";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { openLogFile } from "./read-log-file.js";
 import type { SeedFrom } from "./seed-reference.js";
 

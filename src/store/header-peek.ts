@@ -3,7 +3,7 @@
 // regular-file and size checks as a load, so a FIFO in the sessions directory never blocks.
 import { SessionError, validateSessionHeader } from "../session/index.js";
 import { decodeStoredHeaderLine } from "./jsonl-codec.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { openLogFile } from "./read-log-file.js";
 import type { SeedFrom } from "./seed-reference.js";
 import { type SessionSummary, StoreError } from "./types.js";

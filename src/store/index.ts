@@ -9,11 +9,12 @@ export {
   type SplitLog,
   splitLog,
 } from "./jsonl-codec.js";
-export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
+export { type JsonlStoreOptions, JsonlSessionStore } from "./jsonl-store.js";
 export { persistSession } from "./persist.js";
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
+export type { StoreFileSystem } from "./store-file-system.js";
 export type {
   LoadedSession,
   LoadOptions,

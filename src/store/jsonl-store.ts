@@ -38,6 +38,7 @@ import { MAX_LOG_BYTES } from "./read-log-file.js";
 import { encodeReferencingHeaderLine, type SeedFrom } from "./seed-reference.js";
 import { LogReader, notFound, type ReadLog } from "./log-reader.js";
 import { referenceFor, type SeedSource } from "./seed-source.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { type IndexedDirectory, type ListedLog, listLogs, listSummaries } from "./session-index.js";
 import {
   type LoadedSession,
@@ -47,12 +48,6 @@ import {
   type SessionSummary,
   StoreError,
 } from "./types.js";
-
-/** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
-export type StoreFileSystem = Pick<
-  typeof nodeFs,
-  "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir" | "stat"
->;
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */

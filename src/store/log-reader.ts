@@ -11,7 +11,7 @@ import { Session, SessionError, type SessionOptions } from "../session/index.js"
 import { type FileLayout, prefixEnd, sha256Over } from "./file-layout.js";
 import { isNotFound } from "./header-peek.js";
 import { decodeLog, newerLogError } from "./jsonl-codec.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { readLogFileWithInfo } from "./read-log-file.js";
 import type { SeedFrom } from "./seed-reference.js";
 import { type KnownSource, MAX_SEED_DEPTH, prefixSha256 } from "./seed-source.js";

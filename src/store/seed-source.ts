@@ -5,7 +5,7 @@
 import type { Hash } from "node:crypto";
 import { isSafeSessionId, type Session, type SessionEvent, type SessionHeader } from "../session/index.js";
 import { digestOf, type FileLayout, prefixEnd, sha256OfPrefix } from "./file-layout.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import type { SeedFrom } from "./seed-reference.js";
 
 /** How many referencing logs deep a load follows seeds (a cycle or deeper chain is refused). */

@@ -14,7 +14,7 @@ import { join, sep } from "node:path";
 import { contentText } from "../messages/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { type FileIdentity, identityOf, sameIdentity } from "./load-cache.js";
 import {
   type Dependency,
