@@ -9,6 +9,7 @@
 // request rebuilt from the log as the adapter's payload equals what the emulator received. Exit 0 only if every
 // check holds. Sessions stay in `$KEELSON_HOME/sessions` (a temporary home when unset); the
 // scratch workspace is removed unless `--keep`.
+import { errorMessage } from "../errors/index.js";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -274,7 +275,7 @@ async function runDemo(keep: boolean): Promise<number> {
         requests++;
       }
     } catch (error) {
-      problem = error instanceof Error ? error.message : String(error);
+      problem = errorMessage(error);
     }
     const clean = result.ok && problem === undefined;
     const detail = clean

@@ -5,6 +5,7 @@
 // and lands one replacement `user/message` (surfaceOp replace, with provenance) inside
 // `compact/start` … `compact/end`. It never touches the system prompt or the session prefix:
 // they live in the header, not on the surface.
+import { errorMessage } from "../errors/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { estimateTokens, ModelRegistry, valueCounter } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
@@ -127,7 +128,7 @@ export function createCompaction(options: CompactionOptions = {}): Compaction {
     } catch (error) {
       session.append("compact/end", {
         turn,
-        error: signal.aborted ? "aborted" : error instanceof Error ? error.message : String(error),
+        error: signal.aborted ? "aborted" : errorMessage(error),
       });
       if (!signal.aborted) agent.hooks.emit("agent/error", { agent, error, where: "compaction" });
     } finally {

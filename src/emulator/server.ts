@@ -2,6 +2,7 @@
 // POST /v1/messages (Anthropic) and POST /v1/chat/completions (OpenAI-compatible; also
 // /chat/completions for DeepSeek-style base URLs), checks the API key (x-api-key or Bearer),
 // records every request (secrets removed), and writes each exchange's outcome with its fault.
+import { errorMessage } from "../errors/index.js";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { JsonObject } from "../json/index.js";
@@ -171,10 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         });
     } catch (error) {
       copyFacts(record, facts);
-      const wire =
-        error instanceof WireError
-          ? error
-          : new WireError("api", error instanceof Error ? error.message : String(error));
+      const wire = error instanceof WireError ? error : new WireError("api", errorMessage(error));
       record.status = wire.status;
       if (res.headersSent) res.destroy();
       else sendWireError(res, format, wire, requestId);

@@ -4,6 +4,7 @@
 // `?token=`; the page shell and its two assets hold no data and load without it). GET only: the
 // static front end, the JSON endpoints (README.md) and a Server-Sent Events stream per session.
 // Read-only by construction: it only calls `InspectSource.list / load / watch`.
+import { errorMessage } from "../errors/index.js";
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -165,7 +166,7 @@ export async function startInspectServer(options: InspectServerOptions): Promise
         return;
       }
       const [status, code] = statusOf(error);
-      json(res, { error: code, message: error instanceof Error ? error.message : String(error) }, status);
+      json(res, { error: code, message: errorMessage(error) }, status);
     });
   });
   await new Promise<void>((done, fail) => {
