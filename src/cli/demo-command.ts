@@ -21,7 +21,7 @@ import type { Agent, AgentOptions, AgentPlugin } from "../loop/index.js";
 import { isEventOf, type Session, type SessionEvent } from "../session/index.js";
 import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { cliInvocation } from "./invocation.js";
 
 const MODEL = "emulator:emulator-anthropic";
@@ -69,7 +69,7 @@ function countingPlugin(instance: Instance): AgentPlugin {
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description(summaryOf("demo"))
+    .description(commandSummary("demo"))
     .option("--keep", "keep the scratch workspace (it is removed by default; sessions always stay)")
     .action(async (flags: { keep?: boolean }) => {
       process.exitCode = await runDemo(flags.keep === true);

@@ -13,7 +13,7 @@ import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/in
 import { describeError } from "./errors.js";
 import { fileOfTarget, isFileTarget, isNewerLog, type LoadedLog, loadLog, readRawLog } from "./log-source.js";
 import { indent } from "./transcript.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { terminalLine, terminalText } from "./terminal-text.js";
 
 const FULL = { form: "full" } as const;
@@ -21,7 +21,7 @@ const FULL = { form: "full" } as const;
 export function registerShow(program: Command): void {
   program
     .command("show")
-    .description(summaryOf("show"))
+    .description(commandSummary("show"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
       let log: LoadedLog;

@@ -13,7 +13,7 @@ import type { EventLine, EventLineOf, EventView } from "./types.js";
 const said = (content: Parameters<typeof contentText>[0], view: EventView): string =>
   view.form === "full" ? contentText(content) : previewText(contentText(content), 160);
 
-/** The session prefix under a header line (full form). */
+/** The session prefix under a snapshot's or a delta's line (full form). */
 function prefixLines(prefix: readonly Message[]): string[] {
   if (prefix.length === 0) return ["session prefix: (empty)"];
   return [

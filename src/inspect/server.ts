@@ -224,7 +224,7 @@ function sendError(res: ServerResponse, error: unknown): void {
     res.end();
     return;
   }
-  const [status, code] = statusOf(error);
+  const [status, code] = httpStatusOf(error);
   json(res, { error: code, message: errorMessage(error) }, status);
 }
 
@@ -240,7 +240,8 @@ function pathParts(path: string): string[] {
 
 const STATUS: Partial<Record<InspectError["code"], number>> = { "not-found": 404, "no-ui": 500, "too-large": 413 };
 
-function statusOf(error: unknown): [number, string] {
+/** The HTTP status and the `error` code a failed request answers with. */
+function httpStatusOf(error: unknown): [number, string] {
   if (error instanceof InspectError) return [STATUS[error.code] ?? 400, error.code];
   if (error instanceof StoreError)
     return [error.code === "not-found" ? 404 : error.code === "invalid-id" ? 400 : 422, error.code];

@@ -150,7 +150,7 @@ export async function runTurn(
     else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
   } catch (error) {
     if (!(error instanceof Aborted) && !signal.aborted) {
-      state.error = { step: state.step, ...describeError(error) };
+      state.error = { step: state.step, ...turnErrorOf(error) };
       if (error instanceof OutputError && error.code === "invalid-output") state.issues = error.issues;
       ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
@@ -467,7 +467,8 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
   return { kind: "completed" };
 }
 
-function describeError(error: unknown): { message: string; code: string } {
+/** The message and code a turn that failed logs on `turn/end { kind: "error" }`. */
+function turnErrorOf(error: unknown): { message: string; code: string } {
   if (isKeelsonError(error)) return { message: error.message, code: error.code };
   // Any other error that carries a string code (a Node errno, a listener's own) keeps it.
   const code = (error as { code?: unknown } | null)?.code;

@@ -8,6 +8,7 @@ export {
   unknownEventFeature,
   validateEnvelope,
   validateSessionHeader,
+  validateSessionMeta,
   validateSurfaceOp,
 } from "./envelope.js";
 export { SessionError, type SessionErrorCode } from "./errors.js";
@@ -29,6 +30,7 @@ export type {
   ReplaceOp,
   SessionEvent,
   SessionHeader,
+  SessionMeta,
   SurfaceEventType,
   SurfaceOp,
   TurnEndReason,

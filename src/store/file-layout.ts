@@ -10,7 +10,7 @@ export interface FileLayout {
   /** Seq of the file's first own event line: a referencing log's seed length, else 0. */
   readonly firstSeq: number;
   /**
-   * The byte offset just after the header line (`[0]`) and after each own event line, in order:
+   * The byte offset just after the meta line (`[0]`) and after each own event line, in order:
    * the first `n` events end at `lineEnds[n - firstSeq]`. Append-only (a writer pushes as it flushes).
    */
   readonly lineEnds: number[];

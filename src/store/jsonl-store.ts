@@ -14,18 +14,18 @@
 // is built from it with `Session.fromSession` — no read, parse or validation.
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
-import { Session, type SessionEvent, type SessionHeader } from "../session/index.js";
+import { Session, type SessionEvent, type SessionMeta } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
 import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
-import { encodeEventLine, encodeHeaderLine, FORMAT, newerLogError } from "./jsonl-codec.js";
+import { encodeEventLine, encodeMetaLine, FORMAT, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
-import { isNotFound, peekHeader } from "./header-peek.js";
+import { isNotFound, peekMeta } from "./meta-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { flushWriter, type Writer } from "./jsonl-writer.js";
 import { publishNewFile } from "./publish.js";
 import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
 import { MAX_LOG_BYTES } from "./read-log-file.js";
-import { encodeReferencingHeaderLine, type SeedFrom } from "./seed-reference.js";
+import { encodeReferencingMetaLine, type SeedFrom } from "./seed-reference.js";
 import { LogReader, notFound, type ReadLog } from "./log-reader.js";
 import { referenceFor, type SeedSource } from "./seed-source.js";
 import { checkSessionId, SessionWriters } from "./session-writers.js";
@@ -112,7 +112,7 @@ export class JsonlSessionStore implements SessionStore {
     return join(this.root, `${checkSessionId(id)}.jsonl`);
   }
 
-  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
+  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
     const created = this.#writers.created(header, seed);
     const file = this.fileOf(header.id);
     await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
@@ -123,7 +123,7 @@ export class JsonlSessionStore implements SessionStore {
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
       const firstLine =
-        reference === undefined ? encodeHeaderLine(header) : encodeReferencingHeaderLine(FORMAT, header, reference);
+        reference === undefined ? encodeMetaLine(header) : encodeReferencingMetaLine(FORMAT, header, reference);
       const seedLines = reference === undefined ? seed.map(encodeEventLine) : [];
       const bytes = firstLine + seedLines.join("");
       await publishNewFile(this.#fs, this.root, file, bytes);
@@ -183,7 +183,7 @@ export class JsonlSessionStore implements SessionStore {
     if (cached !== undefined) return cached;
     if (writable) {
       // A log this Keelson must not write is refused before its lock is taken: nothing is touched.
-      await this.#refuseNewerHeader(sessionId, file);
+      await this.#refuseNewerLog(sessionId, file);
       await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
     }
     try {
@@ -363,10 +363,10 @@ export class JsonlSessionStore implements SessionStore {
   };
 
   /** Before a writable load takes the lock: refuses a missing log, and one whose header is a newer version. */
-  async #refuseNewerHeader(sessionId: string, file: string): Promise<void> {
+  async #refuseNewerLog(sessionId: string, file: string): Promise<void> {
     let peeked: { header: unknown } | undefined;
     try {
-      peeked = await peekHeader(this.#fs, file, this.#maxLogBytes);
+      peeked = await peekMeta(this.#fs, file, this.#maxLogBytes);
     } catch (e) {
       if (isNotFound(e)) throw notFound(sessionId, file);
       throw e;

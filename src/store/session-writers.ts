@@ -15,11 +15,11 @@ import {
   Session,
   SessionError,
   type SessionEvent,
-  type SessionHeader,
-  validateSessionHeader,
+  type SessionMeta,
+  validateSessionMeta,
 } from "../session/index.js";
 import { checkAppendBatch } from "./append-batch.js";
-import { persistSession } from "./persist.js";
+import { forwardCommits } from "./forward-commits.js";
 import { type SessionPersistence, StoreError } from "./types.js";
 
 /** What every backend's writer keeps; a backend's writer type extends it. */
@@ -118,12 +118,12 @@ export class SessionWriters<W extends WriterState> {
    * header and the seed are a valid log (`corrupt` otherwise), this store does not hold the id
    * already (`exists`). Returns the session over the seed: the new writer's known log.
    */
-  created(header: SessionHeader, seed: readonly SessionEvent[]): Session {
+  created(header: SessionMeta, seed: readonly SessionEvent[]): Session {
     this.ensureOpen();
     const id = checkSessionId(header?.id);
     let created: Session;
     try {
-      validateSessionHeader(header);
+      validateSessionMeta(header);
       created = Session.fromLog(header, seed); // a Session's events view is shared, not re-validated
     } catch (e) {
       if (e instanceof SessionError)
@@ -166,7 +166,7 @@ export class SessionWriters<W extends WriterState> {
   attach(session: Session): SessionPersistence {
     const writer = this.#writers.get(session.id);
     if (writer !== undefined && writer.session !== session && isKnownLog(writer, session)) writer.session = session;
-    return persistSession(session, {
+    return forwardCommits(session, {
       append: (id, events) => this.append(session, id, events),
       flush: (id) => this.flush(id),
     });

@@ -1,5 +1,5 @@
 // The file-system calls the JSONL store and its helpers make, as one injectable type. Its own
-// file so that the helpers (reader, index, layout, header peek) need not import the concrete
+// file so that the helpers (reader, index, layout, meta peek) need not import the concrete
 // store that uses them.
 import type * as nodeFs from "node:fs/promises";
 

@@ -13,7 +13,7 @@
 //   lease-keeper.ts.
 // - A fork whose seed is its stored parent's prefix stores no copy (known-logs.ts); a load reads
 //   the chain of ancestors in one statement. Live tail: event-tail.ts.
-import type { Session, SessionEvent, SessionHeader } from "../../session/index.js";
+import type { Session, SessionEvent, SessionMeta } from "../../session/index.js";
 import { checkSessionId, SessionWriters, type WriterState } from "../session-writers.js";
 import {
   type LoadedSession,
@@ -28,7 +28,7 @@ import { writeGuardedBatch } from "./guarded-append.js";
 import { EventTail, type SessionWatch, type WatchOptions } from "./event-tail.js";
 import { KnownLogs, seedReference } from "./known-logs.js";
 import { LeaseKeeper, takenError } from "./lease-keeper.js";
-import { eventText, headerText, parseLines, storableText, titleOf } from "./log-rows.js";
+import { eventText, metaText, parseLines, storableText, titleOf } from "./log-rows.js";
 import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
 import { readStoredLog } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
@@ -98,7 +98,7 @@ export class PostgresSessionStore implements SessionStore {
     return `${this.label} session ${id}`;
   }
 
-  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
+  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
     const created = this.#writers.created(header, seed);
     const id = header.id;
     const pool = await this.#connect("write-failed");
@@ -113,7 +113,7 @@ export class PostgresSessionStore implements SessionStore {
       epoch = await inTransaction(pool, async (client) => {
         const { rows } = await client.query<{ lease_epoch: string }>(INSERT_SESSION, [
           id,
-          headerText(header),
+          metaText(header),
           header.parentSession ?? null,
           seedFrom ?? null,
           header.seedLength ?? 0,
