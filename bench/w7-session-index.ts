@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultSessionsDir } from "../src/home/index.js";
-import { encodeEventLine, encodeHeaderLine } from "../src/store/jsonl-codec.js";
+import { encodeEventLine, encodeMetaLine } from "../src/store/jsonl-codec.js";
 import { INDEX_DIR } from "../src/store/session-index-file.js";
 import { buildLog } from "./logs.js";
 import { type Cell, num, ratio } from "./table.js";
@@ -47,7 +47,7 @@ async function prepareSessions(
   for (let i = 0; i < count; i++) {
     const id = sessionId(i);
     const file = join(sessions, `${id}.jsonl`);
-    const text = encodeHeaderLine({ ...log.header, id, createdAt: t0 + i * 1000, cwd: home }) + body;
+    const text = encodeMetaLine({ ...log.header, id, createdAt: t0 + i * 1000, cwd: home }) + body;
     logBytes = Buffer.byteLength(text);
     await writeFile(file, text);
     const at = new Date(t0 + i * 1000);

@@ -11,18 +11,18 @@ import { isDeepStrictEqual } from "node:util";
 import { ScriptedProvider } from "../src/llm/index.js";
 import { createAgent, resumeAgent } from "../src/loop/index.js";
 import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
-import { Session, type SessionEvent, type SessionHeader } from "../src/session/index.js";
+import { Session, type SessionEvent, type SessionMeta } from "../src/session/index.js";
 import { JSONL_FORMAT, JsonlSessionStore, type LoadedSession } from "../src/store/index.js";
 import type { InFlightTool, KillReport } from "./crash-kill.js";
 import { crashAgentBase, crashAgentOptions, type CrashScript } from "./fixtures/crash-session.js";
 import { check } from "./violation.js";
 
 const eventLine = (event: SessionEvent): string => `${JSON.stringify(event)}\n`;
-const headerLine = (header: SessionHeader): string => `${JSON.stringify({ format: JSONL_FORMAT, ...header })}\n`;
+const headerLine = (header: SessionMeta): string => `${JSON.stringify({ format: JSONL_FORMAT, ...header })}\n`;
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 export interface Reference {
-  readonly header: SessionHeader;
+  readonly header: SessionMeta;
   readonly events: readonly SessionEvent[];
   /** The JSONL file of the full run: header line, then one line per event. */
   readonly lines: readonly string[];

@@ -4,7 +4,7 @@
 // against the original log; it never asks the code under test what the file means.
 import { isDeepStrictEqual } from "node:util";
 import type { ReconstructedRequest } from "../src/reconstruct/index.js";
-import type { SessionEvent, SessionHeader } from "../src/session/index.js";
+import type { SessionEvent, SessionMeta } from "../src/session/index.js";
 
 export type Decoded =
   | { readonly ok: true; readonly header: unknown; readonly events: readonly unknown[]; readonly tornBytes: number }
@@ -45,7 +45,7 @@ export function decodeReference(bytes: Buffer): Decoded {
 }
 
 export interface OriginalLog {
-  readonly header: SessionHeader;
+  readonly header: SessionMeta;
   readonly events: readonly SessionEvent[];
   readonly requests: readonly ReconstructedRequest[];
   readonly bytes: Buffer;

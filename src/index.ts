@@ -235,6 +235,7 @@ export {
   SessionError,
   type SessionEvent,
   type SessionHeader,
+  type SessionMeta,
   type TurnEndReason,
 } from "./session/index.js";
 export { type EpochHeader, HeaderError, type RequestConfig } from "./header/index.js";

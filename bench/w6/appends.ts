@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Session, type SessionEvent, type SessionHeader } from "../../src/session/index.js";
+import { Session, type SessionEvent, type SessionMeta } from "../../src/session/index.js";
 import { JsonlSessionStore, type SessionStore } from "../../src/store/index.js";
 import { PostgresSessionStore } from "../../src/store/postgres/index.js";
 import { buildLog } from "../logs.js";
@@ -34,7 +34,7 @@ export function templateLog(events: number): Session {
   return buildLog({ events }, "w6-template");
 }
 
-const headerOf = (template: Session, id: string): SessionHeader => ({ ...template.header, id });
+const headerOf = (template: Session, id: string): SessionMeta => ({ ...template.header, id });
 
 /** Runs `perSession` flushes in each of `sessions` concurrent loops; returns wall seconds and client CPU ms. */
 async function timed(sessions: number, run: (s: number) => Promise<void>): Promise<{ seconds: number; cpuMs: number }> {

@@ -3,6 +3,7 @@
 // listener's closure, i.e. for the life of the agent that loaded it. What the person is asked
 // about is the whole call, never a cut: a command cut for display once hid a `; touch …` tail
 // that ran after `y`. A call too long to show is denied without asking.
+import { errorMessage } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { PreExecuteDecision, PreExecutePayload } from "../tools/index.js";
 import type { MutatingToolName, PermissionAnswer, PermissionPolicy } from "./types.js";
@@ -49,9 +50,7 @@ export function permissionGate(
     try {
       answer = await policy.ask({ tool, summary });
     } catch (error) {
-      return deny(
-        `asking the user for permission to run ${tool} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      return deny(`asking the user for permission to run ${tool} failed: ${errorMessage(error)}`);
     }
     if (answer === "always") always.add(tool);
     if (answer === "yes" || answer === "always") return next();

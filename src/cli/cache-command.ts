@@ -3,13 +3,13 @@
 import type { Command } from "commander";
 import { cacheReportOf, renderCacheReport } from "./cache-table.js";
 import { loadLog } from "./log-source.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { terminalJson, terminalText } from "./terminal-text.js";
 
 export function registerCache(program: Command): void {
   program
     .command("cache")
-    .description(summaryOf("cache"))
+    .description(commandSummary("cache"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .option("--json", "print the report as JSON")
     .action(async (target: string, flags: { json?: boolean }) => {

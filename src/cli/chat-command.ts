@@ -9,7 +9,7 @@ import { openStore } from "./log-source.js";
 import { chooseModel, requireKey } from "./model-selection.js";
 import { resumeTarget } from "./resume-command.js";
 import { workingDirectory } from "./run-command.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 
 interface ChatFlags {
   readonly model?: string;
@@ -22,7 +22,7 @@ interface ChatFlags {
 export function registerChat(program: Command): void {
   program
     .command("chat")
-    .description(summaryOf("chat"))
+    .description(commandSummary("chat"))
     .option(
       "-m, --model <provider:model>",
       "model selector (anthropic:*, openai:*, deepseek:*, emulator:*); default $KEELSON_MODEL",

@@ -2,6 +2,7 @@
 // agent through a small context; /fork switches the chat to the child session (the parent stays
 // stored and resumable); /compact says in plain words when there is nothing to compact or no
 // compaction configured. Unknown commands are answered with the list, never sent to the model.
+import type { CompactionErrorCode } from "../compaction/index.js";
 import { isKeelsonError } from "../errors/index.js";
 import type { Agent } from "../loop/index.js";
 import { foldRequestHeader } from "../header/index.js";
@@ -107,7 +108,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       else if (reason.kind !== "completed") ctx.say(`  compaction turn ${describeReason(reason)}`);
       else if (end !== undefined && isEventOf(end, "compact/end") && end.data.error !== undefined) {
         // Any other failure is on screen already: the view prints the compact/end line.
-        if (failures.some((e) => isKeelsonError(e, "no-region")))
+        if (failures.some((e) => isKeelsonError<CompactionErrorCode>(e, "no-region")))
           ctx.say(
             "  nothing to compact: the history is no longer than the recent part compaction always keeps, so there is no older part to summarize",
           );

@@ -91,7 +91,7 @@ export const COMMANDS: readonly CommandEntry[] = [
 ];
 
 /** The summary of a command, for its module's `.description()`. */
-export function summaryOf(name: string): string {
+export function commandSummary(name: string): string {
   const entry = COMMANDS.find((c) => c.name === name);
   if (entry === undefined) throw new TypeError(`no command ${name} in the command table`);
   return entry.summary;

@@ -4,13 +4,13 @@
 // server without credentials; a schema written by a newer Keelson is refused, untouched (exit 1).
 import type { Command } from "commander";
 import { migrate, redactUrl } from "../store/postgres/index.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
 export function registerDb(program: Command): void {
-  const db = program.command("db").description(summaryOf("db"));
+  const db = program.command("db").description(commandSummary("db"));
   db.command("migrate")
     .description("create or upgrade the Keelson tables in a PostgreSQL database (idempotent)")
     .option("--url <url>", "the database, postgres://user@host:port/db (default: $KEELSON_STORE when it is one)")

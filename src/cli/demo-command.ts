@@ -9,17 +9,19 @@
 // request rebuilt from the log as the adapter's payload equals what the emulator received. Exit 0 only if every
 // check holds. Sessions stay in `$KEELSON_HOME/sessions` (a temporary home when unset); the
 // scratch workspace is removed unless `--keep`.
+import { errorMessage } from "../errors/index.js";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
-import type { Agent, AgentPlugin } from "../loop/index.js";
+import { snapshotHeaderOf } from "../header/index.js";
 import type { JsonValue } from "../json/index.js";
-import type { Message } from "../messages/index.js";
-import type { SessionEvent } from "../session/index.js";
+import type { Provider } from "../llm/index.js";
+import type { Agent, AgentOptions, AgentPlugin } from "../loop/index.js";
+import { isEventOf, type Session, type SessionEvent } from "../session/index.js";
 import { keelsonHome } from "../home/index.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { cliInvocation } from "./invocation.js";
 
 const MODEL = "emulator:emulator-anthropic";
@@ -67,15 +69,15 @@ function countingPlugin(instance: Instance): AgentPlugin {
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description(summaryOf("demo"))
+    .description(commandSummary("demo"))
     .option("--keep", "keep the scratch workspace (it is removed by default; sessions always stay)")
     .action(async (flags: { keep?: boolean }) => {
       process.exitCode = await runDemo(flags.keep === true);
     });
 }
 
-async function runDemo(keep: boolean): Promise<number> {
-  const started = Date.now();
+/** The layers the demo drives, loaded when it runs. */
+async function loadModules() {
   const [
     { createAgent, forkAgent, resumeAgent },
     { startEmulator, countTokens },
@@ -99,10 +101,72 @@ async function runDemo(keep: boolean): Promise<number> {
     import("./wire-payload.js"),
     import("../json/index.js"),
   ]);
-  const out = (...lines: string[]): void => {
-    process.stdout.write(`${(lines.length === 0 ? [""] : lines).join("\n")}\n`);
+  return {
+    createAgent,
+    forkAgent,
+    resumeAgent,
+    startEmulator,
+    countTokens,
+    AnthropicProvider,
+    ModelRegistry,
+    builtinTools,
+    context,
+    cacheReport,
+    reconstructRequests,
+    verifyLog,
+    JsonlSessionStore,
+    wirePayload,
+    canonicalJson,
   };
+}
 
+type Modules = Awaited<ReturnType<typeof loadModules>>;
+type Emulator = Awaited<ReturnType<Modules["startEmulator"]>>;
+
+/** What the demo's sections share: the layers, where it runs, its loop instances, the checks that failed. */
+interface Demo {
+  readonly m: Modules;
+  readonly started: number;
+  /** `$KEELSON_HOME` as given (the demo uses a temporary home when it is unset). */
+  readonly envHome: string | undefined;
+  readonly home: string;
+  readonly workspace: string;
+  readonly sessionsDir: string;
+  readonly emulator: Emulator;
+  readonly instances: Instance[];
+  readonly failures: string[];
+}
+
+/** The two sessions the demo stored: the parent (created, then resumed) and its fork. */
+interface DemoSessions {
+  readonly parent: Session;
+  readonly child: Session;
+}
+
+const out = (...lines: string[]): void => {
+  process.stdout.write(`${(lines.length === 0 ? [""] : lines).join("\n")}\n`);
+};
+
+/** "ok", or "FAILED" with `what` recorded as a failed check. */
+function check(demo: Demo, ok: boolean, what: string): string {
+  if (!ok) demo.failures.push(what);
+  return ok ? "ok" : "FAILED";
+}
+
+async function runDemo(keep: boolean): Promise<number> {
+  const demo = await prepare(await loadModules());
+  const { parentId, childId } = await runInstances(demo);
+  const sessions = await readStored(demo, parentId, childId);
+  checkPrefixes(demo, sessions);
+  reportCache(demo, sessions);
+  verifyLogs(demo, sessions);
+  auditWire(demo, sessions);
+  return finish(demo, keep, parentId, childId);
+}
+
+/** The scratch workspace, a home, the emulator; then the banner saying where everything is. */
+async function prepare(m: Modules): Promise<Demo> {
+  const started = Date.now();
   const envHome = process.env.KEELSON_HOME;
   const home = envHome ? keelsonHome() : await mkdtemp(join(tmpdir(), "keelson-home-"));
   const workspace = await mkdtemp(join(tmpdir(), "keelson-demo-"));
@@ -111,15 +175,7 @@ async function runDemo(keep: boolean): Promise<number> {
     await writeFile(join(workspace, path), text);
   }
   const sessionsDir = join(home, "sessions");
-  const emulator = await startEmulator({ model: "rule-based", minCacheableTokens: 1024 });
-  const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
-  const store = new JsonlSessionStore({ root: sessionsDir });
-  const failures: string[] = [];
-  const check = (ok: boolean, what: string): string => {
-    if (!ok) failures.push(what);
-    return ok ? "ok" : "FAILED";
-  };
-
+  const emulator = await m.startEmulator({ model: "rule-based", minCacheableTokens: 1024 });
   out(
     "Keelson demo — offline: the emulator's rule-based model behind AnthropicProvider (real SDK, no key, no network)",
   );
@@ -130,87 +186,111 @@ async function runDemo(keep: boolean): Promise<number> {
       ? `KEELSON_HOME=${home} (sessions in ${sessionsDir})`
       : `KEELSON_HOME was unset: using the temporary home ${home} — inspect with KEELSON_HOME=${home} ${cliInvocation()} show|requests|cache|verify <id>`,
   );
+  return { m, started, envHome, home, workspace, sessionsDir, emulator, instances: [], failures: [] };
+}
 
-  const instances: Instance[] = [];
-  const optionsFor = (label: string, expectedReason: Instance["expectedReason"]) => {
-    const instance: Instance = { label, expectedReason, compositions: 0, headers: [] };
-    instances.push(instance);
-    const plugins: AgentPlugin[] = [
-      countingPlugin(instance),
-      builtinTools({ root: workspace, permissions: { mode: "deny" } }),
-      context.skillsCatalog({ cwd: workspace, home }),
-      context.workspaceInstructions({ cwd: workspace, home }),
-      context.workspaceBaseline({ cwd: workspace, gitStatus: false }),
-    ];
-    return { instance, options: { provider, model: MODEL, cwd: workspace, system: SYSTEM_PROMPT, plugins } };
-  };
-  const observe = (agent: Agent, instance: Instance): void => {
-    agent.hooks.on("session/event", ({ event }) => {
-      if (event.type !== "request/header") return;
-      const data = event.data as { reason: string; header: { messagePrefix?: readonly unknown[] } };
-      instance.headers.push({ reason: data.reason, prefixLength: data.header.messagePrefix?.length ?? 0 });
-    });
-  };
-  const turn = async (agent: Agent, prompt: string): Promise<void> => {
-    const before = agent.session.deriveMessages().length;
-    const { reason } = await agent.send(prompt);
-    out(`  > ${prompt}`);
-    for (const message of agent.session.deriveMessages().slice(before)) {
-      for (const block of message.content) {
-        if (message.role === "assistant" && block.type === "text" && block.text.trim() !== "")
-          out(`    ${block.text.trim().split("\n")[0]}`);
-        if (block.type === "tool-call")
-          out(
-            `    [tool ${block.name} ${typeof block.arguments === "string" ? block.arguments : JSON.stringify(block.arguments)}]`,
-          );
-      }
-    }
-    if (reason.kind !== "completed")
-      out(`    turn ended ${reason.kind} … ${check(false, `turn "${prompt}" ended ${reason.kind}`)}`);
-  };
-
+/** A new session with three turns, a restart over its log (one turn), a fork of it (one turn in the child). */
+async function runInstances(demo: Demo): Promise<{ parentId: string; childId: string }> {
+  const { m, emulator } = demo;
+  const provider = new m.AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
+  const store = new m.JsonlSessionStore({ root: demo.sessionsDir });
   let parentId = "";
   let childId = "";
   try {
     // 1. A new session: three turns with tool round trips.
-    const first = optionsFor("initial instance (createAgent)", "initial");
-    const agent = createAgent({ ...first.options, store });
+    const first = instanceOptions(demo, provider, "initial instance (createAgent)", "initial");
+    const agent = m.createAgent({ ...first.options, store });
     observe(agent, first.instance);
     parentId = agent.session.id;
     out("", `── ${first.instance.label}: session ${parentId}`);
-    for (const prompt of ["list the files", "what is in src/app.ts?", "thanks"]) await turn(agent, prompt);
+    for (const prompt of ["list the files", "what is in src/app.ts?", "thanks"]) await turn(demo, agent, prompt);
     await agent.dispose();
 
     // 2. A restart: a new loop instance over the stored log.
     emulator.clock.advance(60_000);
-    const second = optionsFor("resumed instance (resumeAgent)", "resume");
-    const resumed = await resumeAgent(store, parentId, second.options);
+    const second = instanceOptions(demo, provider, "resumed instance (resumeAgent)", "resume");
+    const resumed = await m.resumeAgent(store, parentId, second.options);
     observe(resumed, second.instance);
     out("", `── ${second.instance.label}: session ${parentId}`);
-    await turn(resumed, "what is in src/util.ts?");
+    await turn(demo, resumed, "what is in src/util.ts?");
     await resumed.dispose();
 
     // 3. A fork at the parent's last turn/end: one turn in the child.
-    const third = optionsFor("fork instance (forkAgent)", "resume");
-    const child = await forkAgent(store, parentId, third.options);
+    const third = instanceOptions(demo, provider, "fork instance (forkAgent)", "resume");
+    const child = await m.forkAgent(store, parentId, third.options);
     observe(child, third.instance);
     childId = child.session.id;
     out("", `── ${third.instance.label}: child session ${childId} of ${parentId}`);
-    await turn(child, "list the files again");
+    await turn(demo, child, "list the files again");
     await child.dispose();
   } finally {
     await store.close();
     await emulator.close();
   }
+  return { parentId, childId };
+}
 
-  // Checks, over the logs as stored (a fresh read-only store).
-  const reader = new JsonlSessionStore({ root: sessionsDir });
+/** A loop instance to count, and the agent options it runs with (the built-in tools, writes denied, and the three prefix contributors). */
+function instanceOptions(
+  demo: Demo,
+  provider: Provider,
+  label: string,
+  expectedReason: Instance["expectedReason"],
+): { instance: Instance; options: AgentOptions } {
+  const { m, workspace, home } = demo;
+  const instance: Instance = { label, expectedReason, compositions: 0, headers: [] };
+  demo.instances.push(instance);
+  const plugins: AgentPlugin[] = [
+    countingPlugin(instance),
+    m.builtinTools({ root: workspace, permissions: { mode: "deny" } }),
+    m.context.skillsCatalog({ cwd: workspace, home }),
+    m.context.workspaceInstructions({ cwd: workspace, home }),
+    m.context.workspaceBaseline({ cwd: workspace, gitStatus: false }),
+  ];
+  return { instance, options: { provider, model: MODEL, cwd: workspace, system: SYSTEM_PROMPT, plugins } };
+}
+
+/** Records the request-header snapshots `agent` logs, for the prefix check. */
+function observe(agent: Agent, instance: Instance): void {
+  agent.hooks.on("session/event", ({ event }) => {
+    if (!isEventOf(event, "request/header")) return;
+    const header = snapshotHeaderOf(event);
+    instance.headers.push({ reason: event.data.reason, prefixLength: header.messagePrefix?.length ?? 0 });
+  });
+}
+
+/** One turn, printed: the prompt, each answer's first line, each tool call. */
+async function turn(demo: Demo, agent: Agent, prompt: string): Promise<void> {
+  const before = agent.session.deriveMessages().length;
+  const { reason } = await agent.send(prompt);
+  out(`  > ${prompt}`);
+  for (const message of agent.session.deriveMessages().slice(before)) {
+    for (const block of message.content) {
+      if (message.role === "assistant" && block.type === "text" && block.text.trim() !== "")
+        out(`    ${block.text.trim().split("\n")[0]}`);
+      if (block.type === "tool-call")
+        out(
+          `    [tool ${block.name} ${typeof block.arguments === "string" ? block.arguments : JSON.stringify(block.arguments)}]`,
+        );
+    }
+  }
+  if (reason.kind !== "completed")
+    out(`    turn ended ${reason.kind} … ${check(demo, false, `turn "${prompt}" ended ${reason.kind}`)}`);
+}
+
+/** The two logs as stored, through a fresh read-only store. */
+async function readStored(demo: Demo, parentId: string, childId: string): Promise<DemoSessions> {
+  const reader = new demo.m.JsonlSessionStore({ root: demo.sessionsDir });
   const parent = (await reader.load(parentId, { readOnly: true })).session;
   const child = (await reader.load(childId, { readOnly: true })).session;
   await reader.close();
+  return { parent, child };
+}
 
+/** The session prefix: composed once per instance, logged on its header, kept out of history. */
+function checkPrefixes(demo: Demo, { parent, child }: DemoSessions): void {
   out("", "── session prefix: composed once per instance, logged on its header, kept out of history");
-  for (const instance of instances) {
+  for (const instance of demo.instances) {
     const ok =
       instance.compositions === 1 &&
       instance.headers.length === 1 &&
@@ -218,11 +298,11 @@ async function runDemo(keep: boolean): Promise<number> {
       (instance.headers[0]?.prefixLength ?? 0) > 0;
     const logged = instance.headers.map((h) => `${h.reason} (${h.prefixLength} prefix messages)`).join(", ") || "none";
     out(
-      `  ${instance.label.padEnd(32)} composed ${instance.compositions}×, request/header events: ${instance.headers.length} — ${logged} … ${check(ok, `prefix of the ${instance.label}`)}`,
+      `  ${instance.label.padEnd(32)} composed ${instance.compositions}×, request/header events: ${instance.headers.length} — ${logged} … ${check(demo, ok, `prefix of the ${instance.label}`)}`,
     );
   }
   const headerReasons = (events: readonly SessionEvent[]) =>
-    events.filter((e) => e.type === "request/header").map((e) => (e.data as { reason: string }).reason);
+    events.flatMap((e) => (isEventOf(e, "request/header") ? [e.data.reason] : []));
   out(
     `  parent log headers: ${headerReasons(parent.events).join(", ")} · child log headers: ${headerReasons(child.events).join(", ")}`,
   );
@@ -235,12 +315,16 @@ async function runDemo(keep: boolean): Promise<number> {
     const leaked = history.filter((m) => prefixes.has(JSON.stringify(m))).length;
     const ok = prefixes.size > 0 && leaked === 0;
     out(
-      `  ${name}: ${ok ? "prefix not in history" : "PREFIX IN HISTORY"} — ${leaked} of ${history.length} derived messages are among the ${prefixes.size} logged prefix messages … ${check(ok, `prefix in the ${name}'s history`)}`,
+      `  ${name}: ${ok ? "prefix not in history" : "PREFIX IN HISTORY"} — ${leaked} of ${history.length} derived messages are among the ${prefixes.size} logged prefix messages … ${check(demo, ok, `prefix in the ${name}'s history`)}`,
     );
   }
+}
 
+/** The parent's cache report, request by request, and the child's last request (the fork keeps the cache). */
+function reportCache(demo: Demo, { parent, child }: DemoSessions): void {
+  const { cacheReport, countTokens, ModelRegistry } = demo.m;
   const report = cacheReport(parent.events, { countTokens, models: new ModelRegistry() });
-  out("", `── cache report, parent session ${parentId} (≈ = estimated with cl100k)`);
+  out("", `── cache report, parent session ${parent.id} (≈ = estimated with cl100k)`);
   out(
     `  ${"request".padEnd(8)} ${"prompt≈".padStart(8)} ${"read".padStart(7)} ${"write".padStart(7)} ${"input".padStart(7)} ${"output".padStart(7)}  first change`,
   );
@@ -252,19 +336,20 @@ async function runDemo(keep: boolean): Promise<number> {
   }
   const share = report.totals.cacheHitShare;
   out(
-    `  cache-hit share ${(share * 100).toFixed(1)}% · cost $${report.totals.cost.toFixed(5)} … ${check(share > 0, "cache-hit share is zero")}`,
+    `  cache-hit share ${(share * 100).toFixed(1)}% · cost $${report.totals.cost.toFixed(5)} … ${check(demo, share > 0, "cache-hit share is zero")}`,
   );
   const childReport = cacheReport(child.events, { countTokens, models: new ModelRegistry() });
   const childLast = childReport.requests.at(-1)?.usage;
   out(
     `  child's last request: read ${childLast?.cacheReadTokens ?? "-"}, write ${childLast?.cacheWriteTokens ?? "-"}, input ${childLast?.inputTokens ?? "-"} (the fork keeps the parent's cache)`,
   );
+}
 
+/** `verifyLog` and a full reconstruction of both logs. */
+function verifyLogs(demo: Demo, sessions: DemoSessions): void {
+  const { verifyLog, reconstructRequests } = demo.m;
   out("", "── verify (verifyLog + full reconstruction)");
-  for (const [name, session] of [
-    ["parent", parent],
-    ["child", child],
-  ] as const) {
+  for (const [name, session] of named(sessions)) {
     const result = verifyLog(session.events);
     let requests = 0;
     let problem: string | undefined;
@@ -274,25 +359,26 @@ async function runDemo(keep: boolean): Promise<number> {
         requests++;
       }
     } catch (error) {
-      problem = error instanceof Error ? error.message : String(error);
+      problem = errorMessage(error);
     }
     const clean = result.ok && problem === undefined;
     const detail = clean
       ? `clean: ${result.events} events, ${result.turns} turns, ${requests} requests`
       : `not clean: ${[...result.issues.map((i) => `${i.code}: ${i.message}`), ...(problem === undefined ? [] : [problem])].join("; ")}`;
     out(`  verify ${name} ${session.id}: ${detail}`);
-    check(clean, `verify ${name}`);
+    check(demo, clean, `verify ${name}`);
   }
+}
 
+/** Every request rebuilt from each log alone as the adapter's payload, against the bytes the emulator received. */
+function auditWire(demo: Demo, sessions: DemoSessions): void {
+  const { canonicalJson, reconstructRequests, wirePayload } = demo.m;
   out(
     "",
     "── wire audit: every request rebuilt from the log alone as the adapter's payload, vs the bytes the emulator received",
   );
-  for (const [name, session] of [
-    ["parent", parent],
-    ["child", child],
-  ] as const) {
-    const received = emulator.requests
+  for (const [name, session] of named(sessions)) {
+    const received = demo.emulator.requests
       .filter(
         (r) =>
           r.path === "/v1/messages" &&
@@ -308,29 +394,37 @@ async function runDemo(keep: boolean): Promise<number> {
     const ok = received.length > 0 && rebuilt.length === received.length && identical === received.length;
     const inherited = own === 0 ? "" : ` (after the ${own} events inherited from the parent)`;
     out(
-      `  ${name}: ${received.length} requests received, ${rebuilt.length} rebuilt from its log${inherited}, ${identical} byte-identical (canonical JSON) … ${check(ok, `wire audit of the ${name}`)}`,
+      `  ${name}: ${received.length} requests received, ${rebuilt.length} rebuilt from its log${inherited}, ${identical} byte-identical (canonical JSON) … ${check(demo, ok, `wire audit of the ${name}`)}`,
     );
   }
+}
 
-  if (!keep) await rm(workspace, { recursive: true, force: true });
-  out("", `sessions kept in ${sessionsDir}: ${parentId} (parent), ${childId} (child)`);
-  const prefix = `${envHome ? "" : `KEELSON_HOME=${home} `}${cliInvocation()}`;
+/** Removes the workspace (unless kept), says where the sessions are and what to try, and the verdict: the exit code. */
+async function finish(demo: Demo, keep: boolean, parentId: string, childId: string): Promise<number> {
+  if (!keep) await rm(demo.workspace, { recursive: true, force: true });
+  out("", `sessions kept in ${demo.sessionsDir}: ${parentId} (parent), ${childId} (child)`);
+  const prefix = `${demo.envHome ? "" : `KEELSON_HOME=${demo.home} `}${cliInvocation()}`;
   out(`try: ${prefix} show ${parentId} · ${prefix} cache ${childId} · ${prefix} requests ${parentId} --wire anthropic`);
+  const { failures } = demo;
   out(
     failures.length === 0
-      ? `demo: all checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`
+      ? `demo: all checks passed in ${((Date.now() - demo.started) / 1000).toFixed(1)} s`
       : `demo: ${failures.length} check(s) failed: ${failures.join("; ")}`,
   );
   return failures.length === 0 ? 0 : 1;
 }
 
+const named = ({ parent, child }: DemoSessions): readonly (readonly ["parent" | "child", Session])[] => [
+  ["parent", parent],
+  ["child", child],
+];
+
 /** The canonical JSON of every message any `request/header` snapshot logged as prefix. */
 function prefixTexts(events: readonly SessionEvent[]): Set<string> {
   const texts = new Set<string>();
   for (const event of events) {
-    if (event.type !== "request/header") continue;
-    const prefix = (event.data as { header: { messagePrefix?: readonly Message[] } }).header.messagePrefix ?? [];
-    for (const message of prefix) texts.add(JSON.stringify(message));
+    if (!isEventOf(event, "request/header")) continue;
+    for (const message of snapshotHeaderOf(event).messagePrefix ?? []) texts.add(JSON.stringify(message));
   }
   return texts;
 }

@@ -2,13 +2,13 @@
 // (rule-based model) on 127.0.0.1 until SIGINT or SIGTERM, then closes it cleanly.
 import { type Command, Option } from "commander";
 import { CliError } from "./errors.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { cliInvocation } from "./invocation.js";
 
 export function registerEmulator(program: Command): void {
   program
     .command("emulator")
-    .description(summaryOf("emulator"))
+    .description(commandSummary("emulator"))
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .addOption(
       new Option("--style <style>", "usage style of the OpenAI endpoint")

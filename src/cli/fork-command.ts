@@ -5,12 +5,12 @@ import type { Command } from "commander";
 import { forkSession, SessionError } from "../session/index.js";
 import { CliError } from "./errors.js";
 import { cliErrorOf, isFileTarget, loadLog, openStore } from "./log-source.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 
 export function registerFork(program: Command): void {
   program
     .command("fork")
-    .description(summaryOf("fork"))
+    .description(commandSummary("fork"))
     .argument("<id>", "parent session id")
     .option("--at <seq>", "seq of the parent's turn/end to fork at (default: the last)")
     .action(async (id: string, flags: { at?: string }) => {

@@ -10,7 +10,7 @@ import { defaultSessionsDir } from "../home/index.js";
 import type { InspectSource } from "../inspect/index.js";
 import { CliError } from "./errors.js";
 import { isFileTarget } from "./log-source.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { storeSpec } from "./store-choice.js";
 
 interface Flags {
@@ -20,7 +20,7 @@ interface Flags {
 export function registerInspect(program: Command): void {
   program
     .command("inspect")
-    .description(summaryOf("inspect"))
+    .description(commandSummary("inspect"))
     .argument("[id|file]", "open this session first (an id, or a .jsonl log whose directory is served)")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .action(async (target: string | undefined, flags: Flags) => {

@@ -5,13 +5,7 @@
 // with the StoreError as `cause`.
 import * as nodeFs from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import {
-  Session,
-  SessionError,
-  type SessionEvent,
-  type SessionHeader,
-  validateSessionHeader,
-} from "../session/index.js";
+import { Session, SessionError, type SessionEvent, type SessionMeta, validateSessionMeta } from "../session/index.js";
 import { decodeLog, JsonlSessionStore, newerLogError, readLogFile, StoreError } from "../store/index.js";
 import { CliError } from "./errors.js";
 import { openJsonlStore, openStore, usesJsonl } from "./store-target.js";
@@ -131,10 +125,10 @@ export async function loadLog(target: string): Promise<LoadedLog> {
   const raw = await readRawLog(resolve(target));
   if (raw.newer !== undefined) throw cliErrorOf(raw.newer);
   try {
-    validateSessionHeader(raw.header);
+    validateSessionMeta(raw.header);
     const session =
       raw.seed === undefined
-        ? Session.fromParsedLog(raw.header as SessionHeader, raw.events)
+        ? Session.fromParsedLog(raw.header as SessionMeta, raw.events)
         : Session.fromSessionAndParsed(raw.seed, raw.header, raw.firstSeq, raw.events.slice(raw.firstSeq));
     return { file: raw.file, session };
   } catch (error) {

@@ -9,6 +9,7 @@ import type { PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
 import { isKeelsonError } from "../errors/index.js";
+import type { McpErrorCode } from "../mcp/index.js";
 import { CliError } from "./errors.js";
 
 /** The MCP plugin for `cwd`'s configuration, or undefined when no server is configured. */
@@ -19,7 +20,8 @@ export async function cliMcpPlugin(cwd: string, permissions: PermissionPolicy): 
   try {
     config = await mcp.loadMcpConfig({ cwd, home });
   } catch (error) {
-    if (isKeelsonError(error, "invalid-config")) throw new CliError(`invalid MCP configuration: ${error.message}`);
+    if (isKeelsonError<McpErrorCode>(error, "invalid-config"))
+      throw new CliError(`invalid MCP configuration: ${error.message}`);
     throw error;
   }
   let servers = config.servers;

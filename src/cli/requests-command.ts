@@ -9,7 +9,7 @@ import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/i
 import { CliError } from "./errors.js";
 import { loadLog } from "./log-source.js";
 import type { Wire } from "./wire-payload.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { terminalJson } from "./terminal-text.js";
 
 const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
@@ -17,7 +17,7 @@ const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
 export function registerRequests(program: Command): void {
   program
     .command("requests")
-    .description(summaryOf("requests"))
+    .description(commandSummary("requests"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .option("--step <n|turn.step>", "only one request: its 1-based index, or turn.step")
     .addOption(new Option("--wire <provider>", "print the exact request bodies sent, one per line").choices(WIRES))

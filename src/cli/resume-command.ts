@@ -17,7 +17,7 @@ import {
   requireKey,
 } from "./model-selection.js";
 import { readPrompt, type TurnFlags, workingDirectory } from "./run-command.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 
 interface ResumeFlags extends TurnFlags {
   readonly last?: boolean;
@@ -26,7 +26,7 @@ interface ResumeFlags extends TurnFlags {
 export function registerResume(program: Command): void {
   program
     .command("resume")
-    .description(summaryOf("resume"))
+    .description(commandSummary("resume"))
     .argument("[id]", "session id (omit with --last)")
     .argument("[prompt]", "the user prompt; - reads it from stdin")
     .option("--last", "resume the most recently used session")

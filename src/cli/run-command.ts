@@ -8,7 +8,7 @@ import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, openProvider, requireKey } from "./model-selection.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 
 export interface TurnFlags {
   readonly model?: string;
@@ -20,7 +20,7 @@ export interface TurnFlags {
 export function registerRun(program: Command): void {
   program
     .command("run")
-    .description(summaryOf("run"))
+    .description(commandSummary("run"))
     .argument("<prompt>", "the user prompt; - reads it from stdin")
     .option(
       "-m, --model <provider:model>",

@@ -9,7 +9,7 @@
 import type { Command } from "commander";
 import type { TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 import { integer, postgresStore } from "./worker-command.js";
 
@@ -27,7 +27,7 @@ const TIMEOUT_EXIT = 8;
 export function registerSend(program: Command): void {
   program
     .command("send")
-    .description(summaryOf("send"))
+    .description(commandSummary("send"))
     .argument("<id>", "the session (created when it does not exist)")
     .argument("<prompt>", "the prompt")
     .option("--store <url>", "the PostgreSQL database, postgres://… (default $KEELSON_STORE)")

@@ -11,7 +11,7 @@ import { JsonlSessionStore, type SessionDigest, StoreError, type SessionSummary 
 import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { preview } from "./transcript.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { terminalJson, terminalLine } from "./terminal-text.js";
 
 type Row =
@@ -22,7 +22,7 @@ type Row =
 export function registerSessions(program: Command): void {
   program
     .command("sessions")
-    .description(summaryOf("sessions"))
+    .description(commandSummary("sessions"))
     .option("--json", "one JSON object per session")
     .action(async (flags: { json?: boolean }) => {
       const store = await openStore();

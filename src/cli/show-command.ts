@@ -2,24 +2,26 @@
 // assistant and tool messages, header snapshots (with their reason) and deltas (which arms),
 // the session prefix marked request-only, compactions and retries. A log written by a newer
 // Keelson is shown best-effort (events this Keelson knows rendered, the others listed by seq and
-// type), with the refusal on stderr and exit code 1. Everything printed is escaped for the
-// terminal (terminal-text.ts): the log holds file contents and model text.
+// type), with the refusal on stderr and exit code 1. Each event reads as the full form of
+// src/event-text's table says. Everything printed is escaped for the terminal
+// (terminal-text.ts): the log holds file contents and model text.
 import type { Command } from "commander";
-import type { EpochHeader } from "../header/index.js";
-import type { Message } from "../messages/index.js";
-import { type AnySessionEvent, isEventType, type SessionEvent, validateEventData } from "../session/index.js";
+import { eventLine } from "../event-text/index.js";
+import { type AnySessionEvent, isEventType, validateEventData } from "../session/index.js";
 // Not re-exported by the session index (src/session/index.ts is another engineer's file).
 import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/index.js";
 import { describeError } from "./errors.js";
 import { fileOfTarget, isFileTarget, isNewerLog, type LoadedLog, loadLog, readRawLog } from "./log-source.js";
-import { contentText, indent, messageText, preview } from "./transcript.js";
-import { summaryOf } from "./commands.js";
+import { indent } from "./transcript.js";
+import { commandSummary } from "./commands.js";
 import { terminalLine, terminalText } from "./terminal-text.js";
+
+const FULL = { form: "full" } as const;
 
 export function registerShow(program: Command): void {
   program
     .command("show")
-    .description(summaryOf("show"))
+    .description(commandSummary("show"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
       let log: LoadedLog;
@@ -85,98 +87,10 @@ function renderBestEffort(raw: unknown, index: number): string[] {
   return [`${at} ${type} (unknown to this Keelson)`];
 }
 
+/** An event in the full form of src/event-text's table: turn boundaries as `──` rules, the rest indented under `#seq`. */
 function renderEvent(event: AnySessionEvent): string[] {
   const at = `#${String(event.seq).padStart(3)}`;
-  const line = (text: string): string => `${at} ${indent(text, "     ")}`;
-  switch (event.type) {
-    case "turn/start":
-      return [`${at} ── turn ${event.data.turn} (${event.data.trigger})`];
-    case "turn/end": {
-      const r = event.data.reason;
-      const why =
-        r.kind === "error" ? `: ${r.message}` : r.kind === "aborted" || r.kind === "rejected" ? `: ${r.reason}` : "";
-      return [`${at} ── turn ${event.data.turn} ends ${r.kind}${why}`, ""];
-    }
-    case "step/start":
-      return [line(`step ${event.data.turn}.${event.data.step}`)];
-    case "step/end":
-      return [
-        line(
-          `step ${event.data.turn}.${event.data.step} ends${event.data.dispatched === false ? " (not dispatched)" : ""}`,
-        ),
-      ];
-    case "user/message":
-      return [line(`user: ${contentText(event.data.content)}`)];
-    case "context/message":
-      return [line(`context (${event.data.source}): ${contentText(event.data.content)}`)];
-    case "steering/message":
-      return [line(`steering (${event.data.source}): ${contentText(event.data.content)}`)];
-    case "prompt/blocked":
-      return [line(`prompt blocked (${event.data.reason}): ${contentText(event.data.content)}`)];
-    case "assistant/message": {
-      const u = event.data.usage;
-      const usage =
-        u === undefined
-          ? ""
-          : `  [in ${u.inputTokens} · cache-read ${u.cacheReadTokens} · cache-write ${u.cacheWriteTokens} · out ${u.outputTokens}]`;
-      return [line(`assistant: ${contentText(event.data.content)}${usage}`)];
-    }
-    case "tool/call":
-      return [line(`tool call ${event.data.name}(${preview(event.data.arguments, 200)}) [${event.data.callId}]`)];
-    case "tool/result":
-      return [
-        line(
-          `tool result [${event.data.callId}]${event.data.isError ? ` error${event.data.error ? ` (${event.data.error})` : ""}` : ""}: ${contentText(event.data.content)}`,
-        ),
-      ];
-    case "request/header":
-      return renderSnapshot(event as SessionEvent<"request/header">, at);
-    case "request/header-delta": {
-      const arms = Object.keys(event.data);
-      const prefix = (event.data as { messagePrefix?: readonly Message[] }).messagePrefix;
-      return [
-        line(`header delta: ${arms.length === 0 ? "(empty)" : arms.join(", ")}`),
-        ...(prefix === undefined ? [] : renderPrefix(prefix)),
-      ];
-    }
-    case "llm/retry":
-      return [
-        line(
-          `retry ${event.data.turn}.${event.data.step} attempt ${event.data.attempt}: ${event.data.code}, after ${event.data.delayMs} ms`,
-        ),
-      ];
-    case "compact/start":
-      return [
-        line(
-          `compaction starts (${event.data.trigger}${event.data.estimatedTokens === undefined ? "" : `, ≈${event.data.estimatedTokens} tokens`})`,
-        ),
-      ];
-    case "compact/summary":
-      return [line(`compaction summary: ${preview(JSON.stringify(event.data), 200)}`)];
-    case "compact/end":
-      return [line(`compaction ends${event.data.error === undefined ? "" : ` with error: ${event.data.error}`}`)];
-  }
-  return [line(`${(event as SessionEvent).type}`)];
-}
-
-function renderSnapshot(event: SessionEvent<"request/header">, at: string): string[] {
-  const header = event.data.header as unknown as EpochHeader;
-  const config = Object.entries(header.config ?? {})
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-    .join(" ");
-  const tools = (header.tools ?? []).map((t) => t.name);
-  const out = [
-    `${at} header snapshot (${event.data.reason}): ${config}`,
-    `       system: ${header.system === undefined ? "(none)" : preview(header.system, 100)}`,
-    `       tools: ${tools.length === 0 ? "(none)" : tools.join(", ")}`,
-  ];
-  return [...out, ...renderPrefix(header.messagePrefix ?? [])];
-}
-
-function renderPrefix(prefix: readonly Message[]): string[] {
-  if (prefix.length === 0) return ["       session prefix: (empty)"];
-  return [
-    `       session prefix — request-only (not in history), ${prefix.length} message(s):`,
-    ...prefix.map((m, i) => `         [${i}] ${m.role}: ${preview(messageText(m), 160)}`),
-  ];
+  const line = eventLine(event, FULL);
+  if (line.depth === 0) return [`${at} ── ${line.text}`, ...(line.kind === "turn-end" ? [""] : [])];
+  return [`${at} ${indent(line.text, "     ")}`, ...(line.detail ?? []).map((detail) => `       ${detail}`)];
 }

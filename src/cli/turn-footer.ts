@@ -3,7 +3,7 @@
 // and how the turn ended — for a compaction turn (`/compact`) whose compaction failed, that it
 // failed, never "completed". Pure: a fold over the turn's session events.
 import type { Usage } from "../messages/index.js";
-import { isEventOf, type SessionEvent, type TurnEndReason } from "../session/index.js";
+import { compactSummaryOf, isEventOf, type SessionEvent, type TurnEndReason } from "../session/index.js";
 
 export interface TurnTally {
   readonly turn: number;
@@ -42,8 +42,10 @@ export function tallyTurn(events: readonly SessionEvent[], turn: number): TurnTa
     else if (isEventOf(event, "step/end") && event.data.dispatched === false) steps--;
     else if (isEventOf(event, "assistant/message") && event.data.usage !== undefined)
       usage = add(usage, event.data.usage);
-    else if (isEventOf(event, "compact/summary") && isUsage(event.data.usage)) usage = add(usage, event.data.usage);
-    else if (isEventOf(event, "compact/end") && compacting) compactionError = event.data.error;
+    else if (isEventOf(event, "compact/summary")) {
+      const spent = compactSummaryOf(event).usage;
+      if (spent !== undefined) usage = add(usage, spent);
+    } else if (isEventOf(event, "compact/end") && compacting) compactionError = event.data.error;
     else if (isEventOf(event, "turn/end")) {
       reason = event.data.reason;
       inside = false;
@@ -65,13 +67,6 @@ function add(a: Usage, b: Usage): Usage {
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     outputTokens: a.outputTokens + b.outputTokens,
   };
-}
-
-/** A compaction summary's usage as logged (the event payload is open JSON, so it is checked). */
-function isUsage(value: unknown): value is Usage {
-  if (typeof value !== "object" || value === null) return false;
-  const u = value as Record<string, unknown>;
-  return ["inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"].every((k) => typeof u[k] === "number");
 }
 
 /** Share of prompt tokens read from the cache (undefined when nothing was billed). */

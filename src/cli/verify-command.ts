@@ -6,10 +6,10 @@
 // Problems quote the log (and the file name is the user's): each line is escaped for the terminal.
 import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
-import { SessionError, type SessionEvent, validateSessionHeader } from "../session/index.js";
+import { SessionError, type SessionEvent, validateSessionMeta } from "../session/index.js";
 import { CliError } from "./errors.js";
 import { cliErrorOf, lineOfSeq, type RawLog, readRawTarget } from "./log-source.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { terminalLine } from "./terminal-text.js";
 
 interface Issue {
@@ -22,7 +22,7 @@ interface Issue {
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description(summaryOf("verify"))
+    .description(commandSummary("verify"))
     .argument("<id|file>", "session id or path to a .jsonl log")
     .action(async (target: string) => {
       let raw: RawLog;
@@ -44,7 +44,7 @@ export function registerVerify(program: Command): void {
       }
       const issues: Issue[] = [];
       try {
-        validateSessionHeader(raw.header);
+        validateSessionMeta(raw.header);
       } catch (error) {
         if (!(error instanceof SessionError)) throw error;
         issues.push({ line: 1, code: error.code, message: error.message });

@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import type { AgentProfile, WorkerTurnEvent } from "../fleet/index.js";
 import { redactUrl } from "../store/postgres/index.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
 import { isPostgresUrl, storeSpec } from "./store-target.js";
 
@@ -34,7 +34,7 @@ interface WorkerFlags {
 export function registerWorker(program: Command): void {
   program
     .command("worker")
-    .description(summaryOf("worker"))
+    .description(commandSummary("worker"))
     .option("--store <url>", "the PostgreSQL database, postgres://… (default $KEELSON_STORE)")
     .option("--concurrency <n>", "turns run at once", "1")
     .option(

@@ -1,6 +1,7 @@
 // One emulated API call, independent of sockets: validate the body for its wire, draw the
 // fault, ask the model, account the prompt cache, plan the reply and render it — returning
 // what to send (JSON, an SSE event list, or a stall). The server only writes the outcome.
+import { errorMessage } from "../errors/index.js";
 import { createHash } from "node:crypto";
 import type { JsonObject } from "../json/index.js";
 import type { ModelRegistry } from "../llm/index.js";
@@ -69,7 +70,7 @@ export async function runExchange(
   try {
     reply = await state.model.reply(request);
   } catch (error) {
-    throw new WireError("api", error instanceof Error ? error.message : String(error));
+    throw new WireError("api", errorMessage(error));
   }
   if (reply === "hang") return { kind: "stall" };
   if ("throws" in reply) throw new WireError("api", reply.throws.message);

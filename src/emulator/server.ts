@@ -2,6 +2,7 @@
 // POST /v1/messages (Anthropic) and POST /v1/chat/completions (OpenAI-compatible; also
 // /chat/completions for DeepSeek-style base URLs), checks the API key (x-api-key or Bearer),
 // records every request (secrets removed), and writes each exchange's outcome with its fault.
+import { errorMessage } from "../errors/index.js";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { JsonObject } from "../json/index.js";
@@ -9,7 +10,7 @@ import type { ModelRegistry } from "../llm/index.js";
 import type { Usage } from "../messages/index.js";
 import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import { SimulatedClock } from "./clock.js";
-import { type Api, type ExchangeFacts, type ExchangeState, runExchange } from "./exchange.js";
+import { type Api, type ExchangeFacts, type ExchangeState, type Outcome, runExchange } from "./exchange.js";
 import { FaultPlan, type FaultKind, type FaultOptions } from "./faults.js";
 import { readBody, sendWireError, type StallSet, stall, writeJsonOutcome, writeSseOutcome } from "./http-io.js";
 import { resolveModel } from "./models.js";
@@ -81,10 +82,62 @@ type MutableRecord = { -readonly [K in keyof RecordedRequest]: RecordedRequest[K
 
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"]);
 
+/** One running emulator: what every exchange reads and updates, what it recorded, its stalled responses. */
+interface EmulatorState {
+  readonly clock: SimulatedClock;
+  readonly exchange: ExchangeState;
+  readonly keepRawBodies: boolean;
+  readonly requests: RecordedRequest[];
+  readonly stalls: StallSet;
+  /** Requests answered so far (each gets `req_emu_<n>`). */
+  requestCount: number;
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
   const clock = options.clock ?? new SimulatedClock();
+  const emulator: EmulatorState = {
+    clock,
+    exchange: exchangeState(options, clock),
+    keepRawBodies: options.keepRawBodies === true,
+    requests: [],
+    stalls: new Set(),
+    requestCount: 0,
+  };
+  const server = createServer((req, res) => {
+    const requestId = `req_emu_${String(++emulator.requestCount).padStart(6, "0")}`;
+    // handle() answers every failure itself; a rejection here is a bug, so drop the connection.
+    handle(emulator, req, res, requestId).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const { exchange } = emulator;
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests: emulator.requests,
+    faults: exchange.faults,
+    clock: emulator.clock,
+    model: exchange.model,
+    caches: exchange.caches,
+    releaseStalls: () => releaseStalls(emulator.stalls),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        releaseStalls(emulator.stalls);
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The state every exchange shares: the model, the clock, the fault plan, the cache models, the counters. */
+function exchangeState(options: EmulatorOptions, clock: SimulatedClock): ExchangeState {
   const faults = new FaultPlan(options.faults);
-  const state: ExchangeState = {
+  return {
     model: resolveModel(options.model),
     clock,
     faults,
@@ -101,117 +154,106 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     registry: options.registry,
     counters: { message: 0, call: 0 },
   };
-  const requests: RecordedRequest[] = [];
-  const stalls: StallSet = new Set();
-  let requestCounter = 0;
+}
 
-  const server = createServer((req, res) => {
-    const requestId = `req_emu_${String(++requestCounter).padStart(6, "0")}`;
-    // handle() answers every failure itself; a rejection here is a bug, so drop the connection.
-    handle(req, res, requestId).catch(() => res.destroy());
-  });
+/** Ends every stalled response by destroying its socket; returns how many there were. */
+function releaseStalls(stalls: StallSet): number {
+  const count = stalls.size;
+  for (const res of [...stalls]) res.destroy();
+  stalls.clear();
+  return count;
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const path = (req.url ?? "/").split("?")[0]!;
-    const api = route(req.method ?? "GET", path);
-    const record: MutableRecord = {
-      method: req.method ?? "GET",
-      path,
-      headers: redact(req.headers),
-      auth: authScheme(req.headers),
-      body: undefined,
-      rawBody: undefined,
-      api,
-      request: undefined,
-      sessionKey: undefined,
-      status: undefined,
-      usage: undefined,
-      wireUsage: undefined,
-      fault: undefined,
-    };
-    requests.push(record);
-    const format: Api = api ?? (path.startsWith("/v1/messages") ? "anthropic" : "openai");
-    res.setHeader(format === "anthropic" ? "request-id" : "x-request-id", requestId);
-    const facts: ExchangeFacts = {};
-    try {
-      const text = await readBody(req);
-      const json = parseJson(text);
-      record.body = json ?? text;
-      if (options.keepRawBodies === true) record.rawBody = text;
-      if (api === undefined) throw new WireError("not-found", `Not found: ${req.method} ${path}`);
-      const key = apiKey(req.headers);
-      if (key === undefined)
-        throw new WireError(
-          "authentication",
-          api === "anthropic"
-            ? "x-api-key header is required"
-            : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-        );
-      if (json === undefined)
-        throw new WireError(
-          "invalid-request",
-          "There was an error parsing the body of your request: it is not valid JSON.",
-        );
-      const outcome = await runExchange(state, api, key, record.body, facts);
-      copyFacts(record, facts);
-      record.status = 200;
-      if (outcome.kind === "stall") {
-        res.writeHead(200, {
-          "content-type": facts.request?.stream === true ? "text/event-stream; charset=utf-8" : "application/json",
-        });
-        res.flushHeaders();
-        stall(res, stalls);
-      } else if (outcome.kind === "json") record.status = writeJsonOutcome(res, api, outcome.body, facts.fault, stalls);
-      else
-        writeSseOutcome(res, outcome.events, {
-          api,
-          fault: facts.fault,
-          faultAfter: facts.fault === undefined ? 0 : faults.afterEvents(facts.fault, outcome.events.length),
-          stalls,
-        });
-    } catch (error) {
-      copyFacts(record, facts);
-      const wire =
-        error instanceof WireError
-          ? error
-          : new WireError("api", error instanceof Error ? error.message : String(error));
-      record.status = wire.status;
-      if (res.headersSent) res.destroy();
-      else sendWireError(res, format, wire, requestId);
-    }
+/** One request: recorded, checked (route, key, JSON body), then answered as the exchange decides; every failure is a wire error. */
+async function handle(
+  emulator: EmulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+): Promise<void> {
+  const path = (req.url ?? "/").split("?")[0]!;
+  const api = route(req.method ?? "GET", path);
+  const record = recordOf(req, path, api);
+  emulator.requests.push(record);
+  const format: Api = api ?? (path.startsWith("/v1/messages") ? "anthropic" : "openai");
+  res.setHeader(format === "anthropic" ? "request-id" : "x-request-id", requestId);
+  const facts: ExchangeFacts = {};
+  try {
+    const text = await readBody(req);
+    const json = parseJson(text);
+    record.body = json ?? text;
+    if (emulator.keepRawBodies) record.rawBody = text;
+    if (api === undefined) throw new WireError("not-found", `Not found: ${req.method} ${path}`);
+    const key = apiKey(req.headers);
+    if (key === undefined)
+      throw new WireError(
+        "authentication",
+        api === "anthropic"
+          ? "x-api-key header is required"
+          : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      );
+    if (json === undefined)
+      throw new WireError(
+        "invalid-request",
+        "There was an error parsing the body of your request: it is not valid JSON.",
+      );
+    const outcome = await runExchange(emulator.exchange, api, key, record.body, facts);
+    copyFacts(record, facts);
+    record.status = 200;
+    answer(emulator, res, api, outcome, facts, record);
+  } catch (error) {
+    copyFacts(record, facts);
+    const wire = error instanceof WireError ? error : new WireError("api", errorMessage(error));
+    record.status = wire.status;
+    if (res.headersSent) res.destroy();
+    else sendWireError(res, format, wire, requestId);
   }
+}
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-
-  const releaseStalls = (): number => {
-    const count = stalls.size;
-    for (const res of [...stalls]) res.destroy();
-    stalls.clear();
-    return count;
-  };
-
+/** A request as received, before its body is read (headers without secrets, how the key was sent). */
+function recordOf(req: IncomingMessage, path: string, api: Api | undefined): MutableRecord {
   return {
-    url,
-    anthropicBaseURL: url,
-    openaiBaseURL: `${url}/v1`,
-    requests,
-    faults,
-    clock,
-    model: state.model,
-    caches: state.caches,
-    releaseStalls,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        releaseStalls();
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
-        server.closeAllConnections();
-      }),
+    method: req.method ?? "GET",
+    path,
+    headers: redact(req.headers),
+    auth: authScheme(req.headers),
+    body: undefined,
+    rawBody: undefined,
+    api,
+    request: undefined,
+    sessionKey: undefined,
+    status: undefined,
+    usage: undefined,
+    wireUsage: undefined,
+    fault: undefined,
   };
+}
+
+/** Writes an exchange's outcome: a stall (headers only), a JSON body, or an SSE stream, each with its fault. */
+function answer(
+  emulator: EmulatorState,
+  res: ServerResponse,
+  api: Api,
+  outcome: Outcome,
+  facts: ExchangeFacts,
+  record: MutableRecord,
+): void {
+  const { stalls } = emulator;
+  if (outcome.kind === "stall") {
+    res.writeHead(200, {
+      "content-type": facts.request?.stream === true ? "text/event-stream; charset=utf-8" : "application/json",
+    });
+    res.flushHeaders();
+    stall(res, stalls);
+  } else if (outcome.kind === "json") record.status = writeJsonOutcome(res, api, outcome.body, facts.fault, stalls);
+  else
+    writeSseOutcome(res, outcome.events, {
+      api,
+      fault: facts.fault,
+      faultAfter:
+        facts.fault === undefined ? 0 : emulator.exchange.faults.afterEvents(facts.fault, outcome.events.length),
+      stalls,
+    });
 }
 
 function route(method: string, path: string): Api | undefined {

@@ -15,7 +15,14 @@ export class KeelsonError<C extends string = string> extends Error {
   }
 }
 
-/** True when `error` is a Keelson error (any layer), optionally with one of `codes`. */
-export function isKeelsonError(error: unknown, ...codes: readonly string[]): error is KeelsonError {
-  return error instanceof KeelsonError && (codes.length === 0 || codes.includes(error.code));
+/**
+ * True when `error` is a Keelson error (any layer), optionally with one of `codes`. Name the
+ * union the codes come from to have them checked: `isKeelsonError<StoreErrorCode>(e, "locked")`
+ * does not compile once `StoreErrorCode` has no `locked`, and types `e.code` as that union.
+ */
+export function isKeelsonError<C extends string = string>(
+  error: unknown,
+  ...codes: readonly C[]
+): error is KeelsonError<C> {
+  return error instanceof KeelsonError && (codes.length === 0 || (codes as readonly string[]).includes(error.code));
 }

@@ -38,7 +38,7 @@ export interface AwaitOptions {
 export interface NewSessionOptions {
   /** Default: a new random id. */
   readonly id?: string;
-  /** Recorded in the session header (tools' working directory). */
+  /** Recorded in the session meta (tools' working directory). */
   readonly cwd?: string;
 }
 

@@ -2,7 +2,7 @@
 // use, as the store does), named by `application_name` so an operator — or a fault-injecting
 // test — can tell a worker's connections apart in pg_stat_activity; a pool passed in is used
 // as is and left open. Failures name the server without credentials.
-import { isKeelsonError } from "../errors/index.js";
+import { isKeelsonError, errorMessage } from "../errors/index.js";
 import { type PgPool, redactUrl } from "../store/postgres/index.js";
 import { FleetError, type FleetStore } from "./types.js";
 
@@ -62,6 +62,6 @@ export async function openPool(
 /** A driver or server failure as a FleetError naming the server (Keelson errors pass through). */
 export function fleetDbError(error: unknown, label: string, what: string): unknown {
   if (isKeelsonError(error)) return error;
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return new FleetError("unavailable", `${label}: ${what} failed: ${text}`, { cause: error });
 }

@@ -4,6 +4,7 @@
 // advisory lock, applies the fleet's missing versions and records each in
 // `keelson_fleet_schema_version`. Workers and clients check the version before first use and
 // refuse a database without it (`not-migrated`) or with a newer one (`newer-version`).
+import { errorMessage } from "../errors/index.js";
 import { type MigrateResult, migrate, type PgPool, type PostgresTarget } from "../store/postgres/index.js";
 import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
@@ -75,7 +76,7 @@ export async function migrateFleet(target: PostgresTarget): Promise<MigrateResul
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });
       if (e instanceof FleetError) throw e;
-      throw new FleetError("unavailable", `${opened.label}: migrating the fleet schema failed: ${describe(e)}`, {
+      throw new FleetError("unavailable", `${opened.label}: migrating the fleet schema failed: ${errorMessage(e)}`, {
         cause: e,
       });
     } finally {
@@ -85,8 +86,6 @@ export async function migrateFleet(target: PostgresTarget): Promise<MigrateResul
     await opened.close();
   }
 }
-
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 async function fleetVersionOf(client: Pick<PgPool, "query">): Promise<number> {
   const { rows } = await client.query<{ v: number | null }>(

@@ -5,9 +5,10 @@
 // the prompt while the lease is watched, make sure what the turn logged is durable, record the
 // outcome, release the session. A turn this worker can no longer record (its claim or its lease
 // is gone) is abandoned: left `running` for the next claim of the session to recover.
-import { isKeelsonError } from "../errors/index.js";
+import { errorMessage, isKeelsonError } from "../errors/index.js";
 import type { Agent, AgentOptions, AgentProfile, TurnOutcome } from "../loop/index.js";
 import { profileAgentOptions, resumeAgent } from "../loop/index.js";
+import type { StoreErrorCode } from "../store/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import type { Session } from "../session/index.js";
 import type { AdoptedTurn, ClaimedTurn } from "./claim-turn.js";
@@ -35,7 +36,13 @@ export interface TurnRunnerContext {
 }
 
 /** Store failures a later attempt may not see (the server or the connection, not the log). */
-const TRANSIENT = ["write-failed", "unavailable", "locked", "lease-lost", "already-open"];
+const TRANSIENT = [
+  "write-failed",
+  "unavailable",
+  "locked",
+  "lease-lost",
+  "already-open",
+] as const satisfies readonly StoreErrorCode[];
 
 /** The status a finished run records. */
 export function statusOf(outcome: TurnOutcome): TurnStatus {
@@ -58,13 +65,13 @@ export async function runClaimedTurn(context: TurnRunnerContext, claim: ClaimedT
   try {
     agent = await resumeAgent(store, claim.sessionId, await agentOptions(context, claim));
   } catch (error) {
-    if (isKeelsonError(error, ...TRANSIENT)) {
+    if (isKeelsonError<StoreErrorCode>(error, ...TRANSIENT)) {
       context.onError(error, `starting ${where}`);
       await abandon(context, claim, store);
       return;
     }
     // The log or the profile refuses (corrupt log, bad options): failing again would not help.
-    await finish(context, claim, "failed", undefined, describe(error));
+    await finish(context, claim, "failed", undefined, errorMessage(error));
     await clearLease(context, claim);
     return;
   }
@@ -192,7 +199,7 @@ async function durable(
       await agent.flush();
       return true;
     } catch (error) {
-      if (isKeelsonError(error, "lease-lost", "conflict") || performance.now() + delay > deadline) {
+      if (isKeelsonError<StoreErrorCode>(error, "lease-lost", "conflict") || performance.now() + delay > deadline) {
         context.onError(error, `saving ${where}`);
         return false;
       }
@@ -258,7 +265,7 @@ async function giveUp(
   } catch (error) {
     context.onError(error, `releasing ${where}`);
     // A lost lease or a moved log is given up by release itself; anything else keeps the session open in it.
-    if (!isKeelsonError(error, "lease-lost", "conflict")) context.storeStuck(store);
+    if (!isKeelsonError<StoreErrorCode>(error, "lease-lost", "conflict")) context.storeStuck(store);
   }
 }
 
@@ -291,4 +298,3 @@ async function retried<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

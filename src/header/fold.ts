@@ -1,10 +1,28 @@
 // foldRequestHeader: the header in force after any prefix of a log. A pure reducer, so
 // reconstruction can fold incrementally and the CLI can fold a stored log.
-import type { SessionEvent } from "../session/index.js";
+import { isEventOf, type SessionEvent } from "../session/index.js";
 import { canonicalHeader } from "./canonical.js";
 import { applyHeaderDelta } from "./delta.js";
-import { type EpochHeader, HeaderError } from "./types.js";
+import { type EpochHeader, HeaderError, type HeaderDelta } from "./types.js";
 import { validateEpochHeader, validateHeaderDelta } from "./validate.js";
+
+/**
+ * The request header a `request/header` snapshot logged, typed: the payload is checked as
+ * `Session.append` and every load check it (so on a loaded log this cannot throw); a payload
+ * they would refuse throws `HeaderError('invalid-header')` naming the seq.
+ */
+export function snapshotHeaderOf(event: SessionEvent<"request/header">): EpochHeader {
+  const { header } = event.data;
+  validateEpochHeader(header, event.seq);
+  return header;
+}
+
+/** The delta a `request/header-delta` logged, typed (checked as `snapshotHeaderOf` checks a snapshot). */
+export function headerDeltaOf(event: SessionEvent<"request/header-delta">): HeaderDelta {
+  const delta = event.data;
+  validateHeaderDelta(delta, event.seq);
+  return delta;
+}
 
 /**
  * The header after `event`, given the header before it (`undefined` = no snapshot yet).
@@ -13,14 +31,9 @@ import { validateEpochHeader, validateHeaderDelta } from "./validate.js";
  * apply (`delta-mismatch`) — each naming the event's seq.
  */
 export function foldHeaderEvent(current: EpochHeader | undefined, event: SessionEvent): EpochHeader | undefined {
-  if (event.type === "request/header") {
-    const header = (event as SessionEvent<"request/header">).data.header;
-    validateEpochHeader(header, event.seq);
-    return canonicalHeader(header);
-  }
-  if (event.type !== "request/header-delta") return current;
-  const delta = event.data;
-  validateHeaderDelta(delta, event.seq);
+  if (isEventOf(event, "request/header")) return canonicalHeader(snapshotHeaderOf(event));
+  if (!isEventOf(event, "request/header-delta")) return current;
+  const delta = headerDeltaOf(event);
   if (current === undefined) {
     throw new HeaderError(
       "delta-before-snapshot",

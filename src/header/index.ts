@@ -1,7 +1,13 @@
 // Public API of the header layer (depends on json, messages, session types).
 export { canonicalHeader, headerEquals, headerHash, headerKey } from "./canonical.js";
 export { applyHeaderDelta, applySystemDelta, applyToolsDelta, diffHeader, diffSystem, diffTools } from "./delta.js";
-export { foldHeaderEvent, foldLatestRequestHeader, foldRequestHeader } from "./fold.js";
+export {
+  foldHeaderEvent,
+  foldLatestRequestHeader,
+  foldRequestHeader,
+  headerDeltaOf,
+  snapshotHeaderOf,
+} from "./fold.js";
 export { decideHeaderRecord, type HeaderDecisionInput } from "./record.js";
 export type {
   EpochHeader,

@@ -8,6 +8,7 @@
 // is the parent of every agent's bus: global listeners hear every agent, an agent's listeners
 // hear only that agent. The listener list is snapshotted at dispatch, so a listener that
 // registers or disposes others changes only later dispatches.
+import { errorMessage } from "../errors/index.js";
 import {
   type AnyHook,
   type Dispose,
@@ -27,10 +28,7 @@ interface Entry {
 }
 
 const defaultReporter: HookErrorReporter = (error, hook) => {
-  process.emitWarning(
-    `listener of ${hook} failed: ${error instanceof Error ? error.message : String(error)}`,
-    "KeelsonHookWarning",
-  );
+  process.emitWarning(`listener of ${hook} failed: ${errorMessage(error)}`, "KeelsonHookWarning");
 };
 
 export interface HookBusOptions<E extends HookMap> {

@@ -3,7 +3,7 @@
 // a refusal (another writer created it meanwhile, a store that fails) surfaces here, not mid-turn.
 import { isKeelsonError } from "../errors/index.js";
 import { type Agent, type AgentProfile, createAgent, profileAgentOptions, resumeAgent } from "../loop/index.js";
-import type { SessionStore } from "../store/index.js";
+import type { SessionStore, StoreErrorCode } from "../store/index.js";
 
 export async function openAgent(
   store: SessionStore,
@@ -15,7 +15,7 @@ export async function openAgent(
   try {
     return await resumeAgent(store, sessionId, options);
   } catch (error) {
-    if (!isKeelsonError(error, "not-found")) throw error;
+    if (!isKeelsonError<StoreErrorCode>(error, "not-found")) throw error;
   }
   const agent = createAgent({ ...options, store, sessionId });
   try {
@@ -24,7 +24,7 @@ export async function openAgent(
   } catch (error) {
     await agent.dispose();
     // Created by another writer between our load and our create: it exists now, so resume it.
-    if (isKeelsonError(error, "exists")) return resumeAgent(store, sessionId, options);
+    if (isKeelsonError<StoreErrorCode>(error, "exists")) return resumeAgent(store, sessionId, options);
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import { isKeelsonError } from "../errors/index.js";
 import { previewJson } from "../json/index.js";
 import { committedTurnEvent, type TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
-import type { SessionStore } from "../store/index.js";
+import type { SessionStore, StoreErrorCode } from "../store/index.js";
 import { HostError } from "./types.js";
 
 /** Refuses a `from` that is not a seq of the log (or -1: everything). */
@@ -28,7 +28,7 @@ export async function followStored(
   try {
     ({ session } = await store.load(sessionId, { readOnly: true }));
   } catch (error) {
-    if (isKeelsonError(error, "not-found"))
+    if (isKeelsonError<StoreErrorCode>(error, "not-found"))
       throw new HostError("not-found", `no session ${sessionId} in the store`, { cause: error });
     throw error;
   }

@@ -2,6 +2,7 @@
 // `load(id, { readOnly: true })` (no lock, no repair, no truncation), and a watch is fs.watch on
 // the log plus a stat poll (fs.watch misses events on some file systems), re-reading the log
 // when its size or mtime changes and handing on the events past the last one delivered.
+import { errorMessage } from "../errors/index.js";
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import type { SessionEvent } from "../session/index.js";
@@ -45,7 +46,7 @@ export class JsonlInspectSource implements InspectSource {
         rows.push({
           kind: "unreadable",
           name,
-          problem: error instanceof Error ? error.message : String(error),
+          problem: errorMessage(error),
           ...(error instanceof StoreError ? { code: error.code } : {}),
         });
       }

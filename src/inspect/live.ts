@@ -4,6 +4,7 @@
 // open page follows a running session; `notice` messages say how the source follows it (e.g.
 // polling, when a PostgreSQL store's notifications do not arrive); `problem` messages carry a
 // failure that does not end the stream. A comment line every 15 s keeps proxies from closing it.
+import { errorMessage } from "../errors/index.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SessionEvent } from "../session/index.js";
 import type { SessionViews } from "./session-views.js";
@@ -53,10 +54,7 @@ export async function liveStream(
     chain = chain.catch((error: unknown) => onError(error));
   };
   const onError = (error: unknown): void => {
-    if (!res.writableEnded)
-      res.write(
-        `event: problem\ndata: ${JSON.stringify({ message: error instanceof Error ? error.message : String(error) })}\n\n`,
-      );
+    if (!res.writableEnded) res.write(`event: problem\ndata: ${JSON.stringify({ message: errorMessage(error) })}\n\n`);
   };
   const onNotice = (notice: LiveNotice): void => {
     if (!res.writableEnded) res.write(`event: notice\ndata: ${JSON.stringify(notice)}\n\n`);

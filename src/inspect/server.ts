@@ -4,6 +4,7 @@
 // `?token=`; the page shell and its two assets hold no data and load without it). GET only: the
 // static front end, the JSON endpoints (README.md) and a Server-Sent Events stream per session.
 // Read-only by construction: it only calls `InspectSource.list / load / watch`.
+import { errorMessage } from "../errors/index.js";
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -50,123 +51,37 @@ const TYPES: Record<string, string> = {
   ".map": "application/json; charset=utf-8",
 };
 
+/** One running inspector: its options and what it holds between requests. */
+interface InspectState {
+  readonly source: InspectSource;
+  readonly token: string;
+  readonly assetsDir: string;
+  readonly sessionId: string | undefined;
+  readonly maxHeldMessages: number | undefined;
+  /** The views of the sessions asked for lately (at most 16, least recently asked dropped). */
+  readonly views: Map<string, SessionViews>;
+  /** Open live streams, ended by close(). */
+  readonly streams: Set<ServerResponse>;
+  /** The port it listens on (0 until it does). */
+  port: number;
+}
+
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
   const token = options.token ?? randomBytes(32).toString("base64url");
   if (!/^[A-Za-z0-9_-]{16,}$/.test(token))
     throw new InspectError("bad-option", "the access token must be at least 16 base64url characters");
-  const assetsDir = options.assetsDir ?? DEFAULT_ASSETS_DIR;
-  const views = new Map<string, SessionViews>();
-  const streams = new Set<ServerResponse>();
-  let port = 0;
-
-  const viewsOf = async (id: string): Promise<SessionViews> => {
-    const loaded = await options.source.load(id);
-    const known = views.get(id);
-    if (known?.sameLog(loaded)) return known;
-    const fresh = new SessionViews(
-      loaded,
-      options.maxHeldMessages === undefined ? {} : { maxHeldMessages: options.maxHeldMessages },
-    );
-    views.delete(id);
-    views.set(id, fresh);
-    if (views.size > 16) views.delete(views.keys().next().value!);
-    return fresh;
+  const state: InspectState = {
+    source: options.source,
+    token,
+    assetsDir: options.assetsDir ?? DEFAULT_ASSETS_DIR,
+    sessionId: options.sessionId,
+    maxHeldMessages: options.maxHeldMessages,
+    views: new Map(),
+    streams: new Set(),
+    port: 0,
   };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://127.0.0.1");
-    } catch {
-      throw new InspectError("bad-request", "not a request path");
-    }
-    if (!hostAllowed(req, port))
-      return send(
-        res,
-        421,
-        "text/plain",
-        `this inspector serves 127.0.0.1:${port}, not ${JSON.stringify(req.headers.host ?? "")}\n`,
-      );
-    if (req.method !== "GET" && req.method !== "HEAD")
-      return send(res, 405, "text/plain", "405: the inspector is read-only (GET only)\n");
-    const path = url.pathname;
-    if (!path.startsWith("/api/")) return serveAsset(res, assetsDir, path);
-    if (!bearerAuthorized(req, token))
-      return send(
-        res,
-        401,
-        "application/json; charset=utf-8",
-        JSON.stringify({
-          error: "unauthorized",
-          message: "missing or wrong access token: open the URL keelson inspect printed",
-        }),
-        { "WWW-Authenticate": "Bearer" },
-      );
-    const parts = pathParts(path);
-    if (parts[0] === "config" && parts.length === 1)
-      return json(res, {
-        source: options.source.label,
-        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
-      });
-    if (parts[0] !== "sessions") throw new InspectError("not-found", `no endpoint ${path}`);
-    if (parts.length === 1) return json(res, sessionsPayload(options.source.label, await options.source.list()));
-    const id = parts[1]!;
-    const rest = parts.slice(2);
-    if (rest[0] === "live" && rest.length === 1) {
-      const from = Number(url.searchParams.get("from") ?? "0");
-      if (!Number.isSafeInteger(from) || from < 0)
-        throw new InspectError("bad-request", `bad from=${url.searchParams.get("from")}`);
-      await viewsOf(id); // 404 before the stream starts
-      return liveStream(req, res, streams, options.source, id, from, viewsOf);
-    }
-    const v = await viewsOf(id);
-    if (rest.length === 0) return json(res, v.session());
-    switch (rest[0]) {
-      case "events": {
-        const seq = Number(rest[1]);
-        const event = Number.isSafeInteger(seq) ? v.loaded.session.events[seq] : undefined;
-        if (event === undefined || rest.length !== 2)
-          throw new InspectError("not-found", `no event ${rest[1]} in ${id}`);
-        return json(res, event);
-      }
-      case "requests": {
-        if (rest.length === 1)
-          return url.searchParams.get("format") === "cli"
-            ? stream(res, "application/json; charset=utf-8", v.requestsText())
-            : json(res, v.requestList);
-        const request = v.request(Number(rest[1]));
-        if (request === undefined)
-          throw new InspectError("not-found", `no request ${rest[1]}: this session has ${v.requests.length}`);
-        if (rest.length === 2) return json(res, request);
-        const wire = rest[3] as Wire;
-        if (rest[2] === "wire" && rest.length === 4 && WIRES.includes(wire))
-          return send(res, 200, "application/json; charset=utf-8", request.wire[wire]);
-        break;
-      }
-      case "headers":
-        if (rest.length === 1) return json(res, v.headers);
-        break;
-      case "cache":
-        // The body is `keelson cache --json`'s output, byte for byte (less the final newline).
-        if (rest.length === 1)
-          return send(res, 200, "application/json; charset=utf-8", JSON.stringify(v.cache, null, 2));
-        break;
-      case "verify":
-        if (rest.length === 1) return json(res, v.verify);
-        break;
-    }
-    throw new InspectError("not-found", `no endpoint ${path}`);
-  };
-
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.end();
-        return;
-      }
-      const [status, code] = statusOf(error);
-      json(res, { error: code, message: error instanceof Error ? error.message : String(error) }, status);
-    });
+    handle(state, req, res).catch((error: unknown) => sendError(res, error));
   });
   await new Promise<void>((done, fail) => {
     server.once("error", fail);
@@ -175,21 +90,142 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       done();
     });
   });
-  port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  state.port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${state.port}`;
   return {
     url: pageUrl(origin, token, options.sessionId),
     origin,
-    port,
+    port: state.port,
     token,
     close: async () => {
-      for (const res of streams) res.end();
+      for (const res of state.streams) res.end();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();
       });
     },
   };
+}
+
+/** Session `id`'s views: the held ones while the log is unchanged, else fresh ones over a new load. */
+async function viewsOf(state: InspectState, id: string): Promise<SessionViews> {
+  const loaded = await state.source.load(id);
+  const known = state.views.get(id);
+  if (known?.sameLog(loaded)) return known;
+  const fresh = new SessionViews(
+    loaded,
+    state.maxHeldMessages === undefined ? {} : { maxHeldMessages: state.maxHeldMessages },
+  );
+  state.views.delete(id);
+  state.views.set(id, fresh);
+  if (state.views.size > 16) state.views.delete(state.views.keys().next().value!);
+  return fresh;
+}
+
+/** One request: the host and method checks, then an asset, or a data endpoint behind the token. */
+async function handle(state: InspectState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", "http://127.0.0.1");
+  } catch {
+    throw new InspectError("bad-request", "not a request path");
+  }
+  if (!hostAllowed(req, state.port))
+    return send(
+      res,
+      421,
+      "text/plain",
+      `this inspector serves 127.0.0.1:${state.port}, not ${JSON.stringify(req.headers.host ?? "")}\n`,
+    );
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return send(res, 405, "text/plain", "405: the inspector is read-only (GET only)\n");
+  if (!url.pathname.startsWith("/api/")) return serveAsset(res, state.assetsDir, url.pathname);
+  if (!bearerAuthorized(req, state.token))
+    return send(
+      res,
+      401,
+      "application/json; charset=utf-8",
+      JSON.stringify({
+        error: "unauthorized",
+        message: "missing or wrong access token: open the URL keelson inspect printed",
+      }),
+      { "WWW-Authenticate": "Bearer" },
+    );
+  return handleApi(state, req, res, url);
+}
+
+/** `/api/config`, `/api/sessions`, and one session's endpoints (README.md's table). */
+async function handleApi(state: InspectState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const parts = pathParts(url.pathname);
+  if (parts[0] === "config" && parts.length === 1)
+    return json(res, { source: state.source.label, ...(state.sessionId ? { sessionId: state.sessionId } : {}) });
+  if (parts[0] !== "sessions") throw new InspectError("not-found", `no endpoint ${url.pathname}`);
+  if (parts.length === 1) return json(res, sessionsPayload(state.source.label, await state.source.list()));
+  const id = parts[1]!;
+  const rest = parts.slice(2);
+  if (rest[0] === "live" && rest.length === 1) {
+    const from = Number(url.searchParams.get("from") ?? "0");
+    if (!Number.isSafeInteger(from) || from < 0)
+      throw new InspectError("bad-request", `bad from=${url.searchParams.get("from")}`);
+    await viewsOf(state, id); // 404 before the stream starts
+    return liveStream(req, res, state.streams, state.source, id, from, (sid) => viewsOf(state, sid));
+  }
+  const views = await viewsOf(state, id);
+  if (rest.length === 0) return json(res, views.session());
+  return sessionEndpoint(res, url, id, rest, views);
+}
+
+/** `/api/sessions/:id/<rest>`: one event, the requests, the header changes, the cache report, verify. */
+function sessionEndpoint(
+  res: ServerResponse,
+  url: URL,
+  id: string,
+  rest: readonly string[],
+  v: SessionViews,
+): void | Promise<void> {
+  switch (rest[0]) {
+    case "events": {
+      const seq = Number(rest[1]);
+      const event = Number.isSafeInteger(seq) ? v.loaded.session.events[seq] : undefined;
+      if (event === undefined || rest.length !== 2) throw new InspectError("not-found", `no event ${rest[1]} in ${id}`);
+      return json(res, event);
+    }
+    case "requests": {
+      if (rest.length === 1)
+        return url.searchParams.get("format") === "cli"
+          ? stream(res, "application/json; charset=utf-8", v.requestsText())
+          : json(res, v.requestList);
+      const request = v.request(Number(rest[1]));
+      if (request === undefined)
+        throw new InspectError("not-found", `no request ${rest[1]}: this session has ${v.requests.length}`);
+      if (rest.length === 2) return json(res, request);
+      const wire = rest[3] as Wire;
+      if (rest[2] === "wire" && rest.length === 4 && WIRES.includes(wire))
+        return send(res, 200, "application/json; charset=utf-8", request.wire[wire]);
+      break;
+    }
+    case "headers":
+      if (rest.length === 1) return json(res, v.headers);
+      break;
+    case "cache":
+      // The body is `keelson cache --json`'s output, byte for byte (less the final newline).
+      if (rest.length === 1) return send(res, 200, "application/json; charset=utf-8", JSON.stringify(v.cache, null, 2));
+      break;
+    case "verify":
+      if (rest.length === 1) return json(res, v.verify);
+      break;
+  }
+  throw new InspectError("not-found", `no endpoint ${url.pathname}`);
+}
+
+/** A failed request: its error as JSON with the status its code maps to (or the body cut short once started). */
+function sendError(res: ServerResponse, error: unknown): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const [status, code] = httpStatusOf(error);
+  json(res, { error: code, message: errorMessage(error) }, status);
 }
 
 /** The segments after `/api/`, percent-decoded; malformed percent-encoding is a bad request (400). */
@@ -204,7 +240,8 @@ function pathParts(path: string): string[] {
 
 const STATUS: Partial<Record<InspectError["code"], number>> = { "not-found": 404, "no-ui": 500, "too-large": 413 };
 
-function statusOf(error: unknown): [number, string] {
+/** The HTTP status and the `error` code a failed request answers with. */
+function httpStatusOf(error: unknown): [number, string] {
   if (error instanceof InspectError) return [STATUS[error.code] ?? 400, error.code];
   if (error instanceof StoreError)
     return [error.code === "not-found" ? 404 : error.code === "invalid-id" ? 400 : 422, error.code];

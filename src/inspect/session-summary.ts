@@ -2,7 +2,7 @@
 // (each parent's children), the same for every source.
 import type { Session, SessionEvent } from "../session/index.js";
 import type { ListedSession, SessionsPayload } from "./types.js";
-import { contentText } from "./text.js";
+import { contentText } from "../messages/index.js";
 
 /** The list row of a readable session. */
 export function listedSession(session: Session, updatedAt: number): ListedSession {

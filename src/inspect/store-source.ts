@@ -9,6 +9,7 @@
 // log holds events a whole poll period after a poll first saw them and the store's watch has
 // still not delivered them — or the store's watch cannot start — the watch falls back to
 // delivering from those loads and tells the page (`onNotice`).
+import { errorMessage } from "../errors/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import type { LoadedSession, SessionSummary } from "../store/index.js";
 import { StoreError } from "../store/index.js";
@@ -63,7 +64,7 @@ export class StoreInspectSource implements InspectSource {
         rows.push({
           kind: "unreadable",
           name: summary.id,
-          problem: error instanceof Error ? error.message : String(error),
+          problem: errorMessage(error),
           ...(error instanceof StoreError ? { code: error.code } : {}),
         });
       }
@@ -116,9 +117,7 @@ export class StoreInspectSource implements InspectSource {
       notified = await store.watch(id, deliver, { fromSeq, onError });
       onNotice({ mode: "notify", message: "the store notifies appends (LISTEN/NOTIFY)" });
     } catch (error) {
-      await fallBack(
-        `the store's notifications could not start (${error instanceof Error ? error.message : String(error)})`,
-      );
+      await fallBack(`the store's notifications could not start (${errorMessage(error)})`);
     }
     let chain = Promise.resolve();
     const poll = (): void => {

@@ -2,9 +2,9 @@
 // events: loop-instance boundaries (the turn whose first header snapshot is `initial` or
 // `resume`, and a fork's seed boundary), tool calls and results, retries, compactions with the
 // seqs they replaced, header records, and crash-repair closers marked as such.
-import type { EpochHeader } from "../header/index.js";
-import type { AnySessionEvent, Session, SessionEvent } from "../session/index.js";
-import { contentText, preview } from "./text.js";
+// Each event's own row is its line in the row form of src/event-text's table.
+import { eventLine } from "../event-text/index.js";
+import type { AnySessionEvent, Session } from "../session/index.js";
 import type { TimelineRow } from "./types.js";
 
 /** The rows of `session`; `requestOf` maps a step's `step/start` seq to its 1-based request index. */
@@ -14,6 +14,7 @@ export function timelineRows(session: Session, requestOf: ReadonlyMap<number, nu
   const instanceTurns = instanceStarts(events);
   const repaired = repairClosers(events);
   const rows: TimelineRow[] = [];
+  const view = { form: "row", requestOf } as const;
   let instance = 0;
   for (const event of events) {
     const inherited = event.seq < seedLength;
@@ -29,9 +30,9 @@ export function timelineRows(session: Session, requestOf: ReadonlyMap<number, nu
           ...(inherited ? { inherited } : {}),
         });
     }
-    const row = rowOf(event, requestOf);
     rows.push({
-      ...row,
+      seq: event.seq,
+      ...eventLine(event, view),
       ...(inherited ? { inherited } : {}),
       ...(repaired.has(event.seq) ? { repair: true } : {}),
       ...(event.sourceEventSeqs === undefined ? {} : { replaces: event.sourceEventSeqs }),
@@ -80,172 +81,4 @@ function repairClosers(events: readonly AnySessionEvent[]): Set<number> {
     }
   }
   return out;
-}
-
-type Row = Omit<TimelineRow, "inherited" | "repair" | "replaces">;
-
-function rowOf(event: AnySessionEvent, requestOf: ReadonlyMap<number, number>): Row {
-  const at = { seq: event.seq };
-  switch (event.type) {
-    case "turn/start":
-      return {
-        ...at,
-        kind: "turn",
-        depth: 0,
-        turn: event.data.turn,
-        text: `turn ${event.data.turn} (${event.data.trigger})`,
-      };
-    case "turn/end": {
-      const r = event.data.reason;
-      const why =
-        r.kind === "error" ? `: ${r.message}` : r.kind === "aborted" || r.kind === "rejected" ? `: ${r.reason}` : "";
-      return {
-        ...at,
-        kind: "turn-end",
-        depth: 0,
-        turn: event.data.turn,
-        text: `turn ${event.data.turn} ends ${r.kind}${why}`,
-        ...(r.kind === "completed" ? {} : { error: true }),
-      };
-    }
-    case "step/start": {
-      const request = requestOf.get(event.seq);
-      return {
-        ...at,
-        kind: "step",
-        depth: 1,
-        turn: event.data.turn,
-        step: event.data.step,
-        text: `step ${event.data.turn}.${event.data.step}${request === undefined ? " (sent no request)" : ` — request ${request}`}`,
-        ...(request === undefined ? {} : { request }),
-      };
-    }
-    case "step/end":
-      return {
-        ...at,
-        kind: "step-end",
-        depth: 1,
-        turn: event.data.turn,
-        step: event.data.step,
-        text: `step ${event.data.turn}.${event.data.step} ends${event.data.dispatched === false ? " (not dispatched)" : ""}`,
-      };
-    case "user/message":
-      return {
-        ...at,
-        kind: "user",
-        depth: 2,
-        text: `user${event.data.source === "user" ? "" : ` (${event.data.source})`}: ${preview(contentText(event.data.content))}`,
-      };
-    case "context/message":
-      return {
-        ...at,
-        kind: "context",
-        depth: 2,
-        text: `context (${event.data.source}): ${preview(contentText(event.data.content))}`,
-      };
-    case "steering/message":
-      return {
-        ...at,
-        kind: "steering",
-        depth: 2,
-        text: `steering (${event.data.source}): ${preview(contentText(event.data.content))}`,
-      };
-    case "prompt/blocked":
-      return {
-        ...at,
-        kind: "blocked",
-        depth: 2,
-        error: true,
-        text: `prompt blocked (${event.data.reason}): ${preview(contentText(event.data.content))}`,
-      };
-    case "assistant/message": {
-      const u = event.data.usage;
-      const usage =
-        u === undefined
-          ? ""
-          : `  [in ${u.inputTokens} · read ${u.cacheReadTokens} · write ${u.cacheWriteTokens} · out ${u.outputTokens}]`;
-      return {
-        ...at,
-        kind: "assistant",
-        depth: 2,
-        turn: event.data.turn,
-        step: event.data.step,
-        text: `assistant: ${preview(contentText(event.data.content))}${usage}`,
-      };
-    }
-    case "tool/call":
-      return {
-        ...at,
-        kind: "tool-call",
-        depth: 2,
-        turn: event.data.turn,
-        step: event.data.step,
-        text: `tool call ${event.data.name}(${preview(event.data.arguments, 100)}) [${event.data.callId}]`,
-      };
-    case "tool/result": {
-      const d = event.data;
-      const pruned = d.meta?.prunedFrom === undefined ? "" : ` (pruned from #${String(d.meta.prunedFrom)})`;
-      return {
-        ...at,
-        kind: "tool-result",
-        depth: 2,
-        turn: d.turn,
-        step: d.step,
-        text: `tool result [${d.callId}]${d.isError ? ` error${d.error ? ` (${d.error})` : ""}` : ""}${pruned}: ${preview(contentText(d.content))}`,
-        ...(d.isError ? { error: true } : {}),
-      };
-    }
-    case "request/header": {
-      const h = event.data.header as unknown as EpochHeader;
-      const prefix = h.messagePrefix?.length ?? 0;
-      return {
-        ...at,
-        kind: "header",
-        depth: 2,
-        text: `header snapshot (${event.data.reason}): model ${h.config.model} · ${h.tools?.length ?? 0} tools · prefix ${prefix} message(s)`,
-      };
-    }
-    case "request/header-delta":
-      return {
-        ...at,
-        kind: "header-delta",
-        depth: 2,
-        text: `header delta: ${Object.keys(event.data).join(", ") || "(empty)"}`,
-      };
-    case "llm/retry":
-      return {
-        ...at,
-        kind: "retry",
-        depth: 2,
-        turn: event.data.turn,
-        step: event.data.step,
-        error: true,
-        text: `retry ${event.data.turn}.${event.data.step} attempt ${event.data.attempt}: ${event.data.code}, after ${event.data.delayMs} ms`,
-      };
-    case "compact/start":
-      return {
-        ...at,
-        kind: "compact-start",
-        depth: 1,
-        text: `compaction starts (${event.data.trigger}${event.data.estimatedTokens === undefined ? "" : `, ≈${event.data.estimatedTokens} tokens`})`,
-      };
-    case "compact/summary": {
-      const d = event.data as { regionTokens?: unknown; summaryTokens?: unknown; start?: unknown; end?: unknown };
-      return {
-        ...at,
-        kind: "compact-summary",
-        depth: 2,
-        text: `compaction summary: history messages ${String(d.start)}..${String(d.end)} (${String(d.regionTokens)} tokens) → a ${String(d.summaryTokens)}-token summary`,
-      };
-    }
-    case "compact/end":
-      return {
-        ...at,
-        kind: "compact-end",
-        depth: 1,
-        text: `compaction ends${event.data.error === undefined ? "" : ` with error: ${event.data.error}`}`,
-        ...(event.data.error === undefined ? {} : { error: true }),
-      };
-  }
-  return { ...at, kind: "context", depth: 2, text: (event as SessionEvent).type };
 }

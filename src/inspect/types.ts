@@ -2,6 +2,7 @@
 // a source never locks, repairs or writes a log), the error type, and the JSON shapes the
 // server's endpoints return (the front end imports these as types only).
 import { KeelsonError } from "../errors/index.js";
+import type { EventKind } from "../event-text/index.js";
 import type { EpochHeader } from "../header/index.js";
 import type { Message } from "../messages/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
@@ -86,25 +87,8 @@ export interface SessionsPayload {
 }
 
 /** Where a row sits in the tree: a loop instance, a turn, a step, or a message-level event. */
-export type RowKind =
-  | "instance"
-  | "turn"
-  | "turn-end"
-  | "step"
-  | "step-end"
-  | "user"
-  | "context"
-  | "steering"
-  | "blocked"
-  | "assistant"
-  | "tool-call"
-  | "tool-result"
-  | "header"
-  | "header-delta"
-  | "retry"
-  | "compact-start"
-  | "compact-summary"
-  | "compact-end";
+/** A timeline row's kind: an event's (src/event-text), or a loop instance or fork boundary. */
+export type RowKind = "instance" | EventKind;
 
 /** One line of the timeline. */
 export interface TimelineRow {

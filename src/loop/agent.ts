@@ -1,6 +1,7 @@
 // createAgent and the Agent handle: a thin stateful shell over runTurn. It owns the inbox,
 // the turn driver (one turn at a time, turn numbers always re-derived from the log), the
 // per-instance state (cached prefix, header writer), store wiring and dispose.
+import { errorMessage } from "../errors/index.js";
 import { HeaderWriter, type RequestConfig } from "../header/index.js";
 import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
 import type { Provider, StreamChunk } from "../llm/core.js";
@@ -338,7 +339,7 @@ class LoopAgent implements Agent {
       if (this.#unsaved !== undefined && !(await this.#recovered())) {
         const error = new LoopError(
           "not-saved",
-          `the session is not saved (the store still fails: ${describe(this.#unsaved)}); this input was not run — call agent.flush() to retry`,
+          `the session is not saved (the store still fails: ${errorMessage(this.#unsaved)}); this input was not run — call agent.flush() to retry`,
           { cause: this.#unsaved },
         );
         for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
@@ -426,5 +427,3 @@ function validateOptions(options: AgentOptions): void {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

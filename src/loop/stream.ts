@@ -1,6 +1,7 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
 // live. A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`.
+import { errorMessage } from "../errors/index.js";
 import {
   type AssistantResult,
   BlockAssembler,
@@ -39,7 +40,7 @@ export async function streamProvider(
     return {
       content: [],
       finish: "error",
-      error: { message: error instanceof Error ? error.message : String(error), code: "provider-failed" },
+      error: { message: errorMessage(error), code: "provider-failed" },
     };
   }
   return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();

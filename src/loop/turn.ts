@@ -13,18 +13,18 @@
 // loses at most the step in flight and never the record of a tool that ran; a failed flush ends
 // the turn at once (`error`, code `not-saved`) — no further tool runs on a log that cannot be
 // saved — and the outcome says `saved: false`.
-import { HeaderError, type HeaderWriter, type RequestConfig } from "../header/index.js";
+import { errorMessage, isKeelsonError } from "../errors/index.js";
+import type { HeaderWriter, RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
 import { type AssistantResult, type Provider, ProviderError, type StreamChunk } from "../llm/core.js";
 import {
   type AssistantContent,
   type Message,
-  MessageShapeError,
   type UserContent,
   validateAssistantContent,
   validateUserContent,
 } from "../messages/index.js";
-import { assembleSystemPrompt, PromptError, type PromptSections } from "../prompt/index.js";
+import { assembleSystemPrompt, type PromptSections } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { OutputError } from "../output/index.js";
 import type { Session, TurnEndReason } from "../session/index.js";
@@ -114,11 +114,9 @@ async function commit(ctx: TurnContext, state: TurnState): Promise<void> {
     await ctx.persistence.flush();
   } catch (error) {
     state.storeError = error;
-    throw new LoopError("not-saved", `the session could not be saved: ${errorText(error)}`, { cause: error });
+    throw new LoopError("not-saved", `the session could not be saved: ${errorMessage(error)}`, { cause: error });
   }
 }
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw new Aborted();
@@ -152,7 +150,7 @@ export async function runTurn(
     else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
   } catch (error) {
     if (!(error instanceof Aborted) && !signal.aborted) {
-      state.error = { step: state.step, ...describeError(error) };
+      state.error = { step: state.step, ...turnErrorOf(error) };
       if (error instanceof OutputError && error.code === "invalid-output") state.issues = error.issues;
       ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
@@ -469,17 +467,10 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
   return { kind: "completed" };
 }
 
-function describeError(error: unknown): { message: string; code: string } {
-  if (
-    error instanceof LoopError ||
-    error instanceof HeaderError ||
-    error instanceof ProviderError ||
-    error instanceof PromptError
-  ) {
-    return { message: error.message, code: error.code };
-  }
-  if (error instanceof MessageShapeError) return { message: error.message, code: error.code };
-  // Any other typed error from a listener or gate (e.g. CompactionError) keeps its stable code.
+/** The message and code a turn that failed logs on `turn/end { kind: "error" }`. */
+function turnErrorOf(error: unknown): { message: string; code: string } {
+  if (isKeelsonError(error)) return { message: error.message, code: error.code };
+  // Any other error that carries a string code (a Node errno, a listener's own) keeps it.
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error)
     return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };

@@ -4,13 +4,21 @@
 // closes, and close it — for stdio, the child is ended (stdin closed, SIGTERM, SIGKILL) whatever
 // it is doing, even before it answered `initialize`. A stdio child's stderr is kept as a short,
 // redacted tail (stderr-tail.ts) for a person's messages; it never goes into a tool result.
+import { errorMessage } from "../errors/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpSdk } from "./sdk.js";
 import { StderrTail } from "./stderr-tail.js";
 import { OVERSIZE_ERROR_CODE, StdioTransport } from "./stdio-transport.js";
-import { describeServer, isHttpServer, isTransportServer, McpError, type McpServerConfig } from "./types.js";
+import {
+  describeServer,
+  isHttpServer,
+  isTransportServer,
+  McpError,
+  type McpErrorCode,
+  type McpServerConfig,
+} from "./types.js";
 
 /** The longest a single request may wait in the SDK: the tool pipeline's own timeout and abort govern. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -72,7 +80,7 @@ export class McpConnection {
       timer = setTimeout(
         () =>
           reject(
-            new McpError(
+            this.#error(
               "init-timeout",
               `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#stderr.suffix()}`,
             ),
@@ -82,33 +90,38 @@ export class McpConnection {
     });
     try {
       if (this.#closing !== undefined)
-        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
+        throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
       try {
         this.#transport = await this.#transportFor();
       } catch (cause) {
-        throw new McpError("connect-failed", `${this.describe()} cannot be set up: ${message(cause)}`, { cause });
+        throw this.#error("connect-failed", `${this.describe()} cannot be set up: ${errorMessage(cause)}`, { cause });
       }
       if (this.#closing !== undefined)
-        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
+        throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
       await Promise.race([this.#client.connect(this.#transport, { timeout: initTimeoutMs }), deadline]);
       if (this.#closing !== undefined)
-        throw new McpError("connect-failed", `${this.describe()} was closed while starting`);
+        throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
       this.#open = true;
       this.#pid = this.#transport instanceof StdioTransport ? this.#transport.pid : undefined;
     } catch (cause) {
       await this.close();
       if (cause instanceof McpError) throw cause;
-      const timedOut = /timed out|timeout/i.test(message(cause));
-      throw new McpError(
+      const timedOut = /timed out|timeout/i.test(errorMessage(cause));
+      throw this.#error(
         timedOut ? "init-timeout" : "connect-failed",
         timedOut
           ? `${this.describe()} did not answer initialize within ${initTimeoutMs} ms${this.#stderr.suffix()}`
-          : `${this.describe()} could not be started or reached: ${message(cause)}${this.#stderr.suffix()}`,
+          : `${this.describe()} could not be started or reached: ${errorMessage(cause)}${this.#stderr.suffix()}`,
         { cause },
       );
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** An McpError about this server: the message names it, `server` holds its name. */
+  #error(code: McpErrorCode, message: string, options: { readonly cause?: unknown } = {}): McpError {
+    return new McpError(code, message, { ...options, server: this.name });
   }
 
   /** The stdio child's pid while it runs (undefined over HTTP). */
@@ -147,7 +160,7 @@ export class McpConnection {
     try {
       do {
         if (pages === MAX_LIST_PAGES)
-          throw new McpError(
+          throw this.#error(
             "list-failed",
             `${this.describe()}: tools/list goes on past ${MAX_LIST_PAGES} pages (${tools.length} tools so far); its tools are not used`,
           );
@@ -160,7 +173,7 @@ export class McpConnection {
           });
         } catch (cause) {
           if (expired)
-            throw new McpError(
+            throw this.#error(
               "list-failed",
               `${this.describe()}: tools/list did not finish within ${timeoutMs} ms (${pages} pages, ${tools.length} tools so far)`,
               { cause },
@@ -170,7 +183,7 @@ export class McpConnection {
         pages++;
         tools.push(...answer.tools);
         if (tools.length > MAX_LISTED_TOOLS)
-          throw new McpError(
+          throw this.#error(
             "list-failed",
             `${this.describe()}: tools/list offers more than ${MAX_LISTED_TOOLS} tools; its tools are not used`,
           );
@@ -185,7 +198,7 @@ export class McpConnection {
   /** Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`). */
   async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
     // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
-    if (!this.#open) throw new McpError("connect-failed", `${this.describe()} is not connected`);
+    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
     try {
       return (await this.#client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
@@ -194,21 +207,21 @@ export class McpConnection {
     } catch (cause) {
       if (signal.aborted) throw cause;
       if ((cause as { code?: unknown }).code === OVERSIZE_ERROR_CODE)
-        throw new McpError(
+        throw this.#error(
           "answer-too-large",
-          `${this.describe()}: ${message(cause).replace(/^MCP error -?\d+: /, "")}`,
+          `${this.describe()}: ${errorMessage(cause).replace(/^MCP error -?\d+: /, "")}`,
           {
             cause,
           },
         );
-      const closed = !this.#open || /connection closed/i.test(message(cause));
-      throw new McpError(
+      const closed = !this.#open || /connection closed/i.test(errorMessage(cause));
+      throw this.#error(
         closed && this.#dropped !== undefined ? "answer-too-large" : "connect-failed",
         closed
           ? this.#dropped !== undefined
             ? `${this.describe()}: ${this.#dropped}; the server is started again for the next call`
             : `${this.describe()} closed the connection during the call (it may have crashed)`
-          : `${this.describe()} failed the call: ${message(cause)}`,
+          : `${this.describe()} failed the call: ${errorMessage(cause)}`,
         { cause },
       );
     }
@@ -253,8 +266,4 @@ export class McpConnection {
       },
     });
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

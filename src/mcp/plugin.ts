@@ -33,7 +33,7 @@ export async function mcpServers(agent: Agent): Promise<McpServerStatus[]> {
     try {
       out.push(...(await tools.ready()));
     } catch (error) {
-      const name = /^MCP server "([^"]*)"/.exec(error instanceof Error ? error.message : "")?.[1] ?? "?";
+      const name = error instanceof McpError ? (error.server ?? "?") : "?";
       out.push({ name, error: error instanceof Error ? error : new Error(String(error)) });
     }
   }

@@ -1,5 +1,6 @@
 // The MCP SDK, loaded on first use: `import "keelson"` never loads it (it is heavy — express,
 // hono, ajv…), and an agent without MCP servers never does either. One load per process.
+import { errorMessage } from "../errors/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -39,7 +40,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       loading = undefined;
       throw new McpError(
         "sdk-missing",
-        `the MCP client (@modelcontextprotocol/sdk) cannot be loaded: ${cause instanceof Error ? cause.message : String(cause)}`,
+        `the MCP client (@modelcontextprotocol/sdk) cannot be loaded: ${errorMessage(cause)}`,
         { cause },
       );
     },

@@ -2,6 +2,7 @@
 // equal to what the servers offer (initially, and after each `notifications/tools/list_changed`),
 // and closes the servers when the agent lets go. `settled()` is what a step waits for before it
 // reads the tool set: the first connection and every refresh already under way.
+import { errorMessage } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
 import { jsonSchema, type ToolDefinition, type ToolOutput } from "../tools/index.js";
@@ -128,7 +129,9 @@ export class ServerTools {
     await connection.connect(this.#options.initTimeoutMs);
     if (this.#closing !== undefined) {
       await connection.close();
-      throw new McpError("connect-failed", `${connection.describe()} was closed while starting`);
+      throw new McpError("connect-failed", `${connection.describe()} was closed while starting`, {
+        server: connection.name,
+      });
     }
     this.#connections.set(name, connection);
     connection.onToolsChanged = () => this.#refresh(connection);
@@ -147,7 +150,8 @@ export class ServerTools {
    */
   async #live(server: string): Promise<McpConnection> {
     const current = this.#connections.get(server);
-    if (current === undefined) throw new McpError("connect-failed", `MCP server "${server}" is not connected`);
+    if (current === undefined)
+      throw new McpError("connect-failed", `MCP server "${server}" is not connected`, { server });
     if (current.connected || !current.droppedAnswer || this.#closing !== undefined) return current;
     let reopening = this.#reopening.get(server);
     if (reopening === undefined) {
@@ -195,7 +199,7 @@ export class ServerTools {
         if (this.#closing !== undefined || connection.closed) return; // silent once closed
         this.#agent.hooks.emit("agent/error", { agent: this.#agent, error, where: "mcp" });
         this.#options.notice(
-          `${connection.describe()}: its new tool list could not be applied (${error instanceof Error ? error.message : String(error)}); the previous tools stay`,
+          `${connection.describe()}: its new tool list could not be applied (${errorMessage(error)}); the previous tools stay`,
         );
       } finally {
         this.#relisting.delete(connection);

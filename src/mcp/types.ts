@@ -87,7 +87,18 @@ export type McpErrorCode =
  * headers), two tools that map to the same Keelson name, or a bad configuration (naming the file
  * and key).
  */
-export class McpError extends KeelsonError<McpErrorCode> {}
+export class McpError extends KeelsonError<McpErrorCode> {
+  /** The configured server's name, when the error is about one server (connecting, listing, calling). */
+  readonly server: string | undefined;
+  constructor(
+    code: McpErrorCode,
+    message: string,
+    options: { readonly server?: string; readonly cause?: unknown } = {},
+  ) {
+    super(code, message, options);
+    this.server = options.server;
+  }
+}
 
 export function isHttpServer(config: McpServerConfig): config is McpHttpServer {
   return typeof (config as McpHttpServer).url === "string";

@@ -1,6 +1,7 @@
 // `@opentelemetry/api`, an optional peer dependency, loaded synchronously when an otelTracing
 // plugin is made (never by `import "keelson"`). The API keeps its registered providers on a
 // global, so this copy and the application's (ESM or CommonJS) see the same tracer provider.
+import { errorMessage } from "../errors/index.js";
 import { createRequire } from "node:module";
 import { OtelError } from "./types.js";
 
@@ -16,7 +17,7 @@ export function loadOtelApi(): OtelApi {
   } catch (cause) {
     throw new OtelError(
       "api-missing",
-      `otelTracing needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api (${cause instanceof Error ? cause.message : String(cause)})`,
+      `otelTracing needs the optional peer dependency @opentelemetry/api: npm install @opentelemetry/api (${errorMessage(cause)})`,
       { cause },
     );
   }

@@ -8,6 +8,7 @@
 // A failed span's status message is its error code unless content capture is on: error texts
 // hold what the model chose (paths, commands) and what tools and servers said (an MCP server's
 // stderr), which are content.
+import { errorMessage } from "../errors/index.js";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import type { AssistantResult, ProviderRequest } from "../llm/index.js";
 import type { Agent } from "../loop/index.js";
@@ -107,7 +108,7 @@ export class TurnSpans {
     try {
       result = await this.#api.context.with(this.#api.trace.setSpan(parent, span), next);
     } catch (error) {
-      this.#fail(span, "exception", () => (error instanceof Error ? error.message : String(error)));
+      this.#fail(span, "exception", () => errorMessage(error));
       this.#chat = undefined;
       throw error;
     }

@@ -4,6 +4,7 @@
 // and the answer check (parse, then the schema's own validator: zod's, a Standard Schema's, or
 // Keelson's JSON Schema check plus `jsonSchema()`'s `validate`). The schema keeps its key order
 // (property order steers the order models write fields in); header equality is canonical anyway.
+import { errorMessage } from "../errors/index.js";
 import { deepFreeze, type JsonObject } from "../json/index.js";
 import type { OutputFormat } from "../llm/core.js";
 import { compileSchema, type SchemaSubject } from "../tools/index.js";
@@ -46,7 +47,7 @@ export function compileOutput(schema: unknown): CompiledOutput {
         // A validator that throws (a refine that is not a Standard Schema issue) is an issue too.
         return {
           ok: false,
-          issues: boundIssues([`(root): ${error instanceof Error ? error.message : String(error)}`]),
+          issues: boundIssues([`(root): ${errorMessage(error)}`]),
         };
       }
     },

@@ -2,6 +2,7 @@
 // yields bare JSON; a model in JSON mode or without a native mechanism sometimes wraps it in one
 // Markdown code fence, which is accepted (and only that: prose around the JSON is an issue, so
 // the repair round can say so). Pure; never throws.
+import { errorMessage } from "../errors/index.js";
 import type { JsonValue } from "../json/index.js";
 import { boundLine } from "./bounds.js";
 
@@ -18,7 +19,7 @@ export function parseAnswer(text: string): ParsedAnswer {
   try {
     return { ok: true, value: JSON.parse(body) as JsonValue };
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { ok: false, issue: boundLine(`(root): the answer is not valid JSON (${why})`) };
   }
 }

@@ -4,6 +4,7 @@
 // client's position only moves on what the log holds. An iteration that throws ends the stream
 // with a `stream-error` frame (`{ code, message }`, the message bounded).
 import type { ServerResponse } from "node:http";
+import { errorMessage } from "../errors/index.js";
 import type { TurnEvent } from "../loop/index.js";
 import { webResponse, writeBody } from "./http-response.js";
 import { pullStream } from "./pull-stream.js";
@@ -80,6 +81,6 @@ export function pipeSSE(
 
 function errorFrame(error: unknown): { event: string; data: string } {
   const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "error";
-  const message = boundedErrorText(error instanceof Error ? error.message : String(error));
+  const message = boundedErrorText(errorMessage(error));
   return { event: SSE_ERROR_EVENT, data: JSON.stringify({ code, message }) };
 }

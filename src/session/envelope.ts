@@ -4,11 +4,11 @@ import { typeName } from "../messages/index.js";
 import { isSurfaceEventType } from "./derive.js";
 import { SessionError } from "./errors.js";
 import { isEventType, show, validateEventData } from "./event-data.js";
-import type { SessionEvent, SessionHeader, SurfaceOp } from "./types.js";
+import type { SessionEvent, SessionMeta, SurfaceOp } from "./types.js";
 
 const ENVELOPE_KEYS = new Set(["type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs"]);
 
-/** The session-log format version this Keelson writes and reads (`SessionHeader.version`). */
+/** The session-log format version this Keelson writes and reads (`SessionMeta.version`). */
 export const LOG_VERSION = 1;
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -70,8 +70,8 @@ export function validateSurfaceOp(op: unknown, seq?: number): asserts op is Surf
   }
 }
 
-/** Asserts a session header: version 1, a safe id, createdAt, optional cwd/parentSession/seedLength. */
-export function validateSessionHeader(raw: unknown): asserts raw is SessionHeader {
+/** Asserts a session's meta: version 1, a safe id, createdAt, optional cwd/parentSession/seedLength. */
+export function validateSessionMeta(raw: unknown): asserts raw is SessionMeta {
   const fail = (detail: string): never => {
     throw new SessionError("invalid-header", `session header: ${detail}`);
   };
@@ -93,7 +93,10 @@ export function validateSessionHeader(raw: unknown): asserts raw is SessionHeade
   }
 }
 
-/** True for ids `validateSessionHeader` accepts (letters, digits, `.`, `_`, `-`; ≤ 128). */
+/** @deprecated Renamed `validateSessionMeta` (#21): "header" now means only the request header. */
+export const validateSessionHeader: (raw: unknown) => asserts raw is SessionMeta = validateSessionMeta;
+
+/** True for ids `validateSessionMeta` accepts (letters, digits, `.`, `_`, `-`; ≤ 128). */
 export function isSafeSessionId(id: string): boolean {
   return SESSION_ID.test(id);
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { SessionError } from "./errors.js";
 import { Session, type SessionOptions } from "./session.js";
-import type { SessionEvent, SessionHeader } from "./types.js";
+import type { SessionEvent, SessionMeta } from "./types.js";
 
 export interface ForkOptions extends SessionOptions {
   /** Seq of the `turn/end` to fork at (inclusive); defaults to the last `turn/end`. */
@@ -59,7 +59,7 @@ function forkBoundary(events: readonly SessionEvent[], atSeq: number | undefined
 export function forkSession(parent: Session, options: ForkOptions = {}): Session {
   const seedLength = forkBoundary(parent.events, options.atSeq) + 1;
   const cwd = options.cwd ?? parent.header.cwd;
-  const header: SessionHeader = {
+  const header: SessionMeta = {
     version: 1,
     id: options.id ?? randomUUID(),
     createdAt: options.createdAt ?? (options.clock ?? Date.now)(),

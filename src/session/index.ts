@@ -1,4 +1,5 @@
 // Public API of the session layer (depends on json, messages).
+export { compactSummaryOf } from "./compact-summary.js";
 export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
 export {
   isSafeSessionId,
@@ -7,6 +8,7 @@ export {
   unknownEventFeature,
   validateEnvelope,
   validateSessionHeader,
+  validateSessionMeta,
   validateSurfaceOp,
 } from "./envelope.js";
 export { SessionError, type SessionErrorCode } from "./errors.js";
@@ -20,6 +22,7 @@ export { LogStructure, type OpenCall } from "./structure.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {
   AnySessionEvent,
+  CompactSummaryFacts,
   EventDataMap,
   EventType,
   HeaderSnapshotReason,
@@ -27,6 +30,7 @@ export type {
   ReplaceOp,
   SessionEvent,
   SessionHeader,
+  SessionMeta,
   SurfaceEventType,
   SurfaceOp,
   TurnEndReason,

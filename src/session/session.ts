@@ -13,7 +13,7 @@ import { adoptParsedJson, JsonError, previewJson, snapshotJson } from "../json/i
 import type { Message } from "../messages/index.js";
 import { ChunkedEvents } from "./chunked-events.js";
 import { isSurfaceEventType } from "./derive.js";
-import { validateEnvelope, validateSessionHeader, validateSurfaceOp } from "./envelope.js";
+import { validateEnvelope, validateSessionMeta, validateSurfaceOp } from "./envelope.js";
 import { SessionError } from "./errors.js";
 import { isEventType, show, validateEventData } from "./event-data.js";
 import { type CloserOptions, crashRepairClosers } from "./repair.js";
@@ -25,7 +25,7 @@ import type {
   EventType,
   PendingEvent,
   SessionEvent,
-  SessionHeader,
+  SessionMeta,
   SurfaceOp,
 } from "./types.js";
 
@@ -67,8 +67,8 @@ const defaultObserverError = (error: unknown, event: SessionEvent): void => {
   );
 };
 
-/** A detached, validated copy of a session header; every failure is `invalid-header`. */
-function headerCopy(header: unknown): SessionHeader {
+/** A detached, validated copy of a session's meta; every failure is `invalid-header`. */
+function metaCopy(header: unknown): SessionMeta {
   let copy: unknown;
   try {
     copy = snapshotJson(header, "header", FROZEN);
@@ -79,7 +79,7 @@ function headerCopy(header: unknown): SessionHeader {
       });
     throw e;
   }
-  validateSessionHeader(copy);
+  validateSessionMeta(copy);
   return copy;
 }
 
@@ -127,7 +127,7 @@ function reportObserverError(
 }
 
 export class Session {
-  readonly header: SessionHeader;
+  readonly header: SessionMeta;
   readonly #clock: () => number;
   readonly #onObserverError: (error: unknown, event: SessionEvent) => void;
   readonly #events: ChunkedEvents;
@@ -139,11 +139,11 @@ export class Session {
   #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
 
   private constructor(
-    header: SessionHeader,
+    header: SessionMeta,
     options: SessionOptions,
     shared?: LogCore & { readonly view: readonly SessionEvent[] | null },
   ) {
-    this.header = Object.freeze(header); // a frozen snapshot copy (see headerCopy / create)
+    this.header = Object.freeze(header); // a frozen snapshot copy (see metaCopy / create)
     this.#clock = options.clock ?? Date.now;
     this.#onObserverError = options.onObserverError ?? defaultObserverError;
     this.#events = shared?.events ?? new ChunkedEvents();
@@ -154,13 +154,13 @@ export class Session {
 
   /** A new, empty session. */
   static create(init: NewSessionInit = {}, options: SessionOptions = {}): Session {
-    const header: SessionHeader = {
+    const header: SessionMeta = {
       version: 1,
       id: init.id ?? randomUUID(),
       createdAt: init.createdAt ?? (options.clock ?? Date.now)(),
       ...(init.cwd === undefined ? {} : { cwd: init.cwd }),
     };
-    validateSessionHeader(header);
+    validateSessionMeta(header);
     return new Session(header, options);
   }
 
@@ -176,7 +176,7 @@ export class Session {
     const view = events as readonly SessionEvent[];
     const core = VIEW_CORE.get(view);
     if (core !== undefined) return Session.#over(core, header, view.length, options, view);
-    const session = new Session(headerCopy(header), options);
+    const session = new Session(metaCopy(header), options);
     for (let i = 0; i < events.length; i++) session.#seed(events[i], i, snapshotFrozen);
     return session;
   }
@@ -187,7 +187,7 @@ export class Session {
    * else holds; the validation is otherwise identical.
    */
   static fromParsedLog(header: unknown, events: readonly unknown[], options: SessionOptions = {}): Session {
-    const session = new Session(headerCopy(header), options);
+    const session = new Session(metaCopy(header), options);
     for (let i = 0; i < events.length; i++) session.#seed(events[i], i, takeParsed(events[i]));
     return session;
   }
@@ -247,7 +247,7 @@ export class Session {
     options: SessionOptions,
     view: readonly SessionEvent[] | null,
   ): Session {
-    return new Session(headerCopy(header), options, {
+    return new Session(metaCopy(header), options, {
       events: core.events.prefix(length),
       structure: LogStructure.prefixOf(core.structure, core.events, length),
       surface: Surface.prefixOf(core.surface, core.events, length),

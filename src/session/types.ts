@@ -1,5 +1,5 @@
 // The session log's vocabulary: the event envelope, every event type and its payload, the
-// surface operations, and the session header. ARCHITECTURE.md §2 is the source.
+// surface operations, and the session meta. ARCHITECTURE.md §2 is the source.
 //
 // Contracts: events are deep-frozen lossless JSON; `seq` equals the event's index in the log;
 // `time` is epoch ms. Only surface-eligible events carry `surfaceOp`, and they always do.
@@ -71,6 +71,20 @@ export interface EventDataMap {
 
 export type EventType = keyof EventDataMap;
 
+/**
+ * What a `compact/summary` says (`compactSummaryOf`): the summarizing model, the history
+ * messages `start..end` it replaced, their tokens, the summary's tokens and the call's usage.
+ * The payload is open JSON, so each fact is `undefined` when it is missing or of another type.
+ */
+export interface CompactSummaryFacts {
+  readonly model: string | undefined;
+  readonly start: number | undefined;
+  readonly end: number | undefined;
+  readonly regionTokens: number | undefined;
+  readonly summaryTokens: number | undefined;
+  readonly usage: Usage | undefined;
+}
+
 /** The event types that take part in the surface (and so in derived history). */
 export const SURFACE_EVENT_TYPES = [
   "user/message",
@@ -104,8 +118,13 @@ export interface SessionEvent<T extends EventType = EventType> {
 /** Any event, discriminated on `type`. */
 export type AnySessionEvent = { [T in EventType]: SessionEvent<T> }[EventType];
 
-/** The session header, stored outside the log (the first line of a JSONL file). */
-export interface SessionHeader {
+/**
+ * The session meta: who the session is (id, log version, creation time, cwd, fork parent and
+ * seed length), stored outside the log — the first line of a JSONL file, the session row in
+ * PostgreSQL (its `header` column). Not the request header (`EpochHeader`, logged as
+ * `request/header` events).
+ */
+export interface SessionMeta {
   readonly version: 1;
   readonly id: string;
   readonly createdAt: number;
@@ -114,6 +133,9 @@ export interface SessionHeader {
   /** For a fork: how many events were copied from the parent. */
   readonly seedLength?: number;
 }
+
+/** @deprecated Renamed `SessionMeta` (#21): "header" now means only the request header. */
+export type SessionHeader = SessionMeta;
 
 /** An event not yet committed: what crash repair and builders produce. */
 export interface PendingEvent<T extends EventType = EventType> {

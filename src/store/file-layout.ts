@@ -2,7 +2,7 @@
 // fork by reference needs to name a prefix of the file (seed-reference.ts) without reading it
 // again. A writer extends both as it flushes; a load builds them from the bytes it read.
 import { createHash, type Hash } from "node:crypto";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { openLogFile } from "./read-log-file.js";
 import type { SeedFrom } from "./seed-reference.js";
 
@@ -10,7 +10,7 @@ export interface FileLayout {
   /** Seq of the file's first own event line: a referencing log's seed length, else 0. */
   readonly firstSeq: number;
   /**
-   * The byte offset just after the header line (`[0]`) and after each own event line, in order:
+   * The byte offset just after the meta line (`[0]`) and after each own event line, in order:
    * the first `n` events end at `lineEnds[n - firstSeq]`. Append-only (a writer pushes as it flushes).
    */
   readonly lineEnds: number[];

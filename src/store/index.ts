@@ -2,6 +2,7 @@
 export {
   type DecodedLog,
   decodeHeaderLine,
+  decodeMetaLine,
   decodeLog,
   FORMAT as JSONL_FORMAT,
   firstInvalidUtf8Line,
@@ -9,11 +10,12 @@ export {
   type SplitLog,
   splitLog,
 } from "./jsonl-codec.js";
-export { type JsonlStoreOptions, JsonlSessionStore, type StoreFileSystem } from "./jsonl-store.js";
-export { persistSession } from "./persist.js";
+export { type JsonlStoreOptions, JsonlSessionStore } from "./jsonl-store.js";
+export { forwardCommits } from "./forward-commits.js";
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
+export type { StoreFileSystem } from "./store-file-system.js";
 export type {
   LoadedSession,
   LoadOptions,

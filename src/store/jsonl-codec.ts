@@ -1,10 +1,10 @@
-// The JSONL file format: a header line `{"format":"keelson-session",...SessionHeader}`, then
+// The JSONL file format: a meta line `{"format":"keelson-session",...SessionMeta}`, then
 // one event per line, every line terminated by "\n". A final segment without "\n" is a torn
 // write (it was never flushed whole) and is dropped on load. `decodeLog` is the one read-only
 // decode of a file's bytes (the store's load and the CLI's FILE targets both use it);
 // `newerLogError` says when the log was written by a newer Keelson.
 import { constants as bufferConstants, isUtf8 } from "node:buffer";
-import type { SessionEvent, SessionHeader } from "../session/index.js";
+import type { SessionEvent, SessionMeta } from "../session/index.js";
 // Not re-exported by the session index (src/session/index.ts is another engineer's file).
 import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/index.js";
 import { REFERENCING_LOG_VERSION, type SeedFrom, splitSeedReference } from "./seed-reference.js";
@@ -12,7 +12,7 @@ import { StoreError } from "./types.js";
 
 export const FORMAT = "keelson-session";
 
-export function encodeHeaderLine(header: SessionHeader): string {
+export function encodeMetaLine(header: SessionMeta): string {
   return `${JSON.stringify({ format: FORMAT, ...header })}\n`;
 }
 
@@ -21,19 +21,19 @@ export function encodeEventLine(event: SessionEvent): string {
 }
 
 /**
- * Parses the header line into the session header (a referencing log's version-2 header becomes
- * its version-1 session header); throws `foreign` for a file that is not a Keelson session log
+ * Parses the meta line into the session meta (a referencing log's version-2 meta becomes
+ * its version-1 session meta); throws `foreign` for a file that is not a Keelson session log
  * and `corrupt` for a malformed seed reference.
  */
-export function decodeHeaderLine(line: string, file: string): unknown {
-  return decodeStoredHeaderLine(line, file).header;
+export function decodeMetaLine(line: string, file: string): unknown {
+  return decodeStoredMetaLine(line, file).header;
 }
 
-/** `decodeHeaderLine` with the seed reference of a referencing log (seed-reference.ts). */
-export function decodeStoredHeaderLine(
-  line: string,
-  file: string,
-): { header: unknown; seedFrom: SeedFrom | undefined } {
+/** @deprecated Renamed `decodeMetaLine` (#21): "header" now means only the request header. */
+export const decodeHeaderLine: (line: string, file: string) => unknown = decodeMetaLine;
+
+/** `decodeMetaLine` with the seed reference of a referencing log (seed-reference.ts). */
+export function decodeStoredMetaLine(line: string, file: string): { header: unknown; seedFrom: SeedFrom | undefined } {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -51,13 +51,13 @@ export function decodeStoredHeaderLine(
 }
 
 export interface SplitLog {
-  /** Complete lines (without their "\n"), header line first. */
+  /** Complete lines (without their "\n"), meta line first. */
   readonly lines: string[];
   /** Byte length of the complete lines, "\n" included: the committed region. */
   readonly committedBytes: number;
   /** Bytes after the last "\n": a torn final line. */
   readonly tornBytes: number;
-  /** The byte offset just after each complete line (`lineEnds[0]` ends the header line). */
+  /** The byte offset just after each complete line (`lineEnds[0]` ends the meta line). */
   readonly lineEnds: number[];
 }
 
@@ -90,7 +90,7 @@ export function splitLog(bytes: Buffer, file = "the log"): SplitLog {
 
 /** A log file decoded read-only: the header and every complete event line, parsed but not validated. */
 export interface DecodedLog extends SplitLog {
-  /** The header line's object without its `format` tag (a referencing log's as its version-1 session header). */
+  /** The meta line's object without its `format` tag (a referencing log's as its version-1 session meta). */
   readonly header: unknown;
   /** A referencing log's seed reference: its first `seedLength` events are in another file. */
   readonly seedFrom: SeedFrom | undefined;
@@ -110,7 +110,7 @@ export function decodeLog(bytes: Buffer, file: string): DecodedLog {
       file,
       line: 1,
     });
-  const { header, seedFrom } = decodeStoredHeaderLine(lines[0]!, file);
+  const { header, seedFrom } = decodeStoredMetaLine(lines[0]!, file);
   const badLine = firstInvalidUtf8Line(bytes, committedBytes);
   if (badLine !== undefined) {
     throw new StoreError(

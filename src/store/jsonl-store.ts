@@ -12,32 +12,24 @@
 // Load cache (load-cache.ts): the validated Session of the last load or clean release of each
 // session is kept with the file's identity; a later load whose `stat` shows the same identity
 // is built from it with `Session.fromSession` — no read, parse or validation.
-import { checkAppendBatch } from "./append-batch.js";
-import { previewJson } from "../json/index.js";
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
-import {
-  isSafeSessionId,
-  Session,
-  SessionError,
-  type SessionEvent,
-  type SessionHeader,
-  validateSessionHeader,
-} from "../session/index.js";
+import { Session, type SessionEvent, type SessionMeta } from "../session/index.js";
 import { defaultSessionsDir } from "../home/index.js";
 import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
-import { encodeEventLine, encodeHeaderLine, FORMAT, newerLogError } from "./jsonl-codec.js";
+import { encodeEventLine, encodeMetaLine, FORMAT, newerLogError } from "./jsonl-codec.js";
 import { fsErrorText } from "./fs-error-text.js";
-import { isNotFound, peekHeader } from "./header-peek.js";
+import { isNotFound, peekMeta } from "./meta-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { flushWriter, type Writer } from "./jsonl-writer.js";
-import { persistSession } from "./persist.js";
 import { publishNewFile } from "./publish.js";
 import { type CachedLoad, DEFAULT_CACHE_SESSIONS, identityOf, LoadCache, sameIdentity } from "./load-cache.js";
 import { MAX_LOG_BYTES } from "./read-log-file.js";
-import { encodeReferencingHeaderLine, type SeedFrom } from "./seed-reference.js";
+import { encodeReferencingMetaLine, type SeedFrom } from "./seed-reference.js";
 import { LogReader, notFound, type ReadLog } from "./log-reader.js";
 import { referenceFor, type SeedSource } from "./seed-source.js";
+import { checkSessionId, SessionWriters } from "./session-writers.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { type IndexedDirectory, type ListedLog, listLogs, listSummaries } from "./session-index.js";
 import {
   type LoadedSession,
@@ -47,12 +39,6 @@ import {
   type SessionSummary,
   StoreError,
 } from "./types.js";
-
-/** The file-system calls the store makes; injectable so tests can fail a write on purpose. */
-export type StoreFileSystem = Pick<
-  typeof nodeFs,
-  "open" | "readFile" | "link" | "unlink" | "rename" | "mkdir" | "readdir" | "stat"
->;
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */
@@ -83,16 +69,21 @@ export class JsonlSessionStore implements SessionStore {
   readonly root: string;
   readonly #fs: StoreFileSystem;
   readonly #maxLogBytes: number;
-  readonly #writers = new Map<string, Writer>();
+  readonly #writers: SessionWriters<Writer>;
   readonly #cache: LoadCache;
   readonly #reader: LogReader;
   readonly #indexed: IndexedDirectory;
-  #closed = false;
 
   constructor(options: JsonlStoreOptions = {}) {
     this.root = options.root ?? defaultSessionsDir();
     this.#fs = options.fs ?? nodeFs;
     this.#maxLogBytes = options.maxLogBytes ?? MAX_LOG_BYTES;
+    this.#writers = new SessionWriters<Writer>({
+      encode: encodeEventLine,
+      flushWriter,
+      whereOf: (id) => this.fileOf(id),
+      fileOf: (id) => this.fileOf(id),
+    });
     this.#cache = new LoadCache(options.cacheSessions ?? DEFAULT_CACHE_SESSIONS);
     this.#indexed = { fs: this.#fs, root: this.root, maxLogBytes: this.#maxLogBytes, useIndex: options.index ?? true };
     this.#reader = new LogReader({
@@ -118,24 +109,12 @@ export class JsonlSessionStore implements SessionStore {
 
   /** The file that holds session `id`. */
   fileOf(id: string): string {
-    if (!isSafeSessionId(id)) throw new StoreError("invalid-id", `${previewJson(id)} is not a valid session id`);
-    return join(this.root, `${id}.jsonl`);
+    return join(this.root, `${checkSessionId(id)}.jsonl`);
   }
 
-  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
-    this.#open();
+  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+    const created = this.#writers.created(header, seed);
     const file = this.fileOf(header.id);
-    let created: Session;
-    try {
-      validateSessionHeader(header);
-      created = Session.fromLog(header, seed); // the seed must be a valid log (a Session's view is shared, not re-validated)
-    } catch (e) {
-      if (e instanceof SessionError)
-        throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
-      throw e;
-    }
-    if (this.#writers.has(header.id))
-      throw new StoreError("exists", `session ${header.id} already exists (${file})`, { file });
     await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
       throw writeFailed(e, this.root, "creating the sessions directory");
     });
@@ -143,8 +122,8 @@ export class JsonlSessionStore implements SessionStore {
     const reference = await referenceFor(header, seed, this.#known, this.#fs, this.#maxLogBytes);
     await acquireLock(this.#fs, this.#lockOf(header.id), header.id);
     try {
-      const headerLine = encodeHeaderLine(header);
-      const firstLine = reference === undefined ? headerLine : encodeReferencingHeaderLine(FORMAT, header, reference);
+      const firstLine =
+        reference === undefined ? encodeMetaLine(header) : encodeReferencingMetaLine(FORMAT, header, reference);
       const seedLines = reference === undefined ? seed.map(encodeEventLine) : [];
       const bytes = firstLine + seedLines.join("");
       await publishNewFile(this.#fs, this.root, file, bytes);
@@ -166,7 +145,6 @@ export class JsonlSessionStore implements SessionStore {
         buffer: [],
         flushing: Promise.resolve(),
         session: created,
-        created: { headerLine, seed },
       });
     } catch (e) {
       await releaseLock(this.#fs, this.#lockOf(header.id)).catch(() => undefined);
@@ -180,71 +158,32 @@ export class JsonlSessionStore implements SessionStore {
    * for readers that decode a log file themselves, like the CLI's FILE targets.
    */
   async seedOf(file: string, seedFrom: SeedFrom, seedLength: number): Promise<Session> {
-    this.#open();
+    this.#writers.ensureOpen();
     return this.#reader.seedOf(file, seedFrom, seedLength, []);
   }
 
   append(sessionId: string, events: readonly SessionEvent[]): void {
-    this.#appendFrom(undefined, sessionId, events);
+    this.#writers.append(undefined, sessionId, events);
   }
 
-  /** `append`; `from` is the session whose commit it is (attach, repair), else the log no longer is a known session's. */
-  #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
-    this.#open();
-    const writer = this.#writer(sessionId);
-    checkAppendBatch(sessionId, writer.nextSeq, events);
-    for (const event of events) writer.buffer.push(encodeEventLine(event));
-    writer.nextSeq += events.length;
-    if (from === undefined || from !== writer.session) writer.session = undefined;
-  }
-
-  async flush(sessionId?: string): Promise<void> {
-    this.#open();
-    const ids = sessionId === undefined ? [...this.#writers.keys()] : [sessionId];
-    for (const id of ids) {
-      const writer = this.#writer(id);
-      const run = writer.flushing.then(() => flushWriter(writer));
-      writer.flushing = run.catch(() => undefined);
-      await run;
-    }
+  flush(sessionId?: string): Promise<void> {
+    return this.#writers.flush(sessionId);
   }
 
   attach(session: Session): SessionPersistence {
-    const writer = this.#writers.get(session.id);
-    // The attached session becomes the one cached on release when it is the log written so far;
-    // another session's appends (#appendFrom) make the log no known session's.
-    if (writer !== undefined && writer.session !== session && this.#isLogOf(writer, session)) writer.session = session;
-    return persistSession(session, {
-      append: (id, events) => this.#appendFrom(session, id, events),
-      flush: (id) => this.flush(id),
-    });
-  }
-
-  /** Whether `session` holds exactly what `writer` has written since its create (cheap checks only). */
-  #isLogOf(writer: Writer, session: Session): boolean {
-    const created = writer.created;
-    if (created === undefined || writer.nextSeq !== created.seed.length || session.length !== created.seed.length)
-      return false;
-    if (created.seed.length > 0 && session.events !== created.seed) return false;
-    return encodeHeaderLine(session.header) === created.headerLine;
+    return this.#writers.attach(session);
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
-    this.#open();
+    this.#writers.ensureOpen();
     const file = this.fileOf(sessionId);
-    if (this.#writers.has(sessionId)) {
-      if (!options.readOnly)
-        throw new StoreError("already-open", `session ${sessionId} is already open for writing in this store`, {
-          file,
-        });
-      await this.flush(sessionId);
-    }
+    await this.#writers.beforeLoad(sessionId, options.readOnly === true);
     const writable = !options.readOnly;
     const cached = await this.#cachedLoad(sessionId, file, options);
     if (cached !== undefined) return cached;
     if (writable) {
       // A log this Keelson must not write is refused before its lock is taken: nothing is touched.
-      await this.#refuseNewerHeader(sessionId, file);
+      await this.#refuseNewerLog(sessionId, file);
       await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
     }
     try {
@@ -256,7 +195,7 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async list(): Promise<SessionSummary[]> {
-    this.#open();
+    this.#writers.ensureOpen();
     return listSummaries(this.#indexed);
   }
 
@@ -266,7 +205,7 @@ export class JsonlSessionStore implements SessionStore {
    * Only logs changed since the last listing are read (the summary index).
    */
   async listLogs(): Promise<ListedLog[]> {
-    this.#open();
+    this.#writers.ensureOpen();
     return listLogs(this.#indexed, async (id) => (await this.load(id, { readOnly: true })).session);
   }
 
@@ -280,14 +219,8 @@ export class JsonlSessionStore implements SessionStore {
     await releaseLock(this.#fs, this.#lockOf(sessionId));
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    const errors: unknown[] = [];
-    for (const id of [...this.#writers.keys()]) await this.release(id).catch((e: unknown) => errors.push(e));
-    // A session whose flush failed stays open with its buffer: the store is not closed, and
-    // closing again retries.
-    if (errors.length > 0) throw errors[0];
-    this.#closed = true;
+  close(): Promise<void> {
+    return this.#writers.close((id) => this.release(id));
   }
 
   /** Caches what a writer wrote, if it is exactly a known session's log (fstat of the open file). */
@@ -385,7 +318,7 @@ export class JsonlSessionStore implements SessionStore {
     this.#cache.delete(sessionId); // refreshed on release
     const repaired = session.repair();
     if (repaired.length > 0) {
-      this.#appendFrom(session, sessionId, repaired);
+      this.#writers.append(session, sessionId, repaired);
       await this.flush(sessionId);
     }
     return { session, repaired, droppedBytes: tornBytes, needsRepair: false };
@@ -430,10 +363,10 @@ export class JsonlSessionStore implements SessionStore {
   };
 
   /** Before a writable load takes the lock: refuses a missing log, and one whose header is a newer version. */
-  async #refuseNewerHeader(sessionId: string, file: string): Promise<void> {
+  async #refuseNewerLog(sessionId: string, file: string): Promise<void> {
     let peeked: { header: unknown } | undefined;
     try {
-      peeked = await peekHeader(this.#fs, file, this.#maxLogBytes);
+      peeked = await peekMeta(this.#fs, file, this.#maxLogBytes);
     } catch (e) {
       if (isNotFound(e)) throw notFound(sessionId, file);
       throw e;
@@ -442,22 +375,7 @@ export class JsonlSessionStore implements SessionStore {
     if (newer !== undefined) throw newer;
   }
 
-  #writer(sessionId: string): Writer {
-    const writer = this.#writers.get(sessionId);
-    if (writer === undefined) {
-      throw new StoreError(
-        "not-open",
-        `session ${sessionId} is not open for writing in this store (create or load it first)`,
-      );
-    }
-    return writer;
-  }
-
   #lockOf(id: string): string {
     return join(this.root, `${id}.lock`);
-  }
-
-  #open(): void {
-    if (this.#closed) throw new StoreError("closed", "the store is closed");
   }
 }

@@ -4,29 +4,18 @@
 // stays buffered, so a retry cannot duplicate seqs).
 import type { Hash } from "node:crypto";
 import type * as nodeFs from "node:fs/promises";
-import type { Session, SessionEvent } from "../session/index.js";
 import { extendLayout, type FileLayout } from "./file-layout.js";
 import { fsErrorText } from "./fs-error-text.js";
+import type { WriterState } from "./session-writers.js";
 import { StoreError } from "./types.js";
 
-export interface Writer {
+export interface Writer extends WriterState {
   readonly file: string;
   readonly handle: nodeFs.FileHandle;
   committedBytes: number;
   /** Where the committed events sit, and the SHA-256 of the committed bytes (both extended by each flush). */
   readonly layout: FileLayout;
   readonly hash: Hash;
-  nextSeq: number;
-  buffer: string[];
-  /** Serializes flushes of this session. */
-  flushing: Promise<void>;
-  /**
-   * The session whose events are exactly this log's (the one a load returned, or the one
-   * attached after a create); undefined once anything else was appended, so it is not cached.
-   */
-  session: Session | undefined;
-  /** A create's header (as a version-1 header line) and seed, to recognise the session attached to it. */
-  readonly created?: { readonly headerLine: string; readonly seed: readonly SessionEvent[] };
 }
 
 /** Writes and fdatasyncs the writer's buffer at its committed size (see the module comment). */

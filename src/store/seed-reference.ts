@@ -1,13 +1,13 @@
 // Fork by reference (docs/decisions/0009): a forked session's log need not copy its parent's
-// events. Its header line then carries log version 2 and `seedFrom` — the stored session whose
+// events. Its meta line then carries log version 2 and `seedFrom` — the stored session whose
 // file holds the seed, how many bytes of that file hold it, and their SHA-256:
 //   {"format":"keelson-session","version":2,"id":…,"parentSession":…,"seedLength":N,
 //    "seedFrom":{"session":…,"bytes":B,"sha256":"…"}}
 // and its own event lines start at seq N. Version 2 means "this file needs another file to be
 // read": a Keelson that reads only version 1 refuses it as written by a newer Keelson instead of
-// loading a log without its first N events. In memory the session's header is the ordinary
-// version-1 SessionHeader (the reference is how the file stores it, not part of the session).
-import { isSafeSessionId, LOG_VERSION, type SessionHeader } from "../session/index.js";
+// loading a log without its first N events. In memory the session's meta is the ordinary
+// version-1 SessionMeta (the reference is how the file stores it, not part of the session).
+import { isSafeSessionId, LOG_VERSION, type SessionMeta } from "../session/index.js";
 import { StoreError } from "./types.js";
 
 /** The log version of a file whose seed is a reference (`seedFrom`) rather than copied lines. */
@@ -17,7 +17,7 @@ export const REFERENCING_LOG_VERSION = 2;
 export interface SeedFrom {
   /** The stored session whose file holds them (the parent, or the ancestor the parent's seed came from). */
   readonly session: string;
-  /** Byte length of that file's prefix holding its header line and its lines up to seq `seedLength - 1`. */
+  /** Byte length of that file's prefix holding its meta line and its lines up to seq `seedLength - 1`. */
   readonly bytes: number;
   /** Lower-case hex SHA-256 of those bytes. */
   readonly sha256: string;
@@ -27,15 +27,15 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The header line of a referencing log (the header's own `version` key keeps its place, with value 2). */
-export function encodeReferencingHeaderLine(format: string, header: SessionHeader, seedFrom: SeedFrom): string {
+/** The meta line of a referencing log (the meta's own `version` key keeps its place, with value 2). */
+export function encodeReferencingMetaLine(format: string, header: SessionMeta, seedFrom: SeedFrom): string {
   return `${JSON.stringify({ format, ...header, version: REFERENCING_LOG_VERSION, seedFrom })}\n`;
 }
 
 /**
- * Splits a decoded header line (without `format`) into the session header and its seed
- * reference. A version-2 header must carry a well-formed `seedFrom` and a positive `seedLength`
- * (else `corrupt`, line 1); it becomes a version-1 header without `seedFrom`. Any other header
+ * Splits a decoded meta line (without `format`) into the session meta and its seed
+ * reference. A version-2 meta must carry a well-formed `seedFrom` and a positive `seedLength`
+ * (else `corrupt`, line 1); it becomes a version-1 meta without `seedFrom`. Any other meta
  * is returned unchanged (a version above 2 stays as is, for `newerLogError` to refuse).
  */
 export function splitSeedReference(raw: unknown, file: string): { header: unknown; seedFrom: SeedFrom | undefined } {

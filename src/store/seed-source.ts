@@ -3,9 +3,9 @@
 // forked session's seed is exactly that prefix, and checks a referencing log's seed against its
 // source when it loads it. See seed-reference.ts for the format, docs/decisions/0009 for why.
 import type { Hash } from "node:crypto";
-import { isSafeSessionId, type Session, type SessionEvent, type SessionHeader } from "../session/index.js";
+import { isSafeSessionId, type Session, type SessionEvent, type SessionMeta } from "../session/index.js";
 import { digestOf, type FileLayout, prefixEnd, sha256OfPrefix } from "./file-layout.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import type { SeedFrom } from "./seed-reference.js";
 
 /** How many referencing logs deep a load follows seeds (a cycle or deeper chain is refused). */
@@ -60,7 +60,7 @@ export type KnownSource = (id: string) => Promise<SeedSource | undefined>;
  * seed — the log that seed came from). Undefined (copy the seed) otherwise.
  */
 export async function referenceFor(
-  header: SessionHeader,
+  header: SessionMeta,
   seed: readonly SessionEvent[],
   known: KnownSource,
   fs: StoreFileSystem,

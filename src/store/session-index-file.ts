@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { FileIdentity } from "./load-cache.js";
 import { readLogFile } from "./read-log-file.js";
 import { REFERENCING_LOG_VERSION } from "./seed-reference.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import type { StoreErrorCode } from "./types.js";
 
 /** The index's directory in the sessions directory (not `*.jsonl`: never taken for a log). */

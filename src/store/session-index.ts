@@ -13,8 +13,8 @@ import * as nodeFs from "node:fs/promises";
 import { join, sep } from "node:path";
 import { contentText } from "../messages/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
-import { isNotFound, peekHeader, summaryOf } from "./header-peek.js";
-import type { StoreFileSystem } from "./jsonl-store.js";
+import { isNotFound, peekMeta, peekSummary } from "./meta-peek.js";
+import type { StoreFileSystem } from "./store-file-system.js";
 import { type FileIdentity, identityOf, sameIdentity } from "./load-cache.js";
 import {
   type Dependency,
@@ -86,7 +86,7 @@ interface Scan {
 export async function listSummaries(dir: IndexedDirectory): Promise<SessionSummary[]> {
   const out: SessionSummary[] = [];
   const peek = (name: string): Promise<SessionSummary | undefined> =>
-    summaryOf(dir.fs, join(dir.root, name), dir.maxLogBytes);
+    peekSummary(dir.fs, join(dir.root, name), dir.maxLogBytes);
   await refresh(dir, (name, identity, entry) => {
     if (identity === undefined)
       return peek(name).then((summary) => {
@@ -393,7 +393,7 @@ async function dependenciesOf(
   for (let file = name; ; ) {
     let source: string | undefined;
     try {
-      source = (await peekHeader(dir.fs, join(dir.root, file), dir.maxLogBytes))?.seedFrom?.session;
+      source = (await peekMeta(dir.fs, join(dir.root, file), dir.maxLogBytes))?.seedFrom?.session;
     } catch {
       return deps; // unreadable from here on: the load reported it, and this file's identity is recorded
     }

@@ -1,6 +1,6 @@
 // The persistence contract every session store implements (JSONL now; SQLite and PostgreSQL
 // later), and the store layer's error type. `test/support/store-contract.ts` pins the contract.
-import type { Session, SessionEvent, SessionHeader, SessionOptions } from "../session/index.js";
+import type { Session, SessionEvent, SessionMeta, SessionOptions } from "../session/index.js";
 import { KeelsonError } from "../errors/index.js";
 
 /** A live session wired to a store (`SessionStore.attach`). */
@@ -50,7 +50,7 @@ export interface SessionSummary {
  */
 export interface SessionStore {
   /** Publishes a new session atomically (header + seed events); never overwrites. Takes the writer lock. */
-  create(header: SessionHeader, seed?: readonly SessionEvent[]): Promise<void>;
+  create(header: SessionMeta, seed?: readonly SessionEvent[]): Promise<void>;
   /**
    * Accepts a batch of events into the store's buffer before returning. Seqs must continue the
    * stored log exactly; a bad batch is rejected whole. Durable only after `flush`.

@@ -7,6 +7,7 @@
 // loaded on first need (so its schema is ready asynchronously: `ToolRegistry.ready()`).
 // `compileSchema` is the same compilation for any subject: structured output (src/output)
 // accepts exactly what tool inputs accept through it.
+import { errorMessage } from "../errors/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import { snapshotJson } from "../json/index.js";
 import { checkJsonSchema } from "./json-schema-check.js";
@@ -205,7 +206,7 @@ function compileJsonSchema(
       try {
         return { ok: true, value: refine(value as JsonObject) };
       } catch (error) {
-        return { ok: false, issues: [`(root): ${error instanceof Error ? error.message : String(error)}`] };
+        return { ok: false, issues: [`(root): ${errorMessage(error)}`] };
       }
     },
   };

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
-import { type McpServerConfig, type McpToolsOptions, mcpTools } from "../../src/mcp/index.js";
+import { type McpServerConfig, type McpToolsOptions, mcpServers, mcpTools } from "../../src/mcp/index.js";
 import { alive, childrenRunning, eventually, FIXTURES, stdioServer, textOf, toolResults } from "./support.js";
 
 function agentWith(
@@ -89,6 +89,13 @@ describe("stdio servers", () => {
         /^MCP server "fx" \(stdio \/nonexistent\/keelson-mcp-server\) could not be started/,
       ),
     });
+    await agent.dispose();
+  });
+
+  test("mcpServers lists a server that could not start by its name, from the McpError's server field", async () => {
+    const { agent } = agentWith({ command: "/nonexistent/keelson-mcp-server" });
+    const [status] = await mcpServers(agent);
+    expect(status).toMatchObject({ name: "fx", error: { code: "connect-failed", server: "fx" } });
     await agent.dispose();
   });
 

@@ -6,14 +6,14 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
-import { forkSession, Session, type SessionEvent, type SessionHeader } from "../../src/session/index.js";
+import { forkSession, Session, type SessionEvent, type SessionMeta } from "../../src/session/index.js";
 import { fixedClock, LogDriver, newSession, text, toolCall, twoTurnLog } from "../support/builders.js";
 import { buildLog, logOpsArb } from "../support/random-log.js";
 import { catchSessionError, expectSessionError, logState } from "./log-assertions.js";
 
 type RawEvent = Record<string, unknown>;
 
-const header = (id = "s-copy"): SessionHeader => ({ version: 1, id, createdAt: 1_700_000_000_000, cwd: "/work" });
+const header = (id = "s-copy"): SessionMeta => ({ version: 1, id, createdAt: 1_700_000_000_000, cwd: "/work" });
 /** The events as a store reads them back: plain parsed JSON, nothing shared with any session. */
 const parsed = (events: readonly SessionEvent[]): RawEvent[] => JSON.parse(JSON.stringify(events)) as RawEvent[];
 const turnEnds = (s: Session): number[] => s.events.filter((e) => e.type === "turn/end").map((e) => e.seq);

@@ -4,7 +4,7 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/session/index.js";
-import { JSONL_FORMAT, persistSession } from "../../src/store/index.js";
+import { JSONL_FORMAT, forwardCommits } from "../../src/store/index.js";
 import { newSession, twoTurnLog } from "../support/builders.js";
 import { describeSessionStoreContract, storeSession } from "../support/store-contract.js";
 import { expectStoreError, sessionHeader } from "../support/store-expect.js";
@@ -53,7 +53,7 @@ describe("JSONL file layout", () => {
     const session = newSession("buffered");
     await store.create(session.header);
     const created = await dir.bytesOf(session.id);
-    const persistence = persistSession(session, store);
+    const persistence = forwardCommits(session, store);
     twoTurnLog(session);
     expect(await dir.bytesOf(session.id)).toEqual(created);
 

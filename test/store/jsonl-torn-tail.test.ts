@@ -5,7 +5,7 @@ import { writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { Session } from "../../src/session/index.js";
-import { persistSession } from "../../src/store/index.js";
+import { forwardCommits } from "../../src/store/index.js";
 import { LogDriver, newSession, text, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
 import { expectedClosers, typeAndData } from "../support/store-expect.js";
@@ -62,7 +62,7 @@ async function checkTornTailAtEveryOffset(session: Session): Promise<void> {
     expect(onDisk.subarray(lastStart).toString("utf8"), at).toBe(jsonLines(loaded.repaired));
 
     const live = loaded.session;
-    persistSession(live, store);
+    forwardCommits(live, store);
     const turn = live.lastTurn + 1;
     live.append("turn/start", { turn, trigger: "send" });
     live.append("user/message", { content: [text(`after a cut at ${k}`)], source: "user" });

@@ -1,8 +1,10 @@
-// The SessionStore contract, part two: one writer per session, read-only loads, and crash
-// repair on load. Registered by `describeSessionStoreContract` (store-contract.ts).
+// The SessionStore contract, part two: one writer per session, read-only loads, crash repair on
+// load, and the known log. Registered by `describeSessionStoreContract` (store-contract.ts).
 import { describe, expect, test } from "vitest";
-import { newSession, twoTurnLog } from "./builders.js";
-import type { StoreHarness } from "./store-contract.js";
+import { Session } from "../../src/session/index.js";
+import type { SessionStore } from "../../src/store/index.js";
+import { LogDriver, newSession, twoTurnLog } from "./builders.js";
+import { type StoreHarness, storeSession } from "./store-contract.js";
 import { crashedLog, expectedClosers, expectStoreError, typeAndData } from "./store-expect.js";
 
 export function describeWriterContract(harness: () => StoreHarness): void {
@@ -145,6 +147,71 @@ export function describeWriterContract(harness: () => StoreHarness): void {
       await writer.close();
 
       expect((await h.openSecond().load(crashed.id)).session.events).toEqual(session.events);
+    });
+  });
+
+  // The known log (src/store/session-writers.ts): the session whose events are exactly the log
+  // written so far. A store serves it again without reading the log, so a load's events are then
+  // that session's own objects; any other log is read again.
+  describe("the known log", () => {
+    /** Attaches `session` to `store`, runs one more turn on it, flushes, detaches and releases. */
+    async function turnThrough(store: SessionStore, session: Session): Promise<void> {
+      const persistence = store.attach(session);
+      new LogDriver(session).turn({ prompt: "one more", steps: [{ text: "done" }] });
+      await persistence.flush();
+      persistence.dispose();
+      await store.release(session.id);
+    }
+
+    /** Whether a read-only load by `store` returns `session`'s own last event object (no read). */
+    async function servedWithoutRead(store: SessionStore, session: Session): Promise<boolean> {
+      const loaded = (await store.load(session.id, { readOnly: true })).session;
+      expect(loaded.events).toEqual(session.events);
+      return loaded.eventAt(session.length - 1) === session.eventAt(session.length - 1);
+    }
+
+    test("a session attached after its create, holding the seed it was created with, is the known log", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("known-after-create"));
+      await h.store.create(session.header, session.events);
+      await turnThrough(h.store, session);
+
+      expect(await servedWithoutRead(h.store, session)).toBe(true);
+    });
+
+    test("a session attached after a writable load, holding exactly the loaded log, is the known log", async () => {
+      const h = harness();
+      const stored = twoTurnLog(newSession("known-after-load"));
+      await storeSession(h.store, stored);
+      await h.store.release(stored.id);
+      const store = h.openSecond();
+      const { session: loaded } = await store.load(stored.id);
+      const live = Session.fromSession(loaded, loaded.header); // the same events, another Session
+      await turnThrough(store, live);
+
+      expect(await servedWithoutRead(store, live)).toBe(true);
+    });
+
+    test("a session holding an equal copy of the log is not the known log: its appends are stored, and read again", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("equal-copy"));
+      await h.store.create(session.header, session.events);
+      const copy = Session.fromLog(session.header, JSON.parse(JSON.stringify(session.events)));
+      await turnThrough(h.store, copy);
+
+      expect(await servedWithoutRead(h.store, copy)).toBe(false);
+    });
+
+    test("a session holding the log's events under another header is not the known log", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("other-header"));
+      await h.store.create(session.header, session.events);
+      const other = Session.fromSession(session, { ...session.header, cwd: "/elsewhere" });
+      await turnThrough(h.store, other);
+
+      const loaded = (await h.store.load(other.id, { readOnly: true })).session;
+      expect(loaded.header).toEqual(session.header);
+      expect(await servedWithoutRead(h.store, other)).toBe(false);
     });
   });
 }

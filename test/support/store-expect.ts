@@ -1,6 +1,6 @@
 // Assertions and logs shared by the store tests (the contract suite and the per-store files).
 import { expect } from "vitest";
-import { type PendingEvent, Session, type SessionEvent, type SessionHeader } from "../../src/session/index.js";
+import { type PendingEvent, Session, type SessionEvent, type SessionMeta } from "../../src/session/index.js";
 import { StoreError, type StoreErrorCode } from "../../src/store/index.js";
 import { LogDriver, newSession } from "./builders.js";
 
@@ -23,8 +23,8 @@ export async function expectStoreError(action: () => unknown, code: StoreErrorCo
 export function sessionHeader(
   id: string,
   createdAt = 1_700_000_000_000,
-  extra: Partial<SessionHeader> = {},
-): SessionHeader {
+  extra: Partial<SessionMeta> = {},
+): SessionMeta {
   return { version: 1, id, createdAt, cwd: "/work", ...extra };
 }
 
@@ -45,7 +45,7 @@ export function crashedLog(id: string): Session {
 
 /** The closers crash repair owes `events` (type and data; times are the repairing clock's). */
 export function expectedClosers(
-  header: SessionHeader,
+  header: SessionMeta,
   events: readonly SessionEvent[],
 ): Pick<PendingEvent, "type" | "data">[] {
   return Session.fromLog(header, events)

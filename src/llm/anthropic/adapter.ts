@@ -5,6 +5,7 @@
 // that clearly exceeds its model's context window is refused before anything is sent. The body
 // handed to the SDK is `anthropicRequestBody` (what `keelson requests --wire` prints). The SDK
 // is loaded on the first request (not at import), so importing Keelson costs no SDK.
+import { errorMessage } from "../../errors/index.js";
 import type Anthropic from "@anthropic-ai/sdk";
 import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
 import { contextWindowProblem } from "../context-window.js";
@@ -177,5 +178,5 @@ export function toProviderError(
       cause: error,
     });
   }
-  return new ProviderError("provider-error", error instanceof Error ? error.message : String(error), { cause: error });
+  return new ProviderError("provider-error", errorMessage(error), { cause: error });
 }

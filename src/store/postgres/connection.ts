@@ -3,6 +3,7 @@
 // loads it; a caller may instead hand in its own pool. The types here are structural and ours,
 // so the public declarations never mention pg's (a consumer without @types/pg typechecks).
 // Failures become StoreErrors naming the server by a URL without credentials.
+import { errorMessage } from "../../errors/index.js";
 import { StoreError, type StoreErrorCode } from "../types.js";
 
 /** A query result as `pg` returns it (the fields we read). */
@@ -97,9 +98,9 @@ const MAX_DRIVER_TEXT = 500;
  */
 export function dbError(error: unknown, label: string, what: string, code: StoreErrorCode, secret?: string): unknown {
   if (error instanceof StoreError) return error;
-  let text = error instanceof Error ? error.message : String(error);
+  let text = errorMessage(error);
   if (error instanceof AggregateError && error.errors.length > 0)
-    text = error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join("; ");
+    text = error.errors.map((e: unknown) => errorMessage(e)).join("; ");
   if (secret !== undefined && secret.length > 0) text = text.split(secret).join("***");
   const sqlstate = (error as { code?: unknown } | null)?.code;
   text ||= String(sqlstate);

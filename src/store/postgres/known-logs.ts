@@ -8,7 +8,7 @@
 //     appended to exactly one Session and only ever shared with prefixes of it, so the n events
 //     before and including it are the same objects in both.
 // Anything else is checked against the parent's stored rows (O(n), by the caller).
-import { isSafeSessionId, type Session, type SessionEvent, type SessionHeader } from "../../session/index.js";
+import { isSafeSessionId, type Session, type SessionEvent, type SessionMeta } from "../../session/index.js";
 import type { PgPool } from "./connection.js";
 import { EVENT_RANGE } from "./queries.js";
 
@@ -70,7 +70,7 @@ export function sharesKnownPrefix(
  */
 export async function seedReference(
   pool: Pick<PgPool, "query">,
-  header: SessionHeader,
+  header: SessionMeta,
   seed: readonly SessionEvent[],
   created: Session,
   known: KnownLogs,

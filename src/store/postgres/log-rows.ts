@@ -1,24 +1,24 @@
 // The rows of a stored log: the header and each event as TEXT holding exactly the JSONL codec's
 // line without its newline (so a log exported from PostgreSQL is byte-for-byte the JSONL file,
 // and audits hash the same bytes), and their decode into a validated Session — the same checks,
-// in the same order, as the JSONL load (foreign header, newer log, another session's header,
+// in the same order, as the JSONL load (foreign meta line, newer log, another session's meta,
 // corruption by line: line 1 is the header, seq N is line N + 2).
 import { previewJson } from "../../json/index.js";
 import {
   Session,
   SessionError,
   type SessionEvent,
-  type SessionHeader,
+  type SessionMeta,
   type SessionOptions,
 } from "../../session/index.js";
-import { decodeHeaderLine, encodeEventLine, encodeHeaderLine, newerLogError } from "../jsonl-codec.js";
+import { decodeMetaLine, encodeEventLine, encodeMetaLine, newerLogError } from "../jsonl-codec.js";
 import { StoreError } from "../types.js";
 
 /** The stored text of an event: its JSONL line without the newline. */
 export const eventText = (event: SessionEvent): string => encodeEventLine(event).slice(0, -1);
 
-/** The stored text of a header: its JSONL header line (format-tagged) without the newline. */
-export const headerText = (header: SessionHeader): string => encodeHeaderLine(header).slice(0, -1);
+/** The stored text of a session meta (the `header` column): its JSONL meta line (format-tagged) without the newline. */
+export const metaText = (header: SessionMeta): string => encodeMetaLine(header).slice(0, -1);
 
 /** Parses stored event lines (the first is seq `firstSeq`); `corrupt` names the first that is not JSON. */
 export function parseLines(lines: readonly string[], firstSeq: number, where: string): unknown[] {
@@ -45,7 +45,7 @@ export function decodeStoredLog(
   where: string,
   options: SessionOptions = {},
 ): Session {
-  const decodedHeader = decodeHeaderLine(header, where);
+  const decodedHeader = decodeMetaLine(header, where);
   const events = parseLines(lines, 0, where);
   const newer = newerLogError({ header: decodedHeader, events }, where);
   if (newer !== undefined) throw newer;
@@ -76,7 +76,7 @@ export function decodeStoredFork(
   where: string,
   options: SessionOptions = {},
 ): Session {
-  const decodedHeader = decodeHeaderLine(header, where);
+  const decodedHeader = decodeMetaLine(header, where);
   const events = parseLines(lines, seedLength, where);
   const newer = newerLogError({ header: decodedHeader, events }, where);
   if (newer !== undefined) throw newer;

@@ -13,17 +13,8 @@
 //   lease-keeper.ts.
 // - A fork whose seed is its stored parent's prefix stores no copy (known-logs.ts); a load reads
 //   the chain of ancestors in one statement. Live tail: event-tail.ts.
-import { checkAppendBatch } from "../append-batch.js";
-import { previewJson } from "../../json/index.js";
-import {
-  isSafeSessionId,
-  Session,
-  SessionError,
-  type SessionEvent,
-  type SessionHeader,
-  validateSessionHeader,
-} from "../../session/index.js";
-import { persistSession } from "../persist.js";
+import type { Session, SessionEvent, SessionMeta } from "../../session/index.js";
+import { checkSessionId, SessionWriters, type WriterState } from "../session-writers.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -37,7 +28,7 @@ import { writeGuardedBatch } from "./guarded-append.js";
 import { EventTail, type SessionWatch, type WatchOptions } from "./event-tail.js";
 import { KnownLogs, seedReference } from "./known-logs.js";
 import { LeaseKeeper, takenError } from "./lease-keeper.js";
-import { eventText, headerText, parseLines, storableText, titleOf } from "./log-rows.js";
+import { eventText, metaText, parseLines, storableText, titleOf } from "./log-rows.js";
 import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
 import { readStoredLog } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
@@ -46,19 +37,13 @@ import { type RetryPolicy, retryConnection } from "./transient.js";
 
 export { DEFAULT_RECONNECT_MS, type PostgresStoreOptions } from "./store-options.js";
 
-interface Writer {
+interface Writer extends WriterState {
   readonly id: string;
   epoch: number;
   /** The stored next_seq (everything below it is committed). */
   committed: number;
-  /** committed + buffered. */
-  nextSeq: number;
-  buffer: string[];
   /** The first user prompt among the appended events, for the session's title. */
   title: string | undefined;
-  flushing: Promise<void>;
-  /** The session whose commits are exactly this log (the created or loaded one, or the one attached to it); undefined once anything else was appended. */
-  session: Session | undefined;
   /** Set when a flush found the log moved or the lease gone: retrying cannot succeed. */
   hopeless: StoreError | undefined;
 }
@@ -71,14 +56,13 @@ export class PostgresSessionStore implements SessionStore {
   readonly leaseMs: number;
   readonly #target: PostgresTarget;
   readonly #secret: string | undefined;
-  readonly #writers = new Map<string, Writer>();
+  readonly #writers: SessionWriters<Writer>;
   readonly #known: KnownLogs;
   readonly #leases: LeaseKeeper;
   readonly #tail: EventTail;
   readonly #reconnect: RetryPolicy;
   #opening: Promise<PgPool> | undefined;
   #pool: { pool: PgPool; owned: boolean } | undefined;
-  #closed = false;
 
   constructor(options: PostgresStoreOptions) {
     const resolved = resolveStoreOptions(options);
@@ -87,6 +71,14 @@ export class PostgresSessionStore implements SessionStore {
     this.#secret = secretOf(this.#target);
     this.owner = resolved.owner;
     this.leaseMs = resolved.leaseMs;
+    this.#writers = new SessionWriters<Writer>({
+      encode: eventText,
+      flushWriter: (writer) => this.#flushWriter(writer),
+      appended: (writer, events) => {
+        writer.title ??= titleOf(events);
+      },
+      whereOf: (id) => this.whereOf(id),
+    });
     this.#known = new KnownLogs(resolved.knownSessions);
     this.#reconnect = resolved.reconnect;
     this.#leases = new LeaseKeeper(
@@ -106,19 +98,9 @@ export class PostgresSessionStore implements SessionStore {
     return `${this.label} session ${id}`;
   }
 
-  async create(header: SessionHeader, seed: readonly SessionEvent[] = []): Promise<void> {
-    this.#open();
-    const id = this.#checkId(header?.id);
-    let created: Session;
-    try {
-      validateSessionHeader(header);
-      created = Session.fromLog(header, seed); // a Session's events view is shared, not re-validated
-    } catch (e) {
-      if (e instanceof SessionError)
-        throw new StoreError("corrupt", `cannot create session: ${e.message}`, { cause: e });
-      throw e;
-    }
-    if (this.#writers.has(id)) throw new StoreError("exists", `session ${id} already exists (${this.whereOf(id)})`);
+  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+    const created = this.#writers.created(header, seed);
+    const id = header.id;
     const pool = await this.#connect("write-failed");
     // Encoded only when needed (a reference proven by identity encodes nothing: O(1) in the seed).
     let encoded: string[] | undefined;
@@ -131,7 +113,7 @@ export class PostgresSessionStore implements SessionStore {
       epoch = await inTransaction(pool, async (client) => {
         const { rows } = await client.query<{ lease_epoch: string }>(INSERT_SESSION, [
           id,
-          headerText(header),
+          metaText(header),
           header.parentSession ?? null,
           seedFrom ?? null,
           header.seedLength ?? 0,
@@ -172,29 +154,11 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   append(sessionId: string, events: readonly SessionEvent[]): void {
-    this.#appendFrom(undefined, sessionId, events);
+    this.#writers.append(undefined, sessionId, events);
   }
 
-  /** `append`; `from` is the session whose commit it is (attach, repair), else the log is no longer a known session's. */
-  #appendFrom(from: Session | undefined, sessionId: string, events: readonly SessionEvent[]): void {
-    this.#open();
-    const writer = this.#writer(sessionId);
-    checkAppendBatch(sessionId, writer.nextSeq, events);
-    for (const event of events) writer.buffer.push(eventText(event));
-    writer.nextSeq += events.length;
-    writer.title ??= titleOf(events);
-    if (from === undefined || from !== writer.session) writer.session = undefined;
-  }
-
-  async flush(sessionId?: string): Promise<void> {
-    this.#open();
-    const ids = sessionId === undefined ? [...this.#writers.keys()] : [sessionId];
-    for (const id of ids) {
-      const writer = this.#writer(id);
-      const run = writer.flushing.then(() => this.#flushWriter(writer));
-      writer.flushing = run.catch(() => undefined);
-      await run;
-    }
+  flush(sessionId?: string): Promise<void> {
+    return this.#writers.flush(sessionId);
   }
 
   async #flushWriter(writer: Writer): Promise<void> {
@@ -239,27 +203,13 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   attach(session: Session): SessionPersistence {
-    const writer = this.#writers.get(session.id);
-    // The attached session becomes the known log when its events are exactly the log written so far.
-    if (writer !== undefined && writer.session !== undefined && writer.session !== session) {
-      const n = writer.nextSeq;
-      if (session.length === n && (n === 0 || session.events[n - 1] === writer.session.events[n - 1]))
-        writer.session = session;
-    }
-    return persistSession(session, {
-      append: (id, events) => this.#appendFrom(session, id, events),
-      flush: (id) => this.flush(id),
-    });
+    return this.#writers.attach(session);
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
-    this.#open();
-    const id = this.#checkId(sessionId);
-    if (this.#writers.has(id)) {
-      if (!options.readOnly)
-        throw new StoreError("already-open", `session ${id} is already open for writing in this store`);
-      await this.flush(id);
-    }
+    this.#writers.ensureOpen();
+    const id = checkSessionId(sessionId);
+    await this.#writers.beforeLoad(id, options.readOnly === true);
     const pool = await this.#connect(options.readOnly ? "unavailable" : "write-failed");
     if (options.readOnly) {
       const session = await this.#read(pool, id, options);
@@ -286,7 +236,7 @@ export class PostgresSessionStore implements SessionStore {
     // Crash repair at take-over, durably and once: the closers are written under this lease's epoch.
     const repaired = session.repair();
     if (repaired.length > 0) {
-      this.#appendFrom(session, id, repaired);
+      this.#writers.append(session, id, repaired);
       try {
         await this.flush(id);
       } catch (e) {
@@ -328,8 +278,8 @@ export class PostgresSessionStore implements SessionStore {
     onEvents: (events: readonly SessionEvent[]) => void,
     options: WatchOptions = {},
   ): Promise<SessionWatch> {
-    this.#open();
-    const id = this.#checkId(sessionId);
+    this.#writers.ensureOpen();
+    const id = checkSessionId(sessionId);
     try {
       return await this.#tail.watch(id, onEvents, options);
     } catch (e) {
@@ -338,7 +288,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(): Promise<SessionSummary[]> {
-    this.#open();
+    this.#writers.ensureOpen();
     const pool = await this.#connect();
     let rows: {
       id: string;
@@ -396,19 +346,17 @@ export class PostgresSessionStore implements SessionStore {
       );
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    const errors: unknown[] = [];
-    for (const id of [...this.#writers.keys()]) await this.release(id).catch((e: unknown) => errors.push(e));
-    // A session whose flush failed (and can be retried) stays open: the store is not closed, and closing again retries.
-    if (this.#writers.size > 0) throw errors[0];
-    this.#closed = true;
-    this.#leases.stop();
-    await this.#tail.close();
-    const pool = this.#pool;
-    this.#pool = undefined;
-    if (pool?.owned === true) await pool.pool.end().catch(() => undefined);
-    if (errors.length > 0) throw errors[0];
+  close(): Promise<void> {
+    return this.#writers.close(
+      (id) => this.release(id),
+      async () => {
+        this.#leases.stop();
+        await this.#tail.close();
+        const pool = this.#pool;
+        this.#pool = undefined;
+        if (pool?.owned === true) await pool.pool.end().catch(() => undefined);
+      },
+    );
   }
 
   /** Renews this store's leases now (the heartbeat does this every leaseMs / 3); returns the ids renewed. */
@@ -451,25 +399,5 @@ export class PostgresSessionStore implements SessionStore {
       if (opened?.owned === true) await opened.pool.end().catch(() => undefined);
     });
     return ready;
-  }
-
-  #checkId(id: unknown): string {
-    if (typeof id !== "string" || !isSafeSessionId(id))
-      throw new StoreError("invalid-id", `${previewJson(id)} is not a valid session id`);
-    return id;
-  }
-
-  #writer(sessionId: string): Writer {
-    const writer = this.#writers.get(sessionId);
-    if (writer === undefined)
-      throw new StoreError(
-        "not-open",
-        `session ${sessionId} is not open for writing in this store (create or load it first)`,
-      );
-    return writer;
-  }
-
-  #open(): void {
-    if (this.#closed) throw new StoreError("closed", "the store is closed");
   }
 }

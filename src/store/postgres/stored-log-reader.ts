@@ -7,7 +7,7 @@ import { Session, type SessionOptions } from "../../session/index.js";
 import { StoreError } from "../types.js";
 import type { PgPool } from "./connection.js";
 import type { KnownLog } from "./known-logs.js";
-import { decodeStoredFork, decodeStoredLog, headerText } from "./log-rows.js";
+import { decodeStoredFork, decodeStoredLog, metaText } from "./log-rows.js";
 import { LOAD_LOG, OWN_EVENTS, SESSION_HEAD } from "./queries.js";
 
 export async function readStoredLog(
@@ -27,7 +27,7 @@ export async function readStoredLog(
   if (head === undefined) throw new StoreError("not-found", `no session ${id} (${where})`);
   const length = Number(head.next_seq);
   const self = known(id);
-  if (self !== undefined && self.length === length && headerText(self.session.header) === head.header)
+  if (self !== undefined && self.length === length && metaText(self.session.header) === head.header)
     return Session.fromSession(self.session, self.session.header, length, options);
   const seedLength = Number(head.seed_length);
   const parent = head.seed_from === null ? undefined : known(head.seed_from);
