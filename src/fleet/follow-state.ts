@@ -104,7 +104,7 @@ export class LeaseJudge {
     if (left > 0) return { kind: "lapsed", recheckMs: left + MARGIN_MS };
     return {
       kind: "lost",
-      message: `turn ${turn.id} (attempt ${turn.attempts}) is still running, but its worker stopped holding session ${state.sessionId} and no worker has recovered it within a lease (${this.#leaseMs} ms); a worker that claims the session later closes it in the log as interrupted`,
+      message: `turn ${turn.id} (attempt ${turn.attempts}) is still running, but its worker stopped holding session ${state.sessionId} and no worker has recovered it within a lease (${this.#leaseMs} ms); the next worker to claim the session recovers it (interrupted if its prompt was saved, run again if not)`,
     };
   }
 }
