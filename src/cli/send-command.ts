@@ -95,7 +95,11 @@ export function registerSend(program: Command): void {
         }
         let record: TurnRecord;
         try {
-          const left = deadline === undefined ? undefined : Math.max(1, deadline - performance.now());
+          // After following, what is left of --timeout-ms (whole ms: the message quotes it).
+          const left =
+            deadline === undefined || flags.follow !== true
+              ? timeoutMs
+              : Math.max(1, Math.round(deadline - performance.now()));
           record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
         } catch (error) {
           if (error instanceof FleetError && error.code === "timeout") {
