@@ -36,7 +36,7 @@ export interface WorkerRow {
 const WARMUP_TURNS = 2;
 
 /** CPU ms (user + system) of the live processes `pids`. */
-function cpuMsOf(pids: ReadonlySet<number>): number {
+export function cpuMsOf(pids: ReadonlySet<number>): number {
   let total = 0;
   for (const pid of pids) {
     try {
@@ -82,12 +82,16 @@ export function postgresCpuMs(postmasterPid: number): number {
   return total;
 }
 
-/** Starts a `keelson worker` process and resolves once it serves (its start line on stderr). */
+/**
+ * Starts a `keelson worker` process and resolves once it serves (its start line on stderr);
+ * `extra` adds arguments (a `--profiles` module) and environment.
+ */
 export function startWorkerProcess(
   url: string,
   concurrency: number,
   latencyMs: number,
   leaseMs?: number,
+  extra: { readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<ChildProcess> {
   const args = [
     BIN,
@@ -101,8 +105,12 @@ export function startWorkerProcess(
     String(latencyMs),
     "--quiet",
     ...(leaseMs === undefined ? [] : ["--lease-ms", String(leaseMs)]),
+    ...(extra.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...extra.env },
+  });
   return new Promise((resolve, reject) => {
     let stderr = "";
     const timer = setTimeout(() => reject(new Error(`keelson worker did not start in 30 s:\n${stderr}`)), 30_000);
@@ -120,7 +128,7 @@ export function startWorkerProcess(
   });
 }
 
-async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
+export async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
   await Promise.all(
     children.map(
       (c) =>

@@ -13,6 +13,7 @@ import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { ENQUEUE, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
+import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import {
@@ -46,6 +47,9 @@ export interface NewSessionOptions {
   readonly cwd?: string;
 }
 
+/** How often the turns followers wait on are looked at besides the queue's notifications (ms). */
+const FOLLOW_POLL_MS = 2000;
+
 /** Opens a client on a migrated database (a URL's pool is closed by `close`; a pool passed in is left open). */
 export async function openFleetClient(store: FleetStore): Promise<FleetClient> {
   // Two connections LISTEN (the queue's and follow channels; a followed log's tail), the rest query.
@@ -59,11 +63,13 @@ export class FleetClient {
   #checked: Promise<void> | undefined;
   #sessions: PostgresSessionStore | undefined;
   readonly #followers = new Set<TurnFollower>();
+  readonly #poll: StatusPoll;
   #closed = false;
 
   constructor(opened: OpenedPool) {
     this.#opened = opened;
     this.#notifications = new TurnNotifications(opened.pool);
+    this.#poll = new StatusPoll(opened.pool, this.#notifications, FOLLOW_POLL_MS);
   }
 
   get pool(): PgPool {
@@ -219,6 +225,7 @@ export class FleetClient {
         pool: this.#opened.pool,
         label: this.#opened.label,
         notifications: this.#notifications,
+        poll: this.#poll,
         store: () => this.#store(),
         forget: (f) => this.#followers.delete(f),
       },
@@ -234,6 +241,7 @@ export class FleetClient {
     this.#closed = true;
     const closed = new FleetError("closed", "the fleet client was closed while following");
     await Promise.all([...this.#followers].map((f) => f.shut(closed)));
+    this.#poll.close();
     await this.#notifications.close();
     await this.#sessions?.close().catch(() => undefined);
     await this.#opened.close();

@@ -45,8 +45,6 @@ export class FollowMerge {
   #gapped: string | undefined;
   /** The highest attempt seen per turn: an earlier attempt's messages are stale. */
   readonly #attempts = new Map<string, number>();
-  /** Next seq the durable source will deliver. */
-  #durableNext = 0;
 
   constructor(options: { maxBufferedChars?: number } = {}) {
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_FOLLOW_BUFFER_CHARS;
@@ -59,23 +57,20 @@ export class FollowMerge {
     for (const at of this.#committed.keys()) if (at < seq) this.#committed.delete(at);
   }
 
-  /** The durable source (re)starts at `seq`. */
-  durableFrom(seq: number): void {
-    this.#durableNext = seq;
-  }
-
   get started(): boolean {
     return this.#cursor !== undefined;
-  }
-
-  /** The next seq the store has not delivered (where a reopened watch starts). */
-  get durableNext(): number {
-    return this.#durableNext;
   }
 
   /** The next seq to deliver. */
   get cursor(): number | undefined {
     return this.#cursor;
+  }
+
+  /** The first seq not known to be in the log: the oldest delivered live and not seen saved, else the cursor. */
+  get unsavedFrom(): number | undefined {
+    let from = this.#cursor;
+    for (const seq of this.#unconfirmed.keys()) if (from === undefined || seq < from) from = seq;
+    return from;
   }
 
   /** True when nothing is waiting to be delivered. */
@@ -86,13 +81,11 @@ export class FollowMerge {
   /**
    * Events the store committed (in seq order, as `store.watch` delivers them). Before `start` they
    * are not kept (a follower of a queued turn would hold every earlier turn): a start at a seq the
-   * store has passed already reads the log again from there.
+   * store has passed already has to read the log again from there.
    */
   durable(events: readonly SessionEvent[]): void {
-    for (const event of events) {
-      this.#durableNext = Math.max(this.#durableNext, event.seq + 1);
-      if (this.#cursor !== undefined) this.#place(event.seq, committedTurnEvent(event), true);
-    }
+    if (this.#cursor === undefined) return;
+    for (const event of events) this.#place(event.seq, committedTurnEvent(event), true);
   }
 
   /** A worker's message; returns false when it was stale (an earlier attempt's). */

@@ -49,17 +49,24 @@ interface StateRow {
   }[];
 }
 
-/** The state of session `sessionId` (or of turn `turnId`'s session); undefined when there is none. */
+/**
+ * The state of session `sessionId` (or of turn `turnId`'s session), marking it watched for
+ * `markMs` when given; undefined when there is none.
+ */
 export async function readFollowState(
   pool: PgPool,
   label: string,
-  target: { readonly sessionId?: string; readonly turnId?: string },
+  target: { readonly sessionId?: string; readonly turnId?: string; readonly markMs?: number },
 ): Promise<FollowState | undefined> {
   let row: StateRow | undefined;
   try {
     ({
       rows: [row],
-    } = await pool.query<StateRow>(FOLLOW_STATE, [target.sessionId ?? null, target.turnId ?? null]));
+    } = await pool.query<StateRow>(FOLLOW_STATE, [
+      target.sessionId ?? null,
+      target.turnId ?? null,
+      target.markMs ?? null,
+    ]));
   } catch (e) {
     throw fleetDbError(
       e,

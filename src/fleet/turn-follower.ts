@@ -1,38 +1,32 @@
 // `fleetClient.stream(turnId)` and `streamSession(sessionId)` (decision 0014): a turn's events, from
-// whichever worker runs it, to a client in any process. A follower LISTENs on the session's
-// live channel, watches the session's log (store.watch — which also marks the session watched,
-// so a turn that starts later is published from its start), announces the session when a turn
-// runs already, and merges the worker's live messages with the durable events (follow-merge.ts).
-// A turn follower waits while its turn is queued, starts at the turn's `turn/start`, and ends
-// with its `turn-end` as the log holds it; a session follower starts after `from` and ends when
-// the session has no open turn and everything logged is delivered. Its state (follow-state.ts) is
-// looked at again on the queue's notifications for its turns, at the running turn's lease
-// expiry, and every `pollMs` while a turn is queued: a worker that died is noticed within about
-// two leases, never waited for forever.
+// whichever worker runs it, to a client in any process. A follower LISTENs on the session's live
+// channel and merges the worker's live messages with the log's durable events (follow-merge.ts).
+// The worker publishes a turn once someone follows: a turn follower marks its queued turn
+// followed (the worker sees it when the turn starts) and announces the session when it hears
+// its turn claimed or finds it running; a session follower watches the session's log, which
+// the worker sees too, and announces once for a turn already running. A turn follower reads
+// the log (`readEvents`) when it must: at its start, when a gap or a reference holds it up and
+// the worker has committed more, and when the turn ends — its `turn-end` is the log's. A
+// session follower tails the log continuously (log-tail.ts). A turn follower waits while its
+// turn is queued (the client's StatusPoll backs up the queue's notifications) and ends with its
+// turn's end; a session follower starts after `from` and ends when the session has no open turn
+// and everything logged is delivered. A running turn's lease is judged at its expiry
+// (follow-state.ts): a dead worker is noticed within about two leases.
 import type { TurnEvent } from "../loop/index.js";
-import type { PgPool, PostgresSessionStore, SessionWatch } from "../store/postgres/index.js";
+import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { FollowMerge } from "./follow-merge.js";
 import { type FollowState, LeaseJudge, readFollowState } from "./follow-state.js";
 import { decodeMessage, FrameAssembler, liveChannel } from "./follow-wire.js";
+import { fleetDbError } from "./fleet-pool.js";
+import { LogTail } from "./log-tail.js";
+import { FOLLOW_MARK_MS, type StatusPoll } from "./status-poll.js";
 import type { TurnNotifications } from "./turn-notifications.js";
-import { ANNOUNCE_FOLLOW } from "./turn-queries.js";
+import { ANNOUNCE_FOLLOW, TURN_SESSION } from "./turn-queries.js";
 import { FINISHED_STATUSES, FleetError } from "./types.js";
-
-/** What a follower uses of its client. */
-export interface FollowPort {
-  readonly pool: PgPool;
-  readonly label: string;
-  readonly notifications: TurnNotifications;
-  readonly store: () => PostgresSessionStore;
-  /** The follower ended: the client stops tracking it. */
-  readonly forget: (follower: TurnFollower) => void;
-}
 
 export interface FollowOptions {
   /** Ends the iteration (it throws the signal's reason); the turn is not affected. */
   readonly signal?: AbortSignal;
-  /** How often a queued turn is looked at besides the queue's notifications (ms, default 2000). */
-  readonly pollMs?: number;
   /** Bound on the characters of live deltas held for a consumer that lags (default 1 MiB). */
   readonly maxBufferedChars?: number;
 }
@@ -46,25 +40,37 @@ export type FollowTarget =
   | { readonly kind: "turn"; readonly turnId: string }
   | { readonly kind: "session"; readonly sessionId: string; readonly from: number };
 
-const WATCH_RETRY_MS = [50, 200, 1000] as const;
+/** What a follower uses of its client. */
+export interface FollowPort {
+  readonly pool: PgPool;
+  readonly label: string;
+  readonly notifications: TurnNotifications;
+  readonly poll: StatusPoll;
+  readonly store: () => PostgresSessionStore;
+  /** The follower ended: the client stops tracking it. */
+  readonly forget: (follower: TurnFollower) => void;
+}
 
 export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   readonly #port: FollowPort;
   readonly #target: FollowTarget;
-  readonly #pollMs: number;
   readonly #signal: AbortSignal | undefined;
   readonly #merge: FollowMerge;
   readonly #frames = new FrameAssembler();
   readonly #lease = new LeaseJudge();
   readonly #ready: Promise<void>;
   #sessionId: string | undefined;
+  /** Session mode: the log's tail. */
+  #tail: LogTail | undefined;
+  /** Turn mode: a read of the log in flight, and whether another is wanted after it. */
+  #reading: Promise<void> | undefined;
+  #readAgain = false;
+  /** Turn mode: live messages with committed events so far (a read is worth it only when this moved). */
+  #liveCommits = 0;
+  #readAtCommits = -1;
   #unlisten: (() => void) | undefined;
   #unsubscribe: (() => void) | undefined;
-  #watch: SessionWatch | undefined;
-  #watchFailures = 0;
-  /** Bumped by every (re)start: deliveries of a replaced watch are ignored. */
-  #watchGeneration = 0;
-  #watchRetry: NodeJS.Timeout | undefined;
+  #untrack: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
   #refreshAgain = false;
@@ -75,9 +81,16 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   #closed = false;
   /** Turns whose notifications concern this follower. */
   readonly #tracked = new Set<string>();
-  /** Turn mode: the first turn/start at or after this seq is the turn's. */
-  #anchored = false;
+  #initialized = false;
+  /** A look was asked for while starting. */
+  #deferred = false;
+  /** Turn mode: the claim's notification was heard and announced (the look that follows need not). */
+  #claimHeard = false;
+  /** Turn mode: the turn was queued when looked at (and so marked followed before it started). */
+  #sawQueued = false;
+  /** The attempt last announced (turn mode). */
   #announced = 0;
+  /** Turn mode: the turn's number, from its `turn/start`. */
   #turn: number | undefined;
   /** Turn mode: the turn finished and the log ends here; its end must come before. */
   #finalSeq: number | undefined;
@@ -87,13 +100,13 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   constructor(port: FollowPort, target: FollowTarget, options: FollowOptions = {}) {
     this.#port = port;
     this.#target = target;
-    this.#pollMs = options.pollMs ?? 2000;
     this.#signal = options.signal;
     this.#merge = new FollowMerge(
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
     if (target.kind === "turn") this.#tracked.add(target.turnId);
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (this.#signal?.aborted === true) this.#onAbort();
     this.#ready = this.#init().catch((error: unknown) => this.fail(error));
   }
 
@@ -104,14 +117,15 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   async next(): Promise<IteratorResult<TurnEvent>> {
     await this.#ready;
     for (;;) {
+      if (!this.#done) {
+        const event = this.#take();
+        if (event !== undefined) return { done: false, value: event };
+        if (this.#failure === undefined) this.#checkEnd();
+      }
       if (this.#done) {
         await this.#close();
         return { done: true, value: undefined };
       }
-      const event = this.#take();
-      if (event !== undefined) return { done: false, value: event };
-      if (this.#failure === undefined) this.#checkEnd();
-      if (this.#done) continue;
       if (this.#failure !== undefined) {
         const { error } = this.#failure;
         await this.#close();
@@ -136,61 +150,88 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     this.#wakeUp();
   }
 
+  /** The client is closing: ends this follower with `error` and releases what it holds. */
+  async shut(error: FleetError): Promise<void> {
+    this.fail(error);
+    await this.#ready;
+    await this.#close();
+  }
+
   async #init(): Promise<void> {
     const target = this.#target;
     if (target.kind === "turn" && !/^[0-9]{1,18}$/.test(target.turnId))
       throw new FleetError("not-found", `no turn ${JSON.stringify(target.turnId)} (turn ids are numbers)`);
-    const first = await this.#read();
-    if (first === undefined)
-      throw new FleetError(
-        "not-found",
-        target.kind === "turn"
-          ? `no turn ${target.turnId} in ${this.#port.label}`
-          : `no session ${JSON.stringify(target.sessionId)} in ${this.#port.label}`,
-      );
-    if (
-      target.kind === "session" &&
-      (!Number.isSafeInteger(target.from) || target.from < -1 || target.from >= first.nextSeq)
-    )
-      throw new FleetError(
-        "invalid-position",
-        `follow session ${JSON.stringify(target.sessionId)} from seq ${String(target.from)}: the log has seqs 0..${first.nextSeq - 1}`,
-      );
-    const sessionId = first.sessionId;
-    this.#sessionId = sessionId;
     const { notifications } = this.#port;
-    this.#unlisten = await notifications.listen(liveChannel(sessionId), (payload) => this.#onFrame(payload));
-    this.#unsubscribe = notifications.subscribe((id) => {
-      if (this.#tracked.has(id)) this.#refresh();
+    this.#unsubscribe = notifications.subscribe((id, status) => {
+      if (!this.#tracked.has(id)) return;
+      // Its start was delivered: its end is in the log now (written by its worker or by crash repair).
+      if (target.kind === "turn" && this.#turn !== undefined && FINISHED_STATUSES.includes(status)) {
+        this.#readLog();
+        return;
+      }
+      // Claimed: tell its worker at once (before looking), so it publishes from the turn's start.
+      if (status === "running" && target.kind === "turn" && this.#sessionId !== undefined) {
+        this.#claimHeard = true;
+        void this.#announce();
+      }
+      this.#refresh();
     });
+    // Listening first (the queue's channel, then the session's live channel), looking after: a
+    // change or a message from then on is heard.
+    await notifications.listening();
+    const sessionId = target.kind === "turn" ? await this.#sessionOf(target.turnId) : target.sessionId;
+    this.#sessionId = sessionId;
+    this.#unlisten = await notifications.listen(liveChannel(sessionId), (payload) => this.#onFrame(payload));
+    // A turn follower's first look marks its queued turn followed: the worker that starts it publishes it.
+    const state = await this.#look(target.kind === "turn" ? FOLLOW_MARK_MS : undefined);
+    if (state === undefined)
+      throw new FleetError("not-found", `no session ${JSON.stringify(sessionId)} in ${this.#port.label}`);
+    if (this.#closed) return;
     if (target.kind === "session") {
+      if (!Number.isSafeInteger(target.from) || target.from < -1 || target.from >= state.nextSeq)
+        throw new FleetError(
+          "invalid-position",
+          `follow session ${JSON.stringify(sessionId)} from seq ${String(target.from)}: the log has seqs 0..${state.nextSeq - 1}`,
+        );
       this.#merge.start(target.from + 1);
-      await this.#startWatch(target.from + 1);
-      await this.#announce();
-    } else await this.#startWatch(first.nextSeq); // marks the session watched: its turn is published from its start
-    // Read again now that the notifications are heard: a change between the two reads is not lost.
-    const state = await this.#read();
-    if (state !== undefined) await this.#apply(state);
+      this.#tail = new LogTail(this.#port.store, sessionId, (events) => {
+        this.#merge.durable(events);
+        this.#wakeUp();
+      });
+      await this.#tail.start(target.from + 1); // marks the session watched: a turn starting later is published
+      if (state.turns.some((t) => t.status === "running")) await this.#announce();
+    }
+    await this.#apply(state);
+    this.#initialized = true;
+    if (this.#deferred) this.#refresh(); // notified while starting
   }
 
-  async #read(): Promise<FollowState | undefined> {
+  async #sessionOf(turnId: string): Promise<string> {
+    const { rows } = await this.#port.pool.query<{ session_id: string }>(TURN_SESSION, [turnId]).catch((e: unknown) => {
+      throw fleetDbError(e, this.#port.label, `looking up turn ${turnId}`);
+    });
+    if (rows[0] === undefined) throw new FleetError("not-found", `no turn ${turnId} in ${this.#port.label}`);
+    return rows[0].session_id;
+  }
+
+  #look(markMs?: number): Promise<FollowState | undefined> {
     const target = this.#target;
-    return readFollowState(
-      this.#port.pool,
-      this.#port.label,
-      target.kind === "turn" ? { turnId: target.turnId } : { sessionId: target.sessionId },
-    );
+    return readFollowState(this.#port.pool, this.#port.label, {
+      ...(target.kind === "turn" ? { turnId: target.turnId } : { sessionId: target.sessionId }),
+      ...(markMs === undefined ? {} : { markMs }),
+    });
   }
 
-  /** Acts on what the queue says: anchors and announces a turn that runs, judges its lease, or polls. */
+  /** Acts on what the queue says: anchors and announces a turn that runs, judges its lease, or waits. */
   async #apply(state: FollowState): Promise<void> {
     if (this.#done) return;
     clearTimeout(this.#timer);
+    for (const untrack of this.#untrack.splice(0)) untrack();
     const target = this.#target;
-    const running = state.turns.find((t) => t.status === "running");
+    const open = state.turns.filter((t) => !FINISHED_STATUSES.includes(t.status));
     if (target.kind === "session") {
-      for (const t of state.turns) if (!FINISHED_STATUSES.includes(t.status)) this.#tracked.add(t.id);
-      this.#endAt = state.turns.some((t) => !FINISHED_STATUSES.includes(t.status)) ? undefined : state.nextSeq;
+      for (const t of open) this.#tracked.add(t.id);
+      this.#endAt = open.length === 0 ? state.nextSeq : undefined;
     } else {
       const turn = state.turns.find((t) => t.id === target.turnId);
       if (turn === undefined)
@@ -202,50 +243,89 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
             `turn ${turn.id} ended ${turn.status} without running${turn.error === null ? "" : `: ${turn.error}`}`,
           );
         this.#finalSeq = state.nextSeq;
-        if (!this.#anchored) await this.#anchor(turn.startSeq);
+        this.#anchor(turn.startSeq);
+        this.#readLog(); // the log holds the turn's end
         this.#wakeUp();
         return;
       }
+      if (turn.status === "queued") this.#sawQueued = true;
       if (turn.status === "running") {
         // Before its start is recorded, the log ends where the previous turn (and any repair) left it.
-        if (!this.#anchored) await this.#anchor(turn.startSeq ?? state.nextSeq);
+        this.#anchor(turn.startSeq ?? state.nextSeq);
         if (turn.attempts > this.#announced) {
           this.#announced = turn.attempts;
-          await this.#announce();
+          if (!this.#claimHeard) await this.#announce(); // found running: announced now
         }
+        this.#claimHeard = false;
       }
     }
-    if (running !== undefined && (target.kind === "session" || running.id === target.turnId)) {
+    const running = open.find((t) => t.status === "running" && this.#tracked.has(t.id));
+    if (running !== undefined) {
       const verdict = this.#lease.judge(running, state, performance.now());
       if (verdict.kind === "lost") throw new FleetError("worker-lost", verdict.message);
-      this.#schedule(verdict.recheckMs);
-    } else if (state.turns.some((t) => t.status === "queued")) this.#schedule(this.#pollMs);
+      this.#timer = setTimeout(() => this.#refresh(), verdict.recheckMs);
+    } else {
+      // A followed turn that waits stays marked followed (the first look marked it), so the
+      // worker that starts it publishes it.
+      const waiting = open.filter((t) => this.#tracked.has(t.id));
+      for (const t of waiting)
+        this.#untrack.push(this.#port.poll.track(t.id, t.status, () => this.#refresh(), target.kind === "turn"));
+    }
     this.#wakeUp();
   }
 
-  async #anchor(seq: number): Promise<void> {
-    this.#anchored = true;
+  /** Turn mode: the turn's events are the log's from its first `turn/start` at or after `seq`. */
+  #anchor(seq: number): void {
+    if (this.#merge.started) return;
     this.#merge.start(seq);
-    if (this.#merge.durableNext <= seq && (this.#watch !== undefined || this.#watchRetry !== undefined)) return;
-    // The watch passed `seq` already (its events before the start were not kept): read again from there.
-    await this.#restartWatch(seq);
+    // What the log holds already — unless the turn was seen queued: then it is published from its start.
+    if (!this.#sawQueued) this.#readLog();
   }
 
-  /** Tells the workers this session is followed (after the watch marks it, so none can miss both). */
+  /**
+   * Turn mode: reads the log from the first seq not known saved, once at a time (a request during
+   * a read makes one more). A failed read is left to the next trigger or look.
+   */
+  #readLog(): void {
+    if (this.#done || !this.#merge.started || this.#sessionId === undefined) return;
+    if (this.#reading !== undefined) {
+      this.#readAgain = true;
+      return;
+    }
+    const sessionId = this.#sessionId;
+    this.#reading = (async () => {
+      do {
+        this.#readAgain = false;
+        this.#readAtCommits = this.#liveCommits;
+        const from = this.#merge.unsavedFrom!;
+        const events = await this.#port
+          .store()
+          .readEvents(sessionId, from)
+          .catch(() => undefined);
+        if (events === undefined) {
+          this.#timer ??= setTimeout(() => this.#refresh(), 1000); // the database is away: look again
+          return;
+        }
+        this.#merge.durable(events);
+        this.#wakeUp();
+      } while (this.#readAgain && !this.#done);
+    })().finally(() => {
+      this.#reading = undefined;
+    });
+  }
+
+  /** Tells the workers this session is followed; a failure is not fatal (committed events still come from the log). */
   async #announce(): Promise<void> {
-    // A failure is not fatal: the turn's committed events still come from the log.
     await this.#port.pool.query(ANNOUNCE_FOLLOW, [this.#sessionId]).catch(() => undefined);
-  }
-
-  #schedule(ms: number): void {
-    clearTimeout(this.#timer);
-    if (this.#done) return;
-    this.#timer = setTimeout(() => this.#refresh(), ms);
   }
 
   /** Looks at the queue again (one look at a time; a request during one makes one more). */
   #refresh(): void {
     if (this.#done) return;
+    if (!this.#initialized) {
+      this.#deferred = true;
+      return;
+    }
     if (this.#refreshing !== undefined) {
       this.#refreshAgain = true;
       return;
@@ -254,64 +334,20 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
       do {
         this.#refreshAgain = false;
         try {
-          void this.#port.notifications.listening(); // reopens a lost LISTEN connection (and its channels)
-          const state = await this.#read();
+          const state = await this.#look();
           if (state === undefined)
             throw new FleetError("not-found", `the followed session is gone from ${this.#port.label}`);
           await this.#apply(state);
         } catch (error) {
-          if (error instanceof FleetError && error.code === "unavailable") this.#schedule(this.#pollMs);
-          else this.fail(error);
+          if (error instanceof FleetError && error.code === "unavailable") {
+            void this.#port.notifications.listening(); // reopens a lost LISTEN connection (and its channels)
+            this.#timer = setTimeout(() => this.#refresh(), 1000);
+          } else this.fail(error);
         }
       } while (this.#refreshAgain && !this.#done);
     })().finally(() => {
       this.#refreshing = undefined;
     });
-  }
-
-  async #restartWatch(from: number): Promise<void> {
-    clearTimeout(this.#watchRetry);
-    this.#watchRetry = undefined;
-    const watch = this.#watch;
-    this.#watch = undefined;
-    await watch?.close().catch(() => undefined);
-    await this.#startWatch(from);
-  }
-
-  async #startWatch(from: number): Promise<void> {
-    if (this.#done || this.#sessionId === undefined) return;
-    this.#merge.durableFrom(from);
-    const generation = ++this.#watchGeneration;
-    const current = (): boolean => generation === this.#watchGeneration && !this.#done;
-    try {
-      const watch = await this.#port.store().watch(
-        this.#sessionId,
-        (events) => {
-          if (!current()) return; // a delivery of a watch replaced meanwhile
-          this.#watchFailures = 0;
-          this.#merge.durable(events);
-          this.#wakeUp();
-        },
-        { fromSeq: from, onError: (error) => (current() ? this.#watchFailed(error) : undefined) },
-      );
-      if (current()) this.#watch = watch;
-      else await watch.close();
-    } catch (error) {
-      if (current()) this.#watchFailed(error);
-    }
-  }
-
-  /** The log's tail failed (a fetch, its connection): reopened where it stopped, after a backoff. */
-  #watchFailed(_error: unknown): void {
-    if (this.#done || this.#watchRetry !== undefined) return;
-    const watch = this.#watch;
-    this.#watch = undefined;
-    void watch?.close().catch(() => undefined);
-    const delay = WATCH_RETRY_MS[Math.min(this.#watchFailures++, WATCH_RETRY_MS.length - 1)]!;
-    this.#watchRetry = setTimeout(() => {
-      this.#watchRetry = undefined;
-      void this.#startWatch(this.#merge.durableNext);
-    }, delay);
   }
 
   #onFrame(payload: string): void {
@@ -325,13 +361,20 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
       this.#tracked.add(message.turnId); // a turn that started after the last look
       this.#endAt = undefined;
     }
-    if (this.#merge.live(message)) this.#wakeUp();
+    if (!this.#merge.live(message)) return;
+    if (message.items.some((item) => "seq" in item)) this.#liveCommits++;
+    this.#wakeUp();
   }
 
   #take(): TurnEvent | undefined {
     for (;;) {
       const event = this.#merge.next();
-      if (event === undefined) return undefined;
+      if (event === undefined) {
+        // Held up by a gap or a reference: the log may hold it once the worker committed more.
+        if (this.#target.kind === "turn" && !this.#merge.idle && this.#liveCommits !== this.#readAtCommits)
+          this.#readLog();
+        return undefined;
+      }
       if (this.#target.kind === "session") {
         if (event.type === "turn-end") this.#refresh(); // the session may be idle now
         return event;
@@ -345,7 +388,7 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     }
   }
 
-  /** With nothing left to deliver: a session follower whose session is idle is done; a turn follower past a finished turn's log fails. */
+  /** With nothing left to deliver: a session follower of an idle session is done; a turn follower past a finished turn's log fails. */
   #checkEnd(): void {
     const cursor = this.#merge.cursor;
     if (cursor === undefined || !this.#merge.idle) return;
@@ -377,24 +420,13 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
-    clearTimeout(this.#watchRetry);
+    for (const untrack of this.#untrack.splice(0)) untrack();
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#unlisten?.();
-    this.#unlisten = undefined;
     this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
     this.#port.forget(this);
-    this.#watchGeneration++;
-    const watch = this.#watch;
-    this.#watch = undefined;
-    await watch?.close().catch(() => undefined);
+    await this.#tail?.close();
     await this.#refreshing;
-  }
-
-  /** The client is closing: ends this follower (`closed`) and releases what it holds. */
-  async shut(error: FleetError): Promise<void> {
-    this.fail(error);
-    await this.#ready;
-    await this.#close();
+    await this.#reading;
   }
 }

@@ -23,6 +23,10 @@ export class TurnNotifications {
   #client: Promise<PgClient> | undefined;
   /** The connection #client resolved to, once it did. */
   #connected: PgClient | undefined;
+  /** Channels LISTENed (or being LISTENed) on the open connection. */
+  #listened = new Set<string>();
+  /** The (UN)LISTEN statements on the open connection, one at a time and in order. */
+  #commands: Promise<unknown> = Promise.resolve();
   #closed = false;
 
   constructor(pool: PgPool) {
@@ -46,7 +50,7 @@ export class TurnNotifications {
     if (handlers === undefined) {
       handlers = new Set();
       this.#channels.set(channel, handlers);
-      this.#connected?.query(`LISTEN ${channel}`).catch(() => undefined); // a failure drops the connection
+      if (this.#connected !== undefined) this.#listen(this.#connected, channel).catch(() => undefined); // a failure drops the connection
     }
     const mine = handlers;
     const own = (payload: string): void => handler(payload); // a distinct entry per call
@@ -54,8 +58,10 @@ export class TurnNotifications {
     return () => {
       if (!mine.delete(own) || mine.size > 0 || this.#channels.get(channel) !== mine) return;
       this.#channels.delete(channel);
-      // Queued on the connection now, so a later LISTEN of the same channel runs after it.
-      this.#connected?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+      // Queued now, so a later LISTEN of the same channel runs after it.
+      if (this.#connected === undefined) return;
+      this.#listened.delete(channel);
+      this.#command(this.#connected, `UNLISTEN ${channel}`).catch(() => undefined);
     };
   }
 
@@ -73,12 +79,25 @@ export class TurnNotifications {
         if (this.#client === pending) this.#client = undefined; // the next call tries again
         throw e;
       });
-      await client.query(`LISTEN ${channel}`); // idempotent: #open or subscribeChannel may have done it
+      await this.#listen(client, channel);
     } catch (e) {
       unsubscribe();
       throw e;
     }
     return unsubscribe;
+  }
+
+  /** LISTENs `channel` on `client` unless it is already (the one statement in flight is awaited). */
+  #listen(client: PgClient, channel: string): Promise<void> {
+    if (this.#listened.has(channel)) return this.#commands.then(() => undefined);
+    this.#listened.add(channel);
+    return this.#command(client, `LISTEN ${channel}`);
+  }
+
+  #command(client: PgClient, sql: string): Promise<void> {
+    const run = this.#commands.then(() => client.query(sql)).then(() => undefined);
+    this.#commands = run.catch(() => undefined);
+    return run;
   }
 
   /** Resolves true once the LISTEN connection is up (opening it when needed), false if it cannot be. */
@@ -111,12 +130,18 @@ export class TurnNotifications {
     client.on("error", () => this.#drop(client));
     try {
       await client.query(`LISTEN ${TURNS_CHANNEL}`);
-      for (const channel of this.#channels.keys()) await client.query(`LISTEN ${channel}`);
+      const channels = [...this.#channels.keys()];
+      for (const channel of channels) await client.query(`LISTEN ${channel}`);
+      this.#listened = new Set(channels);
+      this.#commands = Promise.resolve();
     } catch (e) {
       client.release(true);
       throw e;
     }
     this.#connected = client;
+    // Channels subscribed while it was opening.
+    for (const channel of this.#channels.keys())
+      if (!this.#listened.has(channel)) void this.#listen(client, channel).catch(() => undefined);
     return client;
   }
 

@@ -1,17 +1,16 @@
 // The worker's side of following (docs/decisions/0014): a claimed turn is registered with
 // `Publications` at its claim; it is published only once followed — its session was watched
-// when the turn started (MARK_STARTED says so: every follower watches the session's log) or a
-// client announced the session on FOLLOW_CHANNEL while the turn runs. From then until the turn
+// when the turn started (MARK_STARTED says so: a session follower watches the session's log) or
+// a client announced the session on FOLLOW_CHANNEL (a turn follower does when it sees its turn
+// claimed; an announcement heard shortly before the claim is registered counts). From then until the turn
 // ends, `agent.follow()` feeds its events (from its `turn/start`, or from where the log is when
-// an announcement arrives mid-turn) into a PublishBatch, and one NOTIFY at a time sends what
-// gathered while the previous one was in flight — no timers: the coalescing window is the
-// NOTIFY's round trip. A turn nobody follows sends nothing on any live channel.
+// an announcement arrives mid-turn) into a PublishBatch, which the worker's LiveSender sends
+// with the next NOTIFY statement (live-sender.ts: one in flight per worker, no timers). A turn
+// nobody follows sends nothing on any live channel.
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { PgPool } from "../store/postgres/index.js";
 import { liveChannel, PublishBatch } from "./follow-wire.js";
-
-/** Sends every frame in $2 (text[]) on channel $1, in order, in one transaction. */
-const PUBLISH = `SELECT pg_notify($1, f) FROM unnest($2::text[]) WITH ORDINALITY AS m (f, n) ORDER BY n`;
+import { type LiveSource, LiveSender } from "./live-sender.js";
 
 export interface PublishedTurn {
   readonly id: string;
@@ -21,10 +20,10 @@ export interface PublishedTurn {
 
 type OnError = (error: unknown, where: string) => void;
 
-export class TurnPublication {
-  readonly #pool: PgPool;
+export class TurnPublication implements LiveSource {
+  readonly channel: string;
+  readonly #sender: LiveSender;
   readonly #turn: PublishedTurn;
-  readonly #channel: string;
   readonly #onError: OnError;
   #followed = false;
   #agent: Agent | undefined;
@@ -32,13 +31,12 @@ export class TurnPublication {
   #feed: AsyncIterableIterator<TurnEvent> | undefined;
   #batch: PublishBatch | undefined;
   #pumping: Promise<void> | undefined;
-  #sending: Promise<void> | undefined;
   #closed = false;
 
-  constructor(pool: PgPool, turn: PublishedTurn, onError: OnError) {
-    this.#pool = pool;
+  constructor(sender: LiveSender, turn: PublishedTurn, onError: OnError) {
+    this.#sender = sender;
     this.#turn = turn;
-    this.#channel = liveChannel(turn.sessionId);
+    this.channel = liveChannel(turn.sessionId);
     this.#onError = onError;
   }
 
@@ -87,26 +85,17 @@ export class TurnPublication {
     try {
       for await (const event of feed) {
         batch.add(event);
-        this.#sending ??= this.#send(batch);
+        this.#sender.kick(this);
       }
     } catch (error) {
       this.#onError(error, `publishing turn ${this.#turn.id}`);
     }
   }
 
-  /** Sends what the batch holds, one NOTIFY at a time, until it is empty. */
-  async #send(batch: PublishBatch): Promise<void> {
-    try {
-      while (!batch.empty) {
-        const frames = batch.drain();
-        await this.#pool.query(PUBLISH, [this.#channel, frames]).catch((error: unknown) => {
-          // Lost frames are a gap the followers fill from the log (committed events; deltas are gone).
-          this.#onError(error, `publishing turn ${this.#turn.id}`);
-        });
-      }
-    } finally {
-      this.#sending = undefined;
-    }
+  /** The frames of what gathered since the last call (LiveSource). */
+  frames(): string[] {
+    const batch = this.#batch;
+    return batch === undefined || batch.empty ? [] : batch.drain();
   }
 
   /**
@@ -121,32 +110,54 @@ export class TurnPublication {
     const open = this.#agent !== undefined && this.#agent.session.openTurn !== null;
     if (open) await this.#feed?.return?.();
     await this.#pumping;
-    await this.#sending;
+    await this.#sender.sent(this);
   }
 }
 
+/**
+ * How long an announcement for a session this worker runs nothing in counts: a follower announces
+ * when it hears its turn claimed, which may reach this worker just before its claim is registered.
+ */
+const HEARD_MS = 5000;
+/** Announcements kept for sessions not running here (the oldest go first). */
+const HEARD_MAX = 4096;
+
 /** The turns a worker runs, by session, so an announcement finds the one it is about. */
 export class Publications {
-  readonly #pool: PgPool;
+  readonly #sender: LiveSender;
   readonly #onError: OnError;
   readonly #bySession = new Map<string, TurnPublication>();
+  /** Announcements of sessions running nothing here: when each was heard (performance.now). */
+  readonly #heard = new Map<string, number>();
   readonly #closing = new Set<Promise<void>>();
 
   constructor(pool: PgPool, onError: OnError) {
-    this.#pool = pool;
+    this.#sender = new LiveSender(pool, (error) => onError(error, "publishing followed turns"));
     this.#onError = onError;
   }
 
   /** Registers a claimed turn (at its claim, before it starts: an announcement from then on is heard). */
   open(turn: PublishedTurn): TurnPublication {
-    const publication = new TurnPublication(this.#pool, turn, this.#onError);
+    const publication = new TurnPublication(this.#sender, turn, this.#onError);
     this.#bySession.set(turn.sessionId, publication);
+    const heard = this.#heard.get(turn.sessionId);
+    if (heard !== undefined) {
+      this.#heard.delete(turn.sessionId);
+      if (performance.now() - heard <= HEARD_MS) publication.follow();
+    }
     return publication;
   }
 
   /** A client announced that it follows `sessionId`. */
   announced(sessionId: string): void {
-    this.#bySession.get(sessionId)?.follow();
+    const publication = this.#bySession.get(sessionId);
+    if (publication !== undefined) {
+      publication.follow();
+      return;
+    }
+    this.#heard.delete(sessionId); // re-inserted: the map stays in the order heard
+    this.#heard.set(sessionId, performance.now());
+    if (this.#heard.size > HEARD_MAX) this.#heard.delete(this.#heard.keys().next().value!);
   }
 
   /** The turn is over: unregisters it and finishes its publication. */
@@ -157,8 +168,9 @@ export class Publications {
     return closing.finally(() => this.#closing.delete(closing));
   }
 
-  /** Waits for every publication being finished (before the worker closes its pool). */
-  async drained(): Promise<void> {
+  /** Waits for every publication being finished, then gives the sender's connection back (before the worker closes its pool). */
+  async stop(): Promise<void> {
     await Promise.all(this.#closing);
+    await this.#sender.close();
   }
 }

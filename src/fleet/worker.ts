@@ -28,7 +28,7 @@ import { FleetError, type StopOptions, type Worker, type WorkerOptions, type Wor
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const settings = checkOptions(options);
   const opened = await openPool(options.store, {
-    max: settings.concurrency * 2 + 2,
+    max: settings.concurrency * 2 + 3, // + 1: the connection followed turns are published on
     applicationName: `keelson-worker ${settings.id}`,
   });
   try {
@@ -284,7 +284,7 @@ class FleetWorker implements Worker {
     this.#idleSlots.close();
     this.#race.close();
     await Promise.all(this.#slots);
-    await this.#publications.drained();
+    await this.#publications.stop();
     this.#leases.stop();
     await this.#notifications.close();
     for (const store of this.#stores) await store.close().catch((e: unknown) => this.#onError(e, "closing a store"));

@@ -28,6 +28,13 @@ function startWorker(env: Record<string, string> = {}): WorkerProcess {
   return worker;
 }
 
+/** A `keelson` command, killed after the test if it is still running. */
+function cli(args: readonly string[]): WorkerProcess {
+  const child = runCli(args);
+  spawned.push(child);
+  return child;
+}
+
 /** A second worker, serving (idle) before the first is killed: it recovers the session once the lease lapses. */
 async function survivor(): Promise<WorkerProcess> {
   const worker = startWorker();
@@ -44,10 +51,11 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
 }
 
-const watched = (sessionId: string) => async (): Promise<boolean> => {
+/** Whether a follower has marked queued turn `turnId` followed (its worker will publish it from its start). */
+const followed = (turnId: string) => async (): Promise<boolean> => {
   const [row] = await database().query<{ watched: boolean }>(
-    "SELECT coalesce(watched_until > now(), false) AS watched FROM keelson_sessions WHERE id = $1",
-    [sessionId],
+    "SELECT coalesce(followed_until > now(), false) AS watched FROM keelson_turns WHERE id = $1",
+    [turnId],
   );
   return row?.watched === true;
 };
@@ -86,7 +94,7 @@ test("a worker killed mid-turn: another worker recovers the turn and the followe
   const client = await database().client();
   const id = await client.enqueueTurn({ sessionId: "fk-repair", prompt: "wait here [park]", profile: "echo" });
   const follower = follow(client.stream(id));
-  await until(watched("fk-repair"), "the follower to watch the session");
+  await until(followed(id), "the follower to mark the turn followed");
   const doomed = startWorker();
   await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
   await until(logged("fk-repair"), "the prompt and the call to be committed");
@@ -104,7 +112,7 @@ test("a worker killed before anything was saved: the turn runs again elsewhere a
   const client = await database().client();
   const id = await client.enqueueTurn({ sessionId: "fk-rerun", prompt: "say it once", profile: "echo" });
   const follower = follow(client.stream(id));
-  await until(watched("fk-rerun"), "the follower to watch the session");
+  await until(followed(id), "the follower to mark the turn followed");
   const doomed = startWorker({ KEELSON_FLEET_HANG: "1" }); // its model never answers
   await until(async () => follower.seen.some((e) => e.type === "step-start"), "the first attempt's step, live");
   expect(await logged("fk-rerun")()).toBe(false); // streamed live, nothing of it saved
@@ -122,7 +130,7 @@ test("a worker killed mid-turn with no worker left: the follower ends with Fleet
   const client = await database().client();
   const id = await client.enqueueTurn({ sessionId: "fk-alone", prompt: "nobody comes [park]", profile: "echo" });
   const follower = follow(client.stream(id));
-  await until(watched("fk-alone"), "the follower to watch the session");
+  await until(followed(id), "the follower to mark the turn followed");
   const doomed = startWorker();
   await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
   await until(logged("fk-alone"), "the prompt and the call to be committed"); // never run again
@@ -140,7 +148,7 @@ test("a worker killed mid-turn with no worker left: the follower ends with Fleet
 
 test("keelson send --follow prints the streamed answer, escaped for the terminal, and exits with the turn's status", async () => {
   startWorker();
-  const sent = runCli([
+  const sent = cli([
     "send",
     "--store",
     database().url,
@@ -156,7 +164,7 @@ test("keelson send --follow prints the streamed answer, escaped for the terminal
   expect(code, `stdout:\n${sent.lines.join("\n")}\nstderr:\n${sent.stderr()}`).toBe(0);
   expect(sent.lines.join("\n")).toBe("echo: red \\x1b[31malert\\x1b[0m done");
   expect(sent.stderr()).toMatch(/^turn \d+: done \(turn 1, completed\)\n$/);
-  const failed = runCli(["send", "--store", database().url, "fk-cli", "then [fail]", "--profile", "echo", "--follow"]);
+  const failed = cli(["send", "--store", database().url, "fk-cli", "then [fail]", "--profile", "echo", "--follow"]);
   expect((await failed.exited).code).toBe(1);
   expect(failed.stderr()).toMatch(/: failed \(turn 2, error\): .*asked this request to fail/);
 }, 60_000);

@@ -29,12 +29,17 @@ afterEach(async () => {
   for (const client of listeners.splice(0)) await client.end().catch(() => undefined);
 });
 
-/** A provider that streams `first`, waits for `gate`, then streams `rest` and a tool call (step 1) or text (step 2). */
-function gatedProvider(gate: Deferred<void>, first: readonly string[], rest: readonly string[]): Provider {
+/**
+ * Step 1: streams "Hel" "lo", waits for `gates.text`, streams " wor" "ld" and a tool call's start
+ * and argument deltas, waits for `gates.call`, then ends the step (the call runs). Step 2: text.
+ */
+function gatedProvider(gates: { text: Deferred<void>; call: Deferred<void> }): Provider {
   let calls = 0;
   return {
     id: "gated",
     async *stream(request): AsyncGenerator<StreamChunk> {
+      const gate = (d: Deferred<void>) =>
+        Promise.race([d.promise, new Promise((resolve) => request.signal.addEventListener("abort", resolve))]);
       calls++;
       if (calls > 1) {
         yield { type: "block-start", index: 0, block: { type: "text" } };
@@ -44,20 +49,17 @@ function gatedProvider(gate: Deferred<void>, first: readonly string[], rest: rea
         return;
       }
       yield { type: "block-start", index: 0, block: { type: "text" } };
-      for (const text of first) yield { type: "text-delta", index: 0, text };
-      await Promise.race([
-        gate.promise,
-        new Promise((resolve) => request.signal.addEventListener("abort", resolve, { once: true })),
-      ]);
-      for (const text of rest) yield { type: "text-delta", index: 0, text };
+      yield { type: "text-delta", index: 0, text: "Hel" };
+      yield { type: "text-delta", index: 0, text: "lo" };
+      await gate(gates.text);
+      yield { type: "text-delta", index: 0, text: " wor" };
+      yield { type: "text-delta", index: 0, text: "ld" };
       yield { type: "block-end", index: 0 };
-      yield {
-        type: "block-start",
-        index: 1,
-        block: { type: "tool-call", callId: "toolu_provider_1", name: "echo_tool" },
-      };
+      const call = { type: "tool-call", callId: "toolu_provider_1", name: "echo_tool" } as const;
+      yield { type: "block-start", index: 1, block: call };
       yield { type: "tool-call-delta", index: 1, argumentsDelta: '{"say":' };
       yield { type: "tool-call-delta", index: 1, argumentsDelta: '"hi"}' };
+      await gate(gates.call);
       yield { type: "block-end", index: 1 };
       yield { type: "finish", reason: "tool-calls" };
     },
@@ -72,10 +74,10 @@ const echoTool = {
   execute: async (args: { say?: string }) => `said ${args.say ?? ""}`,
 };
 
-function gatedProfile(gate: Deferred<void>) {
+function gatedProfile(gates: { text: Deferred<void>; call: Deferred<void> }) {
   return {
     gated: {
-      provider: () => gatedProvider(gate, ["Hel", "lo"], [" wor", "ld"]),
+      provider: () => gatedProvider(gates),
       model: "gated",
       tools: [echoTool],
       options: { invariants: true, maxSteps: 4 },
@@ -84,14 +86,14 @@ function gatedProfile(gate: Deferred<void>) {
 }
 
 /**
- * Resolves once a follower has marked `sessionId` watched (its watch is up): a worker that starts
- * a turn from then on publishes it from its `turn/start`. Polls a fact, not a duration.
+ * Resolves once a follower has marked queued turn `turnId` followed: the worker that starts it
+ * publishes it from its `turn/start`. Polls a fact, not a duration.
  */
-async function untilWatched(sessionId: string): Promise<void> {
+async function untilFollowed(turnId: string): Promise<void> {
   for (;;) {
     const [row] = await database().query<{ watched: boolean }>(
-      "SELECT coalesce(watched_until > now(), false) AS watched FROM keelson_sessions WHERE id = $1",
-      [sessionId],
+      "SELECT coalesce(followed_until > now(), false) AS watched FROM keelson_turns WHERE id = $1",
+      [turnId],
     );
     if (row?.watched === true) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -124,47 +126,49 @@ async function collect(stream: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 
 describe("a client on another pool follows a turn a worker runs", () => {
   test("deltas arrive before the step ends, in order, with the log's ids; the committed events are the log's", async () => {
-    const gate = deferred();
+    const gates = { text: deferred(), call: deferred() };
     const client = await database().client();
     const id = await client.enqueueTurn({ sessionId: "follow-gated", prompt: "hello", profile: "gated" });
-    const seen: TurnEvent[] = [];
-    let opened = false;
     const stream = client.stream(id);
-    await untilWatched("follow-gated");
-    await database().worker({ profiles: gatedProfile(gate) });
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    const seen: TurnEvent[] = [];
+    const stepEnded = (): boolean => seen.some((e) => e.type === "step-end" || e.type === "assistant-message");
+    const text = (): string => seen.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
+    const args = (): string => seen.flatMap((e) => (e.type === "tool-call-delta" ? [e.delta] : [])).join("");
+    let opened = 0;
     for await (const event of stream) {
       seen.push(event);
-      // The provider waits on the gate after "Hel" "lo": both are here, and the step is still open.
-      const text = seen.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
-      if (text === "Hello" && !opened) {
-        expect(seen.some((e) => e.type === "step-end" || e.type === "assistant-message")).toBe(false);
-        opened = true;
-        gate.resolve();
+      // The provider holds its step open at each gate: what arrived by then arrived before the step's end.
+      if (opened === 0 && text() === "Hello") {
+        expect(stepEnded()).toBe(false);
+        opened = 1;
+        gates.text.resolve();
+      } else if (opened === 1 && args() === '{"say":"hi"}') {
+        expect(stepEnded()).toBe(false);
+        expect(text()).toBe("Hello world");
+        opened = 2;
+        gates.call.resolve();
       }
     }
-    expect(opened).toBe(true);
+    expect(opened).toBe(2);
     const types = seen.map((e) => e.type);
     expect(types[0]).toBe("turn-start");
     expect(types.at(-1)).toBe("turn-end");
-    expect(types.indexOf("text-delta")).toBeGreaterThan(types.indexOf("step-start"));
-    expect(types.indexOf("text-delta")).toBeLessThan(types.indexOf("assistant-message"));
-    expect(
-      seen
-        .flatMap((e) => (e.type === "text-delta" ? [e.delta] : []))
-        .join("")
-        .startsWith("Hello world"),
-    ).toBe(true);
-    // The live tool call carries the log's callId from its first delta on.
     const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
     expect(record.status).toBe("done");
-    const log = await storedEvents("follow-gated");
-    const logged = loggedTurn(log, record.startSeq!);
-    const call = logged.find((e) => e.type === "tool-call-ready");
-    expect(call).toBeDefined();
-    const liveCall = seen.filter((e) => e.type === "tool-call-start" || e.type === "tool-call-delta");
-    expect(liveCall.length).toBeGreaterThan(0);
-    for (const e of liveCall) expect((e as { callId: string }).callId).toBe((call as { callId: string }).callId);
-    // Every committed event is the log's, seq for seq, each once, in order.
+    const logged = loggedTurn(await storedEvents("follow-gated"), record.startSeq!);
+    // The live tool call carries the log's callId from its first delta on (not the provider's id).
+    const call = logged.find((e) => e.type === "tool-call-ready") as { callId: string };
+    const live = seen.filter((e) => e.type === "tool-call-start" || e.type === "tool-call-delta");
+    expect(live[0]?.type).toBe("tool-call-start"); // then its argument deltas (coalesced or not)
+    expect(live.slice(1).every((e) => e.type === "tool-call-delta")).toBe(true);
+    for (const e of live) expect((e as { callId: string }).callId).toBe(call.callId);
+    expect(call.callId).not.toBe("toolu_provider_1");
+    // The live events sit between the step's start and its answer; every committed event is the
+    // log's, seq for seq, each once, in order.
+    expect(types.indexOf("text-delta")).toBeGreaterThan(types.indexOf("step-start"));
+    expect(types.lastIndexOf("tool-call-delta")).toBeLessThan(types.indexOf("assistant-message"));
     expect(committedOf(seen)).toEqual(logged);
   });
 
@@ -180,13 +184,13 @@ describe("a client on another pool follows a turn a worker runs", () => {
   });
 
   test("a client that connects mid-step gets the committed events so far, then the rest", async () => {
-    const gate = deferred();
+    const gates = { text: deferred(), call: deferred() };
     const client = await database().client();
     const id = await client.enqueueTurn({ sessionId: "follow-mid", prompt: "hello", profile: "gated" });
     // A first follower sees the step open (the gate holds it); the second connects only then.
     const first = client.stream(id);
-    await untilWatched("follow-mid");
-    await database().worker({ profiles: gatedProfile(gate) });
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
     for await (const event of first) if (event.type === "text-delta") break;
     const second = await database().client();
     const stream = second.stream(id);
@@ -194,7 +198,8 @@ describe("a client on another pool follows a turn a worker runs", () => {
     const drained = (async () => {
       for await (const event of stream) seen.push(event);
     })();
-    gate.resolve();
+    gates.text.resolve();
+    gates.call.resolve();
     await drained;
     const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
     expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents("follow-mid"), record.startSeq!));
@@ -206,7 +211,7 @@ describe("a client on another pool follows a turn a worker runs", () => {
     const secondId = await client.enqueueTurn({ sessionId: "follow-queued", prompt: "two", profile: "echo" });
     const follower = await database().client();
     const seen = collect(follower.stream(secondId));
-    await untilWatched("follow-queued");
+    await untilFollowed(secondId);
     await database().worker({ profiles }); // no worker until both are queued and followed
     const events = await seen;
     const record = await client.awaitTurn(secondId, { timeoutMs: 20_000 });
@@ -214,7 +219,6 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(events[0]).toMatchObject({ type: "turn-start", turn: 2 });
     expect(events.at(-1)).toMatchObject({ type: "turn-end", turn: 2 });
     expect(committedOf(events)).toEqual(loggedTurn(await storedEvents("follow-queued"), record.startSeq!));
-    expect(events.some((e) => e.type === "text-delta")).toBe(true);
   });
 
   test("streamSession: the log after `from`, then each queued turn as it runs; ends when the session is idle", async () => {
@@ -252,11 +256,11 @@ test("nobody follows: the worker sends nothing on the session's live channel; a 
   await worker.stop();
   const next = await client.enqueueTurn({ sessionId: "follow-none", prompt: "watched", profile: "echo" });
   const followed = collect(client.stream(next));
-  await untilWatched("follow-none");
+  await untilFollowed(next);
   await database().worker({ profiles });
   await followed;
-  await listener.query("SELECT 1");
-  expect(heard.length).toBeGreaterThan(0);
+  // The follower may end (its turn's end read from the log) before the last NOTIFY lands: wait for it.
+  while (heard.length === 0) await listener.query("SELECT 1");
   expect(new Set(heard)).toEqual(new Set([liveChannel("follow-none")]));
 });
 
