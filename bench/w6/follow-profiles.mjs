@@ -10,7 +10,14 @@ const WORDS = ["Understood:", " this", " answer", " streams", " in", " nine", " 
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 const streaming = {

@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type FleetClient, openFleetClient } from "../../src/fleet/index.js";
-import { cpuMsOf, postgresCpuMs, startWorkerProcess, stopWorkers } from "./workers.js";
+import { cpuMsOf, postgresCpuMs, startWorkerProcess, stopWorkers, untilFinished } from "./workers.js";
 
 const PROFILES = join(import.meta.dirname, "follow-profiles.mjs");
 const WARMUP_TURNS = 2;
@@ -85,14 +85,8 @@ async function row(url: string, postmaster: number, setup: FollowSetup, followin
         }
       }),
     );
-    for (;;) {
-      const { rows } = await client.pool.query<{ open: string }>(
-        "SELECT count(*) AS open FROM keelson_turns WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'running')",
-        [ids],
-      );
-      if (rows[0]!.open === "0") return ids;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilFinished(client, ids);
+    return ids;
   };
   try {
     await batch(WARMUP_TURNS, "warm-up ", false);

@@ -4,36 +4,19 @@
 // worker recovers the turn, with the re-run's end when nothing of the first attempt was saved,
 // and with FleetError('worker-lost') when no worker is left to recover it. And `keelson send
 // --follow` in its own process, printing what streams, escaped for the terminal.
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { FleetError } from "../../src/fleet/index.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
-import { runCli, type WorkerProcess, workerProcess } from "./worker-process.js";
+import { runCli, useProcesses, type WorkerProcess } from "./worker-process.js";
 
 const database = useFleetDatabase();
 const LEASE_MS = 1000;
-const spawned: WorkerProcess[] = [];
-
-afterEach(async () => {
-  for (const worker of spawned.splice(0)) {
-    worker.signal("SIGKILL");
-    await worker.exited;
-  }
-});
-
-function startWorker(env: Record<string, string> = {}): WorkerProcess {
-  const worker = workerProcess(database().url, ["--lease-ms", String(LEASE_MS)], env);
-  spawned.push(worker);
-  return worker;
-}
-
+const processes = useProcesses(() => database().url, LEASE_MS);
+const startWorker = processes.worker;
 /** A `keelson` command, killed after the test if it is still running. */
-function cli(args: readonly string[]): WorkerProcess {
-  const child = runCli(args);
-  spawned.push(child);
-  return child;
-}
+const cli = (args: readonly string[]): WorkerProcess => processes.track(runCli(args));
 
 /** A second worker, serving (idle) before the first is killed: it recovers the session once the lease lapses. */
 async function survivor(): Promise<WorkerProcess> {
