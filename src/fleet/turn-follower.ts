@@ -1,28 +1,21 @@
 // `fleetClient.stream(turnId)` and `streamSession(sessionId)` (decision 0014): a turn's events, from
 // whichever worker runs it, to a client in any process. A follower LISTENs on the session's live
-// channel and merges the worker's live messages with the log's durable events (follow-merge.ts).
-// The worker publishes a turn once someone follows: a turn follower marks its queued turn
-// followed (the worker sees it when the turn starts) and announces the session when it hears
-// its turn claimed or finds it running; a session follower watches the session's log, which
-// the worker sees too, and announces once for a turn already running. A turn follower reads
-// the log (`readEvents`) when it must: at its start, when a gap or a reference holds it up and
-// the worker has committed more, and when the turn ends — its `turn-end` is the log's. A
-// session follower tails the log continuously (log-tail.ts). A turn follower waits while its
-// turn is queued (the client's StatusPoll backs up the queue's notifications) and ends with its
-// turn's end; a session follower starts after `from` and ends when the session has no open turn
-// and everything logged is delivered. A running turn's lease is judged at its expiry
-// (follow-state.ts): a dead worker is noticed within about two leases.
+// channel and merges the worker's live messages with the log's durable events (follow-merge.ts);
+// what it knows of the queue — where the turn starts, that it finished, whether its worker still
+// holds it — comes from QueueWatch (follow-queue.ts), which also gets the turn published. A turn
+// follower reads the log only when it must (`readEvents`): at a late start, when a gap or a
+// reference holds it up and the worker has committed more, and when the turn finished — its
+// `turn-end` is always the log's. A session follower tails the log (log-tail.ts) from `from` on
+// and ends when the session has no open turn and everything logged is delivered.
 import type { TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { FollowMerge } from "./follow-merge.js";
-import { type FollowState, LeaseJudge, readFollowState } from "./follow-state.js";
+import { QueueWatch } from "./follow-queue.js";
 import { decodeMessage, FrameAssembler, liveChannel } from "./follow-wire.js";
-import { fleetDbError } from "./fleet-pool.js";
 import { LogTail } from "./log-tail.js";
-import { FOLLOW_MARK_MS, type StatusPoll } from "./status-poll.js";
+import type { StatusPoll } from "./status-poll.js";
 import type { TurnNotifications } from "./turn-notifications.js";
-import { ANNOUNCE_FOLLOW, TURN_SESSION } from "./turn-queries.js";
-import { FINISHED_STATUSES, FleetError } from "./types.js";
+import { FleetError } from "./types.js";
 
 export interface FollowOptions {
   /** Ends the iteration (it throws the signal's reason); the turn is not affected. */
@@ -57,9 +50,10 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   readonly #signal: AbortSignal | undefined;
   readonly #merge: FollowMerge;
   readonly #frames = new FrameAssembler();
-  readonly #lease = new LeaseJudge();
+  readonly #queue: QueueWatch;
   readonly #ready: Promise<void>;
   #sessionId: string | undefined;
+  #unlisten: (() => void) | undefined;
   /** Session mode: the log's tail. */
   #tail: LogTail | undefined;
   /** Turn mode: a read of the log in flight, and whether another is wanted after it. */
@@ -68,28 +62,11 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   /** Turn mode: live messages with committed events so far (a read is worth it only when this moved). */
   #liveCommits = 0;
   #readAtCommits = -1;
-  #unlisten: (() => void) | undefined;
-  #unsubscribe: (() => void) | undefined;
-  #untrack: (() => void)[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #refreshing: Promise<void> | undefined;
-  #refreshAgain = false;
   #wake: (() => void) | undefined;
   #failure: { error: unknown } | undefined;
   /** Nothing more is delivered. */
   #done = false;
   #closed = false;
-  /** Turns whose notifications concern this follower. */
-  readonly #tracked = new Set<string>();
-  #initialized = false;
-  /** A look was asked for while starting. */
-  #deferred = false;
-  /** Turn mode: the claim's notification was heard and announced (the look that follows need not). */
-  #claimHeard = false;
-  /** Turn mode: the turn was queued when looked at (and so marked followed before it started). */
-  #sawQueued = false;
-  /** The attempt last announced (turn mode). */
-  #announced = 0;
   /** Turn mode: the turn's number, from its `turn/start`. */
   #turn: number | undefined;
   /** Turn mode: the turn finished and the log ends here; its end must come before. */
@@ -104,7 +81,21 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     this.#merge = new FollowMerge(
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
-    if (target.kind === "turn") this.#tracked.add(target.turnId);
+    this.#queue = new QueueWatch(port, target, {
+      anchor: (seq, published) => this.#anchor(seq, published),
+      finished: (startSeq, nextSeq) => {
+        this.#finalSeq = nextSeq;
+        this.#anchor(startSeq, true);
+        this.#readLog(); // the log holds the turn's end
+      },
+      idle: (endAt) => {
+        this.#endAt = endAt;
+        this.#wakeUp();
+      },
+      started: () => this.#turn !== undefined,
+      read: () => this.#readLog(),
+      fail: (error) => this.fail(error),
+    });
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (this.#signal?.aborted === true) this.#onAbort();
     this.#ready = this.#init().catch((error: unknown) => this.fail(error));
@@ -157,35 +148,13 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     await this.#close();
   }
 
+  /** Listening first (the queue's channel, then the session's live channel), looking after: a change or a message from then on is heard. */
   async #init(): Promise<void> {
     const target = this.#target;
-    if (target.kind === "turn" && !/^[0-9]{1,18}$/.test(target.turnId))
-      throw new FleetError("not-found", `no turn ${JSON.stringify(target.turnId)} (turn ids are numbers)`);
-    const { notifications } = this.#port;
-    this.#unsubscribe = notifications.subscribe((id, status) => {
-      if (!this.#tracked.has(id)) return;
-      // Its start was delivered: its end is in the log now (written by its worker or by crash repair).
-      if (target.kind === "turn" && this.#turn !== undefined && FINISHED_STATUSES.includes(status)) {
-        this.#readLog();
-        return;
-      }
-      // Claimed: tell its worker at once (before looking), so it publishes from the turn's start.
-      if (status === "running" && target.kind === "turn" && this.#sessionId !== undefined) {
-        this.#claimHeard = true;
-        void this.#announce();
-      }
-      this.#refresh();
-    });
-    // Listening first (the queue's channel, then the session's live channel), looking after: a
-    // change or a message from then on is heard.
-    await notifications.listening();
-    const sessionId = target.kind === "turn" ? await this.#sessionOf(target.turnId) : target.sessionId;
+    const sessionId = await this.#queue.subscribe();
     this.#sessionId = sessionId;
-    this.#unlisten = await notifications.listen(liveChannel(sessionId), (payload) => this.#onFrame(payload));
-    // A turn follower's first look marks its queued turn followed: the worker that starts it publishes it.
-    const state = await this.#look(target.kind === "turn" ? FOLLOW_MARK_MS : undefined);
-    if (state === undefined)
-      throw new FleetError("not-found", `no session ${JSON.stringify(sessionId)} in ${this.#port.label}`);
+    this.#unlisten = await this.#port.notifications.listen(liveChannel(sessionId), (payload) => this.#onFrame(payload));
+    const state = await this.#queue.first();
     if (this.#closed) return;
     if (target.kind === "session") {
       if (!Number.isSafeInteger(target.from) || target.from < -1 || target.from >= state.nextSeq)
@@ -199,87 +168,17 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
         this.#wakeUp();
       });
       await this.#tail.start(target.from + 1); // marks the session watched: a turn starting later is published
-      if (state.turns.some((t) => t.status === "running")) await this.#announce();
+      if (state.turns.some((t) => t.status === "running")) await this.#queue.announce();
     }
-    await this.#apply(state);
-    this.#initialized = true;
-    if (this.#deferred) this.#refresh(); // notified while starting
-  }
-
-  async #sessionOf(turnId: string): Promise<string> {
-    const { rows } = await this.#port.pool.query<{ session_id: string }>(TURN_SESSION, [turnId]).catch((e: unknown) => {
-      throw fleetDbError(e, this.#port.label, `looking up turn ${turnId}`);
-    });
-    if (rows[0] === undefined) throw new FleetError("not-found", `no turn ${turnId} in ${this.#port.label}`);
-    return rows[0].session_id;
-  }
-
-  #look(markMs?: number): Promise<FollowState | undefined> {
-    const target = this.#target;
-    return readFollowState(this.#port.pool, this.#port.label, {
-      ...(target.kind === "turn" ? { turnId: target.turnId } : { sessionId: target.sessionId }),
-      ...(markMs === undefined ? {} : { markMs }),
-    });
-  }
-
-  /** Acts on what the queue says: anchors and announces a turn that runs, judges its lease, or waits. */
-  async #apply(state: FollowState): Promise<void> {
-    if (this.#done) return;
-    clearTimeout(this.#timer);
-    for (const untrack of this.#untrack.splice(0)) untrack();
-    const target = this.#target;
-    const open = state.turns.filter((t) => !FINISHED_STATUSES.includes(t.status));
-    if (target.kind === "session") {
-      for (const t of open) this.#tracked.add(t.id);
-      this.#endAt = open.length === 0 ? state.nextSeq : undefined;
-    } else {
-      const turn = state.turns.find((t) => t.id === target.turnId);
-      if (turn === undefined)
-        throw new FleetError("not-found", `turn ${target.turnId} is gone from ${this.#port.label}`);
-      if (FINISHED_STATUSES.includes(turn.status)) {
-        if (turn.outcome === null || turn.startSeq === null)
-          throw new FleetError(
-            "not-run",
-            `turn ${turn.id} ended ${turn.status} without running${turn.error === null ? "" : `: ${turn.error}`}`,
-          );
-        this.#finalSeq = state.nextSeq;
-        this.#anchor(turn.startSeq);
-        this.#readLog(); // the log holds the turn's end
-        this.#wakeUp();
-        return;
-      }
-      if (turn.status === "queued") this.#sawQueued = true;
-      if (turn.status === "running") {
-        // Before its start is recorded, the log ends where the previous turn (and any repair) left it.
-        this.#anchor(turn.startSeq ?? state.nextSeq);
-        if (turn.attempts > this.#announced) {
-          this.#announced = turn.attempts;
-          if (!this.#claimHeard) await this.#announce(); // found running: announced now
-        }
-        this.#claimHeard = false;
-      }
-    }
-    const running = open.find((t) => t.status === "running" && this.#tracked.has(t.id));
-    if (running !== undefined) {
-      const verdict = this.#lease.judge(running, state, performance.now());
-      if (verdict.kind === "lost") throw new FleetError("worker-lost", verdict.message);
-      this.#timer = setTimeout(() => this.#refresh(), verdict.recheckMs);
-    } else {
-      // A followed turn that waits stays marked followed (the first look marked it), so the
-      // worker that starts it publishes it.
-      const waiting = open.filter((t) => this.#tracked.has(t.id));
-      for (const t of waiting)
-        this.#untrack.push(this.#port.poll.track(t.id, t.status, () => this.#refresh(), target.kind === "turn"));
-    }
-    this.#wakeUp();
+    await this.#queue.start(state);
   }
 
   /** Turn mode: the turn's events are the log's from its first `turn/start` at or after `seq`. */
-  #anchor(seq: number): void {
+  #anchor(seq: number, published: boolean): void {
     if (this.#merge.started) return;
     this.#merge.start(seq);
-    // What the log holds already — unless the turn was seen queued: then it is published from its start.
-    if (!this.#sawQueued) this.#readLog();
+    if (!published) this.#readLog(); // a late follower: what the log holds already
+    this.#wakeUp();
   }
 
   /**
@@ -297,13 +196,12 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
       do {
         this.#readAgain = false;
         this.#readAtCommits = this.#liveCommits;
-        const from = this.#merge.unsavedFrom!;
         const events = await this.#port
           .store()
-          .readEvents(sessionId, from)
+          .readEvents(sessionId, this.#merge.unsavedFrom!)
           .catch(() => undefined);
         if (events === undefined) {
-          this.#timer ??= setTimeout(() => this.#refresh(), 1000); // the database is away: look again
+          this.#queue.refresh(); // the database is away: the queue's next look reads again when it can
           return;
         }
         this.#merge.durable(events);
@@ -314,42 +212,6 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     });
   }
 
-  /** Tells the workers this session is followed; a failure is not fatal (committed events still come from the log). */
-  async #announce(): Promise<void> {
-    await this.#port.pool.query(ANNOUNCE_FOLLOW, [this.#sessionId]).catch(() => undefined);
-  }
-
-  /** Looks at the queue again (one look at a time; a request during one makes one more). */
-  #refresh(): void {
-    if (this.#done) return;
-    if (!this.#initialized) {
-      this.#deferred = true;
-      return;
-    }
-    if (this.#refreshing !== undefined) {
-      this.#refreshAgain = true;
-      return;
-    }
-    this.#refreshing = (async () => {
-      do {
-        this.#refreshAgain = false;
-        try {
-          const state = await this.#look();
-          if (state === undefined)
-            throw new FleetError("not-found", `the followed session is gone from ${this.#port.label}`);
-          await this.#apply(state);
-        } catch (error) {
-          if (error instanceof FleetError && error.code === "unavailable") {
-            void this.#port.notifications.listening(); // reopens a lost LISTEN connection (and its channels)
-            this.#timer = setTimeout(() => this.#refresh(), 1000);
-          } else this.fail(error);
-        }
-      } while (this.#refreshAgain && !this.#done);
-    })().finally(() => {
-      this.#refreshing = undefined;
-    });
-  }
-
   #onFrame(payload: string): void {
     const text = this.#frames.push(payload);
     if (text === undefined || this.#done) return;
@@ -357,10 +219,7 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     if (message === undefined) return;
     const target = this.#target;
     if (target.kind === "turn" && message.turnId !== target.turnId) return;
-    if (target.kind === "session" && !this.#tracked.has(message.turnId)) {
-      this.#tracked.add(message.turnId); // a turn that started after the last look
-      this.#endAt = undefined;
-    }
+    if (target.kind === "session") this.#queue.track(message.turnId); // may be a turn that started after the last look
     if (!this.#merge.live(message)) return;
     if (message.items.some((item) => "seq" in item)) this.#liveCommits++;
     this.#wakeUp();
@@ -376,7 +235,7 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
         return undefined;
       }
       if (this.#target.kind === "session") {
-        if (event.type === "turn-end") this.#refresh(); // the session may be idle now
+        if (event.type === "turn-end") this.#queue.refresh(); // the session may be idle now
         return event;
       }
       if (this.#turn === undefined) {
@@ -394,7 +253,7 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     if (cursor === undefined || !this.#merge.idle) return;
     if (this.#target.kind === "session") {
       if (this.#endAt !== undefined && cursor >= this.#endAt) this.#done = true;
-    } else if (this.#finalSeq !== undefined && cursor >= this.#finalSeq)
+    } else if (this.#finalSeq !== undefined && cursor >= this.#finalSeq && this.#reading === undefined)
       this.fail(
         new FleetError(
           "not-run",
@@ -419,14 +278,11 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     this.#wakeUp();
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#timer);
-    for (const untrack of this.#untrack.splice(0)) untrack();
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#unlisten?.();
-    this.#unsubscribe?.();
     this.#port.forget(this);
+    await this.#queue.close();
     await this.#tail?.close();
-    await this.#refreshing;
     await this.#reading;
   }
 }
