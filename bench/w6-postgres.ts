@@ -4,7 +4,9 @@
 // the run with fsync ON (commits as a server makes them; the tests run theirs with fsync off)
 // and removed after. Then workers (w6/workers.ts): turns per second served by 1 / 2 / 4
 // `keelson worker` processes at 200 ms and at zero model latency, with the CPU per turn of the
-// workers and of PostgreSQL, and the take-over of a SIGKILLed worker's session.
+// workers and of PostgreSQL, and the take-over of a SIGKILLed worker's session. And following
+// (w6/follow.ts, #22 §5): turns/s with a remote follower on every turn vs none, and the
+// first-token latency to that follower.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,6 +17,7 @@ import { promisify } from "node:util";
 import { migrate, PostgresSessionStore } from "../src/store/postgres/index.js";
 import { freshDatabase, startCluster } from "../test/support/postgres.js";
 import { type AppendRow, appendThroughput, BATCH, createSessions } from "./w6/appends.js";
+import { type FollowRow, type FollowSetup, followingRows, quantile } from "./w6/follow.js";
 import { takeover, turnsPerSecond, type WorkerRow } from "./w6/workers.js";
 import { migrateFleet } from "../src/fleet/index.js";
 import { num, ratio } from "./table.js";
@@ -31,6 +34,8 @@ const PER_WORKER = 8;
 const QUEUE = { sessions: 48, turnsPerSession: 10 } as const;
 const LATENCIES = [200, 0] as const;
 const LEASE_MS = 3000;
+const FOLLOW: FollowSetup = { workers: 1, concurrency: PER_WORKER, latencyMs: 200, ...QUEUE };
+const FOLLOW_GOAL = 0.9;
 const run = promisify(execFile);
 
 /** Wall seconds of `keelson sessions --store <url>` (median of 3 fresh processes) and its line count. */
@@ -74,6 +79,7 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
             `${latency}-${n}`,
           ),
         );
+    const follows = await followingRows(db.url, postmaster, FOLLOW);
     const base = (r: WorkerRow): WorkerRow => served.find((b) => b.latencyMs === r.latencyMs && b.workers === 1)!;
     const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
     return {
@@ -104,9 +110,11 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
         ]),
         notes: [
           `goal: CPU per turn at 4 workers ≤ ${GOAL.cpuFlat}× that at 1 (200 ms model latency), for the workers and for PostgreSQL; a load average above the core count means the row is noisy`,
+          "",
+          ...followNotes(follows),
         ],
       },
-      data: { workers: served },
+      data: { workers: served, following: follows },
     };
   } finally {
     await cluster.stop();
@@ -147,6 +155,7 @@ export async function runW6(): Promise<WorkloadResult> {
           ),
         );
     const took = await takeover(db.url, LEASE_MS);
+    const follows = await followingRows(db.url, postmaster, FOLLOW);
 
     const floorOf = (r: AppendRow): AppendRow =>
       appends.find((f) => f.writer === "plain INSERT (floor)" && f.sessions === r.sessions)!;
@@ -217,6 +226,8 @@ export async function runW6(): Promise<WorkloadResult> {
           `CPU per turn = (CPU of the worker processes, of every postgres process) during the row ÷ turns (/proc stat), after a warm-up of 2 turns per session; at 0 ms latency this is the cost a turn puts on each, to project machines: turns/s per core ≈ 1000 ÷ that`,
           `CPU per turn, 4 workers ÷ 1 at 200 ms (goal ≤ ${GOAL.cpuFlat}×: adding workers adds throughput, not cost per turn): workers ${cpuRatio(200, 4, "workerCpuMsPerTurn").toFixed(2)}× ${cpuRatio(200, 4, "workerCpuMsPerTurn") <= GOAL.cpuFlat ? "met" : "missed"}, PostgreSQL ${cpuRatio(200, 4, "postgresCpuMsPerTurn").toFixed(2)}× ${cpuRatio(200, 4, "postgresCpuMsPerTurn") <= GOAL.cpuFlat ? "met" : "missed"} — on a shared machine check the load average column first`,
           `take-over: a worker (lease ${took.leaseMs} ms) SIGKILLed while its turn waits on the model; a second worker runs the session's next turn ${num(took.ms)} ms after the kill (goal ≤ lease + ${GOAL.takeoverExtraMs} ms: ${took.ms <= took.leaseMs + GOAL.takeoverExtraMs ? "met" : "missed"})`,
+          "",
+          ...followNotes(follows),
         ],
       },
       data: {
@@ -227,11 +238,50 @@ export async function runW6(): Promise<WorkloadResult> {
         createSeconds,
         workers: served,
         takeover: took,
+        following: follows,
       },
     };
   } finally {
     await cluster.stop();
   }
+}
+
+/** The following rows (w6/follow.ts) as note lines: the rows, the on ÷ off ratio and the first-token latency. */
+function followNotes(rows: readonly FollowRow[]): string[] {
+  const mean = (following: boolean): number => {
+    const of = rows.filter((r) => r.following === following);
+    return of.reduce((sum, r) => sum + r.turnsPerSecond, 0) / of.length;
+  };
+  const ratioOnOff = mean(true) / mean(false);
+  const latencies = rows.flatMap((r) => r.firstTokenMs);
+  const late = rows.reduce((sum, r) => sum + r.noLiveDelta, 0);
+  return [
+    `following — ${FOLLOW.sessions} sessions × ${FOLLOW.turnsPerSession} turns on ${FOLLOW.workers} \`keelson worker --concurrency ${FOLLOW.concurrency} --profiles w6/follow-profiles.mjs\` (${FOLLOW.latencyMs} ms model), rows alternating: no follower / a follower on every turn (\`client.stream(id)\` in this process, opened right after each enqueue)`,
+    ...printRows(
+      [
+        "row",
+        "turns",
+        "turns/s",
+        "worker CPU ms/turn",
+        "PostgreSQL CPU ms/turn",
+        "client CPU ms/turn",
+        "first token ms (median / p99)",
+        "load avg",
+      ],
+      rows.map((r, i) => [
+        `${i + 1}: ${r.following ? "followed" : "not followed"}`,
+        String(r.turns),
+        r.turnsPerSecond,
+        r.workerCpuMsPerTurn,
+        r.postgresCpuMsPerTurn,
+        r.clientCpuMsPerTurn,
+        r.following ? `${num(quantile(r.firstTokenMs, 0.5))} / ${num(quantile(r.firstTokenMs, 0.99))}` : "",
+        `${r.load[0].toFixed(1)}→${r.load[1].toFixed(1)}`,
+      ]),
+    ),
+    `turns/s followed ÷ not followed (means of the alternating rows): ${ratioOnOff.toFixed(2)}× — goal ≥ ${FOLLOW_GOAL}× ${ratioOnOff >= FOLLOW_GOAL ? "met" : "missed"}`,
+    `first-token latency to the remote follower (the model's answer in the worker → the follower's first text delta, same machine clock): median ${num(quantile(latencies, 0.5))} ms, p99 ${num(quantile(latencies, 0.99))} ms over ${latencies.length} turns; ${late} followed turn(s) had no live delta (the follower connected after the turn started: their answer came from the log)`,
+  ];
 }
 
 /** A small table printed inside the notes (the workers' rows have their own columns). */

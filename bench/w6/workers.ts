@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { openFleetClient } from "../../src/fleet/index.js";
+import { type FleetClient, openFleetClient } from "../../src/fleet/index.js";
 
 const BIN = join(import.meta.dirname, "../../bin/keelson.js");
 const TICK_MS = 10; // USER_HZ on Linux: /proc stat times are in 1/100 s
@@ -36,7 +36,7 @@ export interface WorkerRow {
 const WARMUP_TURNS = 2;
 
 /** CPU ms (user + system) of the live processes `pids`. */
-function cpuMsOf(pids: ReadonlySet<number>): number {
+export function cpuMsOf(pids: ReadonlySet<number>): number {
   let total = 0;
   for (const pid of pids) {
     try {
@@ -82,12 +82,16 @@ export function postgresCpuMs(postmasterPid: number): number {
   return total;
 }
 
-/** Starts a `keelson worker` process and resolves once it serves (its start line on stderr). */
+/**
+ * Starts a `keelson worker` process and resolves once it serves (its start line on stderr);
+ * `extra` adds arguments (a `--profiles` module) and environment.
+ */
 export function startWorkerProcess(
   url: string,
   concurrency: number,
   latencyMs: number,
   leaseMs?: number,
+  extra: { readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<ChildProcess> {
   const args = [
     BIN,
@@ -101,8 +105,12 @@ export function startWorkerProcess(
     String(latencyMs),
     "--quiet",
     ...(leaseMs === undefined ? [] : ["--lease-ms", String(leaseMs)]),
+    ...(extra.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...extra.env },
+  });
   return new Promise((resolve, reject) => {
     let stderr = "";
     const timer = setTimeout(() => reject(new Error(`keelson worker did not start in 30 s:\n${stderr}`)), 30_000);
@@ -120,7 +128,19 @@ export function startWorkerProcess(
   });
 }
 
-async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
+/** Waits until none of turns `ids` is queued or running: one count query every 50 ms (not one poll per turn). */
+export async function untilFinished(client: FleetClient, ids: readonly string[]): Promise<void> {
+  for (;;) {
+    const { rows } = await client.pool.query<{ open: string }>(
+      "SELECT count(*) AS open FROM keelson_turns WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'running')",
+      [ids],
+    );
+    if (rows[0]!.open === "0") return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function stopWorkers(children: readonly ChildProcess[]): Promise<void> {
   await Promise.all(
     children.map(
       (c) =>
@@ -165,14 +185,8 @@ export async function turnsPerSecond(
           );
       }),
     );
-    for (;;) {
-      const { rows } = await client.pool.query<{ open: string }>(
-        "SELECT count(*) AS open FROM keelson_turns WHERE id = ANY ($1::bigint[]) AND status IN ('queued', 'running')",
-        [ids],
-      );
-      if (rows[0]!.open === "0") return ids;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await untilFinished(client, ids);
+    return ids;
   };
   try {
     await batch(WARMUP_TURNS, "warm-up ");

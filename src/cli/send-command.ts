@@ -1,22 +1,28 @@
-// `keelson send --store postgres://… <id> "prompt" --profile NAME [--no-wait]`: queues a turn
-// for session <id> (created when absent) under the agent profile NAME — always named: a worker
-// runs only the profiles it was started with, and the built-in rule-based emulator is a profile
-// like any other (`--profile emulator`, served by `keelson worker --emulator`) — and, unless
-// --no-wait, waits for a worker to run it (through database restarts: only --timeout-ms ends the
-// wait) and prints the outcome: the assistant's text of that turn from the log, then one line on
-// stderr `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. Exit codes:
-// done 0 · failed 1 · bad input 2 · interrupted 6 · --timeout-ms passed 8 (the turn stays queued or running).
+// `keelson send --store postgres://… <id> "prompt" --profile NAME [--no-wait | --follow]`: queues a
+// turn for session <id> (created when absent) under the agent profile NAME — always named: a
+// worker runs only the profiles it was started with, and the built-in rule-based emulator is a
+// profile like any other (`--profile emulator`, served by `keelson worker --emulator`) — and,
+// unless --no-wait, waits for a worker to run it (through database restarts: only --timeout-ms
+// ends the wait) and prints the outcome: the assistant's text of that turn from the log (with
+// --follow: as it streams from the worker, send-follow.ts), then one line on stderr
+// `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. The answer and the
+// error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
+// · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
+// turn stays queued or running).
 import type { Command } from "commander";
 import type { TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
+import { printFollowedTurn } from "./send-follow.js";
+import { terminalJson, terminalLine, terminalText } from "./terminal-text.js";
 import { integer, postgresStore } from "./worker-command.js";
 
 interface SendFlags {
   store?: string;
   profile?: string;
   wait: boolean;
+  follow?: boolean;
   timeoutMs?: string;
   json?: boolean;
 }
@@ -36,12 +42,14 @@ export function registerSend(program: Command): void {
       "the agent profile a worker runs the turn with (required; `emulator`: the built-in rule-based emulator)",
     )
     .option("--no-wait", "print the turn id and exit without waiting")
+    .option("--follow", "print the answer as it streams from the worker running the turn (--json: every event)")
     .option("--timeout-ms <ms>", "give up waiting after this long (exit 8; the turn is unaffected)")
     .option("--json", "print the turn's record as JSON instead of the answer")
     .action(async (id: string, prompt: string, flags: SendFlags) => {
       const url = postgresStore(flags.store, "send");
       const timeoutMs = flags.timeoutMs === undefined ? undefined : integer("--timeout-ms", flags.timeoutMs, 1);
       if (prompt.trim() === "") throw new CliError("the prompt is empty");
+      if (flags.follow === true && !flags.wait) throw new CliError("--follow and --no-wait exclude each other");
       const profile = flags.profile;
       if (profile === undefined)
         throw new CliError(
@@ -62,9 +70,37 @@ export function registerSend(program: Command): void {
           process.stdout.write(`${turnId}\n`);
           return;
         }
+        const deadline = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
+        if (flags.follow === true) {
+          const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+          try {
+            await printFollowedTurn(client, turnId, {
+              json: flags.json === true,
+              ...(signal === undefined ? {} : { signal }),
+            });
+          } catch (error) {
+            if (signal?.aborted === true && error === signal.reason) {
+              process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms\n`);
+              process.exitCode = TIMEOUT_EXIT;
+              return;
+            }
+            if (error instanceof FleetError && error.code === "worker-lost") {
+              process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
+              process.exitCode = EXIT.interrupted!;
+              return;
+            }
+            // not-run: the record says why, below
+            if (!(error instanceof FleetError && error.code === "not-run")) throw error;
+          }
+        }
         let record: TurnRecord;
         try {
-          record = await client.awaitTurn(turnId, timeoutMs === undefined ? {} : { timeoutMs });
+          // After following, what is left of --timeout-ms (whole ms: the message quotes it).
+          const left =
+            deadline === undefined || flags.follow !== true
+              ? timeoutMs
+              : Math.max(1, Math.round(deadline - performance.now()));
+          record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
         } catch (error) {
           if (error instanceof FleetError && error.code === "timeout") {
             const unclaimed = (await client.turn(turnId).catch(() => undefined))?.status === "queued";
@@ -77,9 +113,9 @@ export function registerSend(program: Command): void {
           }
           throw error;
         }
-        if (flags.json === true) process.stdout.write(`${JSON.stringify(record)}\n`);
-        else {
-          const answer = await answerOf(url, record);
+        if (flags.json === true) process.stdout.write(`${terminalJson(JSON.stringify(record))}\n`);
+        else if (flags.follow !== true) {
+          const answer = terminalText(await answerOf(url, record));
           if (answer !== "") process.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
         }
         process.stderr.write(`${outcomeLine(record)}\n`);
@@ -92,7 +128,7 @@ export function registerSend(program: Command): void {
 
 function outcomeLine(record: TurnRecord): string {
   const how = record.outcome === undefined ? "" : ` (turn ${record.outcome.turn}, ${record.outcome.reason})`;
-  return `turn ${record.id}: ${record.status}${how}${record.error === undefined ? "" : `: ${record.error}`}`;
+  return `turn ${record.id}: ${record.status}${how}${record.error === undefined ? "" : `: ${terminalLine(record.error)}`}`;
 }
 
 /** The text the assistant wrote in the record's turn, read from the stored log (read-only). */

@@ -3,6 +3,9 @@
 // notification missed while the connection was down). A turn for a session that does not exist
 // yet creates it first (an empty log, header id only — see createSession), so a client needs no
 // separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
+// `stream` / `streamSession` follow a turn or a session from whichever worker runs it
+// (turn-follower.ts, decision 0015).
+import type { TurnEvent } from "../loop/index.js";
 import { Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
@@ -10,6 +13,8 @@ import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { ENQUEUE, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
+import { StatusPoll } from "./status-poll.js";
+import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import {
   FINISHED_STATUSES,
@@ -42,9 +47,13 @@ export interface NewSessionOptions {
   readonly cwd?: string;
 }
 
+/** How often the turns followers wait on are looked at besides the queue's notifications (ms). */
+const FOLLOW_POLL_MS = 2000;
+
 /** Opens a client on a migrated database (a URL's pool is closed by `close`; a pool passed in is left open). */
 export async function openFleetClient(store: FleetStore): Promise<FleetClient> {
-  const opened = await openPool(store, { max: 4, applicationName: "keelson-client" });
+  // Two connections LISTEN (the queue's and follow channels; a followed log's tail), the rest query.
+  const opened = await openPool(store, { max: 8, applicationName: "keelson-client" });
   return new FleetClient(opened);
 }
 
@@ -53,11 +62,14 @@ export class FleetClient {
   readonly #notifications: TurnNotifications;
   #checked: Promise<void> | undefined;
   #sessions: PostgresSessionStore | undefined;
+  readonly #followers = new Set<TurnFollower>();
+  readonly #poll: StatusPoll;
   #closed = false;
 
   constructor(opened: OpenedPool) {
     this.#opened = opened;
     this.#notifications = new TurnNotifications(opened.pool);
+    this.#poll = new StatusPoll(opened.pool, this.#notifications, FOLLOW_POLL_MS);
   }
 
   get pool(): PgPool {
@@ -180,9 +192,56 @@ export class FleetClient {
     }
   }
 
+  /**
+   * The events of turn `turnId` as `agent.stream()` yields them, from whichever worker runs it, in
+   * log order: from its `turn/start` (the committed events so far from the log, then live) to its
+   * `turn-end` as the log holds it (without `outcome`: the worker has it; `turn()` has the record).
+   * A queued turn is waited for. Breaking the iteration stops following, never the turn. Errors
+   * (thrown by the iteration): `not-found` (no such turn), `not-run` (it ended without running:
+   * its profile failed, too many attempts), `worker-lost` (its worker died and no worker recovered
+   * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0015.
+   */
+  stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
+    return this.#follow({ kind: "turn", turnId }, options);
+  }
+
+  /**
+   * The events of session `sessionId` after seq `from` (default -1: all of it), then its turns as
+   * they run — queued ones included — from whichever worker; ends when the session has no open
+   * turn and everything logged is delivered. `not-found` for an unknown session,
+   * `invalid-position` for a `from` beyond the log, otherwise as `stream`.
+   */
+  streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
+    return this.#follow({ kind: "session", sessionId, from: options.from ?? -1 }, options);
+  }
+
+  #follow(
+    target: { kind: "turn"; turnId: string } | { kind: "session"; sessionId: string; from: number },
+    options: FollowOptions,
+  ): AsyncIterableIterator<TurnEvent> {
+    if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
+    const follower = new TurnFollower(
+      {
+        pool: this.#opened.pool,
+        label: this.#opened.label,
+        notifications: this.#notifications,
+        poll: this.#poll,
+        store: () => this.#store(),
+        forget: (f) => this.#followers.delete(f),
+      },
+      target,
+      options,
+    );
+    this.#followers.add(follower);
+    return follower;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const closed = new FleetError("closed", "the fleet client was closed while following");
+    await Promise.all([...this.#followers].map((f) => f.shut(closed)));
+    this.#poll.close();
     await this.#notifications.close();
     await this.#sessions?.close().catch(() => undefined);
     await this.#opened.close();

@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 2;
+export const FLEET_SCHEMA_VERSION = 3;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -41,6 +41,9 @@ const MIGRATIONS: readonly string[] = [
   // 2: how many claims got as far as sending the prompt (each may have called the model) before
   // being queued again with nothing saved — so a turn failed for too many attempts says so (#20 F16).
   `ALTER TABLE keelson_turns ADD COLUMN started_attempts integer NOT NULL DEFAULT 0;`,
+  // 3: a client follows the turn (until then; renewed while it waits): the worker that starts it
+  // publishes its events from its start (decision 0015).
+  `ALTER TABLE keelson_turns ADD COLUMN followed_until timestamptz;`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

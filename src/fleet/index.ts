@@ -11,6 +11,8 @@ export {
   openFleetClient,
 } from "./fleet-client.js";
 export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
+export { FOLLOW_CHANNEL, liveChannel } from "./follow-wire.js";
+export type { FollowOptions, FollowSessionOptions } from "./turn-follower.js";
 export { statusOf } from "./run-turn.js";
 export { TURNS_CHANNEL } from "./turn-queries.js";
 export type { AgentProfile, ProfileAgentOptions, ProfileContext } from "../loop/index.js";

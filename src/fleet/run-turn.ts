@@ -4,7 +4,9 @@
 // at — the exactly-once mark: from then on, a log that grew means the prompt was logged —, send
 // the prompt while the lease is watched, make sure what the turn logged is durable, record the
 // outcome, release the session. A turn this worker can no longer record (its claim or its lease
-// is gone) is abandoned: left `running` for the next claim of the session to recover.
+// is gone) is abandoned: left `running` for the next claim of the session to recover. While it
+// runs, the turn is registered for following (turn-publication.ts): published on its session's
+// live channel if its session was watched when it started or a client announces it.
 import { errorMessage, isKeelsonError } from "../errors/index.js";
 import type { Agent, AgentOptions, AgentProfile, TurnOutcome } from "../loop/index.js";
 import { profileAgentOptions, resumeAgent } from "../loop/index.js";
@@ -13,6 +15,7 @@ import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import type { Session } from "../session/index.js";
 import type { AdoptedTurn, ClaimedTurn } from "./claim-turn.js";
 import type { LeaseWatch } from "./lease-watch.js";
+import type { Publications, TurnPublication } from "./turn-publication.js";
 import { CLEAR_SESSION, MARK_FINISHED, MARK_STARTED } from "./turn-queries.js";
 import type { TurnStatus, WorkerTurnEvent } from "./types.js";
 
@@ -27,6 +30,8 @@ export interface TurnRunnerContext {
   /** Called when a session could not be released from `store` (it is stuck there: use a new store). */
   readonly storeStuck: (store: PostgresSessionStore) => void;
   readonly leases: LeaseWatch;
+  /** The worker's followed-turn publications. */
+  readonly publications: Publications;
   /** Running agents, for a stop that cancels them. */
   readonly agents: Set<Agent>;
   /** True once the worker was told to cancel its turns: a turn not yet sent is given back instead. */
@@ -59,6 +64,15 @@ export function statusOf(outcome: TurnOutcome): TurnStatus {
 }
 
 export async function runClaimedTurn(context: TurnRunnerContext, claim: ClaimedTurn): Promise<void> {
+  const publication = context.publications.open(claim);
+  try {
+    await runClaimed(context, claim, publication);
+  } finally {
+    await context.publications.close(claim, publication);
+  }
+}
+
+async function runClaimed(context: TurnRunnerContext, claim: ClaimedTurn, publication: TurnPublication): Promise<void> {
   const store = context.store();
   const where = `turn ${claim.id} (session ${claim.sessionId})`;
   let agent: Agent;
@@ -77,7 +91,8 @@ export async function runClaimedTurn(context: TurnRunnerContext, claim: ClaimedT
   }
   context.agents.add(agent);
   try {
-    await runStarted(context, claim, agent, store, where);
+    publication.attach(agent);
+    await runStarted(context, claim, agent, store, where, publication);
   } finally {
     context.agents.delete(agent);
   }
@@ -89,9 +104,15 @@ async function runStarted(
   agent: Agent,
   store: PostgresSessionStore,
   where: string,
+  publication: TurnPublication,
 ): Promise<void> {
   const started = await retried(() =>
-    context.pool.query(MARK_STARTED, [claim.id, context.owner, claim.attempts, agent.session.length]),
+    context.pool.query<{ watched: boolean }>(MARK_STARTED, [
+      claim.id,
+      context.owner,
+      claim.attempts,
+      agent.session.length,
+    ]),
   ).catch((error: unknown) => {
     context.onError(error, `recording the start of ${where}`);
     return undefined;
@@ -102,6 +123,7 @@ async function runStarted(
     context.report({ kind: "abandoned", turnId: claim.id, sessionId: claim.sessionId, status: "running" });
     return;
   }
+  if (started.rows[0]!.watched) publication.follow(); // a follower watches the session's log
   context.report({ kind: "started", turnId: claim.id, sessionId: claim.sessionId, status: "running" });
   const unwatch = context.leases.watch(claim.sessionId, claim.epoch, () =>
     agent.cancel(`worker ${context.owner} lost the session's lease`),

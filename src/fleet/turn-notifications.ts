@@ -1,9 +1,10 @@
 // The queue's notifications: one dedicated connection LISTENing on `keelson_turns` (payload
 // `<turn id> <status>`, plus ` <profile>` when an enqueue queued it and ` <worker id>` when a
 // claim made it running, sent in the transaction of every status change, so delivered at its
-// commit). A notification only says "look again": it is missed while the connection is down, so
-// everyone who waits on it also polls. A lost connection is dropped and opened again by the next
-// `listening()` call.
+// commit), and on whatever other channels `listen` adds (the follow channels, decision 0015). A
+// notification only says "look again": it is missed while the connection is down, so everyone
+// who waits on it also polls. A lost connection is dropped and opened again (with every channel
+// LISTENed again) by the next `listening()` or `listen()` call.
 import type { PgClient, PgPool } from "../store/postgres/index.js";
 import { TURNS_CHANNEL } from "./turn-queries.js";
 import type { TurnStatus } from "./types.js";
@@ -17,9 +18,15 @@ export type TurnListener = (id: string, status: TurnStatus, detail: string | und
 export class TurnNotifications {
   readonly #pool: PgPool;
   readonly #listeners = new Set<TurnListener>();
+  /** Other channels' handlers, by channel (identifiers only: they are interpolated into LISTEN). */
+  readonly #channels = new Map<string, Set<(payload: string) => void>>();
   #client: Promise<PgClient> | undefined;
   /** The connection #client resolved to, once it did. */
   #connected: PgClient | undefined;
+  /** Channels LISTENed (or being LISTENed) on the open connection. */
+  #listened = new Set<string>();
+  /** The (UN)LISTEN statements on the open connection, one at a time and in order. */
+  #commands: Promise<unknown> = Promise.resolve();
   #closed = false;
 
   constructor(pool: PgPool) {
@@ -30,6 +37,67 @@ export class TurnNotifications {
   subscribe(listener: TurnListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Calls `handler` with every payload sent on `channel` (a plain identifier) until the returned
+   * function is called. The channel is LISTENed now when the connection is up, and whenever it
+   * is (re)opened by `listening()` or `listen()`.
+   */
+  subscribeChannel(channel: string, handler: (payload: string) => void): () => void {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new TypeError(`not a channel name: ${channel}`);
+    let handlers = this.#channels.get(channel);
+    if (handlers === undefined) {
+      handlers = new Set();
+      this.#channels.set(channel, handlers);
+      if (this.#connected !== undefined) this.#listen(this.#connected, channel).catch(() => undefined); // a failure drops the connection
+    }
+    const mine = handlers;
+    const own = (payload: string): void => handler(payload); // a distinct entry per call
+    mine.add(own);
+    return () => {
+      if (!mine.delete(own) || mine.size > 0 || this.#channels.get(channel) !== mine) return;
+      this.#channels.delete(channel);
+      // Queued now, so a later LISTEN of the same channel runs after it.
+      if (this.#connected === undefined) return;
+      this.#listened.delete(channel);
+      this.#command(this.#connected, `UNLISTEN ${channel}`).catch(() => undefined);
+    };
+  }
+
+  /**
+   * `subscribeChannel`, resolved once `channel` is LISTENed — every payload sent after that
+   * reaches `handler`; rejects (unsubscribed) when the connection cannot be opened.
+   */
+  async listen(channel: string, handler: (payload: string) => void): Promise<() => void> {
+    const unsubscribe = this.subscribeChannel(channel, handler);
+    try {
+      if (this.#closed) throw new Error("the notification connection is closed");
+      this.#client ??= this.#open();
+      const pending = this.#client;
+      const client = await pending.catch((e: unknown) => {
+        if (this.#client === pending) this.#client = undefined; // the next call tries again
+        throw e;
+      });
+      await this.#listen(client, channel);
+    } catch (e) {
+      unsubscribe();
+      throw e;
+    }
+    return unsubscribe;
+  }
+
+  /** LISTENs `channel` on `client` unless it is already (the one statement in flight is awaited). */
+  #listen(client: PgClient, channel: string): Promise<void> {
+    if (this.#listened.has(channel)) return this.#commands.then(() => undefined);
+    this.#listened.add(channel);
+    return this.#command(client, `LISTEN ${channel}`);
+  }
+
+  #command(client: PgClient, sql: string): Promise<void> {
+    const run = this.#commands.then(() => client.query(sql)).then(() => undefined);
+    this.#commands = run.catch(() => undefined);
+    return run;
   }
 
   /** Resolves true once the LISTEN connection is up (opening it when needed), false if it cannot be. */
@@ -50,15 +118,30 @@ export class TurnNotifications {
     const client = await this.#pool.connect();
     client.on("notification", (message: { channel?: string; payload?: string }) => {
       if (message.channel === TURNS_CHANNEL) this.#notified(message.payload ?? "");
+      else if (message.channel !== undefined)
+        for (const handler of this.#channels.get(message.channel) ?? []) {
+          try {
+            handler(message.payload ?? "");
+          } catch {
+            // a handler's failure is its own (the follow handlers contain theirs); never the connection's
+          }
+        }
     });
     client.on("error", () => this.#drop(client));
     try {
       await client.query(`LISTEN ${TURNS_CHANNEL}`);
+      const channels = [...this.#channels.keys()];
+      for (const channel of channels) await client.query(`LISTEN ${channel}`);
+      this.#listened = new Set(channels);
+      this.#commands = Promise.resolve();
     } catch (e) {
       client.release(true);
       throw e;
     }
     this.#connected = client;
+    // Channels subscribed while it was opening.
+    for (const channel of this.#channels.keys())
+      if (!this.#listened.has(channel)) void this.#listen(client, channel).catch(() => undefined);
     return client;
   }
 
@@ -84,6 +167,7 @@ export class TurnNotifications {
     const client = this.#client;
     this.#client = undefined;
     this.#listeners.clear();
+    this.#channels.clear();
     if (client === undefined) return;
     const opened = await client.catch(() => undefined);
     if (opened !== undefined && this.#connected === opened) this.#drop(opened);

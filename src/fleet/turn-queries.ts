@@ -104,13 +104,16 @@ export const NOTIFY_TURNS = `SELECT pg_notify('${TURNS_CHANNEL}', p) FROM unnest
 
 /**
  * Records that turn $1 (claim $2 owner, $3 attempt) starts at log length $4 — only while the
- * claim stands and its lease is live; no row: the claim was lost, do not start.
+ * claim stands and its lease is live; no row: the claim was lost, do not start. `watched`: a
+ * client follows the turn (`followed_until`) or watches its session's log (the store's
+ * `watched_until`) — the turn is published from its start (decision 0015; a follower that comes
+ * later announces itself on the follow channel).
  */
 export const MARK_STARTED = `UPDATE keelson_turns t SET start_seq = $4, started_at = now(), updated_at = now()
   FROM keelson_sessions s
   WHERE t.id = $1 AND t.status = 'running' AND t.claimed_by = $2 AND t.attempts = $3
     AND s.id = t.session_id AND s.lease_owner = $2 AND s.lease_epoch = t.claim_epoch AND s.lease_expires_at > now()
-  RETURNING t.id`;
+  RETURNING t.id, coalesce(t.followed_until > now(), false) OR coalesce(s.watched_until > now(), false) AS watched`;
 
 /**
  * Records how turn $1 (claim $2 owner, $3 attempt) ended: status $4, outcome $5 (jsonb text),
@@ -135,3 +138,45 @@ export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status,
     floor(extract(epoch FROM enqueued_at) * 1000)::float8 AS enqueued_at,
     floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at
   FROM keelson_turns WHERE id = $1`;
+
+/**
+ * What a follower looks at (decision 0015): the session ($1, or the session of turn $2) — its log
+ * length, whether its lease is live, when it expires and how long it is — and its open turns
+ * plus turn $2, oldest first. With $3 (ms), turn $2, when queued, is marked followed for that
+ * long (MARK_FOLLOWED; a turn follower's first look).
+ */
+export const FOLLOW_STATE = `WITH m AS (
+    UPDATE keelson_turns
+    SET followed_until = GREATEST(COALESCE(followed_until, now()), now() + $3::float8 * interval '1 millisecond')
+    WHERE $3::float8 IS NOT NULL AND id = $2::bigint AND status = 'queued'
+  ), s AS (
+    SELECT id, next_seq, lease_owner, lease_expires_at, lease_heartbeat_at FROM keelson_sessions
+    WHERE id = coalesce($1::text, (SELECT session_id FROM keelson_turns WHERE id = $2::bigint))
+  ), t AS (
+    SELECT t.id, t.status, t.attempts, t.start_seq, t.outcome, t.error FROM keelson_turns t, s
+    WHERE t.session_id = s.id AND t.status IN ('queued', 'running')
+    UNION
+    SELECT t.id, t.status, t.attempts, t.start_seq, t.outcome, t.error FROM keelson_turns t WHERE t.id = $2::bigint
+  )
+  SELECT s.id AS session_id, s.next_seq::text AS next_seq,
+    coalesce(s.lease_owner IS NOT NULL AND s.lease_expires_at > now(), false) AS leased,
+    floor(extract(epoch FROM (s.lease_expires_at - now())) * 1000)::float8 AS expires_in_ms,
+    floor(extract(epoch FROM (s.lease_expires_at - s.lease_heartbeat_at)) * 1000)::float8 AS lease_ms,
+    coalesce((SELECT json_agg(json_build_object('id', t.id::text, 'status', t.status, 'attempts', t.attempts,
+        'startSeq', t.start_seq, 'outcome', t.outcome, 'error', t.error) ORDER BY t.id) FROM t), '[]'::json) AS turns
+  FROM s`;
+
+/**
+ * Marks the queued turns among $1 (bigint[]) followed for $2 ms: the worker that starts one
+ * publishes it from its start (MARK_STARTED). Set by a follower's first look, renewed while the
+ * turn waits.
+ */
+export const MARK_FOLLOWED = `UPDATE keelson_turns
+  SET followed_until = GREATEST(COALESCE(followed_until, now()), now() + $2 * interval '1 millisecond')
+  WHERE id = ANY ($1::bigint[]) AND status = 'queued'`;
+
+/** The session of turn $1. */
+export const TURN_SESSION = "SELECT session_id FROM keelson_turns WHERE id = $1";
+
+/** Announces to the workers that session $1 is followed (FOLLOW_CHANNEL in follow-wire.ts). */
+export const ANNOUNCE_FOLLOW = "SELECT pg_notify('keelson_follow', $1)";

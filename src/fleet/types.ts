@@ -112,6 +112,9 @@ export type FleetErrorCode =
   | "not-migrated"
   | "newer-version"
   | "not-found"
+  | "invalid-position"
+  | "not-run"
+  | "worker-lost"
   | "timeout"
   | "unavailable"
   | "closed";

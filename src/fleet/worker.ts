@@ -4,7 +4,9 @@
 // worker's lease lapsing sends no notification, so polling finds it). Sessions are loaded
 // through one PostgresSessionStore per worker whose lease owner is the worker's id — the owner
 // the claim takes each lease for, so the store's writable load keeps the claim's epoch — and
-// whose heartbeat keeps the leases of running turns alive.
+// whose heartbeat keeps the leases of running turns alive. The notification connection also
+// LISTENs on the follow channel: a client's announcement starts the publication of the turn the
+// worker runs in that session (turn-publication.ts, decision 0015).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
@@ -15,6 +17,8 @@ import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
 import { closeAdopted, runClaimedTurn, type TurnRunnerContext } from "./run-turn.js";
 import { ClaimRace } from "./claim-race.js";
+import { FOLLOW_CHANNEL } from "./follow-wire.js";
+import { Publications } from "./turn-publication.js";
 import { IdleSlots, type WakeReason } from "./idle-slots.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import { UNSERVED_QUEUED } from "./turn-queries.js";
@@ -24,7 +28,7 @@ import { FleetError, type StopOptions, type Worker, type WorkerOptions, type Wor
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const settings = checkOptions(options);
   const opened = await openPool(options.store, {
-    max: settings.concurrency * 2 + 2,
+    max: settings.concurrency * 2 + 3, // + 1: the connection followed turns are published on
     applicationName: `keelson-worker ${settings.id}`,
   });
   try {
@@ -91,6 +95,7 @@ class FleetWorker implements Worker {
   readonly #stores: PostgresSessionStore[] = [];
   readonly #idleSlots: IdleSlots;
   readonly #race: ClaimRace;
+  readonly #publications: Publications;
   /** Sessions served lately, oldest first (their logs are in #store's cache). */
   readonly #served = new Set<string>();
   /** Profile names already reported to onUnserved. */
@@ -119,6 +124,9 @@ class FleetWorker implements Worker {
         if (this.#running < settings.concurrency) this.#race.queued(id); // a slot is free to claim it
       } else this.#unserved(detail, id);
     });
+    this.#publications = new Publications(opened.pool, (error, where) => this.#onError(error, where));
+    // Announcements are heard once the connection is up (an idle slot opens it before it waits).
+    this.#notifications.subscribeChannel(FOLLOW_CHANNEL, (sessionId) => this.#publications.announced(sessionId));
     this.#leases = new LeaseWatch(opened.pool, settings.id, settings.leaseMs);
     this.#store = this.#newStore();
   }
@@ -128,6 +136,7 @@ class FleetWorker implements Worker {
   }
 
   start(): void {
+    void this.#notifications.listening(); // up before the first claim: a busy worker hears announcements too
     for (let i = 0; i < this.#settings.concurrency; i++) this.#slots.push(this.#slot());
   }
 
@@ -154,6 +163,7 @@ class FleetWorker implements Worker {
         this.#served.clear();
       },
       leases: this.#leases,
+      publications: this.#publications,
       agents: this.#agents,
       cancelling: () => this.#cancelling,
       report: (event) => this.#report(event),
@@ -274,6 +284,7 @@ class FleetWorker implements Worker {
     this.#idleSlots.close();
     this.#race.close();
     await Promise.all(this.#slots);
+    await this.#publications.stop();
     this.#leases.stop();
     await this.#notifications.close();
     for (const store of this.#stores) await store.close().catch((e: unknown) => this.#onError(e, "closing a store"));

@@ -3,7 +3,7 @@
 // exit codes, and SIGTERM draining the worker and releasing its leases.
 import { fileURLToPath } from "node:url";
 import { inject, expect, test } from "vitest";
-import { migrateFleet } from "../../src/fleet/index.js";
+import { FLEET_SCHEMA_VERSION, migrateFleet } from "../../src/fleet/index.js";
 import { freshDatabase } from "../support/postgres.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { runCli, type WorkerProcess, workerProcess } from "./worker-process.js";
@@ -122,7 +122,7 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
     });
     migrating.signal("SIGTERM");
     expect((await migrating.exited).code).toBe(0);
-    expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 2, to: 2 });
+    expect(await migrateFleet({ url: fresh.url })).toEqual({ from: FLEET_SCHEMA_VERSION, to: FLEET_SCHEMA_VERSION });
   } finally {
     await fresh.drop();
   }

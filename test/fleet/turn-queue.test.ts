@@ -20,12 +20,12 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 2 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 2, to: 2 });
-      // A version-1 queue (before started_attempts) is upgraded in place.
-      await adminQuery(fresh.url, "ALTER TABLE keelson_turns DROP COLUMN started_attempts");
-      await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version = 2");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 2 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 3 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 3, to: 3 });
+      // A version-1 queue (before started_attempts and followed_until) is upgraded in place.
+      await adminQuery(fresh.url, "ALTER TABLE keelson_turns DROP COLUMN started_attempts, DROP COLUMN followed_until");
+      await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 3 });
       const client = await openFleetClient(fresh.url);
       await client.enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" });
       await client.close();

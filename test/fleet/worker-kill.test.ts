@@ -3,29 +3,16 @@
 // closes the open turn), the killed turn is not run again when its prompt was logged — and is,
 // once, when nothing of it was committed — later turns run, and the log verifies clean with each
 // prompt once.
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import type { TurnRecord } from "../../src/fleet/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
-import { type WorkerProcess, workerProcess } from "./worker-process.js";
+import { useProcesses } from "./worker-process.js";
 
 const database = useFleetDatabase();
 const LEASE_MS = 1000;
-const spawned: WorkerProcess[] = [];
-
-afterEach(async () => {
-  for (const worker of spawned.splice(0)) {
-    worker.signal("SIGKILL");
-    await worker.exited;
-  }
-});
-
-function startWorker(env: Record<string, string> = {}): WorkerProcess {
-  const worker = workerProcess(database().url, ["--lease-ms", String(LEASE_MS)], env);
-  spawned.push(worker);
-  return worker;
-}
+const { worker: startWorker } = useProcesses(() => database().url, LEASE_MS);
 
 const promptsOf = (events: readonly SessionEvent[]): string[] =>
   events

@@ -3,6 +3,7 @@
 // node process itself (never a shell).
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 
 const launcher = fileURLToPath(new URL("../../bin/keelson.js", import.meta.url));
 export const testProfiles = fileURLToPath(new URL("./fixtures/fleet-profiles.mjs", import.meta.url));
@@ -89,4 +90,28 @@ export function workerProcess(
   env: Record<string, string> = {},
 ): WorkerProcess {
   return runCli(["worker", "--store", url, "--profiles", testProfiles, "--poll-ms", "50", ...extra], env);
+}
+
+/**
+ * For a test file that starts `keelson` processes: `worker(env)` starts a worker with lease
+ * `leaseMs` on the database `url()` names, `track` adopts any other process; every one of them
+ * is SIGKILLed after each test.
+ */
+export function useProcesses(url: () => string, leaseMs: number) {
+  const spawned: WorkerProcess[] = [];
+  afterEach(async () => {
+    for (const child of spawned.splice(0)) {
+      child.signal("SIGKILL");
+      await child.exited;
+    }
+  });
+  const track = (child: WorkerProcess): WorkerProcess => {
+    spawned.push(child);
+    return child;
+  };
+  return {
+    worker: (env: Record<string, string> = {}): WorkerProcess =>
+      track(workerProcess(url(), ["--lease-ms", String(leaseMs)], env)),
+    track,
+  };
 }

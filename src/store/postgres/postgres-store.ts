@@ -269,6 +269,20 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
+   * The committed events of session `sessionId` with seq in [from, to) (default: to the end),
+   * parsed, read without loading the log (a follower's catch-up; the fleet's followers).
+   */
+  async readEvents(sessionId: string, from: number, to = Number.MAX_SAFE_INTEGER): Promise<SessionEvent[]> {
+    this.#writers.ensureOpen();
+    const id = checkSessionId(sessionId);
+    try {
+      return await this.#events(id, from, to);
+    } catch (e) {
+      throw dbError(e, this.label, `reading events of session ${id}`, "unavailable", this.#secret);
+    }
+  }
+
+  /**
    * Follows session `id` as it grows, in this process or any other: `onEvents` gets every event
    * committed after the watch started (or from `options.fromSeq`), in seq order, exactly once.
    * One LISTEN connection serves all of a store's watches.

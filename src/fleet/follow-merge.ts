@@ -1,0 +1,177 @@
+// A follower's merge of its two sources into one ordered stream (docs/decisions/0015): the
+// worker's live messages (committed events as they are appended — before they are durable —
+// and live deltas, each after the committed seq before it) and the store's durable events
+// (store.watch). Committed events are delivered in seq order from whichever source has them
+// first; a live item is delivered after the committed event it follows and before the next one
+// (late ones — their successor already delivered from the store — are dropped: the committed
+// answer carries them). A ref and a `turn-end` wait for the durable source: a follower's end is
+// always in the log. When the log's event at a seq differs from one delivered live (its worker
+// died or was fenced before saving it), the log wins: delivery goes back to that seq and goes on
+// from the log — the only case in which a seq is delivered again.
+import { canonicalEquals, type JsonValue } from "../json/index.js";
+import { type CommittedTurnEvent, committedTurnEvent, type LiveTurnEvent, type TurnEvent } from "../loop/index.js";
+import type { SessionEvent } from "../session/index.js";
+import type { LiveMessage } from "./follow-wire.js";
+
+/** Default bound on the characters of live deltas held for a consumer that lags. */
+export const DEFAULT_FOLLOW_BUFFER_CHARS = 1 << 20;
+/** What one queued live event weighs beyond its delta text. */
+const EVENT_WEIGHT = 64;
+
+interface QueuedLive {
+  readonly afterSeq: number;
+  event: LiveTurnEvent;
+}
+
+interface Placed {
+  readonly event: CommittedTurnEvent;
+  readonly durable: boolean;
+}
+
+type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
+const isDelta = (event: LiveTurnEvent): event is DeltaEvent => "delta" in event;
+const weight = (event: LiveTurnEvent): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
+
+export class FollowMerge {
+  readonly #maxChars: number;
+  /** Next seq to deliver; undefined until `start`. */
+  #cursor: number | undefined;
+  /** Committed events at or after the cursor, waiting for their turn. */
+  readonly #committed = new Map<number, Placed>();
+  /** Events delivered from a live message and not yet seen in the durable log. */
+  readonly #unconfirmed = new Map<number, CommittedTurnEvent>();
+  #live: QueuedLive[] = [];
+  #liveChars = 0;
+  #gapped: string | undefined;
+  /** The highest attempt seen per turn: an earlier attempt's messages are stale. */
+  readonly #attempts = new Map<string, number>();
+
+  constructor(options: { maxBufferedChars?: number } = {}) {
+    this.#maxChars = options.maxBufferedChars ?? DEFAULT_FOLLOW_BUFFER_CHARS;
+  }
+
+  /** Delivery starts at `seq` (committed events before it are dropped). */
+  start(seq: number): void {
+    if (this.#cursor !== undefined) return;
+    this.#cursor = seq;
+    for (const at of this.#committed.keys()) if (at < seq) this.#committed.delete(at);
+  }
+
+  get started(): boolean {
+    return this.#cursor !== undefined;
+  }
+
+  /** The next seq to deliver. */
+  get cursor(): number | undefined {
+    return this.#cursor;
+  }
+
+  /** The first seq not known to be in the log: the oldest delivered live and not seen saved, else the cursor. */
+  get unsavedFrom(): number | undefined {
+    let from = this.#cursor;
+    for (const seq of this.#unconfirmed.keys()) if (from === undefined || seq < from) from = seq;
+    return from;
+  }
+
+  /** True when nothing is waiting to be delivered. */
+  get idle(): boolean {
+    return this.#live.length === 0 && (this.#cursor === undefined || !this.#committed.has(this.#cursor));
+  }
+
+  /**
+   * Events the store committed (in seq order, as `store.watch` delivers them). Before `start` they
+   * are not kept (a follower of a queued turn would hold every earlier turn): a start at a seq the
+   * store has passed already has to read the log again from there.
+   */
+  durable(events: readonly SessionEvent[]): void {
+    if (this.#cursor === undefined) return;
+    for (const event of events) this.#place(event.seq, committedTurnEvent(event), true);
+  }
+
+  /** A worker's message; returns false when it was stale (an earlier attempt's). */
+  live(message: LiveMessage): boolean {
+    const newest = this.#attempts.get(message.turnId) ?? 0;
+    if (message.attempt < newest) return false;
+    this.#attempts.set(message.turnId, message.attempt);
+    let after = message.afterSeq;
+    for (const item of message.items) {
+      if (item.type === "ref") after = item.seq;
+      else if ("seq" in item) {
+        after = item.seq;
+        if (item.type !== "turn-end") this.#place(item.seq, item, false); // an end is taken from the log only
+      } else this.#queueLive(after, item);
+    }
+    return true;
+  }
+
+  /** The next event in order, or undefined when the next one has not arrived. */
+  next(): TurnEvent | undefined {
+    const cursor = this.#cursor;
+    if (cursor === undefined) return undefined;
+    while (this.#live.length > 0 && this.#live[0]!.afterSeq < cursor - 1) this.#dropHead(); // overtaken by the log
+    const head = this.#live[0];
+    if (head !== undefined && head.afterSeq === cursor - 1) {
+      this.#dropHead();
+      return head.event;
+    }
+    const placed = this.#committed.get(cursor);
+    if (placed === undefined) return undefined;
+    this.#committed.delete(cursor);
+    if (!placed.durable) this.#unconfirmed.set(cursor, placed.event);
+    this.#cursor = cursor + 1;
+    return placed.event;
+  }
+
+  #place(seq: number, event: CommittedTurnEvent, durable: boolean): void {
+    const cursor = this.#cursor;
+    if (cursor === undefined || seq >= cursor) {
+      const existing = this.#committed.get(seq);
+      if (durable || existing === undefined || !existing.durable) this.#committed.set(seq, { event, durable });
+      return;
+    }
+    const delivered = this.#unconfirmed.get(seq);
+    if (delivered === undefined) return; // delivered from the log already
+    if (canonicalEquals(delivered as unknown as JsonValue, event as unknown as JsonValue)) {
+      if (durable) this.#unconfirmed.delete(seq);
+      return;
+    }
+    // What was delivered at `seq` is not what the log holds: deliver again from there.
+    this.#cursor = seq;
+    for (const at of [...this.#unconfirmed.keys()]) if (at >= seq) this.#unconfirmed.delete(at);
+    for (const at of [...this.#committed.keys()]) if (at >= seq) this.#committed.delete(at);
+    this.#live = [];
+    this.#liveChars = 0;
+    this.#committed.set(seq, { event, durable });
+  }
+
+  #queueLive(afterSeq: number, event: LiveTurnEvent): void {
+    if (isDelta(event) && this.#gapped === `${event.turn}/${event.step}`) return;
+    const tail = this.#live.at(-1);
+    if (
+      isDelta(event) &&
+      tail !== undefined &&
+      tail.afterSeq === afterSeq &&
+      tail.event.type === event.type &&
+      tail.event.index === event.index &&
+      tail.event.turn === event.turn &&
+      tail.event.step === event.step
+    ) {
+      tail.event = { ...(tail.event as DeltaEvent), delta: (tail.event as DeltaEvent).delta + event.delta };
+      this.#liveChars += event.delta.length;
+    } else {
+      this.#live.push({ afterSeq, event });
+      this.#liveChars += weight(event);
+    }
+    if (this.#liveChars > this.#maxChars && isDelta(event)) {
+      // Over the bound: the step streams no more deltas; its committed answer carries the content.
+      this.#gapped = `${event.turn}/${event.step}`;
+      this.#live = this.#live.filter((q) => !isDelta(q.event));
+      this.#liveChars = this.#live.reduce((sum, q) => sum + weight(q.event), 0);
+    }
+  }
+
+  #dropHead(): void {
+    const head = this.#live.shift();
+    if (head !== undefined) this.#liveChars -= weight(head.event);
+  }
+}

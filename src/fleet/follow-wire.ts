@@ -1,0 +1,184 @@
+// The wire format of followed turns on PostgreSQL NOTIFY (docs/decisions/0015). A worker running
+// a followed turn publishes its events on the session's live channel as messages — `{ t: turn id,
+// a: attempt, s: the last committed seq before the first item, e: items }` — each sent as one or
+// more frames `<message no> <frame no> <frames> <slice of the message's JSON>` that stay under
+// PostgreSQL's 8000-byte payload limit (sliced at UTF-8 boundaries; a message's frames go in one
+// statement, so they arrive together and in order). Items are turn events as `agent.follow()`
+// yields them; a committed event over MAX_INLINE_BYTES travels as `{ type: "ref", seq }` and is
+// read from the store once durable. `PublishBatch` collects what arrives while the previous
+// message is in flight: adjacent deltas of one block coalesce, and over a bound a step's deltas
+// are dropped (its committed answer carries the content).
+import { createHash } from "node:crypto";
+import type { LiveTurnEvent, TurnEvent } from "../loop/index.js";
+
+/** Clients announce a session they follow here (payload: the session id); workers LISTEN. */
+export const FOLLOW_CHANNEL = "keelson_follow";
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a frame stays at or under this. */
+export const MAX_FRAME_BYTES = 7900;
+/** A committed event whose JSON is longer travels as a reference (read from the store once durable). */
+export const MAX_INLINE_BYTES = 64 * 1024;
+/** Delta characters a publication holds while its NOTIFY is slow; over it the step streams no more deltas. */
+export const MAX_PENDING_DELTA_CHARS = 1 << 20;
+
+/** The live channel of session `sessionId` (an identifier: a hash, since session ids are any text). */
+export function liveChannel(sessionId: string): string {
+  return `keelson_live_${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}`;
+}
+
+/** A committed event sent by position only. */
+export interface RefItem {
+  readonly type: "ref";
+  readonly seq: number;
+}
+
+export type WireItem = TurnEvent | RefItem;
+
+/** One decoded message of a publication. */
+export interface LiveMessage {
+  readonly turnId: string;
+  /** The claim attempt that ran the turn (a later attempt's messages supersede an earlier one's). */
+  readonly attempt: number;
+  /** The last committed seq before the first item (live items follow the committed seq before them). */
+  readonly afterSeq: number;
+  readonly items: readonly WireItem[];
+}
+
+type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
+const isDelta = (event: TurnEvent): event is DeltaEvent => "delta" in event;
+const sameBlock = (a: TurnEvent, b: DeltaEvent): boolean =>
+  a.type === b.type && isDelta(a) && a.index === b.index && a.turn === b.turn && a.step === b.step;
+
+interface Pending {
+  item: WireItem;
+  /** The item's JSON, when computed already (committed events are measured on arrival). */
+  json: string | undefined;
+}
+
+/** What a publication has to send next: items added since the last `drain()`. */
+export class PublishBatch {
+  readonly #turnId: string;
+  readonly #attempt: number;
+  #items: Pending[] = [];
+  #afterSeq: number;
+  #lastSeq: number;
+  #message = 0;
+  #deltaChars = 0;
+  /** `turn/step` whose deltas overflowed: its further deltas are dropped. */
+  #gapped: string | undefined;
+
+  constructor(turnId: string, attempt: number, afterSeq: number) {
+    this.#turnId = turnId;
+    this.#attempt = attempt;
+    this.#afterSeq = afterSeq;
+    this.#lastSeq = afterSeq;
+  }
+
+  get empty(): boolean {
+    return this.#items.length === 0;
+  }
+
+  add(event: TurnEvent): void {
+    if ("seq" in event) {
+      const json = JSON.stringify(event);
+      const inline = Buffer.byteLength(json) <= MAX_INLINE_BYTES;
+      this.#items.push(inline ? { item: event, json } : { item: { type: "ref", seq: event.seq }, json: undefined });
+      this.#lastSeq = event.seq;
+      return;
+    }
+    if (!isDelta(event)) {
+      this.#items.push({ item: event, json: undefined });
+      return;
+    }
+    if (this.#gapped === `${event.turn}/${event.step}`) return;
+    const tail = this.#items.at(-1);
+    if (tail !== undefined && sameBlock(tail.item as TurnEvent, event)) {
+      const previous = tail.item as DeltaEvent;
+      tail.item = { ...previous, delta: previous.delta + event.delta };
+    } else this.#items.push({ item: event, json: undefined });
+    this.#deltaChars += event.delta.length;
+    if (this.#deltaChars > MAX_PENDING_DELTA_CHARS) {
+      this.#gapped = `${event.turn}/${event.step}`;
+      this.#items = this.#items.filter((p) => !isDelta(p.item as TurnEvent));
+      this.#deltaChars = 0;
+    }
+  }
+
+  /** The frames of one message holding everything added since the last drain (empties the batch). */
+  drain(): string[] {
+    const body = this.#items.map((p) => p.json ?? JSON.stringify(p.item)).join(",");
+    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"s":${this.#afterSeq},"e":[${body}]}`;
+    this.#items = [];
+    this.#deltaChars = 0;
+    this.#afterSeq = this.#lastSeq;
+    return frames(++this.#message, text);
+  }
+}
+
+/** Room left for the header `<message> <frame> <frames> ` (numbers well under 10^9 each). */
+const HEADER_ROOM = 32;
+
+/** Splits `text` into NOTIFY payloads of at most MAX_FRAME_BYTES bytes, at UTF-8 character boundaries. */
+export function frames(message: number, text: string): string[] {
+  const room = MAX_FRAME_BYTES - HEADER_ROOM;
+  if (text.length * 3 <= room) return [`${message} 0 1 ${text}`]; // at most 3 UTF-8 bytes per UTF-16 unit
+  const bytes = Buffer.from(text, "utf8");
+  const slices: string[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    let end = Math.min(start + room, bytes.length);
+    while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+    slices.push(bytes.toString("utf8", start, end));
+    start = end;
+  }
+  return slices.map((slice, i) => `${message} ${i} ${slices.length} ${slice}`);
+}
+
+/** Reassembles messages from the frames of one channel (a message whose first frames were missed is dropped). */
+export class FrameAssembler {
+  #message = -1;
+  #parts: string[] = [];
+  #count = 0;
+
+  /** The message's text once its last frame arrives; undefined otherwise. */
+  push(payload: string): string | undefined {
+    const header = /^(\d+) (\d+) (\d+) /.exec(payload);
+    if (header === null) return undefined;
+    const [message, frame, count] = [Number(header[1]), Number(header[2]), Number(header[3])];
+    const body = payload.slice(header[0].length);
+    if (frame === 0) {
+      this.#message = message;
+      this.#parts = [];
+      this.#count = count;
+    } else if (message !== this.#message || frame !== this.#parts.length) {
+      this.#message = -1; // a frame is missing: drop the message
+      return undefined;
+    }
+    this.#parts.push(body);
+    if (this.#parts.length < this.#count) return undefined;
+    const text = this.#parts.join("");
+    this.#message = -1;
+    this.#parts = [];
+    return text;
+  }
+}
+
+/** The message in `text`, or undefined when it is not one (anyone with the database can NOTIFY). */
+export function decodeMessage(text: string): LiveMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const { t, a, s, e } = value as { t?: unknown; a?: unknown; s?: unknown; e?: unknown };
+  if (typeof t !== "string" || !Number.isSafeInteger(a) || !Number.isSafeInteger(s) || !Array.isArray(e))
+    return undefined;
+  const items = e.filter(
+    (item): item is WireItem =>
+      typeof item === "object" &&
+      item !== null &&
+      typeof (item as { type?: unknown }).type === "string" &&
+      (!("seq" in item) || Number.isSafeInteger((item as { seq: unknown }).seq)),
+  );
+  return { turnId: t, attempt: a as number, afterSeq: s as number, items };
+}

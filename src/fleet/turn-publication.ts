@@ -1,0 +1,176 @@
+// The worker's side of following (docs/decisions/0015): a claimed turn is registered with
+// `Publications` at its claim; it is published only once followed — its session was watched
+// when the turn started (MARK_STARTED says so: a session follower watches the session's log) or
+// a client announced the session on FOLLOW_CHANNEL (a turn follower does when it sees its turn
+// claimed; an announcement heard shortly before the claim is registered counts). From then until the turn
+// ends, `agent.follow()` feeds its events (from its `turn/start`, or from where the log is when
+// an announcement arrives mid-turn) into a PublishBatch, which the worker's LiveSender sends
+// with the next NOTIFY statement (live-sender.ts: one in flight per worker, no timers). A turn
+// nobody follows sends nothing on any live channel.
+import type { Agent, TurnEvent } from "../loop/index.js";
+import type { PgPool } from "../store/postgres/index.js";
+import { liveChannel, PublishBatch } from "./follow-wire.js";
+import { type LiveSource, LiveSender } from "./live-sender.js";
+
+export interface PublishedTurn {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly attempts: number;
+}
+
+type OnError = (error: unknown, where: string) => void;
+
+export class TurnPublication implements LiveSource {
+  readonly channel: string;
+  readonly #sender: LiveSender;
+  readonly #turn: PublishedTurn;
+  readonly #onError: OnError;
+  #followed = false;
+  #agent: Agent | undefined;
+  #unobserve: (() => void) | undefined;
+  #feed: AsyncIterableIterator<TurnEvent> | undefined;
+  #batch: PublishBatch | undefined;
+  #pumping: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(sender: LiveSender, turn: PublishedTurn, onError: OnError) {
+    this.#sender = sender;
+    this.#turn = turn;
+    this.channel = liveChannel(turn.sessionId);
+    this.#onError = onError;
+  }
+
+  get followed(): boolean {
+    return this.#followed;
+  }
+
+  /** Someone follows: publish from the turn's start (or from now, when it runs already). */
+  follow(): void {
+    if (this.#followed || this.#closed) return;
+    this.#followed = true;
+    this.#start();
+  }
+
+  /** The agent that runs the turn (before its prompt is sent). */
+  attach(agent: Agent): void {
+    this.#agent = agent;
+    this.#start();
+  }
+
+  #start(): void {
+    const agent = this.#agent;
+    if (!this.#followed || agent === undefined || this.#closed || this.#feed !== undefined) return;
+    if (this.#unobserve !== undefined) return;
+    const session = agent.session;
+    if (session.openTurn !== null) {
+      this.#open(agent, session.length - 1);
+      return;
+    }
+    this.#unobserve = session.observe((event) => {
+      if (event.type !== "turn/start") return;
+      this.#unobserve?.();
+      this.#unobserve = undefined;
+      this.#open(agent, event.seq - 1);
+    });
+  }
+
+  #open(agent: Agent, from: number): void {
+    const feed = agent.follow({ from });
+    this.#feed = feed;
+    this.#batch = new PublishBatch(this.#turn.id, this.#turn.attempts, from);
+    this.#pumping = this.#pump(feed, this.#batch);
+  }
+
+  async #pump(feed: AsyncIterableIterator<TurnEvent>, batch: PublishBatch): Promise<void> {
+    try {
+      for await (const event of feed) {
+        batch.add(event);
+        this.#sender.kick(this);
+      }
+    } catch (error) {
+      this.#onError(error, `publishing turn ${this.#turn.id}`);
+    }
+  }
+
+  /** The frames of what gathered since the last call (LiveSource). */
+  frames(): string[] {
+    const batch = this.#batch;
+    return batch === undefined || batch.empty ? [] : batch.drain();
+  }
+
+  /**
+   * The turn is over (or abandoned): stops waiting for its start, lets the feed deliver what the
+   * log holds up to the turn's end, and waits for the last NOTIFY.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#unobserve?.();
+    this.#unobserve = undefined;
+    // A turn still open here was abandoned mid-way: its feed would wait for an end that is not coming.
+    const open = this.#agent !== undefined && this.#agent.session.openTurn !== null;
+    if (open) await this.#feed?.return?.();
+    await this.#pumping;
+    await this.#sender.sent(this);
+  }
+}
+
+/**
+ * How long an announcement for a session this worker runs nothing in counts: a follower announces
+ * when it hears its turn claimed, which may reach this worker just before its claim is registered.
+ */
+const HEARD_MS = 5000;
+/** Announcements kept for sessions not running here (the oldest go first). */
+const HEARD_MAX = 4096;
+
+/** The turns a worker runs, by session, so an announcement finds the one it is about. */
+export class Publications {
+  readonly #sender: LiveSender;
+  readonly #onError: OnError;
+  readonly #bySession = new Map<string, TurnPublication>();
+  /** Announcements of sessions running nothing here: when each was heard (performance.now). */
+  readonly #heard = new Map<string, number>();
+  readonly #closing = new Set<Promise<void>>();
+
+  constructor(pool: PgPool, onError: OnError) {
+    this.#sender = new LiveSender(pool, (error) => onError(error, "publishing followed turns"));
+    this.#onError = onError;
+  }
+
+  /** Registers a claimed turn (at its claim, before it starts: an announcement from then on is heard). */
+  open(turn: PublishedTurn): TurnPublication {
+    const publication = new TurnPublication(this.#sender, turn, this.#onError);
+    this.#bySession.set(turn.sessionId, publication);
+    const heard = this.#heard.get(turn.sessionId);
+    if (heard !== undefined) {
+      this.#heard.delete(turn.sessionId);
+      if (performance.now() - heard <= HEARD_MS) publication.follow();
+    }
+    return publication;
+  }
+
+  /** A client announced that it follows `sessionId`. */
+  announced(sessionId: string): void {
+    const publication = this.#bySession.get(sessionId);
+    if (publication !== undefined) {
+      publication.follow();
+      return;
+    }
+    this.#heard.delete(sessionId); // re-inserted: the map stays in the order heard
+    this.#heard.set(sessionId, performance.now());
+    if (this.#heard.size > HEARD_MAX) this.#heard.delete(this.#heard.keys().next().value!);
+  }
+
+  /** The turn is over: unregisters it and finishes its publication. */
+  close(turn: PublishedTurn, publication: TurnPublication): Promise<void> {
+    if (this.#bySession.get(turn.sessionId) === publication) this.#bySession.delete(turn.sessionId);
+    const closing = publication.close();
+    this.#closing.add(closing);
+    return closing.finally(() => this.#closing.delete(closing));
+  }
+
+  /** Waits for every publication being finished, then gives the sender's connection back (before the worker closes its pool). */
+  async stop(): Promise<void> {
+    await Promise.all(this.#closing);
+    await this.#sender.close();
+  }
+}

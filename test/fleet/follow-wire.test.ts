@@ -1,0 +1,119 @@
+// The follow wire format (src/fleet/follow-wire.ts): frames under PostgreSQL's NOTIFY limit that
+// reassemble to the message byte for byte, a batch that coalesces deltas and sends big committed
+// events by reference, and a decoder that refuses what is not a message.
+import { describe, expect, test } from "vitest";
+import {
+  decodeMessage,
+  FrameAssembler,
+  frames,
+  liveChannel,
+  MAX_FRAME_BYTES,
+  MAX_INLINE_BYTES,
+  MAX_PENDING_DELTA_CHARS,
+  PublishBatch,
+} from "../../src/fleet/follow-wire.js";
+import type { TurnEvent } from "../../src/loop/index.js";
+
+const delta = (text: string, index = 0, step = 1): TurnEvent => ({
+  type: "text-delta",
+  turn: 1,
+  step,
+  index,
+  id: `text_1_${step}_${index}`,
+  delta: text,
+});
+
+/** The one message a batch's drain sends, reassembled and decoded. */
+function sent(batch: PublishBatch) {
+  const assembler = new FrameAssembler();
+  let text: string | undefined;
+  for (const frame of batch.drain()) text = assembler.push(frame);
+  return decodeMessage(text!)!;
+}
+
+describe("frames", () => {
+  test("a long message of mixed-width characters splits into frames under the limit that reassemble exactly", () => {
+    const text = JSON.stringify({ e: 'é中😀a\u2028"\\'.repeat(4000) });
+    const parts = frames(7, text);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+    const assembler = new FrameAssembler();
+    const results = parts.map((p) => assembler.push(p));
+    expect(results.slice(0, -1).every((r) => r === undefined)).toBe(true);
+    expect(results.at(-1)).toBe(text);
+  });
+
+  test("a short message is one frame", () => {
+    expect(frames(3, '{"a":1}')).toEqual(['3 0 1 {"a":1}']);
+  });
+
+  test("a message whose first frame was missed is dropped; the next one is whole", () => {
+    const first = frames(1, "x".repeat(20_000));
+    const second = frames(2, "y".repeat(10));
+    const assembler = new FrameAssembler();
+    for (const part of first.slice(1)) expect(assembler.push(part)).toBeUndefined();
+    expect(assembler.push(second[0]!)).toBe("y".repeat(10));
+  });
+});
+
+describe("PublishBatch", () => {
+  test("adjacent deltas of one block coalesce while a message is in flight; another block starts a new item", () => {
+    const batch = new PublishBatch("42", 1, 3);
+    for (const t of ["He", "ll", "o"]) batch.add(delta(t));
+    batch.add(delta("!", 1));
+    const message = sent(batch);
+    expect(message).toMatchObject({ turnId: "42", attempt: 1, afterSeq: 3 });
+    expect(message.items.map((i) => (i as { delta: string }).delta)).toEqual(["Hello", "!"]);
+  });
+
+  test("a message names the last committed seq before its first item", () => {
+    const batch = new PublishBatch("42", 2, 3);
+    batch.add({ type: "step-start", seq: 4, turn: 1, step: 1 });
+    batch.add(delta("a"));
+    expect(sent(batch).afterSeq).toBe(3);
+    batch.add(delta("b"));
+    expect(sent(batch).afterSeq).toBe(4);
+  });
+
+  test("a committed event over the inline bound travels as a reference to its seq", () => {
+    const batch = new PublishBatch("42", 1, 0);
+    const big = "z".repeat(MAX_INLINE_BYTES + 1);
+    batch.add({ type: "user-message", seq: 1, content: [{ type: "text", text: big }], source: "user" });
+    batch.add({ type: "step-start", seq: 2, turn: 1, step: 1 });
+    expect(sent(batch).items).toEqual([
+      { type: "ref", seq: 1 },
+      { type: "step-start", seq: 2, turn: 1, step: 1 },
+    ]);
+  });
+
+  test("over the pending bound a step's deltas are dropped, and its later deltas too; its block events stay", () => {
+    const batch = new PublishBatch("42", 1, 0);
+    batch.add({ type: "text-start", turn: 1, step: 1, index: 0, id: "text_1_1_0" });
+    batch.add(delta("x".repeat(MAX_PENDING_DELTA_CHARS)));
+    batch.add(delta("y"));
+    batch.add(delta("later"));
+    batch.add(delta("next step", 0, 2));
+    expect(sent(batch).items.map((i) => i.type + ((i as { delta?: string }).delta ?? ""))).toEqual([
+      "text-start",
+      "text-deltanext step",
+    ]);
+  });
+});
+
+test("decodeMessage refuses what is not a message", () => {
+  for (const text of ["", "not json", "[]", '{"t":1,"a":1,"s":0,"e":[]}', '{"t":"1","a":"x","s":0,"e":[]}'])
+    expect(decodeMessage(text)).toBeUndefined();
+  expect(decodeMessage('{"t":"1","a":1,"s":-1,"e":[7,{"type":"ref","seq":"x"},{"type":"ref","seq":2}]}')).toEqual({
+    turnId: "1",
+    attempt: 1,
+    afterSeq: -1,
+    items: [{ type: "ref", seq: 2 }],
+  });
+});
+
+test("a session's live channel is a plain identifier, the same for the same id", () => {
+  const channel = liveChannel("any text: ünïcode / spaces");
+  expect(channel).toMatch(/^[a-z_][a-z0-9_]{0,62}$/);
+  expect(liveChannel("any text: ünïcode / spaces")).toBe(channel);
+  expect(liveChannel("another")).not.toBe(channel);
+});

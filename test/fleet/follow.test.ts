@@ -1,0 +1,285 @@
+// Following turns across processes (decision 0015), on the run's PostgreSQL: a worker in this
+// process (its own pool) and a client on another pool. A gated provider holds its step open
+// after its first deltas, so "the client saw deltas before the step ended" is a fact the test
+// arranges, not a timing. Also: late connect, a queued turn, a whole session, the negative
+// (nobody follows: nothing on any live channel) and unknown turns and sessions.
+import pg from "pg";
+import { afterEach, describe, expect, test } from "vitest";
+import { FleetError, liveChannel } from "../../src/fleet/index.js";
+import type { Provider, StreamChunk } from "../../src/llm/core.js";
+import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
+import type { SessionEvent } from "../../src/session/index.js";
+import { type Deferred, deferred } from "../support/deferred.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+import { profiles } from "./fixtures/fleet-profiles.mjs";
+
+const database = useFleetDatabase();
+
+/** The error `run` rejects with (failing the test when it resolves). */
+async function rejection(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+const listeners: pg.Client[] = [];
+afterEach(async () => {
+  for (const client of listeners.splice(0)) await client.end().catch(() => undefined);
+});
+
+/**
+ * Step 1: streams "Hel" "lo", waits for `gates.text`, streams " wor" "ld" and a tool call's start
+ * and argument deltas, waits for `gates.call`, then ends the step (the call runs). Step 2: text.
+ */
+function gatedProvider(gates: { text: Deferred<void>; call: Deferred<void> }): Provider {
+  let calls = 0;
+  return {
+    id: "gated",
+    async *stream(request): AsyncGenerator<StreamChunk> {
+      const gate = (d: Deferred<void>) =>
+        Promise.race([d.promise, new Promise((resolve) => request.signal.addEventListener("abort", resolve))]);
+      calls++;
+      if (calls > 1) {
+        yield { type: "block-start", index: 0, block: { type: "text" } };
+        yield { type: "text-delta", index: 0, text: "done after the tool" };
+        yield { type: "block-end", index: 0 };
+        yield { type: "finish", reason: "stop" };
+        return;
+      }
+      yield { type: "block-start", index: 0, block: { type: "text" } };
+      yield { type: "text-delta", index: 0, text: "Hel" };
+      yield { type: "text-delta", index: 0, text: "lo" };
+      await gate(gates.text);
+      yield { type: "text-delta", index: 0, text: " wor" };
+      yield { type: "text-delta", index: 0, text: "ld" };
+      yield { type: "block-end", index: 0 };
+      const call = { type: "tool-call", callId: "toolu_provider_1", name: "echo_tool" } as const;
+      yield { type: "block-start", index: 1, block: call };
+      yield { type: "tool-call-delta", index: 1, argumentsDelta: '{"say":' };
+      yield { type: "tool-call-delta", index: 1, argumentsDelta: '"hi"}' };
+      await gate(gates.call);
+      yield { type: "block-end", index: 1 };
+      yield { type: "finish", reason: "tool-calls" };
+    },
+  };
+}
+
+const echoTool = {
+  name: "echo_tool",
+  description: "says what it is told",
+  input: { type: "object", properties: { say: { type: "string" } } },
+  readOnly: true,
+  execute: async (args: { say?: string }) => `said ${args.say ?? ""}`,
+};
+
+function gatedProfile(gates: { text: Deferred<void>; call: Deferred<void> }) {
+  return {
+    gated: {
+      provider: () => gatedProvider(gates),
+      model: "gated",
+      tools: [echoTool],
+      options: { invariants: true, maxSteps: 4 },
+    },
+  };
+}
+
+/**
+ * Resolves once a follower has marked queued turn `turnId` followed: the worker that starts it
+ * publishes it from its `turn/start`. Polls a fact, not a duration.
+ */
+async function untilFollowed(turnId: string): Promise<void> {
+  for (;;) {
+    const [row] = await database().query<{ watched: boolean }>(
+      "SELECT coalesce(followed_until > now(), false) AS watched FROM keelson_turns WHERE id = $1",
+      [turnId],
+    );
+    if (row?.watched === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function storedEvents(sessionId: string): Promise<readonly SessionEvent[]> {
+  const { session } = await database().store().load(sessionId, { readOnly: true });
+  return session.events;
+}
+
+/** The log's turn events from the turn's `turn/start` to its `turn/end`. */
+function loggedTurn(events: readonly SessionEvent[], startSeq: number): TurnEvent[] {
+  const out: TurnEvent[] = [];
+  for (const event of events.slice(startSeq)) {
+    if (out.length === 0 && event.type !== "turn/start") continue;
+    out.push(committedTurnEvent(event));
+    if (event.type === "turn/end") break;
+  }
+  return out;
+}
+
+const committedOf = (events: readonly TurnEvent[]): TurnEvent[] => events.filter((e) => "seq" in e);
+
+async function collect(stream: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const events: TurnEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+describe("a client on another pool follows a turn a worker runs", () => {
+  test("deltas arrive before the step ends, in order, with the log's ids; the committed events are the log's", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-gated", prompt: "hello", profile: "gated" });
+    const stream = client.stream(id);
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    const seen: TurnEvent[] = [];
+    const stepEnded = (): boolean => seen.some((e) => e.type === "step-end" || e.type === "assistant-message");
+    const text = (): string => seen.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
+    const args = (): string => seen.flatMap((e) => (e.type === "tool-call-delta" ? [e.delta] : [])).join("");
+    let opened = 0;
+    for await (const event of stream) {
+      seen.push(event);
+      // The provider holds its step open at each gate: what arrived by then arrived before the step's end.
+      if (opened === 0 && text() === "Hello") {
+        expect(stepEnded()).toBe(false);
+        opened = 1;
+        gates.text.resolve();
+      } else if (opened === 1 && args() === '{"say":"hi"}') {
+        expect(stepEnded()).toBe(false);
+        expect(text()).toBe("Hello world");
+        opened = 2;
+        gates.call.resolve();
+      }
+    }
+    expect(opened).toBe(2);
+    const types = seen.map((e) => e.type);
+    expect(types[0]).toBe("turn-start");
+    expect(types.at(-1)).toBe("turn-end");
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    expect(record.status).toBe("done");
+    const logged = loggedTurn(await storedEvents("follow-gated"), record.startSeq!);
+    // The live tool call carries the log's callId from its first delta on (not the provider's id).
+    const call = logged.find((e) => e.type === "tool-call-ready") as { callId: string };
+    const live = seen.filter((e) => e.type === "tool-call-start" || e.type === "tool-call-delta");
+    expect(live[0]?.type).toBe("tool-call-start"); // then its argument deltas (coalesced or not)
+    expect(live.slice(1).every((e) => e.type === "tool-call-delta")).toBe(true);
+    for (const e of live) expect((e as { callId: string }).callId).toBe(call.callId);
+    expect(call.callId).not.toBe("toolu_provider_1");
+    // The live events sit between the step's start and its answer; every committed event is the
+    // log's, seq for seq, each once, in order.
+    expect(types.indexOf("text-delta")).toBeGreaterThan(types.indexOf("step-start"));
+    expect(types.lastIndexOf("tool-call-delta")).toBeLessThan(types.indexOf("assistant-message"));
+    expect(committedOf(seen)).toEqual(logged);
+  });
+
+  test("a client that connects after the turn ended gets the turn's committed events from the log", async () => {
+    await database().worker({ profiles });
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-late", prompt: "late hello", profile: "echo" });
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    const late = await database().client();
+    const seen = await collect(late.stream(id));
+    expect(seen).toEqual(loggedTurn(await storedEvents("follow-late"), record.startSeq!));
+    expect(seen.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
+  });
+
+  test("a client that connects mid-step gets the committed events so far, then the rest", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-mid", prompt: "hello", profile: "gated" });
+    // A first follower sees the step open (the gate holds it); the second connects only then.
+    const first = client.stream(id);
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    for await (const event of first) if (event.type === "text-delta") break;
+    const second = await database().client();
+    const stream = second.stream(id);
+    const seen: TurnEvent[] = [];
+    const drained = (async () => {
+      for await (const event of stream) seen.push(event);
+    })();
+    gates.text.resolve();
+    gates.call.resolve();
+    await drained;
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents("follow-mid"), record.startSeq!));
+  });
+
+  test("following a queued turn: it waits behind the session's earlier turn, then streams only its own", async () => {
+    const client = await database().client();
+    const firstId = await client.enqueueTurn({ sessionId: "follow-queued", prompt: "one", profile: "echo" });
+    const secondId = await client.enqueueTurn({ sessionId: "follow-queued", prompt: "two", profile: "echo" });
+    const follower = await database().client();
+    const seen = collect(follower.stream(secondId));
+    await untilFollowed(secondId);
+    await database().worker({ profiles }); // no worker until both are queued and followed
+    const events = await seen;
+    const record = await client.awaitTurn(secondId, { timeoutMs: 20_000 });
+    expect((await client.turn(firstId)).status).toBe("done");
+    expect(events[0]).toMatchObject({ type: "turn-start", turn: 2 });
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", turn: 2 });
+    expect(committedOf(events)).toEqual(loggedTurn(await storedEvents("follow-queued"), record.startSeq!));
+  });
+
+  test("streamSession: the log after `from`, then each queued turn as it runs; ends when the session is idle", async () => {
+    const client = await database().client();
+    const done = await client.enqueueTurn({ sessionId: "follow-session", prompt: "zero", profile: "echo" });
+    await database().worker({ profiles });
+    await client.awaitTurn(done, { timeoutMs: 20_000 });
+    const before = (await storedEvents("follow-session")).length;
+    const a = await client.enqueueTurn({ sessionId: "follow-session", prompt: "one", profile: "echo" });
+    const b = await client.enqueueTurn({ sessionId: "follow-session", prompt: "two", profile: "echo" });
+    const events = await collect(client.streamSession("follow-session", { from: before - 2 }));
+    await client.awaitTurn(b, { timeoutMs: 20_000 });
+    expect((await client.turn(a)).status).toBe("done");
+    const log = await storedEvents("follow-session");
+    expect(committedOf(events)).toEqual(log.slice(before - 1).map(committedTurnEvent));
+    expect(events.filter((e) => e.type === "turn-end").map((e) => (e as { turn: number }).turn)).toEqual([1, 2, 3]);
+  });
+});
+
+test("nobody follows: the worker sends nothing on the session's live channel; a follower then receives its turn there", async () => {
+  const worker = await database().worker({ profiles });
+  const listener = new pg.Client({ connectionString: database().url });
+  listeners.push(listener);
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on("notification", (message) => heard.push(message.channel));
+  await listener.query(`LISTEN ${liveChannel("follow-none")}`);
+  const client = await database().client();
+  const id = await client.enqueueTurn({ sessionId: "follow-none", prompt: "unwatched", profile: "echo" });
+  await client.awaitTurn(id, { timeoutMs: 20_000 });
+  await listener.query("SELECT 1"); // a round trip on the listener: a notification sent before it has arrived
+  expect(heard).toEqual([]);
+  // The same listener hears the next turn once a client follows it (run by a new worker, started
+  // once the follower is watching: the turn is published from its start).
+  await worker.stop();
+  const next = await client.enqueueTurn({ sessionId: "follow-none", prompt: "watched", profile: "echo" });
+  const followed = collect(client.stream(next));
+  await untilFollowed(next);
+  await database().worker({ profiles });
+  await followed;
+  // The follower may end (its turn's end read from the log) before the last NOTIFY lands: wait for it.
+  while (heard.length === 0) await listener.query("SELECT 1");
+  expect(new Set(heard)).toEqual(new Set([liveChannel("follow-none")]));
+});
+
+describe("unknown turns and sessions", () => {
+  test("an unknown turn id is FleetError not-found, from the first next()", async () => {
+    const client = await database().client();
+    for (const id of ["999999", "not-a-number"]) {
+      const error = await rejection(() => client.stream(id).next());
+      expect(error).toBeInstanceOf(FleetError);
+      expect((error as FleetError).code).toBe("not-found");
+    }
+  });
+
+  test("an unknown session is not-found; a `from` beyond the log is invalid-position", async () => {
+    const client = await database().client();
+    expect(await rejection(() => client.streamSession("no-such-session").next())).toMatchObject({ code: "not-found" });
+    await client.createSession({ id: "follow-empty" });
+    expect(await rejection(() => client.streamSession("follow-empty", { from: 0 }).next())).toMatchObject({
+      code: "invalid-position",
+    });
+  });
+});
