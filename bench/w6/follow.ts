@@ -1,4 +1,4 @@
-// W6 part 3 — following turns out of the fleet (#22 §5, decision 0015): turns per second served by
+// W6 part 3 — following turns out of the fleet (#22 §5, decision 0016): turns per second served by
 // `keelson worker` processes with a follower on every turn vs none, in the same run, and the
 // first-token latency to that remote follower. The workers serve w6/follow-profiles.mjs: a model
 // that answers after 200 ms and streams 9 deltas 10 ms apart, the first one the wall-clock time

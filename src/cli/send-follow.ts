@@ -1,5 +1,5 @@
 // `keelson send --follow`: prints a queued turn as it streams from whichever worker runs it
-// (fleetClient.stream, decision 0015) — the answer's text deltas as they arrive, each step's text
+// (fleetClient.stream, decision 0016) — the answer's text deltas as they arrive, each step's text
 // on its own line; a step whose deltas this client did not see (it connected mid-step, or its
 // deltas overflowed) is printed from its committed answer. With --json every event is one JSON
 // line. Everything printed is untrusted model text: escaped for the terminal (terminal-text.ts).

@@ -4,7 +4,7 @@
 // yet creates it first (an empty log, header id only — see createSession), so a client needs no
 // separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
 // `stream` / `streamSession` follow a turn or a session from whichever worker runs it
-// (turn-follower.ts, decision 0015).
+// (turn-follower.ts, decision 0016).
 import type { TurnEvent } from "../loop/index.js";
 import { Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
@@ -199,7 +199,7 @@ export class FleetClient {
    * A queued turn is waited for. Breaking the iteration stops following, never the turn. Errors
    * (thrown by the iteration): `not-found` (no such turn), `not-run` (it ended without running:
    * its profile failed, too many attempts), `worker-lost` (its worker died and no worker recovered
-   * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0015.
+   * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0016.
    */
   stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
     return this.#follow({ kind: "turn", turnId }, options);

@@ -42,7 +42,7 @@ const MIGRATIONS: readonly string[] = [
   // being queued again with nothing saved — so a turn failed for too many attempts says so (#20 F16).
   `ALTER TABLE keelson_turns ADD COLUMN started_attempts integer NOT NULL DEFAULT 0;`,
   // 3: a client follows the turn (until then; renewed while it waits): the worker that starts it
-  // publishes its events from its start (decision 0015).
+  // publishes its events from its start (decision 0016).
   `ALTER TABLE keelson_turns ADD COLUMN followed_until timestamptz;`,
 ];
 

@@ -1,4 +1,4 @@
-// A follower's merge of its two sources into one ordered stream (docs/decisions/0015): the
+// A follower's merge of its two sources into one ordered stream (docs/decisions/0016): the
 // worker's live messages (committed events as they are appended — before they are durable —
 // and live deltas, each after the committed seq before it) and the store's durable events
 // (store.watch). Committed events are delivered in seq order from whichever source has them

@@ -1,4 +1,4 @@
-// What a follower knows of the queue (decision 0015): the followed turns' statuses and their
+// What a follower knows of the queue (decision 0016): the followed turns' statuses and their
 // session's lease, looked at (follow-state.ts) first, then again on the queue's notifications for
 // them, at a running turn's lease expiry, and — while one waits — with the client's StatusPoll.
 // It tells the follower (`QueueSide`) where a turn starts, that it finished, that the session is

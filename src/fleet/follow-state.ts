@@ -1,4 +1,4 @@
-// What a follower knows about the queue (decision 0015): one query reads the followed session's
+// What a follower knows about the queue (decision 0016): one query reads the followed session's
 // log length and lease with its open turns (and the followed turn, finished or not), and
 // `LeaseJudge` turns a running turn's lease into a verdict. A running turn whose session lease
 // is live is alive: look again when it expires. One whose lease lapsed (its worker died, paused

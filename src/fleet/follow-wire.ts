@@ -1,4 +1,4 @@
-// The wire format of followed turns on PostgreSQL NOTIFY (docs/decisions/0015). A worker running
+// The wire format of followed turns on PostgreSQL NOTIFY (docs/decisions/0016). A worker running
 // a followed turn publishes its events on the session's live channel as messages — `{ t: turn id,
 // a: attempt, s: the last committed seq before the first item, e: items }` — each sent as one or
 // more frames `<message no> <frame no> <frames> <slice of the message's JSON>` that stay under

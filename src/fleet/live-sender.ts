@@ -1,4 +1,4 @@
-// A worker's one NOTIFY in flight (decision 0015): every followed turn it runs hands its pending
+// A worker's one NOTIFY in flight (decision 0016): every followed turn it runs hands its pending
 // events here, and one statement sends what all of them gathered — each turn's frames on its
 // session's channel, in order, in one transaction — while the next gathers. No timers: the
 // coalescing window is the statement's round trip (the first statement after a quiet spell waits

@@ -1,4 +1,4 @@
-// A follower's durable source (decision 0015): the followed session's committed events from a
+// A follower's durable source (decision 0016): the followed session's committed events from a
 // seq on, through the store's watch (LISTEN on the store's channel, rows fetched per commit),
 // reopened where it stopped after a failure (a fetch or its connection), after a short backoff,
 // for as long as the follower lives. Starting it marks the session watched, which is how a

@@ -1,4 +1,4 @@
-// One poll per client for the turns its followers wait on (decision 0015). The queue notifies
+// One poll per client for the turns its followers wait on (decision 0016). The queue notifies
 // every status change, but a notification sent while the LISTEN connection was down is lost, so
 // a follower of a queued turn also needs a look now and then: instead of one query per follower
 // per interval, the client reads the statuses of every tracked turn in one statement every

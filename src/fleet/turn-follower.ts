@@ -1,4 +1,4 @@
-// `fleetClient.stream(turnId)` and `streamSession(sessionId)` (decision 0015): a turn's events, from
+// `fleetClient.stream(turnId)` and `streamSession(sessionId)` (decision 0016): a turn's events, from
 // whichever worker runs it, to a client in any process. A follower LISTENs on the session's live
 // channel and merges the worker's live messages with the log's durable events (follow-merge.ts);
 // what it knows of the queue — where the turn starts, that it finished, whether its worker still

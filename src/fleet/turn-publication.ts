@@ -1,4 +1,4 @@
-// The worker's side of following (docs/decisions/0015): a claimed turn is registered with
+// The worker's side of following (docs/decisions/0016): a claimed turn is registered with
 // `Publications` at its claim; it is published only once followed — its session was watched
 // when the turn started (MARK_STARTED says so: a session follower watches the session's log) or
 // a client announced the session on FOLLOW_CHANNEL (a turn follower does when it sees its turn

@@ -106,7 +106,7 @@ export const NOTIFY_TURNS = `SELECT pg_notify('${TURNS_CHANNEL}', p) FROM unnest
  * Records that turn $1 (claim $2 owner, $3 attempt) starts at log length $4 — only while the
  * claim stands and its lease is live; no row: the claim was lost, do not start. `watched`: a
  * client follows the turn (`followed_until`) or watches its session's log (the store's
- * `watched_until`) — the turn is published from its start (decision 0015; a follower that comes
+ * `watched_until`) — the turn is published from its start (decision 0016; a follower that comes
  * later announces itself on the follow channel).
  */
 export const MARK_STARTED = `UPDATE keelson_turns t SET start_seq = $4, started_at = now(), updated_at = now()
@@ -140,7 +140,7 @@ export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status,
   FROM keelson_turns WHERE id = $1`;
 
 /**
- * What a follower looks at (decision 0015): the session ($1, or the session of turn $2) — its log
+ * What a follower looks at (decision 0016): the session ($1, or the session of turn $2) — its log
  * length, whether its lease is live, when it expires and how long it is — and its open turns
  * plus turn $2, oldest first. With $3 (ms), turn $2, when queued, is marked followed for that
  * long (MARK_FOLLOWED; a turn follower's first look).

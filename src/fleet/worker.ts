@@ -6,7 +6,7 @@
 // the claim takes each lease for, so the store's writable load keeps the claim's epoch — and
 // whose heartbeat keeps the leases of running turns alive. The notification connection also
 // LISTENs on the follow channel: a client's announcement starts the publication of the turn the
-// worker runs in that session (turn-publication.ts, decision 0015).
+// worker runs in that session (turn-publication.ts, decision 0016).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";

@@ -1,4 +1,4 @@
-// Following across processes (decision 0015): real `keelson worker` processes on the run's
+// Following across processes (decision 0016): real `keelson worker` processes on the run's
 // PostgreSQL, SIGKILLed mid-turn while a client in this process follows the turn — the follower
 // always ends: with the log's `turn-end` (interrupted, written by crash repair) when another
 // worker recovers the turn, with the re-run's end when nothing of the first attempt was saved,

@@ -1,4 +1,4 @@
-// Following turns across processes (decision 0015), on the run's PostgreSQL: a worker in this
+// Following turns across processes (decision 0016), on the run's PostgreSQL: a worker in this
 // process (its own pool) and a client on another pool. A gated provider holds its step open
 // after its first deltas, so "the client saw deltas before the step ended" is a fact the test
 // arranges, not a timing. Also: late connect, a queued turn, a whole session, the negative
