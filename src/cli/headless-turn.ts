@@ -2,7 +2,8 @@
 // session event as a JSON line with --json), cancels the turn on SIGINT/SIGTERM, disposes the
 // agent and closes the store, and maps the turn's end reason to the exit code:
 //   completed 0 · error 1 · (bad input 2) · max-tokens 3 · aborted 4 · rejected 5 ·
-//   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved).
+//   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved) ·
+//   awaiting-approval 8 (a tool call waits for `keelson approve|deny`).
 // The answer and the reasons quoted on stderr are untrusted text: escaped for the terminal
 // (terminal-text.ts); --json lines are JSON with C1/format characters \u-escaped.
 import type { TurnEndReason } from "../session/index.js";
@@ -21,6 +22,7 @@ export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   rejected: 5,
   disposed: 6,
   interrupted: 6,
+  "awaiting-approval": 8,
 };
 
 /** The turn ran, but its log could not be made durable. */

@@ -62,7 +62,16 @@ const content =
     }
   };
 
-const TURN_END_KINDS = new Set(["completed", "aborted", "error", "disposed", "max-tokens", "rejected", "interrupted"]);
+const TURN_END_KINDS = new Set([
+  "completed",
+  "awaiting-approval",
+  "aborted",
+  "error",
+  "disposed",
+  "max-tokens",
+  "rejected",
+  "interrupted",
+]);
 
 const turnEndReason: Check = (d) => {
   const r = d.reason;
@@ -123,6 +132,15 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     positive("turn", "step", "attempt"),
     strings("code"),
     required("delayMs", isCount, "a non-negative integer"),
+  ],
+  "approval/request": [positive("turn", "step"), strings("callId", "tool", "arguments", "reason")],
+  "approval/decision": [
+    strings("callId"),
+    required("approve", (v) => typeof v === "boolean", "a boolean"),
+    optional("by", isString, "a string"),
+    optional("note", isString, "a string"),
+    optional("arguments", isString, "a string (JSON text)"),
+    (d) => (d.approve === false && "arguments" in d ? "arguments: only an approval may edit the arguments" : undefined),
   ],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],

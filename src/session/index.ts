@@ -1,4 +1,11 @@
 // Public API of the session layer (depends on json, messages).
+export {
+  type ApprovalLog,
+  type ApprovalStatus,
+  approvalStatus,
+  type PendingApproval,
+  type WaitingCall,
+} from "./approvals.js";
 export { compactSummaryOf } from "./compact-summary.js";
 export { deriveEventMessage, isSurfaceEventType } from "./derive.js";
 export {
@@ -18,7 +25,7 @@ export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
 export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";
 export { type CloserOptions, crashRepairClosers } from "./repair.js";
 export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
-export { LogStructure, type OpenCall } from "./structure.js";
+export { type ApprovalState, LogStructure, type OpenCall } from "./structure.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {
   AnySessionEvent,

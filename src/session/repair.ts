@@ -1,5 +1,11 @@
 // Crash repair: the closers that end an open final turn durably. They are appended to the log
 // (never patched in at read time), so a repaired log is an ordinary valid log.
+//
+// A pending approval is not a crash: while some approval request is undecided, the calls that
+// wait for it (unlogged in the open step, or held from an earlier one) are left waiting — the
+// turn ends `interrupted`, and a later decision continues them. Only calls already dispatched get
+// error results. Once every approval is decided the held calls are in flight, and are closed like
+// any other call of a step in flight.
 import type { LogStructure, OpenCall } from "./structure.js";
 import type { PendingEvent } from "./types.js";
 
@@ -12,6 +18,11 @@ export interface CloserOptions {
   readonly error?: string;
   /** Append `turn/end{interrupted}` (default true); false closes only the open step. */
   readonly closeTurn?: boolean;
+  /**
+   * Close calls that wait for an undecided approval too (default false: they keep waiting). The
+   * loop sets it when a cancel ends the turn: a cancelled turn's pending approvals are closed.
+   */
+  readonly closeAwaiting?: boolean;
 }
 
 /**
@@ -29,13 +40,22 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
     out.push({ type: "compact/end", data: { turn, error: "interrupted" } });
   }
   const byModelOrder = (a: OpenCall, b: OpenCall): number => a.order - b.order;
-  for (const call of [...structure.unloggedCalls.values()].sort(byModelOrder)) {
+  const keep = structure.awaitingApproval && options.closeAwaiting !== true;
+  const waiting = keep ? [] : [...structure.unloggedCalls.values(), ...structure.heldCalls.values()];
+  for (const call of waiting.sort(byModelOrder)) {
     out.push({
       type: "tool/call",
-      data: { turn: call.turn, step: call.step, callId: call.callId, name: call.name, arguments: call.arguments },
+      data: {
+        turn: call.turn,
+        step: call.step,
+        callId: call.callId,
+        name: call.name,
+        // An approval that edited the arguments logged what the call runs with.
+        arguments: structure.approvals.get(call.callId)?.decision?.arguments ?? call.arguments,
+      },
     });
   }
-  for (const call of [...structure.unansweredCalls.values(), ...structure.unloggedCalls.values()].sort(byModelOrder)) {
+  for (const call of [...structure.unansweredCalls.values(), ...waiting].sort(byModelOrder)) {
     out.push({
       type: "tool/result",
       data: {

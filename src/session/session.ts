@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { adoptParsedJson, JsonError, previewJson, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
+import { type PendingApproval, pendingOf, type WaitingCall, waitingOf } from "./approvals.js";
 import { ChunkedEvents } from "./chunked-events.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionMeta, validateSurfaceOp } from "./envelope.js";
@@ -300,6 +301,18 @@ export class Session {
   /** The highest turn number logged so far (0 for an empty log). */
   get lastTurn(): number {
     return this.#structure.lastTurn;
+  }
+  /** True when some `approval/request` has no decision yet (the session awaits a person). */
+  get awaitingApproval(): boolean {
+    return this.#structure.awaitingApproval;
+  }
+  /** The undecided approval requests, in model order (see approvals.ts). */
+  pendingApprovals(): PendingApproval[] {
+    return pendingOf(this.#structure, (seq) => this.#events.at(seq)!.time);
+  }
+  /** The tool calls that wait — held past their step, or unlogged in the open one — in model order, each with its approval. */
+  waitingCalls(): WaitingCall[] {
+    return waitingOf(this.#structure);
   }
 
   /**

@@ -3,6 +3,13 @@
 // their step, compactions open and close. `Session.append` runs it per event (O(1)), `verifyLog`
 // and loaders run it over whole logs, and crash repair reads its open state.
 //
+// Approvals (ARCHITECTURE.md §10, "Pauses are events"): a step may end with tool-call blocks
+// still unlogged when one of them has an undecided `approval/request`. Those calls are *held*:
+// they outlive the step and its turn (which ends `awaiting-approval`, or is interrupted, disposed
+// or failed), nothing may join the history or start a step until each has its result, and a
+// later turn logs the `approval/decision`s and then, outside any step, each held call's
+// `tool/call` and `tool/result` in model order (naming the step that made the call).
+//
 // `check` validates without mutating; `commit` applies an event `check` accepted. Splitting the
 // two is what lets a rejected append leave the log and this state untouched. `prefixOf` derives
 // the state at a point of an already-checked log from the state at its end (a fork, a second
@@ -10,7 +17,7 @@
 import { previewName } from "../json/index.js";
 import { CallIds, loggedCallIds } from "./call-ids.js";
 import { SessionError } from "./errors.js";
-import type { AnySessionEvent, SessionEvent } from "./types.js";
+import type { AnySessionEvent, EventDataMap, SessionEvent } from "./types.js";
 
 export interface OpenCall {
   readonly callId: string;
@@ -21,6 +28,22 @@ export interface OpenCall {
   /** Position among all tool-call blocks of the session: model order. */
   readonly order: number;
 }
+
+/** An `approval/request` whose call has no `tool/result` yet, and its decision once logged. */
+export interface ApprovalState {
+  readonly request: EventDataMap["approval/request"];
+  readonly requestSeq: number;
+  /** The call's model order (as `OpenCall.order`). */
+  readonly order: number;
+  readonly decision?: EventDataMap["approval/decision"];
+  readonly decisionSeq?: number;
+}
+
+/** Turn-end kinds a turn may end with while tool calls are held (awaiting approval). */
+const HOLDING_KINDS: ReadonlySet<string> = new Set(["awaiting-approval", "interrupted", "disposed", "error"]);
+
+/** Turn-end kinds after which nothing is held: a structure at such an end is empty but for counters. */
+const CLEAN_KINDS: ReadonlySet<string> = new Set(["completed", "max-tokens", "rejected", "aborted"]);
 
 export class LogStructure {
   /** Highest turn number started so far (0 before the first turn). */
@@ -33,6 +56,10 @@ export class LogStructure {
   readonly unloggedCalls = new Map<string, OpenCall>();
   /** Logged `tool/call`s that have no `tool/result` yet. */
   readonly unansweredCalls = new Map<string, OpenCall>();
+  /** Tool-call blocks left unlogged by a step that ended awaiting approval (see the file header). */
+  readonly heldCalls = new Map<string, OpenCall>();
+  /** Approval requests whose call has no result yet, by call id. */
+  readonly approvals = new Map<string, ApprovalState>();
   /** Every tool-call block id logged so far (shared with structures over a prefix of the log). */
   #callIds = new CallIds();
   /** Tool-call blocks logged so far: the next block's model order. */
@@ -41,8 +68,9 @@ export class LogStructure {
 
   /**
    * The state after `events[0..length)`, given `current`, the state after all of `events` (a
-   * log a session already checked and committed). Nothing is checked again. At the last
-   * `turn/end` before `length` no turn, step, call or compaction is open, so that state is the
+   * log a session already checked and committed). Nothing is checked again. At the last clean
+   * `turn/end` before `length` (one that cannot leave calls held for approval: completed,
+   * max-tokens, rejected, aborted) no turn, step, call or compaction is open, so that state is the
    * turn number, the call ids logged before it (shared with `current`, not copied) and their
    * count; the open tail after it, if any, is replayed. Costs O(events after that `turn/end`);
    * when those outnumber the events before it, a replay from the start is cheaper and is used.
@@ -50,7 +78,7 @@ export class LogStructure {
   static prefixOf(current: LogStructure, events: EventSource, length: number): LogStructure {
     const state = new LogStructure();
     let boundary = length - 1;
-    while (boundary >= 0 && events.at(boundary)!.type !== "turn/end") boundary--;
+    while (boundary >= 0 && !isCleanEnd(events.at(boundary)!)) boundary--;
     if (boundary < 0 || events.length - boundary > boundary) {
       for (let i = 0; i < length; i++) state.commit(events.at(i) as AnySessionEvent);
       return state;
@@ -64,6 +92,12 @@ export class LogStructure {
     state.#callOrder = current.#callOrder - later;
     for (let i = boundary + 1; i < length; i++) state.commit(events.at(i) as AnySessionEvent);
     return state;
+  }
+
+  /** True when some approval request has no decision yet: its call (and every later one) waits. */
+  get awaitingApproval(): boolean {
+    for (const approval of this.approvals.values()) if (approval.decision === undefined) return true;
+    return false;
   }
 
   /** Throws `SessionError('structure')` if `event` may not come next. Never mutates. */
@@ -90,7 +124,7 @@ export class LogStructure {
             ? `step ${this.openStep} is still open`
             : this.compactionOpen
               ? "a compaction is still open"
-              : undefined)
+              : this.#heldAtEnd(event.data.reason.kind))
         );
       case "step/start":
         return (
@@ -101,12 +135,14 @@ export class LogStructure {
               ? "a compaction is still open"
               : event.data.step !== this.lastStep + 1
                 ? `expected step ${this.lastStep + 1}, got ${event.data.step}`
-                : undefined)
+                : this.#held())
         );
       case "step/end": {
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
         if (this.unloggedCalls.size + this.unansweredCalls.size === 0) return undefined;
+        // Calls still unlogged when one of them awaits a decision are held past the step.
+        if (this.unansweredCalls.size === 0 && this.#awaits(this.unloggedCalls)) return undefined;
         return `tool calls without a result: ${idList([...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()])}`;
       }
       case "assistant/message": {
@@ -123,24 +159,55 @@ export class LogStructure {
         return undefined;
       }
       case "tool/call": {
+        const { callId } = event.data;
+        if (this.openStep === null && this.heldCalls.has(callId)) return this.#heldCallProblem(event);
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
-        const block = this.unloggedCalls.get(event.data.callId);
-        if (!block) return `call id ${previewName(event.data.callId)} is not an unlogged tool-call block of this step`;
+        const block = this.unloggedCalls.get(callId);
+        if (!block) return `call id ${previewName(callId)} is not an unlogged tool-call block of this step`;
         if (block.name !== event.data.name)
           return `name ${previewName(event.data.name)} differs from the block's ${previewName(block.name)}`;
-        return undefined;
+        return this.#editedArguments(callId, event.data.arguments);
       }
       case "tool/result": {
         if (event.surfaceOp !== "append") return undefined; // a replace rewrites an answered result; the surface checks it
+        const held = this.openStep === null ? this.unansweredCalls.get(event.data.callId) : undefined;
+        if (held !== undefined)
+          return held.turn === event.data.turn && held.step === event.data.step
+            ? undefined
+            : `names turn ${event.data.turn} step ${event.data.step}, but call ${previewName(held.callId)} belongs to turn ${held.turn} step ${held.step}`;
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
         return this.unansweredCalls.has(event.data.callId)
           ? undefined
           : `call id ${previewName(event.data.callId)} has no unanswered tool/call`;
       }
+      case "approval/request": {
+        const { callId } = event.data;
+        const wrong = this.#inStep(event.data.turn, event.data.step);
+        if (wrong !== undefined) return wrong;
+        const block = this.unloggedCalls.get(callId);
+        if (!block) return `call id ${previewName(callId)} is not an unlogged tool-call block of this step`;
+        if (this.approvals.has(callId)) return `call id ${previewName(callId)} already has an approval request`;
+        if (block.name !== event.data.tool)
+          return `tool ${previewName(event.data.tool)} differs from the block's ${previewName(block.name)}`;
+        if (block.arguments !== event.data.arguments) return "arguments differ from the tool-call block's";
+        return undefined;
+      }
+      case "approval/decision": {
+        const { callId } = event.data;
+        const approval = this.approvals.get(callId);
+        if (approval === undefined || !(this.unloggedCalls.has(callId) || this.heldCalls.has(callId)))
+          return `call id ${previewName(callId)} has no pending approval request`;
+        if (approval.decision !== undefined)
+          return `call id ${previewName(callId)} is already decided (seq ${approval.decisionSeq})`;
+        return undefined;
+      }
+      case "user/message":
+      case "context/message":
+        return this.#held();
       case "steering/message":
-        return this.#inTurn(event.data.turn);
+        return this.#inTurn(event.data.turn) ?? this.#held();
       case "llm/retry":
         return this.#inStep(event.data.turn, event.data.step);
       case "compact/start":
@@ -150,7 +217,7 @@ export class LogStructure {
             ? "a compaction is already open"
             : this.openStep !== null
               ? "compaction runs between steps, but a step is open"
-              : undefined)
+              : this.#held())
         );
       case "compact/summary":
         return this.compactionOpen ? undefined : "no compaction is open";
@@ -159,6 +226,55 @@ export class LogStructure {
       default:
         return undefined;
     }
+  }
+
+  /** While calls are held, nothing may join the history or start a step before their results. */
+  #held(): string | undefined {
+    if (this.heldCalls.size + this.unansweredCalls.size === 0) return undefined;
+    return `tool calls await approval or their result: ${idList([...this.unansweredCalls.keys(), ...this.heldCalls.keys()])}`;
+  }
+
+  /** True when some call in `calls` has an approval request without a decision. */
+  #awaits(calls: ReadonlyMap<string, OpenCall>): boolean {
+    for (const id of calls.keys()) {
+      const approval = this.approvals.get(id);
+      if (approval !== undefined && approval.decision === undefined) return true;
+    }
+    return false;
+  }
+
+  /** What is wrong with ending the turn `kind` given the held calls. */
+  #heldAtEnd(kind: string): string | undefined {
+    if (this.unansweredCalls.size > 0)
+      return `tool calls without a result: ${idList([...this.unansweredCalls.keys()])}`;
+    if (this.heldCalls.size === 0)
+      return kind === "awaiting-approval"
+        ? "the turn ends awaiting-approval, but no tool call awaits approval"
+        : undefined;
+    const ids = idList([...this.heldCalls.keys()]);
+    if (!this.#awaits(this.heldCalls))
+      return `every approval of the held calls ${ids} is decided: their results come before turn/end`;
+    return HOLDING_KINDS.has(kind) ? undefined : `tool calls ${ids} await approval: the turn cannot end ${kind}`;
+  }
+
+  /** A held call's `tool/call` (no step open): the first held call in model order, naming its own step. */
+  #heldCallProblem(event: SessionEvent<"tool/call">): string | undefined {
+    const call = this.heldCalls.get(event.data.callId)!;
+    if (call.turn !== event.data.turn || call.step !== event.data.step)
+      return `names turn ${event.data.turn} step ${event.data.step}, but held call ${previewName(call.callId)} belongs to turn ${call.turn} step ${call.step}`;
+    if (call.name !== event.data.name)
+      return `name ${previewName(event.data.name)} differs from the block's ${previewName(call.name)}`;
+    for (const other of this.heldCalls.values())
+      if (other.order < call.order)
+        return `held calls run in model order: ${previewName(other.callId)} comes before ${previewName(call.callId)}`;
+    return this.#editedArguments(call.callId, event.data.arguments);
+  }
+
+  /** An approval that edited the arguments: the call must run with exactly those. */
+  #editedArguments(callId: string, args: string): string | undefined {
+    const decision = this.approvals.get(callId)?.decision;
+    if (decision?.approve !== true || decision.arguments === undefined || decision.arguments === args) return undefined;
+    return `arguments differ from the edited arguments of the approval of ${previewName(callId)}`;
   }
 
   #inTurn(turn: number): string | undefined {
@@ -189,6 +305,8 @@ export class LogStructure {
         return;
       case "step/end":
         this.openStep = null;
+        for (const [id, call] of this.unloggedCalls) this.heldCalls.set(id, call); // held past the step
+        this.unloggedCalls.clear();
         return;
       case "assistant/message":
         if (event.surfaceOp !== "append") return;
@@ -206,14 +324,28 @@ export class LogStructure {
         }
         return;
       case "tool/call": {
-        const call = this.unloggedCalls.get(event.data.callId)!;
-        this.unloggedCalls.delete(event.data.callId);
+        const from = this.unloggedCalls.has(event.data.callId) ? this.unloggedCalls : this.heldCalls;
+        const call = from.get(event.data.callId)!;
+        from.delete(event.data.callId);
         this.unansweredCalls.set(call.callId, { ...call, arguments: event.data.arguments });
         return;
       }
       case "tool/result":
-        if (event.surfaceOp === "append") this.unansweredCalls.delete(event.data.callId);
+        if (event.surfaceOp === "append") {
+          this.unansweredCalls.delete(event.data.callId);
+          this.approvals.delete(event.data.callId);
+        }
         return;
+      case "approval/request": {
+        const order = this.unloggedCalls.get(event.data.callId)!.order;
+        this.approvals.set(event.data.callId, { request: event.data, requestSeq: event.seq, order });
+        return;
+      }
+      case "approval/decision": {
+        const approval = this.approvals.get(event.data.callId)!;
+        this.approvals.set(event.data.callId, { ...approval, decision: event.data, decisionSeq: event.seq });
+        return;
+      }
       case "compact/start":
         this.compactionOpen = true;
         return;
@@ -236,6 +368,11 @@ export class LogStructure {
 export interface EventSource {
   readonly length: number;
   at(index: number): SessionEvent | undefined;
+}
+
+/** A `turn/end` after which nothing can be held (see `CLEAN_KINDS`). */
+function isCleanEnd(event: SessionEvent): boolean {
+  return event.type === "turn/end" && CLEAN_KINDS.has((event as SessionEvent<"turn/end">).data.reason.kind);
 }
 
 /** `lastStep` after the turn that ends at `events[end]`: its last `step/start`'s step, or 0. */

@@ -8,9 +8,13 @@ import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../me
 
 export type { Usage };
 
-/** Why a turn ended. `interrupted` is written only by crash repair. */
+/**
+ * Why a turn ended. `interrupted` is written only by crash repair. `awaiting-approval` is not an
+ * error: a tool call waits for a person's `approval/decision`, and a later turn continues it.
+ */
 export type TurnEndReason =
   | { readonly kind: "completed" }
+  | { readonly kind: "awaiting-approval" }
   | { readonly kind: "aborted"; readonly reason: string }
   | { readonly kind: "error"; readonly step: number; readonly message: string; readonly code?: string }
   | { readonly kind: "disposed" }
@@ -63,6 +67,29 @@ export interface EventDataMap {
     readonly attempt: number;
     readonly code: string;
     readonly delayMs: number;
+  };
+  /**
+   * A tool call of the open step needs a person's approval before it runs. `arguments` is the
+   * call's JSON text as the model produced it; `reason` says why approval is needed.
+   */
+  "approval/request": {
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly tool: string;
+    readonly arguments: string;
+    readonly reason: string;
+  };
+  /**
+   * The answer to a pending `approval/request`: who decided (`by`), why (`note`), and, for an
+   * approval, the edited arguments (JSON text) the call runs with instead of the model's.
+   */
+  "approval/decision": {
+    readonly callId: string;
+    readonly approve: boolean;
+    readonly by?: string;
+    readonly note?: string;
+    readonly arguments?: string;
   };
   "compact/start": { readonly turn: number; readonly trigger: string; readonly estimatedTokens?: number };
   "compact/summary": JsonObject;

@@ -1,0 +1,86 @@
+// Approvals as the log records them (ARCHITECTURE.md §10, "Pauses are events"): what is pending,
+// and what became of one call's approval. Pure reads over a session; the grammar that keeps the
+// log well-formed around a pause lives in structure.ts, the loop that pauses and continues in
+// src/loop.
+import type { ApprovalState, LogStructure, OpenCall } from "./structure.js";
+import type { EventDataMap, SessionEvent } from "./types.js";
+
+/** One logged `approval/request` that has no decision yet. */
+export interface PendingApproval {
+  readonly turn: number;
+  readonly step: number;
+  readonly callId: string;
+  readonly tool: string;
+  /** The call's JSON text as the model produced it. */
+  readonly arguments: string;
+  readonly reason: string;
+  /** Seq of the `approval/request`. */
+  readonly requestSeq: number;
+  /** Epoch ms of the `approval/request`. */
+  readonly requestedAt: number;
+}
+
+/** A call that waits (unlogged past its step, or in the open step) with its approval, if it has one. */
+export interface WaitingCall extends OpenCall {
+  readonly approval?: ApprovalState;
+}
+
+/**
+ * What the log says about `callId`'s approval:
+ * `pending` (requested, undecided, no result), `decided` (a decision is logged), `closed`
+ * (requested, but the call got a result without a decision: cancelled, or the step was closed),
+ * `not-requested` (a tool call of the log that never asked for approval), `unknown` (no tool call
+ * has that id).
+ */
+export type ApprovalStatus = "pending" | "decided" | "closed" | "not-requested" | "unknown";
+
+/** Read access to a log (a Session, or an array of events). */
+export interface ApprovalLog {
+  readonly length: number;
+  eventAt(seq: number): SessionEvent | undefined;
+}
+
+/** The structure's undecided approvals in model order, as `PendingApproval`s. */
+export function pendingOf(structure: LogStructure, timeOf: (seq: number) => number): PendingApproval[] {
+  return [...structure.approvals.values()]
+    .filter((a) => a.decision === undefined)
+    .sort((a, b) => a.order - b.order)
+    .map((a) => ({ ...a.request, requestSeq: a.requestSeq, requestedAt: timeOf(a.requestSeq) }));
+}
+
+/** The calls that wait, in model order: held past their step, then the open step's unlogged ones. */
+export function waitingOf(structure: LogStructure): WaitingCall[] {
+  return [...structure.heldCalls.values(), ...structure.unloggedCalls.values()]
+    .sort((a, b) => a.order - b.order)
+    .map((call) => {
+      const approval = structure.approvals.get(call.callId);
+      return approval === undefined ? call : { ...call, approval };
+    });
+}
+
+/** What became of `callId`'s approval (one backward scan of the log; decisions are rare). */
+export function approvalStatus(log: ApprovalLog, callId: string): ApprovalStatus {
+  let answered = false;
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.eventAt(seq)!;
+    switch (event.type) {
+      case "approval/decision":
+        if ((event.data as EventDataMap["approval/decision"]).callId === callId) return "decided";
+        break;
+      case "approval/request":
+        if ((event.data as EventDataMap["approval/request"]).callId === callId) return answered ? "closed" : "pending";
+        break;
+      case "tool/result":
+        if ((event.data as EventDataMap["tool/result"]).callId === callId && event.surfaceOp === "append")
+          answered = true;
+        break;
+      case "assistant/message":
+        for (const block of (event.data as EventDataMap["assistant/message"]).content)
+          if (block.type === "tool-call" && block.callId === callId) return "not-requested";
+        break;
+      default:
+        break;
+    }
+  }
+  return "unknown";
+}
