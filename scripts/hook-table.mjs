@@ -1,5 +1,6 @@
 // Generates the hook table in src/loop/README.md from the types: every hook of `AgentHooks`
-// (src/loop/types.ts), `PromptHooks` (src/prompt/types.ts) and `ToolHooks` (src/tools/types.ts),
+// (src/loop/types.ts), `PromptHooks` (src/prompt/types.ts), `ToolHooks` (src/tools/types.ts) and
+// `ApprovalHooks` (src/loop/approval-types.ts),
 // with its mode, payload, result and the first paragraph of its TSDoc — the one-sentence summary.
 // The rest of a hook's doc stays in the type; the README never restates it by hand.
 //
@@ -24,6 +25,7 @@ const MAPS = [
   { name: "AgentHooks", file: "src/loop/types.ts" },
   { name: "PromptHooks", file: "src/prompt/types.ts" },
   { name: "ToolHooks", file: "src/tools/types.ts" },
+  { name: "ApprovalHooks", file: "src/loop/approval-types.ts" },
 ];
 const MODES = { EmitHook: "emit", SerialHook: "serial", WaterfallHook: "waterfall" };
 

@@ -6,6 +6,14 @@
 // Agents: the loop.
 export {
   type Agent,
+  type ApprovalAskPayload,
+  type ApprovalDecidePayload,
+  type ApprovalDecision,
+  ApprovalError,
+  type ApprovalErrorCode,
+  type ApprovalVerdict,
+  type Approver,
+  type PendingApproval,
   type AgentErrorPayload,
   type AgentHooks,
   type AgentOptions,
@@ -61,10 +69,12 @@ export {
 
 // Tools.
 export {
+  type ApprovalContext,
   type ArgsOf,
   defineTool,
   type JsonSchemaInput,
   jsonSchema,
+  type NeedsApproval,
   type PostExecuteDecision,
   type PostExecutePayload,
   type PreExecuteDecision,

@@ -8,7 +8,14 @@ export { GREP_DEADLINE_MS, type GrepToolOptions, grepTool, MAX_GREP_FILE_BYTES, 
 export { compileGlob, type GlobMatcher } from "./glob-match.js";
 export { lsTool } from "./ls.js";
 export { capOutput, DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
-export { MAX_SUMMARY_CHARS, type PreExecuteListener, permissionGate, showable, summarize } from "./permissions.js";
+export {
+  type ApprovalAskListener,
+  MAX_SUMMARY_CHARS,
+  type PermissionGate,
+  permissionGate,
+  showable,
+  summarize,
+} from "./permissions.js";
 export { isSecretName, type ToolEnvOptions, toolEnvironment } from "./tool-env.js";
 export { builtinToolDefinitions, builtinTools } from "./plugin.js";
 export { readTool } from "./read.js";

@@ -1,5 +1,6 @@
 // builtinTools: the plugin that gives an agent the built-in tools over one workspace and gates the
-// mutating ones with a permission policy. Unloading removes the tools and the gate.
+// mutating ones with a permission policy — as approvals: they `needsApproval` until the policy
+// allows them, and the policy answers on `approval/ask`. Unloading removes the tools and the gate.
 import { resolve } from "node:path";
 import type { AgentPlugin } from "../loop/index.js";
 import type { ToolDefinition } from "../tools/index.js";
@@ -60,9 +61,13 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
       },
       names,
     );
-    for (const tool of tools) host.onDispose(host.agent.tools.register(tool));
     const gated = new Set<string>(MUTATING_TOOL_NAMES.filter((name) => names.includes(name)));
-    host.on("tools/pre-execute", permissionGate(options.permissions ?? { mode: "deny" }, gated));
+    const gate = permissionGate(options.permissions ?? { mode: "deny" }, gated);
+    for (const tool of tools) {
+      const definition = gated.has(tool.name) ? { ...tool, needsApproval: gate.needsApproval(tool.name) } : tool;
+      host.onDispose(host.agent.tools.register(definition));
+    }
+    host.on("approval/ask", gate.ask);
     return undefined;
   };
 }

@@ -25,6 +25,8 @@ export class ChatView {
   #streamed = false;
   /** The provider's base URL, named in retry lines so a dead endpoint is visible at once. */
   endpoint: string | undefined;
+  /** Calls whose line was shown at their approval request (not shown again at `tool/call`). */
+  readonly #announced = new Set<string>();
 
   constructor(out: ChatViewOutput, spinnerOut: SpinnerOutput, models: ModelRegistry, spinner?: Spinner) {
     this.#out = out;
@@ -75,8 +77,12 @@ export class ChatView {
       this.#streamed = false;
       this.#newline();
       this.#spinner.start("thinking");
+    } else if (isEventOf(event, "approval/request")) {
+      this.#announced.add(event.data.callId);
+      this.line(`  ⚙ ${event.data.tool} ${preview(event.data.arguments, 100)} — needs approval`);
     } else if (isEventOf(event, "tool/call")) {
-      this.line(`  ⚙ ${event.data.name} ${preview(event.data.arguments, 100)}`);
+      if (!this.#announced.delete(event.data.callId))
+        this.line(`  ⚙ ${event.data.name} ${preview(event.data.arguments, 100)}`);
       this.#spinner.start(`running ${event.data.name}`);
     } else if (isEventOf(event, "tool/result")) {
       const text =

@@ -38,7 +38,8 @@ export const EVENT_LINES: { readonly [T in EventType]: EventLineOf<T> } = {
       depth: 0,
       turn: data.turn,
       text: `turn ${data.turn} ends ${r.kind}${why}`,
-      ...(r.kind === "completed" ? {} : { error: true }),
+      // A turn that pauses for a person did not fail.
+      ...(r.kind === "completed" || r.kind === "awaiting-approval" ? {} : { error: true }),
     };
   },
   "step/start": ({ seq, data }, view) => {
@@ -118,6 +119,28 @@ export const EVENT_LINES: { readonly [T in EventType]: EventLineOf<T> } = {
       step: data.step,
       text: `tool result [${data.callId}]${failed}${pruned}: ${said(data.content, view)}`,
       ...(data.isError ? { error: true } : {}),
+    };
+  },
+  "approval/request": ({ data }, view) => ({
+    kind: "approval-request",
+    depth: 2,
+    turn: data.turn,
+    step: data.step,
+    text: `approval requested for ${data.tool}(${previewText(data.arguments, view.form === "full" ? 200 : 100)}) [${data.callId}]: ${view.form === "full" ? data.reason : previewText(data.reason, 100)}`,
+  }),
+  "approval/decision": ({ data }, view) => {
+    const cut = (text: string, max: number): string => (view.form === "full" ? text : previewText(text, max));
+    const by = data.by === undefined ? "" : ` by ${cut(data.by, 60)}`;
+    const edited =
+      data.arguments === undefined
+        ? ""
+        : ` with arguments ${previewText(data.arguments, view.form === "full" ? 200 : 100)}`;
+    const note = data.note === undefined ? "" : `: ${cut(data.note, 100)}`;
+    return {
+      kind: "approval-decision",
+      depth: 2,
+      text: `${data.approve ? "approved" : "denied"}${by} [${data.callId}]${edited}${note}`,
+      ...(data.approve ? {} : { error: true }),
     };
   },
   "request/header": (event, view) => {

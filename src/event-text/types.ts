@@ -15,6 +15,8 @@ export type EventKind =
   | "assistant"
   | "tool-call"
   | "tool-result"
+  | "approval-request"
+  | "approval-decision"
   | "header"
   | "header-delta"
   | "retry"

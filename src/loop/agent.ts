@@ -8,11 +8,13 @@ import type { Provider, StreamChunk } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { previewJson } from "../json/index.js";
-import { type AnySessionEvent, isSafeSessionId, Session } from "../session/index.js";
+import { type AnySessionEvent, isSafeSessionId, type PendingApproval, Session } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
+import { normalizeDecision, pendingRequest, refusalOf, stillPending } from "./approval-decision.js";
+import { type ApprovalDecision, ApprovalError } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
-import { Inbox, type Settle } from "./inbox.js";
+import { type Claim, Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
 import {
   type Agent,
@@ -89,6 +91,8 @@ class LoopAgent implements Agent {
   #driving: Promise<void> | undefined;
   /** A cancel that arrived after work was queued but before its turn's controller existed. */
   #pendingCancel: AbortCause | undefined;
+  /** `cancel()` of a paused turn (idle, approvals pending): the next turn closes its waiting calls. */
+  #cancelPaused = false;
   #idleWaiters: (() => void)[] = [];
   /** Set when a turn's flush failed: the store is behind the session until a flush succeeds. */
   #unsaved: unknown;
@@ -162,6 +166,7 @@ class LoopAgent implements Agent {
         for (const tap of this.#chunkTaps) tap(chunk);
       },
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
+      approver: options.approver,
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -269,7 +274,31 @@ class LoopAgent implements Agent {
   cancel(reason = "cancelled"): void {
     const cause: AbortCause = { kind: "cancel", reason };
     if (this.#controller !== undefined) this.#controller.abort(cause);
-    else if (this.#driving !== undefined) this.#pendingCancel = cause; // the turn is about to start
+    else if (this.#driving !== undefined)
+      this.#pendingCancel = cause; // the turn is about to start
+    else if (this.session.awaitingApproval && this.#status !== "disposed") {
+      // The paused turn is cancelled in a turn of its own, which closes every waiting call.
+      this.#pendingCancel = cause;
+      this.#cancelPaused = true;
+      this.#driving = this.#drive();
+    }
+  }
+
+  pendingApprovals(): PendingApproval[] {
+    return this.session.pendingApprovals();
+  }
+
+  async decide(callId: string, input: ApprovalDecision): Promise<TurnOutcome> {
+    if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
+    const request = pendingRequest(this.session, callId);
+    const decision = normalizeDecision(input, request, this.tools);
+    const refusal = await refusalOf(this.hooks, this, request, decision, false);
+    if (refusal !== undefined)
+      throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
+    pendingRequest(this.session, callId); // decided or cancelled while the listeners ran
+    const { promise, settle } = deferred<TurnOutcome>();
+    this.#enqueue(() => this.#inbox.decide({ decision, settle }), settle);
+    return promise;
   }
 
   async flush(): Promise<void> {
@@ -334,26 +363,30 @@ class LoopAgent implements Agent {
     } catch (error) {
       this.#inbox.rejectAll(error);
     }
-    while (!this.#inbox.empty && this.#status !== "disposed") {
-      const claim = this.#inbox.claimAll();
+    while ((!this.#inbox.empty || this.#cancelPaused) && this.#status !== "disposed") {
+      const claim = this.#nextClaim();
+      if (claim === undefined) continue;
       if (this.#unsaved !== undefined && !(await this.#recovered())) {
         const error = new LoopError(
           "not-saved",
           `the session is not saved (the store still fails: ${errorMessage(this.#unsaved)}); this input was not run — call agent.flush() to retry`,
           { cause: this.#unsaved },
         );
-        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
-          item.settle.reject(error);
+        for (const item of claimItems(claim)) item.settle.reject(error);
         continue;
       }
       const trigger =
-        claim.prompts.length > 0
-          ? "send"
-          : claim.steers.length > 0
-            ? "steer"
-            : claim.compacts.length > 0
-              ? "compact"
-              : "inject";
+        claim.decisions.length > 0
+          ? "approval"
+          : claim.prompts.length > 0
+            ? "send"
+            : claim.steers.length > 0
+              ? "steer"
+              : claim.compacts.length > 0
+                ? "compact"
+                : claim.injects.length > 0
+                  ? "inject"
+                  : "cancel";
       this.#controller = new AbortController();
       if (this.#pendingCancel !== undefined) this.#controller.abort(this.#pendingCancel);
       this.#pendingCancel = undefined;
@@ -362,18 +395,51 @@ class LoopAgent implements Agent {
         const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
         if (outcome.saved === false) this.#unsaved = outcome.storeError;
         for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
+        for (const item of claim.decisions)
+          if (item.logged === true) item.settle.resolve(outcome);
+          else
+            item.settle.reject(new ApprovalError("cancelled", "the turn was cancelled before the decision was logged"));
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", { agent: this, error, where: "turn driver" });
-        for (const item of [...claim.prompts, ...claim.steers, ...claim.injects, ...claim.compacts])
-          item.settle.reject(error);
+        for (const item of claimItems(claim)) item.settle.reject(error);
       } finally {
         this.#controller = undefined;
       }
     }
     this.#driving = undefined;
+    this.#pendingCancel = undefined; // nothing is queued: a late cancel has no turn to end
     if (this.#status !== "disposed") this.#setStatus("idle");
     for (const waiter of this.#idleWaiters.splice(0)) waiter();
+  }
+
+  /**
+   * What the next turn runs: queued decisions (checked again against the log — a decision that
+   * lost a race is rejected here, nothing logged), else a paused turn's cancel, else everything
+   * queued — refused while approvals are pending. Undefined when nothing is left to run.
+   */
+  #nextClaim(): Claim | undefined {
+    if (this.#inbox.hasDecisions) {
+      const claim = this.#inbox.claimDecisions();
+      const decisions = stillPending(this.session, claim.decisions);
+      return decisions.length === 0 ? undefined : { ...claim, decisions };
+    }
+    if (this.#cancelPaused) {
+      this.#cancelPaused = false;
+      if (this.session.awaitingApproval) return this.#inbox.claimDecisions(); // empty: a bare turn, aborted at once
+      this.#pendingCancel = undefined;
+    }
+    const claim = this.#inbox.claimAll();
+    if (this.session.waitingCalls().length === 0) return claim;
+    const error = new LoopError(
+      "awaiting-approval",
+      `session ${this.session.id} awaits approval of ${this.session
+        .pendingApprovals()
+        .map((p) => p.callId)
+        .join(", ")}: decide (agent.decide) or cancel (agent.cancel) first`,
+    );
+    for (const item of claimItems(claim)) item.settle.reject(error);
+    return undefined;
   }
 
   /** Retries the flush a failed turn left owed; true when the store has caught up. */
@@ -427,3 +493,12 @@ function validateOptions(options: AgentOptions): void {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
 }
+
+/** Every queued item a claim holds. */
+const claimItems = (claim: Claim): readonly { readonly settle: Settle<never> }[] => [
+  ...claim.prompts,
+  ...claim.steers,
+  ...claim.injects,
+  ...claim.compacts,
+  ...claim.decisions,
+];

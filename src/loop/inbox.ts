@@ -3,6 +3,7 @@
 // boundary (never between a tool call and its result).
 import type { UserContent } from "../messages/index.js";
 import { sameOutput, type TurnOutput } from "./turn-output.js";
+import type { LoggedDecision } from "./approval-decision.js";
 import type { TurnOutcome } from "./types.js";
 
 export interface QueuedPrompt {
@@ -27,6 +28,13 @@ export interface QueuedCompact {
   readonly settle: Settle<TurnOutcome>;
 }
 
+/** A checked decision waiting for its turn; `logged` is set once the turn logged it. */
+export interface QueuedDecision {
+  readonly decision: LoggedDecision;
+  readonly settle: Settle<TurnOutcome>;
+  logged?: boolean;
+}
+
 export interface Settle<T> {
   resolve(value: T): void;
   reject(error: unknown): void;
@@ -38,6 +46,8 @@ export interface Claim {
   readonly steers: readonly QueuedSteer[];
   readonly injects: readonly QueuedInject[];
   readonly compacts: readonly QueuedCompact[];
+  /** Decisions: a claim holds either decisions only, or no decisions (`claimDecisions`). */
+  readonly decisions: readonly QueuedDecision[];
 }
 
 export class Inbox {
@@ -45,9 +55,16 @@ export class Inbox {
   #steers: QueuedSteer[] = [];
   #injects: QueuedInject[] = [];
   #compacts: QueuedCompact[] = [];
+  #decisions: QueuedDecision[] = [];
 
   get empty(): boolean {
-    return this.#prompts.length + this.#steers.length + this.#injects.length + this.#compacts.length === 0;
+    return (
+      this.#prompts.length + this.#steers.length + this.#injects.length + this.#compacts.length === 0 &&
+      this.#decisions.length === 0
+    );
+  }
+  get hasDecisions(): boolean {
+    return this.#decisions.length > 0;
   }
   get hasSteers(): boolean {
     return this.#steers.length > 0;
@@ -65,20 +82,30 @@ export class Inbox {
   compact(item: QueuedCompact): void {
     this.#compacts.push(item);
   }
+  decide(item: QueuedDecision): void {
+    this.#decisions.push(item);
+  }
 
   /**
-   * Everything queued, for a new turn — except prompts asking for another structured output than
+   * Everything queued but decisions, for a new turn — except prompts asking for another structured output than
    * the first prompt: they wait for the next turn (one turn, one output schema).
    */
   claimAll(): Claim {
     const first = this.#prompts[0];
     const differs = this.#prompts.findIndex((p) => !sameOutput(p.output, first?.output));
     const prompts = differs < 0 ? this.#prompts : this.#prompts.slice(0, differs);
-    const claim = { prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts };
+    const claim = { prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts, decisions: [] };
     this.#prompts = differs < 0 ? [] : this.#prompts.slice(differs);
     this.#steers = [];
     this.#injects = [];
     this.#compacts = [];
+    return claim;
+  }
+
+  /** The queued decisions only, for a turn of their own (other input waits for the next turn). */
+  claimDecisions(): Claim {
+    const claim = { prompts: [], steers: [], injects: [], compacts: [], decisions: this.#decisions };
+    this.#decisions = [];
     return claim;
   }
 
@@ -99,11 +126,18 @@ export class Inbox {
 
   /** Empties the inbox, rejecting everything (dispose). */
   rejectAll(error: unknown): void {
-    const items = [...this.#prompts, ...this.#steers, ...this.#injects, ...this.#compacts];
+    const items = [
+      ...this.#prompts,
+      ...this.#steers,
+      ...this.#injects,
+      ...this.#compacts,
+      ...this.#decisions,
+    ];
     this.#prompts = [];
     this.#steers = [];
     this.#injects = [];
     this.#compacts = [];
+    this.#decisions = [];
     for (const item of items) item.settle.reject(error);
   }
 }

@@ -1,5 +1,17 @@
 // Public API of the loop layer (depends on every layer above it).
 export { createAgent } from "./agent.js";
+export {
+  type ApprovalAnswer,
+  type ApprovalAskPayload,
+  type ApprovalDecidePayload,
+  type ApprovalDecision,
+  ApprovalError,
+  type ApprovalErrorCode,
+  type ApprovalHooks,
+  type ApprovalVerdict,
+  type Approver,
+  type PendingApproval,
+} from "./approval-types.js";
 export { globalHooks, globalPrompt } from "./global.js";
 export { freezePrefix } from "./prefix.js";
 export {

@@ -6,121 +6,49 @@
 //     assistant/message → tools in model order (FLUSH before each tool that is not `readOnly`:
 //     the answer, the call and every earlier result are durable before any side effect) →
 //     post-tool context → step/end → FLUSH
-//   → close anything open → turn/end (precedence disposed > aborted > error > max-tokens >
-//     completed) → awaited FLUSH.
+//   → close anything open → turn/end (precedence disposed > aborted > error >
+//     awaiting-approval > max-tokens > completed) → awaited FLUSH.
+// A step whose tool call needs approval that no live decider gives ends with its calls held and
+// the turn ends `awaiting-approval` (tool-batch.ts); a turn claimed for decisions logs them and,
+// once every pending one is decided, runs the held calls and continues with steps as usual.
 // A throwing listener or provider error ends the turn, never the agent. With a store, every
 // flush is a group commit (write + fsync of everything appended since the last one), so a crash
 // loses at most the step in flight and never the record of a tool that ran; a failed flush ends
 // the turn at once (`error`, code `not-saved`) — no further tool runs on a log that cannot be
 // saved — and the outcome says `saved: false`.
-import { errorMessage, isKeelsonError } from "../errors/index.js";
-import type { HeaderWriter, RequestConfig } from "../header/index.js";
-import type { HookBus } from "../hooks/index.js";
-import { type AssistantResult, type Provider, ProviderError, type StreamChunk } from "../llm/core.js";
+import { isKeelsonError } from "../errors/index.js";
+import type { RequestConfig } from "../header/index.js";
+import { type AssistantResult, ProviderError } from "../llm/core.js";
 import {
   type AssistantContent,
   type Message,
-  type UserContent,
   validateAssistantContent,
   validateUserContent,
 } from "../messages/index.js";
-import { assembleSystemPrompt, type PromptSections } from "../prompt/index.js";
+import { assembleSystemPrompt } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { OutputError } from "../output/index.js";
-import type { Session, TurnEndReason } from "../session/index.js";
-import type { SessionPersistence } from "../store/index.js";
-import { executeToolCall, type ToolRegistry } from "../tools/index.js";
-import type { Claim, Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
+import type { TurnEndReason } from "../session/index.js";
+import type { Claim, QueuedInject } from "./inbox.js";
 import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
-import { type RetryPolicy, withRetries } from "./retry.js";
+import { withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
+import { runHeldCalls, runTools } from "./tool-batch.js";
 import { loopCallId } from "./turn-events.js";
 import { finalText, withAnswer } from "./turn-outcome.js";
-import { checkAnswer, logRepair, type OutputProgress, type TurnOutput, withOutput } from "./turn-output.js";
-import { type Agent, type AgentHooks, type CompactionGate, LoopError, type TurnOutcome } from "./types.js";
+import { checkAnswer, logRepair, withOutput } from "./turn-output.js";
+import {
+  type AbortCause,
+  Aborted,
+  checkAbort,
+  commit,
+  type TurnContext,
+  type TurnState,
+} from "./turn-state.js";
+import { LoopError, type TurnOutcome } from "./types.js";
 
-/** Why a turn's signal was aborted. */
-export type AbortCause = { readonly kind: "cancel"; readonly reason: string } | { readonly kind: "dispose" };
-
-/** Per-loop-instance state: a resume, fork or new process is a new instance. */
-export interface InstanceState {
-  prefix: readonly Message[] | undefined;
-  readonly writer: HeaderWriter;
-  requestsSent: number;
-}
-
-export interface TurnContext {
-  readonly agent: Agent;
-  readonly session: Session;
-  readonly hooks: HookBus<AgentHooks>;
-  readonly tools: ToolRegistry;
-  readonly prompt: PromptSections;
-  readonly provider: Provider;
-  readonly initialConfig: RequestConfig;
-  readonly promptVars: Readonly<Record<string, string>>;
-  readonly instance: InstanceState;
-  readonly inbox: Inbox;
-  readonly maxSteps: number;
-  readonly toolTimeoutMs: number | undefined;
-  readonly invariants: boolean;
-  readonly cwd: string | undefined;
-  readonly persistence: SessionPersistence | undefined;
-  readonly durability: "step" | "turn";
-  /** True once the agent is disposed (wins over a cancel that aborted the signal first). */
-  readonly isDisposed: () => boolean;
-  readonly retry: RetryPolicy;
-  readonly compaction: CompactionGate | undefined;
-  readonly prefixOnResume: "recompose" | "reuse";
-  /** The provider's chunks, live, for the agent's turn streams (before `llm/chunk`). */
-  readonly onChunk?: (chunk: StreamChunk) => void;
-  /** The agent's default structured output (turns without prompts, e.g. a steer's, use it). */
-  readonly output?: TurnOutput;
-}
-
-/** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
-class Aborted extends LoopError {
-  constructor() {
-    super("aborted", "the turn was aborted");
-  }
-}
-
-interface TurnState {
-  step: number;
-  /** Whether the open step's request was handed to `llm/stream`. */
-  dispatched: boolean;
-  error?: { step: number; message: string; code: string };
-  maxTokens: boolean;
-  rejected?: string;
-  /** Settled after turn/end and the flush: steers consumed and injects logged by this turn. */
-  steers: QueuedSteer[];
-  injects: QueuedInject[];
-  /** The first flush failure of this turn: the store is behind the session. */
-  storeError?: unknown;
-  /** The structured output the turn asks for, and how its check went. */
-  output?: TurnOutput;
-  progress: OutputProgress;
-  /** The final answer's issues when it failed the output schema (`invalid-output`). */
-  issues?: readonly string[];
-}
-
-/**
- * A durability point: makes everything appended so far durable. A failure is remembered on the
- * turn and thrown as `LoopError('not-saved')`, which ends the turn before anything else runs.
- */
-async function commit(ctx: TurnContext, state: TurnState): Promise<void> {
-  if (ctx.persistence === undefined || ctx.durability === "turn" || state.storeError !== undefined) return;
-  try {
-    await ctx.persistence.flush();
-  } catch (error) {
-    state.storeError = error;
-    throw new LoopError("not-saved", `the session could not be saved: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-function checkAbort(signal: AbortSignal): void {
-  if (signal.aborted) throw new Aborted();
-}
+export type { AbortCause, TurnContext } from "./turn-state.js";
 
 export async function runTurn(
   ctx: TurnContext,
@@ -137,6 +65,7 @@ export async function runTurn(
     steers: [...claim.steers],
     injects: [],
     progress: { repairsUsed: 0 },
+    awaiting: false,
   };
   const output = claim.prompts.length > 0 ? claim.prompts[0]!.output : ctx.output;
   if (output !== undefined) state.output = output;
@@ -145,7 +74,10 @@ export async function runTurn(
   try {
     checkAbort(signal);
     if (claim.compacts.length > 0) await compactNow(ctx, signal);
-    const admitted = await admit(ctx, claim, turn, state, signal);
+    const admitted =
+      claim.decisions.length > 0
+        ? await admitDecisions(ctx, claim, state, signal)
+        : await admit(ctx, claim, turn, state, signal);
     if (admitted === "rejected") state.rejected = "every prompt of the turn was blocked";
     else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
   } catch (error) {
@@ -159,7 +91,9 @@ export async function runTurn(
   // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
   // logged now, like those that arrived after the last boundary: an inject resolves only once logged.
   const unadmitted = claim.injects.filter((inject) => !state.injects.includes(inject));
-  appendInjects(ctx, state, [...unadmitted, ...ctx.inbox.takeInjects()]);
+  const late = [...unadmitted, ...ctx.inbox.takeInjects()];
+  if (session.waitingCalls().length === 0) appendInjects(ctx, state, late);
+  else refuseWhileWaiting(late);
   const reason = endReason(ctx, signal, state);
   session.append("turn/end", { turn, reason });
   let outcome: Omit<TurnOutcome, "text"> = { turn, reason };
@@ -182,6 +116,40 @@ export async function runTurn(
   for (const steer of state.steers) steer.settle.resolve(final);
   for (const inject of state.injects) inject.settle.resolve();
   return final;
+}
+
+/** Nothing joins the history while calls wait for approval: such input is refused. */
+function refuseWhileWaiting(injects: readonly QueuedInject[]): void {
+  if (injects.length === 0) return;
+  const error = new LoopError(
+    "awaiting-approval",
+    "the session awaits approval of a tool call: decide it (agent.decide) before adding context",
+  );
+  for (const inject of injects) inject.settle.reject(error);
+}
+
+/**
+ * Logs the claimed decisions; once no approval is pending, runs the held calls and goes on with
+ * steps — else the turn ends `awaiting-approval` again. Each decision item learns whether it
+ * was logged (a turn aborted before that logs none).
+ */
+async function admitDecisions(
+  ctx: TurnContext,
+  claim: Claim,
+  state: TurnState,
+  signal: AbortSignal,
+): Promise<"steps" | "none"> {
+  for (const item of claim.decisions) {
+    ctx.session.append("approval/decision", item.decision);
+    item.logged = true;
+  }
+  if (ctx.session.awaitingApproval) {
+    state.awaiting = true;
+    return "none";
+  }
+  await runHeldCalls(ctx, state, signal);
+  checkAbort(signal);
+  return state.awaiting ? "none" : "steps";
 }
 
 /** Logs the claim: injects, steers, then each prompt through `agent/prompt-submit`. */
@@ -286,6 +254,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     checkAbort(signal);
     session.append("step/end", { turn, step });
     await commit(ctx, state);
+    if (state.awaiting) return;
     if (calls > 0) continue;
     if (result.finish === "max-tokens") {
       state.maxTokens = true;
@@ -371,56 +340,6 @@ function assistantContent(result: AssistantResult, turn: number, step: number): 
   );
 }
 
-/** Runs the step's tool calls in model order; post-tool context is appended after the last result. */
-async function runTools(
-  ctx: TurnContext,
-  turn: number,
-  step: number,
-  content: readonly AssistantContent[],
-  state: TurnState,
-  signal: AbortSignal,
-): Promise<number> {
-  const { session } = ctx;
-  const extra: (readonly UserContent[])[] = [];
-  let calls = 0;
-  for (const block of content) {
-    if (block.type !== "tool-call") continue;
-    calls++;
-    if (signal.aborted) break; // the undispatched rest get synthetic aborted results (closeOpenStep)
-    session.append("tool/call", { turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
-    // A tool that may have side effects runs only on a durable log: its call, and every result
-    // before it, are on disk first (read-only tools skip this fsync).
-    if (ctx.tools.get(block.name)?.readOnly !== true) await commit(ctx, state);
-    const outcome = await executeToolCall({
-      registry: ctx.tools,
-      hooks: ctx.hooks,
-      call: {
-        callId: block.callId,
-        name: block.name,
-        rawArguments: block.arguments,
-        turn,
-        step,
-        sessionId: session.id,
-      },
-      signal,
-      ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
-      ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
-    });
-    session.append("tool/result", {
-      turn,
-      step,
-      callId: block.callId,
-      content: outcome.content,
-      isError: outcome.isError,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
-    });
-    if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
-  }
-  for (const context of extra) session.append("context/message", { content: context, source: "tools/post-execute" });
-  return calls;
-}
-
 function appendInjects(ctx: TurnContext, state: TurnState, injects: readonly QueuedInject[]): void {
   for (const inject of injects) {
     ctx.session.append("context/message", { content: inject.content, source: "inject" });
@@ -445,6 +364,9 @@ function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolea
     closeTurn: false,
     resultText: `Tool call not completed: ${why}.`,
     error: cause === undefined ? "error" : "aborted",
+    // A cancel closes the calls that await approval too; an error or a dispose leaves them
+    // waiting for a decision (the turn ends error / disposed, the approval stays pending).
+    closeAwaiting: cause?.kind === "cancel" && !ctx.isDisposed(),
   });
   for (const closer of closers) {
     if (closer.type === "step/end" && !dispatched)
@@ -462,6 +384,7 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
       : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
   }
   if (state.error !== undefined) return { kind: "error", ...state.error };
+  if (state.awaiting) return { kind: "awaiting-approval" };
   if (state.maxTokens) return { kind: "max-tokens" };
   if (state.rejected !== undefined) return { kind: "rejected", reason: state.rejected };
   return { kind: "completed" };

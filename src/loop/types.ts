@@ -6,9 +6,10 @@ import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "..
 import type { Message, UserContent } from "../messages/index.js";
 import type { OutputOf, OutputSchema } from "../output/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
-import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../session/index.js";
+import type { AnySessionEvent, PendingApproval, Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
+import type { ApprovalDecision, ApprovalHooks, Approver } from "./approval-types.js";
 import type { RetryPolicy } from "./retry.js";
 import type { TurnEvent } from "./turn-events.js";
 import { KeelsonError } from "../errors/index.js";
@@ -149,7 +150,8 @@ export interface AgentErrorPayload {
  * from it by `npm run hook-table`); the paragraphs after it are the rest of the contract.
  */
 export type AgentHooks = ToolHooks &
-  PromptHooks & {
+  PromptHooks &
+  ApprovalHooks & {
     /**
      * Per claimed prompt, before it is logged: `allow{content?, additionalContext?}` or
      * `block{reason}` (logged as `prompt/blocked`; a fully blocked batch ends the turn `rejected`
@@ -304,6 +306,11 @@ export interface AgentOptions {
   readonly output?: OutputSchema;
   /** Repair rounds after an answer that fails the output schema (default 1; 0: none). */
   readonly repair?: number;
+  /**
+   * A live decider for calls that need approval (the innermost `approval/ask`): answer, or
+   * return `undefined` to let the turn end `awaiting-approval` for a later `agent.decide`.
+   */
+  readonly approver?: Approver;
 }
 
 /** The output type an agent's options give its turns: the default schema's, or `unknown`. */
@@ -437,7 +444,12 @@ export interface Agent<Out = unknown> {
    * turn. Resolves once it is logged and its turn has ended (and been flushed, with a store).
    */
   inject(content: string | readonly UserContent[]): Promise<void>;
-  /** Aborts the running turn, or the one about to start for queued input (it ends `aborted{reason}`); no-op when idle. */
+  /**
+   * Aborts the running turn, or the one about to start for queued input (it ends
+   * `aborted{reason}`). Idle while approvals are pending: cancels the paused turn — a turn of its
+   * own closes every waiting call with an aborted result and ends `aborted{reason}`, and a later
+   * decision gets `ApprovalError('cancelled')`. Otherwise a no-op when idle.
+   */
   cancel(reason?: string): void;
   /**
    * Compacts the history now, in a turn of its own (needs a `compaction` gate with
@@ -455,6 +467,18 @@ export interface Agent<Out = unknown> {
   readonly saved: boolean | undefined;
   /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */
   dispose(): Promise<void>;
+  /**
+   * Decides a pending approval: logs `approval/decision` (in a turn of its own, after the app's
+   * `approval/decide` listeners accepted it) and, once no approval of the paused step is pending,
+   * continues the turn — approved calls run (with the edited `arguments`, for a tool that allows
+   * them), denied ones give the model an error result with the note — and the model is called
+   * again. Resolves with that turn's outcome (`awaiting-approval` while others are pending).
+   * Rejects with `ApprovalError` (`unknown-call`, `not-pending`, `already-decided`, `cancelled`,
+   * `refused`, `invalid-decision`, `edit-not-allowed`) and logs nothing.
+   */
+  decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome>;
+  /** The logged approval requests without a decision, in model order. */
+  pendingApprovals(): PendingApproval[];
 }
 
 export type LoopErrorCode =
@@ -470,7 +494,9 @@ export type LoopErrorCode =
   | "max-steps"
   | "not-saved"
   /** `follow({ from })` past the end of the log (or not an integer ≥ -1). */
-  | "invalid-position";
+  | "invalid-position"
+  /** Input (a prompt, steer, inject or compaction) while a tool call awaits approval: decide it first. */
+  | "awaiting-approval";
 
 export class LoopError extends KeelsonError<LoopErrorCode> {}
 

@@ -1,7 +1,8 @@
 // mcpTools: the plugin that gives an agent the tools of MCP servers as ordinary tools
 // (`mcp__<server>__<tool>`). Per agent it connects the servers (the SDK is loaded only then),
 // waits for them — and for any tool-list refresh under way — before each step reads the tool set
-// (`agent/tool-set`), gates every MCP call with the built-in writes' permission gate, says which
+// (`agent/tool-set`), gates every MCP call with the built-in writes' permission gate (as approvals:
+// each MCP tool `needsApproval` until the policy allows it; the gate answers on `approval/ask`), says which
 // logged MCP tools a resumed session lost, and closes the servers when the agent is disposed.
 import { type PermissionPolicy, permissionGate, showable } from "../builtin-tools/index.js";
 import { DEFAULT_OUTPUT_CAP } from "../builtin-tools/index.js";
@@ -72,7 +73,17 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
 
   const plugin: AgentPlugin = (host) => {
     const { agent } = host;
-    const tools = new ServerTools(agent, loadMcpSdk, {
+    // Every MCP call needs approval unless the policy allows it: by --allow of the tool, of its
+    // server (`mcp__<server>`) or of every MCP tool (`mcp`), or by an earlier `always`.
+    const serverAllowed = (name: string): boolean => {
+      const server = tools.serverOf(name);
+      return (
+        server !== undefined &&
+        (policy.allow?.has("mcp") === true || policy.allow?.has(mcpServerPrefix(server)) === true)
+      );
+    };
+    const tools: ServerTools = new ServerTools(agent, loadMcpSdk, {
+      needsApproval: (name) => () => (serverAllowed(name) ? false : gate.needsApproval(name)()),
       servers,
       timeoutMs: options.timeoutMs,
       initTimeoutMs: options.initTimeoutMs ?? DEFAULT_MCP_INIT_TIMEOUT_MS,
@@ -93,12 +104,9 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     const gate = permissionGate(policy, tools.names, (_tool, args) =>
       showable(args === undefined ? "(arguments that are not valid JSON)" : JSON.stringify(args), false),
     );
-    host.on("tools/pre-execute", (payload, next) => {
-      const server = tools.serverOf(payload.call.name);
-      if (server === undefined) return next();
-      if (policy.allow?.has("mcp") === true || policy.allow?.has(mcpServerPrefix(server)) === true) return next();
-      return gate(payload, next);
-    });
+    host.on("approval/ask", (payload, next) =>
+      serverAllowed(payload.request.tool) ? next() : gate.ask(payload, next),
+    );
     return () => {
       loaded.set(
         agent,

@@ -5,7 +5,7 @@
 import { errorMessage } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
-import { jsonSchema, type ToolDefinition, type ToolOutput } from "../tools/index.js";
+import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
 import { McpConnection, type McpTool } from "./connection.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
@@ -19,6 +19,8 @@ export interface ServerToolsOptions {
   readonly outputCap: number;
   readonly imageCap: number;
   readonly notice: (text: string) => void;
+  /** The `needsApproval` of each registered tool, by its Keelson name (the permission gate's). */
+  readonly needsApproval?: (name: string) => NeedsApproval;
 }
 
 interface Registered {
@@ -259,6 +261,7 @@ export class ServerTools {
       ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
       // Never read-only: the call leaves the process, and an annotation is the server's word only.
       readOnly: false,
+      ...(this.#options.needsApproval === undefined ? {} : { needsApproval: this.#options.needsApproval(name) }),
       async execute(args, context): Promise<ToolOutput> {
         const connection = await live();
         const result = await connection.callTool(tool.name, args as Record<string, unknown>, context.signal);

@@ -184,9 +184,13 @@ export class LogStructure {
       }
       case "approval/request": {
         const { callId } = event.data;
-        const wrong = this.#inStep(event.data.turn, event.data.step);
+        // A held call never asked about (it waited behind another) is asked about before it runs.
+        const held = this.openStep === null ? this.heldCalls.get(callId) : undefined;
+        if (held !== undefined && (held.turn !== event.data.turn || held.step !== event.data.step))
+          return `names turn ${event.data.turn} step ${event.data.step}, but held call ${previewName(callId)} belongs to turn ${held.turn} step ${held.step}`;
+        const wrong = held === undefined ? this.#inStep(event.data.turn, event.data.step) : undefined;
         if (wrong !== undefined) return wrong;
-        const block = this.unloggedCalls.get(callId);
+        const block = held ?? this.unloggedCalls.get(callId);
         if (!block) return `call id ${previewName(callId)} is not an unlogged tool-call block of this step`;
         if (this.approvals.has(callId)) return `call id ${previewName(callId)} already has an approval request`;
         if (block.name !== event.data.tool)
@@ -337,7 +341,7 @@ export class LogStructure {
         }
         return;
       case "approval/request": {
-        const order = this.unloggedCalls.get(event.data.callId)!.order;
+        const order = (this.unloggedCalls.get(event.data.callId) ?? this.heldCalls.get(event.data.callId))!.order;
         this.approvals.set(event.data.callId, { request: event.data, requestSeq: event.seq, order });
         return;
       }

@@ -1,4 +1,5 @@
 // Public API of the tools layer (depends on errors, hooks, json, messages, llm types). Imports no zod.
+export { type ApprovalNeed, approvalNeed } from "./approval-need.js";
 export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
 export {
   type ArgsOf,
@@ -16,6 +17,8 @@ export {
 export { checkJsonSchema } from "./json-schema-check.js";
 export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
 export type {
+  ApprovalContext,
+  NeedsApproval,
   PostExecuteDecision,
   PostExecutePayload,
   PreExecuteDecision,

@@ -19,6 +19,26 @@ export interface ToolContext {
   readonly cwd?: string;
 }
 
+/** What a tool's `needsApproval` is told about the call it decides for. */
+export interface ApprovalContext {
+  readonly callId: string;
+  /** The tool's name (what the model called). */
+  readonly name: string;
+  readonly sessionId: string;
+  readonly turn: number;
+  readonly step: number;
+  readonly cwd?: string;
+}
+
+/**
+ * Whether a call needs a person's approval before it runs: `true` for every call, or a function
+ * of the validated arguments — `true` or a string (needed, the string saying why) or `false`.
+ * A function that throws counts as needed (fail closed).
+ */
+export type NeedsApproval<Args = unknown> =
+  | boolean
+  | ((args: Args, context: ApprovalContext) => boolean | string | Promise<boolean | string>);
+
 /**
  * A tool. `input` is a zod 4 schema (or any Standard Schema with a JSON Schema converter), a
  * plain JSON Schema object, or `jsonSchema<Args>(schema, { validate })`; `execute` receives the
@@ -37,6 +57,14 @@ export interface ToolDefinition<S extends ToolInput = ToolInput> {
    * record of a call whose effects happened; read-only tools skip that fsync.
    */
   readonly readOnly?: boolean;
+  /**
+   * A call needs a person's approval before it runs (see `NeedsApproval`). The loop logs an
+   * `approval/request`; a live decider (the `approval/ask` hook, the agent's `approver`) may
+   * answer at once, else the turn ends `awaiting-approval` and `agent.decide()` continues it.
+   */
+  readonly needsApproval?: NeedsApproval<ArgsOf<S>>;
+  /** An approval may replace the call's arguments (`decide(id, { approve: true, arguments })`). Default false. */
+  readonly allowEditedArguments?: boolean;
   execute(args: ArgsOf<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -13,31 +13,30 @@ import { askPermission } from "../../src/cli/chat-session.js";
 import { ChatView } from "../../src/cli/chat-view.js";
 import { ModelRegistry } from "../../src/llm/index.js";
 import type { JsonValue } from "../../src/json/index.js";
-import type { PreExecuteDecision } from "../../src/tools/index.js";
 
-/** Runs the ask-mode gate on one call; returns what `ask` received and the decision. */
+/** Runs the ask-mode gate's live decider on one call; returns what `ask` received and the decision. */
 async function gate(name: string, args: JsonValue) {
   const asked: PermissionRequest[] = [];
-  const listener = permissionGate({
+  const { ask } = permissionGate({
     mode: "ask",
     ask: async (request) => {
       asked.push(request);
       return "yes";
     },
   });
-  const decision = await listener(
-    {
-      call: {
-        callId: "c",
-        name,
-        rawArguments: JSON.stringify(args),
-        arguments: args,
-        turn: 1,
-        step: 1,
-        sessionId: "s",
-      },
-    },
-    async (): Promise<PreExecuteDecision> => ({ action: "allow" }),
+  const request = {
+    turn: 1,
+    step: 1,
+    callId: "c",
+    tool: name,
+    arguments: JSON.stringify(args),
+    reason: `${name} needs approval`,
+    requestSeq: 0,
+    requestedAt: 0,
+  };
+  const decision = await ask(
+    { agent: {} as never, request, signal: new AbortController().signal },
+    async () => undefined,
   );
   return { asked, decision };
 }
@@ -49,7 +48,7 @@ describe("the summary put to the person is the whole call", () => {
     const { asked, decision } = await gate("bash", { command });
     expect(asked).toEqual([{ tool: "bash", summary: command }]);
     expect(asked[0]!.summary.endsWith("; touch HIDDEN_TAIL_RAN")).toBe(true);
-    expect(decision).toEqual({ action: "allow" });
+    expect(decision).toEqual({ approve: true, by: "user" });
   });
 
   test("an escape sequence, a carriage return and a bidi override are shown escaped, not obeyed", async () => {
@@ -71,15 +70,16 @@ describe("the summary put to the person is the whole call", () => {
     const { asked, decision } = await gate("bash", { command });
     expect(asked).toEqual([]);
     expect(decision).toEqual({
-      action: "deny",
-      reason: expect.stringMatching(/too long to show the user in full .*10000.*not asked/),
+      approve: false,
+      by: "policy",
+      note: expect.stringMatching(/too long to show the user in full .*10000.*not asked/),
     });
   });
 
   test("escaping counts towards the limit: a command that only fits unescaped is denied", async () => {
     const { asked, decision } = await gate("bash", { command: "\x1b".repeat(MAX_SUMMARY_CHARS / 2) });
     expect(asked).toEqual([]);
-    expect(decision).toMatchObject({ action: "deny" });
+    expect(decision).toMatchObject({ approve: false });
   });
 
   test("the summary does not repeat the tool's name (the request carries it)", () => {

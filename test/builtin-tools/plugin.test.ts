@@ -1,7 +1,7 @@
 // builtinTools on a real agent (ScriptedProvider): the tools are registered over the session cwd
-// and removed on unload; the permission policy gates write, edit and bash — deny names the flag,
-// allow runs, ask asks (yes / no / always, and always stops asking for that tool) — and never
-// asks about read-only tools.
+// and removed on unload; the permission policy gates write, edit and bash through approvals —
+// deny names the flag, allow runs, ask asks (yes / no / always, and always stops asking for that
+// tool), ask with nobody to ask pauses for agent.decide — and never asks about read-only tools.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -100,7 +100,7 @@ describe("permission policy", () => {
     const run = await runCalls(root, {}, [write("a.txt")]);
     expect(run.results[0]).toMatchObject({ isError: true, error: "denied" });
     expect(run.texts[0]).toBe(
-      "Tool call denied: write is not permitted in this session (permission mode: deny). The user can allow it by running with --allow write (e.g. --allow write,edit,bash).",
+      "Tool call denied by policy: write is not permitted in this session (permission mode: deny). The user can allow it by running with --allow write (e.g. --allow write,edit,bash).",
     );
     await expect(readFile(join(root, "a.txt"))).rejects.toThrow(/ENOENT/);
   });
@@ -147,7 +147,7 @@ describe("permission policy", () => {
     const run = await runCalls(root, { permissions: { mode: "ask", ask: a.ask } }, [bash("rm -rf build")]);
     expect(a.asked).toEqual([{ tool: "bash", summary: "rm -rf build" }]);
     expect(run.results[0]).toMatchObject({ isError: true, error: "denied" });
-    expect(run.texts[0]).toBe("Tool call denied: the user declined to let bash run this time");
+    expect(run.texts[0]).toBe("Tool call denied by user: the user declined to let bash run this time");
   });
 
   test("ask: always stops asking for that tool, but not for others", async () => {
@@ -163,16 +163,34 @@ describe("permission policy", () => {
     expect(run.results.map((r) => r.isError)).toEqual([false, false, false, false]);
   });
 
-  test("ask without an ask function, or with a throwing one, denies", async () => {
+  test("ask without an ask function pauses the turn for agent.decide; a throwing ask denies", async () => {
     const root = await tempDir();
-    const none = await runCalls(root, { permissions: { mode: "ask" } }, [write("a.txt")]);
-    expect(none.texts[0]).toMatch(/no way to ask .*--allow write/);
+    const provider = new ScriptedProvider([{ toolCalls: [write("a.txt", "later")] }], { fallback: { text: "done" } });
+    const agent = createAgent({
+      provider,
+      model: "scripted:test",
+      cwd: root,
+      plugins: [builtinTools({ permissions: { mode: "ask" } })],
+      clock: fixedClock(),
+    });
+    expect((await agent.send("go")).reason).toEqual({ kind: "awaiting-approval" });
+    const [pending] = agent.pendingApprovals();
+    expect(pending).toMatchObject({
+      tool: "write",
+      reason: "write needs the user's permission (permission mode: ask)",
+    });
+    await expect(readFile(join(root, "a.txt"))).rejects.toThrow(/ENOENT/);
+    expect((await agent.decide(pending!.callId, { approve: true, by: "ops" })).reason).toEqual({ kind: "completed" });
+    expect(await readFile(join(root, "a.txt"), "utf8")).toBe("later");
+    await agent.dispose();
     const throwing = await runCalls(
       root,
       { permissions: { mode: "ask", ask: () => Promise.reject(new Error("tty closed")) } },
       [write("a.txt")],
     );
-    expect(throwing.texts[0]).toBe("Tool call denied: asking the user for permission to run write failed: tty closed");
+    expect(throwing.texts[0]).toBe(
+      "Tool call denied by policy: asking the user for permission to run write failed: tty closed",
+    );
   });
 
   test("read-only tools are never asked about, in ask or deny mode", async () => {

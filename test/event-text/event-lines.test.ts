@@ -24,6 +24,8 @@ const EVERY_TYPE = [
   "compact/start",
   "compact/summary",
   "compact/end",
+  "approval/request",
+  "approval/decision",
 ] as const satisfies readonly EventType[];
 // A type added to the vocabulary and not to this list fails to compile here.
 const listsEveryType: [Exclude<EventType, (typeof EVERY_TYPE)[number]>] extends [never] ? true : never = true;
@@ -53,6 +55,21 @@ function everyTypeLog(): Session {
   s.append("compact/summary", { turn, start: 0, end: 1, regionTokens: 90, summaryTokens: 9 });
   s.append("compact/end", { turn });
   s.append("turn/end", { turn, reason: { kind: "completed" } });
+  // A call that needs approval, decided at once by a live decider.
+  const next = turn + 1;
+  s.append("turn/start", { turn: next, trigger: "send" });
+  s.append("step/start", { turn: next, step: 1 });
+  s.append("assistant/message", {
+    turn: next,
+    step: 1,
+    content: [{ type: "tool-call", callId: "w", name: "write", arguments: "{}" }],
+  });
+  s.append("approval/request", { turn: next, step: 1, callId: "w", tool: "write", arguments: "{}", reason: "asks" });
+  s.append("approval/decision", { callId: "w", approve: false, by: "ana", note: "no" });
+  s.append("tool/call", { turn: next, step: 1, callId: "w", name: "write", arguments: "{}" });
+  s.append("tool/result", { turn: next, step: 1, callId: "w", content: [text("denied")], isError: true });
+  s.append("step/end", { turn: next, step: 1 });
+  s.append("turn/end", { turn: next, reason: { kind: "completed" } });
   return s;
 }
 

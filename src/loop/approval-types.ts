@@ -1,0 +1,101 @@
+// The vocabulary of approvals at the loop (ARCHITECTURE.md §10, "Pauses are events"): what a
+// decider answers, the two approval hooks, and the typed errors of `agent.decide`. The events
+// themselves (`approval/request`, `approval/decision`) are the session's; this is how an agent
+// asks for them and takes them.
+import { KeelsonError } from "../errors/index.js";
+import type { WaterfallHook } from "../hooks/index.js";
+import type { JsonObject } from "../json/index.js";
+import type { PendingApproval } from "../session/index.js";
+import type { Agent } from "./types.js";
+
+/**
+ * A person's answer to an approval request. `arguments` (an object, or its JSON text) replaces
+ * the model's arguments — only with `approve: true`, and only for a tool with
+ * `allowEditedArguments`. `by` and `note` are logged as given.
+ */
+export interface ApprovalDecision {
+  readonly approve: boolean;
+  readonly by?: string;
+  readonly note?: string;
+  readonly arguments?: JsonObject | string;
+}
+
+/**
+ * A live decider: answers an approval request while the turn runs, or returns `undefined` (no
+ * answer — the turn ends `awaiting-approval` and a later `agent.decide` continues it).
+ */
+export type Approver = (request: PendingApproval, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
+/** What a live decider gives back: a decision, or `undefined` for no answer. */
+export type ApprovalAnswer = ApprovalDecision | undefined;
+
+/** `approval/ask`: a call needs approval and the turn is running. */
+export interface ApprovalAskPayload {
+  readonly agent: Agent;
+  /** The logged `approval/request` (frozen). */
+  readonly request: PendingApproval;
+  /** The turn's signal: a cancel or dispose aborts it; a decider should give up then. */
+  readonly signal: AbortSignal;
+}
+
+/** `approval/decide`: a decision about to be logged. */
+export interface ApprovalDecidePayload {
+  readonly agent: Agent;
+  readonly request: PendingApproval;
+  /** The decision as it would be logged (arguments as JSON text). */
+  readonly decision: {
+    readonly approve: boolean;
+    readonly by?: string;
+    readonly note?: string;
+    readonly arguments?: string;
+  };
+  /** True for an answer from a live decider (`approval/ask`), false for `agent.decide`. */
+  readonly live: boolean;
+}
+
+/** What an `approval/decide` listener answers. */
+export type ApprovalVerdict = { readonly action: "accept" } | { readonly action: "refuse"; readonly reason: string };
+
+/** The approval hooks; part of `AgentHooks` (each takes one frozen payload object). */
+export type ApprovalHooks = {
+  /**
+   * Asks a live decider about a call that needs approval, after its `approval/request` is logged;
+   * returns a decision, or `undefined` when nobody answers (the turn ends `awaiting-approval`).
+   *
+   * Waterfall, registration order; the innermost default is the agent's `approver` option, else
+   * `undefined`. The built-in tools' and MCP tools' permission policy answers here for the tools it
+   * gates (deny mode: a denial naming `--allow`; ask mode: the person's y/n/always). May throw:
+   * reported on `agent/error` and counted as no answer.
+   */
+  readonly "approval/ask": WaterfallHook<ApprovalAskPayload, ApprovalAnswer>;
+  /**
+   * Before any decision is logged (from `agent.decide` or a live decider): accept it, or refuse
+   * the decider with a reason.
+   *
+   * Waterfall; default accept. A refusal of `agent.decide` rejects it with
+   * `ApprovalError('refused')` and logs nothing; a refused live answer counts as no answer. May
+   * throw: treated as a refusal naming the failure.
+   */
+  readonly "approval/decide": WaterfallHook<ApprovalDecidePayload, ApprovalVerdict>;
+};
+
+export type ApprovalErrorCode =
+  /** No tool call of the session has this id. */
+  | "unknown-call"
+  /** The call needed no approval, or its approval is not pending (already answered some other way). */
+  | "not-pending"
+  /** A decision for this call is already logged (a second decider lost the race). */
+  | "already-decided"
+  /** The turn that asked was cancelled: its pending approvals were closed without a decision. */
+  | "cancelled"
+  /** An `approval/decide` listener refused the decider. */
+  | "refused"
+  /** The decision is malformed (not a boolean `approve`, a non-string `by`/`note`, arguments that are not a JSON object, arguments on a denial). */
+  | "invalid-decision"
+  /** The decision edits the arguments of a tool without `allowEditedArguments`. */
+  | "edit-not-allowed";
+
+/** A decision the log cannot take; nothing was logged. */
+export class ApprovalError extends KeelsonError<ApprovalErrorCode> {}
+
+export type { PendingApproval };
