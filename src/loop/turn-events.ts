@@ -79,6 +79,31 @@ export type CommittedTurnEvent =
       readonly dispatched: boolean;
     }
   | {
+      /**
+       * A tool call needs a person's approval (`arguments`: the model's JSON text). Unless a
+       * decision follows in the same turn, the turn ends `awaiting-approval` and the call waits
+       * for `agent.decide(callId, …)`.
+       */
+      readonly type: "approval-request";
+      readonly seq: number;
+      readonly turn: number;
+      readonly step: number;
+      readonly callId: string;
+      readonly tool: string;
+      readonly arguments: string;
+      readonly reason: string;
+    }
+  | {
+      /** The decision on a call's approval (edited `arguments` as JSON text, for an approval). */
+      readonly type: "approval-decision";
+      readonly seq: number;
+      readonly callId: string;
+      readonly approve: boolean;
+      readonly by?: string;
+      readonly note?: string;
+      readonly arguments?: string;
+    }
+  | {
       /** A provider call failed and is retried: the step's live blocks start over. */
       readonly type: "retry";
       readonly seq: number;
@@ -173,6 +198,14 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
     case "step/end": {
       const d = of(event, "step/end");
       return { type: "step-end", seq, turn: d.turn, step: d.step, dispatched: d.dispatched !== false };
+    }
+    case "approval/request": {
+      const d = of(event, "approval/request");
+      return { type: "approval-request", seq, ...d };
+    }
+    case "approval/decision": {
+      const d = of(event, "approval/decision");
+      return { type: "approval-decision", seq, ...d };
     }
     case "llm/retry": {
       const d = of(event, "llm/retry");

@@ -38,6 +38,8 @@ export class UIMessageEncoder {
   #pending: UIMessageChunk[] = [];
   #step: StepParts | undefined;
   #finished = false;
+  /** Calls denied on this stream: their error result is the `tool-output-denied` already sent. */
+  readonly #denied = new Set<string>();
 
   constructor(options: UIEncoderOptions = {}) {
     this.#options = options;
@@ -103,7 +105,20 @@ export class UIMessageEncoder {
         return [...out, { type: "tool-input-available", toolCallId: event.callId, toolName: event.name, input }];
       }
       case "tool-result":
-        return this.#toolResult(event);
+        return this.#denied.has(event.callId) ? [] : this.#toolResult(event);
+      case "approval-request": {
+        const out = this.#enterStep(event.turn, event.step);
+        if (this.#step!.tool(event.callId) === undefined) {
+          const input = toolInput(event.arguments);
+          this.#step!.addTool(event.callId, { name: event.tool, input });
+          out.push({ type: "tool-input-available", toolCallId: event.callId, toolName: event.tool, input });
+        }
+        return [...out, { type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
+      }
+      case "approval-decision":
+        if (event.approve || this.#step?.tool(event.callId) === undefined) return [];
+        this.#denied.add(event.callId);
+        return [{ type: "tool-output-denied", toolCallId: event.callId }];
       case "retry":
         return [...this.#enterStep(event.turn, event.step), ...this.#step!.retry(event.attempt)];
       case "step-end":
@@ -148,6 +163,9 @@ export class UIMessageEncoder {
         return [...out, { type: "abort", reason: boundedErrorText(reason.reason) }, finish("other")];
       case "disposed":
         return [...out, { type: "abort", reason: "disposed" }, finish("other")];
+      case "awaiting-approval":
+        // The tool parts wait in `approval-requested`; a decision continues the turn in a new stream.
+        return [...out, finish("other")];
       case "rejected":
         return [...out, { type: "error", errorText: boundedErrorText(`rejected: ${reason.reason}`) }, finish("other")];
       case "interrupted":
@@ -222,7 +240,10 @@ function keelsonData(event: CommittedTurnEvent): KeelsonData {
       return { ...base, turn: event.turn, step: event.step };
     case "tool-call-ready":
     case "tool-result":
+    case "approval-request":
       return { ...base, turn: event.turn, step: event.step, callId: event.callId };
+    case "approval-decision":
+      return { ...base, callId: event.callId };
     case "retry":
       return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
     case "turn-end": {

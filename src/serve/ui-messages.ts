@@ -89,6 +89,13 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
         at.parts[at.index] = resultPart(at.parts[at.index] as UIToolPart, d);
         break;
       }
+      case "approval/request":
+      case "approval/decision": {
+        const d = event.data as Data<"approval/decision">;
+        const at = tools.get(d.callId);
+        if (at !== undefined) at.parts[at.index] = approvalPart(at.parts[at.index] as UIToolPart, event);
+        break;
+      }
       case "turn/end":
         assistant = undefined;
         break;
@@ -130,8 +137,21 @@ function answerPart(
   }
 }
 
+/** A tool part waiting for approval (`approval-requested`), or answered (`approval-responded`). */
+function approvalPart(call: UIToolPart, event: SessionEvent): UIToolPart {
+  const { type, toolCallId, input } = call;
+  const approval = { id: toolCallId };
+  if (event.type === "approval/request") return { type, toolCallId, state: "approval-requested", input, approval };
+  const d = event.data as Data<"approval/decision">;
+  const decided = { ...approval, approved: d.approve, ...(d.note === undefined ? {} : { reason: d.note }) };
+  return { type, toolCallId, state: "approval-responded", input, approval: decided };
+}
+
 function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
   const { type, toolCallId, input } = call;
+  // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
+  if (call.state === "approval-responded" && !call.approval.approved)
+    return { type, toolCallId, state: "output-denied", input, approval: { ...call.approval, approved: false } };
   if (!result.isError)
     return { type, toolCallId, state: "output-available", input, output: toolOutput(result.content) };
   const errorText = toolErrorText(result.content, result.error);

@@ -61,6 +61,8 @@ export type UIMessageChunk =
     }
   | { readonly type: "tool-output-available"; readonly toolCallId: string; readonly output: unknown }
   | { readonly type: "tool-output-error"; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: "tool-approval-request"; readonly approvalId: string; readonly toolCallId: string }
+  | { readonly type: "tool-output-denied"; readonly toolCallId: string }
   | { readonly type: "data-keelson"; readonly data: KeelsonData; readonly transient: true }
   | { readonly type: "finish-step" }
   | { readonly type: "finish"; readonly finishReason?: UIFinishReason }
@@ -95,6 +97,17 @@ export type UIToolPart = { readonly type: `tool-${string}`; readonly toolCallId:
   | { readonly state: "input-available"; readonly input: unknown }
   | { readonly state: "output-available"; readonly input: unknown; readonly output: unknown }
   | { readonly state: "output-error"; readonly input: unknown; readonly errorText: string; readonly rawInput?: unknown }
+  | { readonly state: "approval-requested"; readonly input: unknown; readonly approval: { readonly id: string } }
+  | {
+      readonly state: "approval-responded";
+      readonly input: unknown;
+      readonly approval: { readonly id: string; readonly approved: boolean; readonly reason?: string };
+    }
+  | {
+      readonly state: "output-denied";
+      readonly input: unknown;
+      readonly approval: { readonly id: string; readonly approved: false; readonly reason?: string };
+    }
 );
 export type UIMessagePart = UITextPart | UIReasoningPart | UIFilePart | UIStepStartPart | UIToolPart;
 

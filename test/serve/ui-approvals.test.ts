@@ -1,0 +1,95 @@
+// Approvals on the streams (#23 §1): agent.stream() carries `approval-request` and
+// `approval-decision` with their log seqs and ends `awaiting-approval`; the UI message stream
+// sends the AI SDK's `tool-approval-request` (and `tool-output-denied`), read back by the `ai`
+// package; uiMessagesFromLog shows the part approval-requested, then denied or with its output.
+import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { createAgent, type TurnEvent } from "../../src/loop/index.js";
+import { toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
+import { defineTool } from "../../src/tools/index.js";
+import { assemble, collect, expectValidChunks } from "./support.js";
+
+const guarded = defineTool({
+  name: "deploy",
+  description: "Deploys.",
+  input: z.object({ target: z.string() }),
+  needsApproval: true,
+  execute: ({ target }) => `deployed ${target}`,
+});
+
+const twoDeploys = () =>
+  new ScriptedProvider(
+    [
+      {
+        toolCalls: [
+          { name: "deploy", arguments: { target: "staging" } },
+          { name: "deploy", arguments: { target: "prod" } },
+        ],
+      },
+    ],
+    { fallback: { text: "all done" } },
+  );
+
+describe("approvals on agent.stream()", () => {
+  test("the turn streams each approval request with its seq and ends awaiting-approval", async () => {
+    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [guarded] });
+    const events: TurnEvent[] = [];
+    for await (const event of agent.stream("ship it")) events.push(event);
+    const requests = events.filter((e) => e.type === "approval-request");
+    expect(requests.map((e) => [e.tool, e.arguments])).toEqual([
+      ["deploy", '{"target":"staging"}'],
+      ["deploy", '{"target":"prod"}'],
+    ]);
+    for (const e of requests) expect(agent.session.eventAt(e.seq)?.type).toBe("approval/request");
+    const end = events.at(-1)!;
+    expect(end).toMatchObject({ type: "turn-end", reason: { kind: "awaiting-approval" } });
+    expect(end.type === "turn-end" && end.outcome?.reason).toEqual({ kind: "awaiting-approval" });
+    const [staging, prod] = agent.pendingApprovals();
+    await agent.decide(staging!.callId, { approve: true, by: "ana" });
+    await agent.decide(prod!.callId, { approve: false, by: "ana", note: "not on a Friday" });
+    const followed: TurnEvent[] = [];
+    for await (const event of agent.follow({ from: end.type === "turn-end" ? end.seq : 0 })) followed.push(event);
+    expect(followed.filter((e) => e.type === "approval-decision").map((e) => [e.approve, e.by])).toEqual([
+      [true, "ana"],
+      [false, "ana"],
+    ]);
+  });
+
+  test("the UI stream asks for approval the AI SDK's way, and the log's UI messages follow the decision", async () => {
+    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [guarded] });
+    const chunks = await collect(toUIMessageStream(agent.stream("ship it")));
+    await expectValidChunks(chunks);
+    const approvals = chunks.filter((c) => c.type === "tool-approval-request");
+    expect(approvals).toHaveLength(2);
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+    const { message, errors } = await assemble(chunks);
+    expect(errors).toEqual([]);
+    expect(message?.parts.filter((p) => p.type === "tool-deploy").map((p) => (p as { state: string }).state)).toEqual([
+      "approval-requested",
+      "approval-requested",
+    ]);
+    expect(message).toEqual(uiMessagesFromLog(agent.session)[1]);
+
+    const [staging, prod] = agent.pendingApprovals();
+    await agent.decide(staging!.callId, { approve: true });
+    await agent.decide(prod!.callId, { approve: false, note: "no" });
+    const parts = uiMessagesFromLog(agent.session)[1]!.parts.filter((p) => p.type === "tool-deploy");
+    expect(parts).toEqual([
+      {
+        type: "tool-deploy",
+        toolCallId: staging!.callId,
+        state: "output-available",
+        input: { target: "staging" },
+        output: "deployed staging",
+      },
+      {
+        type: "tool-deploy",
+        toolCallId: prod!.callId,
+        state: "output-denied",
+        input: { target: "prod" },
+        approval: { id: prod!.callId, approved: false, reason: "no" },
+      },
+    ]);
+  });
+});
