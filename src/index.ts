@@ -151,13 +151,16 @@ export { keelsonHome } from "./home/index.js";
 export {
   type JsonlStoreOptions,
   JsonlSessionStore,
+  listPendingApprovals,
   type LoadedSession,
   type LoadOptions,
+  type PendingApprovalsList,
   type SessionPersistence,
   type SessionStore,
   type SessionSummary,
   StoreError,
   type StoreErrorCode,
+  type StoredApproval,
 } from "./store/index.js";
 // PostgreSQL: `pg` is loaded on the first connect, never by importing Keelson.
 export {

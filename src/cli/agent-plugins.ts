@@ -35,6 +35,17 @@ export function denyUnlessAllowed(allow: readonly string[]): PermissionPolicy {
   return { mode: "deny", allow: new Set(allow) };
 }
 
+/**
+ * Headless: denied unless allowed, or with `awaitApproval` paused for a person — the turn ends
+ * `awaiting-approval` (exit 8) and `keelson approve|deny` continues it (ask mode with nobody to ask).
+ */
+export function headlessPolicy(allow: readonly string[], awaitApproval: boolean): PermissionPolicy {
+  return awaitApproval ? { mode: "ask", allow: new Set(allow) } : denyUnlessAllowed(allow);
+}
+
+export const AWAIT_APPROVAL_HELP =
+  "a write, edit, bash or MCP call not named by --allow pauses the turn (exit 8) until `keelson approve|deny <session> <callId>`, instead of being denied";
+
 export async function cliPlugins(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin[]> {
   const [{ builtinTools }, context] = await Promise.all([
     import("../builtin-tools/index.js"),

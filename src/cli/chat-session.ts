@@ -9,7 +9,12 @@ import { createCompaction } from "../compaction/index.js";
 import { type AgentOptions, type Agent, createAgent, forkAgent, resumeAgent } from "../loop/index.js";
 import { ModelRegistry } from "../llm/index.js";
 import { SessionError } from "../session/index.js";
-import type { PermissionAnswer, PermissionPolicy, PermissionRequest } from "../builtin-tools/index.js";
+import {
+  type PermissionAnswer,
+  type PermissionPolicy,
+  type PermissionRequest,
+  showable,
+} from "../builtin-tools/index.js";
 import type { CliStore } from "./store-target.js";
 import { cliPlugins } from "./agent-plugins.js";
 import { type ChatContext, runSlashCommand } from "./chat-commands.js";
@@ -122,6 +127,9 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
     view.line(`keelson chat · session ${agent.session.id} · ${target.choice.model} · cwd ${target.cwd}`);
     for (const line of await mcpStatusLines(agent)) view.line(line);
     view.line("type a message; /help for commands; Ctrl-C cancels a turn, twice exits");
+    // A session paused for approval (by a headless run, or a tool with no live decider) is
+    // answered first, through agent.decide — the path every decider takes.
+    await answerPending(current(), input, view);
     try {
       for (;;) {
         const line = await input.next(PROMPT);
@@ -144,6 +152,7 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
         try {
           const outcome = await current().send(text);
           view.footer(current(), outcome.turn);
+          if (outcome.reason.kind === "awaiting-approval") await answerPending(current(), input, view);
           if (outcome.saved === false)
             view.line(
               `  session NOT saved: ${describeError(outcome.storeError)} — the log on disk is behind; your next message retries saving first (and is refused while saving fails), /exit quits`,
@@ -181,6 +190,35 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
     rl.close();
     await agent?.dispose().catch(() => undefined);
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Asks about each pending approval of `agent` in turn (`allow <tool>: <arguments>?`), decides it
+ * through `agent.decide` (`by: "user"`), and shows the continued turn's footer. Stops at the end
+ * of input (the approvals stay pending) or when none is left.
+ */
+export async function answerPending(agent: Agent, input: ChatInput, view: ChatView): Promise<void> {
+  for (;;) {
+    const [pending] = agent.pendingApprovals();
+    if (pending === undefined || input.closed) return;
+    view.line(`  ⏸ ${pending.tool} waits for approval (${pending.reason})`);
+    const answer = await askPermission(input, view, {
+      tool: pending.tool,
+      summary: showable(pending.arguments, false),
+    });
+    if (input.closed) return;
+    try {
+      const outcome = await agent.decide(pending.callId, {
+        approve: answer !== "no",
+        by: "user",
+        ...(answer === "no" ? { note: `the user declined to let ${pending.tool} run` } : {}),
+      });
+      view.footer(agent, outcome.turn);
+    } catch (error) {
+      view.line(`  ${describeError(error)}`);
+      return;
+    }
   }
 }
 

@@ -27,6 +27,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./resume-command.js")).registerResume,
   },
   {
+    name: "approvals",
+    summary: "list the tool calls waiting for a person's approval, across stored sessions",
+    load: async () => (await import("./approvals-command.js")).registerApprovals,
+  },
+  {
+    name: "approve",
+    summary: "approve a pending tool call (keelson approvals) and continue its turn headlessly",
+    load: async () => (await import("./decide-command.js")).registerApprove,
+  },
+  {
+    name: "deny",
+    summary: "deny a pending tool call (the model reads the note) and continue its turn headlessly",
+    load: async () => (await import("./decide-command.js")).registerDeny,
+  },
+  {
     name: "fork",
     summary: "create a child session of <id> at a turn/end boundary and print its id",
     load: async () => (await import("./fork-command.js")).registerFork,

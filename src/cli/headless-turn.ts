@@ -7,11 +7,12 @@
 // The answer and the reasons quoted on stderr are untrusted text: escaped for the terminal
 // (terminal-text.ts); --json lines are JSON with C1/format characters \u-escaped.
 import type { TurnEndReason } from "../session/index.js";
-import type { Agent } from "../loop/index.js";
+import type { Agent, TurnOutcome } from "../loop/index.js";
 import type { ProviderHandle } from "./model-selection.js";
 import type { CliStore } from "./store-target.js";
 import { attachRetryNotice } from "./retry-notice.js";
 import { describeError } from "./errors.js";
+import { cliInvocation } from "./invocation.js";
 import { TerminalTextStream, terminalJson, terminalLine } from "./terminal-text.js";
 
 export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
@@ -35,12 +36,13 @@ export interface HeadlessTurnInput {
   readonly agent: Agent;
   readonly store: CliStore;
   readonly handle: ProviderHandle;
-  readonly prompt: string;
+  /** Starts the turn: `agent.send(prompt)` for run/resume, `agent.decide(…)` for approve/deny. */
+  readonly turn: (agent: Agent) => Promise<TurnOutcome>;
   readonly json: boolean;
 }
 
 /** Runs the turn and returns the process exit code. */
-export async function runHeadlessTurn({ agent, store, handle, prompt, json }: HeadlessTurnInput): Promise<number> {
+export async function runHeadlessTurn({ agent, store, handle, turn, json }: HeadlessTurnInput): Promise<number> {
   let endedWithNewline = true;
   const answer = new TerminalTextStream();
   attachRetryNotice(agent, handle.baseURL, (line) => process.stderr.write(line));
@@ -68,7 +70,7 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
   process.once("SIGINT", onInt);
   process.once("SIGTERM", onTerm);
   try {
-    const outcome = await agent.send(prompt);
+    const outcome = await turn(agent);
     if (!json) process.stdout.write(endedWithNewline ? answer.flush() : answer.push("\n"));
     const reason = outcome.reason;
     const detail =
@@ -80,6 +82,11 @@ export async function runHeadlessTurn({ agent, store, handle, prompt, json }: He
     process.stderr.write(
       `keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${terminalLine(detail)}\n`,
     );
+    if (reason.kind === "awaiting-approval")
+      for (const pending of agent.pendingApprovals())
+        process.stderr.write(
+          `keelson: awaiting approval: ${pending.callId} ${terminalLine(pending.tool)} ${terminalLine(pending.arguments.slice(0, 200))} — ${cliInvocation()} approve|deny ${agent.session.id} ${pending.callId}\n`,
+        );
     if (outcome.saved === false) {
       process.stderr.write(
         `keelson: session ${agent.session.id} is NOT saved: ${terminalLine(describeError(outcome.storeError))} (${terminalLine(store.whereOf(agent.session.id))} is behind)\n`,

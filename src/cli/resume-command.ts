@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
+import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { type CliStore, cliErrorOf, openStore } from "./log-source.js";
@@ -30,6 +30,7 @@ export function registerResume(program: Command): void {
     .argument("[id]", "session id (omit with --last)")
     .argument("[prompt]", "the user prompt; - reads it from stdin")
     .option("--last", "resume the most recently used session")
+    .option("--await-approval", AWAIT_APPROVAL_HELP)
     .option(
       "-m, --model <provider:model>",
       "model selector; default $KEELSON_MODEL, else the model the session last used",
@@ -105,7 +106,7 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
     const text = await readPrompt(prompt);
     handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const { resumeAgent } = await import("../loop/index.js");
-    const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
+    const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true));
     const agent = await resumeAgent(store, id, {
       provider: handle.provider,
       model: choice.model,
@@ -113,7 +114,7 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
       system: SYSTEM_PROMPT,
       plugins,
     });
-    return await runHeadlessTurn({ agent, store, handle, prompt: text, json: flags.json === true });
+    return await runHeadlessTurn({ agent, store, handle, turn: (a) => a.send(text), json: flags.json === true });
   } catch (error) {
     await store.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);

@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { cliPlugins, denyUnlessAllowed, parseAllow } from "./agent-plugins.js";
+import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
@@ -15,6 +15,8 @@ export interface TurnFlags {
   readonly json?: boolean;
   readonly cwd?: string;
   readonly allow?: string;
+  /** Mutating tools not `--allow`ed pause the turn for `keelson approve|deny` instead of being denied. */
+  readonly awaitApproval?: boolean;
 }
 
 export function registerRun(program: Command): void {
@@ -32,6 +34,7 @@ export function registerRun(program: Command): void {
       "--allow <tools>",
       "let tools run (default: denied): a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json), mcp__<server>, mcp__<server>__<tool>",
     )
+    .option("--await-approval", AWAIT_APPROVAL_HELP)
     .action(async (prompt: string, flags: TurnFlags) => {
       process.exitCode = await runNew(prompt, flags);
     });
@@ -46,7 +49,7 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
   const { createAgent } = await import("../loop/index.js");
   const store = await openStore();
-  const plugins = await cliPlugins(cwd, denyUnlessAllowed(allow));
+  const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true));
   const agent = createAgent({
     provider: handle.provider,
     model: choice.model,
@@ -55,7 +58,7 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
     system: SYSTEM_PROMPT,
     plugins,
   });
-  return runHeadlessTurn({ agent, store, handle, prompt: text, json: flags.json === true });
+  return runHeadlessTurn({ agent, store, handle, turn: (a) => a.send(text), json: flags.json === true });
 }
 
 /**

@@ -1,4 +1,4 @@
-// The sessions list: one row per session (turns, last prompt, open turn) and the fork tree
+// The sessions list: one row per session (turns, last prompt, open turn, pending approvals) and the fork tree
 // (each parent's children), the same for every source.
 import type { Session, SessionEvent } from "../session/index.js";
 import type { ListedSession, SessionsPayload } from "./types.js";
@@ -8,6 +8,7 @@ import { contentText } from "../messages/index.js";
 export function listedSession(session: Session, updatedAt: number): ListedSession {
   const h = session.header;
   const events = session.events;
+  const pending = session.pendingApprovals().length;
   let last: SessionEvent<"user/message"> | undefined;
   for (let i = events.length - 1; i >= 0 && last === undefined; i--)
     if (events[i]!.type === "user/message") last = events[i] as SessionEvent<"user/message">;
@@ -22,6 +23,7 @@ export function listedSession(session: Session, updatedAt: number): ListedSessio
     events: events.length,
     ...(last === undefined ? {} : { lastPrompt: contentText(last.data.content) }),
     open: session.openTurn !== null,
+    ...(pending === 0 ? {} : { pendingApprovals: pending }),
   };
 }
 

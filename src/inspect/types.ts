@@ -32,6 +32,8 @@ export type ListedSession =
       readonly lastPrompt?: string;
       /** The last turn is still open (a writer is running, or crashed). */
       readonly open: boolean;
+      /** Tool calls awaiting a person's approval (absent when none). */
+      readonly pendingApprovals?: number;
     }
   | { readonly kind: "unreadable"; readonly name: string; readonly code?: string; readonly problem: string };
 

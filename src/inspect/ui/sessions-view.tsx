@@ -76,6 +76,9 @@ function SessionRow({ row }: { row: Row }) {
       <td class="mono">
         <a href={href({ page: "session", id: row.id, tab: "timeline" })}>{row.id}</a>
         {row.open && <span class="badge warn">open turn</span>}
+        {row.pendingApprovals !== undefined && (
+          <span class="badge warn">awaiting approval ({row.pendingApprovals})</span>
+        )}
       </td>
       <td>{new Date(row.createdAt).toISOString().replace("T", " ").slice(0, 19)}</td>
       <td>{new Date(row.updatedAt).toISOString().replace("T", " ").slice(0, 19)}</td>
