@@ -19,7 +19,7 @@ import {
   REQUEUE_UNSTARTED,
   TAKE_SESSION,
 } from "./turn-queries.js";
-import type { TurnStatus } from "./types.js";
+import type { QueuedDecision, TurnStatus } from "./types.js";
 
 /** A turn this worker now runs, under its session's lease at `epoch`. */
 export interface ClaimedTurn {
@@ -27,6 +27,8 @@ export interface ClaimedTurn {
   readonly sessionId: string;
   readonly prompt: string;
   readonly profile: string;
+  /** A queued decision on a pending approval: the turn is `agent.decide`, not `agent.send(prompt)`. */
+  readonly decision?: QueuedDecision;
   /** This claim's number (1 for the first); with the owner, it identifies the claim. */
   readonly attempts: number;
   readonly epoch: number;
@@ -109,10 +111,14 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
   let claimed: ClaimedTurn | undefined;
   for (;;) {
     const head = (
-      await client.query<{ id: string; prompt: string; profile: string; attempts: number; started_attempts: number }>(
-        HEAD_QUEUED,
-        [sessionId],
-      )
+      await client.query<{
+        id: string;
+        prompt: string;
+        profile: string;
+        attempts: number;
+        started_attempts: number;
+        decision: QueuedDecision | null;
+      }>(HEAD_QUEUED, [sessionId])
     ).rows[0];
     if (head === undefined || !profiles.includes(head.profile)) break; // FIFO per session: never skip the head
     if (head.attempts >= maxAttempts) {
@@ -121,7 +127,15 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
       continue;
     }
     const { attempts } = (await client.query<{ attempts: number }>(MARK_RUNNING, [head.id, owner, epoch])).rows[0]!;
-    claimed = { id: head.id, sessionId, prompt: head.prompt, profile: head.profile, attempts, epoch };
+    claimed = {
+      id: head.id,
+      sessionId,
+      prompt: head.prompt,
+      profile: head.profile,
+      ...(head.decision === null ? {} : { decision: head.decision }),
+      attempts,
+      epoch,
+    };
     break;
   }
   if (claimed === undefined) await client.query(CLEAR_SESSION, [sessionId, owner, epoch]);

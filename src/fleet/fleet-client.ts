@@ -11,7 +11,8 @@ import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
-import { ENQUEUE, SESSION_EXISTS, TURN } from "./turn-queries.js";
+import { ApprovalError, type ApprovalDecision, pendingRequest } from "../loop/index.js";
+import { ENQUEUE, ENQUEUE_DECISION, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
@@ -20,6 +21,7 @@ import {
   FINISHED_STATUSES,
   FleetError,
   type FleetStore,
+  type QueuedDecision,
   type StoredOutcome,
   type TurnRecord,
   type TurnStatus,
@@ -29,6 +31,15 @@ export interface EnqueueOptions {
   readonly sessionId: string;
   readonly prompt: string;
   /** The name of a profile some worker serves; a turn under a name no worker serves stays queued. */
+  readonly profile: string;
+}
+
+export interface DecisionOptions {
+  readonly sessionId: string;
+  /** The pending call (`PendingApproval.callId`). */
+  readonly callId: string;
+  readonly decision: ApprovalDecision;
+  /** The profile the continued turn runs under (the one that paused it, as a rule). */
   readonly profile: string;
 }
 
@@ -87,6 +98,46 @@ export class FleetClient {
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing a turn for session ${sessionId}`);
     }
+  }
+
+  /**
+   * Queues a decision on a pending approval as a continuation any worker of `profile` runs
+   * (`agent.decide` on a resumed agent: it logs the decision and continues the turn). Checked
+   * first against the stored log, read-only: a call that is not pending is `ApprovalError` and
+   * nothing is queued. Two decisions queued for one call both pass this check; the second to run
+   * is refused `already-decided` (its record: failed, `errorCode`), nothing logged.
+   */
+  async enqueueDecision(options: DecisionOptions): Promise<string> {
+    const { sessionId, callId, profile } = options;
+    checkTurnInput({ sessionId, prompt: `decision on ${callId}`, profile });
+    await this.#ready();
+    const { session } = await this.#store().load(sessionId, { readOnly: true });
+    pendingRequest(session, callId);
+    const decision = queuedDecision(callId, options.decision);
+    const label = `${decision.approve ? "approve" : "deny"} ${callId}`;
+    try {
+      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE_DECISION, [
+        sessionId,
+        label,
+        profile,
+        JSON.stringify(decision),
+      ]);
+      return rows[0]!.id;
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, `queueing a decision for session ${sessionId}`);
+    }
+  }
+
+  /**
+   * `enqueueDecision`, then `awaitTurn`: resolves with the continued turn's record; a decision
+   * the session refused when it ran (lost a race: `already-decided`) rejects with that
+   * `ApprovalError`.
+   */
+  async decide(options: DecisionOptions, wait: AwaitOptions = {}): Promise<TurnRecord> {
+    const record = await this.awaitTurn(await this.enqueueDecision(options), wait);
+    if (record.status === "failed" && record.errorCode !== undefined && record.errorCode !== "awaiting-approval")
+      throw new ApprovalError(record.errorCode as ApprovalError["code"], record.error ?? record.errorCode);
+    return record;
   }
 
   /** Creates an empty stored session (no lease kept) and returns its id; `exists` if the id is taken. */
@@ -279,6 +330,8 @@ interface TurnRow {
   claimed_by: string | null;
   outcome: StoredOutcome | null;
   error: string | null;
+  error_code: string | null;
+  decision: QueuedDecision | null;
   enqueued_at: number;
   finished_at: number | null;
 }
@@ -296,8 +349,27 @@ function recordOf(row: TurnRow): TurnRecord {
     ...(row.claimed_by === null ? {} : { claimedBy: row.claimed_by }),
     ...(row.outcome === null ? {} : { outcome: row.outcome }),
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.error_code === null ? {} : { errorCode: row.error_code }),
+    ...(row.decision === null ? {} : { decision: row.decision }),
     enqueuedAt: row.enqueued_at,
     ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
+  };
+}
+
+/** The decision as a queue row holds it: arguments as JSON text; a malformed one is `ApprovalError('invalid-decision')`. */
+function queuedDecision(callId: string, input: ApprovalDecision): QueuedDecision {
+  if (typeof input !== "object" || input === null || typeof input.approve !== "boolean")
+    throw new ApprovalError("invalid-decision", `the decision for call ${callId} needs approve: true or false`);
+  for (const key of ["by", "note"] as const)
+    if (input[key] !== undefined && typeof input[key] !== "string")
+      throw new ApprovalError("invalid-decision", `the decision for call ${callId}: ${key} must be a string`);
+  const args = input.arguments;
+  return {
+    callId,
+    approve: input.approve,
+    ...(input.by === undefined ? {} : { by: input.by }),
+    ...(input.note === undefined ? {} : { note: input.note }),
+    ...(args === undefined ? {} : { arguments: typeof args === "string" ? args : JSON.stringify(args) }),
   };
 }
 

@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 3;
+export const FLEET_SCHEMA_VERSION = 4;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -44,6 +44,11 @@ const MIGRATIONS: readonly string[] = [
   // 3: a client follows the turn (until then; renewed while it waits): the worker that starts it
   // publishes its events from its start (decision 0016).
   `ALTER TABLE keelson_turns ADD COLUMN followed_until timestamptz;`,
+  // 4: a queued decision on a pending approval (#23 §1) — the row continues a paused turn through
+  // agent.decide instead of sending a prompt — and the typed code of a refused input
+  // (already-decided, cancelled, awaiting-approval, …) so a client can branch on it.
+  `ALTER TABLE keelson_turns ADD COLUMN decision jsonb;
+   ALTER TABLE keelson_turns ADD COLUMN error_code text;`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

@@ -40,6 +40,18 @@ export interface TurnRunnerContext {
   readonly onError: (error: unknown, where: string) => void;
 }
 
+/** Refusals of a turn's input by the session (nothing logged): recorded as failed with their code. */
+const REFUSED = [
+  "unknown-call",
+  "not-pending",
+  "already-decided",
+  "cancelled",
+  "refused",
+  "invalid-decision",
+  "edit-not-allowed",
+  "awaiting-approval",
+];
+
 /** Store failures a later attempt may not see (the server or the connection, not the log). */
 const TRANSIENT = [
   "write-failed",
@@ -55,6 +67,7 @@ export function statusOf(outcome: TurnOutcome): TurnStatus {
     case "completed":
     case "max-tokens":
     case "rejected":
+    case "awaiting-approval": // the worker's part is done: the lease is released, a decision continues it
       return "done";
     case "error":
       return "failed";
@@ -130,9 +143,18 @@ async function runStarted(
   );
   let outcome: TurnOutcome;
   try {
-    outcome = await agent.send(claim.prompt);
+    outcome = await (claim.decision === undefined
+      ? agent.send(claim.prompt)
+      : agent.decide(claim.decision.callId, claim.decision));
   } catch (error) {
     unwatch();
+    if (isKeelsonError(error, ...REFUSED)) {
+      // The session refused the input and logged nothing (a decision that lost its race, a prompt
+      // while it awaits approval): final, not a lost claim — record it and release.
+      await finish(context, claim, "failed", undefined, describe(error), "finished", error.code);
+      await release(context, agent, store, where);
+      return;
+    }
     context.onError(error, `running ${where}`); // send rejects only when the agent was disposed: the claim is lost
     await release(context, agent, store, where);
     context.report({ kind: "abandoned", turnId: claim.id, sessionId: claim.sessionId, status: "running" });
@@ -237,6 +259,7 @@ async function finish(
   outcome: { turn: number; reason: string; saved: boolean } | undefined,
   error: string | undefined,
   kind: "finished" | "recovered" = "finished",
+  errorCode?: string,
 ): Promise<void> {
   const values = [
     claim.id,
@@ -245,6 +268,7 @@ async function finish(
     status,
     outcome === undefined ? null : JSON.stringify(outcome),
     error ?? null,
+    errorCode ?? null,
   ];
   const recorded = await retried(() => context.pool.query(MARK_FINISHED, values)).catch((e: unknown) => {
     context.onError(e, `recording the end of turn ${claim.id}`);

@@ -17,6 +17,17 @@ export const ENQUEUE = `WITH t AS (
   )
   SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
 
+/**
+ * Enqueues a decision on a pending approval ($1 session, $2 prompt column: a label, $3 profile,
+ * $4 the decision as jsonb text) as a continuation any worker of the profile runs; notified like
+ * a turn. Returns its id.
+ */
+export const ENQUEUE_DECISION = `WITH t AS (
+    INSERT INTO keelson_turns (session_id, prompt, profile, decision) VALUES ($1, $2, $3, $4::jsonb)
+    RETURNING id, profile
+  )
+  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
+
 /** The oldest queued turn of each profile not among $1 (text[]): turns no worker of those profiles runs. */
 export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson_turns
   WHERE status = 'queued' AND NOT (profile = ANY ($1::text[]))
@@ -87,7 +98,8 @@ export const ADOPT_STARTED = `UPDATE keelson_turns SET claimed_by = $3, claim_ep
   RETURNING id::text AS id, start_seq::text AS start_seq, attempts`;
 
 /** Session $1's oldest queued turn (ordered by the bigint column: the text alias would sort "10" before "4"). */
-export const HEAD_QUEUED = `SELECT t.id::text AS id, t.prompt, t.profile, t.attempts, t.started_attempts FROM keelson_turns t
+export const HEAD_QUEUED = `SELECT t.id::text AS id, t.prompt, t.profile, t.attempts, t.started_attempts, t.decision
+  FROM keelson_turns t
   WHERE t.session_id = $1 AND t.status = 'queued' ORDER BY t.id LIMIT 1`;
 
 /** Marks turn $1 running for owner $2 under lease epoch $3. */
@@ -117,10 +129,11 @@ export const MARK_STARTED = `UPDATE keelson_turns t SET start_seq = $4, started_
 
 /**
  * Records how turn $1 (claim $2 owner, $3 attempt) ended: status $4, outcome $5 (jsonb text),
- * error $6; notifies. No row: the claim was lost (the turn was recovered by another worker).
+ * error $6, error code $7; notifies. No row: the claim was lost (the turn was recovered by another worker).
  */
 export const MARK_FINISHED = `WITH t AS (
-    UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, finished_at = now(), updated_at = now()
+    UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, error_code = $7, finished_at = now(),
+      updated_at = now()
     WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
     RETURNING id
   )
@@ -134,7 +147,7 @@ export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s
 /** One turn ($1). */
 export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status, attempts, started_attempts,
     start_seq::text AS start_seq,
-    claimed_by, outcome, error,
+    claimed_by, outcome, error, decision, error_code,
     floor(extract(epoch FROM enqueued_at) * 1000)::float8 AS enqueued_at,
     floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at
   FROM keelson_turns WHERE id = $1`;

@@ -24,6 +24,16 @@ export interface StoredOutcome {
   readonly saved: boolean;
 }
 
+/** A decision on a pending approval, queued as a continuation (`FleetClient.enqueueDecision`). */
+export interface QueuedDecision {
+  readonly callId: string;
+  readonly approve: boolean;
+  readonly by?: string;
+  readonly note?: string;
+  /** Edited arguments (JSON text), for an approval of a tool that allows them. */
+  readonly arguments?: string;
+}
+
 /** One row of the turn queue. Returned objects are fresh copies; times are ms since the epoch (server clock). */
 export interface TurnRecord {
   readonly id: string;
@@ -46,6 +56,14 @@ export interface TurnRecord {
   readonly outcome?: StoredOutcome;
   /** Why it failed or was interrupted. */
   readonly error?: string;
+  /**
+   * The typed code of an input the session refused, nothing logged: a decision's `ApprovalError`
+   * code (`already-decided`, `cancelled`, …) or `awaiting-approval` for a prompt queued while the
+   * session waits for a decision.
+   */
+  readonly errorCode?: string;
+  /** For a queued decision: what it decides (the row's `prompt` is then only a label). */
+  readonly decision?: QueuedDecision;
   readonly enqueuedAt: number;
   readonly finishedAt?: number;
 }

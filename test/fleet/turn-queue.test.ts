@@ -20,12 +20,15 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 3 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 3, to: 3 });
-      // A version-1 queue (before started_attempts and followed_until) is upgraded in place.
-      await adminQuery(fresh.url, "ALTER TABLE keelson_turns DROP COLUMN started_attempts, DROP COLUMN followed_until");
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 4 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 4, to: 4 });
+      // A version-1 queue (before started_attempts, followed_until, decision and error_code) is upgraded in place.
+      await adminQuery(
+        fresh.url,
+        "ALTER TABLE keelson_turns DROP COLUMN started_attempts, DROP COLUMN followed_until, DROP COLUMN decision, DROP COLUMN error_code",
+      );
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 3 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 4 });
       const client = await openFleetClient(fresh.url);
       await client.enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" });
       await client.close();

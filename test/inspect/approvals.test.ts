@@ -39,7 +39,7 @@ describe("the inspector", () => {
   test("the timeline has a row per approval request and decision; the sessions list counts pending ones", async () => {
     const agent = pausingAgent();
     await agent.send("ship");
-    expect(listedSession(agent.session, 0).pendingApprovals).toBe(1);
+    expect(listedSession(agent.session, 0)).toMatchObject({ pendingApprovals: 1 });
     const [pending] = agent.pendingApprovals();
     await agent.decide(pending!.callId, { approve: false, by: "ana", note: "freeze" });
     const rows = timelineRows(agent.session, new Map()).filter((r) => r.kind.startsWith("approval"));

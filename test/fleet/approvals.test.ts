@@ -1,0 +1,107 @@
+// Approvals in the fleet (#23 §1): a turn that ends awaiting-approval is recorded done with that
+// outcome and releases its lease; a decision is queued as a continuation any worker runs; when
+// two decisions for one call are queued, exactly one is logged and runs the tool, the other is
+// recorded failed with `already-decided` (nothing logged), and `FleetClient.decide` rejects
+// with that ApprovalError.
+import { describe, expect, test } from "vitest";
+import { EmulatorProvider } from "../../src/emulator/index.js";
+import type { AgentProfile } from "../../src/fleet/index.js";
+import { ApprovalError } from "../../src/loop/index.js";
+import { verifyLog } from "../../src/reconstruct/index.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+
+const database = useFleetDatabase();
+
+/** How many times the guarded tool ran, per session. */
+const ran = new Map<string, number>();
+
+const answer = (request: { readonly messages: readonly { readonly role: string }[] }) =>
+  request.messages.at(-1)?.role === "tool"
+    ? { text: "finished" }
+    : { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] };
+
+const profiles: Record<string, AgentProfile> = {
+  gated: {
+    provider: () => new EmulatorProvider({ model: answer }),
+    model: "emulator:gated",
+    tools: [
+      {
+        name: "deploy",
+        description: "Deploys (needs approval).",
+        input: { type: "object", properties: { target: { type: "string" } } },
+        needsApproval: true,
+        execute: (_args, { sessionId }) => {
+          ran.set(sessionId, (ran.get(sessionId) ?? 0) + 1);
+          return "deployed";
+        },
+      },
+    ],
+    options: { invariants: true, maxSteps: 4 },
+  },
+};
+
+async function leaseOwner(sessionId: string): Promise<string | null> {
+  const [row] = await database().query<{ lease_owner: string | null }>(
+    "SELECT lease_owner FROM keelson_sessions WHERE id = $1",
+    [sessionId],
+  );
+  return row!.lease_owner;
+}
+
+describe("approvals in the fleet", () => {
+  test("a paused turn is done/awaiting-approval with its lease released; one of two racing decisions wins", async () => {
+    await database().worker({ profiles });
+    await database().worker({ profiles });
+    const client = await database().client();
+    const sessionId = "approve-race";
+    const first = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
+      timeoutMs: 20_000,
+    });
+    expect(first).toMatchObject({ status: "done", outcome: { reason: "awaiting-approval", saved: true } });
+    expect(await leaseOwner(sessionId)).toBeNull();
+    const { session } = await database().store().load(sessionId, { readOnly: true });
+    const [pending] = session.pendingApprovals();
+    expect(pending).toMatchObject({ tool: "deploy" });
+
+    const decide = (by: string) =>
+      client.enqueueDecision({ sessionId, callId: pending!.callId, decision: { approve: true, by }, profile: "gated" });
+    const ids = await Promise.all([decide("ana"), decide("bo")]);
+    const records = await Promise.all(ids.map((id) => client.awaitTurn(id, { timeoutMs: 20_000 })));
+    expect(records.map((r) => r.status).sort()).toEqual(["done", "failed"]);
+    const lost = records.find((r) => r.status === "failed")!;
+    expect(lost).toMatchObject({ errorCode: "already-decided", decision: { callId: pending!.callId } });
+    expect(records.find((r) => r.status === "done")).toMatchObject({ outcome: { reason: "completed" } });
+    expect(ran.get(sessionId)).toBe(1);
+
+    const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
+    expect(verifyLog(log).issues).toEqual([]);
+    expect(log.filter((e) => e.type === "approval/decision")).toHaveLength(1);
+    const error = await client
+      .decide({ sessionId, callId: pending!.callId, decision: { approve: false }, profile: "gated" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApprovalError);
+    expect((error as ApprovalError).code).toBe("already-decided");
+  });
+
+  test("a prompt queued while the session awaits approval is failed awaiting-approval; a denial continues the turn", async () => {
+    await database().worker({ profiles });
+    const client = await database().client();
+    const sessionId = "approve-deny";
+    await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
+      timeoutMs: 20_000,
+    });
+    const refused = await client.awaitTurn(
+      await client.enqueueTurn({ sessionId, prompt: "anything else?", profile: "gated" }),
+      { timeoutMs: 20_000 },
+    );
+    expect(refused).toMatchObject({ status: "failed", errorCode: "awaiting-approval" });
+    const { session } = await database().store().load(sessionId, { readOnly: true });
+    const [pending] = session.pendingApprovals();
+    const record = await client.decide(
+      { sessionId, callId: pending!.callId, decision: { approve: false, note: "frozen" }, profile: "gated" },
+      { timeoutMs: 20_000 },
+    );
+    expect(record).toMatchObject({ status: "done", outcome: { reason: "completed" } });
+    expect(ran.get(sessionId)).toBeUndefined();
+  });
+});
