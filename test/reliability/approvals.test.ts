@@ -14,7 +14,7 @@ test(
     const result = await runFastSlice(suite);
     const killed = Object.entries(result.counts).filter(([kind]) => kind.startsWith("killed-"));
     expect(killed.length).toBeGreaterThan(0);
-    expect(result.counts["forked"]).toBeGreaterThan(0);
+    expect(result.counts.forked).toBeGreaterThan(0);
     expect((result.counts["race-already-decided"] ?? 0) + (result.counts["race-refused-by-lock"] ?? 0)).toBeGreaterThan(
       0,
     );
