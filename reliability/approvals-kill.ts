@@ -13,6 +13,7 @@ import { JsonlSessionStore } from "../src/store/index.js";
 import { checkApprovalLog } from "./approvals-checks.js";
 import { approvalsAgentOptions, approvalsScript, approvalsTools, effectCounts } from "./fixtures/approvals-session.js";
 import { WriterChild } from "./fixtures/writer-child.js";
+import type { TrialOutcome } from "./suite.js";
 import { check } from "./violation.js";
 
 const childScript = fileURLToPath(new URL("./fixtures/approvals-child.ts", import.meta.url));
@@ -26,12 +27,10 @@ export interface KillTrial {
   readonly mode: KillMode;
 }
 
-type Outcome = { readonly kinds: string[] } | { readonly failure: string };
-
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Runs a batch of kill trials in one child; one outcome per trial. */
-export async function runKillBatch(trials: readonly KillTrial[]): Promise<Outcome[]> {
+export async function runKillBatch(trials: readonly KillTrial[]): Promise<TrialOutcome[]> {
   const roots = await Promise.all(trials.map(() => mkdtemp(join(tmpdir(), "keelson-approvals-"))));
   const effectsDir = await mkdtemp(join(tmpdir(), "keelson-approvals-effects-"));
   const effectsFile = join(effectsDir, "effects");
@@ -57,7 +56,7 @@ export async function runKillBatch(trials: readonly KillTrial[]): Promise<Outcom
     } finally {
       await child.kill();
     }
-    const outcomes: Outcome[] = [];
+    const outcomes: TrialOutcome[] = [];
     for (const [i, t] of trials.entries()) {
       try {
         outcomes.push({ kinds: [`killed-${t.mode}`, ...(await resumeAndCheck(t, roots[i]!, effectsFile))] });

@@ -13,7 +13,7 @@
 import { mulberry32 } from "../src/emulator/index.js";
 import { forkTrial, raceTrial } from "./approvals-inproc.js";
 import { KILL_MODES, type KillTrial, runKillBatch } from "./approvals-kill.js";
-import { OutcomeCounter, type ReliabilitySuite, type SuiteResult } from "./suite.js";
+import { type ReliabilitySuite, resultOf, type SuiteResult, type TrialOutcome } from "./suite.js";
 import { runTrials } from "./trial-pool.js";
 
 /** Kill sessions per child (a tsx child that loads the loop costs seconds of CPU to start). */
@@ -22,9 +22,7 @@ const BATCH = 8;
 const trialSeed = (seed: number, trial: number): number => (seed ^ Math.imul(trial + 1, 0x9e3779b1)) >>> 0;
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-type Outcome = { readonly kinds: string[] } | { readonly failure: string };
-
-async function inProcess(index: number, seed: number): Promise<Outcome> {
+async function inProcess(index: number, seed: number): Promise<TrialOutcome> {
   const kind = index % 10 < 7 ? "race" : "fork";
   try {
     return { kinds: kind === "race" ? await raceTrial(seed) : await forkTrial(seed) };
@@ -41,8 +39,6 @@ const suite: ReliabilitySuite = {
   fastTrials: 20,
   async run({ trials, seed, log }): Promise<SuiteResult> {
     const started = performance.now();
-    const counts = new OutcomeCounter();
-    const failures: string[] = [];
     const kills: KillTrial[] = [];
     const others: number[] = [];
     for (let i = 0; i < trials; i++) {
@@ -71,18 +67,7 @@ const suite: ReliabilitySuite = {
         return outcome;
       }),
     ]);
-    for (const outcome of [...killed.flat(), ...inproc]) {
-      if ("failure" in outcome) failures.push(outcome.failure);
-      else for (const kind of outcome.kinds) counts.add(kind);
-    }
-    return {
-      suite: suite.name,
-      trials,
-      passed: trials - failures.length,
-      failures,
-      counts: counts.toJSON(),
-      ms: performance.now() - started,
-    };
+    return resultOf(suite.name, [...killed.flat(), ...inproc], started);
   },
 };
 

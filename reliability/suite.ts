@@ -34,6 +34,27 @@ export interface ReliabilitySuite {
   run(options: SuiteOptions): Promise<SuiteResult>;
 }
 
+/** A trial's outcome: the kinds of what happened (counted), or why it failed. */
+export type TrialOutcome = { readonly kinds: readonly string[] } | { readonly failure: string };
+
+/** The result of `outcomes` (one per trial), the run having started at `started` (performance.now()). */
+export function resultOf(suite: string, outcomes: readonly TrialOutcome[], started: number): SuiteResult {
+  const counts = new OutcomeCounter();
+  const failures: string[] = [];
+  for (const outcome of outcomes) {
+    if ("failure" in outcome) failures.push(outcome.failure);
+    else for (const kind of outcome.kinds) counts.add(kind);
+  }
+  return {
+    suite,
+    trials: outcomes.length,
+    passed: outcomes.length - failures.length,
+    failures,
+    counts: counts.toJSON(),
+    ms: performance.now() - started,
+  };
+}
+
 /** Counts outcomes by kind for `SuiteResult.counts`. */
 export class OutcomeCounter {
   readonly #counts: Record<string, number> = {};

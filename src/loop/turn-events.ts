@@ -3,7 +3,7 @@
 // content will have in the log (a tool call's `callId` from its first delta on); every event that
 // corresponds to a logged event carries that event's `seq`, so a client's position is a seq.
 import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../messages/index.js";
-import type { AnySessionEvent, SessionEvent, TurnEndReason } from "../session/index.js";
+import type { AnySessionEvent, EventDataMap, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { TurnOutcome } from "./types.js";
 
 /** The log's id for the tool call at content position `index` of a step's answer. */
@@ -78,31 +78,14 @@ export type CommittedTurnEvent =
       /** False when the step's request was never sent (an abort or error before the call). */
       readonly dispatched: boolean;
     }
-  | {
-      /**
-       * A tool call needs a person's approval (`arguments`: the model's JSON text). Unless a
-       * decision follows in the same turn, the turn ends `awaiting-approval` and the call waits
-       * for `agent.decide(callId, …)`.
-       */
-      readonly type: "approval-request";
-      readonly seq: number;
-      readonly turn: number;
-      readonly step: number;
-      readonly callId: string;
-      readonly tool: string;
-      readonly arguments: string;
-      readonly reason: string;
-    }
-  | {
-      /** The decision on a call's approval (edited `arguments` as JSON text, for an approval). */
-      readonly type: "approval-decision";
-      readonly seq: number;
-      readonly callId: string;
-      readonly approve: boolean;
-      readonly by?: string;
-      readonly note?: string;
-      readonly arguments?: string;
-    }
+  /**
+   * A tool call needs a person's approval (the logged `approval/request`: `arguments` is the
+   * model's JSON text). Unless a decision follows in the same turn, the turn ends
+   * `awaiting-approval` and the call waits for `agent.decide(callId, …)`.
+   */
+  | ({ readonly type: "approval-request"; readonly seq: number } & EventDataMap["approval/request"])
+  /** The decision on a call's approval (the logged `approval/decision`). */
+  | ({ readonly type: "approval-decision"; readonly seq: number } & EventDataMap["approval/decision"])
   | {
       /** A provider call failed and is retried: the step's live blocks start over. */
       readonly type: "retry";

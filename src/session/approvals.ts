@@ -5,20 +5,13 @@
 import type { ApprovalState, LogStructure, OpenCall } from "./structure.js";
 import type { EventDataMap, SessionEvent } from "./types.js";
 
-/** One logged `approval/request` that has no decision yet. */
-export interface PendingApproval {
-  readonly turn: number;
-  readonly step: number;
-  readonly callId: string;
-  readonly tool: string;
-  /** The call's JSON text as the model produced it. */
-  readonly arguments: string;
-  readonly reason: string;
+/** One logged `approval/request` (its payload) that has no decision yet, with where and when it was logged. */
+export type PendingApproval = EventDataMap["approval/request"] & {
   /** Seq of the `approval/request`. */
   readonly requestSeq: number;
   /** Epoch ms of the `approval/request`. */
   readonly requestedAt: number;
-}
+};
 
 /** A call that waits (unlogged past its step, or in the open step) with its approval, if it has one. */
 export interface WaitingCall extends OpenCall {
