@@ -126,13 +126,7 @@ export class Inbox {
 
   /** Empties the inbox, rejecting everything (dispose). */
   rejectAll(error: unknown): void {
-    const items = [
-      ...this.#prompts,
-      ...this.#steers,
-      ...this.#injects,
-      ...this.#compacts,
-      ...this.#decisions,
-    ];
+    const items = [...this.#prompts, ...this.#steers, ...this.#injects, ...this.#compacts, ...this.#decisions];
     this.#prompts = [];
     this.#steers = [];
     this.#injects = [];

@@ -101,4 +101,3 @@ export async function commit(ctx: TurnContext, state: TurnState): Promise<void> 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw new Aborted();
 }
-

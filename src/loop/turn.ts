@@ -38,14 +38,7 @@ import { runHeldCalls, runTools } from "./tool-batch.js";
 import { loopCallId } from "./turn-events.js";
 import { finalText, withAnswer } from "./turn-outcome.js";
 import { checkAnswer, logRepair, withOutput } from "./turn-output.js";
-import {
-  type AbortCause,
-  Aborted,
-  checkAbort,
-  commit,
-  type TurnContext,
-  type TurnState,
-} from "./turn-state.js";
+import { type AbortCause, Aborted, checkAbort, commit, type TurnContext, type TurnState } from "./turn-state.js";
 import { LoopError, type TurnOutcome } from "./types.js";
 
 export type { AbortCause, TurnContext } from "./turn-state.js";
