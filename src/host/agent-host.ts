@@ -4,7 +4,7 @@
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
 import { previewJson } from "../json/index.js";
-import type { Agent, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type { Agent, ApprovalDecision, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
 import { isSafeSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { systemClock } from "./host-clock.js";
@@ -74,7 +74,34 @@ class SessionHost implements AgentHost, SlotPort {
     } catch (error) {
       return Promise.reject(error);
     }
-    const queued = new QueuedSend(prompt, options.profile, options.signal, (dropped) => slot.remove(dropped));
+    const queued = new QueuedSend(
+      (agent) => agent.send(prompt),
+      options.profile,
+      options.signal,
+      (dropped) => slot.remove(dropped),
+    );
+    slot.enqueue(queued);
+    return queued.promise;
+  }
+
+  decide(
+    sessionId: string,
+    callId: string,
+    decision: ApprovalDecision,
+    options: HostPromptOptions = {},
+  ): Promise<TurnOutcome> {
+    let slot: SessionSlot;
+    try {
+      slot = this.#admit(sessionId, undefined, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const queued = new QueuedSend(
+      (agent) => agent.decide(callId, decision),
+      options.profile,
+      options.signal,
+      (dropped) => slot.remove(dropped),
+    );
     slot.enqueue(queued);
     return queued.promise;
   }
@@ -150,10 +177,11 @@ class SessionHost implements AgentHost, SlotPort {
 
   // Internals
 
-  #admit(sessionId: string, prompt: HostPrompt, options: HostPromptOptions): SessionSlot {
+  /** Checks a queued turn at the door (`prompt` undefined: a decision, not a prompt) and returns its slot. */
+  #admit(sessionId: string, prompt: HostPrompt | undefined, options: HostPromptOptions): SessionSlot {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    if (typeof prompt !== "string" && !Array.isArray(prompt))
+    if (prompt !== undefined && typeof prompt !== "string" && !Array.isArray(prompt))
       throw new HostError(
         "invalid-prompt",
         `the prompt for session ${sessionId} must be a string or content parts, got ${previewJson(prompt)}`,

@@ -3,7 +3,6 @@
 // holds two prompts and each prompt is a turn of its own (the loop merges prompts that wait
 // together: Agent.send).
 import type { Agent, TurnOutcome } from "../loop/index.js";
-import type { HostPrompt } from "./types.js";
 import { HostError } from "./types.js";
 
 /** One queued prompt, as its session's queue drives it. */
@@ -27,11 +26,12 @@ export interface QueuedPrompt {
 export const abortReason = (signal: AbortSignal): string =>
   typeof signal.reason === "string" ? signal.reason : "client disconnected";
 
-/** `host.send`: the outcome promise of one queued prompt. */
+/** `host.send` (and `host.decide`): the outcome promise of one queued turn. */
 export class QueuedSend implements QueuedPrompt {
   readonly profile: string | undefined;
   readonly promise: Promise<TurnOutcome>;
-  readonly #content: HostPrompt;
+  /** Starts the turn on the session's agent: `agent.send(prompt)`, or `agent.decide(…)`. */
+  readonly #start: (agent: Agent) => Promise<TurnOutcome>;
   readonly #signal: AbortSignal | undefined;
   readonly #onDrop: (prompt: QueuedPrompt) => void;
   #resolve!: (outcome: TurnOutcome) => void;
@@ -40,12 +40,12 @@ export class QueuedSend implements QueuedPrompt {
   #agent: Agent | undefined;
 
   constructor(
-    content: HostPrompt,
+    start: (agent: Agent) => Promise<TurnOutcome>,
     profile: string | undefined,
     signal: AbortSignal | undefined,
     onDrop: (prompt: QueuedPrompt) => void,
   ) {
-    this.#content = content;
+    this.#start = start;
     this.profile = profile;
     this.#signal = signal;
     this.#onDrop = onDrop;
@@ -67,7 +67,7 @@ export class QueuedSend implements QueuedPrompt {
     this.#agent = agent;
     let result: { outcome: TurnOutcome } | { error: unknown };
     try {
-      result = { outcome: await agent.send(this.#content) };
+      result = { outcome: await this.#start(agent) };
     } catch (error) {
       result = { error };
     }

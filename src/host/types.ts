@@ -2,7 +2,7 @@
 // the clock it schedules idle eviction on, its statistics, and the layer's error type. The
 // behaviour behind them (FIFO per session, eviction, draining) is written in README.md.
 import { KeelsonError } from "../errors/index.js";
-import type { AgentProfile, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type { AgentProfile, ApprovalDecision, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import type { SessionStore } from "../store/index.js";
 
@@ -95,6 +95,18 @@ export interface AgentHost {
    * be opened.
    */
   send(sessionId: string, prompt: HostPrompt, options?: HostPromptOptions): Promise<TurnOutcome>;
+  /**
+   * Queues a decision on a pending approval of `sessionId` as a turn of the session's FIFO (the
+   * session opened if it is not): `agent.decide(callId, decision)`, resolving with the continued
+   * turn's outcome. Rejects as `send` does, and with the loop's `ApprovalError` for a decision the
+   * session refuses (nothing logged).
+   */
+  decide(
+    sessionId: string,
+    callId: string,
+    decision: ApprovalDecision,
+    options?: HostPromptOptions,
+  ): Promise<TurnOutcome>;
   /**
    * Queues `prompt` like `send` and streams its turn (`agent.stream`'s events) once it starts.
    * Throws `HostError` at once for what is refused at the door (`invalid-id`, `invalid-prompt`,
