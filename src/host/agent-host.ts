@@ -31,6 +31,9 @@ const DEFAULT_MAX_OPEN = 100;
 const DEFAULT_IDLE_MS = 300_000;
 
 /** A host over `options.store` serving `options.profile` / `options.profiles` (see AgentHost). */
+/** What `#admit` is given for a decision (which has no prompt to check). */
+const DECISION = Symbol("decision");
+
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   return new SessionHost(options);
 }
@@ -92,7 +95,7 @@ class SessionHost implements AgentHost, SlotPort {
   ): Promise<TurnOutcome> {
     let slot: SessionSlot;
     try {
-      slot = this.#admit(sessionId, undefined, options);
+      slot = this.#admit(sessionId, DECISION, options);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -177,11 +180,11 @@ class SessionHost implements AgentHost, SlotPort {
 
   // Internals
 
-  /** Checks a queued turn at the door (`prompt` undefined: a decision, not a prompt) and returns its slot. */
-  #admit(sessionId: string, prompt: HostPrompt | undefined, options: HostPromptOptions): SessionSlot {
+  /** Checks a queued turn at the door (`DECISION`: a decision, not a prompt) and returns its slot. */
+  #admit(sessionId: string, prompt: HostPrompt | typeof DECISION, options: HostPromptOptions): SessionSlot {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    if (prompt !== undefined && typeof prompt !== "string" && !Array.isArray(prompt))
+    if (prompt !== DECISION && typeof prompt !== "string" && !Array.isArray(prompt))
       throw new HostError(
         "invalid-prompt",
         `the prompt for session ${sessionId} must be a string or content parts, got ${previewJson(prompt)}`,
