@@ -13,7 +13,12 @@ export {
   type ApprovalErrorCode,
   type ApprovalVerdict,
   type Approver,
+  type Answerer,
+  type InputAnswer,
+  InputError,
+  type InputErrorCode,
   type PendingApproval,
+  type PendingInput,
   type AgentErrorPayload,
   type AgentHooks,
   type AgentOptions,
@@ -91,6 +96,7 @@ export {
   type ToolRegistry,
 } from "./tools/index.js";
 export {
+  askUserTool,
   type BuiltinToolName,
   type BuiltinToolsOptions,
   builtinTools,

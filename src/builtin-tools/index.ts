@@ -8,6 +8,7 @@ export { GREP_DEADLINE_MS, type GrepToolOptions, grepTool, MAX_GREP_FILE_BYTES, 
 export { compileGlob, type GlobMatcher } from "./glob-match.js";
 export { lsTool } from "./ls.js";
 export { capOutput, DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
+export { askUserTool } from "./ask-user.js";
 export {
   type ApprovalAskListener,
   MAX_SUMMARY_CHARS,

@@ -4,6 +4,7 @@
 import { resolve } from "node:path";
 import type { AgentPlugin } from "../loop/index.js";
 import type { ToolDefinition } from "../tools/index.js";
+import { askUserTool } from "./ask-user.js";
 import { type BashToolOptions, bashTool, killGraceMs } from "./bash.js";
 import { editTool } from "./edit.js";
 import { globTool } from "./glob.js";
@@ -29,6 +30,7 @@ const FACTORIES: Readonly<Record<BuiltinToolName, (options: BuiltinToolOptions) 
   write: writeTool as (options: BuiltinToolOptions) => ToolDefinition,
   edit: editTool as (options: BuiltinToolOptions) => ToolDefinition,
   bash: bashTool as (options: BuiltinToolOptions) => ToolDefinition,
+  ask_user: askUserTool as () => ToolDefinition,
 };
 
 /** The built-in tools named in `names` (default all) over `workspace`; `bash` also reads its own options. */

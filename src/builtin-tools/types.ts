@@ -4,7 +4,7 @@ import type { Workspace } from "./workspace.js";
 import { KeelsonError } from "../errors/index.js";
 
 /** The built-in tools, by the name the model calls. */
-export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit" | "bash";
+export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit" | "bash" | "ask_user";
 
 /** The tools that change the world; they go through the permission policy. */
 export type MutatingToolName = "write" | "edit" | "bash";
@@ -83,7 +83,7 @@ export interface BuiltinToolsOptions {
   /** Default `{ mode: 'deny' }`: a headless agent never mutates unless told to. */
   readonly permissions?: PermissionPolicy;
   readonly outputCap?: number;
-  /** Register only these tools. Default: all seven. */
+  /** Register only these tools. Default: the seven workspace tools (`ask_user` only when named). */
   readonly tools?: readonly BuiltinToolName[];
   /**
    * `bash`'s environment: the process's minus secrets (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,

@@ -3,7 +3,7 @@
 // agent and closes the store, and maps the turn's end reason to the exit code:
 //   completed 0 · error 1 · (bad input 2) · max-tokens 3 · aborted 4 · rejected 5 ·
 //   disposed / interrupted 6 · not saved 7 (the turn ran but the store failed: nothing is claimed saved) ·
-//   awaiting-approval 8 (a tool call waits for `keelson approve|deny`).
+//   awaiting-approval / awaiting-input 8 (a tool call waits for `keelson approve|deny|respond`).
 // The answer and the reasons quoted on stderr are untrusted text: escaped for the terminal
 // (terminal-text.ts); --json lines are JSON with C1/format characters \u-escaped.
 import type { TurnEndReason } from "../session/index.js";
@@ -24,6 +24,7 @@ export const EXIT_CODES: Readonly<Record<TurnEndReason["kind"], number>> = {
   disposed: 6,
   interrupted: 6,
   "awaiting-approval": 8,
+  "awaiting-input": 8,
 };
 
 /** The turn ran, but its log could not be made durable. */

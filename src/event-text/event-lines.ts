@@ -39,7 +39,9 @@ export const EVENT_LINES: { readonly [T in EventType]: EventLineOf<T> } = {
       turn: data.turn,
       text: `turn ${data.turn} ends ${r.kind}${why}`,
       // A turn that pauses for a person did not fail.
-      ...(r.kind === "completed" || r.kind === "awaiting-approval" ? {} : { error: true }),
+      ...(r.kind === "completed" || r.kind === "awaiting-approval" || r.kind === "awaiting-input"
+        ? {}
+        : { error: true }),
     };
   },
   "step/start": ({ seq, data }, view) => {
@@ -143,6 +145,16 @@ export const EVENT_LINES: { readonly [T in EventType]: EventLineOf<T> } = {
       ...(data.approve ? {} : { error: true }),
     };
   },
+  "input/request": ({ data }, view) => ({
+    kind: "input-request",
+    depth: 2,
+    text: `question from ${data.source} [${data.id}]: ${view.form === "full" ? data.message : previewText(data.message, 100)}`,
+  }),
+  "input/response": ({ data }, view) => ({
+    kind: "input-response",
+    depth: 2,
+    text: `answered${data.by === undefined ? "" : ` by ${data.by}`} [${data.id}]: ${previewText(JSON.stringify(data.value), view.form === "full" ? 200 : 100)}`,
+  }),
   "request/header": (event, view) => {
     const header = snapshotHeaderOf(event);
     const head = `header snapshot (${event.data.reason})`;

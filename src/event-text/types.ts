@@ -17,6 +17,8 @@ export type EventKind =
   | "tool-result"
   | "approval-request"
   | "approval-decision"
+  | "input-request"
+  | "input-response"
   | "header"
   | "header-delta"
   | "retry"

@@ -8,11 +8,24 @@ import type { Provider, StreamChunk } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { previewJson } from "../json/index.js";
-import { type AnySessionEvent, isSafeSessionId, type PendingApproval, Session } from "../session/index.js";
+import {
+  type AnySessionEvent,
+  isSafeSessionId,
+  type PendingApproval,
+  type PendingInput,
+  Session,
+} from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
-import { normalizeDecision, pendingRequest, refusalOf, stillPending } from "./approval-decision.js";
-import { type ApprovalDecision, ApprovalError } from "./approval-types.js";
+import {
+  checkedAnswer,
+  normalizeDecision,
+  pendingInput,
+  pendingRequest,
+  refusalOf,
+  stillPending,
+} from "./approval-decision.js";
+import { type ApprovalDecision, ApprovalError, type InputAnswer, InputError } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { type Claim, Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
@@ -167,6 +180,7 @@ class LoopAgent implements Agent {
       },
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
+      answerer: options.answerer,
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -276,7 +290,7 @@ class LoopAgent implements Agent {
     if (this.#controller !== undefined) this.#controller.abort(cause);
     else if (this.#driving !== undefined)
       this.#pendingCancel = cause; // the turn is about to start
-    else if (this.session.awaitingApproval && this.#status !== "disposed") {
+    else if ((this.session.awaitingApproval || this.session.awaitingInput) && this.#status !== "disposed") {
       // The paused turn is cancelled in a turn of its own, which closes every waiting call.
       this.#pendingCancel = cause;
       this.#cancelPaused = true;
@@ -288,6 +302,18 @@ class LoopAgent implements Agent {
     return this.session.pendingApprovals();
   }
 
+  pendingInputs(): PendingInput[] {
+    return this.session.pendingInputs();
+  }
+
+  async respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
+    if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
+    const data = checkedAnswer(pendingInput(this.session, id), answer);
+    const { promise, settle } = deferred<TurnOutcome>();
+    this.#enqueue(() => this.#inbox.decide({ answer: { type: "input/response", data }, settle }), settle);
+    return promise;
+  }
+
   async decide(callId: string, input: ApprovalDecision): Promise<TurnOutcome> {
     if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
     const request = pendingRequest(this.session, callId);
@@ -297,7 +323,7 @@ class LoopAgent implements Agent {
       throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
     pendingRequest(this.session, callId); // decided or cancelled while the listeners ran
     const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.decide({ decision, settle }), settle);
+    this.#enqueue(() => this.#inbox.decide({ answer: { type: "approval/decision", data: decision }, settle }), settle);
     return promise;
   }
 
@@ -398,7 +424,11 @@ class LoopAgent implements Agent {
         for (const item of claim.decisions)
           if (item.logged === true) item.settle.resolve(outcome);
           else
-            item.settle.reject(new ApprovalError("cancelled", "the turn was cancelled before the decision was logged"));
+            item.settle.reject(
+              item.answer.type === "approval/decision"
+                ? new ApprovalError("cancelled", "the turn was cancelled before the decision was logged")
+                : new InputError("cancelled", "the turn was cancelled before the answer was logged"),
+            );
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", { agent: this, error, where: "turn driver" });
@@ -426,17 +456,18 @@ class LoopAgent implements Agent {
     }
     if (this.#cancelPaused) {
       this.#cancelPaused = false;
-      if (this.session.awaitingApproval) return this.#inbox.claimDecisions(); // empty: a bare turn, aborted at once
+      if (this.session.awaitingApproval || this.session.awaitingInput) return this.#inbox.claimDecisions(); // empty: a bare turn, aborted at once
       this.#pendingCancel = undefined;
     }
     const claim = this.#inbox.claimAll();
     if (this.session.waitingCalls().length === 0) return claim;
+    const waiting = [
+      ...this.session.pendingApprovals().map((p) => `approval of ${p.callId}`),
+      ...this.session.pendingInputs().map((p) => `an answer to ${p.id}`),
+    ];
     const error = new LoopError(
       "awaiting-approval",
-      `session ${this.session.id} awaits approval of ${this.session
-        .pendingApprovals()
-        .map((p) => p.callId)
-        .join(", ")}: decide (agent.decide) or cancel (agent.cancel) first`,
+      `session ${this.session.id} awaits ${waiting.join(", ")}: decide (agent.decide), answer (agent.respond) or cancel (agent.cancel) first`,
     );
     for (const item of claimItems(claim)) item.settle.reject(error);
     return undefined;

@@ -1,16 +1,24 @@
-// Checking a decision before it is logged: is the call's approval pending (else which typed
-// error), is the decision well-formed, may it edit the arguments, does the app accept the
-// decider (`approval/decide`). Every refusal is an `ApprovalError` and nothing is logged.
+// Checking a decision or an answer before it is logged: is the call's approval (or question)
+// pending (else which typed error), is the decision well-formed, may it edit the arguments, does
+// the app accept the decider (`approval/decide`), does the answer match the question's schema.
+// Every refusal is an `ApprovalError` / `InputError` and nothing is logged.
 import type { HookBus } from "../hooks/index.js";
-import type { JsonObject } from "../json/index.js";
-import { previewName } from "../json/index.js";
-import { approvalStatus, type PendingApproval, type Session } from "../session/index.js";
-import type { ToolRegistry } from "../tools/index.js";
+import { JsonError, type JsonObject, type JsonValue, previewName, snapshotJson } from "../json/index.js";
+import {
+  approvalStatus,
+  inputStatus,
+  type PendingApproval,
+  type PendingInput,
+  type Session,
+} from "../session/index.js";
+import { checkJsonSchema, type ToolRegistry } from "../tools/index.js";
 import {
   type ApprovalDecidePayload,
   type ApprovalDecision,
   ApprovalError,
   type ApprovalVerdict,
+  type InputAnswer,
+  InputError,
 } from "./approval-types.js";
 import type { QueuedDecision } from "./inbox.js";
 import type { Agent, AgentHooks } from "./types.js";
@@ -22,6 +30,54 @@ export interface LoggedDecision {
   readonly by?: string;
   readonly note?: string;
   readonly arguments?: string;
+}
+
+/** An answer to a question as the `input/response` event logs it. */
+export interface LoggedAnswer {
+  readonly id: string;
+  readonly value: JsonValue;
+  readonly by?: string;
+}
+
+/** What a queued answer logs: a decision on an approval, or a response to a question. */
+export type PauseAnswer =
+  | { readonly type: "approval/decision"; readonly data: LoggedDecision }
+  | { readonly type: "input/response"; readonly data: LoggedAnswer };
+
+/** The pending question `id`, or the `InputError` saying why there is none. */
+export function pendingInput(session: Session, id: unknown): PendingInput {
+  if (typeof id !== "string") throw new InputError("unknown-request", `a question id is a string, got ${typeof id}`);
+  const pending = session.pendingInputs().find((p) => p.id === id);
+  if (pending !== undefined) return pending;
+  const shown = previewName(id);
+  switch (inputStatus(session, id)) {
+    case "answered":
+      throw new InputError("already-answered", `the question ${shown} is already answered`);
+    case "closed":
+      throw new InputError("cancelled", `the question ${shown} was closed without an answer (its turn was cancelled)`);
+    default:
+      throw new InputError("unknown-request", `session ${session.id} has no question ${shown}`);
+  }
+}
+
+/** The answer as it will be logged: lossless JSON matching the question's schema, else `invalid-value`. */
+export function checkedAnswer(request: PendingInput, answer: InputAnswer): LoggedAnswer {
+  const where = `the answer to ${previewName(request.id)}`;
+  if (typeof answer !== "object" || answer === null || !("value" in answer))
+    throw new InputError("invalid-value", `${where} needs a value`);
+  if (answer.by !== undefined && typeof answer.by !== "string")
+    throw new InputError("invalid-value", `${where}: by must be a string`);
+  let value: JsonValue;
+  try {
+    value = snapshotJson(answer.value, "value") as JsonValue;
+  } catch (error) {
+    if (error instanceof JsonError) throw new InputError("invalid-value", `${where} is not JSON: ${error.message}`);
+    throw error;
+  }
+  const problems = checkJsonSchema(request.schema, value);
+  if (problems.length > 0)
+    throw new InputError("invalid-value", `${where} does not match its schema: ${problems.slice(0, 5).join("; ")}`);
+  return { id: request.id, value, ...(answer.by === undefined ? {} : { by: answer.by }) };
 }
 
 /** The pending request for `callId`, or the `ApprovalError` saying why there is none. */
@@ -102,14 +158,20 @@ function argumentsText(value: JsonObject | string, where: string): string {
  */
 export function stillPending(session: Session, queued: readonly QueuedDecision[]): QueuedDecision[] {
   const out: QueuedDecision[] = [];
+  const keyOf = (answer: PauseAnswer): string =>
+    answer.type === "approval/decision" ? `a ${answer.data.callId}` : `i ${answer.data.id}`;
   for (const item of queued) {
     try {
-      pendingRequest(session, item.decision.callId);
-      if (out.some((o) => o.decision.callId === item.decision.callId))
-        throw new ApprovalError(
-          "already-decided",
-          `the approval of call ${previewName(item.decision.callId)} is already decided (by an earlier decision)`,
-        );
+      const { answer } = item;
+      if (answer.type === "approval/decision") pendingRequest(session, answer.data.callId);
+      else pendingInput(session, answer.data.id);
+      if (out.some((o) => keyOf(o.answer) === keyOf(answer)))
+        throw answer.type === "approval/decision"
+          ? new ApprovalError(
+              "already-decided",
+              `the approval of call ${previewName(answer.data.callId)} is already decided (by an earlier decision)`,
+            )
+          : new InputError("already-answered", `the question ${previewName(answer.data.id)} is already answered`);
       out.push(item);
     } catch (error) {
       item.settle.reject(error);

@@ -1,11 +1,12 @@
-// The vocabulary of approvals at the loop (ARCHITECTURE.md §10, "Pauses are events"): what a
-// decider answers, the two approval hooks, and the typed errors of `agent.decide`. The events
+// The vocabulary of pauses for a person at the loop (ARCHITECTURE.md §10, "Pauses are events"):
+// what a decider answers, what an answerer replies to a question, the approval and question
+// hooks, and the typed errors of `agent.decide` and `agent.respond`. The events
 // themselves (`approval/request`, `approval/decision`) are the session's; this is how an agent
 // asks for them and takes them.
 import { KeelsonError } from "../errors/index.js";
 import type { WaterfallHook } from "../hooks/index.js";
-import type { JsonObject } from "../json/index.js";
-import type { PendingApproval } from "../session/index.js";
+import type { JsonObject, JsonValue } from "../json/index.js";
+import type { PendingApproval, PendingInput } from "../session/index.js";
 import type { Agent } from "./types.js";
 
 /**
@@ -56,8 +57,37 @@ export interface ApprovalDecidePayload {
 /** What an `approval/decide` listener answers. */
 export type ApprovalVerdict = { readonly action: "accept" } | { readonly action: "refuse"; readonly reason: string };
 
-/** The approval hooks; part of `AgentHooks` (each takes one frozen payload object). */
+/** A reply to a question (`input/request`): the value (JSON, checked against the request's schema) and who gave it. */
+export interface InputAnswer {
+  readonly value: JsonValue;
+  readonly by?: string;
+}
+
+/** What a live answerer gives back: an answer, or `undefined` for no answer. */
+export type InputReply = InputAnswer | undefined;
+
+/** A live answerer: replies to a question while the turn runs, or `undefined` (the turn ends `awaiting-input`). */
+export type Answerer = (request: PendingInput, signal: AbortSignal) => Promise<InputReply>;
+
+/** `input/ask`: a tool asks a person a question and the turn is running. */
+export interface InputAskPayload {
+  readonly agent: Agent;
+  /** The logged `input/request` (frozen). */
+  readonly request: PendingInput;
+  readonly signal: AbortSignal;
+}
+
+/** The approval and question hooks; part of `AgentHooks` (each takes one frozen payload object). */
 export type ApprovalHooks = {
+  /**
+   * Asks a live answerer a tool's question, after its `input/request` is logged; returns the
+   * answer, or `undefined` when nobody answers (the turn ends `awaiting-input`).
+   *
+   * Waterfall; the innermost default is the agent's `answerer` option, else `undefined`. An answer
+   * that does not match the request's schema, or a throwing listener (reported on `agent/error`),
+   * counts as no answer.
+   */
+  readonly "input/ask": WaterfallHook<InputAskPayload, InputReply>;
   /**
    * Asks a live decider about a call that needs approval, after its `approval/request` is logged;
    * returns a decision, or `undefined` when nobody answers (the turn ends `awaiting-approval`).
@@ -98,4 +128,17 @@ export type ApprovalErrorCode =
 /** A decision the log cannot take; nothing was logged. */
 export class ApprovalError extends KeelsonError<ApprovalErrorCode> {}
 
-export type { PendingApproval };
+export type InputErrorCode =
+  /** No question of the session has this id. */
+  | "unknown-request"
+  /** A response to it is already logged. */
+  | "already-answered"
+  /** Its turn was cancelled: the question was closed without an answer. */
+  | "cancelled"
+  /** The value does not match the request's schema (the message lists the problems). */
+  | "invalid-value";
+
+/** A response the log cannot take (`agent.respond`); nothing was logged. */
+export class InputError extends KeelsonError<InputErrorCode> {}
+
+export type { PendingApproval, PendingInput };

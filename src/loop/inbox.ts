@@ -3,7 +3,7 @@
 // boundary (never between a tool call and its result).
 import type { UserContent } from "../messages/index.js";
 import { sameOutput, type TurnOutput } from "./turn-output.js";
-import type { LoggedDecision } from "./approval-decision.js";
+import type { PauseAnswer } from "./approval-decision.js";
 import type { TurnOutcome } from "./types.js";
 
 export interface QueuedPrompt {
@@ -28,9 +28,9 @@ export interface QueuedCompact {
   readonly settle: Settle<TurnOutcome>;
 }
 
-/** A checked decision waiting for its turn; `logged` is set once the turn logged it. */
+/** A checked decision (or answer to a question) waiting for its turn; `logged` is set once the turn logged it. */
 export interface QueuedDecision {
-  readonly decision: LoggedDecision;
+  readonly answer: PauseAnswer;
   readonly settle: Settle<TurnOutcome>;
   logged?: boolean;
 }

@@ -1,6 +1,6 @@
 // Public API of the loop layer (depends on every layer above it).
 export { createAgent } from "./agent.js";
-export { pendingRequest } from "./approval-decision.js";
+export { pendingInput, pendingRequest } from "./approval-decision.js";
 export {
   type ApprovalAnswer,
   type ApprovalAskPayload,
@@ -11,7 +11,14 @@ export {
   type ApprovalHooks,
   type ApprovalVerdict,
   type Approver,
+  type Answerer,
+  type InputAnswer,
+  type InputAskPayload,
+  InputError,
+  type InputErrorCode,
+  type InputReply,
   type PendingApproval,
+  type PendingInput,
 } from "./approval-types.js";
 export { globalHooks, globalPrompt } from "./global.js";
 export { freezePrefix } from "./prefix.js";

@@ -3,14 +3,24 @@
 // the agent's `approver`) may answer at once (`approval/decision`, then the call runs or is
 // denied); when none answers, that call and every later one wait — the later ones that need
 // approval are requested too — and the step ends with them held (the turn ends
-// `awaiting-approval`). A later turn runs the held calls (`runHeldCalls`) once each is decided.
+// `awaiting-approval`). A call whose tool asks a question (`question`, e.g. `ask_user`) gets an
+// `input/request` the same way: a live answerer (`input/ask`, the agent's `answerer`) may reply
+// (`input/response`), else the turn ends `awaiting-input`. A later turn runs the held calls
+// (`runHeldCalls`) once each is decided and answered.
 // Every call is logged `tool/call` → (flush before a tool that is not read-only) → `tool/result`;
 // post-tool context is appended after the batch's last result.
+import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
-import type { PendingApproval } from "../session/index.js";
-import { approvalNeed, executeToolCall, type ToolCallOutcome } from "../tools/index.js";
-import { type LoggedDecision, normalizeDecision, refusalOf } from "./approval-decision.js";
-import type { ApprovalDecision } from "./approval-types.js";
+import type { PendingApproval, PendingInput } from "../session/index.js";
+import { approvalNeed, executeToolCall, questionOf, type ToolCallOutcome } from "../tools/index.js";
+import {
+  checkedAnswer,
+  type LoggedAnswer,
+  type LoggedDecision,
+  normalizeDecision,
+  refusalOf,
+} from "./approval-decision.js";
+import type { ApprovalDecision, InputReply } from "./approval-types.js";
 import { commit, type TurnContext, type TurnState } from "./turn-state.js";
 
 /** One call as the model made it (`arguments`: its JSON text), naming the step that made it. */
@@ -22,6 +32,8 @@ interface Call {
   readonly arguments: string;
   /** A held call's approval (already decided when it runs). */
   readonly approval?: { readonly decision?: LoggedDecision };
+  /** A held call's question (already answered when it runs). */
+  readonly input?: { readonly response?: LoggedAnswer };
 }
 
 /** Runs a step's calls; returns how many tool calls the answer made (0: no tools, the turn may end). */
@@ -76,22 +88,104 @@ async function runCalls(
       const request = logRequest(ctx, call, reason);
       decision = await askLive(ctx, request, signal);
       if (signal.aborted) return;
-      if (decision === undefined) {
-        // Nobody answered: this call and every later one wait; ask for the later ones together.
-        for (const later of calls.slice(i + 1)) {
-          const why = later.approval === undefined ? await needsApproval(ctx, later) : undefined;
-          if (why !== undefined) logRequest(ctx, later, why);
-        }
-        state.awaiting = true;
-        dropContext(ctx, extra);
-        return;
-      }
+      if (decision === undefined) return pause(ctx, state, calls.slice(i + 1), extra);
       ctx.session.append("approval/decision", decision);
     }
-    const outcome = await dispatch(ctx, state, call, decision, signal);
+    // The question comes after the approval: a denied call asks nothing.
+    let answer = call.input?.response;
+    if (call.input !== undefined && answer === undefined) {
+      state.awaiting = true; // never run an unanswered call
+      return;
+    }
+    const question = call.input === undefined && decision?.approve !== false ? await askedBy(ctx, call) : undefined;
+    if (question !== undefined) {
+      const request = logQuestion(ctx, call, question);
+      answer = await answerLive(ctx, request, signal);
+      if (signal.aborted) return;
+      if (answer === undefined) return pause(ctx, state, calls.slice(i + 1), extra);
+      ctx.session.append("input/response", answer);
+    }
+    const outcome = await dispatch(ctx, state, call, decision, signal, answer?.value);
     if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
   }
   appendContext(ctx, extra);
+}
+
+/**
+ * Nobody answered: the current call and every later one wait. The later ones are asked about
+ * together now — an approval request for each that needs one, else its question — and the turn
+ * ends awaiting. Post-tool context of the calls that ran is dropped (see `dropContext`).
+ */
+async function pause(
+  ctx: TurnContext,
+  state: TurnState,
+  later: readonly Call[],
+  extra: readonly (readonly UserContent[])[],
+): Promise<void> {
+  for (const call of later) {
+    const why = call.approval === undefined ? await needsApproval(ctx, call) : undefined;
+    if (why !== undefined) logRequest(ctx, call, why);
+    else if (call.approval === undefined && call.input === undefined) {
+      const question = await askedBy(ctx, call);
+      if (question !== undefined) logQuestion(ctx, call, question);
+    }
+  }
+  state.awaiting = true;
+  dropContext(ctx, extra);
+}
+
+/** The call's question to a person, or undefined. */
+function askedBy(
+  ctx: TurnContext,
+  call: Call,
+): Promise<{ message: string; schema: PendingInput["schema"] } | undefined> {
+  return questionOf(ctx.tools, call.arguments, {
+    callId: call.callId,
+    name: call.name,
+    sessionId: ctx.session.id,
+    turn: call.turn,
+    step: call.step,
+    ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
+  });
+}
+
+function logQuestion(
+  ctx: TurnContext,
+  call: Call,
+  question: { message: string; schema: PendingInput["schema"] },
+): PendingInput {
+  const event = ctx.session.append("input/request", {
+    id: call.callId,
+    source: call.name,
+    schema: question.schema,
+    message: question.message,
+  });
+  return Object.freeze({ ...event.data, requestSeq: event.seq, requestedAt: event.time });
+}
+
+/** Asks the live answerers; no reply, one that fails the schema, or a throwing listener is no answer. */
+async function answerLive(
+  ctx: TurnContext,
+  request: PendingInput,
+  signal: AbortSignal,
+): Promise<LoggedAnswer | undefined> {
+  const { agent, hooks } = ctx;
+  let reply: InputReply;
+  try {
+    reply = await hooks.waterfall("input/ask", { agent, request, signal }, () =>
+      ctx.answerer === undefined ? Promise.resolve(undefined) : ctx.answerer(request, signal),
+    );
+  } catch (error) {
+    hooks.report(error, "input/ask");
+    return undefined;
+  }
+  if (reply === undefined || reply === null || signal.aborted) return undefined;
+  try {
+    return checkedAnswer(request, reply);
+  } catch (error) {
+    hooks.report(error, "input/ask");
+    return undefined;
+  }
 }
 
 /** The reason a call needs approval, or undefined. */
@@ -156,6 +250,7 @@ async function dispatch(
   call: Call,
   decision: LoggedDecision | undefined,
   signal: AbortSignal,
+  answer?: JsonValue,
 ): Promise<ToolCallOutcome> {
   const { session } = ctx;
   const args = decision?.approve === true ? (decision.arguments ?? call.arguments) : call.arguments;
@@ -186,6 +281,7 @@ async function dispatch(
       signal,
       ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
       ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
+      ...(answer === undefined ? {} : { answer }),
     });
     if (decision?.arguments !== undefined) outcome = edited(outcome, decision, args);
   }

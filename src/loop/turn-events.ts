@@ -86,6 +86,14 @@ export type CommittedTurnEvent =
   | ({ readonly type: "approval-request"; readonly seq: number } & EventDataMap["approval/request"])
   /** The decision on a call's approval (the logged `approval/decision`). */
   | ({ readonly type: "approval-decision"; readonly seq: number } & EventDataMap["approval/decision"])
+  /**
+   * A tool asks a person a question (the logged `input/request`: `id` is the asking call's id).
+   * Unless an answer follows in the same turn, the turn ends `awaiting-input` and the call waits
+   * for `agent.respond(id, …)`.
+   */
+  | ({ readonly type: "input-request"; readonly seq: number } & EventDataMap["input/request"])
+  /** The answer to a question (the logged `input/response`). */
+  | ({ readonly type: "input-response"; readonly seq: number } & EventDataMap["input/response"])
   | {
       /** A provider call failed and is retried: the step's live blocks start over. */
       readonly type: "retry";
@@ -190,6 +198,10 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
       const d = of(event, "approval/decision");
       return { type: "approval-decision", seq, ...d };
     }
+    case "input/request":
+      return { type: "input-request", seq, ...of(event, "input/request") };
+    case "input/response":
+      return { type: "input-response", seq, ...of(event, "input/response") };
     case "llm/retry": {
       const d = of(event, "llm/retry");
       return { type: "retry", seq, turn: d.turn, step: d.step, attempt: d.attempt, code: d.code, delayMs: d.delayMs };

@@ -10,7 +10,7 @@ import type { PromptSections } from "../prompt/index.js";
 import type { Session } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import type { Approver } from "./approval-types.js";
+import type { Answerer, Approver } from "./approval-types.js";
 import type { Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
 import type { RetryPolicy } from "./retry.js";
 import type { OutputProgress, TurnOutput } from "./turn-output.js";
@@ -54,6 +54,8 @@ export interface TurnContext {
   readonly output?: TurnOutput;
   /** The agent's live decider (`approver` option): the innermost `approval/ask` answer. */
   readonly approver: Approver | undefined;
+  /** The agent's live answerer (`answerer` option): the innermost `input/ask` answer. */
+  readonly answerer: Answerer | undefined;
 }
 
 /** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */
@@ -80,7 +82,7 @@ export interface TurnState {
   progress: OutputProgress;
   /** The final answer's issues when it failed the output schema (`invalid-output`). */
   issues?: readonly string[];
-  /** Set when a step paused for approval: the turn ends `awaiting-approval`. */
+  /** Set when a step paused for a person: the turn ends `awaiting-approval` or `awaiting-input`. */
   awaiting: boolean;
 }
 

@@ -122,8 +122,8 @@ function refuseWhileWaiting(injects: readonly QueuedInject[]): void {
 }
 
 /**
- * Logs the claimed decisions; once no approval is pending, runs the held calls and goes on with
- * steps — else the turn ends `awaiting-approval` again. Each decision item learns whether it
+ * Logs the claimed decisions and answers; once no approval or question is pending, runs the held
+ * calls and goes on with steps — else the turn ends awaiting again. Each decision item learns whether it
  * was logged (a turn aborted before that logs none).
  */
 async function admitDecisions(
@@ -133,10 +133,12 @@ async function admitDecisions(
   signal: AbortSignal,
 ): Promise<"steps" | "none"> {
   for (const item of claim.decisions) {
-    ctx.session.append("approval/decision", item.decision);
+    const { answer } = item;
+    if (answer.type === "approval/decision") ctx.session.append(answer.type, answer.data);
+    else ctx.session.append(answer.type, answer.data);
     item.logged = true;
   }
-  if (ctx.session.awaitingApproval) {
+  if (ctx.session.awaitingApproval || ctx.session.awaitingInput) {
     state.awaiting = true;
     return "none";
   }
@@ -377,7 +379,7 @@ function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): Tur
       : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };
   }
   if (state.error !== undefined) return { kind: "error", ...state.error };
-  if (state.awaiting) return { kind: "awaiting-approval" };
+  if (state.awaiting) return ctx.session.awaitingApproval ? { kind: "awaiting-approval" } : { kind: "awaiting-input" };
   if (state.maxTokens) return { kind: "max-tokens" };
   if (state.rejected !== undefined) return { kind: "rejected", reason: state.rejected };
   return { kind: "completed" };

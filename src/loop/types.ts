@@ -6,10 +6,17 @@ import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "..
 import type { Message, UserContent } from "../messages/index.js";
 import type { OutputOf, OutputSchema } from "../output/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
-import type { AnySessionEvent, PendingApproval, Session, SessionEvent, TurnEndReason } from "../session/index.js";
+import type {
+  AnySessionEvent,
+  PendingApproval,
+  PendingInput,
+  Session,
+  SessionEvent,
+  TurnEndReason,
+} from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
-import type { ApprovalDecision, ApprovalHooks, Approver } from "./approval-types.js";
+import type { Answerer, ApprovalDecision, ApprovalHooks, Approver, InputAnswer } from "./approval-types.js";
 import type { RetryPolicy } from "./retry.js";
 import type { TurnEvent } from "./turn-events.js";
 import { KeelsonError } from "../errors/index.js";
@@ -311,6 +318,11 @@ export interface AgentOptions {
    * return `undefined` to let the turn end `awaiting-approval` for a later `agent.decide`.
    */
   readonly approver?: Approver;
+  /**
+   * A live answerer for tools' questions (`ask_user`; the innermost `input/ask`): reply, or
+   * return `undefined` to let the turn end `awaiting-input` for a later `agent.respond`.
+   */
+  readonly answerer?: Answerer;
 }
 
 /** The output type an agent's options give its turns: the default schema's, or `unknown`. */
@@ -479,6 +491,16 @@ export interface Agent<Out = unknown> {
   decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome>;
   /** The logged approval requests without a decision, in model order. */
   pendingApprovals(): PendingApproval[];
+  /**
+   * Answers a tool's pending question (`input/request`, e.g. `ask_user`'s): the value must match
+   * the request's schema. Logs `input/response` in a turn of its own and, once nothing of the
+   * paused step is pending, continues the turn (the asking tool runs with `context.answer`).
+   * Rejects with `InputError` (`unknown-request`, `already-answered`, `cancelled`,
+   * `invalid-value`) and logs nothing.
+   */
+  respond(id: string, answer: InputAnswer): Promise<TurnOutcome>;
+  /** The logged questions without an answer, in model order. */
+  pendingInputs(): PendingInput[];
 }
 
 export type LoopErrorCode =

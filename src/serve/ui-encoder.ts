@@ -129,6 +129,8 @@ export class UIMessageEncoder {
       case "user-message":
       case "compaction-start":
       case "compaction-end":
+      case "input-request": // the tool part shows the call; the question is in the data part's log position
+      case "input-response":
       case "log-event":
         return [];
       default:
@@ -164,7 +166,9 @@ export class UIMessageEncoder {
       case "disposed":
         return [...out, { type: "abort", reason: "disposed" }, finish("other")];
       case "awaiting-approval":
-        // The tool parts wait in `approval-requested`; a decision continues the turn in a new stream.
+      case "awaiting-input":
+        // The tool parts wait (`approval-requested`, or input-available for a question); a decision
+        // or an answer continues the turn in a new stream.
         return [...out, finish("other")];
       case "rejected":
         return [...out, { type: "error", errorText: boundedErrorText(`rejected: ${reason.reason}`) }, finish("other")];
@@ -244,6 +248,9 @@ function keelsonData(event: CommittedTurnEvent): KeelsonData {
       return { ...base, turn: event.turn, step: event.step, callId: event.callId };
     case "approval-decision":
       return { ...base, callId: event.callId };
+    case "input-request":
+    case "input-response":
+      return { ...base, callId: event.id };
     case "retry":
       return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
     case "turn-end": {

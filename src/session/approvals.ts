@@ -1,8 +1,8 @@
-// Approvals as the log records them (ARCHITECTURE.md §10, "Pauses are events"): what is pending,
-// and what became of one call's approval. Pure reads over a session; the grammar that keeps the
+// Approvals and questions to a person as the log records them (ARCHITECTURE.md §10, "Pauses are
+// events"): what is pending, and what became of one call's approval or question. Pure reads over a session; the grammar that keeps the
 // log well-formed around a pause lives in structure.ts, the loop that pauses and continues in
 // src/loop.
-import type { ApprovalState, LogStructure, OpenCall } from "./structure.js";
+import type { ApprovalState, InputState, LogStructure, OpenCall } from "./structure.js";
 import type { EventDataMap, SessionEvent } from "./types.js";
 
 /** One logged `approval/request` (its payload) that has no decision yet, with where and when it was logged. */
@@ -13,9 +13,16 @@ export type PendingApproval = EventDataMap["approval/request"] & {
   readonly requestedAt: number;
 };
 
-/** A call that waits (unlogged past its step, or in the open step) with its approval, if it has one. */
+/** One logged `input/request` (a question to a person) that has no response yet. */
+export type PendingInput = EventDataMap["input/request"] & {
+  readonly requestSeq: number;
+  readonly requestedAt: number;
+};
+
+/** A call that waits (unlogged past its step, or in the open step) with its approval and question, if any. */
 export interface WaitingCall extends OpenCall {
   readonly approval?: ApprovalState;
+  readonly input?: InputState;
 }
 
 /**
@@ -41,14 +48,45 @@ export function pendingOf(structure: LogStructure, timeOf: (seq: number) => numb
     .map((a) => ({ ...a.request, requestSeq: a.requestSeq, requestedAt: timeOf(a.requestSeq) }));
 }
 
+/** The structure's unanswered input requests in model order. */
+export function pendingInputsOf(structure: LogStructure, timeOf: (seq: number) => number): PendingInput[] {
+  return [...structure.inputs.values()]
+    .filter((i) => i.response === undefined)
+    .sort((a, b) => a.order - b.order)
+    .map((i) => ({ ...i.request, requestSeq: i.requestSeq, requestedAt: timeOf(i.requestSeq) }));
+}
+
 /** The calls that wait, in model order: held past their step, then the open step's unlogged ones. */
 export function waitingOf(structure: LogStructure): WaitingCall[] {
   return [...structure.heldCalls.values(), ...structure.unloggedCalls.values()]
     .sort((a, b) => a.order - b.order)
     .map((call) => {
       const approval = structure.approvals.get(call.callId);
-      return approval === undefined ? call : { ...call, approval };
+      const input = structure.inputs.get(call.callId);
+      return {
+        ...call,
+        ...(approval === undefined ? {} : { approval }),
+        ...(input === undefined ? {} : { input }),
+      };
     });
+}
+
+/** What became of the question `id`: `pending`, `answered`, `closed` (a result without a response), or `unknown`. */
+export function inputStatus(log: ApprovalLog, id: string): "pending" | "answered" | "closed" | "unknown" {
+  let answered = false;
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.eventAt(seq)!;
+    if (event.type === "input/response" && (event.data as EventDataMap["input/response"]).id === id) return "answered";
+    if (event.type === "input/request" && (event.data as EventDataMap["input/request"]).id === id)
+      return answered ? "closed" : "pending";
+    if (
+      event.type === "tool/result" &&
+      event.surfaceOp === "append" &&
+      (event.data as EventDataMap["tool/result"]).callId === id
+    )
+      answered = true;
+  }
+  return "unknown";
 }
 
 /** What became of `callId`'s approval (one backward scan of the log; decisions are rare). */

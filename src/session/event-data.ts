@@ -65,6 +65,7 @@ const content =
 const TURN_END_KINDS = new Set([
   "completed",
   "awaiting-approval",
+  "awaiting-input",
   "aborted",
   "error",
   "disposed",
@@ -141,6 +142,12 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     optional("note", isString, "a string"),
     optional("arguments", isString, "a string (JSON text)"),
     (d) => (d.approve === false && "arguments" in d ? "arguments: only an approval may edit the arguments" : undefined),
+  ],
+  "input/request": [strings("id", "source", "message"), required("schema", isRecord, "a JSON Schema object")],
+  "input/response": [
+    strings("id"),
+    required("value", (v) => v !== undefined, "a JSON value"),
+    optional("by", isString, "a string"),
   ],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],

@@ -3,7 +3,9 @@ export {
   type ApprovalLog,
   type ApprovalStatus,
   approvalStatus,
+  inputStatus,
   type PendingApproval,
+  type PendingInput,
   type WaitingCall,
 } from "./approvals.js";
 export { compactSummaryOf } from "./compact-summary.js";
@@ -25,7 +27,7 @@ export { type ForkOptions, forkSeed, forkSession } from "./fork.js";
 export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pairing.js";
 export { type CloserOptions, crashRepairClosers } from "./repair.js";
 export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
-export { type ApprovalState, LogStructure, type OpenCall } from "./structure.js";
+export { type ApprovalState, type InputState, LogStructure, type OpenCall } from "./structure.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {
   AnySessionEvent,

@@ -40,7 +40,7 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
     out.push({ type: "compact/end", data: { turn, error: "interrupted" } });
   }
   const byModelOrder = (a: OpenCall, b: OpenCall): number => a.order - b.order;
-  const keep = structure.awaitingApproval && options.closeAwaiting !== true;
+  const keep = (structure.awaitingApproval || structure.awaitingInput) && options.closeAwaiting !== true;
   const waiting = keep ? [] : [...structure.unloggedCalls.values(), ...structure.heldCalls.values()];
   for (const call of waiting.sort(byModelOrder)) {
     out.push({

@@ -11,7 +11,14 @@
 import { randomUUID } from "node:crypto";
 import { adoptParsedJson, JsonError, previewJson, snapshotJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
-import { type PendingApproval, pendingOf, type WaitingCall, waitingOf } from "./approvals.js";
+import {
+  type PendingApproval,
+  type PendingInput,
+  pendingInputsOf,
+  pendingOf,
+  type WaitingCall,
+  waitingOf,
+} from "./approvals.js";
 import { ChunkedEvents } from "./chunked-events.js";
 import { isSurfaceEventType } from "./derive.js";
 import { validateEnvelope, validateSessionMeta, validateSurfaceOp } from "./envelope.js";
@@ -305,6 +312,14 @@ export class Session {
   /** True when some `approval/request` has no decision yet (the session awaits a person). */
   get awaitingApproval(): boolean {
     return this.#structure.awaitingApproval;
+  }
+  /** True when some `input/request` has no response yet (the session awaits a person's answer). */
+  get awaitingInput(): boolean {
+    return this.#structure.awaitingInput;
+  }
+  /** The unanswered input requests (questions to a person), in model order. */
+  pendingInputs(): PendingInput[] {
+    return pendingInputsOf(this.#structure, (seq) => this.#events.at(seq)!.time);
   }
   /** The undecided approval requests, in model order (see approvals.ts). */
   pendingApprovals(): PendingApproval[] {

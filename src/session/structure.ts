@@ -39,8 +39,23 @@ export interface ApprovalState {
   readonly decisionSeq?: number;
 }
 
-/** Turn-end kinds a turn may end with while tool calls are held (awaiting approval). */
-const HOLDING_KINDS: ReadonlySet<string> = new Set(["awaiting-approval", "interrupted", "disposed", "error"]);
+/** An `input/request` whose call has no `tool/result` yet, and its response once logged. */
+export interface InputState {
+  readonly request: EventDataMap["input/request"];
+  readonly requestSeq: number;
+  /** The asking call's model order. */
+  readonly order: number;
+  readonly response?: EventDataMap["input/response"];
+}
+
+/** Turn-end kinds a turn may end with while tool calls are held (awaiting a person). */
+const HOLDING_KINDS: ReadonlySet<string> = new Set([
+  "awaiting-approval",
+  "awaiting-input",
+  "interrupted",
+  "disposed",
+  "error",
+]);
 
 /** Turn-end kinds after which nothing is held: a structure at such an end is empty but for counters. */
 const CLEAN_KINDS: ReadonlySet<string> = new Set(["completed", "max-tokens", "rejected", "aborted"]);
@@ -60,6 +75,8 @@ export class LogStructure {
   readonly heldCalls = new Map<string, OpenCall>();
   /** Approval requests whose call has no result yet, by call id. */
   readonly approvals = new Map<string, ApprovalState>();
+  /** Input requests (questions to a person) whose call has no result yet, by call id. */
+  readonly inputs = new Map<string, InputState>();
   /** Every tool-call block id logged so far (shared with structures over a prefix of the log). */
   #callIds = new CallIds();
   /** Tool-call blocks logged so far: the next block's model order. */
@@ -97,6 +114,12 @@ export class LogStructure {
   /** True when some approval request has no decision yet: its call (and every later one) waits. */
   get awaitingApproval(): boolean {
     for (const approval of this.approvals.values()) if (approval.decision === undefined) return true;
+    return false;
+  }
+
+  /** True when some `input/request` has no response yet: its call (and every later one) waits. */
+  get awaitingInput(): boolean {
+    for (const input of this.inputs.values()) if (input.response === undefined) return true;
     return false;
   }
 
@@ -207,6 +230,18 @@ export class LogStructure {
           return `call id ${previewName(callId)} is already decided (seq ${approval.decisionSeq})`;
         return undefined;
       }
+      case "input/request": {
+        const { id } = event.data;
+        const block = this.unloggedCalls.get(id) ?? (this.openStep === null ? this.heldCalls.get(id) : undefined);
+        if (!block) return `id ${previewName(id)} is not an unlogged tool-call block of this step or a held call`;
+        return this.inputs.has(id) ? `call id ${previewName(id)} already has an input request` : undefined;
+      }
+      case "input/response": {
+        const input = this.inputs.get(event.data.id);
+        if (input === undefined || !(this.unloggedCalls.has(event.data.id) || this.heldCalls.has(event.data.id)))
+          return `id ${previewName(event.data.id)} has no pending input request`;
+        return input.response === undefined ? undefined : `id ${previewName(event.data.id)} is already answered`;
+      }
       case "user/message":
       case "context/message":
         return this.#held();
@@ -238,11 +273,13 @@ export class LogStructure {
     return `tool calls await approval or their result: ${idList([...this.unansweredCalls.keys(), ...this.heldCalls.keys()])}`;
   }
 
-  /** True when some call in `calls` has an approval request without a decision. */
+  /** True when some call in `calls` waits for a person: an undecided approval or an unanswered input request. */
   #awaits(calls: ReadonlyMap<string, OpenCall>): boolean {
     for (const id of calls.keys()) {
       const approval = this.approvals.get(id);
       if (approval !== undefined && approval.decision === undefined) return true;
+      const input = this.inputs.get(id);
+      if (input !== undefined && input.response === undefined) return true;
     }
     return false;
   }
@@ -251,14 +288,15 @@ export class LogStructure {
   #heldAtEnd(kind: string): string | undefined {
     if (this.unansweredCalls.size > 0)
       return `tool calls without a result: ${idList([...this.unansweredCalls.keys()])}`;
-    if (this.heldCalls.size === 0)
-      return kind === "awaiting-approval"
-        ? "the turn ends awaiting-approval, but no tool call awaits approval"
-        : undefined;
+    if (kind === "awaiting-approval" && !this.awaitingApproval)
+      return "the turn ends awaiting-approval, but no tool call awaits approval";
+    if (kind === "awaiting-input" && !this.awaitingInput)
+      return "the turn ends awaiting-input, but no tool call awaits an answer";
+    if (this.heldCalls.size === 0) return undefined;
     const ids = idList([...this.heldCalls.keys()]);
     if (!this.#awaits(this.heldCalls))
-      return `every approval of the held calls ${ids} is decided: their results come before turn/end`;
-    return HOLDING_KINDS.has(kind) ? undefined : `tool calls ${ids} await approval: the turn cannot end ${kind}`;
+      return `every approval and question of the held calls ${ids} is answered: their results come before turn/end`;
+    return HOLDING_KINDS.has(kind) ? undefined : `tool calls ${ids} await a person: the turn cannot end ${kind}`;
   }
 
   /** A held call's `tool/call` (no step open): the first held call in model order, naming its own step. */
@@ -338,11 +376,23 @@ export class LogStructure {
         if (event.surfaceOp === "append") {
           this.unansweredCalls.delete(event.data.callId);
           this.approvals.delete(event.data.callId);
+          this.inputs.delete(event.data.callId);
         }
         return;
       case "approval/request": {
         const order = (this.unloggedCalls.get(event.data.callId) ?? this.heldCalls.get(event.data.callId))!.order;
         this.approvals.set(event.data.callId, { request: event.data, requestSeq: event.seq, order });
+        return;
+      }
+      case "input/request": {
+        const { id } = event.data;
+        const order = (this.unloggedCalls.get(id) ?? this.heldCalls.get(id))!.order;
+        this.inputs.set(id, { request: event.data, requestSeq: event.seq, order });
+        return;
+      }
+      case "input/response": {
+        const input = this.inputs.get(event.data.id)!;
+        this.inputs.set(event.data.id, { ...input, response: event.data });
         return;
       }
       case "approval/decision": {

@@ -9,12 +9,14 @@ import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../me
 export type { Usage };
 
 /**
- * Why a turn ended. `interrupted` is written only by crash repair. `awaiting-approval` is not an
- * error: a tool call waits for a person's `approval/decision`, and a later turn continues it.
+ * Why a turn ended. `interrupted` is written only by crash repair. `awaiting-approval` and
+ * `awaiting-input` are not errors: a tool call waits for a person's `approval/decision` or
+ * `input/response`, and a later turn continues it.
  */
 export type TurnEndReason =
   | { readonly kind: "completed" }
   | { readonly kind: "awaiting-approval" }
+  | { readonly kind: "awaiting-input" }
   | { readonly kind: "aborted"; readonly reason: string }
   | { readonly kind: "error"; readonly step: number; readonly message: string; readonly code?: string }
   | { readonly kind: "disposed" }
@@ -91,6 +93,19 @@ export interface EventDataMap {
     readonly note?: string;
     readonly arguments?: string;
   };
+  /**
+   * A question to a person, asked by the tool call `id` of the open step (an `ask_user` call, or
+   * any tool with a `question`): `message` is what the person reads, `schema` (JSON Schema) what
+   * the answer must match, `source` who asks (the tool's name).
+   */
+  "input/request": {
+    readonly id: string;
+    readonly source: string;
+    readonly schema: JsonObject;
+    readonly message: string;
+  };
+  /** The answer to a pending `input/request` (validated against its schema before it is logged). */
+  "input/response": { readonly id: string; readonly value: JsonValue; readonly by?: string };
   "compact/start": { readonly turn: number; readonly trigger: string; readonly estimatedTokens?: number };
   "compact/summary": JsonObject;
   "compact/end": { readonly turn: number; readonly error?: string };

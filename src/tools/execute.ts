@@ -3,7 +3,7 @@
 // throwing tools, timeouts, aborts, bad outputs and throwing hooks all become error results the
 // model sees (hook failures are also reported through the bus).
 import type { HookBus } from "../hooks/index.js";
-import { deepFreeze, JsonError, type JsonObject, snapshotJson } from "../json/index.js";
+import { deepFreeze, JsonError, type JsonObject, type JsonValue, snapshotJson } from "../json/index.js";
 import {
   MessageShapeError,
   type ToolResultPart,
@@ -28,6 +28,8 @@ export interface ExecuteToolCallInput {
   readonly cwd?: string;
   /** Default per-call timeout (ms) when the tool sets none. Default 120 000. */
   readonly timeoutMs?: number;
+  /** The person's answer to the tool's question (`ToolContext.answer`). */
+  readonly answer?: JsonValue;
 }
 
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({
@@ -168,6 +170,7 @@ async function run(
     },
     sessionId: invocation.sessionId,
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
+    ...(input.answer === undefined ? {} : { answer: input.answer }),
   };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {

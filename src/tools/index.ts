@@ -1,5 +1,5 @@
 // Public API of the tools layer (depends on errors, hooks, json, messages, llm types). Imports no zod.
-export { type ApprovalNeed, approvalNeed } from "./approval-need.js";
+export { type ApprovalNeed, approvalNeed, questionOf, TEXT_ANSWER } from "./approval-need.js";
 export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
 export {
   type ArgsOf,
@@ -30,5 +30,6 @@ export type {
   ToolHooks,
   ToolInvocation,
   ToolOutput,
+  ToolQuestion,
 } from "./types.js";
 export { ToolError } from "./types.js";

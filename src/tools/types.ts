@@ -13,6 +13,8 @@ export type ToolOutput =
 
 export interface ToolContext {
   readonly callId: string;
+  /** The person's answer to the tool's `question` (validated against its schema); absent without one. */
+  readonly answer?: JsonValue;
   /** Aborted when the turn is cancelled or the tool's timeout passes. */
   readonly signal: AbortSignal;
   readonly sessionId: string;
@@ -38,6 +40,13 @@ export interface ApprovalContext {
 export type NeedsApproval<Args = unknown> =
   | boolean
   | ((args: Args, context: ApprovalContext) => boolean | string | Promise<boolean | string>);
+
+/** A question a tool asks a person before it runs: what they read, and the JSON Schema their answer matches. */
+export interface ToolQuestion {
+  readonly message: string;
+  /** Default `{ "type": "string" }`. */
+  readonly schema?: JsonObject;
+}
 
 /**
  * A tool. `input` is a zod 4 schema (or any Standard Schema with a JSON Schema converter), a
@@ -65,6 +74,15 @@ export interface ToolDefinition<S extends ToolInput = ToolInput> {
   readonly needsApproval?: NeedsApproval<ArgsOf<S>>;
   /** An approval may replace the call's arguments (`decide(id, { approve: true, arguments })`). Default false. */
   readonly allowEditedArguments?: boolean;
+  /**
+   * A question to a person before the call runs (`ask_user`): the loop logs `input/request`, a
+   * live answerer may reply at once, else the turn ends `awaiting-input` and `agent.respond()`
+   * continues it; `execute` then gets the answer as `context.answer`. Undefined: no question.
+   */
+  readonly question?: (
+    args: ArgsOf<S>,
+    context: ApprovalContext,
+  ) => ToolQuestion | undefined | Promise<ToolQuestion | undefined>;
   execute(args: ArgsOf<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -26,6 +26,8 @@ const EVERY_TYPE = [
   "compact/end",
   "approval/request",
   "approval/decision",
+  "input/request",
+  "input/response",
 ] as const satisfies readonly EventType[];
 // A type added to the vocabulary and not to this list fails to compile here.
 const listsEveryType: [Exclude<EventType, (typeof EVERY_TYPE)[number]>] extends [never] ? true : never = true;
@@ -66,6 +68,8 @@ function everyTypeLog(): Session {
   });
   s.append("approval/request", { turn: next, step: 1, callId: "w", tool: "write", arguments: "{}", reason: "asks" });
   s.append("approval/decision", { callId: "w", approve: false, by: "ana", note: "no" });
+  s.append("input/request", { id: "w", source: "write", schema: { type: "string" }, message: "Why?" });
+  s.append("input/response", { id: "w", value: "because" });
   s.append("tool/call", { turn: next, step: 1, callId: "w", name: "write", arguments: "{}" });
   s.append("tool/result", { turn: next, step: 1, callId: "w", content: [text("denied")], isError: true });
   s.append("step/end", { turn: next, step: 1 });

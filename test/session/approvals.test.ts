@@ -86,7 +86,7 @@ describe("a turn that ends awaiting approval", () => {
     expect(code(() => s.append("step/start", { turn: 3, step: 1 }))).toMatch(/await approval/);
     expect(code(() => s.append("compact/start", { turn: 3, trigger: "manual" }))).toMatch(/await approval/);
     expect(code(() => s.append("turn/end", { turn: 3, reason: { kind: "completed" } }))).toMatch(
-      /c2, c3, c4 await approval: the turn cannot end completed/,
+      /c2, c3, c4 await a person: the turn cannot end completed/,
     );
     expect(s.length).toBe(before);
   });
@@ -155,7 +155,10 @@ describe("approval/request and approval/decision", () => {
     s.append("turn/start", { turn: 4, trigger: "approval" });
     s.append("approval/decision", { callId: "c4", approve: false, note: "no shell" });
     expect(code(() => s.append("turn/end", { turn: 4, reason: { kind: "awaiting-approval" } }))).toMatch(
-      /every approval of the held calls c2, c3, c4 is decided/,
+      /ends awaiting-approval, but no tool call awaits approval/,
+    );
+    expect(code(() => s.append("turn/end", { turn: 4, reason: { kind: "interrupted" } }))).toMatch(
+      /every approval and question of the held calls c2, c3, c4 is answered/,
     );
   });
 });
@@ -318,5 +321,49 @@ describe("forks and what the log says of one call", () => {
     expect(approvalStatus(s, "c3")).toBe("not-requested");
     expect(approvalStatus(s, "c1")).toBe("not-requested");
     expect(approvalStatus(s, "zz")).toBe("unknown");
+  });
+});
+
+describe("questions to a person (input/request, input/response)", () => {
+  function asked(): Session {
+    const s = new LogDriver().turn({ prompt: "first", steps: [{ text: "ok" }] }).session;
+    s.append("turn/start", { turn: 2, trigger: "send" });
+    s.append("step/start", { turn: 2, step: 1 });
+    s.append("assistant/message", { turn: 2, step: 1, content: [toolCall("q1", "ask_user", "{}"), toolCall("c2")] });
+    s.append("input/request", { id: "q1", source: "ask_user", schema: { type: "string" }, message: "Which?" });
+    return s;
+  }
+
+  test("a step may end with a question unanswered; the turn ends awaiting-input; the answer continues the held calls", () => {
+    const s = asked();
+    expect(code(() => s.append("input/request", { id: "q1", source: "x", schema: {}, message: "again" }))).toMatch(
+      /already has an input request/,
+    );
+    s.append("step/end", { turn: 2, step: 1 });
+    expect(code(() => s.append("turn/end", { turn: 2, reason: { kind: "awaiting-approval" } }))).toMatch(
+      /no tool call awaits approval/,
+    );
+    s.append("turn/end", { turn: 2, reason: { kind: "awaiting-input" } });
+    expect(s.awaitingInput).toBe(true);
+    expect(s.pendingInputs().map((q) => [q.id, q.message])).toEqual([["q1", "Which?"]]);
+    s.append("turn/start", { turn: 3, trigger: "approval" });
+    expect(code(() => s.append("input/response", { id: "c2", value: "x" }))).toMatch(/no pending input request/);
+    s.append("input/response", { id: "q1", value: "this one" });
+    expect(code(() => s.append("input/response", { id: "q1", value: "that one" }))).toMatch(/already answered/);
+    runHeld(s, "q1", "ask_user", "{}", "this one");
+    runHeld(s, "c2", "read", "{}");
+    s.append("turn/end", { turn: 3, reason: { kind: "completed" } });
+    expect(verifyLog(s.events)).toMatchObject({ ok: true, issues: [] });
+  });
+
+  test("crash repair keeps an unanswered question waiting", () => {
+    const s = asked();
+    s.repair();
+    expect(verifyLog(s.events).ok).toBe(true);
+    expect(s.pendingInputs().map((q) => q.id)).toEqual(["q1"]);
+    expect(s.waitingCalls().map((c) => [c.callId, c.input?.request.id])).toEqual([
+      ["q1", "q1"],
+      ["c2", undefined],
+    ]);
   });
 });
