@@ -46,7 +46,15 @@ export function headlessPolicy(allow: readonly string[], awaitApproval: boolean)
 export const AWAIT_APPROVAL_HELP =
   "a write, edit, bash or MCP call not named by --allow pauses the turn (exit 8) until `keelson approve|deny <session> <callId>`, instead of being denied";
 
-export async function cliPlugins(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin[]> {
+/**
+ * `askUser`: also give the agent `ask_user` — chat answers its questions live; headless with
+ * `--await-approval` a question pauses the turn for `keelson respond`.
+ */
+export async function cliPlugins(
+  cwd: string,
+  permissions: PermissionPolicy,
+  options: { readonly askUser?: boolean } = {},
+): Promise<AgentPlugin[]> {
   const [{ builtinTools }, context] = await Promise.all([
     import("../builtin-tools/index.js"),
     import("../context/index.js"),
@@ -54,7 +62,13 @@ export async function cliPlugins(cwd: string, permissions: PermissionPolicy): Pr
   const home = keelsonHome();
   const mcp = await cliMcpPlugin(cwd, permissions);
   return [
-    builtinTools({ root: cwd, permissions }),
+    builtinTools({
+      root: cwd,
+      permissions,
+      ...(options.askUser === true
+        ? { tools: ["read", "ls", "glob", "grep", "write", "edit", "bash", "ask_user"] as const }
+        : {}),
+    }),
     ...(mcp === undefined ? [] : [mcp]),
     context.skillsCatalog({ cwd, home }),
     context.workspaceInstructions({ cwd, home }),

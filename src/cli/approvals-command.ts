@@ -1,4 +1,4 @@
-// `keelson approvals [--json]`: every tool call waiting for a person's decision, across the
+// `keelson approvals [--json]`: every tool call waiting for a person's decision (or answer), across the
 // store's sessions (`listPendingApprovals`: each session loaded read-only — no lock, no repair,
 // so it works next to running writers), oldest first: session, call id, tool, arguments,
 // reason, when it was asked. A session whose log cannot be read is said on stderr (exit 1).
@@ -25,17 +25,20 @@ export function registerApprovals(program: Command): void {
       } finally {
         await store.close();
       }
-      const { approvals, unreadable } = listed;
+      const { approvals, inputs, unreadable } = listed;
       for (const { sessionId, error } of unreadable)
         process.stderr.write(`keelson: ${terminalLine(sessionId)}: not read: ${terminalLine(describeError(error))}\n`);
       if (unreadable.length > 0) process.exitCode = 1;
       if (flags.json === true) {
-        const lines = approvals.map((a) => terminalJson(JSON.stringify(a)));
+        const lines = [
+          ...approvals.map((a) => terminalJson(JSON.stringify({ kind: "approval", ...a }))),
+          ...inputs.map((q) => terminalJson(JSON.stringify({ kind: "question", ...q }))),
+        ];
         if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
         return;
       }
-      if (approvals.length === 0) {
-        process.stdout.write(`no pending approvals in ${terminalLine(store.label)}\n`);
+      if (approvals.length + inputs.length === 0) {
+        process.stdout.write(`no pending approvals or questions in ${terminalLine(store.label)}\n`);
         return;
       }
       const lines = approvals.map((a) =>
@@ -49,7 +52,17 @@ export function registerApprovals(program: Command): void {
           ].join("  "),
         ),
       );
-      lines.push(`decide with: ${cliInvocation()} approve|deny <session> <callId> [--note TEXT]`);
+      for (const q of inputs)
+        lines.push(
+          terminalLine(
+            [q.sessionId, q.id, `question: ${preview(q.message, 80)}`, new Date(q.requestedAt).toISOString()].join(
+              "  ",
+            ),
+          ),
+        );
+      if (approvals.length > 0)
+        lines.push(`decide with: ${cliInvocation()} approve|deny <session> <callId> [--note TEXT]`);
+      if (inputs.length > 0) lines.push(`answer with: ${cliInvocation()} respond <session> <id> <answer>`);
       process.stdout.write(`${lines.join("\n")}\n`);
     });
 }

@@ -6,7 +6,16 @@
 // the store closed. End of input (Ctrl-D, or the end of piped stdin) exits the same way.
 import { createInterface } from "node:readline";
 import { createCompaction } from "../compaction/index.js";
-import { type AgentOptions, type Agent, createAgent, forkAgent, resumeAgent } from "../loop/index.js";
+import type { JsonValue } from "../json/index.js";
+import {
+  type AgentOptions,
+  type Agent,
+  createAgent,
+  forkAgent,
+  type InputAnswer,
+  type PendingInput,
+  resumeAgent,
+} from "../loop/index.js";
 import { ModelRegistry } from "../llm/index.js";
 import { SessionError } from "../session/index.js";
 import {
@@ -25,6 +34,7 @@ import { SYSTEM_PROMPT } from "./headless-turn.js";
 import { type ModelChoice, openProvider, type ProviderHandle } from "./model-selection.js";
 import { cliInvocation } from "./invocation.js";
 import { mcpStatusLines } from "./mcp-setup.js";
+import { terminalLine } from "./terminal-text.js";
 
 /** What to chat in: a new session (no id) or a stored one, with the model and cwd to use. */
 export interface ChatTarget {
@@ -63,7 +73,9 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
       model: target.choice.model,
       cwd: target.cwd,
       system: SYSTEM_PROMPT,
-      plugins: await cliPlugins(target.cwd, policy),
+      plugins: await cliPlugins(target.cwd, policy, { askUser: true }),
+      // ask_user's questions are asked here, live (a question the person leaves unanswered pauses the turn).
+      answerer: async (request) => askQuestion(input, view, request),
       compaction: createCompaction(),
     });
     agent =
@@ -152,7 +164,8 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
         try {
           const outcome = await current().send(text);
           view.footer(current(), outcome.turn);
-          if (outcome.reason.kind === "awaiting-approval") await answerPending(current(), input, view);
+          if (outcome.reason.kind === "awaiting-approval" || outcome.reason.kind === "awaiting-input")
+            await answerPending(current(), input, view);
           if (outcome.saved === false)
             view.line(
               `  session NOT saved: ${describeError(outcome.storeError)} — the log on disk is behind; your next message retries saving first (and is refused while saving fails), /exit quits`,
@@ -200,8 +213,21 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
  */
 export async function answerPending(agent: Agent, input: ChatInput, view: ChatView): Promise<void> {
   for (;;) {
+    const [question] = agent.pendingInputs();
     const [pending] = agent.pendingApprovals();
-    if (pending === undefined || input.closed) return;
+    if (input.closed) return;
+    if (pending === undefined && question !== undefined) {
+      const answer = await askQuestion(input, view, question);
+      if (answer === undefined) return;
+      try {
+        view.footer(agent, (await agent.respond(question.id, answer)).turn);
+      } catch (error) {
+        view.line(`  ${describeError(error)}`);
+        return;
+      }
+      continue;
+    }
+    if (pending === undefined) return;
     view.line(`  ⏸ ${pending.tool} waits for approval (${pending.reason})`);
     const answer = await askPermission(input, view, {
       tool: pending.tool,
@@ -218,6 +244,31 @@ export async function answerPending(agent: Agent, input: ChatInput, view: ChatVi
     } catch (error) {
       view.line(`  ${describeError(error)}`);
       return;
+    }
+  }
+}
+
+/**
+ * Asks a tool's question (`ask_user`): the message, then one line — the answer as text for a
+ * text question, else as JSON (a line that is not JSON is asked again; an empty one or the end of
+ * input leaves the question unanswered).
+ */
+export async function askQuestion(
+  input: ChatInput,
+  view: ChatView,
+  request: PendingInput,
+): Promise<InputAnswer | undefined> {
+  view.pause();
+  view.line(`  ? ${terminalLine(request.message)}`);
+  const text = request.schema.type === "string";
+  for (;;) {
+    const line = await input.next(text ? "  answer: " : "  answer (JSON): ");
+    if (line === undefined || line.trim() === "") return undefined;
+    if (text) return { value: line, by: "user" };
+    try {
+      return { value: JSON.parse(line) as JsonValue, by: "user" };
+    } catch {
+      view.line("  that is not JSON; try again (an empty line leaves the question unanswered)");
     }
   }
 }

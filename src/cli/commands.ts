@@ -42,6 +42,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./decide-command.js")).registerDeny,
   },
   {
+    name: "respond",
+    summary: "answer a pending question (ask_user) and continue its turn headlessly",
+    load: async () => (await import("./decide-command.js")).registerRespond,
+  },
+  {
     name: "fork",
     summary: "create a child session of <id> at a turn/end boundary and print its id",
     load: async () => (await import("./fork-command.js")).registerFork,

@@ -1,5 +1,6 @@
-// `keelson approve|deny <session> <callId> [--note TEXT] [--by NAME] [--arguments JSON]`: decides
-// a pending approval and continues the paused turn headlessly, like `resume`: a new loop
+// `keelson approve|deny <session> <callId> [--note TEXT] [--by NAME] [--arguments JSON]` and
+// `keelson respond <session> <id> <answer>`: decide a pending approval (or answer a pending
+// question) and continue the paused turn headlessly, like `resume`: a new loop
 // instance over the stored session logs the `approval/decision` (through `agent.decide`, the
 // path every decider takes) and, once no approval of the step is pending, runs the held calls
 // and calls the model again — its answer on stdout, the exit code from how that turn ended
@@ -8,7 +9,9 @@
 // approval, one already decided or cancelled is exit 2 and nothing is locked or written.
 import { userInfo } from "node:os";
 import type { Command } from "commander";
-import type { ApprovalDecision } from "../loop/index.js";
+import type { JsonValue } from "../json/index.js";
+import type { Agent, ApprovalDecision, TurnOutcome } from "../loop/index.js";
+import type { Session } from "../session/index.js";
 import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
 import { summaryOf } from "./commands.js";
 import { CliError } from "./errors.js";
@@ -26,15 +29,17 @@ interface DecideFlags extends TurnFlags {
 
 export const registerApprove = (program: Command): void => register(program, "approve");
 export const registerDeny = (program: Command): void => register(program, "deny");
+export const registerRespond = (program: Command): void => register(program, "respond");
 
-function register(program: Command, verb: "approve" | "deny"): void {
+function register(program: Command, verb: "approve" | "deny" | "respond"): void {
   const command = program
     .command(verb)
     .description(summaryOf(verb))
     .argument("<session>", "session id")
-    .argument("<callId>", "the tool call's id (keelson approvals lists them)")
-    .option("--note <text>", verb === "deny" ? "why (the model reads it)" : "a note for the log")
-    .option("--by <name>", "who decides (logged; default: the OS user name)");
+    .argument("<callId>", "the tool call's id (keelson approvals lists them)");
+  if (verb === "respond") command.argument("<answer>", "the answer: text for a text question, else JSON");
+  else command.option("--note <text>", verb === "deny" ? "why (the model reads it)" : "a note for the log");
+  command.option("--by <name>", "who decides or answers (logged; default: the OS user name)");
   if (verb === "approve")
     command.option("--arguments <json>", "run the call with these arguments instead (a tool that allows edits)");
   command
@@ -46,36 +51,83 @@ function register(program: Command, verb: "approve" | "deny"): void {
     .option("--cwd <dir>", "working directory (default: the session's)")
     .option("--allow <tools>", "let these tools run in the continued turn without asking (as for run)")
     .option("--no-await-approval", `deny calls that need approval later in the turn instead (${AWAIT_APPROVAL_HELP})`)
-    .action(async (session: string, callId: string, flags: DecideFlags) => {
-      process.exitCode = await decide(session, callId, verb === "approve", flags);
+    .action(async (session: string, callId: string, ...rest: unknown[]) => {
+      const answer = verb === "respond" ? (rest[0] as string) : undefined;
+      const flags = (verb === "respond" ? rest[1] : rest[0]) as DecideFlags;
+      process.exitCode =
+        answer === undefined
+          ? await decide(session, callId, verb === "approve", flags)
+          : await respond(session, callId, answer, flags);
     });
 }
 
 async function decide(id: string, callId: string, approve: boolean, flags: DecideFlags): Promise<number> {
-  const allow = parseAllow(flags.allow);
   const decision: ApprovalDecision = {
     approve,
     by: flags.by ?? osUser(),
     ...(flags.note === undefined ? {} : { note: flags.note }),
     ...(flags.arguments === undefined ? {} : { arguments: flags.arguments }),
   };
+  const { pendingRequest } = await import("../loop/index.js");
+  return continuePaused(id, flags, {
+    check: (session) => pendingRequest(session, callId),
+    turn: (agent) => agent.decide(callId, decision),
+  });
+}
+
+/** `keelson respond <session> <id> <answer>`: the answer is text for a text question, else JSON. */
+async function respond(id: string, questionId: string, text: string, flags: DecideFlags): Promise<number> {
+  const { checkedAnswer, pendingInput } = await import("../loop/index.js");
+  let answer: { value: JsonValue; by: string } | undefined;
+  return continuePaused(id, flags, {
+    check: (session) => {
+      const question = pendingInput(session, questionId);
+      let value: JsonValue = text;
+      if (question.schema.type !== "string") {
+        try {
+          value = JSON.parse(text) as JsonValue;
+        } catch {
+          throw new CliError(`the answer to ${questionId} must be JSON (its schema is not a plain string)`);
+        }
+      }
+      answer = { value, by: flags.by ?? osUser() };
+      checkedAnswer(question, answer);
+    },
+    turn: (agent) => agent.respond(questionId, answer!),
+  });
+}
+
+interface Continuation {
+  /** Checks the paused call read-only (throws the loop's typed error, or a CliError). */
+  readonly check: (session: Session) => void;
+  /** Starts the continuing turn on the resumed agent. */
+  readonly turn: (agent: Agent) => Promise<TurnOutcome>;
+}
+
+/** Checks read-only, then resumes the session and runs the continuing turn headlessly. */
+async function continuePaused(id: string, flags: DecideFlags, continuation: Continuation): Promise<number> {
+  const allow = parseAllow(flags.allow);
   const store = await openStore();
   let handle: ProviderHandle | undefined;
+  const { resumeAgent, ApprovalError, InputError } = await import("../loop/index.js");
+  const typed = (error: unknown): unknown =>
+    error instanceof ApprovalError || error instanceof InputError
+      ? new CliError(`${error.code}: ${error.message}`)
+      : error;
   try {
     const target = await resumeTarget(store, id, flags);
-    const { pendingRequest, resumeAgent, ApprovalError } = await import("../loop/index.js");
     const { session } = await store.load(target.id, { readOnly: true }).catch((error: unknown) => {
       throw cliErrorOf(error);
     });
     try {
-      pendingRequest(session, callId);
+      continuation.check(session);
     } catch (error) {
-      if (error instanceof ApprovalError) throw new CliError(`${error.code}: ${error.message}`);
-      throw error;
+      throw typed(error);
     }
     requireKey(target.choice);
     handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
-    const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, flags.awaitApproval !== false));
+    const awaiting = flags.awaitApproval !== false;
+    const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, awaiting), { askUser: awaiting });
     const agent = await resumeAgent(store, target.id, {
       provider: handle.provider,
       model: target.choice.model,
@@ -83,17 +135,12 @@ async function decide(id: string, callId: string, approve: boolean, flags: Decid
       system: SYSTEM_PROMPT,
       plugins,
     });
-    return await runHeadlessTurn({
-      agent,
-      store,
-      handle,
-      turn: (a) => a.decide(callId, decision),
-      json: flags.json === true,
-    }).catch((error: unknown) => {
-      // Decided by someone else since the check, an edit the tool refuses, a refusal: bad input.
-      if (error instanceof ApprovalError) throw new CliError(`${error.code}: ${error.message}`);
-      throw error;
-    });
+    // Decided or answered by someone else since the check, an edit the tool refuses: bad input.
+    return await runHeadlessTurn({ agent, store, handle, turn: continuation.turn, json: flags.json === true }).catch(
+      (error: unknown) => {
+        throw typed(error);
+      },
+    );
   } catch (error) {
     await store.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);

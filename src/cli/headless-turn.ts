@@ -83,6 +83,10 @@ export async function runHeadlessTurn({ agent, store, handle, turn, json }: Head
     process.stderr.write(
       `keelson: session ${agent.session.id} turn ${outcome.turn} ${reason.kind}${terminalLine(detail)}\n`,
     );
+    for (const question of agent.pendingInputs())
+      process.stderr.write(
+        `keelson: awaiting an answer: ${question.id} ${terminalLine(question.message.slice(0, 200))} — ${cliInvocation()} respond ${agent.session.id} ${question.id} <answer>\n`,
+      );
     if (reason.kind === "awaiting-approval")
       for (const pending of agent.pendingApprovals())
         process.stderr.write(

@@ -106,7 +106,9 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
     const text = await readPrompt(prompt);
     handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const { resumeAgent } = await import("../loop/index.js");
-    const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true));
+    const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true), {
+      askUser: flags.awaitApproval === true,
+    });
     const agent = await resumeAgent(store, id, {
       provider: handle.provider,
       model: choice.model,

@@ -49,7 +49,9 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const handle = await openProvider(choice, process.env, (line) => process.stderr.write(`${line}\n`));
   const { createAgent } = await import("../loop/index.js");
   const store = await openStore();
-  const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true));
+  const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true), {
+    askUser: flags.awaitApproval === true,
+  });
   const agent = createAgent({
     provider: handle.provider,
     model: choice.model,

@@ -1,6 +1,6 @@
 // Public API of the loop layer (depends on every layer above it).
 export { createAgent } from "./agent.js";
-export { pendingInput, pendingRequest } from "./approval-decision.js";
+export { checkedAnswer, pendingInput, pendingRequest } from "./approval-decision.js";
 export {
   type ApprovalAnswer,
   type ApprovalAskPayload,

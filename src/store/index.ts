@@ -12,7 +12,12 @@ export {
 } from "./jsonl-codec.js";
 export { type JsonlStoreOptions, JsonlSessionStore } from "./jsonl-store.js";
 export { forwardCommits } from "./forward-commits.js";
-export { listPendingApprovals, type PendingApprovalsList, type StoredApproval } from "./pending-approvals.js";
+export {
+  listPendingApprovals,
+  type PendingApprovalsList,
+  type StoredApproval,
+  type StoredInput,
+} from "./pending-approvals.js";
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";

@@ -51,7 +51,7 @@ describe("keelson approvals / approve / deny (JSONL)", () => {
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stderr).toContain("turn 2 completed");
     expect(await readFile(join(home, "a.txt"), "utf8")).toBe("hello");
-    expect((await keelson(home, ["approvals"])).stdout).toMatch(/^no pending approvals in /);
+    expect((await keelson(home, ["approvals"])).stdout).toMatch(/^no pending approvals or questions in /);
 
     const again = await keelson(home, ["deny", id, callId]);
     expect(again.code).toBe(2);
@@ -89,6 +89,41 @@ describe("keelson approvals / approve / deny (JSONL)", () => {
     expect(edited).toMatchObject({ code: 2 });
     expect(edited.stderr).toMatch(/edit-not-allowed/);
     expect(await readFile(file, "utf8")).toBe(before);
+    await rm(work, { recursive: true, force: true });
+  });
+
+  test("a question (ask_user) pauses run --await-approval; respond answers it in a new process; a second answer is exit 2", async () => {
+    const work = await tempHome();
+    const run = await keelson(work, [
+      "run",
+      ...MODEL,
+      "--await-approval",
+      'call ask_user {"question":"Which region?"}',
+    ]);
+    expect(run.code, run.stderr).toBe(8);
+    const id = sessionIdOf(run);
+    const questionId = /awaiting an answer: (\S+) Which region\?/.exec(run.stderr)![1]!;
+    const listed = await keelson(work, ["approvals", "--json"]);
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({ kind: "question", sessionId: id, id: questionId });
+    const respond = await keelson(work, ["respond", id, questionId, "eu-west-1", "--by", "ana"]);
+    expect(respond.code, respond.stderr).toBe(0);
+    expect(respond.stdout).toContain("eu-west-1");
+    const again = await keelson(work, ["respond", id, questionId, "us"]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already-answered/);
+    expect((await keelson(work, ["show", id])).stdout).toContain(`answered by ana [${questionId}]: "eu-west-1"`);
+    await rm(work, { recursive: true, force: true });
+  });
+
+  test("chat answers ask_user's question live", async () => {
+    const work = await tempHome();
+    const chat = new ChatProcess(work, MODEL);
+    chat.send('call ask_user {"question":"Favourite colour?"}');
+    await chat.waitFor(/\? Favourite colour\?/);
+    chat.send("teal");
+    await chat.waitFor(/ask_user returned: "teal"/);
+    chat.send("/exit");
+    expect((await chat.exited).code, chat.stderr).toBe(0);
     await rm(work, { recursive: true, force: true });
   });
 
