@@ -11,7 +11,14 @@ import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
-import { ApprovalError, type ApprovalDecision, pendingRequest } from "../loop/index.js";
+import {
+  ApprovalError,
+  type ApprovalDecision,
+  checkedAnswer,
+  type InputAnswer,
+  pendingInput,
+  pendingRequest,
+} from "../loop/index.js";
 import { ENQUEUE, ENQUEUE_DECISION, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
@@ -21,6 +28,7 @@ import {
   FINISHED_STATUSES,
   FleetError,
   type FleetStore,
+  type QueuedApproval,
   type QueuedDecision,
   type StoredOutcome,
   type TurnRecord,
@@ -40,6 +48,14 @@ export interface DecisionOptions {
   readonly callId: string;
   readonly decision: ApprovalDecision;
   /** The profile the continued turn runs under (the one that paused it, as a rule). */
+  readonly profile: string;
+}
+
+export interface ResponseOptions {
+  readonly sessionId: string;
+  /** The pending question (`PendingInput.id`). */
+  readonly id: string;
+  readonly answer: InputAnswer;
   readonly profile: string;
 }
 
@@ -125,6 +141,31 @@ export class FleetClient {
       return rows[0]!.id;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing a decision for session ${sessionId}`);
+    }
+  }
+
+  /**
+   * Queues an answer to a pending question (`ask_user`'s `input/request`) as a continuation any
+   * worker of `profile` runs (`agent.respond`); checked read-only first against the stored log
+   * and the question's schema (`InputError`, nothing queued).
+   */
+  async enqueueResponse(options: ResponseOptions): Promise<string> {
+    const { sessionId, id, profile } = options;
+    checkTurnInput({ sessionId, prompt: `answer to ${id}`, profile });
+    await this.#ready();
+    const { session } = await this.#store().load(sessionId, { readOnly: true });
+    const answer = checkedAnswer(pendingInput(session, id), options.answer);
+    const queued: QueuedDecision = { kind: "response", ...answer };
+    try {
+      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE_DECISION, [
+        sessionId,
+        `answer ${id}`,
+        profile,
+        JSON.stringify(queued),
+      ]);
+      return rows[0]!.id;
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, `queueing an answer for session ${sessionId}`);
     }
   }
 
@@ -357,7 +398,7 @@ function recordOf(row: TurnRow): TurnRecord {
 }
 
 /** The decision as a queue row holds it: arguments as JSON text; a malformed one is `ApprovalError('invalid-decision')`. */
-function queuedDecision(callId: string, input: ApprovalDecision): QueuedDecision {
+function queuedDecision(callId: string, input: ApprovalDecision): QueuedApproval {
   if (typeof input !== "object" || input === null || typeof input.approve !== "boolean")
     throw new ApprovalError("invalid-decision", `the decision for call ${callId} needs approve: true or false`);
   for (const key of ["by", "note"] as const)

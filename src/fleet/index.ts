@@ -4,11 +4,13 @@
 export {
   type AwaitOptions,
   awaitTurn,
+  type DecisionOptions,
   type EnqueueOptions,
   enqueueTurn,
   FleetClient,
   type NewSessionOptions,
   openFleetClient,
+  type ResponseOptions,
 } from "./fleet-client.js";
 export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
 export { FOLLOW_CHANNEL, liveChannel } from "./follow-wire.js";
@@ -21,6 +23,9 @@ export {
   FleetError,
   type FleetErrorCode,
   type FleetStore,
+  type QueuedApproval,
+  type QueuedDecision,
+  type QueuedResponse,
   type StopOptions,
   type StoredOutcome,
   type TurnRecord,

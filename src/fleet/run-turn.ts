@@ -50,6 +50,9 @@ const REFUSED = [
   "invalid-decision",
   "edit-not-allowed",
   "awaiting-approval",
+  "unknown-request",
+  "already-answered",
+  "invalid-value",
 ];
 
 /** Store failures a later attempt may not see (the server or the connection, not the log). */
@@ -68,6 +71,7 @@ export function statusOf(outcome: TurnOutcome): TurnStatus {
     case "max-tokens":
     case "rejected":
     case "awaiting-approval": // the worker's part is done: the lease is released, a decision continues it
+    case "awaiting-input":
       return "done";
     case "error":
       return "failed";
@@ -143,9 +147,12 @@ async function runStarted(
   );
   let outcome: TurnOutcome;
   try {
-    outcome = await (claim.decision === undefined
+    const queued = claim.decision;
+    outcome = await (queued === undefined
       ? agent.send(claim.prompt)
-      : agent.decide(claim.decision.callId, claim.decision));
+      : queued.kind === "response"
+        ? agent.respond(queued.id, queued)
+        : agent.decide(queued.callId, queued));
   } catch (error) {
     unwatch();
     if (isKeelsonError(error, ...REFUSED)) {

@@ -5,6 +5,7 @@
 import { KeelsonError } from "../errors/index.js";
 import type { AgentProfile } from "../loop/index.js";
 import type { PgPool } from "../store/postgres/index.js";
+import type { JsonValue } from "../json/index.js";
 
 /**
  * A queued turn's life: `queued` → `running` → `done` | `failed` | `interrupted`. A running turn
@@ -24,8 +25,23 @@ export interface StoredOutcome {
   readonly saved: boolean;
 }
 
-/** A decision on a pending approval, queued as a continuation (`FleetClient.enqueueDecision`). */
-export interface QueuedDecision {
+/**
+ * A decision on a pending approval (`FleetClient.enqueueDecision`), or with `kind: "response"` an
+ * answer to a pending question (`enqueueResponse`), queued as a continuation.
+ */
+export type QueuedDecision = QueuedApproval | QueuedResponse;
+
+/** An answer to a pending question (`input/request`), queued as a continuation. */
+export interface QueuedResponse {
+  readonly kind: "response";
+  readonly id: string;
+  readonly value: JsonValue;
+  readonly by?: string;
+}
+
+/** A decision on a pending approval, queued as a continuation. */
+export interface QueuedApproval {
+  readonly kind?: "decision";
   readonly callId: string;
   readonly approve: boolean;
   readonly by?: string;

@@ -4,7 +4,7 @@
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
 import { previewJson } from "../json/index.js";
-import type { Agent, ApprovalDecision, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type { Agent, ApprovalDecision, InputAnswer, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
 import { isSafeSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { systemClock } from "./host-clock.js";
@@ -179,6 +179,23 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   // Internals
+
+  respond(sessionId: string, id: string, answer: InputAnswer, options: HostPromptOptions = {}): Promise<TurnOutcome> {
+    let slot: SessionSlot;
+    try {
+      slot = this.#admit(sessionId, DECISION, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const queued = new QueuedSend(
+      (agent) => agent.respond(id, answer),
+      options.profile,
+      options.signal,
+      (dropped) => slot.remove(dropped),
+    );
+    slot.enqueue(queued);
+    return queued.promise;
+  }
 
   /** Checks a queued turn at the door (`DECISION`: a decision, not a prompt) and returns its slot. */
   #admit(sessionId: string, prompt: HostPrompt | typeof DECISION, options: HostPromptOptions): SessionSlot {

@@ -2,7 +2,7 @@
 // the clock it schedules idle eviction on, its statistics, and the layer's error type. The
 // behaviour behind them (FIFO per session, eviction, draining) is written in README.md.
 import { KeelsonError } from "../errors/index.js";
-import type { AgentProfile, ApprovalDecision, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type { AgentProfile, ApprovalDecision, InputAnswer, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import type { SessionStore } from "../store/index.js";
 
@@ -107,6 +107,8 @@ export interface AgentHost {
     decision: ApprovalDecision,
     options?: HostPromptOptions,
   ): Promise<TurnOutcome>;
+  /** Like `decide`, for an answer to a pending question (`agent.respond`; `InputError` when refused). */
+  respond(sessionId: string, id: string, answer: InputAnswer, options?: HostPromptOptions): Promise<TurnOutcome>;
   /**
    * Queues `prompt` like `send` and streams its turn (`agent.stream`'s events) once it starts.
    * Throws `HostError` at once for what is refused at the door (`invalid-id`, `invalid-prompt`,

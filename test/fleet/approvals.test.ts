@@ -6,7 +6,8 @@
 import { describe, expect, test } from "vitest";
 import { EmulatorProvider } from "../../src/emulator/index.js";
 import type { AgentProfile } from "../../src/fleet/index.js";
-import { ApprovalError } from "../../src/loop/index.js";
+import { askUserTool } from "../../src/builtin-tools/index.js";
+import { ApprovalError, InputError } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
@@ -20,7 +21,18 @@ const answer = (request: { readonly messages: readonly { readonly role: string }
     ? { text: "finished" }
     : { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] };
 
+const asking = (request: { readonly messages: readonly { readonly role: string }[] }) =>
+  request.messages.at(-1)?.role === "tool"
+    ? { text: "noted" }
+    : { toolCalls: [{ name: "ask_user", arguments: { question: "Which region?" } }] };
+
 const profiles: Record<string, AgentProfile> = {
+  asking: {
+    provider: () => new EmulatorProvider({ model: asking }),
+    model: "emulator:asking",
+    tools: [askUserTool()],
+    options: { invariants: true, maxSteps: 4 },
+  },
   gated: {
     provider: () => new EmulatorProvider({ model: answer }),
     model: "emulator:gated",
@@ -50,27 +62,29 @@ async function leaseOwner(sessionId: string): Promise<string | null> {
 
 describe("approvals in the fleet", () => {
   test("a paused turn is done/awaiting-approval with its lease released; one of two racing decisions wins", async () => {
-    await database().worker({ profiles });
-    await database().worker({ profiles });
+    const first = await database().worker({ profiles });
     const client = await database().client();
     const sessionId = "approve-race";
-    const first = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
+    const paused = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
       timeoutMs: 20_000,
     });
-    expect(first).toMatchObject({ status: "done", outcome: { reason: "awaiting-approval", saved: true } });
+    expect(paused).toMatchObject({ status: "done", outcome: { reason: "awaiting-approval", saved: true } });
     expect(await leaseOwner(sessionId)).toBeNull();
+    await first.stop();
     const { session } = await database().store().load(sessionId, { readOnly: true });
     const [pending] = session.pendingApprovals();
     expect(pending).toMatchObject({ tool: "deploy" });
 
+    // Both decisions pass the client's read-only check (no worker runs yet); two workers then race.
     const decide = (by: string) =>
       client.enqueueDecision({ sessionId, callId: pending!.callId, decision: { approve: true, by }, profile: "gated" });
-    const ids = await Promise.all([decide("ana"), decide("bo")]);
+    const ids = [await decide("ana"), await decide("bo")];
+    await database().worker({ profiles });
+    await database().worker({ profiles });
     const records = await Promise.all(ids.map((id) => client.awaitTurn(id, { timeoutMs: 20_000 })));
-    expect(records.map((r) => r.status).sort()).toEqual(["done", "failed"]);
-    const lost = records.find((r) => r.status === "failed")!;
-    expect(lost).toMatchObject({ errorCode: "already-decided", decision: { callId: pending!.callId } });
-    expect(records.find((r) => r.status === "done")).toMatchObject({ outcome: { reason: "completed" } });
+    expect(records.map((r) => r.status)).toEqual(["done", "failed"]); // FIFO per session: the first queued wins
+    expect(records[0]).toMatchObject({ outcome: { reason: "completed" } });
+    expect(records[1]).toMatchObject({ errorCode: "already-decided", decision: { callId: pending!.callId } });
     expect(ran.get(sessionId)).toBe(1);
 
     const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
@@ -103,5 +117,34 @@ describe("approvals in the fleet", () => {
     );
     expect(record).toMatchObject({ status: "done", outcome: { reason: "completed" } });
     expect(ran.get(sessionId)).toBeUndefined();
+  });
+
+  test("a question (ask_user) is answered through the queue; a bad answer is refused before anything is queued", async () => {
+    await database().worker({ profiles });
+    const client = await database().client();
+    const sessionId = "ask-fleet";
+    const first = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "go", profile: "asking" }), {
+      timeoutMs: 20_000,
+    });
+    expect(first).toMatchObject({ status: "done", outcome: { reason: "awaiting-input" } });
+    const { session } = await database().store().load(sessionId, { readOnly: true });
+    const [question] = session.pendingInputs();
+    const bad = await client
+      .enqueueResponse({ sessionId, id: question!.id, answer: { value: 7 }, profile: "asking" })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(InputError);
+    expect((bad as InputError).code).toBe("invalid-value");
+    const id = await client.enqueueResponse({
+      sessionId,
+      id: question!.id,
+      answer: { value: "eu", by: "ana" },
+      profile: "asking",
+    });
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    expect(record).toMatchObject({ status: "done", outcome: { reason: "completed" }, decision: { kind: "response" } });
+    const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
+    expect(log.filter((e) => e.type === "input/response").map((e) => e.data)).toEqual([
+      { id: question!.id, value: "eu", by: "ana" },
+    ]);
   });
 });

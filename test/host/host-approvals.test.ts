@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { z } from "zod";
+import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { ApprovalError, type AgentProfile } from "../../src/loop/index.js";
@@ -61,6 +62,28 @@ describe("host.decide", () => {
     const again = await host.decide("s1", pending!.callId, { approve: false }).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ApprovalError);
     expect((again as ApprovalError).code).toBe("already-decided");
+    await host.close();
+    await store.close();
+  });
+
+  test("host.respond answers a pending question", async () => {
+    const store = new JsonlSessionStore({ root });
+    const asking: AgentProfile = {
+      provider: () =>
+        new ScriptedProvider([], {
+          fallback: (request) =>
+            request.messages.at(-1)?.role === "tool"
+              ? { text: "ok" }
+              : { toolCalls: [{ name: "ask_user", arguments: { question: "Name?" } }] },
+        }),
+      model: "scripted:host",
+      tools: [askUserTool()],
+    };
+    const host = createAgentHost({ store, profile: asking });
+    expect((await host.send("q1", "hello")).reason).toEqual({ kind: "awaiting-input" });
+    const { session } = await store.load("q1", { readOnly: true });
+    const outcome = await host.respond("q1", session.pendingInputs()[0]!.id, { value: "Ada" });
+    expect(outcome.reason).toEqual({ kind: "completed" });
     await host.close();
     await store.close();
   });
