@@ -130,18 +130,7 @@ export class FleetClient {
     const { session } = await this.#store().load(sessionId, { readOnly: true });
     pendingRequest(session, callId);
     const decision = queuedDecision(callId, options.decision);
-    const label = `${decision.approve ? "approve" : "deny"} ${callId}`;
-    try {
-      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE_DECISION, [
-        sessionId,
-        label,
-        profile,
-        JSON.stringify(decision),
-      ]);
-      return rows[0]!.id;
-    } catch (e) {
-      throw fleetDbError(e, this.#opened.label, `queueing a decision for session ${sessionId}`);
-    }
+    return this.#continuation(sessionId, `${decision.approve ? "approve" : "deny"} ${callId}`, profile, decision);
   }
 
   /**
@@ -155,17 +144,21 @@ export class FleetClient {
     await this.#ready();
     const { session } = await this.#store().load(sessionId, { readOnly: true });
     const answer = checkedAnswer(pendingInput(session, id), options.answer);
-    const queued: QueuedDecision = { kind: "response", ...answer };
+    return this.#continuation(sessionId, `answer ${id}`, profile, { kind: "response", ...answer });
+  }
+
+  /** Inserts a queued decision or answer (`label` in the prompt column) and returns its turn id. */
+  async #continuation(sessionId: string, label: string, profile: string, queued: QueuedDecision): Promise<string> {
     try {
       const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE_DECISION, [
         sessionId,
-        `answer ${id}`,
+        label,
         profile,
         JSON.stringify(queued),
       ]);
       return rows[0]!.id;
     } catch (e) {
-      throw fleetDbError(e, this.#opened.label, `queueing an answer for session ${sessionId}`);
+      throw fleetDbError(e, this.#opened.label, `queueing "${label}" for session ${sessionId}`);
     }
   }
 

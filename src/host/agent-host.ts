@@ -71,20 +71,7 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   send(sessionId: string, prompt: HostPrompt, options: HostPromptOptions = {}): Promise<TurnOutcome> {
-    let slot: SessionSlot;
-    try {
-      slot = this.#admit(sessionId, prompt, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const queued = new QueuedSend(
-      (agent) => agent.send(prompt),
-      options.profile,
-      options.signal,
-      (dropped) => slot.remove(dropped),
-    );
-    slot.enqueue(queued);
-    return queued.promise;
+    return this.#queue(sessionId, prompt, options, (agent) => agent.send(prompt));
   }
 
   decide(
@@ -93,20 +80,7 @@ class SessionHost implements AgentHost, SlotPort {
     decision: ApprovalDecision,
     options: HostPromptOptions = {},
   ): Promise<TurnOutcome> {
-    let slot: SessionSlot;
-    try {
-      slot = this.#admit(sessionId, DECISION, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const queued = new QueuedSend(
-      (agent) => agent.decide(callId, decision),
-      options.profile,
-      options.signal,
-      (dropped) => slot.remove(dropped),
-    );
-    slot.enqueue(queued);
-    return queued.promise;
+    return this.#queue(sessionId, DECISION, options, (agent) => agent.decide(callId, decision));
   }
 
   stream(sessionId: string, prompt: HostPrompt, options: HostStreamOptions = {}): TurnStream {
@@ -181,18 +155,23 @@ class SessionHost implements AgentHost, SlotPort {
   // Internals
 
   respond(sessionId: string, id: string, answer: InputAnswer, options: HostPromptOptions = {}): Promise<TurnOutcome> {
+    return this.#queue(sessionId, DECISION, options, (agent) => agent.respond(id, answer));
+  }
+
+  /** Queues a turn that `start`s on the session's agent (a prompt, or `DECISION`: a decision or an answer). */
+  #queue(
+    sessionId: string,
+    prompt: HostPrompt | typeof DECISION,
+    options: HostPromptOptions,
+    start: (agent: Agent) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome> {
     let slot: SessionSlot;
     try {
-      slot = this.#admit(sessionId, DECISION, options);
+      slot = this.#admit(sessionId, prompt, options);
     } catch (error) {
       return Promise.reject(error);
     }
-    const queued = new QueuedSend(
-      (agent) => agent.respond(id, answer),
-      options.profile,
-      options.signal,
-      (dropped) => slot.remove(dropped),
-    );
+    const queued = new QueuedSend(start, options.profile, options.signal, (dropped) => slot.remove(dropped));
     slot.enqueue(queued);
     return queued.promise;
   }

@@ -12,7 +12,13 @@
 import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { PendingApproval, PendingInput } from "../session/index.js";
-import { approvalNeed, executeToolCall, questionOf, type ToolCallOutcome } from "../tools/index.js";
+import {
+  type ApprovalContext,
+  approvalNeed,
+  executeToolCall,
+  questionOf,
+  type ToolCallOutcome,
+} from "../tools/index.js";
 import {
   checkedAnswer,
   type LoggedAnswer,
@@ -139,14 +145,28 @@ function askedBy(
   ctx: TurnContext,
   call: Call,
 ): Promise<{ message: string; schema: PendingInput["schema"] } | undefined> {
-  return questionOf(ctx.tools, call.arguments, {
+  return questionOf(ctx.tools, call.arguments, contextOf(ctx, call));
+}
+
+/** What a tool's `needsApproval` and `question` are told about the call. */
+function contextOf(ctx: TurnContext, call: Call): ApprovalContext {
+  return {
     callId: call.callId,
     name: call.name,
     sessionId: ctx.session.id,
     turn: call.turn,
     step: call.step,
     ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
-  });
+  };
+}
+
+/** A logged request as the live deciders see it: its payload, where and when it was logged. */
+function pending<T extends object>(event: {
+  readonly seq: number;
+  readonly time: number;
+  readonly data: T;
+}): T & { readonly requestSeq: number; readonly requestedAt: number } {
+  return Object.freeze({ ...event.data, requestSeq: event.seq, requestedAt: event.time });
 }
 
 function logQuestion(
@@ -154,13 +174,14 @@ function logQuestion(
   call: Call,
   question: { message: string; schema: PendingInput["schema"] },
 ): PendingInput {
-  const event = ctx.session.append("input/request", {
-    id: call.callId,
-    source: call.name,
-    schema: question.schema,
-    message: question.message,
-  });
-  return Object.freeze({ ...event.data, requestSeq: event.seq, requestedAt: event.time });
+  return pending(
+    ctx.session.append("input/request", {
+      id: call.callId,
+      source: call.name,
+      schema: question.schema,
+      message: question.message,
+    }),
+  );
 }
 
 /** Asks the live answerers; no reply, one that fails the schema, or a throwing listener is no answer. */
@@ -190,27 +211,21 @@ async function answerLive(
 
 /** The reason a call needs approval, or undefined. */
 async function needsApproval(ctx: TurnContext, call: Call): Promise<string | undefined> {
-  const need = await approvalNeed(ctx.tools, call.arguments, {
-    callId: call.callId,
-    name: call.name,
-    sessionId: ctx.session.id,
-    turn: call.turn,
-    step: call.step,
-    ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
-  });
+  const need = await approvalNeed(ctx.tools, call.arguments, contextOf(ctx, call));
   return need.needed ? need.reason : undefined;
 }
 
 function logRequest(ctx: TurnContext, call: Call, reason: string): PendingApproval {
-  const event = ctx.session.append("approval/request", {
-    turn: call.turn,
-    step: call.step,
-    callId: call.callId,
-    tool: call.name,
-    arguments: call.arguments,
-    reason,
-  });
-  return Object.freeze({ ...event.data, requestSeq: event.seq, requestedAt: event.time });
+  return pending(
+    ctx.session.append("approval/request", {
+      turn: call.turn,
+      step: call.step,
+      callId: call.callId,
+      tool: call.name,
+      arguments: call.arguments,
+      reason,
+    }),
+  );
 }
 
 /**
