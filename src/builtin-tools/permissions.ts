@@ -70,10 +70,7 @@ export function permissionGate(
       try {
         answer = await policy.ask({ tool, summary });
       } catch (error) {
-        return deny(
-          "policy",
-          `asking the user for permission to run ${tool} failed: ${errorMessage(error)}`,
-        );
+        return deny("policy", `asking the user for permission to run ${tool} failed: ${errorMessage(error)}`);
       }
       if (answer === "always") always.add(tool);
       if (answer === "yes" || answer === "always") return { approve: true, by: "user" };

@@ -5,7 +5,7 @@
 // Arguments and reasons are untrusted: escaped for the terminal, JSON lines included.
 import type { Command } from "commander";
 import { listPendingApprovals } from "../store/index.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { describeError } from "./errors.js";
 import { cliInvocation } from "./invocation.js";
 import { openStore } from "./log-source.js";
@@ -15,7 +15,7 @@ import { terminalJson, terminalLine } from "./terminal-text.js";
 export function registerApprovals(program: Command): void {
   program
     .command("approvals")
-    .description(summaryOf("approvals"))
+    .description(commandSummary("approvals"))
     .option("--json", "one JSON object per pending approval")
     .action(async (flags: { json?: boolean }) => {
       const store = await openStore();

@@ -13,7 +13,7 @@ import type { JsonValue } from "../json/index.js";
 import type { Agent, ApprovalDecision, TurnOutcome } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
-import { summaryOf } from "./commands.js";
+import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { cliErrorOf, openStore } from "./log-source.js";
@@ -34,7 +34,7 @@ export const registerRespond = (program: Command): void => register(program, "re
 function register(program: Command, verb: "approve" | "deny" | "respond"): void {
   const command = program
     .command(verb)
-    .description(summaryOf(verb))
+    .description(commandSummary(verb))
     .argument("<session>", "session id")
     .argument("<callId>", "the tool call's id (keelson approvals lists them)");
   if (verb === "respond") command.argument("<answer>", "the answer: text for a text question, else JSON");

@@ -158,7 +158,7 @@ async function runStarted(
     if (isKeelsonError(error, ...REFUSED)) {
       // The session refused the input and logged nothing (a decision that lost its race, a prompt
       // while it awaits approval): final, not a lost claim — record it and release.
-      await finish(context, claim, "failed", undefined, describe(error), "finished", error.code);
+      await finish(context, claim, "failed", undefined, errorMessage(error), "finished", error.code);
       await release(context, agent, store, where);
       return;
     }
