@@ -145,7 +145,7 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
     await chat.waitFor(/\[a\]lways: n/);
     await chat.waitFor(/type a message/);
     chat.send("/tools");
-    await chat.waitFor(/tools {4}bash, edit/);
+    await chat.waitFor(/tools {4}ask_user, bash, edit/);
     chat.send("/exit");
     expect((await chat.exited).code, chat.stderr).toBe(0);
     expect(chat.stderr).toContain("are not started");
