@@ -17,15 +17,9 @@ import {
 } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
-import {
-  checkedAnswer,
-  normalizeDecision,
-  pendingInput,
-  pendingRequest,
-  refusalOf,
-  stillPending,
-} from "./approval-decision.js";
-import { type ApprovalDecision, ApprovalError, type InputAnswer, InputError } from "./approval-types.js";
+import type { PauseAnswer } from "./approval-decision.js";
+import { claimAnswers, claimInput, claimItems, notLogged, queuedAnswer, queuedDecision } from "./pause-claims.js";
+import type { ApprovalDecision, InputAnswer } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { type Claim, Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
@@ -308,22 +302,17 @@ class LoopAgent implements Agent {
 
   async respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
     if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
-    const data = checkedAnswer(pendingInput(this.session, id), answer);
-    const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.decide({ answer: { type: "input/response", data }, settle }), settle);
-    return promise;
+    return this.#queueAnswer(queuedAnswer(this.session, id, answer));
   }
 
   async decide(callId: string, input: ApprovalDecision): Promise<TurnOutcome> {
     if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
-    const request = pendingRequest(this.session, callId);
-    const decision = normalizeDecision(input, request, this.tools);
-    const refusal = await refusalOf(this.hooks, this, request, decision, false);
-    if (refusal !== undefined)
-      throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
-    pendingRequest(this.session, callId); // decided or cancelled while the listeners ran
+    return this.#queueAnswer(await queuedDecision(this, this.hooks, this.tools, callId, input));
+  }
+
+  #queueAnswer(answer: PauseAnswer): Promise<TurnOutcome> {
     const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.decide({ answer: { type: "approval/decision", data: decision }, settle }), settle);
+    this.#enqueue(() => this.#inbox.decide({ answer, settle }), settle);
     return promise;
   }
 
@@ -423,12 +412,7 @@ class LoopAgent implements Agent {
         for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
         for (const item of claim.decisions)
           if (item.logged === true) item.settle.resolve(outcome);
-          else
-            item.settle.reject(
-              item.answer.type === "approval/decision"
-                ? new ApprovalError("cancelled", "the turn was cancelled before the decision was logged")
-                : new InputError("cancelled", "the turn was cancelled before the answer was logged"),
-            );
+          else item.settle.reject(notLogged(item));
       } catch (error) {
         // runTurn contains every failure; reaching here means the log refused a closer.
         this.hooks.emit("agent/error", { agent: this, error, where: "turn driver" });
@@ -449,28 +433,13 @@ class LoopAgent implements Agent {
    * queued — refused while approvals are pending. Undefined when nothing is left to run.
    */
   #nextClaim(): Claim | undefined {
-    if (this.#inbox.hasDecisions) {
-      const claim = this.#inbox.claimDecisions();
-      const decisions = stillPending(this.session, claim.decisions);
-      return decisions.length === 0 ? undefined : { ...claim, decisions };
-    }
+    if (this.#inbox.hasDecisions) return claimAnswers(this.session, this.#inbox);
     if (this.#cancelPaused) {
       this.#cancelPaused = false;
       if (this.session.awaitingApproval || this.session.awaitingInput) return this.#inbox.claimDecisions(); // empty: a bare turn, aborted at once
       this.#pendingCancel = undefined;
     }
-    const claim = this.#inbox.claimAll();
-    if (this.session.waitingCalls().length === 0) return claim;
-    const waiting = [
-      ...this.session.pendingApprovals().map((p) => `approval of ${p.callId}`),
-      ...this.session.pendingInputs().map((p) => `an answer to ${p.id}`),
-    ];
-    const error = new LoopError(
-      "awaiting-approval",
-      `session ${this.session.id} awaits ${waiting.join(", ")}: decide (agent.decide), answer (agent.respond) or cancel (agent.cancel) first`,
-    );
-    for (const item of claimItems(claim)) item.settle.reject(error);
-    return undefined;
+    return claimInput(this.session, this.#inbox);
   }
 
   /** Retries the flush a failed turn left owed; true when the store has caught up. */
@@ -524,12 +493,3 @@ function validateOptions(options: AgentOptions): void {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
 }
-
-/** Every queued item a claim holds. */
-const claimItems = (claim: Claim): readonly { readonly settle: Settle<never> }[] => [
-  ...claim.prompts,
-  ...claim.steers,
-  ...claim.injects,
-  ...claim.compacts,
-  ...claim.decisions,
-];

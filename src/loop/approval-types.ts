@@ -7,7 +7,7 @@ import { KeelsonError } from "../errors/index.js";
 import type { WaterfallHook } from "../hooks/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { PendingApproval, PendingInput } from "../session/index.js";
-import type { Agent } from "./types.js";
+import type { Agent, TurnOutcome } from "./types.js";
 
 /**
  * A person's answer to an approval request. `arguments` (an object, or its JSON text) replaces
@@ -140,5 +140,31 @@ export type InputErrorCode =
 
 /** A response the log cannot take (`agent.respond`); nothing was logged. */
 export class InputError extends KeelsonError<InputErrorCode> {}
+
+/** What an agent does with its pauses for a person; part of `Agent`. */
+export interface AgentPauses {
+  /**
+   * Decides a pending approval: logs `approval/decision` (in a turn of its own, after the app's
+   * `approval/decide` listeners accepted it) and, once no approval of the paused step is pending,
+   * continues the turn — approved calls run (with the edited `arguments`, for a tool that allows
+   * them), denied ones give the model an error result with the note — and the model is called
+   * again. Resolves with that turn's outcome (`awaiting-approval` while others are pending).
+   * Rejects with `ApprovalError` (`unknown-call`, `not-pending`, `already-decided`, `cancelled`,
+   * `refused`, `invalid-decision`, `edit-not-allowed`) and logs nothing.
+   */
+  decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome>;
+  /** The logged approval requests without a decision, in model order. */
+  pendingApprovals(): PendingApproval[];
+  /**
+   * Answers a tool's pending question (`input/request`, e.g. `ask_user`'s): the value must match
+   * the request's schema. Logs `input/response` in a turn of its own and, once nothing of the
+   * paused step is pending, continues the turn (the asking tool runs with `context.answer`).
+   * Rejects with `InputError` (`unknown-request`, `already-answered`, `cancelled`,
+   * `invalid-value`) and logs nothing.
+   */
+  respond(id: string, answer: InputAnswer): Promise<TurnOutcome>;
+  /** The logged questions without an answer, in model order. */
+  pendingInputs(): PendingInput[];
+}
 
 export type { PendingApproval, PendingInput };

@@ -2,6 +2,7 @@
 export { createAgent } from "./agent.js";
 export { checkedAnswer, pendingInput, pendingRequest } from "./approval-decision.js";
 export {
+  type AgentPauses,
   type ApprovalAnswer,
   type ApprovalAskPayload,
   type ApprovalDecidePayload,

@@ -6,17 +6,10 @@ import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "..
 import type { Message, UserContent } from "../messages/index.js";
 import type { OutputOf, OutputSchema } from "../output/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
-import type {
-  AnySessionEvent,
-  PendingApproval,
-  PendingInput,
-  Session,
-  SessionEvent,
-  TurnEndReason,
-} from "../session/index.js";
+import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
-import type { Answerer, ApprovalDecision, ApprovalHooks, Approver, InputAnswer } from "./approval-types.js";
+import type { AgentPauses, Answerer, ApprovalHooks, Approver } from "./approval-types.js";
 import type { RetryPolicy } from "./retry.js";
 import type { TurnEvent } from "./turn-events.js";
 import { KeelsonError } from "../errors/index.js";
@@ -402,7 +395,7 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
  * The handle of a loop instance. `Out` is the output type of the agent's default structured
  * output (`createAgent({ output })`); `unknown` without one.
  */
-export interface Agent<Out = unknown> {
+export interface Agent<Out = unknown> extends AgentPauses {
   readonly session: Session;
   /** The provider this agent calls (compaction's summary call uses it too). */
   readonly provider: Provider;
@@ -479,28 +472,6 @@ export interface Agent<Out = unknown> {
   readonly saved: boolean | undefined;
   /** Ends the running turn `disposed`, flushes and releases the store, unloads plugins. Idempotent. */
   dispose(): Promise<void>;
-  /**
-   * Decides a pending approval: logs `approval/decision` (in a turn of its own, after the app's
-   * `approval/decide` listeners accepted it) and, once no approval of the paused step is pending,
-   * continues the turn — approved calls run (with the edited `arguments`, for a tool that allows
-   * them), denied ones give the model an error result with the note — and the model is called
-   * again. Resolves with that turn's outcome (`awaiting-approval` while others are pending).
-   * Rejects with `ApprovalError` (`unknown-call`, `not-pending`, `already-decided`, `cancelled`,
-   * `refused`, `invalid-decision`, `edit-not-allowed`) and logs nothing.
-   */
-  decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome>;
-  /** The logged approval requests without a decision, in model order. */
-  pendingApprovals(): PendingApproval[];
-  /**
-   * Answers a tool's pending question (`input/request`, e.g. `ask_user`'s): the value must match
-   * the request's schema. Logs `input/response` in a turn of its own and, once nothing of the
-   * paused step is pending, continues the turn (the asking tool runs with `context.answer`).
-   * Rejects with `InputError` (`unknown-request`, `already-answered`, `cancelled`,
-   * `invalid-value`) and logs nothing.
-   */
-  respond(id: string, answer: InputAnswer): Promise<TurnOutcome>;
-  /** The logged questions without an answer, in model order. */
-  pendingInputs(): PendingInput[];
 }
 
 export type LoopErrorCode =
