@@ -123,6 +123,10 @@ describe("keelson inspect in Chromium", () => {
     expect(instances).toEqual(["loop instance 1 (new session)", "loop instance 2 (resume)"]);
     expect(await page.textContent("[data-testid=timeline] [data-kind=tool-call]")).toContain("read");
     expect(await page.textContent("[data-testid=timeline] [data-kind=tool-result]")).toContain("Ship the inspector.");
+    // verify runs after the timeline renders ("verify: checking…" until it answers).
+    await page.waitForFunction(
+      () => !document.querySelector("[data-testid=verify]")?.textContent?.includes("checking"),
+    );
     expect(await page.textContent("[data-testid=verify]")).toContain("verify: clean");
     await page.click("[data-testid=timeline] [data-kind=tool-call]");
     await page.waitForFunction(() =>
