@@ -100,6 +100,12 @@ export interface WorkerOptions {
   readonly pollMs?: number;
   /** Claims after which a turn that never started is failed instead of queued again (default 5). */
   readonly maxAttempts?: number;
+  /**
+   * How long start-up keeps retrying a database it cannot reach or whose connections drop (a
+   * server restarting, a failover: ms, default 30 000; 0: fail at once). Anything else — a schema
+   * not migrated, a refused password — fails at once.
+   */
+  readonly waitForDatabaseMs?: number;
   /** The worker's identity as lease owner (default `<host>/<pid>/<random>`); unique per running worker. */
   readonly workerId?: string;
   /** Contained failures (a claim or a record that could not be written, a turn abandoned): for logs. */

@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
 import { checkSchema, PostgresSessionStore } from "../store/postgres/index.js";
+import { retryConnection } from "../store/postgres/transient.js";
 import { claimTurn } from "./claim-turn.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
@@ -31,12 +32,14 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     max: settings.concurrency * 2 + 3, // + 1: the connection followed turns are published on
     applicationName: `keelson-worker ${settings.id}`,
   });
-  try {
+  // A database restarting as the worker starts (or a dropped connection) is waited out.
+  const checked = await retryConnection({ forMs: settings.waitForDatabaseMs }, async () => {
     await checkSchema(opened.pool, opened.label);
     await checkFleetSchema(opened.pool, opened.label);
-  } catch (e) {
+  });
+  if (!checked.ok) {
     await opened.close();
-    throw fleetDbError(e, opened.label, "checking the schema");
+    throw fleetDbError(checked.error, opened.label, "checking the schema");
   }
   const worker = new FleetWorker(opened, settings, options);
   await worker.reportUnserved(); // before any slot claims: startWorker resolves before a turn starts
@@ -58,6 +61,7 @@ interface Settings {
   readonly leaseMs: number;
   readonly pollMs: number;
   readonly maxAttempts: number;
+  readonly waitForDatabaseMs: number;
 }
 
 function checkOptions(options: WorkerOptions): Settings {
@@ -76,6 +80,7 @@ function checkOptions(options: WorkerOptions): Settings {
     leaseMs: positive("leaseMs", options.leaseMs, 30_000, 3),
     pollMs: positive("pollMs", options.pollMs, 1000),
     maxAttempts: positive("maxAttempts", options.maxAttempts, 5),
+    waitForDatabaseMs: positive("waitForDatabaseMs", options.waitForDatabaseMs, 30_000, 0),
   };
 }
 

@@ -7,16 +7,9 @@ import { FleetError, openFleetClient } from "../../src/fleet/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
 import { startTcpProxy } from "./tcp-proxy.js";
+import { until } from "../support/until.js";
 
 const database = useFleetDatabase();
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 test("awaitTurn keeps waiting through a terminated LISTEN connection and an outage, and returns the turn done", async () => {
   const proxy = await startTcpProxy(database().url);

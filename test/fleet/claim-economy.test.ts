@@ -11,16 +11,9 @@ import type { Worker } from "../../src/fleet/index.js";
 import type { PgPool } from "../../src/store/postgres/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
+import { until } from "../support/until.js";
 
 const database = useFleetDatabase();
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** What every claim's first query (PICK_SESSION) says. */
 const PICKS = "DISTINCT ON (session_id)";

@@ -10,6 +10,7 @@ import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { runCli, useProcesses, type WorkerProcess } from "./worker-process.js";
+import { until } from "../support/until.js";
 
 const database = useFleetDatabase();
 const LEASE_MS = 1000;
@@ -26,13 +27,6 @@ async function survivor(): Promise<WorkerProcess> {
 }
 
 /** Polls a fact until it holds (no duration is asserted). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Whether a follower has marked queued turn `turnId` followed (its worker will publish it from its start). */
 const followed = (turnId: string) => async (): Promise<boolean> => {

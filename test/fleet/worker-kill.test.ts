@@ -9,6 +9,7 @@ import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { useProcesses } from "./worker-process.js";
+import { until } from "../support/until.js";
 
 const database = useFleetDatabase();
 const LEASE_MS = 1000;
@@ -25,14 +26,6 @@ async function nextSeq(sessionId: string): Promise<number> {
     [sessionId],
   );
   return Number(row!.next_seq);
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 test("killed after its prompt was logged: the turn is recorded interrupted and not rerun; later turns run; the log is clean", async () => {

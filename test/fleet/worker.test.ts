@@ -8,6 +8,7 @@ import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
+import { until } from "../support/until.js";
 
 const database = useFleetDatabase();
 
@@ -20,14 +21,6 @@ const promptsOf = (events: readonly SessionEvent[]): string[] =>
 async function storedLog(sessionId: string): Promise<readonly SessionEvent[]> {
   const { session } = await database().store().load(sessionId, { readOnly: true });
   return session.events;
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe("a profile run end to end on the emulator", () => {
