@@ -6,7 +6,7 @@
 // (a blocking FIFO open) is caught by the parent's watchdog and killed, not left hanging the run.
 
 /** A call is stopped after this long (outer abort signal and pipeline timeout); needing it is a failure. */
-export const CALL_TIMEOUT_MS = 5_000;
+export const CALL_TIMEOUT_MS = 15_000; // generous: a loaded box (load 15+) starts a grep worker slowly
 /** grep's own deadline in the child (GrepToolOptions.deadlineMs): a catastrophic pattern ends here. */
 export const GREP_DEADLINE_MS = 3_000;
 /** The child's event-loop heartbeat while a call runs. */

@@ -126,7 +126,7 @@ test("bad input: no store, a JSONL store, a missing profiles module, an unmigrat
   } finally {
     await fresh.drop();
   }
-}, 60_000);
+}, 120_000); // eight CLI processes and a fresh database: slow on a loaded box
 
 test("the emulator profile is asked for by name: send needs --profile, a worker serves it only with --emulator", async () => {
   // The README's example without a profile: refused before anything is queued (was: answered by the emulator).

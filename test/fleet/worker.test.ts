@@ -163,17 +163,18 @@ test("a worker whose lease is taken over mid-turn notices, stops the turn, and r
     );
     return Number(row?.next_seq) > 0 && events.some((e) => e.kind === "started");
   }, "the turn to park in its tool");
-  // Its lease lapses (as if it had paused) and another worker takes the session over.
-  await database().query(
-    "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'stolen'",
-  );
-  const takeover = await claimTurn(client.pool, {
-    owner: "thief",
-    leaseMs: 30_000,
-    profiles: ["echo"],
-    maxAttempts: 5,
-  });
-  expect(takeover.repair).toMatchObject({ id, sessionId: "stolen" });
+  // Its lease lapses (as if it had paused) and another worker takes the session over. The old
+  // worker's heartbeat may renew the lease between the two statements (a loaded box): then the
+  // claim finds it held, changes nothing, and the lapse is made again.
+  let takeover: Awaited<ReturnType<typeof claimTurn>> | undefined;
+  await until(async () => {
+    await database().query(
+      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'stolen'",
+    );
+    takeover = await claimTurn(client.pool, { owner: "thief", leaseMs: 30_000, profiles: ["echo"], maxAttempts: 5 });
+    return takeover.repair !== undefined;
+  }, "the session to be taken over");
+  expect(takeover?.repair).toMatchObject({ id, sessionId: "stolen" });
   const [taken] = await database().query<{ next_seq: string }>(
     "SELECT next_seq::text FROM keelson_sessions WHERE id = 'stolen'",
   );
