@@ -287,4 +287,10 @@ export type {
 } from "./messages/index.js";
 export { MessageShapeError } from "./messages/index.js";
 export { JsonError, type JsonObject, type JsonValue } from "./json/index.js";
-export { isKeelsonError, KeelsonError } from "./errors/index.js";
+export {
+  isKeelsonError,
+  KeelsonError,
+  loadOptionalPackage,
+  MissingPackageError,
+  type MissingPackageErrorCode,
+} from "./errors/index.js";

@@ -1,3 +1,11 @@
-// Public API of the errors layer (depends on nothing): the base class every layer's error extends.
+// Public API of the errors layer (depends on nothing): the base class every layer's error extends,
+// and the loader of optional peer dependencies with its MissingPackageError.
 export { errorMessage } from "./error-message.js";
 export { isKeelsonError, KeelsonError } from "./keelson-error.js";
+export {
+  loadOptionalPackage,
+  MissingPackageError,
+  type MissingPackageErrorCode,
+  OPTIONAL_PACKAGES,
+  packageOf,
+} from "./optional-package.js";
