@@ -12,6 +12,7 @@ import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import { SimulatedClock } from "./clock.js";
 import { type Api, type ExchangeFacts, type ExchangeState, type Outcome, runExchange } from "./exchange.js";
 import { FaultPlan, type FaultKind, type FaultOptions } from "./faults.js";
+import { loadTokenizer } from "./tokenizer.js";
 import { readBody, sendWireError, type StallSet, stall, writeJsonOutcome, writeSseOutcome } from "./http-io.js";
 import { resolveModel } from "./models.js";
 import { type EmulatorModel, type EmulatorModelOption, type EmulatorRequest, WireError } from "./types.js";
@@ -94,6 +95,7 @@ interface EmulatorState {
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
+  loadTokenizer(); // a missing js-tiktoken fails here, not as a 500 to the first request
   const clock = options.clock ?? new SimulatedClock();
   const emulator: EmulatorState = {
     clock,

@@ -4,9 +4,10 @@
 // that could hit the slow case — longer than 200 chars, or holding a run of 64+ letters or 64+
 // symbols (each such run is a single BPE piece) — is estimated as ceil(len/4) instead. The
 // rest is encoded in bounded chunks. Results are memoized per string: the same message text is
-// counted on every request of a session. js-tiktoken (and its 5 MB of ranks) is loaded on the
-// first count, synchronously, so importing Keelson or the emulator costs no tokenizer.
-import { createRequire } from "node:module";
+// counted on every request of a session. js-tiktoken (an optional peer dependency, 22 MB installed)
+// is loaded on the first count, synchronously, so importing Keelson or the emulator costs no
+// tokenizer; when it is not installed, that count throws a MissingPackageError naming it.
+import { requireOptionalPackage } from "../errors/index.js";
 import type { Tiktoken } from "js-tiktoken/lite";
 
 /** Whitespace-delimited pieces longer than this are estimated, never encoded. */
@@ -86,16 +87,33 @@ function estimate(piece: string): number {
   return Math.ceil(piece.length / 4);
 }
 
-function encode(text: string): number {
-  if (text.length === 0) return 0;
-  encoder ??= loadEncoder();
-  // Special-token text ("<|endoftext|>") is ordinary text here, never a reason to throw.
-  return encoder.encode(text, [], []).length;
+/**
+ * Loads js-tiktoken now (a no-op once loaded); throws a MissingPackageError when it is not
+ * installed. The HTTP emulator calls it on start, so a missing tokenizer is the caller's error
+ * there, not a 500 answered to its first request.
+ */
+export function loadTokenizer(): void {
+  tokenizer();
 }
 
+function tokenizer(): Tiktoken {
+  encoder ??= loadEncoder();
+  return encoder;
+}
+
+function encode(text: string): number {
+  if (text.length === 0) return 0;
+  // Special-token text ("<|endoftext|>") is ordinary text here, never a reason to throw.
+  return tokenizer().encode(text, [], []).length;
+}
+
+const PURPOSE = "the emulator's tokenizer (startEmulator, countTokens, `keelson cache`, `keelson demo`)";
+
 function loadEncoder(): Tiktoken {
-  const require = createRequire(import.meta.url);
-  const { Tiktoken } = require("js-tiktoken/lite") as typeof import("js-tiktoken/lite");
-  const ranks = require("js-tiktoken/ranks/cl100k_base") as ConstructorParameters<typeof Tiktoken>[0];
+  const { Tiktoken } = requireOptionalPackage<typeof import("js-tiktoken/lite")>("js-tiktoken/lite", PURPOSE);
+  const ranks = requireOptionalPackage<ConstructorParameters<typeof Tiktoken>[0]>(
+    "js-tiktoken/ranks/cl100k_base",
+    PURPOSE,
+  );
   return new Tiktoken(ranks);
 }

@@ -8,4 +8,5 @@ export {
   type MissingPackageErrorCode,
   OPTIONAL_PACKAGES,
   packageOf,
+  requireOptionalPackage,
 } from "./optional-package.js";

@@ -4,7 +4,8 @@
 // cached, so later calls cost a map lookup); when it is not installed, the caller gets a
 // MissingPackageError naming the package, the `npm install` command and what needed it, instead of
 // Node's bare ERR_MODULE_NOT_FOUND. Any other failure (a broken install, a missing dependency of
-// the package) is passed through unchanged.
+// the package) is passed through unchanged. `requireOptionalPackage` is the synchronous twin.
+import { createRequire } from "node:module";
 import { KeelsonError } from "./keelson-error.js";
 
 /**
@@ -67,6 +68,21 @@ export function loadOptionalPackage<T>(name: string, purpose: string): Promise<T
     loading.set(name, module);
   }
   return module as Promise<T>;
+}
+
+/**
+ * `loadOptionalPackage` for a caller that must stay synchronous (the emulator's tokenizer counts
+ * inside pure functions): `require`s `name` (a CommonJS entry; Node caches it) and throws the same
+ * MissingPackageError when the package is not installed.
+ */
+export function requireOptionalPackage<T>(name: string, purpose: string): T {
+  try {
+    return createRequire(import.meta.url)(name) as T;
+  } catch (error) {
+    throw isMissing(error, packageOf(name))
+      ? new MissingPackageError(packageOf(name), purpose, { cause: error })
+      : error;
+  }
 }
 
 /** The package a module specifier names: `@scope/name` or `name`, without the subpath. */

@@ -2,7 +2,7 @@
 // use, as the store does), named by `application_name` so an operator — or a fault-injecting
 // test — can tell a worker's connections apart in pg_stat_activity; a pool passed in is used
 // as is and left open. Failures name the server without credentials.
-import { isKeelsonError, errorMessage } from "../errors/index.js";
+import { errorMessage, isKeelsonError, loadOptionalPackage, MissingPackageError } from "../errors/index.js";
 import { type PgPool, redactUrl } from "../store/postgres/index.js";
 import { FleetError, type FleetStore } from "./types.js";
 
@@ -29,11 +29,13 @@ export async function openPool(
   }
   if (!/^postgres(ql)?:\/\//.test(store))
     throw new FleetError("invalid-options", `store must be a postgres:// URL or a pool, got ${redactUrl(store)}`);
+  // a missing `pg` is a MissingPackageError; a broken install stays the fleet's `unavailable`
   let Pool: typeof import("pg").Pool;
   try {
-    ({ Pool } = await import("pg"));
+    ({ Pool } = await loadOptionalPackage<typeof import("pg")>("pg", "the fleet (a PostgreSQL queue)"));
   } catch (cause) {
-    throw new FleetError("unavailable", "the fleet needs the `pg` package (npm install pg)", { cause });
+    if (cause instanceof MissingPackageError) throw cause;
+    throw new FleetError("unavailable", `the fleet could not load \`pg\`: ${errorMessage(cause)}`, { cause });
   }
   const pool = new Pool({
     connectionString: store,

@@ -1,7 +1,7 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
 // live. A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`.
-import { errorMessage } from "../errors/index.js";
+import { errorMessage, MissingPackageError } from "../errors/index.js";
 import {
   type AssistantResult,
   BlockAssembler,
@@ -40,7 +40,11 @@ export async function streamProvider(
     return {
       content: [],
       finish: "error",
-      error: { message: errorMessage(error), code: "provider-failed" },
+      // a provider SDK the application did not install keeps its code: the fix is an install
+      error: {
+        message: errorMessage(error),
+        code: error instanceof MissingPackageError ? error.code : "provider-failed",
+      },
     };
   }
   return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();

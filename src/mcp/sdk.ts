@@ -1,6 +1,7 @@
-// The MCP SDK, loaded on first use: `import "keelson"` never loads it (it is heavy — express,
-// hono, ajv…), and an agent without MCP servers never does either. One load per process.
-import { errorMessage } from "../errors/index.js";
+// The MCP SDK (an optional peer dependency), loaded on first use: `import "keelson"` never loads
+// it (it is heavy — express, hono, ajv…), and an agent without MCP servers never does either.
+// One load per process; a missing package is a MissingPackageError naming it.
+import { errorMessage, loadOptionalPackage, MissingPackageError } from "../errors/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -19,14 +20,21 @@ export interface McpSdk {
 
 let loading: Promise<McpSdk> | undefined;
 
-/** The SDK's client pieces; rejects with `McpError('sdk-missing')` when the package cannot be loaded. */
+const PURPOSE = "MCP servers (mcpTools, .keelson/mcp.json)";
+const load = <T>(subpath: string): Promise<T> =>
+  loadOptionalPackage<T>(`@modelcontextprotocol/sdk/${subpath}`, PURPOSE);
+
+/**
+ * The SDK's client pieces. Rejects with a MissingPackageError when the package is not installed
+ * (an optional peer dependency), with `McpError('sdk-missing')` when it is but cannot be loaded.
+ */
 export function loadMcpSdk(): Promise<McpSdk> {
   loading ??= Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-    import("@modelcontextprotocol/sdk/shared/stdio.js"),
+    load<typeof import("@modelcontextprotocol/sdk/client/index.js")>("client/index.js"),
+    load<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>("client/stdio.js"),
+    load<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>("client/streamableHttp.js"),
+    load<typeof import("@modelcontextprotocol/sdk/types.js")>("types.js"),
+    load<typeof import("@modelcontextprotocol/sdk/shared/stdio.js")>("shared/stdio.js"),
   ]).then(
     ([client, stdio, http, types, lines]) => ({
       Client: client.Client,
@@ -38,6 +46,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
     }),
     (cause: unknown) => {
       loading = undefined;
+      if (cause instanceof MissingPackageError) throw cause;
       throw new McpError(
         "sdk-missing",
         `the MCP client (@modelcontextprotocol/sdk) cannot be loaded: ${errorMessage(cause)}`,

@@ -5,7 +5,7 @@
 // that clearly exceeds its model's context window is refused before anything is sent. The body
 // handed to the SDK is `anthropicRequestBody` (what `keelson requests --wire` prints). The SDK
 // is loaded on the first request (not at import), so importing Keelson costs no SDK.
-import { errorMessage } from "../../errors/index.js";
+import { errorMessage, loadOptionalPackage } from "../../errors/index.js";
 import type Anthropic from "@anthropic-ai/sdk";
 import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
 import { contextWindowProblem } from "../context-window.js";
@@ -39,9 +39,9 @@ export interface AnthropicProviderOptions {
 const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
 type AnthropicSdk = typeof import("@anthropic-ai/sdk");
-let sdkLoading: Promise<AnthropicSdk> | undefined;
-/** `@anthropic-ai/sdk`, imported once, on first use. */
-const anthropicSdk = (): Promise<AnthropicSdk> => (sdkLoading ??= import("@anthropic-ai/sdk"));
+/** `@anthropic-ai/sdk`, imported once, on first use (an optional peer: MissingPackageError when absent). */
+const anthropicSdk = (): Promise<AnthropicSdk> =>
+  loadOptionalPackage<AnthropicSdk>("@anthropic-ai/sdk", "the Anthropic provider (AnthropicProvider)");
 
 export class AnthropicProvider implements Provider {
   readonly id: string;
@@ -77,29 +77,23 @@ export class AnthropicProvider implements Provider {
     return this.#client?.baseURL ?? this.#clientOptions?.baseURL ?? ANTHROPIC_BASE_URL;
   }
 
-  async #connect(): Promise<{ client: Anthropic; sdk: AnthropicSdk }> {
-    const sdk = await anthropicSdk();
-    this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
-    return { client: this.#client, sdk };
-  }
-
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
     const tooLarge = contextWindowProblem(request, this.#models);
     if (tooLarge !== undefined) throw tooLarge;
     const body = anthropicRequestBody(request, { defaultMaxTokens: this.#defaultMaxTokens });
+    // Before the attempt: a missing SDK is the application's install, never a provider failure.
+    const sdk = await anthropicSdk();
     const controller = new AbortController();
     const forward = (): void => controller.abort(request.signal.reason);
     if (request.signal.aborted) forward();
     else request.signal.addEventListener("abort", forward, { once: true });
     const mapper = new AnthropicStreamMapper();
     let deadlines: AttemptDeadlines | undefined;
-    let sdk: AnthropicSdk | undefined;
     try {
-      const connection = await this.#connect();
-      sdk = connection.sdk;
+      this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
       deadlines = new AttemptDeadlines({ baseURL: this.baseURL, ...this.#deadlines }, () => controller.abort());
       deadlines.start();
-      const events = await connection.client.messages.create(body, { signal: controller.signal });
+      const events = await this.#client.messages.create(body, { signal: controller.signal });
       deadlines.responded();
       for await (const event of events) {
         deadlines.received(); // the consumer's time is not the provider's silence
@@ -116,7 +110,7 @@ export class AnthropicProvider implements Provider {
     } catch (error) {
       if (deadlines?.expired !== undefined) throw error instanceof ProviderError ? error : deadlines.error(error);
       if (request.signal.aborted) return; // the loop sees its own signal
-      throw toProviderError(error, sdk ?? (await anthropicSdk()), { baseURL: this.baseURL });
+      throw toProviderError(error, sdk, { baseURL: this.baseURL });
     } finally {
       deadlines?.stop();
       request.signal.removeEventListener("abort", forward);

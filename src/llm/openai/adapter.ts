@@ -6,6 +6,7 @@
 // under connect, first-event and stall deadlines (attempt-deadlines.ts), and a request that
 // clearly exceeds its model's context window is refused before anything is sent. The SDK is
 // loaded on the first request (not at import), so importing Keelson costs no SDK.
+import { loadOptionalPackage } from "../../errors/index.js";
 import type OpenAI from "openai";
 import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
 import { contextWindowProblem } from "../context-window.js";
@@ -63,9 +64,9 @@ export function chatWireOptions(
 }
 
 type OpenAISdk = typeof import("openai");
-let sdkLoading: Promise<OpenAISdk> | undefined;
-/** The `openai` SDK, imported once, on first use. */
-export const openaiSdk = (): Promise<OpenAISdk> => (sdkLoading ??= import("openai"));
+/** The `openai` SDK, imported once, on first use (an optional peer: MissingPackageError when absent). */
+const openaiSdk = (): Promise<OpenAISdk> =>
+  loadOptionalPackage<OpenAISdk>("openai", "the OpenAI-compatible provider (OpenAICompatibleProvider)");
 
 export class OpenAICompatibleProvider implements Provider {
   readonly id: string;
@@ -99,15 +100,15 @@ export class OpenAICompatibleProvider implements Provider {
     const tooLarge = contextWindowProblem(request, this.#models);
     if (tooLarge !== undefined) throw tooLarge;
     const params = toChatCompletionsParams(request, this.#wire);
+    // Before the attempt: a missing SDK is the application's install, never a provider failure.
+    const sdk = await openaiSdk();
     // Our own controller, so a deadline can abort the request without touching the caller's signal.
     const controller = new AbortController();
     const forward = (): void => controller.abort(request.signal.reason);
     request.signal.addEventListener("abort", forward, { once: true });
     if (request.signal.aborted) forward();
     let deadlines: AttemptDeadlines | undefined;
-    let sdk: OpenAISdk | undefined;
     try {
-      sdk = await openaiSdk();
       this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
       deadlines = new AttemptDeadlines({ baseURL: this.baseURL, ...this.#deadlines }, () => controller.abort());
       deadlines.start();
@@ -128,7 +129,7 @@ export class OpenAICompatibleProvider implements Provider {
       }
       for (const out of mapper.end()) yield out;
     } catch (error) {
-      throw toProviderError(error, sdk ?? (await openaiSdk()), {
+      throw toProviderError(error, sdk, {
         deadline: deadlines?.expired === undefined ? undefined : deadlines.error(error),
         aborted: request.signal.aborted,
         baseURL: this.baseURL,

@@ -1,9 +1,10 @@
-// Where a PostgreSQL store's connections come from, and how their failures read. `pg` is loaded
-// on the first connect (`await import("pg")`), so importing Keelson or its store layer never
-// loads it; a caller may instead hand in its own pool. The types here are structural and ours,
-// so the public declarations never mention pg's (a consumer without @types/pg typechecks).
+// Where a PostgreSQL store's connections come from, and how their failures read. `pg` (an
+// optional peer dependency) is loaded on the first connect, so importing Keelson or its store
+// layer never loads it, and a missing one is a MissingPackageError; a caller may instead hand in
+// its own pool. The types here are structural and ours, so the public declarations never mention
+// pg's (a consumer without @types/pg typechecks).
 // Failures become StoreErrors naming the server by a URL without credentials.
-import { errorMessage } from "../../errors/index.js";
+import { errorMessage, loadOptionalPackage, MissingPackageError } from "../../errors/index.js";
 import { StoreError, type StoreErrorCode } from "../types.js";
 
 /** A query result as `pg` returns it (the fields we read). */
@@ -73,11 +74,15 @@ export const DEFAULT_POOL_SIZE = 16;
 /** The pool a target names; a URL's pool is created here (loading pg) and owned by the caller of this. */
 export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; owned: boolean }> {
   if (target.pool !== undefined) return { pool: target.pool, owned: false };
+  // a missing `pg` is a MissingPackageError; a broken install stays the store's `unavailable`
   let Pool: typeof import("pg").Pool;
   try {
-    ({ Pool } = await import("pg"));
+    ({ Pool } = await loadOptionalPackage<typeof import("pg")>("pg", "the PostgreSQL store"));
   } catch (cause) {
-    throw new StoreError("unavailable", "the PostgreSQL store needs the `pg` package (npm install pg)", { cause });
+    if (cause instanceof MissingPackageError) throw cause;
+    throw new StoreError("unavailable", `the PostgreSQL store could not load \`pg\`: ${errorMessage(cause)}`, {
+      cause,
+    });
   }
   const pool = new Pool({ connectionString: target.url, max: target.poolSize ?? DEFAULT_POOL_SIZE });
   // An idle connection that dies (server restart) must not crash the process: the next query reports it.
