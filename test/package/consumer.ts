@@ -2,7 +2,7 @@
 // installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
 // no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
 import { execFile } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -77,4 +77,23 @@ export function runIn(
       },
     );
   });
+}
+
+/**
+ * What a project's install weighs: the bytes of every file under node_modules (their sizes, not
+ * the disk blocks they take, so the figure is the same on any filesystem) and the packages npm
+ * installed (from package-lock.json, nested copies included).
+ */
+export async function installedSize(dir: string): Promise<{ bytes: number; packages: string[] }> {
+  const entries = await readdir(join(dir, "node_modules"), { recursive: true, withFileTypes: true });
+  let bytes = 0;
+  for (const entry of entries)
+    if (entry.isFile() || entry.isSymbolicLink()) bytes += (await lstat(join(entry.parentPath, entry.name))).size;
+  const lock = JSON.parse(await readFile(join(dir, "package-lock.json"), "utf8")) as {
+    packages: Record<string, unknown>;
+  };
+  const packages = Object.keys(lock.packages)
+    .filter((path) => path !== "")
+    .map((path) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+  return { bytes, packages };
 }
