@@ -17,9 +17,9 @@ import {
 } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
-import type { PauseAnswer } from "./approval-decision.js";
-import { claimAnswers, claimInput, claimItems, notLogged, queuedAnswer, queuedDecision } from "./pause-claims.js";
-import type { ApprovalDecision, InputAnswer } from "./approval-types.js";
+import { claimAnswers, claimInput, claimItems, notLogged } from "./pause-claims.js";
+import { AgentPauseAnswers } from "./pause-answers.js";
+import type { AnswerBatch, AnswerStreamOptions, ApprovalDecision, InputAnswer } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { type Claim, Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
@@ -38,8 +38,9 @@ import {
 } from "./types.js";
 import type { TurnEvent } from "./turn-events.js";
 import { TurnFeed } from "./turn-feed.js";
-import { openTurnStream } from "./turn-stream.js";
+import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
+import { invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
 export interface AgentOrigin {
@@ -57,23 +58,6 @@ function deferred<T>(): { promise: Promise<T>; settle: Settle<T> } {
     settle = { resolve, reject };
   });
   return { promise, settle };
-}
-
-function resolveProvider(options: AgentOptions): Provider {
-  if (options.provider !== undefined) return options.provider;
-  const id = options.model.includes(":") ? options.model.slice(0, options.model.indexOf(":")) : undefined;
-  const provider = id === undefined ? undefined : options.providers?.[id];
-  if (provider === undefined) {
-    throw new LoopError(
-      "unknown-provider",
-      `no provider for model ${JSON.stringify(options.model)}: pass \`provider\`, or \`providers\` with a key matching its "provider:" prefix`,
-    );
-  }
-  return provider;
-}
-
-function invariantsDefault(): boolean {
-  return process.env.KEELSON_INVARIANTS === "1" || process.env.VITEST !== undefined;
 }
 
 class LoopAgent implements Agent {
@@ -103,6 +87,7 @@ class LoopAgent implements Agent {
   #idleWaiters: (() => void)[] = [];
   /** Set when a turn's flush failed: the store is behind the session until a flush succeeds. */
   #unsaved: unknown;
+  readonly #pauses: AgentPauseAnswers;
 
   constructor(options: AgentOptions, origin: AgentOrigin) {
     this.#options = options;
@@ -186,6 +171,15 @@ class LoopAgent implements Agent {
     }
     for (const plugin of options.plugins ?? [])
       this.#unloads.push(loadPlugin(this.hooks, plugin, { agent: this as Agent }));
+    this.#pauses = new AgentPauseAnswers({
+      agent: this,
+      session: this.session,
+      hooks: this.hooks,
+      tools: this.tools,
+      disposed: () => this.#status === "disposed",
+      enqueue: (item) => this.#enqueue(() => this.#inbox.decide(item), item.settle),
+      openStream: (enqueue, options) => this.#openStream(enqueue, options),
+    });
   }
 
   get status(): AgentStatus {
@@ -217,26 +211,31 @@ class LoopAgent implements Agent {
   stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
     const prompt = toContent(content);
     const output = turnOutput(options ?? {}, this.#output);
-    return openTurnStream(
-      {
-        session: this.session,
-        tapChunks: (listener) => this.#tapChunks(listener),
-        enqueue: (settle, onStart) =>
-          this.#enqueue(
-            () =>
-              this.#inbox.prompt({
-                content: prompt,
-                source: "user",
-                settle,
-                onStart,
-                ...(output === undefined ? {} : { output }),
-              }),
-            settle,
-          ),
-        cancel: (reason) => this.cancel(reason),
-      },
+    return this.#openStream(
+      (settle, onStart) =>
+        this.#enqueue(
+          () =>
+            this.#inbox.prompt({
+              content: prompt,
+              source: "user",
+              settle,
+              onStart,
+              ...(output === undefined ? {} : { output }),
+            }),
+          settle,
+        ),
       options,
     );
+  }
+
+  #openStream(enqueue: TurnStreamPort["enqueue"], options: AnswerStreamOptions | undefined): TurnStream {
+    const port = {
+      session: this.session,
+      tapChunks: this.#tapChunks.bind(this),
+      enqueue,
+      cancel: this.cancel.bind(this),
+    };
+    return openTurnStream(port, options);
   }
 
   /** Rejects (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
@@ -293,27 +292,23 @@ class LoopAgent implements Agent {
   }
 
   pendingApprovals(): PendingApproval[] {
-    return this.session.pendingApprovals();
+    return this.#pauses.pendingApprovals();
   }
 
   pendingInputs(): PendingInput[] {
-    return this.session.pendingInputs();
+    return this.#pauses.pendingInputs();
   }
 
-  async respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
-    if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
-    return this.#queueAnswer(queuedAnswer(this.session, id, answer));
+  respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
+    return this.#pauses.respond(id, answer);
   }
 
-  async decide(callId: string, input: ApprovalDecision): Promise<TurnOutcome> {
-    if (this.#status === "disposed") throw new LoopError("disposed", "the agent is disposed");
-    return this.#queueAnswer(await queuedDecision(this, this.hooks, this.tools, callId, input));
+  decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome> {
+    return this.#pauses.decide(callId, decision);
   }
 
-  #queueAnswer(answer: PauseAnswer): Promise<TurnOutcome> {
-    const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.decide({ answer, settle }), settle);
-    return promise;
+  streamAnswers(answers: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
+    return this.#pauses.streamAnswers(answers, options);
   }
 
   async flush(): Promise<void> {
@@ -484,12 +479,4 @@ export function createAgent<O extends AgentOptions>(options: O): Agent<AgentOutp
 export function agentOver<O extends AgentOptions>(options: O, origin: AgentOrigin): Agent<AgentOutput<O>> {
   validateOptions(options);
   return new LoopAgent(options, origin) as Agent<AgentOutput<O>>;
-}
-
-function validateOptions(options: AgentOptions): void {
-  if (typeof options?.model !== "string" || options.model === "")
-    throw new LoopError("invalid-options", "createAgent needs a `model` string");
-  if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
-    throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
-  }
 }

@@ -152,26 +152,37 @@ function argumentsText(value: JsonObject | string, where: string): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/** What an answer answers: `a <callId>` for a decision, `i <id>` for a reply to a question. */
+export const answerKey = (answer: PauseAnswer): string =>
+  answer.type === "approval/decision" ? `a ${answer.data.callId}` : `i ${answer.data.id}`;
+
+/** Throws the typed error of an answer whose request is no longer pending. */
+export function checkStillPending(session: Session, answer: PauseAnswer): void {
+  if (answer.type === "approval/decision") pendingRequest(session, answer.data.callId);
+  else pendingInput(session, answer.data.id);
+}
+
 /**
- * The queued decisions still pending now, in order; the others are rejected (`already-decided`
- * for a second decision of one call, or what `pendingRequest` says), nothing logged.
+ * The queued batches whose every answer is still pending now, in order; each other batch is
+ * rejected whole (`already-decided` / `already-answered` when an earlier batch answers the same
+ * call, or what `pendingRequest` / `pendingInput` say), nothing of it logged.
  */
 export function stillPending(session: Session, queued: readonly QueuedDecision[]): QueuedDecision[] {
   const out: QueuedDecision[] = [];
-  const keyOf = (answer: PauseAnswer): string =>
-    answer.type === "approval/decision" ? `a ${answer.data.callId}` : `i ${answer.data.id}`;
+  const taken = new Set<string>();
   for (const item of queued) {
     try {
-      const { answer } = item;
-      if (answer.type === "approval/decision") pendingRequest(session, answer.data.callId);
-      else pendingInput(session, answer.data.id);
-      if (out.some((o) => keyOf(o.answer) === keyOf(answer)))
-        throw answer.type === "approval/decision"
-          ? new ApprovalError(
-              "already-decided",
-              `the approval of call ${previewName(answer.data.callId)} is already decided (by an earlier decision)`,
-            )
-          : new InputError("already-answered", `the question ${previewName(answer.data.id)} is already answered`);
+      for (const answer of item.answers) {
+        checkStillPending(session, answer);
+        if (taken.has(answerKey(answer)))
+          throw answer.type === "approval/decision"
+            ? new ApprovalError(
+                "already-decided",
+                `the approval of call ${previewName(answer.data.callId)} is already decided (by an earlier decision)`,
+              )
+            : new InputError("already-answered", `the question ${previewName(answer.data.id)} is already answered`);
+      }
+      for (const answer of item.answers) taken.add(answerKey(answer));
       out.push(item);
     } catch (error) {
       item.settle.reject(error);

@@ -7,7 +7,7 @@ import { KeelsonError } from "../errors/index.js";
 import type { WaterfallHook } from "../hooks/index.js";
 import type { JsonObject, JsonValue } from "../json/index.js";
 import type { PendingApproval, PendingInput } from "../session/index.js";
-import type { Agent, TurnOutcome } from "./types.js";
+import type { Agent, StreamOptions, TurnOutcome, TurnStream } from "./types.js";
 
 /**
  * A person's answer to an approval request. `arguments` (an object, or its JSON text) replaces
@@ -62,6 +62,28 @@ export interface InputAnswer {
   readonly value: JsonValue;
   readonly by?: string;
 }
+
+/** One decision of an answer batch (`agent.streamAnswers`): the call it decides, and how. */
+export interface CallDecision extends ApprovalDecision {
+  readonly callId: string;
+}
+
+/** One reply of an answer batch: the question's id (the asking call's id) and the answer. */
+export interface QuestionReply extends InputAnswer {
+  readonly id: string;
+}
+
+/**
+ * Answers to a paused turn's pending approvals and questions, logged together in one
+ * continuation turn (`agent.streamAnswers`). At least one of the two, no call or question twice.
+ */
+export interface AnswerBatch {
+  readonly decisions?: readonly CallDecision[];
+  readonly responses?: readonly QuestionReply[];
+}
+
+/** How `agent.streamAnswers` streams (a continuation turn takes the agent's default output, no other). */
+export type AnswerStreamOptions = Omit<StreamOptions<never>, "output" | "repair">;
 
 /** What a live answerer gives back: an answer, or `undefined` for no answer. */
 export type InputReply = InputAnswer | undefined;
@@ -165,6 +187,19 @@ export interface AgentPauses {
   respond(id: string, answer: InputAnswer): Promise<TurnOutcome>;
   /** The logged questions without an answer, in model order. */
   pendingInputs(): PendingInput[];
+  /**
+   * Answers several pending approvals and questions at once and streams the turn that continues
+   * the paused one (what a UI that collected a person's answers sends). Every answer is checked
+   * first — the checks of `decide` and `respond`, `approval/decide` included — and on any refusal
+   * nothing is logged (all or nothing); then the batch is queued as one, so ONE turn logs every
+   * answer (in the order they were asked) and, once nothing of the paused step is pending, runs
+   * the held calls and calls the model again. The stream is `stream`'s: that turn's events, then
+   * its outcome. Throws at once what the log refuses (`ApprovalError`, `InputError`; an empty
+   * batch or a call or question answered twice in it: `LoopError('invalid-options')` /
+   * `invalid-decision` / `invalid-value`); a refusal by an `approval/decide` listener (or an
+   * answer that lost a race meanwhile) fails the iteration and `outcome` instead, nothing logged.
+   */
+  streamAnswers(answers: AnswerBatch, options?: AnswerStreamOptions): TurnStream;
 }
 
 export type { PendingApproval, PendingInput };

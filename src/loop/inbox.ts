@@ -28,10 +28,16 @@ export interface QueuedCompact {
   readonly settle: Settle<TurnOutcome>;
 }
 
-/** A checked decision (or answer to a question) waiting for its turn; `logged` is set once the turn logged it. */
+/**
+ * A checked batch of decisions and answers to questions (one for `decide` / `respond`, several for
+ * `streamAnswers`) waiting for its turn, which logs all of them or none; `logged` is set once it did.
+ */
 export interface QueuedDecision {
-  readonly answer: PauseAnswer;
+  /** In the order they were asked (their requests' seqs). */
+  readonly answers: readonly PauseAnswer[];
   readonly settle: Settle<TurnOutcome>;
+  /** Called when the turn that claimed this batch has logged its `turn/start` (`streamAnswers`). */
+  readonly onStart?: (turn: number, startSeq: number) => void;
   logged?: boolean;
 }
 

@@ -1,44 +1,12 @@
-// What a paused session's agent claims and queues: decisions and answers checked before they
-// are queued (`queuedDecision`, `queuedAnswer`), checked again when claimed (a second one for the
-// same call is refused, nothing logged), and the refusal of other input while something waits
-// for a person. The agent (agent.ts) calls these; the turn that logs them is turn.ts's.
-import type { HookBus } from "../hooks/index.js";
+// What a paused session's agent claims: queued batches of decisions and answers (checked before
+// they were queued, pause-answers.ts) checked again when claimed — a batch with an answer that is
+// no longer pending is refused whole, nothing logged — and the refusal of other input while
+// something waits for a person. The agent (agent.ts) calls these; the turn that logs them is turn.ts's.
 import type { Session } from "../session/index.js";
-import type { ToolRegistry } from "../tools/index.js";
-import {
-  checkedAnswer,
-  normalizeDecision,
-  type PauseAnswer,
-  pendingInput,
-  pendingRequest,
-  refusalOf,
-  stillPending,
-} from "./approval-decision.js";
-import { type ApprovalDecision, ApprovalError, type InputAnswer, InputError } from "./approval-types.js";
+import { stillPending } from "./approval-decision.js";
+import { ApprovalError, InputError } from "./approval-types.js";
 import type { Claim, Inbox, QueuedDecision, Settle } from "./inbox.js";
-import { type Agent, type AgentHooks, LoopError } from "./types.js";
-
-/** `agent.decide`'s checks, `approval/decide` included: the decision to queue, or an `ApprovalError`. */
-export async function queuedDecision(
-  agent: Agent,
-  hooks: HookBus<AgentHooks>,
-  tools: ToolRegistry,
-  callId: string,
-  input: ApprovalDecision,
-): Promise<PauseAnswer> {
-  const request = pendingRequest(agent.session, callId);
-  const decision = normalizeDecision(input, request, tools);
-  const refusal = await refusalOf(hooks, agent, request, decision, false);
-  if (refusal !== undefined)
-    throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
-  pendingRequest(agent.session, callId); // decided or cancelled while the listeners ran
-  return { type: "approval/decision", data: decision };
-}
-
-/** `agent.respond`'s checks: the answer to queue, or an `InputError`. */
-export function queuedAnswer(session: Session, id: string, answer: InputAnswer): PauseAnswer {
-  return { type: "input/response", data: checkedAnswer(pendingInput(session, id), answer) };
-}
+import { LoopError } from "./types.js";
 
 /**
  * The next claim when decisions or answers are queued: those still pending (the others are
@@ -66,9 +34,9 @@ export function claimInput(session: Session, inbox: Inbox): Claim | undefined {
   return undefined;
 }
 
-/** The typed error of a decision or answer whose turn was cancelled before it was logged. */
+/** The typed error of a batch whose turn was cancelled before it was logged. */
 export function notLogged(item: QueuedDecision): Error {
-  return item.answer.type === "approval/decision"
+  return item.answers.some((answer) => answer.type === "approval/decision")
     ? new ApprovalError("cancelled", "the turn was cancelled before the decision was logged")
     : new InputError("cancelled", "the turn was cancelled before the answer was logged");
 }

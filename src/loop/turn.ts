@@ -63,7 +63,7 @@ export async function runTurn(
   const output = claim.prompts.length > 0 ? claim.prompts[0]!.output : ctx.output;
   if (output !== undefined) state.output = output;
   const startSeq = session.append("turn/start", { turn, trigger }).seq;
-  for (const prompt of claim.prompts) prompt.onStart?.(turn, startSeq);
+  for (const item of [...claim.prompts, ...claim.decisions]) item.onStart?.(turn, startSeq);
   try {
     checkAbort(signal);
     if (claim.compacts.length > 0) await compactNow(ctx, signal);
@@ -133,9 +133,9 @@ async function admitDecisions(
   signal: AbortSignal,
 ): Promise<"steps" | "none"> {
   for (const item of claim.decisions) {
-    const { answer } = item;
-    if (answer.type === "approval/decision") ctx.session.append(answer.type, answer.data);
-    else ctx.session.append(answer.type, answer.data);
+    for (const answer of item.answers)
+      if (answer.type === "approval/decision") ctx.session.append(answer.type, answer.data);
+      else ctx.session.append(answer.type, answer.data);
     item.logged = true;
   }
   if (ctx.session.awaitingApproval || ctx.session.awaitingInput) {

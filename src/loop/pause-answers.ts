@@ -1,0 +1,156 @@
+// An agent's answers to its pauses for a person — `decide`, `respond`, `streamAnswers` — and its
+// pending lists: the part of `Agent` that is `AgentPauses`. Every answer of a batch is checked
+// against the log first (approval-decision.ts: pending? well-formed? matching the question's
+// schema? accepted by `approval/decide`?), and on any refusal nothing is queued or logged; then
+// the batch is queued as one item, so one turn claims and logs all of it (pause-claims.ts,
+// turn.ts). `streamAnswers` hands back that turn's stream, as `agent.stream` does for a prompt.
+import type { HookBus } from "../hooks/index.js";
+import { previewName } from "../json/index.js";
+import type { PendingApproval, PendingInput, Session } from "../session/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import {
+  answerKey,
+  checkedAnswer,
+  checkStillPending,
+  type LoggedDecision,
+  normalizeDecision,
+  type PauseAnswer,
+  pendingInput,
+  pendingRequest,
+  refusalOf,
+} from "./approval-decision.js";
+import {
+  type AgentPauses,
+  type AnswerBatch,
+  type AnswerStreamOptions,
+  type ApprovalDecision,
+  ApprovalError,
+  type InputAnswer,
+  InputError,
+} from "./approval-types.js";
+import type { QueuedDecision, Settle } from "./inbox.js";
+import type { TurnStreamPort } from "./turn-stream.js";
+import { type Agent, type AgentHooks, LoopError, type TurnOutcome, type TurnStream } from "./types.js";
+
+/** What the pause methods need from their agent. */
+export interface PausePort {
+  readonly agent: Agent;
+  readonly session: Session;
+  readonly hooks: HookBus<AgentHooks>;
+  readonly tools: ToolRegistry;
+  readonly disposed: () => boolean;
+  /** Queues a checked batch for the next turn (rejecting it when the agent is disposed). */
+  readonly enqueue: (item: QueuedDecision) => void;
+  /** A turn stream over the agent whose turn is queued by `enqueue` (`openTurnStream`). */
+  readonly openStream: (enqueue: TurnStreamPort["enqueue"], options?: AnswerStreamOptions) => TurnStream;
+}
+
+/** A batch after the checks that need no listener: each answer with the request it answers. */
+interface CheckedBatch {
+  readonly decisions: readonly { readonly request: PendingApproval; readonly decision: LoggedDecision }[];
+  readonly responses: readonly { readonly request: PendingInput; readonly answer: PauseAnswer }[];
+}
+
+export class AgentPauseAnswers implements AgentPauses {
+  readonly #port: PausePort;
+
+  constructor(port: PausePort) {
+    this.#port = port;
+  }
+
+  pendingApprovals(): PendingApproval[] {
+    return this.#port.session.pendingApprovals();
+  }
+
+  pendingInputs(): PendingInput[] {
+    return this.#port.session.pendingInputs();
+  }
+
+  async decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome> {
+    return this.#answerNow({ decisions: [{ ...decision, callId }] });
+  }
+
+  async respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
+    return this.#answerNow({ responses: [{ ...answer, id }] });
+  }
+
+  streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
+    const checked = this.#checked(batch);
+    const answers = this.#admitted(checked);
+    answers.catch(() => {}); // handed to the stream's settle
+    return this.#port.openStream((settle, onStart) => {
+      answers.then((list) => this.#queue(list, settle, onStart), settle.reject);
+    }, options);
+  }
+
+  async #answerNow(batch: AnswerBatch): Promise<TurnOutcome> {
+    if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
+    const answers = await this.#admitted(this.#checked(batch));
+    return new Promise((resolve, reject) => this.#queue(answers, { resolve, reject }));
+  }
+
+  #queue(answers: readonly PauseAnswer[], settle: Settle<TurnOutcome>, onStart?: QueuedDecision["onStart"]): void {
+    this.#port.enqueue({ answers, settle, ...(onStart === undefined ? {} : { onStart }) });
+  }
+
+  /** The checks that need no listener, in the batch's order; throws the first refusal. */
+  #checked(batch: AnswerBatch): CheckedBatch {
+    const { session, tools } = this.#port;
+    if (typeof batch !== "object" || batch === null)
+      throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
+    const decisions = list(batch.decisions, "decisions").map((input) => {
+      const request = pendingRequest(session, (input as { callId?: unknown } | null)?.callId);
+      return { request, decision: normalizeDecision(input, request, tools) };
+    });
+    const responses = list(batch.responses, "responses").map((input) => {
+      const request = pendingInput(session, (input as { id?: unknown } | null)?.id);
+      return { request, answer: { type: "input/response", data: checkedAnswer(request, input) } as const };
+    });
+    if (decisions.length + responses.length === 0)
+      throw new LoopError("invalid-options", "the answers hold no decision and no response");
+    const seen = new Set<string>();
+    const keyed: PauseAnswer[] = [
+      ...decisions.map(({ decision }) => ({ type: "approval/decision", data: decision }) as const),
+      ...responses.map(({ answer }) => answer),
+    ];
+    for (const answer of keyed) {
+      if (seen.has(answerKey(answer)))
+        throw answer.type === "approval/decision"
+          ? new ApprovalError("invalid-decision", `the answers decide call ${previewName(answer.data.callId)} twice`)
+          : new InputError("invalid-value", `the answers answer the question ${previewName(answer.data.id)} twice`);
+      seen.add(answerKey(answer));
+    }
+    return { decisions, responses };
+  }
+
+  /**
+   * Runs `approval/decide` for each decision (a refusal refuses the batch), then checks every
+   * answer again — one may have been answered while the listeners ran. The answers in the order
+   * they were asked.
+   */
+  async #admitted(checked: CheckedBatch): Promise<PauseAnswer[]> {
+    const { agent, hooks, session } = this.#port;
+    for (const { request, decision } of checked.decisions) {
+      const refusal = await refusalOf(hooks, agent, request, decision, false);
+      if (refusal !== undefined)
+        throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
+    }
+    const asked: { readonly seq: number; readonly answer: PauseAnswer }[] = [
+      ...checked.decisions.map(({ request, decision }) => ({
+        seq: request.requestSeq,
+        answer: { type: "approval/decision", data: decision } as const,
+      })),
+      ...checked.responses.map(({ request, answer }) => ({ seq: request.requestSeq, answer })),
+    ];
+    const answers = asked.sort((a, b) => a.seq - b.seq).map((a) => a.answer);
+    for (const answer of answers) checkStillPending(session, answer);
+    return answers;
+  }
+}
+
+/** A batch's `decisions` / `responses`: absent, or an array. */
+function list<T>(value: readonly T[] | undefined, name: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new LoopError("invalid-options", `the answers' ${name} must be an array`);
+  return value;
+}
