@@ -6,6 +6,10 @@
 // Agents: the loop.
 export {
   type Agent,
+  type AnswerBatch,
+  type AnswerStreamOptions,
+  type CallDecision,
+  type QuestionReply,
   type ApprovalAskPayload,
   type ApprovalDecidePayload,
   type ApprovalDecision,

@@ -3,6 +3,10 @@ export { createAgent } from "./agent.js";
 export { checkedAnswer, pendingInput, pendingRequest } from "./approval-decision.js";
 export {
   type AgentPauses,
+  type AnswerBatch,
+  type AnswerStreamOptions,
+  type CallDecision,
+  type QuestionReply,
   type ApprovalAnswer,
   type ApprovalAskPayload,
   type ApprovalDecidePayload,
