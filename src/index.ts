@@ -192,6 +192,7 @@ export {
   HostError,
   type HostErrorCode,
   type HostFollowOptions,
+  type HostPending,
   type HostPromptOptions,
   type HostStats,
   type HostStreamOptions,

@@ -4,16 +4,24 @@
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
 import { previewJson } from "../json/index.js";
-import type { Agent, ApprovalDecision, InputAnswer, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type {
+  Agent,
+  AnswerBatch,
+  ApprovalDecision,
+  InputAnswer,
+  TurnEvent,
+  TurnOutcome,
+  TurnStream,
+} from "../loop/index.js";
 import { isSafeSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { systemClock } from "./host-clock.js";
 import { HostProfiles } from "./host-profiles.js";
 import { openAgent } from "./open-agent.js";
 import { type QueuedPrompt, QueuedSend } from "./queued-prompt.js";
-import { QueuedTurnStream } from "./queued-turn-stream.js";
+import { QueuedTurnStream, type StartStream } from "./queued-turn-stream.js";
 import { SessionSlot, type SlotPort } from "./session-slot.js";
-import { checkPosition, followStored } from "./stored-follow.js";
+import { checkPosition, followStored, loadStored } from "./stored-follow.js";
 import {
   type AgentHost,
   type AgentHostOptions,
@@ -21,6 +29,7 @@ import {
   type HostCloseOptions,
   HostError,
   type HostFollowOptions,
+  type HostPending,
   type HostPrompt,
   type HostPromptOptions,
   type HostStats,
@@ -84,10 +93,18 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   stream(sessionId: string, prompt: HostPrompt, options: HostStreamOptions = {}): TurnStream {
-    const slot = this.#admit(sessionId, prompt, options);
-    const stream = new QueuedTurnStream(prompt, options, (dropped) => slot.remove(dropped));
-    slot.enqueue(stream);
-    return stream;
+    return this.#queueStream(sessionId, prompt, options, (agent, o) => agent.stream(prompt, o));
+  }
+
+  streamAnswers(sessionId: string, answers: AnswerBatch, options: HostStreamOptions = {}): TurnStream {
+    return this.#queueStream(sessionId, DECISION, options, (agent, o) => agent.streamAnswers(answers, o));
+  }
+
+  async pending(sessionId: string): Promise<HostPending> {
+    this.#refuseClosed();
+    checkSessionId(sessionId);
+    const session = this.#slots.get(sessionId)?.agent?.session ?? (await loadStored(this.#store, sessionId));
+    return { approvals: session?.pendingApprovals() ?? [], inputs: session?.pendingInputs() ?? [] };
   }
 
   async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {
@@ -174,6 +191,18 @@ class SessionHost implements AgentHost, SlotPort {
     const queued = new QueuedSend(start, options.profile, options.signal, (dropped) => slot.remove(dropped));
     slot.enqueue(queued);
     return queued.promise;
+  }
+
+  #queueStream(
+    sessionId: string,
+    prompt: HostPrompt | typeof DECISION,
+    options: HostStreamOptions,
+    start: StartStream,
+  ): TurnStream {
+    const slot = this.#admit(sessionId, prompt, options);
+    const stream = new QueuedTurnStream(start, options, (dropped) => slot.remove(dropped));
+    slot.enqueue(stream);
+    return stream;
   }
 
   /** Checks a queued turn at the door (`DECISION`: a decision, not a prompt) and returns its slot. */

@@ -12,6 +12,7 @@ export {
   HostError,
   type HostErrorCode,
   type HostFollowOptions,
+  type HostPending,
   type HostPrompt,
   type HostPromptOptions,
   type HostStats,

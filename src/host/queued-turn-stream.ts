@@ -1,15 +1,20 @@
-// `host.stream`: a TurnStream handed out at once, while its prompt may still wait behind the
-// session's running turn. Until the turn starts, iteration waits and a cancel (closing the
-// iteration, `cancel()`, the signal) drops the prompt — nothing is logged, and the iteration and
-// `outcome` fail with `HostError('cancelled')`. Once it starts, it is the agent's own stream.
-import type { Agent, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+// `host.stream` and `host.streamAnswers`: a TurnStream handed out at once, while its prompt (or
+// answers) may still wait behind the session's running turn. Until the turn starts, iteration
+// waits and a cancel (closing the iteration, `cancel()`, the signal) drops it — nothing is logged,
+// and the iteration and `outcome` fail with `HostError('cancelled')`. Once it starts, it is the
+// agent's own stream (`agent.stream`, `agent.streamAnswers`); what the agent refuses at once (an
+// answer the log refuses) fails the iteration and `outcome` the same way.
+import type { Agent, AnswerStreamOptions, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
 import { abortReason, type QueuedPrompt } from "./queued-prompt.js";
-import { HostError, type HostPrompt, type HostStreamOptions } from "./types.js";
+import { HostError, type HostStreamOptions } from "./types.js";
+
+/** Starts the queued turn's stream on the session's agent. */
+export type StartStream = (agent: Agent, options: AnswerStreamOptions) => TurnStream;
 
 export class QueuedTurnStream implements TurnStream, QueuedPrompt {
   readonly profile: string | undefined;
   readonly outcome: Promise<TurnOutcome>;
-  readonly #content: HostPrompt;
+  readonly #start: StartStream;
   readonly #options: HostStreamOptions;
   readonly #onDrop: (prompt: QueuedPrompt) => void;
   #resolve!: (outcome: TurnOutcome) => void;
@@ -21,8 +26,8 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
   #wake: (() => void) | undefined;
   #iterated = false;
 
-  constructor(content: HostPrompt, options: HostStreamOptions, onDrop: (prompt: QueuedPrompt) => void) {
-    this.#content = content;
+  constructor(start: StartStream, options: HostStreamOptions, onDrop: (prompt: QueuedPrompt) => void) {
+    this.#start = start;
     this.#options = options;
     this.profile = options.profile;
     this.#onDrop = onDrop;
@@ -41,13 +46,20 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
 
   run(agent: Agent, ended: () => void): Promise<void> {
     if (this.#state !== "waiting") return Promise.resolve();
-    this.#state = "running";
     const { signal, maxBufferedChars } = this.#options;
+    let inner: TurnStream;
+    try {
+      inner = this.#start(agent, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }),
+      });
+    } catch (error) {
+      this.fail(error);
+      ended();
+      return Promise.resolve();
+    }
+    this.#state = "running";
     signal?.removeEventListener("abort", this.#onAbort); // the agent's stream listens from now on
-    const inner = agent.stream(this.#content, {
-      ...(signal === undefined ? {} : { signal }),
-      ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }),
-    });
     this.#inner = inner;
     this.#notify();
     // Registered after the feed's own: the feed has queued its turn-end before `ended` runs, and

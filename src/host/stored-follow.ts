@@ -1,6 +1,7 @@
-// `host.follow` of a session that is not open: its committed events after `from`, read from the
-// store (a read-only load: no lock taken, nothing repaired, nothing written). A turn another
-// process runs on it is not followed live — the caller reconnects for more.
+// A session that is not open, read from the store (a read-only load: no lock taken, nothing
+// repaired, nothing written): `host.follow`'s committed events after `from` — a turn another
+// process runs on it is not followed live, the caller reconnects for more — and what
+// `host.pending` reads.
 import { isKeelsonError } from "../errors/index.js";
 import { previewJson } from "../json/index.js";
 import { committedTurnEvent, type TurnEvent } from "../loop/index.js";
@@ -19,19 +20,23 @@ export function checkPosition(from: unknown, length: number, sessionId: string):
   return at;
 }
 
+/** The stored session read-only, or undefined when the store has none with that id. */
+export async function loadStored(store: SessionStore, sessionId: string): Promise<Session | undefined> {
+  try {
+    return (await store.load(sessionId, { readOnly: true })).session;
+  } catch (error) {
+    if (isKeelsonError<StoreErrorCode>(error, "not-found")) return undefined;
+    throw error;
+  }
+}
+
 export async function followStored(
   store: SessionStore,
   sessionId: string,
   from: unknown,
 ): Promise<AsyncIterableIterator<TurnEvent>> {
-  let session: Session;
-  try {
-    ({ session } = await store.load(sessionId, { readOnly: true }));
-  } catch (error) {
-    if (isKeelsonError<StoreErrorCode>(error, "not-found"))
-      throw new HostError("not-found", `no session ${sessionId} in the store`, { cause: error });
-    throw error;
-  }
+  const session = await loadStored(store, sessionId);
+  if (session === undefined) throw new HostError("not-found", `no session ${sessionId} in the store`);
   return committedAfter(session, checkPosition(from, session.length, sessionId));
 }
 

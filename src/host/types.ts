@@ -2,7 +2,17 @@
 // the clock it schedules idle eviction on, its statistics, and the layer's error type. The
 // behaviour behind them (FIFO per session, eviction, draining) is written in README.md.
 import { KeelsonError } from "../errors/index.js";
-import type { AgentProfile, ApprovalDecision, InputAnswer, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
+import type {
+  AgentProfile,
+  AnswerBatch,
+  ApprovalDecision,
+  InputAnswer,
+  PendingApproval,
+  PendingInput,
+  TurnEvent,
+  TurnOutcome,
+  TurnStream,
+} from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import type { SessionStore } from "../store/index.js";
 
@@ -79,6 +89,12 @@ export interface HostStats {
   readonly queued: number;
 }
 
+/** What a session waits for: its pending approvals and questions, in model order. */
+export interface HostPending {
+  readonly approvals: readonly PendingApproval[];
+  readonly inputs: readonly PendingInput[];
+}
+
 /** Prompt content, as `agent.send` takes it. */
 export type HostPrompt = string | readonly UserContent[];
 
@@ -117,6 +133,21 @@ export interface AgentHost {
    * nothing is logged) and cancel the turn once it runs (it ends `aborted`).
    */
   stream(sessionId: string, prompt: HostPrompt, options?: HostStreamOptions): TurnStream;
+  /**
+   * Queues answers to the session's pending approvals and questions (`agent.streamAnswers`) as a
+   * turn of its FIFO, like `decide`, and streams the turn that continues the paused one, like
+   * `stream`. The answers are checked when the turn's time comes: what the log refuses
+   * (`ApprovalError`, `InputError`, nothing logged) fails the iteration and `outcome`. Throws
+   * `HostError` at once as `stream` does.
+   */
+  streamAnswers(sessionId: string, answers: AnswerBatch, options?: HostStreamOptions): TurnStream;
+  /**
+   * What the session waits for: the open agent's pending approvals and questions, or — when it is
+   * not open — read from the store (read-only); none for a session the store does not have.
+   * What `parseChatRequest(body, { pending })` (keelson/serve) checks a UI's answers against.
+   * `HostError` `invalid-id`, `closed`.
+   */
+  pending(sessionId: string): Promise<HostPending>;
   /**
    * A reconnecting client's feed: the open agent's `follow` (committed events after `from`, then
    * the turn in flight live), or — when the session is not open — its committed events read from

@@ -1,7 +1,8 @@
 // The agent host and approvals (#23 §1): a turn that pauses ends awaiting-approval; a prompt
 // while it waits is refused by the loop (awaiting-approval); host.decide queues the decision as a
 // turn of the session's FIFO and resolves with the continued turn's outcome — also after the
-// agent was evicted and the session is reopened from the store.
+// agent was evicted and the session is reopened from the store. host.streamAnswers does the same
+// for a batch (what a UI sends) and streams the continued turn; host.pending says what waits.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
-import { ApprovalError, type AgentProfile } from "../../src/loop/index.js";
+import { ApprovalError, type AgentProfile, type TurnEvent } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
 
@@ -84,6 +85,42 @@ describe("host.decide", () => {
     const { session } = await store.load("q1", { readOnly: true });
     const outcome = await host.respond("q1", session.pendingInputs()[0]!.id, { value: "Ada" });
     expect(outcome.reason).toEqual({ kind: "completed" });
+    await host.close();
+    await store.close();
+  });
+
+  test("host.streamAnswers queues a batch in the FIFO, streams the continued turn; host.pending reads open and stored sessions", async () => {
+    const store = new JsonlSessionStore({ root });
+    const host = createAgentHost({ store, profile, maxOpen: 1 });
+    expect(await host.pending("never-made")).toEqual({ approvals: [], inputs: [] });
+    expect((await host.send("s1", "ship it")).reason).toEqual({ kind: "awaiting-approval" });
+    const open = await host.pending("s1"); // from the open agent
+    expect(open.approvals.map((p) => p.tool)).toEqual(["deploy"]);
+    expect((await host.send("s2", "other session")).reason).toEqual({ kind: "awaiting-approval" }); // evicts s1
+    const stored = await host.pending("s1"); // read from the store, read-only
+    expect(stored).toEqual(open);
+    const callId = stored.approvals[0]!.callId;
+    // A refused batch fails its stream (the log is checked when the turn's time comes), nothing logged.
+    const bad = host.streamAnswers("s1", {
+      decisions: [
+        { callId, approve: true },
+        { callId: "call_7_7_7", approve: true },
+      ],
+    });
+    const badEvents = (async () => {
+      for await (const _ of bad);
+    })();
+    await expect(badEvents).rejects.toMatchObject({ name: "ApprovalError", code: "unknown-call" });
+    await expect(bad.outcome).rejects.toBeInstanceOf(ApprovalError);
+    expect((await host.pending("s1")).approvals.map((p) => p.callId)).toEqual([callId]);
+    const stream = host.streamAnswers("s1", { decisions: [{ callId, approve: true, by: "ana" }] });
+    const events: TurnEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events[0]).toMatchObject({ type: "turn-start", trigger: "approval" });
+    expect(events.map((e) => e.type)).toContain("approval-decision");
+    expect((await stream.outcome).reason).toEqual({ kind: "completed" });
+    expect(ran).toEqual(["prod"]);
+    expect(await host.pending("s1")).toEqual({ approvals: [], inputs: [] });
     await host.close();
     await store.close();
   });
