@@ -1,22 +1,91 @@
 // parseChatRequest: what a `useChat` POST asks for, checked at the boundary. The AI SDK's
 // default transport sends `{ id, messages, trigger, messageId? }` with the whole conversation;
-// Keelson's history is the log, so only the last message is read: it must be the user's, and its
-// text parts and data-URL images become the prompt (`agent.stream(content)`). `regenerate` is
-// refused: the log is append-only.
+// Keelson's history is the log, so only the last message is read:
+// - the user's: a prompt — its text parts and data-URL images (`agent.stream(content)`);
+// - the assistant's: answers — its tool parts the person answered on the page
+//   (`addToolApprovalResponse` → `approval-responded`, `addToolOutput` on a question →
+//   `output-available`) whose request is pending in the log (`agent.streamAnswers(answers)`).
+//   The log is the authority: only a part's approval id, `approved`, `reason` (or a question's
+//   output) are read, only for requests the log says are pending — the call, its arguments and
+//   the question come from the log, and every other part (server-run tools, answers already
+//   logged) is ignored.
+// `regenerate` is refused: the log is append-only.
+import type { InputAnswer } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import { ServeError } from "./types.js";
 
-export interface ChatRequest {
+/** A new prompt: the last user message's text parts and images, in order. */
+export interface ChatPrompt {
+  readonly kind: "prompt";
   /** The chat's id (`useChat({ id })`): which session the app runs it in. */
   readonly chatId?: string;
-  /** The new prompt: the last user message's text parts and images, in order. */
   readonly content: readonly UserContent[];
+}
+
+/** A decision the page gave (`addToolApprovalResponse({ id, approved, reason })`). */
+export interface ChatDecision {
+  /** The approval's id, which is the call's id (Keelson sends `approvalId: callId`). */
+  readonly callId: string;
+  readonly approve: boolean;
+  /** The response's `reason`, logged as the decision's note. */
+  readonly note?: string;
+  readonly by?: string;
+}
+
+/** An answer the page gave to a question (`addToolOutput` on an `ask_user` part). */
+export interface ChatResponse {
+  /** The question's id: the asking call's id. */
+  readonly id: string;
+  readonly value: InputAnswer["value"];
+  readonly by?: string;
+}
+
+/** Answers to the session's pending requests: hand it to `agent.streamAnswers` / `host.streamAnswers`. */
+export interface ChatAnswers {
+  readonly kind: "answers";
+  readonly chatId?: string;
+  readonly decisions: readonly ChatDecision[];
+  readonly responses: readonly ChatResponse[];
+}
+
+export type ChatRequest = ChatPrompt | ChatAnswers;
+
+/**
+ * What the session waits for: an `Agent` or a `Session` (their `pendingApprovals()` /
+ * `pendingInputs()`), or `{ approvals, inputs }` (`host.pending(sessionId)`).
+ */
+export type PendingRequests =
+  | {
+      readonly approvals: readonly { readonly callId: string }[];
+      readonly inputs: readonly { readonly id: string }[];
+    }
+  | {
+      pendingApprovals(): readonly { readonly callId: string }[];
+      pendingInputs(): readonly { readonly id: string }[];
+    };
+
+export interface ChatRequestOptions {
+  /** The session's pending requests: needed to read answers (without it an assistant's last message is `invalid-request`). */
+  readonly pending?: PendingRequests;
+  /** Who answered (the app's signed-in user): set as every decision's and answer's `by`. */
+  readonly by?: string;
 }
 
 const DATA_URL = /^data:(image\/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/]*={0,2})$/;
 
-/** The chat id and prompt of a `useChat` request body (parsed JSON); `invalid-request` if it has none. */
-export function parseChatRequest(body: unknown): ChatRequest {
+/**
+ * The chat id and the prompt, or — with `pending` — the answers, of a `useChat` request body
+ * (parsed JSON). `ServeError`: `invalid-request` (400) for a body without a usable last message
+ * (an assistant's without `pending`), `nothing-to-answer` (409) for answers none of which the
+ * log is waiting for.
+ */
+export function parseChatRequest(
+  body: unknown,
+  options: ChatRequestOptions & { readonly pending: PendingRequests },
+): ChatRequest;
+/** Without `pending`, only a prompt is accepted: the chat id and the last user message's content. */
+export function parseChatRequest(body: unknown, options?: ChatRequestOptions): ChatPrompt;
+export function parseChatRequest(body: unknown, options: ChatRequestOptions = {}): ChatRequest {
   const request = object(body, "the request body");
   // The log is append-only: the old answer stays, so a "regenerated" one would be a second turn
   // on a repeated prompt, and a reload would show both. The app sends the prompt again instead.
@@ -25,10 +94,17 @@ export function parseChatRequest(body: unknown): ChatRequest {
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid("the request has no messages");
   const last = object(messages.at(-1), "the last message");
-  if (last.role !== "user") throw invalid(`the last message is ${JSON.stringify(String(last.role))}, not the user's`);
   if (!Array.isArray(last.parts)) throw invalid("the last message has no parts");
+  const chatId = typeof request.id === "string" ? { chatId: request.id } : {};
+  if (last.role === "assistant") return { kind: "answers", ...chatId, ...answers(last.parts, options) };
+  if (last.role !== "user")
+    throw invalid(`the last message is ${JSON.stringify(String(last.role))}, not the user's or the assistant's`);
+  return { kind: "prompt", ...chatId, content: prompt(last.parts) };
+}
+
+function prompt(parts: readonly unknown[]): UserContent[] {
   const content: UserContent[] = [];
-  for (const [i, raw] of last.parts.entries()) {
+  for (const [i, raw] of parts.entries()) {
     const part = object(raw, `part ${i} of the last message`);
     if (part.type === "text" && typeof part.text === "string") content.push({ type: "text", text: part.text });
     else if (part.type === "file") content.push(image(part, i));
@@ -39,8 +115,53 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   if (!content.some((part) => part.type === "image" || part.text.trim() !== ""))
     throw invalid("the last message has no text and no image");
-  const chatId = typeof request.id === "string" ? request.id : undefined;
-  return chatId === undefined ? { content } : { chatId, content };
+  return content;
+}
+
+/** The tool parts of the assistant's message that answer a pending request, as decisions and responses. */
+function answers(parts: readonly unknown[], options: ChatRequestOptions): Omit<ChatAnswers, "kind" | "chatId"> {
+  if (options.pending === undefined)
+    throw invalid(
+      "the last message is the assistant's (answers to its tool approvals or questions): pass { pending } — the agent, its session or host.pending(id) — to read them",
+    );
+  const { approvals, inputs } = pendingIds(options.pending);
+  const by = options.by === undefined ? {} : { by: options.by };
+  const decisions: ChatDecision[] = [];
+  const responses: ChatResponse[] = [];
+  for (const [i, raw] of parts.entries()) {
+    const part = object(raw, `part ${i} of the last message`);
+    const where = `part ${i} of the last message`;
+    if (part.state === "approval-responded" && isToolPart(part)) {
+      const approval = object(part.approval, `the approval of ${where}`);
+      if (typeof approval.id !== "string" || !approvals.has(approval.id)) continue; // not pending: decided already, or never asked
+      if (typeof approval.approved !== "boolean") throw invalid(`the approval of ${where} has no boolean "approved"`);
+      if (approval.reason !== undefined && typeof approval.reason !== "string")
+        throw invalid(`the approval reason of ${where} is not a string`);
+      const note = approval.reason === undefined || approval.reason === "" ? {} : { note: approval.reason };
+      decisions.push({ callId: approval.id, approve: approval.approved, ...note, ...by });
+    } else if (part.state === "output-available" && isToolPart(part)) {
+      if (typeof part.toolCallId !== "string" || !inputs.has(part.toolCallId)) continue; // a tool's own result, or answered already
+      if (!("output" in part)) throw invalid(`the answer in ${where} has no output`);
+      responses.push({ id: part.toolCallId, value: part.output as InputAnswer["value"], ...by });
+    }
+  }
+  if (decisions.length + responses.length === 0)
+    throw new ServeError(
+      "nothing-to-answer",
+      "the last message answers no approval or question the session waits for (answered already, or never asked)",
+    );
+  return { decisions, responses };
+}
+
+const isToolPart = (part: Record<string, unknown>): boolean =>
+  typeof part.type === "string" && (part.type.startsWith("tool-") || part.type === "dynamic-tool");
+
+function pendingIds(pending: PendingRequests): { approvals: Set<string>; inputs: Set<string> } {
+  const lists =
+    "pendingApprovals" in pending
+      ? { approvals: pending.pendingApprovals(), inputs: pending.pendingInputs() }
+      : { approvals: pending.approvals, inputs: pending.inputs };
+  return { approvals: new Set(lists.approvals.map((a) => a.callId)), inputs: new Set(lists.inputs.map((i) => i.id)) };
 }
 
 function image(part: Record<string, unknown>, i: number): UserContent {

@@ -1,7 +1,16 @@
 // Public API of the serve layer (`keelson/serve`): the front door's wire formats — the AI SDK's
 // UI message stream, plain SSE and its reader, UIMessages from the log, a client's log position.
 // Depends on errors, json, messages, session and loop (README.md).
-export { type ChatRequest, parseChatRequest } from "./chat-request.js";
+export {
+  type ChatAnswers,
+  type ChatDecision,
+  type ChatPrompt,
+  type ChatRequest,
+  type ChatRequestOptions,
+  type ChatResponse,
+  type PendingRequests,
+  parseChatRequest,
+} from "./chat-request.js";
 export { type FollowFromOptions, followFrom, openTurnFrom, type PositionRequest } from "./follow-position.js";
 export { type ReadSSEOptions, readSSE } from "./sse-reader.js";
 export {

@@ -8,8 +8,10 @@ export type ServeErrorCode =
   | "invalid-position"
   /** A position at or past the end of the log (HTTP 416). */
   | "position-beyond-log"
-  /** A chat request body without a usable last user message (HTTP 400). */
+  /** A chat request body without a usable last message (HTTP 400). */
   | "invalid-request"
+  /** A chat request whose answers answer nothing the session waits for: answered already, or never asked (HTTP 409). */
+  | "nothing-to-answer"
   /** `readSSE`: the response was not 2xx (`status` is the response's). */
   | "http-error"
   /** `readSSE`: the response is not `text/event-stream`. */
@@ -25,6 +27,7 @@ const STATUS: Record<ServeErrorCode, number> = {
   "invalid-position": 400,
   "position-beyond-log": 416,
   "invalid-request": 400,
+  "nothing-to-answer": 409,
   "http-error": 502,
   "not-event-stream": 502,
   "malformed-event": 502,
@@ -34,7 +37,7 @@ const STATUS: Record<ServeErrorCode, number> = {
 
 export class ServeError extends KeelsonError<ServeErrorCode> {
   /**
-   * The HTTP status a server answers this error with (400, 416); for the reader's errors (a bad
+   * The HTTP status a server answers this error with (400, 409, 416); for the reader's errors (a bad
    * upstream), 502 — except `http-error`, which carries the response's own status.
    */
   readonly status: number;

@@ -13,7 +13,7 @@ import {
   toolInput,
   toolOutput,
 } from "./ui-parts.js";
-import { StepParts } from "./ui-step.js";
+import { StepParts, type ToolCallPart } from "./ui-step.js";
 import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
 
 export interface UIEncoderOptions {
@@ -40,6 +40,13 @@ export class UIMessageEncoder {
   #finished = false;
   /** Calls denied on this stream: their error result is the `tool-output-denied` already sent. */
   readonly #denied = new Set<string>();
+  /**
+   * The turn of a continuation (trigger `approval`: answers to a paused turn), whose stream
+   * continues the client's message of the paused turn; undefined for any other stream.
+   */
+  #continues: number | undefined;
+  /** Held calls the continuation runs (their parts are in the client's message): name and input. */
+  readonly #held = new Map<string, ToolCallPart>();
 
   constructor(options: UIEncoderOptions = {}) {
     this.#options = options;
@@ -58,6 +65,7 @@ export class UIMessageEncoder {
       "seq" in event && this.#options.keelsonData !== false
         ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
         : [];
+    if (!this.#started && event.type === "turn-start" && event.trigger === "approval") this.#continues = event.turn;
     out.push(...this.#content(event));
     const turn = "turn" in event ? event.turn : undefined;
     if (!this.#started && turn === undefined && this.#options.messageId === undefined) {
@@ -83,13 +91,18 @@ export class UIMessageEncoder {
   #start(turn: number | undefined): UIMessageChunk[] {
     if (this.#started) return [];
     this.#started = true;
-    const messageId = this.#options.messageId ?? (turn === undefined ? undefined : assistantMessageId(turn));
+    // A continuation keeps the client's message (and its id): a new id would make it a second message.
+    const messageId =
+      this.#options.messageId ??
+      (turn === undefined || this.#continues !== undefined ? undefined : assistantMessageId(turn));
     const pending = this.#pending;
     this.#pending = [];
     return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];
   }
 
   #content(event: TurnEvent): UIMessageChunk[] {
+    if (this.#continues !== undefined && "step" in event && event.turn !== this.#continues)
+      return this.#heldCall(event);
     switch (event.type) {
       case "step-start":
         return this.#enterStep(event.turn, event.step);
@@ -116,7 +129,8 @@ export class UIMessageEncoder {
         return [...out, { type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
       }
       case "approval-decision":
-        if (event.approve || this.#step?.tool(event.callId) === undefined) return [];
+        // In a continuation the decided call is a held one, whose part the client has.
+        if (event.approve || (this.#step?.tool(event.callId) === undefined && this.#continues === undefined)) return [];
         this.#denied.add(event.callId);
         return [{ type: "tool-output-denied", toolCallId: event.callId }];
       case "retry":
@@ -139,14 +153,39 @@ export class UIMessageEncoder {
     }
   }
 
+  /**
+   * An event of a call the paused step made, which its continuation runs outside any step: it
+   * updates the part the client's message has for the call — no UI step is opened.
+   */
+  #heldCall(event: Extract<TurnEvent, { readonly step: number }>): UIMessageChunk[] {
+    switch (event.type) {
+      case "tool-call-ready":
+        this.#held.set(event.callId, { name: event.name, input: toolInput(event.arguments) });
+        return [];
+      case "approval-request": // a call that waited behind another is asked about now
+        return [{ type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
+      case "tool-result":
+        if (this.#denied.has(event.callId)) return [];
+        // A result without its call (the continuation was cancelled) is never an input error.
+        return this.#resultChunks(event, this.#held.get(event.callId) ?? { name: "", input: undefined });
+      default:
+        return [];
+    }
+  }
+
   #toolResult(event: Extract<TurnEvent, { type: "tool-result" }>): UIMessageChunk[] {
     // No part to attach it to (the client joined after the call): the data part still carries it.
     const call = this.#sameStep(event.turn, event.step) ? this.#step!.tool(event.callId) : undefined;
     if (call === undefined) return [];
+    return this.#resultChunks(event, call);
+  }
+
+  #resultChunks(event: Extract<TurnEvent, { type: "tool-result" }>, call: ToolCallPart): UIMessageChunk[] {
     if (!event.isError)
       return [{ type: "tool-output-available", toolCallId: event.callId, output: toolOutput(event.content) }];
     const errorText = toolErrorText(event.content, event.error);
-    if (!isInputError(event.error)) return [{ type: "tool-output-error", toolCallId: event.callId, errorText }];
+    if (!isInputError(event.error) || call.name === "")
+      return [{ type: "tool-output-error", toolCallId: event.callId, errorText }];
     // The call itself was bad: the part keeps the model's arguments as its raw input.
     return [{ type: "tool-input-error", toolCallId: event.callId, toolName: call.name, input: call.input, errorText }];
   }

@@ -1,7 +1,8 @@
 // uiMessagesFromLog: a session's history as the AI SDK's UIMessages, so a reloaded page shows
 // what the log holds (hand them to `useChat({ messages })`). Pure, over the events. Each prompt
 // (`user/message`, `steering/message`, a blocked prompt) is a user message; each turn's steps
-// form one assistant message named as the live stream names it (`turn-<turn>`), with a
+// form one assistant message named as the live stream names it (`turn-<turn>`; a continuation —
+// the turn that answers a paused one — goes on in the paused turn's message), with a
 // `step-start` part per step, its committed answers' parts and its tool results. The parts are
 // built by the same rules as the stream's (ui-parts.ts), so a turn streamed to completion and
 // the same turn read back agree.
@@ -43,11 +44,16 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
   };
   for (const event of events) {
     switch (event.type) {
-      case "turn/start":
-        turn = (event.data as Data<"turn/start">).turn;
-        assistant = undefined;
-        assistantsInTurn = 0;
+      case "turn/start": {
+        const d = event.data as Data<"turn/start">;
+        turn = d.turn;
+        // A continuation (answers to a paused turn) goes on in the paused turn's message, as its
+        // live stream does; any other turn starts a new one.
+        const last = messages.at(-1);
+        assistant = d.trigger === "approval" && last?.role === "assistant" ? last : undefined;
+        assistantsInTurn = assistant === undefined ? 0 : 1;
         break;
+      }
       case "user/message":
       case "steering/message":
         user(event.seq, (event.data as Data<"user/message">).content);
@@ -149,14 +155,17 @@ function approvalPart(call: UIToolPart, event: SessionEvent): UIToolPart {
 
 function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
   const { type, toolCallId, input } = call;
+  const responded = call.state === "approval-responded" ? call.approval : undefined;
   // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
-  if (call.state === "approval-responded" && !call.approval.approved)
-    return { type, toolCallId, state: "output-denied", input, approval: { ...call.approval, approved: false } };
+  if (responded !== undefined && !responded.approved)
+    return { type, toolCallId, state: "output-denied", input, approval: { ...responded, approved: false } };
+  // An approved call keeps its approval, as the client that approved it does.
+  const approval = responded === undefined ? {} : { approval: { ...responded, approved: true as const } };
   if (!result.isError)
-    return { type, toolCallId, state: "output-available", input, output: toolOutput(result.content) };
+    return { type, toolCallId, state: "output-available", input, output: toolOutput(result.content), ...approval };
   const errorText = toolErrorText(result.content, result.error);
   // As the stream's tool-input-error leaves it: no input, the arguments as the raw input.
   if (isInputError(result.error))
-    return { type, toolCallId, state: "output-error", input: undefined, rawInput: input, errorText };
-  return { type, toolCallId, state: "output-error", input, errorText };
+    return { type, toolCallId, state: "output-error", input: undefined, rawInput: input, errorText, ...approval };
+  return { type, toolCallId, state: "output-error", input, errorText, ...approval };
 }

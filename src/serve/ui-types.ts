@@ -92,11 +92,30 @@ export interface UIFilePart {
 export interface UIStepStartPart {
   readonly type: "step-start";
 }
+/** The approval of a call that was approved (and then ran). */
+export interface UIApproved {
+  readonly id: string;
+  readonly approved: true;
+  readonly reason?: string;
+}
+
 /** A tool call (`type` is `tool-<name>`), in the state the log has reached. */
 export type UIToolPart = { readonly type: `tool-${string}`; readonly toolCallId: string } & (
   | { readonly state: "input-available"; readonly input: unknown }
-  | { readonly state: "output-available"; readonly input: unknown; readonly output: unknown }
-  | { readonly state: "output-error"; readonly input: unknown; readonly errorText: string; readonly rawInput?: unknown }
+  | {
+      readonly state: "output-available";
+      readonly input: unknown;
+      readonly output: unknown;
+      /** A call that ran after a person approved it. */
+      readonly approval?: UIApproved;
+    }
+  | {
+      readonly state: "output-error";
+      readonly input: unknown;
+      readonly errorText: string;
+      readonly rawInput?: unknown;
+      readonly approval?: UIApproved;
+    }
   | { readonly state: "approval-requested"; readonly input: unknown; readonly approval: { readonly id: string } }
   | {
       readonly state: "approval-responded";

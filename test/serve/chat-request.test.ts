@@ -1,6 +1,8 @@
-// parseChatRequest (issue #22 §2): a useChat POST body checked at the boundary — the last
-// message must be the user's; its text and data-URL images are the prompt; anything else is a
-// typed `invalid-request` (HTTP 400).
+// parseChatRequest (issue #22 §2, #23): a useChat POST body checked at the boundary — a last
+// user message's text and data-URL images are the prompt; a last assistant message's tool parts
+// the page answered are decisions and responses, but only for requests the log says are pending
+// (and only the answer is read, never the call); anything else is a typed `invalid-request`
+// (HTTP 400), answers to nothing pending `nothing-to-answer` (409).
 import { describe, expect, test } from "vitest";
 import { parseChatRequest } from "../../src/serve/index.js";
 
@@ -23,6 +25,7 @@ describe("parseChatRequest", () => {
         ]),
       ),
     ).toEqual({
+      kind: "prompt",
       chatId: "chat-7",
       content: [
         { type: "text", text: "look" },
@@ -48,5 +51,91 @@ describe("parseChatRequest", () => {
       expect(() => parseChatRequest(value), JSON.stringify(value)).toThrow(
         expect.objectContaining({ name: "ServeError", code: "invalid-request", status: 400 }),
       );
+  });
+
+  describe("answers (the last message is the assistant's)", () => {
+    const pending = { approvals: [{ callId: "call_1_1_0" }, { callId: "call_1_1_1" }], inputs: [{ id: "call_1_1_2" }] };
+    const answered = (parts: unknown[]) => body(parts, "assistant");
+    const parts = [
+      { type: "step-start" },
+      { type: "text", text: "Deploying." },
+      // a server-run tool's result, and an approval decided earlier: not answers
+      { type: "tool-read", toolCallId: "call_0_1_0", state: "output-available", input: {}, output: "x" },
+      {
+        type: "tool-deploy",
+        toolCallId: "call_0_1_1",
+        state: "approval-responded",
+        input: {},
+        approval: { id: "call_0_1_1", approved: true },
+      },
+      {
+        type: "tool-deploy",
+        toolCallId: "call_1_1_0",
+        state: "approval-responded",
+        // the client's input is never read: the call runs with the log's arguments
+        input: { target: "everywhere" },
+        approval: { id: "call_1_1_0", approved: true, reason: "" },
+      },
+      {
+        type: "tool-deploy",
+        toolCallId: "call_1_1_1",
+        state: "approval-responded",
+        input: {},
+        approval: { id: "call_1_1_1", approved: false, reason: "not on a Friday" },
+      },
+      {
+        type: "tool-ask_user",
+        toolCallId: "call_1_1_2",
+        state: "output-available",
+        input: {},
+        output: { region: "eu" },
+      },
+    ];
+
+    test("the parts answering pending requests become decisions and responses; the rest is ignored", () => {
+      expect(parseChatRequest(answered(parts), { pending, by: "ana" })).toEqual({
+        kind: "answers",
+        chatId: "chat-7",
+        decisions: [
+          { callId: "call_1_1_0", approve: true, by: "ana" },
+          { callId: "call_1_1_1", approve: false, note: "not on a Friday", by: "ana" },
+        ],
+        responses: [{ id: "call_1_1_2", value: { region: "eu" }, by: "ana" }],
+      });
+      // an Agent or a Session is a pending source too
+      const source = { pendingApprovals: () => pending.approvals.slice(1), pendingInputs: () => [] };
+      expect(parseChatRequest(answered(parts), { pending: source })).toMatchObject({
+        decisions: [{ callId: "call_1_1_1", approve: false }],
+        responses: [],
+      });
+    });
+
+    test("answers to nothing pending are nothing-to-answer (409); without pending, or malformed, invalid-request", () => {
+      const none = { approvals: [], inputs: [] };
+      expect(() => parseChatRequest(answered(parts), { pending: none })).toThrow(
+        expect.objectContaining({ name: "ServeError", code: "nothing-to-answer", status: 409 }),
+      );
+      const malformed = [
+        {
+          type: "tool-deploy",
+          toolCallId: "call_1_1_0",
+          state: "approval-responded",
+          approval: { id: "call_1_1_0", approved: "yes" },
+        },
+        {
+          type: "tool-deploy",
+          toolCallId: "call_1_1_0",
+          state: "approval-responded",
+          approval: { id: "call_1_1_0", approved: true, reason: 7 },
+        },
+        { type: "tool-deploy", toolCallId: "call_1_1_0", state: "approval-responded" },
+        { type: "tool-ask_user", toolCallId: "call_1_1_2", state: "output-available" },
+      ];
+      for (const part of malformed)
+        expect(() => parseChatRequest(answered([part]), { pending }), JSON.stringify(part)).toThrow(
+          expect.objectContaining({ code: "invalid-request", status: 400 }),
+        );
+      expect(() => parseChatRequest(answered(parts))).toThrow(expect.objectContaining({ code: "invalid-request" }));
+    });
   });
 });

@@ -82,6 +82,7 @@ describe("approvals on agent.stream()", () => {
         state: "output-available",
         input: { target: "staging" },
         output: "deployed staging",
+        approval: { id: staging!.callId, approved: true },
       },
       {
         type: "tool-deploy",
