@@ -1,7 +1,9 @@
 // The useChat page's server: one agent behind node:http, the page bundled by esbuild at start.
 // GET / and /app.js serve the page; GET /api/messages is the stored history
-// (`uiMessagesFromLog`); POST /api/chat runs the last user message as a turn and streams it as
-// the UI message stream, cancelling the turn when the client goes away (the stop button).
+// (`uiMessagesFromLog`); POST /api/chat runs the last user message as a turn — or the page's
+// answers to pending approvals and questions as the continuation of the paused turn — and
+// streams it as the UI message stream, cancelling the turn when the client goes away (the stop
+// button).
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -67,8 +69,9 @@ async function route(
   } else if (req.method === "POST" && path === "/api/chat") {
     let body = "";
     for await (const piece of req) body += piece;
-    const { content } = parseChatRequest(JSON.parse(body));
-    await pipeUIMessageStream(agent.stream(content), res, { cancelOnDisconnect: true });
+    const chat = parseChatRequest(JSON.parse(body), { pending: agent, by: "page-user" });
+    const turn = chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat);
+    await pipeUIMessageStream(turn, res, { cancelOnDisconnect: true });
   } else {
     res.writeHead(404).end();
   }

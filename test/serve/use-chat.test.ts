@@ -2,13 +2,19 @@
 // talks to a node:http server hosting one agent (test/serve/use-chat-server.ts), in headless
 // Chromium (Debian's, or the npm-shipped one: test/support/chromium.ts). The answer streams in,
 // a tool call renders with its result, the stop button cancels the turn (the log says aborted),
-// and a reload shows the stored history. Every wait is on the DOM, never on time.
+// and a reload shows the stored history. Then (#23) a second agent whose tools wait for a person:
+// the page approves, denies and answers a question, and each continuation streams into the same
+// assistant message. Every wait is on the DOM, never on time.
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { askUserTool } from "../../src/builtin-tools/index.js";
+import { type ProviderRequest, ScriptedProvider } from "../../src/llm/core.js";
 import { type Agent, createAgent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { chromiumBinary } from "../support/chromium.js";
 import { deferred } from "../support/deferred.js";
+import { defineTool } from "../../src/tools/index.js";
 import { chunkProvider, echo, finish, textChunks, usage } from "./support.js";
 import { type ChatServer, startChatServer } from "./use-chat-server.js";
 
@@ -54,24 +60,35 @@ const showing = (selector: string, text: string) =>
 const status = (value: string) => showing("#status", value);
 const text = async (selector: string) => (await page.textContent(selector)) ?? "";
 
-beforeAll(async () => {
-  const { executablePath } = await chromiumBinary();
-  agent = createAgent({ provider, model: "m", tools: [echo] });
+/** Serves `next` to a new page of the browser, and closes both afterwards. */
+async function openPage(next: Agent): Promise<void> {
+  agent = next;
   server = await startChatServer(agent);
-  browser = await chromium.launch({ executablePath, args: FLAGS });
   page = await browser.newPage();
   page.setDefaultTimeout(30_000);
   await page.goto(server.origin);
   await status("ready");
+}
+
+async function closePage(): Promise<void> {
+  await page?.close();
+  await server?.close();
+  await agent?.dispose();
+}
+
+beforeAll(async () => {
+  const { executablePath } = await chromiumBinary();
+  browser = await chromium.launch({ executablePath, args: FLAGS });
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await agent?.dispose();
 });
 
 describe("useChat of @ai-sdk/react against Keelson", () => {
+  beforeAll(() => openPage(createAgent({ provider, model: "m", tools: [echo] })), 180_000);
+  afterAll(closePage);
+
   it("streams the answer in, then renders the tool call with its result and the final text", async () => {
     await page.fill("#prompt", "hello");
     await page.click("#send");
@@ -109,5 +126,104 @@ describe("useChat of @ai-sdk/react against Keelson", () => {
     expect(await text("[data-id=turn-1]")).toContain("The tool said: echo: ping");
     // the stopped step was never committed: the log (and so the reloaded page) has no text for it
     expect(await text("[data-id=turn-2]")).toBe("");
+  }, 60_000);
+});
+
+const ran: string[] = [];
+const deploy = defineTool({
+  name: "deploy",
+  description: "Deploys.",
+  input: z.object({ target: z.string() }),
+  needsApproval: true,
+  execute: ({ target }) => {
+    ran.push(target);
+    return `deployed ${target}`;
+  },
+});
+
+/** "deploy X" calls deploy(X), "ask me" calls ask_user; a tool's result is answered "Done: <result>". */
+function reply(request: ProviderRequest) {
+  const last = request.messages.at(-1)!;
+  const text = last.content.map((part) => ("text" in part ? part.text : "")).join("");
+  if (last.role === "tool") {
+    const result = last.content[0]!;
+    return {
+      text: `Done: ${result.type === "tool-result" ? result.content.map((p) => ("text" in p ? p.text : "")).join("") : ""}`,
+    };
+  }
+  if (text.startsWith("deploy ")) return { toolCalls: [{ name: "deploy", arguments: { target: text.slice(7) } }] };
+  return { toolCalls: [{ name: "ask_user", arguments: { question: "Which region?" } }] };
+}
+
+const assistants = () => page.$$eval("[data-role=assistant]", (els) => els.map((e) => e.getAttribute("data-id")));
+
+describe("answering approvals and questions from the page (#23)", () => {
+  beforeAll(
+    () =>
+      openPage(
+        createAgent({
+          provider: new ScriptedProvider([], { fallback: reply }),
+          model: "m",
+          tools: [deploy, askUserTool()],
+        }),
+      ),
+    180_000,
+  );
+  afterAll(closePage);
+
+  it("shows the approval request; approve runs the tool and the answer streams into the same message", async () => {
+    await page.fill("#prompt", "deploy staging");
+    await page.click("#send");
+    await page.waitForSelector(
+      "[data-id=turn-1] [data-tool=deploy][data-state=approval-requested] [data-action=approve]",
+    );
+    await status("ready");
+    expect(ran).toEqual([]);
+    await page.click("[data-action=approve]");
+    await showing("[data-id=turn-1] [data-tool=deploy][data-state=output-available] output", "deployed staging");
+    await showing("[data-id=turn-1]", "Done: deployed staging");
+    await status("ready");
+    expect(ran).toEqual(["staging"]);
+    expect(await assistants()).toEqual(["turn-1"]); // the continuation (turn 2) is no message of its own
+    expect(await page.$$eval("[data-id=turn-1] [data-part=tool]", (els) => els.length)).toBe(1);
+    const decision = agent.session.events.find((e) => e.type === "approval/decision");
+    expect(decision?.data).toMatchObject({ approve: true, by: "page-user" });
+  }, 60_000);
+
+  it("deny: the part shows the denial and the model is told", async () => {
+    await page.fill("#prompt", "deploy prod");
+    await page.click("#send");
+    await page.waitForSelector("[data-id=turn-3] [data-state=approval-requested] [data-action=deny]");
+    await status("ready");
+    await page.click("[data-action=deny]");
+    await showing("[data-id=turn-3] [data-tool=deploy][data-state=output-denied] output", "not on the page's watch");
+    await showing("[data-id=turn-3]", "Done: Tool call denied by page-user: not on the page's watch");
+    await status("ready");
+    expect(ran).toEqual(["staging"]);
+    expect(await assistants()).toEqual(["turn-1", "turn-3"]);
+  }, 60_000);
+
+  it("an ask_user question answered on the page continues the turn with the answer", async () => {
+    await page.fill("#prompt", "ask me");
+    await page.click("#send");
+    await page.waitForSelector("[data-id=turn-5] [data-tool=ask_user][data-state=input-available] [data-answer-for]");
+    await status("ready");
+    await page.fill("[data-id=turn-5] [data-answer-for]", "eu-west-1");
+    await page.click("[data-id=turn-5] [data-action=answer]");
+    await showing("[data-id=turn-5] [data-tool=ask_user][data-state=output-available] output", "eu-west-1");
+    await showing("[data-id=turn-5]", "Done: eu-west-1");
+    await status("ready");
+    expect(await assistants()).toEqual(["turn-1", "turn-3", "turn-5"]);
+    const response = agent.session.events.find((e) => e.type === "input/response");
+    expect(response?.data).toMatchObject({ value: "eu-west-1", by: "page-user" });
+    expect(await page.$$("#error")).toHaveLength(0);
+  }, 60_000);
+
+  it("a reload shows the same: each continuation in its paused turn's message", async () => {
+    const before = await page.textContent("#messages");
+    await page.reload();
+    await status("ready");
+    expect(await assistants()).toEqual(["turn-1", "turn-3", "turn-5"]);
+    expect(await page.textContent("#messages")).toBe(before);
   }, 60_000);
 });

@@ -1,35 +1,109 @@
 // The smallest useChat page: @ai-sdk/react's hook over Keelson's UI message stream. It loads the
 // stored history from the server first (`uiMessagesFromLog`), then chats through POST /api/chat.
+// A tool call that waits for approval shows Approve / Deny (`addToolApprovalResponse`); an
+// `ask_user` question shows a field (`addToolOutput`); once the step's every request is answered
+// the answers are sent (`sendAutomaticallyWhen`) and the turn continues in the same message.
 // Bundled by esbuild at test time (test/serve/use-chat.test.ts); React renders every text, so
 // nothing is escaped by hand.
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from "ai";
+import {
+  DefaultChatTransport,
+  getToolName,
+  isToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type UIMessage,
+} from "ai";
 import { type FormEvent, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 
 type Part = UIMessage["parts"][number];
 
-function PartView({ part }: { readonly part: Part }) {
+/** Questions this page answered (their parts are `output-available` like a tool's result). */
+const answeredHere = new Set<string>();
+
+/**
+ * Send once the last step waits for nobody and the page answered something in it: an approval
+ * (the AI SDK's own check), or a question (which the SDK cannot tell from a tool's result).
+ */
+function answersComplete({ messages }: { messages: UIMessage[] }): boolean {
+  if (lastAssistantMessageIsCompleteWithApprovalResponses({ messages })) return true;
+  const last = messages.at(-1);
+  if (last?.role !== "assistant") return false;
+  const step = last.parts.slice(last.parts.findLastIndex((p) => p.type === "step-start") + 1).filter(isToolUIPart);
+  return (
+    step.some((p) => p.state === "output-available" && answeredHere.has(p.toolCallId)) &&
+    step.every((p) => p.state !== "approval-requested" && p.state !== "input-available")
+  );
+}
+
+interface Answers {
+  readonly approve: (id: string, approved: boolean) => void;
+  readonly answer: (toolCallId: string, value: string) => void;
+}
+
+function Question({ id, answers }: { readonly id: string; readonly answers: Answers }) {
+  const [value, setValue] = useState("");
+  return (
+    <form
+      data-question={id}
+      onSubmit={(event) => {
+        event.preventDefault();
+        answers.answer(id, value);
+      }}
+    >
+      <input data-answer-for={id} value={value} onChange={(event) => setValue(event.target.value)} />
+      <button data-action="answer" type="submit">
+        Answer
+      </button>
+    </form>
+  );
+}
+
+function PartView({ part, answers }: { readonly part: Part; readonly answers: Answers }) {
   if (part.type === "text") return <p data-part="text">{part.text}</p>;
   if (part.type === "reasoning") return <p data-part="reasoning">{part.text}</p>;
   if (!isToolUIPart(part)) return null;
+  const name = getToolName(part);
   return (
-    <div data-part="tool" data-tool={getToolName(part)} data-state={part.state}>
+    <div data-part="tool" data-tool={name} data-state={part.state}>
       <code>{JSON.stringify(part.input ?? null)}</code>
       {part.state === "output-available" ? (
         <output>{typeof part.output === "string" ? part.output : JSON.stringify(part.output)}</output>
       ) : null}
       {part.state === "output-error" ? <output data-error="">{part.errorText}</output> : null}
+      {part.state === "output-denied" ? <output data-denied="">denied: {part.approval.reason ?? ""}</output> : null}
+      {part.state === "approval-requested" ? (
+        <>
+          <button data-action="approve" type="button" onClick={() => answers.approve(part.approval.id, true)}>
+            Approve
+          </button>
+          <button data-action="deny" type="button" onClick={() => answers.approve(part.approval.id, false)}>
+            Deny
+          </button>
+        </>
+      ) : null}
+      {part.state === "input-available" && name === "ask_user" ? (
+        <Question id={part.toolCallId} answers={answers} />
+      ) : null}
     </div>
   );
 }
 
 function Chat({ initial }: { readonly initial: UIMessage[] }) {
-  const { messages, sendMessage, status, stop, error } = useChat({
+  const { messages, sendMessage, status, stop, error, addToolApprovalResponse, addToolOutput } = useChat({
     id: "keelson-chat",
     messages: initial,
     transport: new DefaultChatTransport({ api: "/api/chat" }),
+    sendAutomaticallyWhen: answersComplete,
   });
+  const answers: Answers = {
+    approve: (id, approved) =>
+      void addToolApprovalResponse({ id, approved, ...(approved ? {} : { reason: "not on the page's watch" }) }),
+    answer: (toolCallId, value) => {
+      answeredHere.add(toolCallId);
+      void addToolOutput({ tool: "ask_user", toolCallId, output: value });
+    },
+  };
   const [input, setInput] = useState("");
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -44,7 +118,7 @@ function Chat({ initial }: { readonly initial: UIMessage[] }) {
           <li key={message.id} data-id={message.id} data-role={message.role}>
             {message.parts.map((part, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end
-              <PartView key={i} part={part} />
+              <PartView key={i} part={part} answers={answers} />
             ))}
           </li>
         ))}
