@@ -2,7 +2,9 @@
 //   POST /sessions/:id/turns {"prompt": "..."} — the prompt runs as the session's next turn (one
 //     at a time per session, in order; `?ifBusy=reject` answers 409 instead), streamed as SSE;
 //   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its request body in, the AI
-//     SDK's UI message stream out; its stop button cancels the turn;
+//     SDK's UI message stream out; its stop button cancels the turn. When the page answers the
+//     approvals and questions a paused turn waits for (`addToolApprovalResponse`, `addToolOutput`),
+//     the answers continue that turn, streamed into the same message;
 //   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — the committed events after SEQ, then
 //     the turn in flight live: how a client that lost its connection catches up.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
@@ -40,8 +42,10 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
         // A client that leaves does not stop the turn: it runs to its end and is stored.
         await pipeSSE(host.stream(sessionId, prompt as string, { ifBusy }), res);
       } else if (route === "chat" && req.method === "POST") {
-        const { content } = parseChatRequest(await readJson(req));
-        await pipeUIMessageStream(host.stream(sessionId, content), res, { cancelOnDisconnect: true });
+        const chat = parseChatRequest(await readJson(req), { pending: await host.pending(sessionId) });
+        const turn =
+          chat.kind === "prompt" ? host.stream(sessionId, chat.content) : host.streamAnswers(sessionId, chat);
+        await pipeUIMessageStream(turn, res, { cancelOnDisconnect: true });
       } else if (route === "events" && req.method === "GET") {
         const from = followFrom(req) ?? -1; // Last-Event-ID, else ?from=
         await pipeSSE(await host.follow(sessionId, { from }), res);

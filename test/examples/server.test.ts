@@ -2,12 +2,21 @@
 // `keelson/serve` from dist) with a scripted model: two sessions stream turns at once over HTTP
 // (one held mid-turn while the other finishes), a busy session answers 409 with
 // `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
-// stream, and bad requests get their status (400, 404, 416). Loopback only.
+// stream, a page's approval continues a paused turn in the same message (a resent one is 409),
+// and bad requests get their status (400, 404, 416). Loopback only.
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentHost, createAgentHost, JsonlSessionStore, type TurnEvent } from "keelson";
+import {
+  type AgentHost,
+  createAgentHost,
+  defineTool,
+  JsonlSessionStore,
+  jsonSchema,
+  ScriptedProvider,
+  type TurnEvent,
+} from "keelson";
 import { readSSE } from "keelson/serve";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { serve } from "../../examples/server.js";
@@ -93,4 +102,55 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", body: "{}" });
   expect(noMessages.status).toBe(400);
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
+});
+
+/** The UI message stream's chunks in a response body (`data: <json>` lines, then `[DONE]`). */
+async function chunks(response: Response): Promise<{ type: string; [key: string]: unknown }[]> {
+  const lines = (await response.text()).split("\n").filter((line) => line.startsWith("data: {"));
+  return lines.map((line) => JSON.parse(line.slice(6)));
+}
+
+test("a page's approval continues the paused turn in the same message; a resent one is 409", async () => {
+  const deploy = defineTool({
+    name: "deploy",
+    description: "Deploys.",
+    input: jsonSchema<{ target: string }>({ type: "object", properties: { target: { type: "string" } } }),
+    needsApproval: true,
+    execute: ({ target }) => `deployed ${target}`,
+  });
+  const provider = new ScriptedProvider([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], {
+    fallback: { text: "shipped" },
+  });
+  const approvals = createAgentHost({ store, profile: { provider, model: "scripted:server", tools: [deploy] } });
+  const other = await serve(approvals, 0);
+  const url = `http://127.0.0.1:${(other.address() as { port: number }).port}/sessions/a1/chat`;
+  const user = { id: "m1", role: "user", parts: [{ type: "text", text: "ship it" }] };
+  const first = await chunks(await fetch(url, { method: "POST", body: JSON.stringify({ messages: [user] }) }));
+  const request = first.find((c) => c.type === "tool-approval-request")!;
+  expect(first.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+  const callId = String(request.toolCallId);
+  const answered = {
+    id: "turn-1",
+    role: "assistant",
+    parts: [
+      { type: "step-start" },
+      {
+        type: "tool-deploy",
+        toolCallId: callId,
+        state: "approval-responded",
+        input: {},
+        approval: { id: callId, approved: true },
+      },
+    ],
+  };
+  const body = JSON.stringify({ trigger: "submit-message", messageId: "turn-1", messages: [user, answered] });
+  const next = await chunks(await fetch(url, { method: "POST", body }));
+  expect(next[0]).toEqual({ type: "start" }); // the page's message goes on
+  expect(next).toContainEqual({ type: "tool-output-available", toolCallId: callId, output: "deployed prod" });
+  expect(next).toContainEqual(expect.objectContaining({ type: "text-delta", delta: "shipped" }));
+  const again = await fetch(url, { method: "POST", body });
+  expect([again.status, await again.json()]).toEqual([409, { error: "nothing-to-answer" }]);
+  other.closeAllConnections();
+  await new Promise((resolve) => other.close(resolve));
+  await approvals.close();
 });
