@@ -231,7 +231,10 @@ export { OtelError, type OtelTracingOptions, otelTracing } from "./otel/index.js
 // The front door: a turn on the wire (the AI SDK's UI message stream, plain SSE), the history as
 // UIMessages, a reconnecting client's log position.
 export {
+  type ChatAnswers,
+  type ChatPrompt,
   type ChatRequest,
+  type ChatRequestOptions,
   followFrom,
   openTurnFrom,
   parseChatRequest,
