@@ -7,32 +7,22 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { ApprovalError, type AgentProfile, type TurnEvent } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { defineTool } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 
 let root: string;
-let ran: string[];
+const ran: string[] = [];
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "keelson-host-approvals-"));
-  ran = [];
+  ran.length = 0;
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const deploy = defineTool({
-  name: "deploy",
-  description: "Deploys.",
-  input: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => {
-    ran.push(target);
-    return `deployed ${target}`;
-  },
-});
+const deploy = deployTool(ran);
 
 const profile: AgentProfile = {
   provider: () =>

@@ -6,38 +6,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { z } from "zod";
 import { ApprovalError, type Agent, createAgent, LoopError, resumeAgent } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
+import { writeAndBash } from "../support/approval-tools.js";
 import { fixedClock } from "../support/builders.js";
 import { agentOptions, eventsOf, expectLogMatchesRequests, readTool, scripted } from "./support.js";
 
 /** Names of the tools that actually ran, in order. */
-let ran: string[];
+const ran: string[] = [];
 
-const writeTool = defineTool({
-  name: "write",
-  description: "Writes a file.",
-  input: z.object({ path: z.string() }),
-  needsApproval: true,
-  allowEditedArguments: true,
-  execute: ({ path }) => {
-    ran.push(`write ${path}`);
-    return `wrote ${path}`;
-  },
-});
-
-const bashTool = defineTool({
-  name: "bash",
-  description: "Runs a command.",
-  input: z.object({ command: z.string() }),
-  needsApproval: ({ command }) => (command.startsWith("ls") ? false : `runs ${command}`),
-  execute: ({ command }) => {
-    ran.push(`bash ${command}`);
-    return `ran ${command}`;
-  },
-});
+const { write: writeTool, bash: bashTool } = writeAndBash(ran);
 
 const countedRead = defineTool({
   ...readTool,
@@ -48,7 +27,7 @@ const countedRead = defineTool({
 });
 
 beforeEach(() => {
-  ran = [];
+  ran.length = 0;
 });
 
 /** An agent whose model first calls read, write, bash `rm x`, then answers "done". */

@@ -3,35 +3,14 @@
 // then logged together in ONE continuation turn, whose stream (like agent.stream's) the caller
 // gets: the held calls run in model order and the model is called again.
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { type Agent, ApprovalError, createAgent, type TurnEvent } from "../../src/loop/index.js";
-import { defineTool } from "../../src/tools/index.js";
+import { writeAndBash } from "../support/approval-tools.js";
 import { agentOptions, eventsOf, expectLogMatchesRequests, scripted } from "./support.js";
 
 const ran: string[] = [];
 
-const writeTool = defineTool({
-  name: "write",
-  description: "Writes a file.",
-  input: z.object({ path: z.string() }),
-  needsApproval: true,
-  execute: ({ path }) => {
-    ran.push(`write ${path}`);
-    return `wrote ${path}`;
-  },
-});
-
-const bashTool = defineTool({
-  name: "bash",
-  description: "Runs a command.",
-  input: z.object({ command: z.string() }),
-  needsApproval: ({ command }) => `runs ${command}`,
-  execute: ({ command }) => {
-    ran.push(`bash ${command}`);
-    return `ran ${command}`;
-  },
-});
+const { write: writeTool, bash: bashTool } = writeAndBash(ran);
 
 /** An agent whose model calls write, bash and ask_user in one step (all wait for a person), then says "done". */
 async function paused(extra: Parameters<typeof agentOptions>[1] = {}) {

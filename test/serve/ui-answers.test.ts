@@ -13,7 +13,6 @@ import {
   type UIMessage,
 } from "ai";
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { type Agent, createAgent } from "../../src/loop/index.js";
@@ -25,20 +24,11 @@ import {
   uiMessageStreamResponse,
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
-import { defineTool } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import { expectValidChunks, collect } from "./support.js";
 
 const ran: string[] = [];
-const deploy = defineTool({
-  name: "deploy",
-  description: "Deploys.",
-  input: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => {
-    ran.push(target);
-    return `deployed ${target}`;
-  },
-});
+const deploy = deployTool(ran);
 
 /** A model that deploys to staging and prod and asks for a region in one step, then answers. */
 function pausingAgent(): Agent {

@@ -7,14 +7,13 @@
 // assistant message. Every wait is on the DOM, never on time.
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { type ProviderRequest, ScriptedProvider } from "../../src/llm/core.js";
 import { type Agent, createAgent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { chromiumBinary } from "../support/chromium.js";
 import { deferred } from "../support/deferred.js";
-import { defineTool } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import { chunkProvider, echo, finish, textChunks, usage } from "./support.js";
 import { type ChatServer, startChatServer } from "./use-chat-server.js";
 
@@ -130,16 +129,7 @@ describe("useChat of @ai-sdk/react against Keelson", () => {
 });
 
 const ran: string[] = [];
-const deploy = defineTool({
-  name: "deploy",
-  description: "Deploys.",
-  input: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => {
-    ran.push(target);
-    return `deployed ${target}`;
-  },
-});
+const deploy = deployTool(ran);
 
 /** "deploy X" calls deploy(X), "ask me" calls ask_user; a tool's result is answered "Done: <result>". */
 function reply(request: ProviderRequest) {

@@ -1,0 +1,44 @@
+// Tools that need a person's approval (#23), for the approval tests of every layer: each records
+// what it actually ran in the `ran` list it is given, so a test can say which calls ran.
+import { z } from "zod";
+import { defineTool } from "../../src/tools/index.js";
+
+/** `deploy({ target })`: always needs approval; returns `deployed <target>`. */
+export function deployTool(ran: string[]) {
+  return defineTool({
+    name: "deploy",
+    description: "Deploys.",
+    input: z.object({ target: z.string() }),
+    needsApproval: true,
+    execute: ({ target }) => {
+      ran.push(target);
+      return `deployed ${target}`;
+    },
+  });
+}
+
+/** `write({ path })` (needs approval, allows edited arguments) and `bash({ command })` (needs approval unless it is `ls …`). */
+export function writeAndBash(ran: string[]) {
+  const write = defineTool({
+    name: "write",
+    description: "Writes a file.",
+    input: z.object({ path: z.string() }),
+    needsApproval: true,
+    allowEditedArguments: true,
+    execute: ({ path }) => {
+      ran.push(`write ${path}`);
+      return `wrote ${path}`;
+    },
+  });
+  const bash = defineTool({
+    name: "bash",
+    description: "Runs a command.",
+    input: z.object({ command: z.string() }),
+    needsApproval: ({ command }) => (command.startsWith("ls") ? false : `runs ${command}`),
+    execute: ({ command }) => {
+      ran.push(`bash ${command}`);
+      return `ran ${command}`;
+    },
+  });
+  return { write, bash };
+}
