@@ -6,9 +6,9 @@
 // (a blocking FIFO open) is caught by the parent's watchdog and killed, not left hanging the run.
 
 /** A call is stopped after this long (outer abort signal and pipeline timeout); needing it is a failure. */
-export const CALL_TIMEOUT_MS = 15_000; // generous: a loaded box (load 15+) starts a grep worker slowly
+export const CALL_TIMEOUT_MS = 20_000; // generous: a loaded box (load 15+) starts a grep worker slowly
 /** grep's own deadline in the child (GrepToolOptions.deadlineMs): a catastrophic pattern ends here. */
-export const GREP_DEADLINE_MS = 3_000;
+export const GREP_DEADLINE_MS = 8_000; // a plain grep took > 3 s at load 25; a catastrophic one still ends here
 /** The child's event-loop heartbeat while a call runs. */
 export const HEARTBEAT_MS = 10;
 /** A heartbeat gap this long means the call blocked the event loop (generous: the box is shared). */

@@ -5,7 +5,6 @@
 // MissingPackageError naming the package, the `npm install` command and what needed it, instead of
 // Node's bare ERR_MODULE_NOT_FOUND. Any other failure (a broken install, a missing dependency of
 // the package) is passed through unchanged. `requireOptionalPackage` is the synchronous twin.
-import { createRequire } from "node:module";
 import { KeelsonError } from "./keelson-error.js";
 
 /**
@@ -77,6 +76,8 @@ export function loadOptionalPackage<T>(name: string, purpose: string): Promise<T
  */
 export function requireOptionalPackage<T>(name: string, purpose: string): T {
   try {
+    // Not a static `node:module` import: the errors layer is bundled for browsers too (keelson/serve).
+    const { createRequire } = process.getBuiltinModule("node:module");
     return createRequire(import.meta.url)(name) as T;
   } catch (error) {
     throw isMissing(error, packageOf(name))

@@ -29,7 +29,8 @@ async function paused(home: string, extra: readonly string[] = []) {
   return { id, callId };
 }
 
-describe("keelson approvals / approve / deny (JSONL)", () => {
+// Each test runs several CLI processes one after another: minutes on a loaded box, not seconds.
+describe("keelson approvals / approve / deny (JSONL)", { timeout: 120_000 }, () => {
   let home: string;
   beforeAll(async () => {
     home = await tempHome();
@@ -143,7 +144,7 @@ describe("keelson approvals / approve / deny (JSONL)", () => {
   });
 });
 
-describe("keelson approvals on the PostgreSQL store", () => {
+describe("keelson approvals on the PostgreSQL store", { timeout: 120_000 }, () => {
   let home: string;
   let db: FreshDatabase;
   beforeAll(async () => {

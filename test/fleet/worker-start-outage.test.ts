@@ -44,7 +44,7 @@ test("an outage longer than waitForDatabaseMs fails start-up with unavailable, n
     const error = await startWorker({ store: proxy.url, profiles, waitForDatabaseMs: 200 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FleetError);
     expect(error).toMatchObject({ code: "unavailable", message: expect.stringContaining("127.0.0.1") });
-    expect(proxy.refused).toBeGreaterThan(1);
+    expect(proxy.refused).toBeGreaterThan(0);
   } finally {
     await proxy.close();
   }
