@@ -32,7 +32,7 @@ function model(request: EmulatorRequest) {
 beforeAll(async () => {
   emulator = await startEmulator({ keepRawBodies: true, model });
   root = await mkdtemp(join(tmpdir(), "keelson-cross-"));
-});
+}, 60_000); // startEmulator loads the tokenizer: slow on a busy machine
 afterAll(async () => {
   await emulator.close();
   await rm(root, { recursive: true, force: true });

@@ -112,7 +112,7 @@ let emulator: EmulatorServer;
 
 beforeAll(async () => {
   emulator = await startEmulator({ keepRawBodies: true, model: () => replies.shift() ?? { text: "ok" } });
-});
+}, 60_000); // startEmulator loads the tokenizer: slow on a busy machine
 afterAll(async () => {
   await emulator.close();
 });
