@@ -132,6 +132,8 @@ export {
   chooseModelFromEnv,
   DEFAULT_MODELS,
   type FinishReason,
+  GeminiProvider,
+  type GeminiProviderOptions,
   type ModelChoice,
   ModelChoiceError,
   type ModelInfo,

@@ -29,9 +29,11 @@ export function registerEmulator(program: Command): void {
         `keelson emulator listening on ${emulator.url} (rule-based model, ${flags.style} style)`,
         `  anthropic base URL: ${emulator.anthropicBaseURL}`,
         `  openai base URL:    ${emulator.openaiBaseURL}`,
+        `  gemini base URL:    ${emulator.geminiBaseURL}`,
         "point Keelson at it:",
         `  ANTHROPIC_BASE_URL=${emulator.anthropicBaseURL} ANTHROPIC_API_KEY=emulator ${cliInvocation()} run --model anthropic:claude-sonnet-4-5 "hello"`,
         `  OPENAI_BASE_URL=${emulator.openaiBaseURL} OPENAI_API_KEY=emulator ${cliInvocation()} run --model ${flags.style === "deepseek" ? "openai:deepseek-chat" : "openai:gpt-5.1"} "hello"`,
+        `  GOOGLE_GEMINI_BASE_URL=${emulator.geminiBaseURL} GEMINI_API_KEY=emulator ${cliInvocation()} run --model gemini:gemini-2.5-flash "hello"`,
         "Ctrl-C stops it.",
       ];
       process.stdout.write(`${lines.join("\n")}\n`);

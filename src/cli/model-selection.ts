@@ -64,7 +64,7 @@ export async function openProvider(
     ]);
     const emulator = await startEmulator({ model: "rule-based" });
     notice(
-      `keelson: using the built-in offline emulator (rule-based model${choice.implicit ? ", no API key found" : ""}); for a real model set ANTHROPIC_API_KEY, OPENAI_API_KEY or DEEPSEEK_API_KEY, or pass --model provider:model`,
+      `keelson: using the built-in offline emulator (rule-based model${choice.implicit ? ", no API key found" : ""}); for a real model set ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY or GEMINI_API_KEY, or pass --model provider:model`,
     );
     const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
     return { provider, baseURL: provider.baseURL, close: () => emulator.close() };

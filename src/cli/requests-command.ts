@@ -1,4 +1,4 @@
-// `keelson requests <id> [--step N] [--wire anthropic|openai|deepseek]`: every request the log says was
+// `keelson requests <id> [--step N] [--wire anthropic|openai|deepseek|gemini]`: every request the log says was
 // sent, reconstructed from the log alone — Keelson requests as a JSON array, or with --wire the
 // exact request bodies the provider adapter puts on the wire, one per line, byte for byte as the
 // SDK sends them. `--step` picks one: N is the 1-based index in the list, `T.S` is turn T step S.
@@ -12,7 +12,8 @@ import type { Wire } from "./wire-payload.js";
 import { commandSummary } from "./commands.js";
 import { terminalJson } from "./terminal-text.js";
 
-const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
+// Bedrock and Vertex send the anthropic body less what their SDKs move into the URL (see the llm README).
+const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek", "gemini"];
 
 export function registerRequests(program: Command): void {
   program

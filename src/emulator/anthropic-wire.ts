@@ -7,6 +7,7 @@
 import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, ContentBlock, Message, ToolResultPart, UserContent } from "../messages/index.js";
 import type { CacheBlock } from "./cache-model.js";
+import { isGeminiEmulatorSignature } from "./gemini-signatures.js";
 import { blockUnit, systemUnit, toolUnit } from "./message-tokens.js";
 import { withToolPrompt } from "./anthropic-tool-prompt.js";
 import { parseAnthropicOutput } from "./output-wire.js";
@@ -179,16 +180,19 @@ function parseBlock(block: Obj, role: "user" | "assistant", path: string): Conte
         content: parseResultContent(block.content, path),
         isError: block.is_error === true,
       };
-    case "thinking":
+    case "thinking": {
       only("assistant");
-      return {
-        type: "reasoning",
-        text: requireString(block.thinking, `${path}.thinking`),
-        signature: requireString(block.signature, `${path}.signature`),
-      };
-    case "redacted_thinking":
+      const signature = requireString(block.signature, `${path}.signature`);
+      // Another provider's signature (the Gemini emulator's) is not one Anthropic can verify.
+      if (isGeminiEmulatorSignature(signature)) throw invalid(`${path}: Invalid \`signature\` in \`thinking\` block`);
+      return { type: "reasoning", text: requireString(block.thinking, `${path}.thinking`), signature };
+    }
+    case "redacted_thinking": {
       only("assistant");
-      return { type: "reasoning", text: requireString(block.data, `${path}.data`), redacted: true };
+      const data = requireString(block.data, `${path}.data`);
+      if (data === "") throw invalid(`${path}.data: String should have at least 1 character`);
+      return { type: "reasoning", text: data, redacted: true };
+    }
     default:
       throw invalid(
         `${path}: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'`,

@@ -218,8 +218,14 @@ export class PrefixCacheModel {
   /**
    * Accounts one request, then stores its prefixes (and, for deepseek, the unit ending after
    * `output`, the assistant message the model produced, as the next request will send it).
+   * `minTokens` overrides the minimum for this request (per-model minimums, e.g. Gemini's).
    */
-  apply(namespace: string, segments: readonly CacheSegment[], output?: CacheSegment): PrefixCacheResult {
+  apply(
+    namespace: string,
+    segments: readonly CacheSegment[],
+    output?: CacheSegment,
+    options: { readonly minTokens?: number } = {},
+  ): PrefixCacheResult {
     const chain = chainHashes(output === undefined ? segments : [...segments, output]);
     const key = (i: number): string => `${namespace}\u0000${chain[i]}`;
     let total = 0;
@@ -236,7 +242,7 @@ export class PrefixCacheModel {
       }
     }
     const rounded = Math.floor(matched / this.blockTokens) * this.blockTokens;
-    const cachedTokens = rounded >= this.minTokens ? rounded : 0;
+    const cachedTokens = rounded >= (options.minTokens ?? this.minTokens) ? rounded : 0;
     if (matchedAt >= 0) this.#store.put(key(matchedAt), matched, this.ttlMs);
     if (this.style === "openai") {
       for (let i = 0; i < segments.length; i += 1) this.#store.put(key(i), cumulative[i]!, this.ttlMs);

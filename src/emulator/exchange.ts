@@ -11,6 +11,8 @@ import { parseAnthropicRequest } from "./anthropic-wire.js";
 import type { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import type { Fault, FaultPlan } from "./faults.js";
 import { deepseekOutputSegment } from "./deepseek-tokens.js";
+import { geminiEvents, geminiResponse, geminiUsage } from "./gemini-render.js";
+import { parseGeminiRequest } from "./gemini-wire.js";
 import { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 import { parseOpenAIRequest } from "./openai-wire.js";
 import { plannedUsage, planReply } from "./reply-plan.js";
@@ -18,7 +20,16 @@ import type { SseEvent } from "./sse.js";
 import { type CacheUsage, type Clock, type EmulatorModel, type EmulatorRequest, WireError } from "./types.js";
 import { failureToWireError } from "./wire-errors.js";
 
-export type Api = "anthropic" | "openai";
+export type Api = "anthropic" | "openai" | "gemini";
+
+/** What a Gemini URL says: `models/<model>:streamGenerateContent` (stream) or `:generateContent`. */
+export interface GeminiRoute {
+  readonly model: string;
+  readonly stream: boolean;
+}
+
+/** Gemini's implicit caching minimum when the registry does not know the model (2.5 models). */
+export const GEMINI_DEFAULT_MIN_CACHEABLE = 2048;
 
 /** Server-wide state an exchange reads and advances (counters, caches). */
 export interface ExchangeState {
@@ -29,6 +40,8 @@ export interface ExchangeState {
     readonly anthropic: AnthropicCacheModel;
     readonly openai: PrefixCacheModel;
     readonly deepseek: PrefixCacheModel;
+    /** Gemini implicit caching: message-granular prefixes, per-model minimum (GEMINI_DEFAULT_MIN_CACHEABLE). */
+    readonly gemini: PrefixCacheModel;
   };
   readonly style: "openai" | "deepseek";
   readonly minCacheableTokens: number | undefined;
@@ -56,9 +69,15 @@ export async function runExchange(
   apiKey: string,
   body: unknown,
   facts: ExchangeFacts,
+  gemini?: GeminiRoute,
 ): Promise<Outcome> {
   const deepseek = api === "openai" && isDeepSeekStyle(state, body);
-  const parsed = api === "anthropic" ? parseAnthropicRequest(body) : parseOpenAIRequest(body, { deepseek });
+  const parsed =
+    api === "anthropic"
+      ? parseAnthropicRequest(body)
+      : api === "gemini"
+        ? parseGeminiRequest(body, gemini ?? { model: "", stream: false })
+        : parseOpenAIRequest(body, { deepseek });
   const request = parsed.request;
   facts.request = request;
   const fault = state.faults.take();
@@ -76,7 +95,7 @@ export async function runExchange(
   if ("throws" in reply) throw new WireError("api", reply.throws.message);
   if ("error" in reply) throw failureToWireError(reply.error);
 
-  const prefix = api === "anthropic" ? "toolu_emu_" : "call_emu_";
+  const prefix = api === "anthropic" ? "toolu_emu_" : api === "gemini" ? "fc_emu_" : "call_emu_";
   const plan = planReply(reply, {
     maxTokens: request.maxTokens,
     stop: request.stop,
@@ -93,6 +112,12 @@ export async function runExchange(
       parsed.blocks,
       min === undefined ? {} : { minCacheableTokens: min },
     );
+  } else if (api === "gemini") {
+    const min = state.registry?.find(request.model)?.minCacheableTokens ?? GEMINI_DEFAULT_MIN_CACHEABLE;
+    const { promptTokens, cachedTokens } = state.caches.gemini.apply(namespace, parsed.segments, undefined, {
+      minTokens: min,
+    });
+    cache = { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
   } else {
     const model = deepseek ? state.caches.deepseek : state.caches.openai;
     const { promptTokens, cachedTokens } = model.apply(
@@ -111,6 +136,18 @@ export async function runExchange(
     return request.stream
       ? { kind: "sse", events: anthropicEvents(plan, ctx) }
       : { kind: "json", body: anthropicMessage(plan, ctx) };
+  }
+  if ("includeThoughts" in parsed) {
+    facts.wireUsage = geminiUsage(usage);
+    const ctx = {
+      responseId: `emu-${String(id).padStart(6, "0")}`,
+      model: request.model,
+      usage,
+      includeThoughts: parsed.includeThoughts,
+    };
+    return request.stream
+      ? { kind: "sse", events: geminiEvents(plan, ctx) }
+      : { kind: "json", body: geminiResponse(plan, ctx) };
   }
   facts.wireUsage = openaiUsage(usage, deepseek);
   const ctx = {

@@ -4,9 +4,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "../json/index.js";
 import type { Fault } from "./faults.js";
+import { bedrockChunkFrame } from "./anthropic-platforms.js";
 import { formatSse, type SseEvent } from "./sse.js";
 import { WireError } from "./types.js";
-import { anthropicErrorBody, openaiErrorBody } from "./wire-errors.js";
+import { anthropicErrorBody, geminiErrorBody, openaiErrorBody } from "./wire-errors.js";
+
+/** The wire formats the server writes. */
+export type WireApi = "anthropic" | "openai" | "gemini";
 
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -33,12 +37,13 @@ export function sendJson(
   res.end(text);
 }
 
-export function sendWireError(
-  res: ServerResponse,
-  api: "anthropic" | "openai",
-  error: WireError,
-  requestId?: string,
-): void {
+export function sendWireError(res: ServerResponse, api: WireApi, error: WireError, requestId?: string): void {
+  if (api === "gemini") {
+    // Google APIs have no 529: an overloaded model is 503 UNAVAILABLE.
+    const status = error.status === 529 ? 503 : error.status;
+    sendJson(res, status, geminiErrorBody(error.code, error.message, status, error.headers), error.headers);
+    return;
+  }
   const body =
     api === "anthropic"
       ? anthropicErrorBody(error.code, error.message, requestId)
@@ -57,7 +62,7 @@ export function stall(res: ServerResponse, stalls: StallSet): void {
 /** A non-stream response, with the faults that make sense for one; returns the status sent. */
 export function writeJsonOutcome(
   res: ServerResponse,
-  api: "anthropic" | "openai",
+  api: WireApi,
   body: JsonObject,
   fault: Fault | undefined,
   stalls: StallSet,
@@ -66,11 +71,11 @@ export function writeJsonOutcome(
   switch (fault?.kind) {
     case "stream-error": {
       const error =
-        api === "anthropic"
-          ? new WireError("overloaded", "Overloaded")
-          : new WireError("api", "The server had an error while processing your request. Sorry about that!");
+        api === "openai"
+          ? new WireError("api", "The server had an error while processing your request. Sorry about that!")
+          : new WireError("overloaded", api === "gemini" ? GEMINI_OVERLOADED : "Overloaded");
       sendWireError(res, api, error);
-      return error.status;
+      return api === "gemini" ? 503 : error.status;
     }
     case "reset":
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
@@ -95,17 +100,27 @@ function sendRaw(res: ServerResponse, text: string): void {
   res.end(text);
 }
 
+const GEMINI_OVERLOADED = "The model is overloaded. Please try again later.";
+
 export interface StreamWriteOptions {
-  readonly api: "anthropic" | "openai";
+  readonly api: WireApi;
   readonly fault: Fault | undefined;
   /** Events sent before a stream fault strikes. */
   readonly faultAfter: number;
   readonly stalls: StallSet;
+  /** How events are framed: SSE text (default), or Bedrock's AWS event stream (Anthropic events only). */
+  readonly framing?: "sse" | "aws-eventstream";
+}
+
+/** One event as the response frames it. */
+function frame(event: SseEvent, options: StreamWriteOptions): string | Buffer {
+  return options.framing === "aws-eventstream" ? bedrockChunkFrame(event.data) : formatSse(event);
 }
 
 export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[], options: StreamWriteOptions): void {
   res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
+    "content-type":
+      options.framing === "aws-eventstream" ? "application/vnd.amazon.eventstream" : "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
@@ -121,13 +136,15 @@ export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[]
       return;
     }
     const event = events[i]!;
+    // Gemini has no terminator: its stream ends with the event that carries the finishReason.
     if (
       kind === "missing-done" &&
       i === events.length - 1 &&
-      (event.data === "[DONE]" || event.event === "message_stop")
+      (event.data === "[DONE]" || event.event === "message_stop" || options.api === "gemini")
     )
       break;
-    res.write(formatSse(event));
+    // Bedrock's stream has no pings.
+    if (options.framing !== "aws-eventstream" || event.event !== "ping") res.write(frame(event, options));
   }
   res.end();
 }
@@ -138,19 +155,22 @@ function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOp
       const error =
         options.api === "anthropic"
           ? { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
-          : openaiErrorBody("api", "The server had an error while processing your request. Sorry about that!");
+          : options.api === "gemini"
+            ? geminiErrorBody("overloaded", GEMINI_OVERLOADED, 503)
+            : openaiErrorBody("api", "The server had an error while processing your request. Sorry about that!");
       res.end(
-        formatSse(
+        frame(
           options.api === "anthropic"
             ? { event: "error", data: JSON.stringify(error) }
             : { data: JSON.stringify(error) },
+          options,
         ),
       );
       return;
     }
     case "reset": {
-      const text = formatSse(next);
-      res.write(text.slice(0, Math.max(1, Math.floor(text.length / 2))), () => res.destroy());
+      const bytes = frame(next, options);
+      res.write(bytes.slice(0, Math.max(1, Math.floor(bytes.length / 2))), () => res.destroy());
       return;
     }
     case "stall":
@@ -158,13 +178,14 @@ function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOp
       return;
     case "malformed-sse":
       res.write(
-        formatSse(
+        frame(
           options.api === "anthropic"
             ? {
                 event: next.event === undefined || next.event === "ping" ? "content_block_delta" : next.event,
                 data: "{malformed json]]",
               }
             : { data: "{malformed json]]" },
+          options,
         ),
       );
       res.end();

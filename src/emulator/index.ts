@@ -1,5 +1,5 @@
 // Public API of the emulator layer (depends on json, messages, llm): an HTTP server speaking the
-// Anthropic and OpenAI wire formats, an in-process provider, scripted and rule-based models,
+// Anthropic (also as Bedrock and Vertex serve it), OpenAI and Gemini wire formats, an in-process provider, scripted and rule-based models,
 // prefix-cache models, a guarded tokenizer, fault injection, and structured output honoured on
 // both wires (schema-sample.ts, output-wire.ts).
 export { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
@@ -22,6 +22,11 @@ export {
   deepseekMessageSegment,
   deepseekToolsSegment,
 } from "./deepseek-tokens.js";
+export { bedrockChunkFrame, type PlatformRoute, platformBody, platformRoute } from "./anthropic-platforms.js";
+export { GEMINI_DEFAULT_MIN_CACHEABLE, type GeminiRoute } from "./exchange.js";
+export { type GeminiRenderContext, geminiEvents, geminiResponse, geminiUsage } from "./gemini-render.js";
+export { geminiSignature, geminiSignatureProblem } from "./gemini-signatures.js";
+export { type ParsedGeminiRequest, parseGeminiRequest } from "./gemini-wire.js";
 export { FAULT_KINDS, type Fault, type FaultKind, type FaultOptions, FaultPlan, mulberry32 } from "./faults.js";
 export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message-tokens.js";
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";

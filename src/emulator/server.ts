@@ -1,6 +1,10 @@
 // startEmulator: the HTTP emulator on 127.0.0.1 (node:http, no framework). It serves
-// POST /v1/messages (Anthropic) and POST /v1/chat/completions (OpenAI-compatible; also
-// /chat/completions for DeepSeek-style base URLs), checks the API key (x-api-key or Bearer),
+// POST /v1/messages (Anthropic), POST /v1/chat/completions (OpenAI-compatible; also
+// /chat/completions for DeepSeek-style base URLs) and POST /v1beta/models/<model>:
+// streamGenerateContent?alt=sse / :generateContent (Gemini), checks the API key (x-api-key,
+// x-goog-api-key, Bearer, or an AWS SigV4 signature), and Claude on Bedrock
+// (/model/<id>/invoke-with-response-stream) and Vertex (…/publishers/anthropic/models/<model>:
+// streamRawPredict) — the Anthropic wire behind the platforms' routes (anthropic-platforms.ts),
 // records every request (secrets removed), and writes each exchange's outcome with its fault.
 import { errorMessage } from "../errors/index.js";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
@@ -10,7 +14,16 @@ import type { ModelRegistry } from "../llm/index.js";
 import type { Usage } from "../messages/index.js";
 import { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
 import { SimulatedClock } from "./clock.js";
-import { type Api, type ExchangeFacts, type ExchangeState, type Outcome, runExchange } from "./exchange.js";
+import {
+  type Api,
+  type ExchangeFacts,
+  type ExchangeState,
+  GEMINI_DEFAULT_MIN_CACHEABLE,
+  type GeminiRoute,
+  type Outcome,
+  runExchange,
+} from "./exchange.js";
+import { type PlatformRoute, platformBody, platformRoute } from "./anthropic-platforms.js";
 import { FaultPlan, type FaultKind, type FaultOptions } from "./faults.js";
 import { loadTokenizer } from "./tokenizer.js";
 import { readBody, sendWireError, type StallSet, stall, writeJsonOutcome, writeSseOutcome } from "./http-io.js";
@@ -33,6 +46,8 @@ export interface EmulatorOptions {
     readonly anthropicTtlMs?: number;
     readonly openai?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
     readonly deepseek?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
+    /** Gemini implicit caching; the minimum is per model (registry), `minTokens` the fallback. */
+    readonly gemini?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
   };
   readonly faults?: FaultOptions;
   readonly clock?: SimulatedClock;
@@ -47,7 +62,7 @@ export interface RecordedRequest {
   /** Request headers without authorization, x-api-key, api-key, cookie. */
   readonly headers: Readonly<Record<string, string>>;
   /** How the key was sent (its value is never kept). */
-  readonly auth: "bearer" | "x-api-key" | "none";
+  readonly auth: "bearer" | "x-api-key" | "x-goog-api-key" | "sigv4" | "none";
   /** Parsed JSON body (the raw text when it was not JSON). */
   readonly body: unknown;
   /** The body exactly as received (UTF-8 text), when the server keeps raw bodies. */
@@ -69,6 +84,12 @@ export interface EmulatorServer {
   readonly anthropicBaseURL: string;
   /** For `new OpenAI({ baseURL })` — with `/v1`. */
   readonly openaiBaseURL: string;
+  /** For `new GoogleGenAI({ httpOptions: { baseUrl } })` — the root (the SDK adds `/v1beta`). */
+  readonly geminiBaseURL: string;
+  /** For `AnthropicProvider({ platform: "bedrock", baseURL })` — the root (routes `/model/<id>/…`). */
+  readonly bedrockBaseURL: string;
+  /** For `AnthropicProvider({ platform: "vertex", baseURL })` — with `/v1`. */
+  readonly vertexBaseURL: string;
   readonly requests: readonly RecordedRequest[];
   readonly faults: FaultPlan;
   readonly clock: SimulatedClock;
@@ -81,7 +102,14 @@ export interface EmulatorServer {
 
 type MutableRecord = { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] };
 
-const SECRET_HEADERS = new Set(["authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"]);
+const SECRET_HEADERS = new Set([
+  "authorization",
+  "x-api-key",
+  "x-goog-api-key",
+  "api-key",
+  "cookie",
+  "proxy-authorization",
+]);
 
 /** One running emulator: what every exchange reads and updates, what it recorded, its stalled responses. */
 interface EmulatorState {
@@ -121,6 +149,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url,
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
+    geminiBaseURL: url,
+    bedrockBaseURL: url,
+    vertexBaseURL: `${url}/v1`,
     requests: emulator.requests,
     faults: exchange.faults,
     clock: emulator.clock,
@@ -150,6 +181,13 @@ function exchangeState(options: EmulatorOptions, clock: SimulatedClock): Exchang
       }),
       openai: new PrefixCacheModel({ style: "openai", clock, ...options.cache?.openai }),
       deepseek: new PrefixCacheModel({ style: "deepseek", clock, ...options.cache?.deepseek }),
+      gemini: new PrefixCacheModel({
+        style: "openai",
+        clock,
+        minTokens: GEMINI_DEFAULT_MIN_CACHEABLE,
+        blockTokens: 1,
+        ...options.cache?.gemini,
+      }),
     },
     style: options.style ?? "openai",
     minCacheableTokens: options.minCacheableTokens,
@@ -174,10 +212,13 @@ async function handle(
   requestId: string,
 ): Promise<void> {
   const path = (req.url ?? "/").split("?")[0]!;
-  const api = route(req.method ?? "GET", path);
+  const gemini = geminiRoute(req.method ?? "GET", path);
+  const platform = platformRoute(req.method ?? "GET", path);
+  const api = gemini !== undefined ? "gemini" : platform !== undefined ? "anthropic" : route(req.method ?? "GET", path);
   const record = recordOf(req, path, api);
   emulator.requests.push(record);
-  const format: Api = api ?? (path.startsWith("/v1/messages") ? "anthropic" : "openai");
+  const format: Api =
+    api ?? (path.startsWith("/v1/messages") ? "anthropic" : path.startsWith("/v1beta/") ? "gemini" : "openai");
   res.setHeader(format === "anthropic" ? "request-id" : "x-request-id", requestId);
   const facts: ExchangeFacts = {};
   try {
@@ -192,17 +233,20 @@ async function handle(
         "authentication",
         api === "anthropic"
           ? "x-api-key header is required"
-          : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          : api === "gemini"
+            ? "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+            : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
       );
     if (json === undefined)
       throw new WireError(
         "invalid-request",
         "There was an error parsing the body of your request: it is not valid JSON.",
       );
-    const outcome = await runExchange(emulator.exchange, api, key, record.body, facts);
+    const body = platform === undefined ? record.body : platformBody(record.body, platform);
+    const outcome = await runExchange(emulator.exchange, api, key, body, facts, gemini);
     copyFacts(record, facts);
     record.status = 200;
-    answer(emulator, res, api, outcome, facts, record);
+    answer(emulator, res, api, outcome, facts, record, platform);
   } catch (error) {
     copyFacts(record, facts);
     const wire = error instanceof WireError ? error : new WireError("api", errorMessage(error));
@@ -239,6 +283,7 @@ function answer(
   outcome: Outcome,
   facts: ExchangeFacts,
   record: MutableRecord,
+  platform?: PlatformRoute,
 ): void {
   const { stalls } = emulator;
   if (outcome.kind === "stall") {
@@ -255,6 +300,7 @@ function answer(
       faultAfter:
         facts.fault === undefined ? 0 : emulator.exchange.faults.afterEvents(facts.fault, outcome.events.length),
       stalls,
+      framing: platform?.platform === "bedrock" ? "aws-eventstream" : "sse",
     });
 }
 
@@ -265,15 +311,27 @@ function route(method: string, path: string): Api | undefined {
   return undefined;
 }
 
+/** `/v1beta/models/<model>:streamGenerateContent` or `:generateContent` (also `/v1/…`), POST only. */
+function geminiRoute(method: string, path: string): GeminiRoute | undefined {
+  if (method !== "POST") return undefined;
+  const match = /^\/v1(?:beta)?\/models\/([^/:]+):(streamGenerateContent|generateContent)$/.exec(path);
+  if (match === null) return undefined;
+  return { model: decodeURIComponent(match[1]!), stream: match[2] === "streamGenerateContent" };
+}
+
 function apiKey(headers: IncomingHttpHeaders): string | undefined {
-  const direct = headers["x-api-key"] ?? headers["api-key"];
+  const direct = headers["x-api-key"] ?? headers["x-goog-api-key"] ?? headers["api-key"];
   if (typeof direct === "string" && direct !== "") return direct;
   const bearer = /^Bearer\s+(\S.*)$/i.exec(headers.authorization ?? "");
-  return bearer?.[1];
+  if (bearer !== null) return bearer[1];
+  // AWS SigV4 (Bedrock): the access key id names the caller; the signature is not checked.
+  return /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//.exec(headers.authorization ?? "")?.[1];
 }
 
 function authScheme(headers: IncomingHttpHeaders): RecordedRequest["auth"] {
   if (typeof headers["x-api-key"] === "string") return "x-api-key";
+  if (typeof headers["x-goog-api-key"] === "string") return "x-goog-api-key";
+  if (/^AWS4-HMAC-SHA256\s/.test(headers.authorization ?? "")) return "sigv4";
   return /^Bearer\s/i.test(headers.authorization ?? "") ? "bearer" : "none";
 }
 

@@ -45,6 +45,42 @@ export function openaiErrorBody(
   return { error: { message, type, param, code: code ?? kindCode } };
 }
 
+const GEMINI_STATUS: { readonly [K in WireErrorKind]: string } = {
+  "invalid-request": "INVALID_ARGUMENT",
+  authentication: "UNAUTHENTICATED",
+  permission: "PERMISSION_DENIED",
+  "not-found": "NOT_FOUND",
+  "too-large": "INVALID_ARGUMENT",
+  "rate-limit": "RESOURCE_EXHAUSTED",
+  api: "INTERNAL",
+  unavailable: "UNAVAILABLE",
+  overloaded: "UNAVAILABLE",
+};
+
+/**
+ * The Gemini (Google API) error object: `{"error":{"code":429,"message":…,"status":…}}`, for the
+ * HTTP body and an in-stream error event alike. A `retry-after` becomes a RetryInfo detail, where
+ * Gemini puts its retry delay.
+ */
+export function geminiErrorBody(
+  kind: WireErrorKind,
+  message: string,
+  status: number,
+  headers: Readonly<Record<string, string>> = {},
+): JsonObject {
+  const after = headers["retry-after"];
+  return {
+    error: {
+      code: status,
+      message,
+      status: GEMINI_STATUS[kind],
+      ...(after === undefined
+        ? {}
+        : { details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${after}s` }] }),
+    },
+  };
+}
+
 /** The HTTP error a scripted `{ error }` reply stands for. */
 export function failureToWireError(failure: ProviderFailure): WireError {
   switch (failure.code) {

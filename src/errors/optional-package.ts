@@ -12,7 +12,10 @@ import { KeelsonError } from "./keelson-error.js";
  * peerDependencies accept `^` of it). A test keeps this table equal to package.json.
  */
 export const OPTIONAL_PACKAGES: Readonly<Record<string, string>> = {
+  "@anthropic-ai/bedrock-sdk": "1.1.2",
   "@anthropic-ai/sdk": "1.15.0",
+  "@anthropic-ai/vertex-sdk": "1.1.3",
+  "@google/genai": "2.32.0",
   "@modelcontextprotocol/sdk": "1.32.2",
   "js-tiktoken": "1.0.21",
   openai: "6.49.0",

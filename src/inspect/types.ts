@@ -171,7 +171,12 @@ export interface RequestPayload extends RequestListItem {
   readonly instance?: { readonly seq: number; readonly reason: string; readonly number: number };
   readonly history: readonly Message[];
   /** Exactly what `keelson requests <id> --step <index> --wire <provider>` prints, per provider. */
-  readonly wire: { readonly anthropic: string; readonly openai: string; readonly deepseek: string };
+  readonly wire: {
+    readonly anthropic: string;
+    readonly openai: string;
+    readonly deepseek: string;
+    readonly gemini: string;
+  };
   readonly breakpoints: readonly Breakpoint[];
 }
 

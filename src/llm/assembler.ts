@@ -1,7 +1,7 @@
 // BlockAssembler: folds a chunk stream into assistant content blocks, usage and a finish reason.
 // Strict about protocol order (a delta for a block that was not started is a ProviderError),
 // so a misbehaving adapter fails loudly instead of producing a half-formed message.
-import type { AssistantContent } from "../messages/index.js";
+import type { AssistantContent, ProviderData } from "../messages/index.js";
 import {
   type AssistantResult,
   type FinishReason,
@@ -10,10 +10,11 @@ import {
   type StreamChunk,
 } from "./types.js";
 
-type Draft =
+type Draft = (
   | { type: "text"; text: string; open: boolean }
   | { type: "reasoning"; text: string; signature?: string; redacted?: boolean; open: boolean }
-  | { type: "tool-call"; callId: string; name: string; arguments: string; open: boolean };
+  | { type: "tool-call"; callId: string; name: string; arguments: string; open: boolean }
+) & { providerData?: ProviderData };
 
 export class BlockAssembler {
   readonly #blocks: Draft[] = [];
@@ -61,9 +62,12 @@ export class BlockAssembler {
         block.arguments += chunk.argumentsDelta;
         return;
       }
-      case "block-end":
-        this.#open(chunk.index, chunk.type).open = false;
+      case "block-end": {
+        const block = this.#open(chunk.index, chunk.type);
+        block.open = false;
+        if (chunk.providerData !== undefined) block.providerData = chunk.providerData;
         return;
+      }
       case "usage":
         this.#usage = chunk.usage;
         return;
@@ -77,16 +81,19 @@ export class BlockAssembler {
   /** The assembled result; blocks still open are closed as they are (an aborted stream). */
   result(): AssistantResult {
     const content: AssistantContent[] = this.#blocks.map((b) => {
-      if (b.type === "tool-call") return { type: "tool-call", callId: b.callId, name: b.name, arguments: b.arguments };
+      const data = b.providerData === undefined ? {} : { providerData: b.providerData };
+      if (b.type === "tool-call")
+        return { type: "tool-call", callId: b.callId, name: b.name, arguments: b.arguments, ...data };
       if (b.type === "reasoning") {
         return {
           type: "reasoning",
           text: b.text,
           ...(b.signature === undefined ? {} : { signature: b.signature }),
           ...(b.redacted ? { redacted: true } : {}),
+          ...data,
         };
       }
-      return { type: "text", text: b.text };
+      return { type: "text", text: b.text, ...data };
     });
     return {
       content,

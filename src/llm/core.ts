@@ -42,6 +42,8 @@ export {
   BASE_URL_ENV,
   chooseModelFromEnv,
   DEFAULT_MODEL_OF,
+  GEMINI_KEY_FALLBACK_ENV,
+  VERTEX_ENV,
   type ModelChoice,
   ModelChoiceError,
   PROVIDER_NAMES,
@@ -49,6 +51,16 @@ export {
   parseModelSelector,
 } from "./model-choice.js";
 export { withStallTimeout } from "./stall.js";
+export {
+  ANTHROPIC_API,
+  foreignReasoning,
+  type NoticeSink,
+  opaqueOwner,
+  ownProviderData,
+  type ProviderNotice,
+  ReasoningCarryover,
+  warnNotice,
+} from "./reasoning-carryover.js";
 export { jsonModeInstruction, schemaInJsonModeInstruction, withJsonModeInstruction } from "./json-mode.js";
 export { CONTEXT_OVERFLOW_MARGIN, contextWindowProblem, estimateRequestTokens } from "./context-window.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

@@ -11,6 +11,13 @@ export {
   toAnthropicParams,
 } from "./anthropic/index.js";
 export {
+  GeminiProvider,
+  type GeminiProviderOptions,
+  type GeminiRequestBody,
+  geminiRequestBody,
+} from "./gemini/index.js";
+export type { AnthropicPlatform } from "./anthropic/platform-client.js";
+export {
   isStrictSchema,
   OpenAICompatibleProvider,
   type OpenAICompatibleOptions,

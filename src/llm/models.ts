@@ -14,7 +14,7 @@ export interface ModelPricing {
 export interface ModelInfo {
   /** The id as sent to the provider (without the `provider:` prefix). */
   readonly id: string;
-  readonly provider: "anthropic" | "openai" | "deepseek" | "emulator" | (string & {});
+  readonly provider: "anthropic" | "openai" | "deepseek" | "gemini" | "bedrock" | "vertex" | "emulator" | (string & {});
   readonly contextWindow: number;
   readonly maxOutput: number;
   readonly pricing: ModelPricing;
@@ -24,8 +24,8 @@ export interface ModelInfo {
 
 export class ModelRegistryError extends KeelsonError<"unknown-model"> {}
 
-/** Defaults as published in late 2026; prices change — pass your own entries to override. */
-export const DEFAULT_MODELS: readonly ModelInfo[] = [
+/** Claude on the first-party API (the Bedrock and Vertex entries reuse these values). */
+const DEFAULT_CLAUDE: readonly ModelInfo[] = [
   {
     id: "claude-sonnet-4-5",
     provider: "anthropic",
@@ -50,6 +50,11 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
     minCacheableTokens: 4096,
     pricing: { input: 5, cacheRead: 0.5, cacheWrite: 6.25, output: 25 },
   },
+];
+
+/** Defaults as published in late 2026; prices change — pass your own entries to override. */
+export const DEFAULT_MODELS: readonly ModelInfo[] = [
+  ...DEFAULT_CLAUDE,
   {
     id: "gpt-5.1",
     provider: "openai",
@@ -82,6 +87,54 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
     minCacheableTokens: 64,
     pricing: { input: 0.28, cacheRead: 0.028, cacheWrite: 0.28, output: 0.42 },
   },
+  // Gemini: prices of the ≤ 200k-token prompt tier; cached input is billed at 10% and implicit
+  // caching has no write fee (explicit caches are billed by storage time, which usage cannot show).
+  // Minimum cacheable lengths from the implicit-caching docs (2.5: 2,048; 3.x: 4,096 tokens).
+  {
+    id: "gemini-2.5-pro",
+    provider: "gemini",
+    contextWindow: 1_048_576,
+    maxOutput: 65_536,
+    minCacheableTokens: 2048,
+    pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 },
+  },
+  {
+    id: "gemini-2.5-flash",
+    provider: "gemini",
+    contextWindow: 1_048_576,
+    maxOutput: 65_536,
+    minCacheableTokens: 2048,
+    pricing: { input: 0.3, cacheRead: 0.03, cacheWrite: 0.3, output: 2.5 },
+  },
+  {
+    id: "gemini-3-pro-preview",
+    provider: "gemini",
+    contextWindow: 1_048_576,
+    maxOutput: 65_536,
+    minCacheableTokens: 4096,
+    pricing: { input: 2, cacheRead: 0.2, cacheWrite: 2, output: 12 },
+  },
+  {
+    id: "gemini-3-flash-preview",
+    provider: "gemini",
+    contextWindow: 1_048_576,
+    maxOutput: 65_536,
+    minCacheableTokens: 4096,
+    pricing: { input: 0.5, cacheRead: 0.05, cacheWrite: 0.5, output: 3 },
+  },
+  // Claude on Amazon Bedrock (model ids; cross-region profiles such as `us.…` / `global.…` are
+  // not listed: add them with the same values) and Google Vertex AI (`claude-…@date`): the same
+  // models, windows and list prices as the first-party API.
+  ...claudeOn("bedrock", {
+    sonnet: "anthropic.claude-sonnet-4-5-20250929-v1:0",
+    haiku: "anthropic.claude-haiku-4-5-20251001-v1:0",
+    opus: "anthropic.claude-opus-4-5-20251101-v1:0",
+  }),
+  ...claudeOn("vertex", {
+    sonnet: "claude-sonnet-4-5@20250929",
+    haiku: "claude-haiku-4-5@20251001",
+    opus: "claude-opus-4-5@20251101",
+  }),
   {
     id: "emulator-anthropic",
     provider: "emulator",
@@ -89,6 +142,14 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
     maxOutput: 8_192,
     minCacheableTokens: 1024,
     pricing: { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 },
+  },
+  {
+    id: "emulator-gemini",
+    provider: "emulator",
+    contextWindow: 1_048_576,
+    maxOutput: 65_536,
+    minCacheableTokens: 2048,
+    pricing: { input: 0.3, cacheRead: 0.03, cacheWrite: 0.3, output: 2.5 },
   },
   {
     id: "emulator-openai",
@@ -99,6 +160,19 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
     pricing: { input: 1.25, cacheRead: 0.125, cacheWrite: 1.25, output: 10 },
   },
 ];
+
+/** The first-party Claude entries under another platform's ids. */
+function claudeOn(
+  provider: "bedrock" | "vertex",
+  ids: { readonly sonnet: string; readonly haiku: string; readonly opus: string },
+): ModelInfo[] {
+  const first = (id: string): ModelInfo => DEFAULT_CLAUDE.find((m) => m.id === id)!;
+  return [
+    { ...first("claude-sonnet-4-5"), id: ids.sonnet, provider },
+    { ...first("claude-haiku-4-5"), id: ids.haiku, provider },
+    { ...first("claude-opus-4-5"), id: ids.opus, provider },
+  ];
+}
 
 export class ModelRegistry {
   readonly #models = new Map<string, ModelInfo>();

@@ -2,7 +2,7 @@
 // stream-chunk protocol it answers with, and the `Provider` interface. Providers never see the
 // session: only this request.
 import type { JsonObject } from "../json/index.js";
-import type { AssistantContent, Message, Usage } from "../messages/index.js";
+import type { AssistantContent, Message, ProviderData, Usage } from "../messages/index.js";
 import { KeelsonError } from "../errors/index.js";
 
 /** A tool as the model sees it (in a request and in the logged header). `inputSchema` is a JSON Schema object. */
@@ -65,13 +65,18 @@ export type BlockStart =
   | { readonly type: "reasoning"; readonly redacted?: boolean }
   | { readonly type: "tool-call"; readonly callId: string; readonly name: string };
 
-/** The stream-chunk protocol. Block indexes are the assistant content positions. */
+/**
+ * The stream-chunk protocol. Block indexes are the assistant content positions. A `block-end`
+ * may carry the producing API's opaque `providerData` for the block (known only once the block
+ * is complete, e.g. a Responses reasoning item's encrypted content); the assembler keeps it on
+ * the block.
+ */
 export type StreamChunk =
   | { readonly type: "block-start"; readonly index: number; readonly block: BlockStart }
   | { readonly type: "text-delta"; readonly index: number; readonly text: string }
   | { readonly type: "reasoning-delta"; readonly index: number; readonly text: string; readonly signature?: string }
   | { readonly type: "tool-call-delta"; readonly index: number; readonly argumentsDelta: string }
-  | { readonly type: "block-end"; readonly index: number }
+  | { readonly type: "block-end"; readonly index: number; readonly providerData?: ProviderData }
   | { readonly type: "usage"; readonly usage: Usage }
   | { readonly type: "finish"; readonly reason: FinishReason; readonly error?: ProviderFailure };
 

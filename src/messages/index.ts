@@ -5,6 +5,7 @@ export type {
   ContentBlock,
   ImageBlock,
   Message,
+  ProviderData,
   ReasoningBlock,
   Role,
   TextBlock,

@@ -2,17 +2,35 @@
 // providers (which serialize them). It depends on nothing, so neither of those layers has to
 // import the other. Every message Keelson hands out is deep-frozen lossless JSON.
 
+/**
+ * What one provider API needs back with a block it produced, logged as the provider sent it and
+ * opaque to Keelson: an OpenAI Responses reasoning item (with its encrypted content), the item
+ * id of a Responses message or function call. `api` names the API that produced it (e.g.
+ * `openai-responses`); an adapter for any other API drops it, so it never reaches the wrong
+ * provider. Lossless JSON, like everything logged.
+ */
+export interface ProviderData {
+  readonly api: string;
+  readonly [key: string]: unknown;
+}
+
 export interface TextBlock {
   readonly type: "text";
   readonly text: string;
+  /** Assistant text only: the producing API's item data (e.g. a Responses message id and phase). */
+  readonly providerData?: ProviderData;
 }
 
-/** Model reasoning. `signature` (Anthropic thinking) and `redacted` are kept for replay. */
+/**
+ * Model reasoning. `signature` (Anthropic thinking) and `redacted` are kept for replay;
+ * `providerData` holds another API's opaque reasoning (a Responses reasoning item).
+ */
 export interface ReasoningBlock {
   readonly type: "reasoning";
   readonly text: string;
   readonly signature?: string;
   readonly redacted?: boolean;
+  readonly providerData?: ProviderData;
 }
 
 /** A tool call as the model produced it; `arguments` is the raw JSON string, unparsed. */
@@ -21,6 +39,8 @@ export interface ToolCallBlock {
   readonly callId: string;
   readonly name: string;
   readonly arguments: string;
+  /** The producing API's item data (e.g. a Responses function_call item id and its own call id). */
+  readonly providerData?: ProviderData;
 }
 
 /** An image ready to send: base64 data plus its media type. */

@@ -50,17 +50,23 @@ function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem 
   }
   switch (kind as BlockKind) {
     case "text":
-      return stringProblem(block, "text");
+      return stringProblem(block, "text") ?? providerDataProblem(block);
     case "reasoning":
       return (
         stringProblem(block, "text") ??
         (block.signature === undefined ? undefined : stringProblem(block, "signature")) ??
         (block.redacted === undefined || typeof block.redacted === "boolean"
           ? undefined
-          : { at: ".redacted", detail: "expected a boolean" })
+          : { at: ".redacted", detail: "expected a boolean" }) ??
+        providerDataProblem(block)
       );
     case "tool-call":
-      return stringProblem(block, "callId") ?? stringProblem(block, "name") ?? stringProblem(block, "arguments");
+      return (
+        stringProblem(block, "callId") ??
+        stringProblem(block, "name") ??
+        stringProblem(block, "arguments") ??
+        providerDataProblem(block)
+      );
     case "image":
       return stringProblem(block, "mediaType") ?? stringProblem(block, "data");
     case "tool-result": {
@@ -72,6 +78,16 @@ function blockProblem(block: unknown, allowed: ReadonlySet<BlockKind>): Problem 
       return inner === undefined ? undefined : { at: `.content${inner.at}`, detail: inner.detail };
     }
   }
+}
+
+/** `providerData`, when present, is an object naming its API. */
+function providerDataProblem(block: Record<string, unknown>): Problem | undefined {
+  const data = block.providerData;
+  if (data === undefined) return undefined;
+  if (!isRecord(data)) return { at: ".providerData", detail: `expected an object, got ${typeName(data)}` };
+  return typeof data.api === "string" && data.api !== ""
+    ? undefined
+    : { at: ".providerData.api", detail: "expected a non-empty string naming the API" };
 }
 
 function blocksProblem(content: unknown, allowed: ReadonlySet<BlockKind>): Problem | undefined {

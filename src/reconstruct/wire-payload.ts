@@ -2,17 +2,19 @@
 // `keelson requests --wire` prints and the inspector shows): the request
 // plus the live parts the log implies (session id, prefix length from the header's
 // `messagePrefix`), built by the very function the adapter hands to its SDK
-// (`anthropicRequestBody`, or `toChatCompletionsParams` with the flavor's `chatWireOptions`).
-// Both SDKs send `JSON.stringify(body)` of the object they are given, so `wireBody` is the
-// request body byte for byte. Not exported by the reconstruct index: it loads the adapters'
+// (`anthropicRequestBody`, `geminiRequestBody`, or `toChatCompletionsParams` with the flavor's
+// `chatWireOptions`). The Anthropic and OpenAI SDKs send `JSON.stringify(body)` of the object
+// they are given, and the Gemini SDK rebuilds exactly `geminiRequestBody`'s bytes from it, so
+// `wireBody` is the request body byte for byte (Gemini's model is in its URL, not the body). Not exported by the reconstruct index: it loads the adapters'
 // modules (not their SDKs), which the loop, importing reconstruct, does not need.
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicRequestBody } from "../llm/index.js";
+import { geminiRequestBody } from "../llm/gemini/index.js";
 import { chatWireOptions, toChatCompletionsParams } from "../llm/openai/index.js";
 import type { ProviderRequest } from "../llm/index.js";
 import type { ReconstructedRequest } from "./types.js";
 
-export type Wire = "anthropic" | "openai" | "deepseek";
-export const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek"];
+export type Wire = "anthropic" | "openai" | "deepseek" | "gemini";
+export const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek", "gemini"];
 
 export function providerRequestOf(r: ReconstructedRequest, sessionId: string): ProviderRequest {
   const prefixLength = r.header.messagePrefix?.length ?? 0;
@@ -28,6 +30,7 @@ export function providerRequestOf(r: ReconstructedRequest, sessionId: string): P
 export function wirePayload(r: ReconstructedRequest, sessionId: string, wire: Wire): unknown {
   const request = providerRequestOf(r, sessionId);
   if (wire === "anthropic") return anthropicRequestBody(request, { defaultMaxTokens: ANTHROPIC_DEFAULT_MAX_TOKENS });
+  if (wire === "gemini") return geminiRequestBody(request);
   return toChatCompletionsParams(request, chatWireOptions({ flavor: wire }));
 }
 

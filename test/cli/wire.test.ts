@@ -86,6 +86,24 @@ describe("keelson requests --wire", () => {
     const step = await keelson(home, ["requests", id, "--wire", "deepseek", "--step", "2"]);
     expect(step.stdout).toBe(`${recorded[1]}\n`);
   }, 60_000);
+
+  it("matches byte for byte for gemini (the @google/genai SDK's own serialization), over a tool-calling turn and a resume", async () => {
+    const env = { GOOGLE_GEMINI_BASE_URL: emulator.geminiBaseURL, GEMINI_API_KEY: "test-key" };
+    const run = await keelson(home, ["run", "--model", "gemini:gemini-2.5-flash", "list the files here"], env);
+    expect(run.code).toBe(0);
+    const id = sessionIdOf(run);
+    const again = await keelson(home, ["resume", id, "--model", "gemini:gemini-2.5-flash", "and once more"], env);
+    expect(again.code).toBe(0);
+    const wire = await keelson(home, ["requests", id, "--wire", "gemini"]);
+    expect(wire.code).toBe(0);
+    // Gemini bodies carry no session key (the model is in the URL); this test's only Gemini session is this one.
+    const recorded = emulator.requests
+      .filter((r) => r.path === "/v1beta/models/gemini-2.5-flash:streamGenerateContent")
+      .map((r) => r.rawBody!);
+    expect(recorded).toHaveLength(3); // the ls call, its answer, the resumed turn
+    expect(lines(wire.stdout)).toEqual(recorded);
+    expect(recorded[1]).toContain('"functionResponse"');
+  }, 60_000);
 });
 
 describe("keelson emulator", () => {

@@ -3,8 +3,12 @@
 // prefix must report cache reads on every request after the first. Never runs without a key.
 // Models: KEELSON_LIVE_<PROVIDER>_MODEL, else a small default. (claude-haiku-4-5 caches only
 // prefixes of 4096+ tokens, so the Anthropic default is claude-sonnet-4-5, whose floor is 1024.)
+// Gemini's implicit caching is best effort (no guarantee of a hit), so its test asserts the turn
+// and normalized usage, not the reads. Bedrock and Vertex authenticate from the AWS chain / Google
+// ADC, which a machine may hold for other reasons: they run only when KEELSON_LIVE_BEDROCK=1 /
+// KEELSON_LIVE_VERTEX=1 say so (Vertex also needs CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID).
 import { describe, expect, test } from "vitest";
-import { AnthropicProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
+import { AnthropicProvider, GeminiProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 import { expectClosedLog } from "../loop/loop-support.js";
 import { z } from "zod";
@@ -14,7 +18,15 @@ import { defineTool } from "../../src/tools/index.js";
 
 interface LiveProvider {
   readonly name: string;
-  readonly keyVar: "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" | "DEEPSEEK_API_KEY";
+  readonly keyVar:
+    | "ANTHROPIC_API_KEY"
+    | "OPENAI_API_KEY"
+    | "DEEPSEEK_API_KEY"
+    | "GEMINI_API_KEY"
+    | "KEELSON_LIVE_BEDROCK"
+    | "KEELSON_LIVE_VERTEX";
+  /** False where the provider's prompt cache is best effort (Gemini implicit caching). */
+  readonly cacheGuaranteed?: boolean;
   readonly modelVar: string;
   readonly defaultModel: string;
   readonly maxTokens: number;
@@ -46,6 +58,31 @@ const LIVE: readonly LiveProvider[] = [
     defaultModel: "deepseek-chat",
     maxTokens: 400,
     provider: () => new OpenAICompatibleProvider({ flavor: "deepseek" }),
+  },
+  {
+    name: "Gemini",
+    keyVar: "GEMINI_API_KEY",
+    modelVar: "KEELSON_LIVE_GEMINI_MODEL",
+    defaultModel: "gemini-2.5-flash",
+    maxTokens: 4000,
+    cacheGuaranteed: false,
+    provider: () => new GeminiProvider(),
+  },
+  {
+    name: "Anthropic on Bedrock",
+    keyVar: "KEELSON_LIVE_BEDROCK",
+    modelVar: "KEELSON_LIVE_BEDROCK_MODEL",
+    defaultModel: "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    maxTokens: 400,
+    provider: () => new AnthropicProvider({ platform: "bedrock" }),
+  },
+  {
+    name: "Anthropic on Vertex",
+    keyVar: "KEELSON_LIVE_VERTEX",
+    modelVar: "KEELSON_LIVE_VERTEX_MODEL",
+    defaultModel: "claude-sonnet-4-5@20250929",
+    maxTokens: 400,
+    provider: () => new AnthropicProvider({ platform: "vertex" }),
   },
 ];
 
@@ -102,7 +139,7 @@ for (const live of LIVE) {
           .map((e) => e.data.usage!);
         expect(list.length).toBeGreaterThanOrEqual(3);
         for (const [i, usage] of list.entries()) {
-          if (i > 0)
+          if (i > 0 && live.cacheGuaranteed !== false)
             expect(usage.cacheReadTokens, `request ${i + 1} of ${model}: ${JSON.stringify(usage)}`).toBeGreaterThan(0);
         }
         expectClosedLog(agent);

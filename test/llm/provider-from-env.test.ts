@@ -6,6 +6,7 @@ import {
   AnthropicProvider,
   chooseModelFromEnv,
   createAgent,
+  GeminiProvider,
   ModelChoiceError,
   OpenAICompatibleProvider,
   providerFromEnv,
@@ -40,6 +41,45 @@ describe("providerFromEnv", () => {
 
     const deepseek = providerFromEnv({ env: { DEEPSEEK_API_KEY: SECRET } });
     expect(deepseek.model).toBe("deepseek:deepseek-chat");
+  });
+
+  test("Gemini by its key (GOOGLE_API_KEY as the fallback); Bedrock and Vertex only by name, from their SDKs' environment", () => {
+    const gemini = providerFromEnv({ env: { GEMINI_API_KEY: SECRET } });
+    expect(gemini.provider).toBeInstanceOf(GeminiProvider);
+    expect(gemini.model).toBe("gemini:gemini-2.5-pro");
+    expect(gemini.baseURL).toBe("https://generativelanguage.googleapis.com");
+    const google = providerFromEnv({
+      env: { GOOGLE_API_KEY: SECRET, GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:9" },
+      model: "gemini:gemini-2.5-flash",
+    });
+    expect(google.baseURL).toBe("http://127.0.0.1:9");
+    // GOOGLE_API_KEY alone does not pick Gemini: it is often set for other Google APIs.
+    expect(refusal(() => providerFromEnv({ env: { GOOGLE_API_KEY: SECRET } })).code).toBe("no-provider");
+    expect(refusal(() => providerFromEnv({ env: {}, model: "gemini:gemini-2.5-pro" }))).toEqual({
+      code: "missing-key",
+      message: "no API key for gemini:gemini-2.5-pro: set GEMINI_API_KEY (or GOOGLE_API_KEY)",
+    });
+
+    const bedrock = providerFromEnv({
+      env: { AWS_REGION: "eu-west-1" },
+      model: "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0",
+    });
+    expect(bedrock.provider).toBeInstanceOf(AnthropicProvider);
+    expect(bedrock.provider.id).toBe("bedrock");
+    const vertex = providerFromEnv({
+      env: {
+        CLOUD_ML_REGION: "us-east5",
+        ANTHROPIC_VERTEX_PROJECT_ID: "p",
+        ANTHROPIC_VERTEX_BASE_URL: "http://127.0.0.1:9/v1",
+      },
+      model: "vertex:claude-sonnet-4-5@20250929",
+    });
+    expect(vertex.provider.id).toBe("vertex");
+    expect(vertex.baseURL).toBe("http://127.0.0.1:9/v1");
+    expect(refusal(() => providerFromEnv({ env: {}, model: "vertex:claude-sonnet-4-5@20250929" }))).toEqual({
+      code: "missing-key",
+      message: "no region for vertex:claude-sonnet-4-5@20250929: set CLOUD_ML_REGION",
+    });
   });
 
   test("an explicit selector, else $KEELSON_MODEL, wins over the keys", () => {

@@ -8,7 +8,7 @@ import type { RequestListItem, RequestPayload } from "../types.js";
 import { getJson, sessionPath } from "./api.js";
 import { href } from "./route.js";
 
-type Mode = "structure" | "json" | "anthropic" | "openai" | "deepseek";
+type Mode = "structure" | "json" | "anthropic" | "openai" | "deepseek" | "gemini";
 
 export function RequestView({ id, n, version }: { id: string; n: number; version: number }) {
   const [list, setList] = useState<RequestListItem[]>();
@@ -44,7 +44,7 @@ export function RequestView({ id, n, version }: { id: string; n: number; version
               <h2>
                 Request {request.index} · step {request.turn}.{request.step}
               </h2>
-              {(["structure", "json", "anthropic", "openai", "deepseek"] as const).map((m) => (
+              {(["structure", "json", "anthropic", "openai", "deepseek", "gemini"] as const).map((m) => (
                 <button
                   type="button"
                   key={m}
@@ -58,7 +58,7 @@ export function RequestView({ id, n, version }: { id: string; n: number; version
             </div>
             {mode === "structure" && <Structure request={request} />}
             {mode === "json" && <Copyable text={request.text} testId="request-text" />}
-            {(mode === "anthropic" || mode === "openai" || mode === "deepseek") && (
+            {(mode === "anthropic" || mode === "openai" || mode === "deepseek" || mode === "gemini") && (
               <Copyable
                 text={request.wire[mode]}
                 shown={JSON.stringify(JSON.parse(request.wire[mode]), null, 2)}

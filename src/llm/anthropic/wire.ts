@@ -12,6 +12,7 @@
 // output-schema.ts); a request without it carries no `output_config`.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Message } from "../../messages/index.js";
+import { ANTHROPIC_API, opaqueOwner } from "../reasoning-carryover.js";
 import type { ProviderRequest } from "../types.js";
 import { anthropicOutputSchema } from "./output-schema.js";
 
@@ -23,6 +24,28 @@ const EPHEMERAL: CacheControl = { type: "ephemeral" };
 export interface AnthropicWireOptions {
   /** `max_tokens` when the request sets none (the API requires one). */
   readonly defaultMaxTokens: number;
+}
+
+/**
+ * The `anthropic-version` the core SDK (1.15.0) sends; the Bedrock and Vertex SDKs move it into
+ * the body as `anthropic_version`.
+ */
+export const ANTHROPIC_SDK_VERSION_HEADER = "2026-10-21";
+
+/**
+ * The body the Bedrock / Vertex SDK sends for `body` (`anthropicRequestBody`'s): the same object
+ * less what the platform puts in the URL — `model` (both) and `stream` (Bedrock) — with
+ * `anthropic_version` appended. Everything else, cache breakpoints included, is byte for byte the
+ * Anthropic wire's.
+ */
+export function anthropicPlatformBody(
+  body: Anthropic.Messages.MessageCreateParamsStreaming,
+  platform: "bedrock" | "vertex",
+): Record<string, unknown> {
+  const { model: _model, stream, ...rest } = body;
+  return platform === "bedrock"
+    ? { ...rest, anthropic_version: ANTHROPIC_SDK_VERSION_HEADER }
+    : { ...rest, stream, anthropic_version: ANTHROPIC_SDK_VERSION_HEADER };
 }
 
 /** AnthropicProvider's `defaultMaxTokens` when none is configured. */
@@ -145,7 +168,9 @@ function assistantBlocks(content: Extract<Message, { role: "assistant" }>["conte
       case "text":
         return b.text === "" ? [] : [{ type: "text", text: b.text }];
       case "reasoning":
-        // Only signed (or redacted) thinking can be replayed; unsigned reasoning from another provider is dropped.
+        // Only signed (or redacted) thinking can be replayed; unsigned reasoning from another
+        // provider is dropped, and so is another API's opaque reasoning (reasoning-carryover.ts).
+        if (opaqueOwner(b) !== ANTHROPIC_API) return [];
         if (b.redacted === true) return [{ type: "redacted_thinking", data: b.text }];
         return b.signature === undefined ? [] : [{ type: "thinking", thinking: b.text, signature: b.signature }];
       case "tool-call":
