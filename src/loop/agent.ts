@@ -36,7 +36,7 @@ import {
   type TurnOutcome,
   type TurnStream,
 } from "./types.js";
-import type { TurnEvent } from "./turn-events.js";
+import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
 import { TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
@@ -77,6 +77,8 @@ class LoopAgent implements Agent {
   readonly #output: OutputDefaults;
   /** Live chunk listeners of open turn streams. */
   readonly #chunkTaps = new Set<(chunk: StreamChunk) => void>();
+  /** Listeners of the subagents' forwarded events (open turn streams). */
+  readonly #subagentTaps = new Set<(event: SubagentTurnEvent) => void>();
   #status: AgentStatus = "idle";
   #controller: AbortController | undefined;
   #driving: Promise<void> | undefined;
@@ -160,6 +162,12 @@ class LoopAgent implements Agent {
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
       answerer: options.answerer,
+      store,
+      clock: options.clock,
+      memoryChildren: new Map(),
+      onSubagent: (event) => {
+        for (const tap of this.#subagentTaps) tap(event);
+      },
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -194,7 +202,11 @@ class LoopAgent implements Agent {
         `follow from seq ${previewJson(from)}: the log has seqs 0..${this.session.length - 1}`,
       );
     const feed = new TurnFeed(
-      { session: this.session, tapChunks: (listener) => this.#tapChunks(listener) },
+      {
+        session: this.session,
+        tapChunks: (listener) => this.#tapChunks(listener),
+        tapSubagents: (listener) => this.#tapSubagents(listener),
+      },
       { kind: "idle" },
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
@@ -205,6 +217,11 @@ class LoopAgent implements Agent {
   #tapChunks(listener: (chunk: StreamChunk) => void): () => void {
     this.#chunkTaps.add(listener);
     return () => this.#chunkTaps.delete(listener);
+  }
+
+  #tapSubagents(listener: (event: SubagentTurnEvent) => void): () => void {
+    this.#subagentTaps.add(listener);
+    return () => this.#subagentTaps.delete(listener);
   }
 
   /** Throws (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
@@ -232,6 +249,7 @@ class LoopAgent implements Agent {
     const port = {
       session: this.session,
       tapChunks: this.#tapChunks.bind(this),
+      tapSubagents: this.#tapSubagents.bind(this),
       enqueue,
       cancel: this.cancel.bind(this),
     };
