@@ -184,6 +184,7 @@ class LoopAgent implements Agent {
       session: this.session,
       hooks: this.hooks,
       tools: this.tools,
+      context: this.#context,
       disposed: () => this.#status === "disposed",
       enqueue: (item) => this.#enqueue(() => this.#inbox.decide(item), item.settle),
       openStream: (enqueue, options) => this.#openStream(enqueue, options),

@@ -130,10 +130,16 @@ function guard(link: ChildLink): AgentPlugin {
   };
 }
 
-/** Last of the child's plugins: before each step reads the tools, leave only the parent's (see `narrowTools`). */
+/**
+ * Last of the child's plugins: leaves only the parent's tools (see `narrowTools`) at once — held
+ * calls of a continued child run before any step — and again before each step reads the tools
+ * (a plugin of the child's may register tools later).
+ */
 function narrowing(link: ChildLink): AgentPlugin {
   return (host) => {
-    host.on("agent/tool-set", () => narrowTools(host.agent.tools, link.ctx.tools, link.spec.tools));
+    const narrow = (): void => narrowTools(host.agent.tools, link.ctx.tools, link.spec.tools);
+    narrow();
+    host.on("agent/tool-set", narrow);
     return undefined;
   };
 }

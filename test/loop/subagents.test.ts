@@ -8,10 +8,17 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
-import { type Agent, createAgent, subagentTool, type TurnEvent } from "../../src/loop/index.js";
+import {
+  type Agent,
+  ApprovalError,
+  createAgent,
+  resumeAgent,
+  subagentTool,
+  type TurnEvent,
+} from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
-import { JsonlSessionStore } from "../../src/store/index.js";
+import { JsonlSessionStore, listPendingApprovals } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
 import { fixedClock } from "../support/builders.js";
 import { deferred } from "../support/deferred.js";
@@ -180,7 +187,7 @@ describe("cancelling the parent", () => {
       const child = new ScriptedProvider([
         async () => {
           hanging.resolve();
-          return "hang";
+          return "hang" as const;
         },
       ]);
       const parent = model([{ toolCalls: [{ name: "research", arguments: { task: "q" } }] }]);
@@ -209,4 +216,182 @@ describe("cancelling the parent", () => {
     });
 });
 
-void defineTool;
+describe("permissions narrow from parent to child", () => {
+  /** `deploy`: needs approval for every call; records what ran. */
+  const deployed: string[] = [];
+  const deploy = defineTool({
+    name: "deploy",
+    description: "Deploys a service.",
+    input: z.object({ target: z.string() }),
+    needsApproval: true,
+    execute: ({ target }) => {
+      deployed.push(target);
+      return `deployed ${target}`;
+    },
+  });
+  const childDeploys = (): ScriptedProvider =>
+    model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }, { text: "deploy handled" }]);
+  const delegates = (): ScriptedProvider => model([{ toolCalls: [{ name: "research", arguments: { task: "ship" } }] }]);
+
+  beforeEach(() => {
+    deployed.length = 0;
+  });
+
+  test("a child holds only the parent's tools, as the parent's definitions", async () => {
+    const ownRead = defineTool({ ...readTool, execute: () => "the child's own read" });
+    const extra = defineTool({
+      name: "rm_rf",
+      description: "Deletes everything.",
+      input: z.object({}),
+      execute: () => "gone",
+    });
+    const child = model([{ toolCalls: [{ name: "read", arguments: { path: "x" } }] }, { text: "ok" }]);
+    const agent = parentAgent(delegates(), [
+      readTool,
+      research(child, { agent: { provider: child, tools: [ownRead, extra] } }),
+    ]);
+    await agent.send("Go.");
+    expect(child.requests[0]!.tools?.map((t) => t.name)).toEqual(["read"]);
+    const { session } = await store.load(`${agent.session.id}.call_1_1_0`, { readOnly: true });
+    const result = session.events.find((e) => e.type === "tool/result")!.data as SessionEvent<"tool/result">["data"];
+    expect(result.content).toEqual([{ type: "text", text: "contents of x" }]); // the parent's read ran
+    await agent.dispose();
+  });
+
+  test("a child's approvals go to the parent's deciders with the session path; the child's own listeners never decide", async () => {
+    const asked: unknown[] = [];
+    const agent = parentAgent(delegates(), [deploy, research(childDeploys())], {
+      approver: async (request: { path?: readonly string[]; tool: string; callId: string }) => {
+        asked.push({ path: request.path, tool: request.tool, callId: request.callId });
+        return { approve: false, by: "parent-policy", note: "not today" };
+      },
+    });
+    // The child brings a listener that would approve everything: it is never asked.
+    const childAgent = research(childDeploys(), {
+      agent: {
+        provider: childDeploys(),
+        plugins: [
+          (host) => {
+            host.on("approval/ask", () => Promise.resolve({ approve: true, by: "child-listener" }));
+            return undefined;
+          },
+        ],
+      },
+    });
+    agent.tools.remove("research");
+    agent.tools.register(childAgent);
+    const outcome = await agent.send("Go.");
+    expect(outcome.reason).toEqual({ kind: "completed" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    expect(asked).toEqual([{ path: [agent.session.id, childId], tool: "deploy", callId: "call_1_1_0" }]);
+    expect(deployed).toEqual([]);
+    const { session } = await store.load(childId, { readOnly: true });
+    const decision = session.events.find((e) => e.type === "approval/decision")!.data;
+    expect(decision).toMatchObject({ approve: false, by: "parent-policy" });
+    await agent.dispose();
+  });
+
+  test("with nobody to ask, the parent pauses on the call; deciding the child's request continues the child, then the parent", async () => {
+    const childModel = childDeploys();
+    const parentModel = model([
+      { toolCalls: [{ name: "research", arguments: { task: "ship" } }] },
+      { text: "shipped, says the subagent" },
+    ]);
+    const options = {
+      provider: parentModel,
+      model: "scripted:parent",
+      system: "You delegate.",
+      tools: [deploy, research(childModel)],
+      clock: fixedClock(),
+    };
+    const agent = createAgent({ ...options, store });
+    const paused = await agent.send("Go.");
+    expect(paused.reason).toEqual({ kind: "awaiting-approval" });
+    const parentId = agent.session.id;
+    const childId = `${parentId}.call_1_1_0`;
+    const [proxy] = agent.pendingApprovals();
+    expect(proxy).toMatchObject({ callId: "call_1_1_0", tool: "research" });
+    expect(proxy!.reason).toContain(`subagent session ${childId} awaits approval of deploy`);
+    await agent.dispose();
+
+    // The approvals API lists the child's request with its path, and marks the parent's as the child's pause.
+    const { approvals } = await listPendingApprovals(store);
+    expect(approvals.map((a) => [a.sessionId, a.callId, a.path, a.subagent])).toEqual([
+      [childId, "call_1_1_0", [parentId, childId], undefined],
+      [parentId, "call_1_1_0", undefined, childId],
+    ]);
+
+    // In a new process: approving the parent's call alone is refused while the child waits.
+    const resumed = await resumeAgent(store, parentId, options);
+    await expect(resumed.decide("call_1_1_0", { approve: true })).rejects.toMatchObject({
+      code: "awaits-subagent",
+    });
+    await expect(resumed.decide("call_1_1_0", { approve: true })).rejects.toBeInstanceOf(ApprovalError);
+    // Deciding the child's request (naming its session) continues the child, then the parent.
+    const done = await resumed.decide("call_1_1_0", { approve: true, by: "ana", session: childId });
+    expect(done.reason).toEqual({ kind: "completed" });
+    expect(done.text).toBe("shipped, says the subagent");
+    expect(deployed).toEqual(["prod"]);
+    const result = resultOf(resumed, "call_1_1_0");
+    expect(result.content).toEqual([{ type: "text", text: "deploy handled" }]);
+    expect(result.meta).toMatchObject({ subagent: { session: childId, reason: "completed" } });
+    const parentDecision = eventsOf(resumed, "approval/decision")[0]!.data;
+    expect(parentDecision).toMatchObject({ callId: "call_1_1_0", approve: true, by: "ana" });
+    expect(verifyLog(resumed.session.events).issues).toEqual([]);
+    await resumed.dispose();
+    const { session: child } = await store.load(childId, { readOnly: true });
+    expect(verifyLog(child.events).issues).toEqual([]);
+    expect(
+      child.events
+        .filter((e) => e.type === "turn/end")
+        .map((e) => (e.data as { reason: { kind: string } }).reason.kind),
+    ).toEqual(["awaiting-approval", "completed"]);
+    expect((await listPendingApprovals(store)).approvals).toEqual([]);
+  });
+
+  test("the pause reaches the parent's stream as the child's approval-request with its path", async () => {
+    const agent = parentAgent(delegates(), [deploy, research(childDeploys())]);
+    const events: TurnEvent[] = [];
+    for await (const event of agent.stream("Go.")) events.push(event);
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const request = events.find((e) => e.type === "subagent" && e.event.type === "approval-request");
+    expect(request).toMatchObject({
+      path: [agent.session.id, childId],
+      event: { tool: "deploy", callId: "call_1_1_0" },
+    });
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "awaiting-approval" } });
+    await agent.dispose();
+  });
+});
+
+describe("a child's budget", () => {
+  test("a child that spent its token budget sends no further request; the call's result says so", async () => {
+    const child = model([
+      { toolCalls: [{ name: "read", arguments: { path: "a" } }], usage: { inputTokens: 600, outputTokens: 10 } },
+      { text: "never sent" },
+    ]);
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "q" } }] }]), [
+      readTool,
+      research(child, { tokenBudget: 500 }),
+    ]);
+    await agent.send("Go.");
+    expect(child.requests).toHaveLength(1);
+    const result = resultOf(agent, "call_1_1_0");
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("token-budget");
+    await agent.dispose();
+  });
+
+  test("maxSteps bounds the child's turn", async () => {
+    const child = model([]);
+    for (let i = 0; i < 5; i++) child.push({ toolCalls: [{ name: "read", arguments: { path: `f${i}` } }] });
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "q" } }] }]), [
+      readTool,
+      research(child, { maxSteps: 2 }),
+    ]);
+    await agent.send("Go.");
+    expect(child.requests).toHaveLength(2);
+    expect(JSON.stringify(resultOf(agent, "call_1_1_0").content)).toContain("max-steps");
+    await agent.dispose();
+  });
+});
