@@ -71,10 +71,17 @@ export async function actInSubagent(
   });
 }
 
-/** Refuses approving held call `callId` while its subagent still waits for a person (`awaits-subagent`). */
-export async function refuseWhileChildWaits(ctx: TurnContext, callId: string): Promise<void> {
+/**
+ * Refuses approving held call `callId` while its subagent still waits for a person
+ * (`awaits-subagent`). Undefined — decided synchronously, so decisions keep their order — when
+ * the call is not a subagent's pause.
+ */
+export function refuseWhileChildWaits(ctx: TurnContext, callId: string): Promise<void> | undefined {
   const held = heldSubagents(ctx).find((h) => h.callId === callId);
-  if (held === undefined) return;
+  return held === undefined ? undefined : refuseWaiting(ctx, callId, held);
+}
+
+async function refuseWaiting(ctx: TurnContext, callId: string, held: HeldSubagent): Promise<void> {
   const child = await storedChild(ctx, held.childId);
   const waiting = child === undefined ? undefined : waitingOf(child);
   if (waiting !== undefined)
