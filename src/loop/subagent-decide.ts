@@ -72,6 +72,30 @@ export async function actInSubagent(
 }
 
 /**
+ * A cancel of the parent's paused turn closes the calls held behind its subagents' pauses; each
+ * such child is cancelled too (its own paused turn closes its waiting calls, `aborted`), so no
+ * approval is left pending that nothing could continue. Best effort: a child that cannot be
+ * opened keeps its pause (reported on `agent/error`).
+ */
+export async function cancelWaitingChildren(ctx: TurnContext): Promise<void> {
+  for (const held of heldSubagents(ctx)) {
+    try {
+      const { agent: child } = await openChild({ ctx, ...held });
+      try {
+        if (waitingOf(child.session) !== undefined) {
+          child.cancel("the parent's paused turn was cancelled");
+          await child.whenIdle();
+        }
+      } finally {
+        await child.dispose();
+      }
+    } catch (error) {
+      ctx.hooks.report(error, `subagent ${held.childId}`);
+    }
+  }
+}
+
+/**
  * Refuses approving held call `callId` while its subagent still waits for a person
  * (`awaits-subagent`). Undefined — decided synchronously, so decisions keep their order — when
  * the call is not a subagent's pause.

@@ -16,6 +16,7 @@ import {
   subagentTool,
   type TurnEvent,
 } from "../../src/loop/index.js";
+import { cacheReport } from "../../src/audit/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { JsonlSessionStore, listPendingApprovals } from "../../src/store/index.js";
@@ -360,6 +361,84 @@ describe("permissions narrow from parent to child", () => {
       event: { tool: "deploy", callId: "call_1_1_0" },
     });
     expect(events.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "awaiting-approval" } });
+    await agent.dispose();
+  });
+});
+
+describe("a paused subagent, cancelled or asked", () => {
+  const deploy = defineTool({
+    name: "deploy",
+    description: "Deploys a service.",
+    input: z.object({ target: z.string() }),
+    needsApproval: true,
+    execute: ({ target }) => `deployed ${target}`,
+  });
+  const region = defineTool({
+    name: "region",
+    description: "Picks a region (asks the person).",
+    input: z.object({}),
+    question: () => ({ message: "Which region?", schema: { type: "string", enum: ["eu", "us"] } }),
+    execute: (_args, { answer }) => `region ${String(answer)}`,
+  });
+
+  test("cancelling the paused parent cancels the paused child: nothing is left pending", async () => {
+    const child = model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }]);
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "ship" } }] }]), [
+      deploy,
+      research(child),
+    ]);
+    expect((await agent.send("Go.")).reason).toEqual({ kind: "awaiting-approval" });
+    expect((await listPendingApprovals(store)).approvals).toHaveLength(2);
+    agent.cancel("never mind");
+    await agent.whenIdle();
+    expect(turnEnds(agent).at(-1)).toEqual({ kind: "aborted", reason: "never mind" });
+    expect((await listPendingApprovals(store)).approvals).toEqual([]);
+    const { session } = await store.load(`${agent.session.id}.call_1_1_0`, { readOnly: true });
+    expect(verifyLog(session.events).issues).toEqual([]);
+    expect((session.events.at(-1) as SessionEvent<"turn/end">).data.reason.kind).toBe("aborted");
+    await agent.dispose();
+  });
+
+  test("a child's question waits in the child; answering it through the parent continues both", async () => {
+    const child = model([{ toolCalls: [{ name: "region", arguments: {} }] }, { text: "picked" }]);
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "pick" } }] }]), [
+      region,
+      research(child),
+    ]);
+    expect((await agent.send("Go.")).reason).toEqual({ kind: "awaiting-approval" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const { inputs } = await listPendingApprovals(store);
+    expect(inputs).toMatchObject([{ sessionId: childId, id: "call_1_1_0", path: [agent.session.id, childId] }]);
+    const done = await agent.respond("call_1_1_0", { value: "eu", by: "ana", session: childId });
+    expect(done.reason).toEqual({ kind: "completed" });
+    expect(resultOf(agent, "call_1_1_0").content).toEqual([{ type: "text", text: "picked" }]);
+    const { session } = await store.load(childId, { readOnly: true });
+    const toolResult = session.events.find((e) => e.type === "tool/result")!
+      .data as SessionEvent<"tool/result">["data"];
+    expect(toolResult.content).toEqual([{ type: "text", text: "region eu" }]);
+    await agent.dispose();
+  });
+});
+
+describe("a child's cost", () => {
+  test("the child's cache economics are reported like any session's", async () => {
+    const child = model([
+      { toolCalls: [{ name: "read", arguments: { path: "a" } }], usage: { inputTokens: 1200, outputTokens: 20 } },
+      { text: "ok", usage: { inputTokens: 50, cacheReadTokens: 1200, outputTokens: 5 } },
+    ]);
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "q" } }] }]), [
+      readTool,
+      research(child),
+    ]);
+    await agent.send("Go.");
+    const { session } = await store.load(`${agent.session.id}.call_1_1_0`, { readOnly: true });
+    const report = cacheReport(session.events);
+    expect(report.requests).toHaveLength(2);
+    expect(report.requests.map((r) => r.usage?.cacheReadTokens)).toEqual([0, 1200]);
+    expect(report.requests[1]!.firstChange).toBeNull(); // the child's own second request extends its first
+    expect(report.totals.cacheReadTokens).toBe(1200);
+    // The parent's result says what the child spent, for roll-ups.
+    expect(resultOf(agent, "call_1_1_0").meta).toMatchObject({ subagent: { tokens: 1200 + 20 + 50 + 1200 + 5 } });
     await agent.dispose();
   });
 });
