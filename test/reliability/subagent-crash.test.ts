@@ -50,7 +50,9 @@ for (const point of ["child-tool", "child-model", "two-children"] as const)
         expect(needsRepair).toBe(true);
         expect(session.header.spawnedBy).toEqual({ session: parentId, callId: id.slice(parentId.length + 1) });
         const tool = point === "child-model" ? "note" : "stall";
-        expect(session.events.some((e) => e.type === "tool/call" && (e.data as { name: string }).name === tool)).toBe(true);
+        expect(session.events.some((e) => e.type === "tool/call" && (e.data as { name: string }).name === tool)).toBe(
+          true,
+        );
       }
       const resumed = await resumeAgent(store, parentId, {
         provider: new ScriptedProvider([], { fallback: { text: "carrying on" } }),
