@@ -23,6 +23,20 @@ export interface FeedSource {
   readonly tapSubagents?: (listener: (event: SubagentTurnEvent) => void) => () => void;
 }
 
+/** Listeners of one kind of live value (an agent's provider chunks, its subagents' events): what feeds tap. */
+export class Taps<T> {
+  readonly #listeners = new Set<(value: T) => void>();
+  /** Adds a listener; returns its removal. Bound: pass it as a `FeedSource` tap. */
+  readonly add = (listener: (value: T) => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  emit(value: T): void {
+    for (const listener of this.#listeners) listener(value);
+  }
+}
+
 /** When a feed ends: after one turn's end (with its outcome), or once the log is idle and read. */
 export type FeedEnd = { readonly kind: "turn"; readonly outcome: Promise<TurnOutcome> } | { readonly kind: "idle" };
 
