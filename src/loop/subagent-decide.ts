@@ -75,10 +75,15 @@ export async function actInSubagent(
  * A cancel of the parent's paused turn closes the calls held behind its subagents' pauses; each
  * such child is cancelled too (its own paused turn closes its waiting calls, `aborted`), so no
  * approval is left pending that nothing could continue. Best effort: a child that cannot be
- * opened keeps its pause (reported on `agent/error`).
+ * opened keeps its pause (reported on `agent/error`). Undefined when there is none (nothing to await).
  */
-export async function cancelWaitingChildren(ctx: TurnContext): Promise<void> {
-  for (const held of heldSubagents(ctx)) {
+export function cancelWaitingChildren(ctx: TurnContext): Promise<void> | undefined {
+  const held = heldSubagents(ctx);
+  return held.length === 0 ? undefined : cancelChildren(ctx, held);
+}
+
+async function cancelChildren(ctx: TurnContext, children: readonly HeldSubagent[]): Promise<void> {
+  for (const held of children) {
     try {
       const { agent: child } = await openChild({ ctx, ...held });
       try {

@@ -8,7 +8,9 @@
 // (`input/response`), else the turn ends `awaiting-input`. A later turn runs the held calls
 // (`runHeldCalls`) once each is decided and answered.
 // Every call is logged `tool/call` → (flush before a tool that is not read-only) → `tool/result`;
-// post-tool context is appended after the batch's last result.
+// post-tool context is appended after the batch's last result. Adjacent subagent calls run
+// together instead (subagent-batch.ts; docs/decisions/0025), each call logged with its result in
+// model order; a child waiting for a person holds its call behind an `approval/request`.
 import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { PendingApproval, PendingInput } from "../session/index.js";

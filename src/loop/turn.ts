@@ -82,7 +82,8 @@ export async function runTurn(
     }
   }
   // A cancel closes the calls held behind a subagent's pause: their children are cancelled too.
-  if (isCancel(ctx, signal)) await cancelWaitingChildren(ctx);
+  const cancelling = isCancel(ctx, signal) ? cancelWaitingChildren(ctx) : undefined;
+  if (cancelling !== undefined) await cancelling;
   closeOpenStep(ctx, signal, state.dispatched);
   // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
   // logged now, like those that arrived after the last boundary: an inject resolves only once logged.

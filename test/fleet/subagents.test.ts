@@ -11,7 +11,7 @@ import { subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { listPendingApprovals } from "../../src/store/index.js";
-import { useFleetDatabase } from "./fleet-harness.js";
+import { leaseOwner, useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
 
@@ -72,14 +72,6 @@ const profiles: Record<string, AgentProfile> = {
   },
 };
 
-async function leaseOwner(sessionId: string): Promise<string | null> {
-  const [row] = await database().query<{ lease_owner: string | null }>(
-    "SELECT lease_owner FROM keelson_sessions WHERE id = $1",
-    [sessionId],
-  );
-  return row!.lease_owner;
-}
-
 describe("subagents in the fleet", () => {
   test("a fleet-run parent with a subagent completes; the child lives in the same store; both logs verify", async () => {
     await database().worker({ profiles });
@@ -100,8 +92,8 @@ describe("subagents in the fleet", () => {
     expect(child.header.spawnedBy).toEqual({ session: sessionId, callId: "call_1_1_0" });
     expect(verifyLog(parent.events).issues).toEqual([]);
     expect(verifyLog(child.events).issues).toEqual([]);
-    expect(await leaseOwner(sessionId)).toBeNull();
-    expect(await leaseOwner(childId)).toBeNull(); // the worker released the child with its turn
+    expect(await leaseOwner(database(), sessionId)).toBeNull();
+    expect(await leaseOwner(database(), childId)).toBeNull(); // the worker released the child with its turn
   });
 
   test("a child's pause pauses the parent's turn; a queued decision for the child continues both", async () => {
@@ -133,6 +125,6 @@ describe("subagents in the fleet", () => {
     expect(verifyLog(child.events).issues).toEqual([]);
     const result = parent.events.findLast((e) => e.type === "tool/result") as SessionEvent<"tool/result">;
     expect(result.data.content).toEqual([{ type: "text", text: "deployed it" }]);
-    expect(await leaseOwner(childId)).toBeNull();
+    expect(await leaseOwner(database(), childId)).toBeNull();
   });
 });

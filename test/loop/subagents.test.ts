@@ -21,6 +21,7 @@ import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { JsonlSessionStore, listPendingApprovals } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import { fixedClock } from "../support/builders.js";
 import { deferred } from "../support/deferred.js";
 import { eventsOf, expectLogMatchesRequests, readTool, turnEnds } from "./support.js";
@@ -220,16 +221,7 @@ describe("cancelling the parent", () => {
 describe("permissions narrow from parent to child", () => {
   /** `deploy`: needs approval for every call; records what ran. */
   const deployed: string[] = [];
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploys a service.",
-    input: z.object({ target: z.string() }),
-    needsApproval: true,
-    execute: ({ target }) => {
-      deployed.push(target);
-      return `deployed ${target}`;
-    },
-  });
+  const deploy = deployTool(deployed);
   const childDeploys = (): ScriptedProvider =>
     model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }, { text: "deploy handled" }]);
   const delegates = (): ScriptedProvider => model([{ toolCalls: [{ name: "research", arguments: { task: "ship" } }] }]);
@@ -366,13 +358,7 @@ describe("permissions narrow from parent to child", () => {
 });
 
 describe("a paused subagent, cancelled or asked", () => {
-  const deploy = defineTool({
-    name: "deploy",
-    description: "Deploys a service.",
-    input: z.object({ target: z.string() }),
-    needsApproval: true,
-    execute: ({ target }) => `deployed ${target}`,
-  });
+  const deploy = deployTool([]);
   const region = defineTool({
     name: "region",
     description: "Picks a region (asks the person).",
