@@ -57,6 +57,10 @@ export {
   type SessionPrefixPayload,
   type StatusPayload,
   type StreamOptions,
+  type SubagentAgentOptions,
+  type SubagentToolOptions,
+  type SubagentTurnEvent,
+  subagentTool,
   type ToolSetPayload,
   type TurnEvent,
   type TurnEventType,
@@ -258,6 +262,8 @@ export {
 // The log: sessions, reconstruction, verification, cache audit.
 export {
   type AnySessionEvent,
+  type ChildState,
+  checkSubagents,
   type EventDataMap,
   type EventType,
   Session,
@@ -265,6 +271,11 @@ export {
   type SessionEvent,
   type SessionHeader,
   type SessionMeta,
+  type SpawnedBy,
+  type SubagentLink,
+  subagentLinks,
+  type SubagentProblem,
+  subagentSessionId,
   type TurnEndReason,
 } from "./session/index.js";
 export { type EpochHeader, HeaderError, type RequestConfig } from "./header/index.js";

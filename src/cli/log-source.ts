@@ -5,8 +5,22 @@
 // with the StoreError as `cause`.
 import * as nodeFs from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Session, SessionError, type SessionEvent, type SessionMeta, validateSessionMeta } from "../session/index.js";
-import { decodeLog, JsonlSessionStore, newerLogError, readLogFile, StoreError } from "../store/index.js";
+import {
+  type ChildState,
+  Session,
+  SessionError,
+  type SessionEvent,
+  type SessionMeta,
+  validateSessionMeta,
+} from "../session/index.js";
+import {
+  decodeLog,
+  JsonlSessionStore,
+  newerLogError,
+  readLogFile,
+  type SessionStore,
+  StoreError,
+} from "../store/index.js";
 import { CliError } from "./errors.js";
 import { openJsonlStore, openStore, usesJsonl } from "./store-target.js";
 
@@ -178,4 +192,31 @@ export function cliErrorOf(error: unknown): unknown {
   return new CliError(`${where}${error.code}: ${problemOf(error)}`, LOG_PROBLEMS.has(error.code) ? 1 : 2, {
     cause: error,
   });
+}
+
+/**
+ * Runs `fn` with a store that holds the target's other sessions — its subagents' (`keelson
+ * verify` and `show` read them): the store in force for a session id, the log's own directory
+ * for a `.jsonl` path. Read-only loads only; the store is closed afterwards.
+ */
+export async function withSiblingStore<T>(target: string, fn: (store: SessionStore) => Promise<T>): Promise<T> {
+  const store: SessionStore = isFileTarget(target)
+    ? new JsonlSessionStore({ root: dirname(resolve(target)), cacheSessions: 0 })
+    : await openStore();
+  try {
+    return await fn(store);
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}
+
+/** A child as `checkSubagents` reads it from `store` (undefined: not stored). */
+export async function childState(store: SessionStore, id: string): Promise<ChildState | undefined> {
+  try {
+    const { session, needsRepair } = await store.load(id, { readOnly: true });
+    return { meta: session.header, open: needsRepair || session.openTurn !== null };
+  } catch (error) {
+    if (error instanceof StoreError && (error.code === "not-found" || error.code === "invalid-id")) return undefined;
+    throw cliErrorOf(error);
+  }
 }

@@ -1,17 +1,28 @@
 // `keelson show <id | FILE>`: a readable transcript of a stored session — turns and steps, user,
 // assistant and tool messages, header snapshots (with their reason) and deltas (which arms),
-// the session prefix marked request-only, compactions and retries. A log written by a newer
+// the session prefix marked request-only, compactions and retries — with each subagent's
+// session (from the same store, or a FILE's directory) indented under the call that started it. A log written by a newer
 // Keelson is shown best-effort (events this Keelson knows rendered, the others listed by seq and
 // type), with the refusal on stderr and exit code 1. Each event reads as the full form of
 // src/event-text's table says. Everything printed is escaped for the terminal
 // (terminal-text.ts): the log holds file contents and model text.
 import type { Command } from "commander";
 import { eventLine } from "../event-text/index.js";
-import { type AnySessionEvent, isEventType, validateEventData } from "../session/index.js";
+import { type AnySessionEvent, isEventType, type Session, subagentLinks, validateEventData } from "../session/index.js";
+import type { SessionStore } from "../store/index.js";
 // Not re-exported by the session index (src/session/index.ts is another engineer's file).
 import { LOG_VERSION, newerLogVersion, unknownEventFeature } from "../session/index.js";
 import { describeError } from "./errors.js";
-import { fileOfTarget, isFileTarget, isNewerLog, type LoadedLog, loadLog, readRawLog } from "./log-source.js";
+import {
+  cliErrorOf,
+  fileOfTarget,
+  isFileTarget,
+  isNewerLog,
+  type LoadedLog,
+  loadLog,
+  readRawLog,
+  withSiblingStore,
+} from "./log-source.js";
 import { indent } from "./transcript.js";
 import { commandSummary } from "./commands.js";
 import { terminalLine, terminalText } from "./terminal-text.js";
@@ -38,12 +49,46 @@ export function registerShow(program: Command): void {
       if (h.cwd !== undefined) out.push(`cwd     ${h.cwd}`);
       if (h.parentSession !== undefined)
         out.push(`fork of ${h.parentSession} (its first ${h.seedLength ?? 0} events are the parent's)`);
+      if (h.spawnedBy !== undefined)
+        out.push(`subagent of ${h.spawnedBy.session} (started by its call ${h.spawnedBy.callId})`);
       out.push("");
-      for (const event of session.events) out.push(...renderEvent(event as AnySessionEvent));
-      if (session.openTurn !== null)
-        out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
+      const hasChildren = subagentLinks(session.events, session.id, { closed: true }).length > 0;
+      out.push(
+        ...(hasChildren
+          ? await withSiblingStore(target, (store) => transcript(session, store, new Set([session.id])))
+          : await transcript(session, undefined, new Set())),
+      );
       process.stdout.write(`${terminalText(out.join("\n"))}\n`);
     });
+}
+
+/**
+ * A session's events in the full form, and after each call that started a subagent, that child's
+ * transcript indented under it (recursively; `seen` guards a cycle of forged links).
+ */
+async function transcript(session: Session, store: SessionStore | undefined, seen: Set<string>): Promise<string[]> {
+  const out: string[] = [];
+  const links = new Map(
+    store === undefined ? [] : subagentLinks(session.events, session.id, { closed: true }).map((l) => [l.resultSeq, l]),
+  );
+  for (const event of session.events) {
+    out.push(...renderEvent(event as AnySessionEvent));
+    const link = links.get(event.seq);
+    if (link === undefined || store === undefined || seen.has(link.session)) continue;
+    let child: Session | undefined;
+    try {
+      child = (await store.load(link.session, { readOnly: true })).session;
+    } catch (error) {
+      if (link.named) out.push(`       (subagent session ${link.session}: ${describeError(cliErrorOf(error))})`);
+      continue;
+    }
+    seen.add(link.session);
+    out.push(`       ┌─ subagent session ${link.session} (call ${link.callId})`);
+    for (const line of await transcript(child, store, seen)) out.push(`       │ ${line}`);
+    out.push(`       └─ end of subagent session ${link.session}`);
+  }
+  if (session.openTurn !== null) out.push(`(turn ${session.openTurn} is still open: the writer crashed or is running)`);
+  return out;
 }
 
 /** A newer Keelson's log: everything this Keelson can read, then the refusal on stderr; exit 1. */

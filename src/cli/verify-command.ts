@@ -1,14 +1,21 @@
 // `keelson verify <id | FILE>`: the structural checks (verifyLog) and a full reconstruction of
-// every request over a stored log, read-only. Clean: exit 0 and one summary line. Not clean:
+// every request over a stored log, read-only; then its subagents (checkSubagents): each child a
+// call started is in the same store (a FILE's directory), links back to the call, and ended. Clean: exit 0 and one summary line. Not clean:
 // exit 1 and one line per issue — `file:line: seq S: code: message` (line = seq + 2: the header
 // is line 1). A log written by a newer Keelson is not clean (exit 1: it cannot be verified
 // here). A path that is not a regular file, or is over the size limit, is bad input (exit 2).
 // Problems quote the log (and the file name is the user's): each line is escaped for the terminal.
 import type { Command } from "commander";
 import { ReconstructError, reconstructRequests, verifyLog } from "../reconstruct/index.js";
-import { SessionError, type SessionEvent, validateSessionMeta } from "../session/index.js";
+import {
+  checkSubagents,
+  SessionError,
+  type SessionEvent,
+  subagentLinks,
+  validateSessionMeta,
+} from "../session/index.js";
 import { CliError } from "./errors.js";
-import { cliErrorOf, lineOfSeq, type RawLog, readRawTarget } from "./log-source.js";
+import { childState, cliErrorOf, lineOfSeq, type RawLog, readRawTarget, withSiblingStore } from "./log-source.js";
 import { commandSummary } from "./commands.js";
 import { terminalLine } from "./terminal-text.js";
 
@@ -49,6 +56,7 @@ export function registerVerify(program: Command): void {
         if (!(error instanceof SessionError)) throw error;
         issues.push({ line: 1, code: error.code, message: error.message });
       }
+      const events = raw.events as readonly SessionEvent[];
       const report = verifyLog(raw.events);
       for (const issue of report.issues)
         issues.push({ ...issue, ...(issue.seq === undefined ? {} : { line: lineOfSeq(raw, issue.seq) }) });
@@ -65,9 +73,19 @@ export function registerVerify(program: Command): void {
           issues.push({ line: lineOfSeq(raw, error.seq), seq: error.seq, code: error.code, message: error.message });
         }
       }
+      // A child a call started (named by its result, or maybe left by a closed call) is checked in the same store.
+      let subagents = 0;
+      const id = (raw.header as { id?: unknown } | null)?.id;
+      if (report.ok && typeof id === "string" && subagentLinks(events, id, { closed: true }).length > 0) {
+        subagents = subagentLinks(events, id).length;
+        const problems = await withSiblingStore(target, (store) =>
+          checkSubagents({ id, events }, (child) => childState(store, child)),
+        );
+        for (const { seq, code, message } of problems) issues.push({ line: lineOfSeq(raw, seq), seq, code, message });
+      }
       if (issues.length === 0) {
         process.stdout.write(
-          `clean: ${report.events} events, ${report.turns} turns, ${requests} requests (${terminalLine(raw.file)})\n`,
+          `clean: ${report.events} events, ${report.turns} turns, ${requests} requests${subagents === 0 ? "" : `, ${subagents} subagent session(s) ended`} (${terminalLine(raw.file)})\n`,
         );
         return;
       }

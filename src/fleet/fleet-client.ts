@@ -127,7 +127,9 @@ export class FleetClient {
     const { sessionId, callId, profile } = options;
     checkTurnInput({ sessionId, prompt: `decision on ${callId}`, profile });
     await this.#ready();
-    const { session } = await this.#store().load(sessionId, { readOnly: true });
+    // A subagent's request (`decision.session`) is checked in its own session; the queued session's worker routes it.
+    const target = typeof options.decision?.session === "string" ? options.decision.session : sessionId;
+    const { session } = await this.#store().load(target, { readOnly: true });
     pendingRequest(session, callId);
     const decision = queuedDecision(callId, options.decision);
     return this.#continuation(sessionId, `${decision.approve ? "approve" : "deny"} ${callId}`, profile, decision);
@@ -142,9 +144,14 @@ export class FleetClient {
     const { sessionId, id, profile } = options;
     checkTurnInput({ sessionId, prompt: `answer to ${id}`, profile });
     await this.#ready();
-    const { session } = await this.#store().load(sessionId, { readOnly: true });
+    const target = typeof options.answer?.session === "string" ? options.answer.session : sessionId;
+    const { session } = await this.#store().load(target, { readOnly: true });
     const answer = checkedAnswer(pendingInput(session, id), options.answer);
-    return this.#continuation(sessionId, `answer ${id}`, profile, { kind: "response", ...answer });
+    return this.#continuation(sessionId, `answer ${id}`, profile, {
+      kind: "response",
+      ...answer,
+      ...(target === sessionId ? {} : { session: target }),
+    });
   }
 
   /** Inserts a queued decision or answer (`label` in the prompt column) and returns its turn id. */
@@ -404,6 +411,7 @@ function queuedDecision(callId: string, input: ApprovalDecision): QueuedApproval
     ...(input.by === undefined ? {} : { by: input.by }),
     ...(input.note === undefined ? {} : { note: input.note }),
     ...(args === undefined ? {} : { arguments: typeof args === "string" ? args : JSON.stringify(args) }),
+    ...(typeof input.session === "string" ? { session: input.session } : {}),
   };
 }
 

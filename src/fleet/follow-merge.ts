@@ -9,7 +9,16 @@
 // died or was fenced before saving it), the log wins: delivery goes back to that seq and goes on
 // from the log — the only case in which a seq is delivered again.
 import { canonicalEquals, type JsonValue } from "../json/index.js";
-import { type CommittedTurnEvent, committedTurnEvent, type LiveTurnEvent, type TurnEvent } from "../loop/index.js";
+import {
+  type CommittedTurnEvent,
+  committedTurnEvent,
+  type LiveTurnEvent,
+  type SubagentTurnEvent,
+  type TurnEvent,
+} from "../loop/index.js";
+
+/** What a follower queues between committed events: a live event, or a subagent's forwarded one. */
+type Live = LiveTurnEvent | SubagentTurnEvent;
 import type { SessionEvent } from "../session/index.js";
 import type { LiveMessage } from "./follow-wire.js";
 
@@ -20,7 +29,7 @@ const EVENT_WEIGHT = 64;
 
 interface QueuedLive {
   readonly afterSeq: number;
-  event: LiveTurnEvent;
+  event: Live;
 }
 
 interface Placed {
@@ -29,8 +38,8 @@ interface Placed {
 }
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
-const isDelta = (event: LiveTurnEvent): event is DeltaEvent => "delta" in event;
-const weight = (event: LiveTurnEvent): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
+const isDelta = (event: Live): event is DeltaEvent => "delta" in event;
+const weight = (event: Live): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
 
 export class FollowMerge {
   readonly #maxChars: number;
@@ -144,13 +153,14 @@ export class FollowMerge {
     this.#committed.set(seq, { event, durable });
   }
 
-  #queueLive(afterSeq: number, event: LiveTurnEvent): void {
+  #queueLive(afterSeq: number, event: Live): void {
     if (isDelta(event) && this.#gapped === `${event.turn}/${event.step}`) return;
     const tail = this.#live.at(-1);
     if (
       isDelta(event) &&
       tail !== undefined &&
       tail.afterSeq === afterSeq &&
+      isDelta(tail.event) &&
       tail.event.type === event.type &&
       tail.event.index === event.index &&
       tail.event.turn === event.turn &&

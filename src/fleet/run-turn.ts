@@ -49,6 +49,7 @@ const REFUSED = [
   "refused",
   "invalid-decision",
   "edit-not-allowed",
+  "awaits-subagent",
   "awaiting-approval",
   "unknown-request",
   "already-answered",

@@ -37,6 +37,8 @@ export interface QueuedResponse {
   readonly id: string;
   readonly value: JsonValue;
   readonly by?: string;
+  /** A subagent's session whose question it answers (`InputAnswer.session`). */
+  readonly session?: string;
 }
 
 /** A decision on a pending approval, queued as a continuation. */
@@ -48,6 +50,8 @@ export interface QueuedApproval {
   readonly note?: string;
   /** Edited arguments (JSON text), for an approval of a tool that allows them. */
   readonly arguments?: string;
+  /** A subagent's session whose request it decides (the worker decides it through the queued session: `ApprovalDecision.session`). */
+  readonly session?: string;
 }
 
 /** One row of the turn queue. Returned objects are fresh copies; times are ms since the epoch (server clock). */

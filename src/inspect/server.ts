@@ -14,6 +14,7 @@ import { StoreError } from "../store/index.js";
 import { bearerAuthorized, hostAllowed, pageUrl } from "./access.js";
 import { sessionsPayload } from "./session-summary.js";
 import { SessionViews } from "./session-views.js";
+import { withParentSeq, withSubagentProblems } from "./subagent-view.js";
 import { liveStream } from "./live.js";
 import { InspectError, type InspectSource } from "./types.js";
 import { WIRES, type Wire } from "./wire-payload.js";
@@ -171,7 +172,13 @@ async function handleApi(state: InspectState, req: IncomingMessage, res: ServerR
     return liveStream(req, res, state.streams, state.source, id, from, (sid) => viewsOf(state, sid));
   }
   const views = await viewsOf(state, id);
-  if (rest.length === 0) return json(res, views.session());
+  if (rest.length === 0)
+    return json(
+      res,
+      await withParentSeq(views.session(), async (parent) => (await viewsOf(state, parent)).loaded.session),
+    );
+  if (rest[0] === "verify" && rest.length === 1)
+    return json(res, await withSubagentProblems(views.verify, views.loaded, (child) => state.source.load(child)));
   return sessionEndpoint(res, url, id, rest, views);
 }
 
@@ -210,9 +217,6 @@ function sessionEndpoint(
     case "cache":
       // The body is `keelson cache --json`'s output, byte for byte (less the final newline).
       if (rest.length === 1) return send(res, 200, "application/json; charset=utf-8", JSON.stringify(v.cache, null, 2));
-      break;
-    case "verify":
-      if (rest.length === 1) return json(res, v.verify);
       break;
   }
   throw new InspectError("not-found", `no endpoint ${url.pathname}`);

@@ -138,6 +138,7 @@ export class SessionViews {
       ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
       ...(h.parentSession === undefined ? {} : { parentSession: h.parentSession }),
       ...(h.seedLength === undefined ? {} : { seedLength: h.seedLength }),
+      ...(h.spawnedBy === undefined ? {} : { spawnedBy: { session: h.spawnedBy.session, callId: h.spawnedBy.callId } }),
       events: session.events.length,
       turns: session.lastTurn,
       openTurn: session.openTurn,

@@ -1,10 +1,11 @@
 // The timeline of one session as flat rows (turns → steps → messages), a pure fold over the
 // events: loop-instance boundaries (the turn whose first header snapshot is `initial` or
 // `resume`, and a fork's seed boundary), tool calls and results, retries, compactions with the
-// seqs they replaced, header records, and crash-repair closers marked as such.
+// seqs they replaced, header records, crash-repair closers marked as such, and the child session
+// a subagent call's result names.
 // Each event's own row is its line in the row form of src/event-text's table.
 import { eventLine } from "../event-text/index.js";
-import type { AnySessionEvent, Session } from "../session/index.js";
+import { type AnySessionEvent, type Session, subagentLinks } from "../session/index.js";
 import type { TimelineRow } from "./types.js";
 
 /** The rows of `session`; `requestOf` maps a step's `step/start` seq to its 1-based request index. */
@@ -13,6 +14,7 @@ export function timelineRows(session: Session, requestOf: ReadonlyMap<number, nu
   const seedLength = session.header.parentSession === undefined ? 0 : (session.header.seedLength ?? 0);
   const instanceTurns = instanceStarts(events);
   const repaired = repairClosers(events);
+  const children = new Map(subagentLinks(events, session.id).map((l) => [l.resultSeq, l.session]));
   const rows: TimelineRow[] = [];
   const view = { form: "row", requestOf } as const;
   let instance = 0;
@@ -36,6 +38,7 @@ export function timelineRows(session: Session, requestOf: ReadonlyMap<number, nu
       ...(inherited ? { inherited } : {}),
       ...(repaired.has(event.seq) ? { repair: true } : {}),
       ...(event.sourceEventSeqs === undefined ? {} : { replaces: event.sourceEventSeqs }),
+      ...(children.has(event.seq) ? { child: children.get(event.seq)! } : {}),
     });
   }
   if (seedLength > 0 && seedLength === events.length) rows.push(forkRow(session, seedLength));

@@ -27,6 +27,8 @@ export type ListedSession =
       readonly updatedAt: number;
       readonly cwd?: string;
       readonly parentSession?: string;
+      /** A subagent's session: the parent session and the call that started it. */
+      readonly spawnedBy?: { readonly session: string; readonly callId: string };
       readonly turns: number;
       readonly events: number;
       readonly lastPrompt?: string;
@@ -85,7 +87,11 @@ export class InspectError extends KeelsonError<InspectErrorCode> {}
 
 export interface SessionsPayload {
   readonly source: string;
-  readonly sessions: readonly (ListedSession & { readonly children?: readonly string[] })[];
+  /** `children`: forks of the session; `subagents`: the sessions its calls started. */
+  readonly sessions: readonly (ListedSession & {
+    readonly children?: readonly string[];
+    readonly subagents?: readonly string[];
+  })[];
 }
 
 /** Where a row sits in the tree: a loop instance, a turn, a step, or a message-level event. */
@@ -112,6 +118,8 @@ export interface TimelineRow {
   readonly error?: boolean;
   /** 1-based index of the request this step sent (for `step` rows that dispatched one). */
   readonly request?: number;
+  /** A subagent call's result row: the child session its result names. */
+  readonly child?: string;
 }
 
 export interface VerifyProblem {
@@ -138,6 +146,11 @@ export interface SessionPayload {
   readonly cwd?: string;
   readonly parentSession?: string;
   readonly seedLength?: number;
+  /**
+   * A subagent's session: its parent and the call that started it, with the seq of that call's
+   * result in the parent's log when the parent could be read (the row to jump to).
+   */
+  readonly spawnedBy?: { readonly session: string; readonly callId: string; readonly seq?: number };
   readonly events: number;
   readonly turns: number;
   readonly openTurn: number | null;

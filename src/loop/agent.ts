@@ -36,8 +36,8 @@ import {
   type TurnOutcome,
   type TurnStream,
 } from "./types.js";
-import type { TurnEvent } from "./turn-events.js";
-import { TurnFeed } from "./turn-feed.js";
+import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
+import { Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
 import { invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
@@ -76,7 +76,9 @@ class LoopAgent implements Agent {
   readonly #context: TurnContext;
   readonly #output: OutputDefaults;
   /** Live chunk listeners of open turn streams. */
-  readonly #chunkTaps = new Set<(chunk: StreamChunk) => void>();
+  readonly #chunkTaps = new Taps<StreamChunk>();
+  /** Listeners of the subagents' forwarded events (open turn streams). */
+  readonly #subagentTaps = new Taps<SubagentTurnEvent>();
   #status: AgentStatus = "idle";
   #controller: AbortController | undefined;
   #driving: Promise<void> | undefined;
@@ -154,12 +156,14 @@ class LoopAgent implements Agent {
       retry: options.retry ?? {},
       compaction: options.compaction,
       prefixOnResume: options.prefixOnResume ?? "recompose",
-      onChunk: (chunk) => {
-        for (const tap of this.#chunkTaps) tap(chunk);
-      },
+      onChunk: (chunk) => this.#chunkTaps.emit(chunk),
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
       answerer: options.answerer,
+      store,
+      clock: options.clock,
+      memoryChildren: new Map(),
+      onSubagent: (event) => this.#subagentTaps.emit(event),
     };
     const gate = options.compaction;
     if (gate !== undefined) {
@@ -176,6 +180,7 @@ class LoopAgent implements Agent {
       session: this.session,
       hooks: this.hooks,
       tools: this.tools,
+      context: this.#context,
       disposed: () => this.#status === "disposed",
       enqueue: (item) => this.#enqueue(() => this.#inbox.decide(item), item.settle),
       openStream: (enqueue, options) => this.#openStream(enqueue, options),
@@ -194,17 +199,12 @@ class LoopAgent implements Agent {
         `follow from seq ${previewJson(from)}: the log has seqs 0..${this.session.length - 1}`,
       );
     const feed = new TurnFeed(
-      { session: this.session, tapChunks: (listener) => this.#tapChunks(listener) },
+      { session: this.session, tapChunks: this.#chunkTaps.add, tapSubagents: this.#subagentTaps.add },
       { kind: "idle" },
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
     feed.startAt(from + 1);
     return feed;
-  }
-
-  #tapChunks(listener: (chunk: StreamChunk) => void): () => void {
-    this.#chunkTaps.add(listener);
-    return () => this.#chunkTaps.delete(listener);
   }
 
   /** Throws (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
@@ -231,7 +231,8 @@ class LoopAgent implements Agent {
   #openStream(enqueue: TurnStreamPort["enqueue"], options: AnswerStreamOptions | undefined): TurnStream {
     const port = {
       session: this.session,
-      tapChunks: this.#tapChunks.bind(this),
+      tapChunks: this.#chunkTaps.add,
+      tapSubagents: this.#subagentTaps.add,
       enqueue,
       cancel: this.cancel.bind(this),
     };

@@ -19,6 +19,12 @@ export interface ApprovalDecision {
   readonly by?: string;
   readonly note?: string;
   readonly arguments?: JsonObject | string;
+  /**
+   * The session whose call it is, when it is a subagent's (a `path`'s last id, from
+   * `pendingApprovals` of a store or a forwarded request): the decision is logged there, and once
+   * that subagent waits for nothing more this agent's turn continues. Default: this session.
+   */
+  readonly session?: string;
 }
 
 /**
@@ -61,6 +67,8 @@ export type ApprovalVerdict = { readonly action: "accept" } | { readonly action:
 export interface InputAnswer {
   readonly value: JsonValue;
   readonly by?: string;
+  /** The session whose question it is, when it is a subagent's (as `ApprovalDecision.session`). */
+  readonly session?: string;
 }
 
 /** One decision of an answer batch (`agent.streamAnswers`): the call it decides, and how. */
@@ -145,7 +153,9 @@ export type ApprovalErrorCode =
   /** The decision is malformed (not a boolean `approve`, a non-string `by`/`note`, arguments that are not a JSON object, arguments on a denial). */
   | "invalid-decision"
   /** The decision edits the arguments of a tool without `allowEditedArguments`. */
-  | "edit-not-allowed";
+  | "edit-not-allowed"
+  /** An approval of a subagent call whose child still waits for a person: decide the child's request (`session`). */
+  | "awaits-subagent";
 
 /** A decision the log cannot take; nothing was logged. */
 export class ApprovalError extends KeelsonError<ApprovalErrorCode> {}

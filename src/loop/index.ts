@@ -37,6 +37,7 @@ export {
 export { buildRequest, checkInvariant, isLoopBuilt, loggedPartOf } from "./request.js";
 export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
 export { type RetryPolicy, retryDelay } from "./retry.js";
+export { type SubagentAgentOptions, type SubagentToolOptions, subagentSpecOf, subagentTool } from "./subagent-tool.js";
 export type {
   Agent,
   AgentErrorPayload,
@@ -74,6 +75,7 @@ export {
   type LiveTurnEvent,
   liveBlockId,
   loopCallId,
+  type SubagentTurnEvent,
   type TurnEvent,
   type TurnEventType,
 } from "./turn-events.js";

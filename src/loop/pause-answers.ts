@@ -29,6 +29,8 @@ import {
   InputError,
 } from "./approval-types.js";
 import type { QueuedDecision, Settle } from "./inbox.js";
+import { actInSubagent, refuseWhileChildWaits, withSession } from "./subagent-decide.js";
+import type { TurnContext } from "./turn-state.js";
 import type { TurnStreamPort } from "./turn-stream.js";
 import { type Agent, type AgentHooks, LoopError, type TurnOutcome, type TurnStream } from "./types.js";
 
@@ -38,6 +40,8 @@ export interface PausePort {
   readonly session: Session;
   readonly hooks: HookBus<AgentHooks>;
   readonly tools: ToolRegistry;
+  /** The agent's turn context: a subagent's pause is decided through it (subagent-decide.ts). */
+  readonly context: TurnContext;
   readonly disposed: () => boolean;
   /** Queues a checked batch for the next turn (rejecting it when the agent is disposed). */
   readonly enqueue: (item: QueuedDecision) => void;
@@ -67,11 +71,27 @@ export class AgentPauseAnswers implements AgentPauses {
   }
 
   async decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome> {
+    const target = decision?.session;
+    if (target !== undefined && target !== this.#port.session.id)
+      return this.#inSubagent(target, decision.by, (child, deeper) =>
+        child.decide(callId, withSession(decision, deeper)),
+      );
+    const refusal = decision?.approve === true ? refuseWhileChildWaits(this.#port.context, callId) : undefined;
+    if (refusal !== undefined) await refusal;
     return this.#answerNow({ decisions: [{ ...decision, callId }] });
   }
 
   async respond(id: string, answer: InputAnswer): Promise<TurnOutcome> {
+    const target = answer?.session;
+    if (target !== undefined && target !== this.#port.session.id)
+      return this.#inSubagent(target, answer.by, (child, deeper) => child.respond(id, withSession(answer, deeper)));
     return this.#answerNow({ responses: [{ ...answer, id }] });
+  }
+
+  /** A decision or answer for a descendant session: there first, then this session's held call (subagent-decide.ts). */
+  async #inSubagent(target: string, by: string | undefined, act: (child: Agent, deeper?: string) => Promise<unknown>) {
+    if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
+    return actInSubagent(this.#port.context, target, by, act, (callId, decision) => this.decide(callId, decision));
   }
 
   streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {

@@ -7,7 +7,8 @@
 // and a fork's child shares those event objects (`forkSession` → `Session.fromSession`). The
 // child's `events` view handed to `store.create` is a Session's own view, which
 // `Session.fromLog` (the JSONL store's seed check) trusts instead of validating again.
-import { forkSession } from "../session/index.js";
+import { errorMessage, isKeelsonError } from "../errors/index.js";
+import { forkSession, type Session, type SessionEvent, subagentSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import { agentOver } from "./agent.js";
 import type { Agent, AgentOptions, AgentOutput } from "./types.js";
@@ -18,10 +19,11 @@ export async function resumeAgent<O extends Omit<AgentOptions, "store" | "sessio
   sessionId: string,
   options: O,
 ): Promise<Agent<AgentOutput<O>>> {
-  const { session } = await store.load(
+  const { session, repaired } = await store.load(
     sessionId,
     options.clock === undefined ? {} : { session: { clock: options.clock } },
   );
+  await repairSubagents(store, session, repaired);
   try {
     return agentOver({ ...options, store }, { session, storeOpen: true });
   } catch (error) {
@@ -56,5 +58,38 @@ export async function forkAgent<O extends ForkAgentOptions>(
   } catch (error) {
     await store.release(child.id);
     throw error;
+  }
+}
+
+/**
+ * Crash repair of a parent reaches its children: each subagent call the repair closed (its
+ * child was running when the writer died) may have a child session with an open turn; a
+ * writable load repairs it durably (and its own children, recursively). Best effort: a child
+ * that cannot be opened now (locked by a writer still alive, gone) keeps its own repair for its
+ * next writable load, and the resume goes on.
+ */
+async function repairSubagents(
+  store: SessionStore,
+  session: Session,
+  repaired: readonly SessionEvent[],
+): Promise<void> {
+  for (const event of repaired) {
+    if (event.type !== "tool/result") continue;
+    const childId = subagentSessionId(session.id, (event as SessionEvent<"tool/result">).data.callId);
+    if (childId === undefined) continue;
+    try {
+      const child = await store.load(childId);
+      try {
+        await repairSubagents(store, child.session, child.repaired);
+      } finally {
+        await store.release(childId);
+      }
+    } catch (error) {
+      if (!isKeelsonError(error, "not-found"))
+        process.emitWarning(
+          `subagent session ${childId} was not repaired now: ${errorMessage(error)}`,
+          "KeelsonWarning",
+        );
+    }
   }
 }

@@ -8,7 +8,9 @@
 // (`input/response`), else the turn ends `awaiting-input`. A later turn runs the held calls
 // (`runHeldCalls`) once each is decided and answered.
 // Every call is logged `tool/call` → (flush before a tool that is not read-only) → `tool/result`;
-// post-tool context is appended after the batch's last result.
+// post-tool context is appended after the batch's last result. Adjacent subagent calls run
+// together instead (subagent-batch.ts; docs/decisions/0025), each call logged with its result in
+// model order; a child waiting for a person holds its call behind an `approval/request`.
 import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { PendingApproval, PendingInput } from "../session/index.js";
@@ -27,6 +29,7 @@ import {
   refusalOf,
 } from "./approval-decision.js";
 import type { ApprovalDecision, InputReply } from "./approval-types.js";
+import { isSubagentCall, runSubagentGroup } from "./subagent-batch.js";
 import { commit, type TurnContext, type TurnState } from "./turn-state.js";
 
 /** One call as the model made it (`arguments`: its JSON text), naming the step that made it. */
@@ -111,10 +114,82 @@ async function runCalls(
       if (answer === undefined) return pause(ctx, state, calls.slice(i + 1), extra);
       ctx.session.append("input/response", answer);
     }
+    if (decision?.approve !== false && isSubagentCall(ctx, call.name)) {
+      const end = await subagentRunEnd(ctx, calls, i);
+      const paused = await runSubagents(ctx, state, calls.slice(i, end), decision, extra, signal);
+      if (paused !== undefined) return pause(ctx, state, calls.slice(i + paused.at + 1), extra, paused.proxies);
+      if (signal.aborted) return;
+      i = end - 1;
+      continue;
+    }
     const outcome = await dispatch(ctx, state, call, decision, signal, answer?.value);
     if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
   }
   appendContext(ctx, extra);
+}
+
+/** The end (exclusive) of the run of subagent calls at `start`: the next ones that need no approval or answer join it. */
+async function subagentRunEnd(ctx: TurnContext, calls: readonly Call[], start: number): Promise<number> {
+  let end = start + 1;
+  while (end < calls.length) {
+    const next = calls[end]!;
+    if (!isSubagentCall(ctx, next.name) || next.approval !== undefined || next.input !== undefined) break;
+    if ((await needsApproval(ctx, next)) !== undefined || (await askedBy(ctx, next)) !== undefined) break;
+    end++;
+  }
+  return end;
+}
+
+/**
+ * Runs a run of subagent calls together (subagent-batch.ts) and logs each call and result in
+ * model order. At the first call whose child waits for a person, logs an `approval/request` for
+ * it (the subagent's pause: decided once the child is continued) and returns where it stopped,
+ * with the pause reasons of the later calls of the run whose children wait too — the caller
+ * holds them. A call that already has an approval (decided) cannot pause again: its result says
+ * the child still waits.
+ */
+async function runSubagents(
+  ctx: TurnContext,
+  state: TurnState,
+  calls: readonly Call[],
+  decision: LoggedDecision | undefined,
+  extra: (readonly UserContent[])[],
+  signal: AbortSignal,
+): Promise<{ at: number; proxies: ReadonlyMap<string, string> } | undefined> {
+  const argsOf = (call: Call, k: number): string =>
+    k === 0 && decision?.approve === true ? (decision.arguments ?? call.arguments) : call.arguments;
+  const results = await runSubagentGroup(
+    ctx,
+    state,
+    calls.map((call, k) => ({ ...call, arguments: argsOf(call, k) })),
+    signal,
+  );
+  for (let k = 0; k < calls.length; k++) {
+    const call = calls[k]!;
+    const result = results[k]!;
+    const approved = k === 0 && (call.approval !== undefined || decision !== undefined);
+    if (result.kind === "paused" && !approved) {
+      logRequest(ctx, call, result.reason);
+      const proxies = new Map<string, string>();
+      for (let later = k + 1; later < calls.length; later++) {
+        const r = results[later]!;
+        if (r.kind === "paused") proxies.set(calls[later]!.callId, r.reason);
+      }
+      return { at: k, proxies };
+    }
+    const outcome: ToolCallOutcome =
+      result.kind === "done"
+        ? result.outcome
+        : {
+            content: [{ type: "text", text: `Tool call not completed: ${result.reason}.` }],
+            isError: true,
+            error: "threw",
+          };
+    logCall(ctx, call, argsOf(call, k));
+    logResult(ctx, call, outcome);
+    if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
+  }
+  return undefined;
 }
 
 /**
@@ -127,9 +202,11 @@ async function pause(
   state: TurnState,
   later: readonly Call[],
   extra: readonly (readonly UserContent[])[],
+  proxies?: ReadonlyMap<string, string>,
 ): Promise<void> {
   for (const call of later) {
-    const why = call.approval === undefined ? await needsApproval(ctx, call) : undefined;
+    const why =
+      call.approval === undefined ? (proxies?.get(call.callId) ?? (await needsApproval(ctx, call))) : undefined;
     if (why !== undefined) logRequest(ctx, call, why);
     else if (call.approval === undefined && call.input === undefined) {
       const question = await askedBy(ctx, call);
@@ -269,13 +346,7 @@ async function dispatch(
 ): Promise<ToolCallOutcome> {
   const { session } = ctx;
   const args = decision?.approve === true ? (decision.arguments ?? call.arguments) : call.arguments;
-  session.append("tool/call", {
-    turn: call.turn,
-    step: call.step,
-    callId: call.callId,
-    name: call.name,
-    arguments: args,
-  });
+  logCall(ctx, call, args);
   let outcome: ToolCallOutcome;
   if (decision?.approve === false) outcome = denied(decision);
   else {
@@ -300,7 +371,22 @@ async function dispatch(
     });
     if (decision?.arguments !== undefined) outcome = edited(outcome, decision, args);
   }
-  session.append("tool/result", {
+  logResult(ctx, call, outcome);
+  return outcome;
+}
+
+function logCall(ctx: TurnContext, call: Call, args: string): void {
+  ctx.session.append("tool/call", {
+    turn: call.turn,
+    step: call.step,
+    callId: call.callId,
+    name: call.name,
+    arguments: args,
+  });
+}
+
+function logResult(ctx: TurnContext, call: Call, outcome: ToolCallOutcome): void {
+  ctx.session.append("tool/result", {
     turn: call.turn,
     step: call.step,
     callId: call.callId,
@@ -309,7 +395,6 @@ async function dispatch(
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
   });
-  return outcome;
 }
 
 /** The error result a denied call gets: the model reads who denied it and why. */

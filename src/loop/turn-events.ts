@@ -126,8 +126,22 @@ export type CommittedTurnEvent =
       readonly event: AnySessionEvent;
     };
 
+/**
+ * A committed event of a subagent's session (src/loop subagent tools), live: `path` lists the
+ * session ids from this agent's session down to the one the event was logged in (inclusive of
+ * both: `[parent, child]`, `[parent, child, grandchild]`), `callId` is this session's tool call
+ * that started `path[1]`. Only committed events are forwarded (a child's deltas are not): an
+ * `approval-request` here is a subagent's pending approval, and `path` says whose.
+ */
+export interface SubagentTurnEvent {
+  readonly type: "subagent";
+  readonly callId: string;
+  readonly path: readonly string[];
+  readonly event: CommittedTurnEvent;
+}
+
 /** One event of a streamed turn (a discriminated union on `type`). */
-export type TurnEvent = LiveTurnEvent | CommittedTurnEvent;
+export type TurnEvent = LiveTurnEvent | CommittedTurnEvent | SubagentTurnEvent;
 export type TurnEventType = TurnEvent["type"];
 
 const of = <T extends AnySessionEvent["type"]>(event: SessionEvent, _type: T): SessionEvent<T>["data"] =>

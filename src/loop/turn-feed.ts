@@ -7,7 +7,7 @@
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { LiveBlocks } from "./live-blocks.js";
-import { committedTurnEvent, type LiveTurnEvent, type TurnEvent } from "./turn-events.js";
+import { committedTurnEvent, type LiveTurnEvent, type SubagentTurnEvent, type TurnEvent } from "./turn-events.js";
 import type { TurnOutcome } from "./types.js";
 
 /** Default bound on the characters of live deltas a feed holds for a consumer that lags. */
@@ -19,6 +19,22 @@ export interface FeedSource {
   readonly session: Session;
   /** Subscribes to the provider's chunks of the step in flight; returns the unsubscribe. */
   readonly tapChunks: (listener: (chunk: StreamChunk) => void) => () => void;
+  /** Subscribes to the subagents' forwarded events; returns the unsubscribe. */
+  readonly tapSubagents?: (listener: (event: SubagentTurnEvent) => void) => () => void;
+}
+
+/** Listeners of one kind of live value (an agent's provider chunks, its subagents' events): what feeds tap. */
+export class Taps<T> {
+  readonly #listeners = new Set<(value: T) => void>();
+  /** Adds a listener; returns its removal. Bound: pass it as a `FeedSource` tap. */
+  readonly add = (listener: (value: T) => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  emit(value: T): void {
+    for (const listener of this.#listeners) listener(value);
+  }
 }
 
 /** When a feed ends: after one turn's end (with its outcome), or once the log is idle and read. */
@@ -27,7 +43,7 @@ export type FeedEnd = { readonly kind: "turn"; readonly outcome: Promise<TurnOut
 interface Queued {
   /** The last committed seq when the chunk arrived: it is delivered after that event. */
   readonly afterSeq: number;
-  event: LiveTurnEvent;
+  event: LiveTurnEvent | SubagentTurnEvent;
 }
 
 export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
@@ -59,6 +75,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       source.session.observe((event) => this.#onEvent(event)),
       source.tapChunks((chunk) => this.#onChunk(chunk)),
     );
+    if (source.tapSubagents !== undefined) this.#unsubscribe.push(source.tapSubagents((e) => this.#onSubagent(e)));
     if (end.kind === "turn") {
       end.outcome.then(
         (outcome) => {
@@ -195,6 +212,14 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#notify();
   }
 
+  /** A subagent's committed event: queued like a live event (never coalesced or dropped). */
+  #onSubagent(event: SubagentTurnEvent): void {
+    if (this.#cursor === undefined || this.#done) return;
+    this.#queue.push({ afterSeq: this.#session.length - 1, event });
+    this.#queuedChars += EVENT_WEIGHT;
+    this.#notify();
+  }
+
   /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */
   #dropLive(): void {
     this.#queue = this.#queue.filter((item) => !isDelta(item.event));
@@ -203,7 +228,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
 }
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
-const isDelta = (event: LiveTurnEvent): event is DeltaEvent => "delta" in event;
-const sameBlock = (a: LiveTurnEvent, b: DeltaEvent): boolean =>
-  a.type === b.type && a.index === b.index && a.turn === b.turn && a.step === b.step;
-const weight = (event: LiveTurnEvent): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
+const isDelta = (event: LiveTurnEvent | SubagentTurnEvent): event is DeltaEvent => "delta" in event;
+const sameBlock = (a: LiveTurnEvent | SubagentTurnEvent, b: DeltaEvent): boolean =>
+  a.type === b.type && "index" in a && a.index === b.index && a.turn === b.turn && a.step === b.step;
+const weight = (event: LiveTurnEvent | SubagentTurnEvent): number =>
+  EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);

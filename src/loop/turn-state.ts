@@ -8,11 +8,12 @@ import type { Provider, StreamChunk } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import type { PromptSections } from "../prompt/index.js";
 import type { Session } from "../session/index.js";
-import type { SessionPersistence } from "../store/index.js";
+import type { SessionPersistence, SessionStore } from "../store/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import type { Answerer, Approver } from "./approval-types.js";
 import type { Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
 import type { RetryPolicy } from "./retry.js";
+import type { SubagentTurnEvent } from "./turn-events.js";
 import type { OutputProgress, TurnOutput } from "./turn-output.js";
 import { type Agent, type AgentHooks, type CompactionGate, LoopError } from "./types.js";
 
@@ -56,6 +57,14 @@ export interface TurnContext {
   readonly approver: Approver | undefined;
   /** The agent's live answerer (`answerer` option): the innermost `input/ask` answer. */
   readonly answerer: Answerer | undefined;
+  /** The agent's store (subagents' sessions are created in it). */
+  readonly store: SessionStore | undefined;
+  /** The agent's clock option (its subagents use it too). */
+  readonly clock: (() => number) | undefined;
+  /** Subagents' sessions of a store-less agent, by id (a held call collects its child from here). */
+  readonly memoryChildren: Map<string, Session>;
+  /** A subagent's committed event, for the agent's turn streams. */
+  readonly onSubagent?: (event: SubagentTurnEvent) => void;
 }
 
 /** Control flow only: unwinds a turn whose signal aborted (never reported as an error). */

@@ -1,15 +1,11 @@
 // `agent.stream()`: queues a prompt and returns the feed of the turn that claims it, with its
 // outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
 // when it runs, as it starts when it is still queued).
-import type { StreamChunk } from "../llm/core.js";
-import type { Session } from "../session/index.js";
 import type { Settle } from "./inbox.js";
-import { TurnFeed } from "./turn-feed.js";
+import { type FeedSource, TurnFeed } from "./turn-feed.js";
 import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
 
-export interface TurnStreamPort {
-  readonly session: Session;
-  readonly tapChunks: (listener: (chunk: StreamChunk) => void) => () => void;
+export interface TurnStreamPort extends FeedSource {
   /** Queues the prompt; `onStart` runs when its turn has logged `turn/start`. */
   readonly enqueue: (settle: Settle<TurnOutcome>, onStart: (turn: number, startSeq: number) => void) => void;
   /** Cancels the running turn. */

@@ -34,6 +34,7 @@ import { freezePrefix, prefixSeed } from "./prefix.js";
 import { buildRequest, checkInvariant } from "./request.js";
 import { withRetries } from "./retry.js";
 import { streamProvider } from "./stream.js";
+import { cancelWaitingChildren } from "./subagent-decide.js";
 import { runHeldCalls, runTools } from "./tool-batch.js";
 import { loopCallId } from "./turn-events.js";
 import { finalText, withAnswer } from "./turn-outcome.js";
@@ -80,6 +81,9 @@ export async function runTurn(
       ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
   }
+  // A cancel closes the calls held behind a subagent's pause: their children are cancelled too.
+  const cancelling = isCancel(ctx, signal) ? cancelWaitingChildren(ctx) : undefined;
+  if (cancelling !== undefined) await cancelling;
   closeOpenStep(ctx, signal, state.dispatched);
   // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
   // logged now, like those that arrived after the last boundary: an inject resolves only once logged.
@@ -368,6 +372,11 @@ function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolea
       ctx.session.append("step/end", { ...(closer.data as { turn: number; step: number }), dispatched: false });
     else ctx.session.appendPending(closer);
   }
+}
+
+/** True when the turn ends by a cancel (not a dispose). */
+function isCancel(ctx: TurnContext, signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as AbortCause | undefined)?.kind === "cancel" && !ctx.isDisposed();
 }
 
 function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): TurnEndReason {

@@ -489,7 +489,9 @@ export type LoopErrorCode =
   /** `follow({ from })` past the end of the log (or not an integer ≥ -1). */
   | "invalid-position"
   /** Input (a prompt, steer, inject or compaction) while a tool call awaits approval: decide it first. */
-  | "awaiting-approval";
+  | "awaiting-approval"
+  /** A subagent spent its `tokenBudget`: its next request is not sent. */
+  | "token-budget";
 
 export class LoopError extends KeelsonError<LoopErrorCode> {}
 

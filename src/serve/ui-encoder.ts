@@ -146,6 +146,7 @@ export class UIMessageEncoder {
       case "input-request": // the tool part shows the call; the question is in the data part's log position
       case "input-response":
       case "log-event":
+      case "subagent": // a subagent's own events stay out of the parent's message (the tool part shows the call)
         return [];
       default:
         // A live event: it belongs to the step it names.

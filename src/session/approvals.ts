@@ -11,12 +11,20 @@ export type PendingApproval = EventDataMap["approval/request"] & {
   readonly requestSeq: number;
   /** Epoch ms of the `approval/request`. */
   readonly requestedAt: number;
+  /**
+   * A subagent's request as an ancestor sees it (forwarded live, or listed from a store): the
+   * session ids from the ancestor's session down to the one that logged the request, inclusive.
+   * Absent for a session's own request.
+   */
+  readonly path?: readonly string[];
 };
 
 /** One logged `input/request` (a question to a person) that has no response yet. */
 export type PendingInput = EventDataMap["input/request"] & {
   readonly requestSeq: number;
   readonly requestedAt: number;
+  /** As `PendingApproval.path`: the sessions down to a subagent's that asks. */
+  readonly path?: readonly string[];
 };
 
 /** A call that waits (unlogged past its step, or in the open step) with its approval and question, if any. */

@@ -70,7 +70,7 @@ export function validateSurfaceOp(op: unknown, seq?: number): asserts op is Surf
   }
 }
 
-/** Asserts a session's meta: version 1, a safe id, createdAt, optional cwd/parentSession/seedLength. */
+/** Asserts a session's meta: version 1, a safe id, createdAt, optional cwd/parentSession/seedLength/spawnedBy. */
 export function validateSessionMeta(raw: unknown): asserts raw is SessionMeta {
   const fail = (detail: string): never => {
     throw new SessionError("invalid-header", `session header: ${detail}`);
@@ -90,6 +90,14 @@ export function validateSessionMeta(raw: unknown): asserts raw is SessionMeta {
   }
   if (h.seedLength !== undefined && !(Number.isSafeInteger(h.seedLength) && (h.seedLength as number) >= 0)) {
     fail("seedLength must be a non-negative integer");
+  }
+  if (h.spawnedBy !== undefined) {
+    const by = h.spawnedBy;
+    if (!isRecord(by) || Object.keys(by).some((k) => k !== "session" && k !== "callId"))
+      fail("spawnedBy must be { session, callId }");
+    const { session, callId } = by as Record<string, unknown>;
+    if (typeof session !== "string" || !SESSION_ID.test(session)) fail("spawnedBy.session must be a safe session id");
+    if (typeof callId !== "string" || callId === "") fail("spawnedBy.callId must be a non-empty string");
   }
 }
 

@@ -28,6 +28,8 @@ export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pa
 export { type CloserOptions, crashRepairClosers } from "./repair.js";
 export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
 export { type ApprovalState, type InputState, LogStructure, type OpenCall } from "./structure.js";
+export { type ChildState, checkSubagents, type SubagentProblem } from "./subagent-check.js";
+export { type SubagentLink, subagentLinks, subagentOfResult, subagentSessionId } from "./subagent-links.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {
   AnySessionEvent,
@@ -40,6 +42,7 @@ export type {
   SessionEvent,
   SessionHeader,
   SessionMeta,
+  SpawnedBy,
   SurfaceEventType,
   SurfaceOp,
   TurnEndReason,

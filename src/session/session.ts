@@ -34,6 +34,7 @@ import type {
   PendingEvent,
   SessionEvent,
   SessionMeta,
+  SpawnedBy,
   SurfaceOp,
 } from "./types.js";
 
@@ -50,6 +51,8 @@ export interface NewSessionInit {
   readonly id?: string;
   readonly createdAt?: number;
   readonly cwd?: string;
+  /** A subagent's session: the parent session and tool call that start it. */
+  readonly spawnedBy?: SpawnedBy;
 }
 
 /** A session's log and the state derived from it: what a session over a prefix shares. */
@@ -167,6 +170,9 @@ export class Session {
       id: init.id ?? randomUUID(),
       createdAt: init.createdAt ?? (options.clock ?? Date.now)(),
       ...(init.cwd === undefined ? {} : { cwd: init.cwd }),
+      ...(init.spawnedBy === undefined
+        ? {}
+        : { spawnedBy: { session: init.spawnedBy.session, callId: init.spawnedBy.callId } }),
     };
     validateSessionMeta(header);
     return new Session(header, options);

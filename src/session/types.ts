@@ -174,6 +174,17 @@ export interface SessionMeta {
   readonly parentSession?: string;
   /** For a fork: how many events were copied from the parent. */
   readonly seedLength?: number;
+  /**
+   * For a subagent's session: the session and tool call that started it (its parent's tool
+   * result names this session back in `meta.subagent.session`). See `subagentSessionId`.
+   */
+  readonly spawnedBy?: SpawnedBy;
+}
+
+/** The parent session and tool call a subagent's session was started by. */
+export interface SpawnedBy {
+  readonly session: string;
+  readonly callId: string;
 }
 
 /** @deprecated Renamed `SessionMeta` (#21): "header" now means only the request header. */

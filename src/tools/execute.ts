@@ -13,6 +13,7 @@ import {
 import type { ToolRegistry } from "./registry.js";
 import {
   type ToolCallOutcome,
+  type ToolDefinition,
   ToolError,
   type ToolErrorCode,
   type ToolHooks,
@@ -56,11 +57,41 @@ function describeReason(reason: unknown): string {
 }
 
 export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
-  const { hooks, signal } = input;
+  const prepared = await prepareToolCall(input);
+  const outcome =
+    prepared.kind === "outcome"
+      ? prepared.outcome
+      : await guarded(input.hooks, "tools/pre-execute", () => run(input, prepared));
+  return finishToolCall(input.hooks, prepared.invocation, outcome);
+}
+
+/** A call past `tools/pre-execute` and validation: its tool and arguments, ready to run. */
+export interface PreparedToolCall {
+  readonly kind: "ready";
+  readonly invocation: ToolInvocation;
+  readonly tool: ToolDefinition;
+  /** The validated arguments (the schema's output). */
+  readonly args: unknown;
+}
+
+/**
+ * The first half of `executeToolCall`: `tools/pre-execute`, then the tool's lookup and argument
+ * validation. Either the call is ready to run, or its outcome is already known (denied, unknown
+ * tool, invalid arguments, a throwing hook). Never throws. The loop runs subagent calls through
+ * `prepareToolCall` → its own runner → `finishToolCall`.
+ */
+export async function prepareToolCall(
+  input: Pick<ExecuteToolCallInput, "registry" | "hooks" | "call">,
+): Promise<
+  | PreparedToolCall
+  | { readonly kind: "outcome"; readonly invocation: ToolInvocation; readonly outcome: ToolCallOutcome }
+> {
+  const { hooks } = input;
   const invocation: ToolInvocation = Object.freeze({
     ...input.call,
     arguments: parseArguments(input.call.rawArguments),
   });
+  let ready: PreparedToolCall | undefined;
   const outcome = await guarded(hooks, "tools/pre-execute", async () => {
     const decision = await hooks.waterfall(
       "tools/pre-execute",
@@ -74,9 +105,38 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
         "invalid-hook-decision",
         `unknown tools/pre-execute decision ${describe((decision as { action?: unknown })?.action)}`,
       );
-    return run(input, invocation, signal);
+    const registered = input.registry.entry(invocation.name);
+    const tool = registered?.tool;
+    if (registered === undefined || tool === undefined)
+      return failure(
+        "unknown-tool",
+        `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${
+          input.registry.names().join(", ") || "none"
+        }.`,
+      );
+    if (invocation.arguments === undefined)
+      return failure(
+        "invalid-arguments",
+        `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`,
+      );
+    const parsed = await registered.input.validate(invocation.arguments);
+    if (!parsed.ok) return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${parsed.issues}`);
+    ready = { kind: "ready", invocation, tool, args: parsed.value };
+    return undefined;
   });
-  return guarded(hooks, "tools/post-execute", async () => {
+  return ready ?? { kind: "outcome", invocation, outcome: outcome! };
+}
+
+/**
+ * The second half of `executeToolCall`: `tools/post-execute` over a call's outcome (accept,
+ * replace the content, add context, or block). Never throws.
+ */
+export function finishToolCall(
+  hooks: HookBus<ToolHooks>,
+  invocation: ToolInvocation,
+  outcome: ToolCallOutcome,
+): Promise<ToolCallOutcome> {
+  return guarded<ToolCallOutcome>(hooks, "tools/post-execute", async () => {
     const decision = await hooks.waterfall(
       "tools/post-execute",
       { call: invocation, outcome: deepFreeze(outcome) },
@@ -104,29 +164,9 @@ export async function executeToolCall(input: ExecuteToolCallInput): Promise<Tool
   });
 }
 
-async function run(
-  input: ExecuteToolCallInput,
-  invocation: ToolInvocation,
-  outer: AbortSignal,
-): Promise<ToolCallOutcome> {
-  const registered = input.registry.entry(invocation.name);
-  const tool = registered?.tool;
-  if (registered === undefined || tool === undefined)
-    return failure(
-      "unknown-tool",
-      `Unknown tool ${JSON.stringify(invocation.name)}. Available tools: ${
-        input.registry.names().join(", ") || "none"
-      }.`,
-    );
-  if (invocation.arguments === undefined)
-    return failure(
-      "invalid-arguments",
-      `The arguments for ${tool.name} are not valid JSON: ${invocation.rawArguments.slice(0, 200)}`,
-    );
-  const parsed = await registered.input.validate(invocation.arguments);
-  if (!parsed.ok) {
-    return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${parsed.issues}`);
-  }
+async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Promise<ToolCallOutcome> {
+  const { invocation, tool } = prepared;
+  const outer = input.signal;
   if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
   // The call's own signal aborts when the turn's does or the call times out; whichever comes
@@ -174,7 +214,7 @@ async function run(
   };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {
-      return normalizeOutput(await tool.execute(parsed.value as never, context), tool.name);
+      return normalizeOutput(await tool.execute(prepared.args as never, context), tool.name);
     } catch (error) {
       return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
     }
@@ -222,11 +262,11 @@ function parseArguments(raw: string): ToolInvocation["arguments"] {
 }
 
 /** Runs a hook-driven stage; a throwing listener becomes an error result (and is reported). */
-async function guarded(
+async function guarded<T extends ToolCallOutcome | undefined>(
   hooks: HookBus<ToolHooks>,
   hook: string,
-  stage: () => Promise<ToolCallOutcome>,
-): Promise<ToolCallOutcome> {
+  stage: () => Promise<T>,
+): Promise<T | ToolCallOutcome> {
   try {
     return await stage();
   } catch (error) {

@@ -1,6 +1,12 @@
 // Public API of the tools layer (depends on errors, hooks, json, messages, llm types). Imports no zod.
 export { type ApprovalNeed, approvalNeed, questionOf, TEXT_ANSWER } from "./approval-need.js";
-export { type ExecuteToolCallInput, executeToolCall } from "./execute.js";
+export {
+  type ExecuteToolCallInput,
+  executeToolCall,
+  finishToolCall,
+  type PreparedToolCall,
+  prepareToolCall,
+} from "./execute.js";
 export {
   type ArgsOf,
   type CompiledInput,

@@ -76,6 +76,18 @@ export class ToolRegistry {
     return [...this.#tools.keys()].sort();
   }
 
+  /**
+   * Removes the tool named `name` (whoever registered it; its disposer then does nothing).
+   * True when there was one. A subagent's narrowing (src/loop) uses it.
+   */
+  remove(name: string): boolean {
+    if (!this.#tools.delete(name)) return false;
+    this.#pending.delete(name);
+    this.#failed.delete(name);
+    this.#schemas = undefined;
+    return true;
+  }
+
   get(name: string): ToolDefinition | undefined {
     return this.#tools.get(name)?.tool;
   }

@@ -9,7 +9,7 @@ import type { AgentProfile } from "../../src/fleet/index.js";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { ApprovalError, InputError } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { useFleetDatabase } from "./fleet-harness.js";
+import { leaseOwner, useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
 
@@ -52,14 +52,6 @@ const profiles: Record<string, AgentProfile> = {
   },
 };
 
-async function leaseOwner(sessionId: string): Promise<string | null> {
-  const [row] = await database().query<{ lease_owner: string | null }>(
-    "SELECT lease_owner FROM keelson_sessions WHERE id = $1",
-    [sessionId],
-  );
-  return row!.lease_owner;
-}
-
 describe("approvals in the fleet", () => {
   test("a paused turn is done/awaiting-approval with its lease released; one of two racing decisions wins", async () => {
     const first = await database().worker({ profiles });
@@ -69,7 +61,7 @@ describe("approvals in the fleet", () => {
       timeoutMs: 20_000,
     });
     expect(paused).toMatchObject({ status: "done", outcome: { reason: "awaiting-approval", saved: true } });
-    expect(await leaseOwner(sessionId)).toBeNull();
+    expect(await leaseOwner(database(), sessionId)).toBeNull();
     await first.stop();
     const { session } = await database().store().load(sessionId, { readOnly: true });
     const [pending] = session.pendingApprovals();

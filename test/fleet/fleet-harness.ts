@@ -65,3 +65,12 @@ export function useFleetDatabase(): () => FleetDatabase {
     return db;
   };
 }
+
+/** Which worker holds session `sessionId`'s lease (null: nobody — released). */
+export async function leaseOwner(db: FleetDatabase, sessionId: string): Promise<string | null> {
+  const [row] = await db.query<{ lease_owner: string | null }>(
+    "SELECT lease_owner FROM keelson_sessions WHERE id = $1",
+    [sessionId],
+  );
+  return row!.lease_owner;
+}

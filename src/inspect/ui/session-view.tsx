@@ -82,6 +82,23 @@ export function SessionView({ route }: { route: SessionRoute }) {
               <a href={href({ page: "session", id: data.parentSession, tab: "timeline" })}>{data.parentSession}</a>
             </>
           )}
+          {data.spawnedBy !== undefined && (
+            <>
+              {" "}
+              · subagent of{" "}
+              <a
+                data-testid="spawned-by"
+                href={href({
+                  page: "session",
+                  id: data.spawnedBy.session,
+                  tab: "timeline",
+                  ...(data.spawnedBy.seq === undefined ? {} : { n: data.spawnedBy.seq }),
+                })}
+              >
+                {data.spawnedBy.session} (call {data.spawnedBy.callId})
+              </a>
+            </>
+          )}
         </span>
         <span class="muted">{data.cwd}</span>
       </div>
@@ -97,7 +114,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
         {tab("headers", "Header changes")}
         {tab("cache", "Cache")}
       </nav>
-      {route.tab === "timeline" && <TimelineView data={data} verify={verify} />}
+      {route.tab === "timeline" && <TimelineView data={data} verify={verify} focus={route.n} />}
       {route.tab === "request" && <RequestView id={route.id} n={route.n ?? 1} version={version} />}
       {route.tab === "headers" && <HeaderView id={route.id} version={version} />}
       {route.tab === "cache" && <CacheView id={route.id} version={version} />}

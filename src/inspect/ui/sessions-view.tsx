@@ -1,4 +1,5 @@
-// The sessions list: id, created, updated, cwd, turns, last prompt, fork tree (parent → children),
+// The sessions list: id, created, updated, cwd, turns, last prompt, the tree (fork parent → forks,
+// subagent parent ⇢ the sessions its calls started),
 // filtered by id or prompt as the user types.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { SessionsPayload } from "../types.js";
@@ -46,7 +47,7 @@ export function SessionsView() {
             <th>turns</th>
             <th>cwd</th>
             <th>last prompt</th>
-            <th>fork tree</th>
+            <th>tree</th>
           </tr>
         </thead>
         <tbody>
@@ -89,6 +90,19 @@ function SessionRow({ row }: { row: Row }) {
         {row.parentSession !== undefined && <span>← {link(row.parentSession)} </span>}
         {(row.children ?? []).map((c) => (
           <span key={c}>→ {link(c)} </span>
+        ))}
+        {row.spawnedBy !== undefined && (
+          <span data-testid="subagent-of">
+            subagent of{" "}
+            <a href={href({ page: "session", id: row.spawnedBy.session, tab: "timeline" })}>
+              {row.spawnedBy.session.slice(0, 8)}
+            </a>{" "}
+          </span>
+        )}
+        {(row.subagents ?? []).map((c) => (
+          <span key={c} data-testid="subagent">
+            ⇢ <a href={href({ page: "session", id: c, tab: "timeline" })}>{c.slice(c.lastIndexOf(".") + 1)}</a>{" "}
+          </span>
         ))}
       </td>
     </tr>

@@ -1,6 +1,7 @@
 // The timeline: turns → steps → messages as virtualized rows, with loop-instance boundaries,
 // retries, compactions (what they replaced), crash-repair closers and verify problems in place;
-// a click shows the full event, a step links to its request.
+// a click shows the full event, a step links to its request, a subagent call's result to the
+// child session; `focus` (the route's seq, a child's link back) selects and scrolls to a row.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { SessionPayload, TimelineRow, VerifyPayload } from "../types.js";
 import { getJson, sessionPath } from "./api.js";
@@ -9,8 +10,21 @@ import { VirtualList } from "./virtual-list.js";
 
 const ROW = 24;
 
-export function TimelineView({ data, verify }: { data: SessionPayload; verify: VerifyPayload | undefined }) {
-  const [selected, setSelected] = useState<number>();
+export function TimelineView({
+  data,
+  verify,
+  focus,
+}: {
+  data: SessionPayload;
+  verify: VerifyPayload | undefined;
+  focus?: number | undefined;
+}) {
+  const [selected, setSelected] = useState<number | undefined>(focus);
+  useEffect(() => setSelected(focus), [focus]);
+  const focusIndex = useMemo(
+    () => (focus === undefined ? undefined : data.rows.findIndex((r) => r.seq === focus && r.kind !== "instance")),
+    [focus, data.rows],
+  );
   const [event, setEvent] = useState<unknown>();
   const problems = useMemo(() => {
     const bySeq = new Map<number, string>();
@@ -49,6 +63,16 @@ export function TimelineView({ data, verify }: { data: SessionPayload; verify: V
           request {row.request}
         </a>
       )}
+      {row.child !== undefined && (
+        <a
+          class="badge"
+          data-testid="subagent-link"
+          href={href({ page: "session", id: row.child, tab: "timeline" })}
+          onClick={(e) => e.stopPropagation()}
+        >
+          subagent session →
+        </a>
+      )}
       {row.replaces !== undefined && <span class="badge">replaces {row.replaces.map((s) => `#${s}`).join(" ")}</span>}
       {row.repair && <span class="badge warn">crash repair</span>}
       {row.inherited && <span class="badge">parent's</span>}
@@ -61,7 +85,7 @@ export function TimelineView({ data, verify }: { data: SessionPayload; verify: V
   );
   return (
     <div class="split">
-      <VirtualList items={data.rows} rowHeight={ROW} render={render} testId="timeline" />
+      <VirtualList items={data.rows} rowHeight={ROW} render={render} scrollTo={focusIndex} testId="timeline" />
       <aside class="detail" data-testid="event-detail">
         {selected === undefined ? (
           <p class="muted">click a row to see its event</p>

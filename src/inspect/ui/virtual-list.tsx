@@ -8,7 +8,7 @@ export interface VirtualListProps<T> {
   readonly rowHeight: number;
   readonly render: (item: T, index: number) => ComponentChildren;
   /** Scroll so this index is in view when it changes. */
-  readonly scrollTo?: number;
+  readonly scrollTo?: number | undefined;
   readonly testId?: string;
 }
 

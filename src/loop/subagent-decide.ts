@@ -1,0 +1,138 @@
+// Deciding a subagent's pause through its parent (docs/decisions/0025): a child that waits for
+// a person leaves its parent's call held behind an `approval/request` (the subagent's pause).
+// `agent.decide(callId, { ..., session })` / `agent.respond(id, { ..., session })` naming a
+// descendant session reopens the child of the held call that leads there, decides (or answers)
+// in it — recursively for a grandchild — and, once the child waits for nothing, approves the
+// held call, which then collects the child's result and continues the parent's turn: deciding
+// it continues the child and then the parent. Approving the held call directly while its child
+// still waits is refused (`awaits-subagent`): nothing could continue it.
+import { isKeelsonError } from "../errors/index.js";
+import { previewName } from "../json/index.js";
+import { type Session, subagentSessionId } from "../session/index.js";
+import { ApprovalError, type ApprovalDecision } from "./approval-types.js";
+import { openChild } from "./subagent-child.js";
+import { waitingOf } from "./subagent-run.js";
+import { type SubagentSpec, subagentSpecOf } from "./subagent-tool.js";
+import { withAnswer } from "./turn-outcome.js";
+import type { TurnContext } from "./turn-state.js";
+import type { Agent, TurnOutcome } from "./types.js";
+
+/** A held subagent call of this session whose approval (the subagent's pause) is undecided. */
+interface HeldSubagent {
+  readonly callId: string;
+  readonly spec: SubagentSpec;
+  readonly childId: string;
+}
+
+function heldSubagents(ctx: TurnContext): HeldSubagent[] {
+  const out: HeldSubagent[] = [];
+  for (const call of ctx.session.waitingCalls()) {
+    if (call.approval === undefined || call.approval.decision !== undefined) continue;
+    const spec = subagentSpecOf(ctx.tools.get(call.name));
+    const childId = subagentSessionId(ctx.session.id, call.callId);
+    if (spec !== undefined && childId !== undefined) out.push({ callId: call.callId, spec, childId });
+  }
+  return out;
+}
+
+/**
+ * Acts (`act`: a decide or respond on the child, told the deeper session when the target is a
+ * grandchild) in the descendant session `target` through the held call that leads to it; then,
+ * once that child waits for nothing more, approves the held call (`decideOwn`) and resolves with
+ * the parent's continued turn — else with an `awaiting-approval` outcome (nothing logged here).
+ */
+export async function actInSubagent(
+  ctx: TurnContext,
+  target: string,
+  by: string | undefined,
+  act: (child: Agent, deeper: string | undefined) => Promise<unknown>,
+  decideOwn: (callId: string, decision: ApprovalDecision) => Promise<TurnOutcome>,
+): Promise<TurnOutcome> {
+  const held = heldSubagents(ctx).find((h) => target === h.childId || target.startsWith(`${h.childId}.`));
+  if (held === undefined)
+    throw new ApprovalError(
+      "unknown-call",
+      `session ${ctx.session.id} has no subagent call waiting on session ${previewName(target)}`,
+    );
+  const { agent: child } = await openChild({ ctx, ...held });
+  let waiting: string | undefined;
+  try {
+    await act(child, target === held.childId ? undefined : target);
+    waiting = waitingOf(child.session);
+  } finally {
+    await child.dispose();
+  }
+  if (waiting !== undefined)
+    return withAnswer({ turn: ctx.session.lastTurn, reason: { kind: "awaiting-approval" } }, { text: "" });
+  return decideOwn(held.callId, {
+    approve: true,
+    by: by ?? "subagent",
+    note: `subagent session ${held.childId} continued`,
+  });
+}
+
+/**
+ * A cancel of the parent's paused turn closes the calls held behind its subagents' pauses; each
+ * such child is cancelled too (its own paused turn closes its waiting calls, `aborted`), so no
+ * approval is left pending that nothing could continue. Best effort: a child that cannot be
+ * opened keeps its pause (reported on `agent/error`). Undefined when there is none (nothing to await).
+ */
+export function cancelWaitingChildren(ctx: TurnContext): Promise<void> | undefined {
+  const held = heldSubagents(ctx);
+  return held.length === 0 ? undefined : cancelChildren(ctx, held);
+}
+
+async function cancelChildren(ctx: TurnContext, children: readonly HeldSubagent[]): Promise<void> {
+  for (const held of children) {
+    try {
+      const { agent: child } = await openChild({ ctx, ...held });
+      try {
+        if (waitingOf(child.session) !== undefined) {
+          child.cancel("the parent's paused turn was cancelled");
+          await child.whenIdle();
+        }
+      } finally {
+        await child.dispose();
+      }
+    } catch (error) {
+      ctx.hooks.report(error, `subagent ${held.childId}`);
+    }
+  }
+}
+
+/**
+ * Refuses approving held call `callId` while its subagent still waits for a person
+ * (`awaits-subagent`). Undefined — decided synchronously, so decisions keep their order — when
+ * the call is not a subagent's pause.
+ */
+export function refuseWhileChildWaits(ctx: TurnContext, callId: string): Promise<void> | undefined {
+  const held = heldSubagents(ctx).find((h) => h.callId === callId);
+  return held === undefined ? undefined : refuseWaiting(ctx, callId, held);
+}
+
+async function refuseWaiting(ctx: TurnContext, callId: string, held: HeldSubagent): Promise<void> {
+  const child = await storedChild(ctx, held.childId);
+  const waiting = child === undefined ? undefined : waitingOf(child);
+  if (waiting !== undefined)
+    throw new ApprovalError(
+      "awaits-subagent",
+      `call ${previewName(callId)} waits for its subagent: ${waiting}; decide that in session ${held.childId} (decide(callId, { approve, session: "${held.childId}" }))`,
+    );
+}
+
+/** The child's session as stored (read-only), or undefined when there is none. */
+async function storedChild(ctx: TurnContext, childId: string): Promise<Session | undefined> {
+  if (ctx.store === undefined) return ctx.memoryChildren.get(childId);
+  try {
+    return (await ctx.store.load(childId, { readOnly: true })).session;
+  } catch (error) {
+    if (isKeelsonError(error, "not-found")) return undefined;
+    throw error;
+  }
+}
+
+/** A decision or answer for a deeper session (`session`), or for the child itself (none). */
+export function withSession<T extends { readonly session?: string }>(input: T, session: string | undefined): T {
+  const { session: _target, ...rest } = input;
+  return (session === undefined ? rest : { ...rest, session }) as T;
+}
