@@ -1,20 +1,29 @@
 // `bash`: runs `bash --noprofile --norc -c command` (or, opted in, a login shell `bash -lc`) in the
-// workspace root, in its own process group, with secrets scrubbed from its environment. A timeout
-// or an abort stops the group with SIGTERM, then SIGKILL after a grace period. stdout and stderr
-// are interleaved in arrival order and capped; the exit code is always reported and a non-zero
-// exit is an error result.
-import { spawn } from "node:child_process";
+// workspace root — inside the sandbox by default (src/sandbox: the workspace writable, the rest
+// read-only, secret places hidden, no network; it refuses to run where the sandbox cannot start)
+// — with secrets scrubbed from its environment. A timeout or an abort stops the command's group
+// with SIGTERM, then SIGKILL after a grace period (bash-run.ts). stdout and stderr are
+// interleaved in arrival order and capped; the exit code is always reported and a non-zero exit
+// is an error result. The sandbox policy is part of the tool's description, so the logged header
+// says under which policy every command ran.
+import {
+  describeSandbox,
+  resolveSandbox,
+  type SandboxMode,
+  type SandboxOptions,
+  type SandboxPolicy,
+  sandboxOptions,
+} from "../sandbox/index.js";
 import { defineTool, jsonSchema } from "../tools/index.js";
-import type { ToolOutput } from "../tools/index.js";
-import { DEFAULT_OUTPUT_CAP, truncationMarker } from "./output.js";
-import { DEFAULT_KILL_GRACE_MS, type GroupStop, stopProcessGroup } from "./process-group.js";
+import { runBash } from "./bash-run.js";
+import { DEFAULT_OUTPUT_CAP } from "./output.js";
+import { DEFAULT_KILL_GRACE_MS } from "./process-group.js";
 import { type ToolEnvOptions, toolEnvironment } from "./tool-env.js";
 import type { BuiltinToolOptions } from "./types.js";
+import type { Workspace } from "./workspace.js";
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-/** After bash exits, how long background children may keep its pipes open before we stop reading. */
-const DRAIN_MS = 1000;
 
 /** What `bash` takes beyond every tool's options (the plugin passes its own through). */
 export interface BashToolOptions extends BuiltinToolOptions {
@@ -26,6 +35,12 @@ export interface BashToolOptions extends BuiltinToolOptions {
   readonly loginShell?: boolean;
   /** ms between SIGTERM and SIGKILL when the command is stopped. Default 2 000. */
   readonly killGraceMs?: number;
+  /**
+   * The sandbox commands run in (src/sandbox): a mode or options. Default `workspace-write`; the
+   * workspace's extra roots are writable too (read-only in `read-only`). `off` runs commands
+   * with the user's full access.
+   */
+  readonly sandbox?: SandboxMode | SandboxOptions;
 }
 
 /** The shell's argv: non-login, no profile or rc files, unless a login shell is asked for. */
@@ -73,13 +88,37 @@ const inputSchema = (shell: string) =>
     required: ["command"],
   });
 
+/**
+ * The sandbox `bash` runs in over `workspace`: `sandbox` resolved against its root, with the
+ * workspace's extra roots writable (`workspace-write`) or readable (`read-only`). A bad option is
+ * a `SandboxError('invalid-options')`.
+ */
+export function bashSandbox(
+  workspace: Workspace,
+  sandbox: SandboxMode | SandboxOptions | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): SandboxPolicy {
+  const options = sandboxOptions(sandbox, "bash sandbox");
+  const extra = workspace.roots.slice(1);
+  const more =
+    (options.mode ?? "workspace-write") === "workspace-write"
+      ? { writable: [...extra, ...(options.writable ?? [])] }
+      : { readable: [...extra, ...(options.readable ?? [])] };
+  return resolveSandbox(extra.length === 0 ? options : { ...options, ...more }, {
+    root: workspace.root,
+    env,
+    where: "bash sandbox",
+  });
+}
+
 export function bashTool(options: BashToolOptions) {
   const { workspace, outputCap = DEFAULT_OUTPUT_CAP, loginShell = false } = options;
   const graceMs = killGraceMs(options.killGraceMs);
+  const sandbox = bashSandbox(workspace, options.sandbox, options.baseEnv ?? process.env);
   const shell = loginShell ? "bash -lc" : "bash --noprofile --norc -c";
   return defineTool({
     name: "bash",
-    description: `Run a shell command (${shell}) in the workspace root. Output (stdout and stderr) is capped; a non-zero exit code is an error.`,
+    description: `Run a shell command (${shell}) in the workspace root. Output (stdout and stderr) is capped; a non-zero exit code is an error. ${describeSandbox(sandbox)}`,
     input: inputSchema(shell),
     // The command's own timeout (plus the kill grace) governs; the pipeline's must not cut in first.
     timeoutMs: MAX_BASH_TIMEOUT_MS + graceMs + 5000,
@@ -92,99 +131,9 @@ export function bashTool(options: BashToolOptions) {
           timeoutMs,
           graceMs,
           cap: outputCap,
+          sandbox,
         },
         signal,
       ),
   });
-}
-
-interface BashRun {
-  readonly args: readonly string[];
-  readonly env: Record<string, string>;
-  readonly cwd: string;
-  readonly timeoutMs: number;
-  readonly graceMs: number;
-  readonly cap: number;
-}
-
-function runBash(run: BashRun, signal: AbortSignal): Promise<ToolOutput> {
-  if (signal.aborted)
-    return Promise.resolve({
-      content: [{ type: "text", text: "Command not run: the call was aborted" }],
-      isError: true,
-    });
-  return new Promise((resolve) => {
-    const child = spawn("bash", run.args, {
-      cwd: run.cwd,
-      env: run.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    let dropped = 0;
-    let stopped: "timeout" | "aborted" | undefined;
-    // Settles once the stopped group is gone (or was SIGKILLed); the result waits for it.
-    let stopping: Promise<GroupStop> | undefined;
-    const collect = (chunk: Buffer): void => {
-      const text = chunk.toString("utf8");
-      const room = run.cap - output.length;
-      if (room >= text.length) output += text;
-      else {
-        output += text.slice(0, Math.max(0, room));
-        dropped += text.length - Math.max(0, room);
-      }
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    const stop = (why: "timeout" | "aborted"): void => {
-      if (stopped !== undefined || child.pid === undefined) return;
-      stopped = why;
-      stopping = stopProcessGroup(child.pid, run.graceMs);
-    };
-    const timer = setTimeout(() => stop("timeout"), run.timeoutMs);
-    const onAbort = (): void => stop("aborted");
-    signal.addEventListener("abort", onAbort, { once: true });
-    let drain: NodeJS.Timeout | undefined;
-    child.on("exit", () => {
-      drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, DRAIN_MS);
-    });
-    const finish = async (code: number | null, signalName: NodeJS.Signals | null, spawnError?: Error) => {
-      clearTimeout(timer);
-      clearTimeout(drain);
-      signal.removeEventListener("abort", onAbort);
-      const how = await stopping;
-      let text = output === "" ? "(no output)" : output;
-      if (dropped > 0) text += `\n${truncationMarker(dropped)}`;
-      if (spawnError !== undefined) {
-        resolve({ content: [{ type: "text", text: `Could not run bash: ${spawnError.message}` }], isError: true });
-        return;
-      }
-      text += `\n${ending(stopped, how, run, code, signalName)}`;
-      resolve({
-        content: [{ type: "text", text }],
-        isError: stopped !== undefined || code !== 0,
-        meta: { exitCode: code, ...(stopped ? { stopped } : {}) },
-      });
-    };
-    child.on("error", (error) => void finish(null, null, error));
-    child.on("close", (code, signalName) => void finish(code, signalName));
-  });
-}
-
-/** The last line of the result: how the command ended. */
-function ending(
-  stopped: "timeout" | "aborted" | undefined,
-  how: GroupStop | undefined,
-  run: BashRun,
-  code: number | null,
-  signalName: NodeJS.Signals | null,
-): string {
-  if (stopped === undefined) return code === null ? `[killed by ${signalName}]` : `[exit code: ${code}]`;
-  const what = stopped === "timeout" ? `command timed out after ${run.timeoutMs} ms and was` : "command aborted and";
-  return how === "killed"
-    ? `[${what} killed (SIGKILL: still running ${run.graceMs} ms after SIGTERM)]`
-    : `[${what} killed]`;
 }

@@ -1,6 +1,13 @@
 // Built-in tools: read, ls, glob, grep, write, edit, bash over a confined Workspace, with a
 // permission policy for the mutating ones; `builtinTools()` plugs them into an agent.
-export { bashArguments, type BashToolOptions, bashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from "./bash.js";
+export {
+  bashArguments,
+  bashSandbox,
+  type BashToolOptions,
+  bashTool,
+  DEFAULT_BASH_TIMEOUT_MS,
+  MAX_BASH_TIMEOUT_MS,
+} from "./bash.js";
 export { editTool } from "./edit.js";
 export { globTool, MAX_GLOB_ENTRIES } from "./glob.js";
 export { globToRegExp } from "./glob-pattern.js";

@@ -12,6 +12,7 @@ import { grepTool } from "./grep.js";
 import { lsTool } from "./ls.js";
 import { permissionGate } from "./permissions.js";
 import { readTool } from "./read.js";
+import { sandboxOptions } from "../sandbox/index.js";
 import {
   BUILTIN_TOOL_NAMES,
   type BuiltinToolName,
@@ -50,6 +51,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
         `builtinTools: unknown tool ${JSON.stringify(name)}; known: ${BUILTIN_TOOL_NAMES.join(", ")}`,
       );
   killGraceMs(options.killGraceMs);
+  sandboxOptions(options.sandbox, "builtinTools sandbox");
   return (host) => {
     const root = resolve(options.root ?? host.agent.session.header.cwd ?? process.cwd());
     const workspace = new Workspace({ root, ...(options.allow === undefined ? {} : { allow: options.allow }) });
@@ -60,6 +62,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.loginShell === undefined ? {} : { loginShell: options.loginShell }),
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       },
       names,
     );

@@ -2,6 +2,7 @@
 // tool), the permission policy for mutating tools, and the plugin's options.
 import type { Workspace } from "./workspace.js";
 import { KeelsonError } from "../errors/index.js";
+import type { SandboxMode, SandboxOptions } from "../sandbox/index.js";
 
 /** The built-in tools, by the name the model calls. */
 export type BuiltinToolName = "read" | "ls" | "glob" | "grep" | "write" | "edit" | "bash" | "ask_user";
@@ -94,4 +95,10 @@ export interface BuiltinToolsOptions {
   readonly loginShell?: boolean;
   /** After SIGTERM on timeout or abort, ms before `bash`'s process group gets SIGKILL. Default 2 000. */
   readonly killGraceMs?: number;
+  /**
+   * The sandbox `bash` runs in (src/sandbox): `workspace-write` (default), `read-only`, `off`, or
+   * options (`network`, `writable`, `readable`, `hidden`, `maxProcesses`, `bwrap`). Where it
+   * cannot start, `bash` refuses to run commands (fail closed) unless this is `off`.
+   */
+  readonly sandbox?: SandboxMode | SandboxOptions;
 }

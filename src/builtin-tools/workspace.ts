@@ -3,19 +3,16 @@
 // (`../`, absolute paths elsewhere) and physically (a symlink on the way whose target escapes,
 // found with realpath of the deepest existing ancestor).
 import { lstat, realpath } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { isWithin } from "../sandbox/index.js";
 import { ToolFailure } from "./types.js";
+
+export { isWithin };
 
 export interface WorkspaceOptions {
   readonly root: string;
   /** Extra roots paths may resolve into; relative ones resolve against `root`. */
   readonly allow?: readonly string[];
-}
-
-/** True when `path` is `root` or lies below it (both absolute, normalized). */
-export function isWithin(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
 export class Workspace {

@@ -54,10 +54,10 @@ function liveGroupMembers(pgid: number): number[] {
   return live;
 }
 
-/** A bash tool over a fresh temp workspace, run directly with our own abort controller. */
+/** A bash tool over a fresh temp workspace (unsandboxed: these tests are about bash), run directly with our own abort controller. */
 async function bashRig(options: Omit<BashToolOptions, "workspace"> = {}) {
   const root = await tempDir("bash");
-  const tool = bashTool({ workspace: new Workspace({ root }), ...options });
+  const tool = bashTool({ workspace: new Workspace({ root }), sandbox: "off", ...options });
   const controller = new AbortController();
   const run = (command: string, timeoutMs?: number): Promise<ToolOutput> =>
     Promise.resolve(
@@ -239,7 +239,14 @@ describe("bash's environment has no secrets", () => {
       provider,
       model: "scripted:test",
       cwd: root,
-      plugins: [builtinTools({ permissions: { mode: "allow" }, env: { set: { PASSED: "through" } }, killGraceMs: 10 })],
+      plugins: [
+        builtinTools({
+          permissions: { mode: "allow" },
+          env: { set: { PASSED: "through" } },
+          killGraceMs: 10,
+          sandbox: "off",
+        }),
+      ],
       clock: fixedClock(),
     });
     await agent.send("go");

@@ -100,7 +100,7 @@ describe("bash", () => {
     const rig = await toolRig();
     const fifo = await makeFifo(rig.root);
     const controller = new AbortController();
-    const tool = bashTool({ workspace: new Workspace({ root: rig.root }) });
+    const tool = bashTool({ workspace: new Workspace({ root: rig.root }), sandbox: "off" });
     const result = Promise.resolve(
       tool.execute(
         { command: "sleep 5 & echo $! > pid.fifo; wait" },

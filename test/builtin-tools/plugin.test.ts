@@ -39,7 +39,7 @@ async function runCalls(
     provider,
     model: "scripted:test",
     cwd: root,
-    plugins: [builtinTools(options)],
+    plugins: [builtinTools({ sandbox: "off", ...options })], // the sandbox has its own tests (test/sandbox)
     tools,
     clock: fixedClock(),
   });

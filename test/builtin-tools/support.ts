@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
 import { type BuiltinToolName, builtinToolDefinitions, Workspace } from "../../src/builtin-tools/index.js";
+import type { SandboxMode } from "../../src/sandbox/index.js";
 import { type Harness, harness } from "../tools/support.js";
 
 const made: string[] = [];
@@ -33,15 +34,19 @@ export interface ToolRig extends Harness {
   readonly workspace: Workspace;
 }
 
-/** A temp workspace with the built-in tools registered (no permission gate: that is the plugin's). */
+/**
+ * A temp workspace with the built-in tools registered (no permission gate: that is the plugin's).
+ * `bash` runs unsandboxed unless `sandbox` says otherwise: these tests are about the tools, and
+ * the sandbox's own tests (test/sandbox, test/reliability/sandbox.test.ts) cover it on and off.
+ */
 export async function toolRig(
-  options: { allow?: string[]; outputCap?: number; tools?: BuiltinToolName[] } = {},
+  options: { allow?: string[]; outputCap?: number; tools?: BuiltinToolName[]; sandbox?: SandboxMode } = {},
 ): Promise<ToolRig> {
   const root = await tempDir();
   const workspace = new Workspace({ root, ...(options.allow ? { allow: options.allow } : {}) });
   const h = harness();
   for (const tool of builtinToolDefinitions(
-    { workspace, ...(options.outputCap ? { outputCap: options.outputCap } : {}) },
+    { workspace, sandbox: options.sandbox ?? "off", ...(options.outputCap ? { outputCap: options.outputCap } : {}) },
     options.tools,
   ))
     h.registry.register(tool);

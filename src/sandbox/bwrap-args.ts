@@ -1,0 +1,53 @@
+// The bubblewrap command line for one sandboxed process: namespaces, the mount plan, the seccomp
+// and status descriptors, then the command. Pure: the caller says which hidden paths exist (and
+// whether each is a directory), looked up just before the spawn.
+import { isWithin } from "./policy.js";
+import type { SandboxPolicy } from "./types.js";
+
+/** The descriptors bwrap reads its seccomp program from and writes its JSON status to. */
+export const SECCOMP_FD = 3;
+export const STATUS_FD = 4;
+
+/** What a hidden path is on the host right now; absent paths have nothing to hide. */
+export type PathKind = "directory" | "file";
+
+/**
+ * Every namespace of its own (user, pid, ipc, uts, cgroup; network unless `network: "on"`), no
+ * capabilities, killed with its parent, a new session (no terminal to push input into); then `/`
+ * read-only, a fresh `/dev` (null, zero, random, tty… — no disks), a fresh `/proc` of the new pid
+ * namespace, a private `/tmp`; the workspace read-write (`workspace-write`) or read-only, the
+ * extra writable and readable paths; then each existing hidden path covered — a directory by an
+ * empty read-only tmpfs, anything else by `/dev/null`.
+ */
+export function bwrapArguments(
+  policy: SandboxPolicy,
+  hidden: ReadonlyMap<string, PathKind>,
+  argv: readonly string[],
+  cwd: string = policy.root,
+): string[] {
+  const args = ["--unshare-all", "--unshare-user"];
+  if (policy.network === "on") args.push("--share-net");
+  args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  args.push(policy.mode === "workspace-write" ? "--bind" : "--ro-bind", policy.root, policy.root);
+  for (const path of policy.writable) args.push("--bind-try", path, path);
+  for (const path of policy.readable) args.push("--ro-bind-try", path, path);
+  const bound = [policy.root, ...policy.writable, ...policy.readable];
+  const covered: string[] = [];
+  // Parents first: a path inside a hidden directory is then already covered.
+  for (const path of [...policy.hidden].sort((a, b) => a.length - b.length)) {
+    const kind = hidden.get(path);
+    if (kind === undefined) continue;
+    // Under the private /tmp and outside every bound path it is already out of sight; inside a
+    // hidden directory too (whose read-only tmpfs could not take a mount point anyway).
+    if (isWithin("/tmp", path) && !bound.some((b) => isWithin(b, path))) continue;
+    if (covered.some((dir) => isWithin(dir, path))) continue;
+    if (kind === "directory") {
+      args.push("--tmpfs", path, "--remount-ro", path);
+      covered.push(path);
+    } else args.push("--ro-bind", "/dev/null", path);
+  }
+  args.push("--setenv", "TMPDIR", "/tmp", "--chdir", cwd);
+  args.push("--seccomp", String(SECCOMP_FD), "--json-status-fd", String(STATUS_FD), "--", ...argv);
+  return args;
+}

@@ -1,0 +1,132 @@
+// Starting a process inside the sandbox: the support check (a machine that cannot sandbox refuses
+// — nothing runs), the hidden paths looked up, bubblewrap spawned with the seccomp program on fd 3
+// and its JSON status read from fd 4, and a watchdog that kills the whole sandbox when it holds
+// more than `maxProcesses` processes (RLIMIT_NPROC cannot do it: Linux exempts root from it).
+//
+// Process layout: bwrap (our child, detached: its own group) → the sandbox's init (bwrap again,
+// pid 1 of the new pid namespace, a new session: its pid is the group that holds the command)
+// → the command. When the command exits, init exits and the kernel kills every process left in
+// the namespace — daemons included; when bwrap or Keelson dies, init is killed (die-with-parent).
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readlink, stat } from "node:fs/promises";
+import { bwrapArguments, type PathKind, SECCOMP_FD, STATUS_FD } from "./bwrap-args.js";
+import { seccompFilter } from "./seccomp.js";
+import { sandboxSupport } from "./support.js";
+import { SandboxError, type SandboxPolicy } from "./types.js";
+
+/** How often the watchdog counts the sandbox's processes. */
+const WATCH_MS = 20;
+
+export interface SandboxedCommand {
+  /** The program and its arguments, run inside the sandbox (looked up on `env.PATH` there). */
+  readonly argv: readonly [string, ...string[]];
+  readonly env: Readonly<Record<string, string>>;
+  /** The working directory inside the sandbox. Default: the policy's root. */
+  readonly cwd?: string;
+  /** The command's stdin: `/dev/null` or a pipe. */
+  readonly stdin: "ignore" | "pipe";
+}
+
+export interface SandboxedProcess {
+  /** bubblewrap itself: its stdout and stderr are the command's; it exits with the command's code. */
+  readonly child: ChildProcess;
+  /**
+   * The process group that holds the command (the sandbox init's pid, as the host sees it), once
+   * bubblewrap has reported it. Signal it to stop the command gracefully; SIGKILL to it ends the
+   * whole sandbox.
+   */
+  group(): number | undefined;
+  /** True once the watchdog killed the sandbox for holding more than `maxProcesses` processes. */
+  overLimit(): boolean;
+}
+
+/**
+ * Starts `command` under `policy` (whose mode must not be `off`). Rejects with
+ * `SandboxError('unavailable')` — before anything is spawned — when the sandbox cannot start here.
+ */
+export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCommand): Promise<SandboxedProcess> {
+  const support = await sandboxSupport(policy.bwrap);
+  if (!support.ok)
+    throw new SandboxError("unavailable", `the sandbox cannot start here: ${support.reason}; ${support.fix}`);
+  const filter = seccompFilter()!;
+  const hidden = await pathKinds(policy.hidden);
+  const child = spawn(support.bwrap, bwrapArguments(policy, hidden, command.argv, command.cwd), {
+    cwd: policy.root,
+    env: { ...command.env },
+    detached: true,
+    stdio: [command.stdin, "pipe", "pipe", "pipe", "pipe"],
+  });
+  const seccomp = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & NodeJS.EventEmitter;
+  seccomp.on("error", () => undefined); // bwrap gone before reading it: its exit says why
+  seccomp.end(filter);
+  let group: number | undefined;
+  let namespace: string | undefined;
+  let over = false;
+  let watch: NodeJS.Timeout | undefined;
+  let status = "";
+  const statusFd = child.stdio[STATUS_FD] as NodeJS.ReadableStream & NodeJS.EventEmitter;
+  statusFd.on("error", () => undefined);
+  statusFd.on("data", (chunk: Buffer) => {
+    if (group !== undefined) return; // only the first report counts
+    status += chunk.toString("utf8");
+    const line = status.split("\n").find((l) => l.includes('"child-pid"'));
+    if (line === undefined) return;
+    try {
+      const report = JSON.parse(line) as { "child-pid"?: unknown; "pid-namespace"?: unknown };
+      if (typeof report["child-pid"] !== "number") return;
+      group = report["child-pid"];
+      namespace = typeof report["pid-namespace"] === "number" ? `pid:[${report["pid-namespace"]}]` : undefined;
+    } catch {
+      return;
+    }
+    watch = setInterval(() => void check(), WATCH_MS);
+    watch.unref();
+  });
+  let checking = false;
+  const check = async (): Promise<void> => {
+    if (checking || group === undefined || over) return;
+    checking = true;
+    try {
+      const count = await processCount(group, namespace);
+      if (count !== undefined && count > policy.maxProcesses && !over) {
+        over = true;
+        if (await isInit(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
+      }
+    } catch {
+      // init already gone
+    } finally {
+      checking = false;
+    }
+  };
+  child.once("exit", () => clearInterval(watch));
+  child.once("error", () => clearInterval(watch));
+  return { child, group: () => group, overLimit: () => over };
+}
+
+/** Which of `paths` exist, and whether each is a directory (symlinks followed, as the mount will). */
+async function pathKinds(paths: readonly string[]): Promise<Map<string, PathKind>> {
+  const kinds = new Map<string, PathKind>();
+  await Promise.all(
+    paths.map(async (path) => {
+      const info = await stat(path).catch(() => undefined);
+      if (info !== undefined) kinds.set(path, info.isDirectory() ? "directory" : "file");
+    }),
+  );
+  return kinds;
+}
+
+/**
+ * The processes in the sandbox: the entries of its own /proc, seen through its init's root.
+ * Undefined when `pid` is no longer that init (exited; a reused pid is never counted or killed).
+ */
+async function processCount(pid: number, namespace: string | undefined): Promise<number | undefined> {
+  if (!(await isInit(pid, namespace))) return undefined;
+  const entries = await readdir(`/proc/${pid}/root/proc`);
+  return entries.filter((name) => /^\d+$/.test(name)).length;
+}
+
+/** Whether `pid` is still the sandbox's init: its pid namespace is the one bubblewrap reported. */
+async function isInit(pid: number, namespace: string | undefined): Promise<boolean> {
+  if (namespace === undefined) return false;
+  return (await readlink(`/proc/${pid}/ns/pid`).catch(() => undefined)) === namespace;
+}
