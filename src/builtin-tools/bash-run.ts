@@ -106,6 +106,7 @@ function collect(
       clearTimeout(drain);
       signal.removeEventListener("abort", onAbort);
       const how = await stopping;
+      await sandboxed?.ended(); // nothing the command started is left when the result is given
       if (stopped === undefined && sandboxed?.overLimit() === true) stopped = "process-limit";
       let text = output === "" ? "(no output)" : output;
       if (dropped > 0) text += `\n${truncationMarker(dropped)}`;

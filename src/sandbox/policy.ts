@@ -37,7 +37,7 @@ const KEYS = new Set(["mode", "network", "writable", "readable", "hidden", "maxP
 export interface SandboxContext {
   /** The workspace root (absolute): the commands' working directory. */
   readonly root: string;
-  /** Where `~` and Keelson's home are looked up (HOME, KEELSON_HOME, KEELSON_BWRAP). Default `process.env`. */
+  /** Where `~` and Keelson's home are looked up (HOME, KEELSON_HOME). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Named in error messages: `builtinTools sandbox`, `mcp.json servers.x.sandbox`. */
   readonly where?: string;
@@ -107,7 +107,7 @@ export function resolveSandbox(
     hidden: Object.freeze(hidden),
     hiddenShown: Object.freeze(hidden.map((p) => shownPath(p, home))),
     maxProcesses: checked.maxProcesses ?? DEFAULT_MAX_PROCESSES,
-    bwrap: checked.bwrap ?? (env.KEELSON_BWRAP || "bwrap"),
+    bwrap: checked.bwrap ?? (process.env.KEELSON_BWRAP || "bwrap"), // the machine's, not the command's environment
   });
 }
 
@@ -125,7 +125,9 @@ export function describeSandbox(policy: SandboxPolicy): string {
   return [
     `Sandboxed (${policy.mode}): commands may write ${where} a private /tmp (empty when each command starts)`,
     `${policy.mode === "read-only" ? "; the workspace and" : ";"} the rest of the filesystem is read-only`,
-    policy.hidden.length === 0 ? "" : `; hidden (shown empty): ${policy.hiddenShown.join(", ")}`,
+    policy.hidden.length === 0
+      ? ""
+      : `; hidden (a directory shows empty, a file cannot be read): ${policy.hiddenShown.join(", ")}`,
     policy.readable.length === 0 ? "" : `; shown read-only: ${policy.readable.join(", ")}`,
     policy.network === "off" ? "; no network (not even 127.0.0.1)" : "; the host's network",
     `; Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most ${policy.maxProcesses} processes.`,

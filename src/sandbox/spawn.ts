@@ -8,7 +8,7 @@
 // → the command. When the command exits, init exits and the kernel kills every process left in
 // the namespace — daemons included; when bwrap or Keelson dies, init is killed (die-with-parent).
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, readlink, stat } from "node:fs/promises";
+import { readdir, readFile, readlink, stat } from "node:fs/promises";
 import { bwrapArguments, type PathKind, SECCOMP_FD, STATUS_FD } from "./bwrap-args.js";
 import { seccompFilter } from "./seccomp.js";
 import { sandboxSupport } from "./support.js";
@@ -16,6 +16,9 @@ import { SandboxError, type SandboxPolicy } from "./types.js";
 
 /** How often the watchdog counts the sandbox's processes. */
 const WATCH_MS = 20;
+/** How often, and how long at most, `ended()` looks for the sandbox's init to be gone. */
+const END_POLL_MS = 10;
+const END_WAIT_MS = 2000;
 
 export interface SandboxedCommand {
   /** The program and its arguments, run inside the sandbox (looked up on `env.PATH` there). */
@@ -38,6 +41,13 @@ export interface SandboxedProcess {
   group(): number | undefined;
   /** True once the watchdog killed the sandbox for holding more than `maxProcesses` processes. */
   overLimit(): boolean;
+  /**
+   * Resolves once the sandbox's init is dead — and with it every process of the sandbox (a
+   * dying pid-namespace init reaps them all first). bubblewrap exits as soon as the command
+   * does, a moment before init has killed the rest; wait on this after bwrap's exit to know
+   * nothing is left. Gives up after 2 s (everything left has been sent SIGKILL by then).
+   */
+  ended(): Promise<void>;
 }
 
 /**
@@ -100,7 +110,12 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   };
   child.once("exit", () => clearInterval(watch));
   child.once("error", () => clearInterval(watch));
-  return { child, group: () => group, overLimit: () => over };
+  const ended = async (): Promise<void> => {
+    if (group === undefined) return;
+    for (let waited = 0; waited < END_WAIT_MS && (await alive(group, namespace)); waited += END_POLL_MS)
+      await new Promise((done) => setTimeout(done, END_POLL_MS));
+  };
+  return { child, group: () => group, overLimit: () => over, ended };
 }
 
 /** Which of `paths` exist, and whether each is a directory (symlinks followed, as the mount will). */
@@ -123,6 +138,14 @@ async function processCount(pid: number, namespace: string | undefined): Promise
   if (!(await isInit(pid, namespace))) return undefined;
   const entries = await readdir(`/proc/${pid}/root/proc`);
   return entries.filter((name) => /^\d+$/.test(name)).length;
+}
+
+/** Whether `pid` is the sandbox's init and still running (not a zombie). */
+async function alive(pid: number, namespace: string | undefined): Promise<boolean> {
+  if (!(await isInit(pid, namespace))) return false;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state !== "" && state !== "Z" && state !== "X";
 }
 
 /** Whether `pid` is still the sandbox's init: its pid namespace is the one bubblewrap reported. */

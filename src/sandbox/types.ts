@@ -46,7 +46,7 @@ export interface SandboxPolicy {
   readonly writable: readonly string[];
   /** Read-only paths shown over what would cover them (absolute). */
   readonly readable: readonly string[];
-  /** Hidden paths (absolute; a directory shows empty, a file empty). */
+  /** Hidden paths (absolute; a directory shows empty, a file cannot be read). */
   readonly hidden: readonly string[];
   /** How the hidden paths are shown in the policy's description: `~/.ssh` rather than `/home/me/.ssh`. */
   readonly hiddenShown: readonly string[];
