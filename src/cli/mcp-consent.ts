@@ -78,7 +78,7 @@ export async function workspaceMcpConsent(
   );
 }
 
-/** `stdio <command> <args…>` (arguments quoted when needed), `cwd`, env names; or `http <url>`. */
+/** `stdio <command> <args…>` (arguments quoted when needed), `cwd`, env names, the sandbox; or `http <url>`. */
 export function serverLine(config: McpServerConfig): string {
   if ("url" in config) return `http ${showable(config.url, false)}`;
   if (!("command" in config)) return "in-process transport";
@@ -88,6 +88,7 @@ export function serverLine(config: McpServerConfig): string {
     `stdio ${words.join(" ")}`,
     ...(config.cwd === undefined ? [] : [`(cwd ${quoteWord(config.cwd)})`]),
     ...(env.length === 0 ? [] : [`(env ${env.map((n) => showable(n, false)).join(", ")}; values not shown)`]),
+    config.sandbox === undefined ? "(not sandboxed)" : `(sandbox ${showable(JSON.stringify(config.sandbox), false)})`,
   ].join(" ");
 }
 

@@ -8,6 +8,7 @@ import { errorMessage } from "../errors/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { SandboxPolicy } from "../sandbox/index.js";
 import type { McpSdk } from "./sdk.js";
 import { StderrTail } from "./stderr-tail.js";
 import { OVERSIZE_ERROR_CODE, StdioTransport } from "./stdio-transport.js";
@@ -47,11 +48,14 @@ export class McpConnection {
   /** Why the stdio transport last dropped an answer (over-size), for the call's error. */
   #dropped: string | undefined;
   #closing: Promise<void> | undefined;
+  /** The sandbox a stdio server runs in (undefined: unconfined). */
+  readonly #sandbox: SandboxPolicy | undefined;
 
-  constructor(sdk: McpSdk, name: string, config: McpServerConfig) {
+  constructor(sdk: McpSdk, name: string, config: McpServerConfig, sandbox?: SandboxPolicy) {
     this.#sdk = sdk;
     this.name = name;
     this.config = config;
+    this.#sandbox = sandbox;
     this.transport = isHttpServer(config) ? "http" : isTransportServer(config) ? "in-process" : "stdio";
     this.#stderr = new StderrTail("command" in config ? config.env : undefined);
     this.#client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
@@ -257,6 +261,7 @@ export class McpConnection {
       args: config.args ?? [],
       env: { ...sdk.defaultEnvironment(), ...config.env },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      ...(this.#sandbox === undefined ? {} : { sandbox: this.#sandbox }),
       parse: sdk.deserializeMessage,
       serialize: sdk.serializeMessage,
       onStderr: (text) => this.#stderr.push(text),

@@ -1,9 +1,11 @@
 // Checks a servers map (from code or from an mcp.json file) before anything is spawned: each
 // entry is `{ command, args?, env?, cwd? }` or `{ url, headers? }`, with the key path and the
 // source named in the error. Values of `env` and `headers` are never put in a message.
-import { McpError, type McpServerConfig, type McpTransportServer } from "./types.js";
+import { isKeelsonError } from "../errors/index.js";
+import { type SandboxErrorCode, sandboxOptions } from "../sandbox/index.js";
+import { McpError, type McpServerConfig, type McpStdioServer, type McpTransportServer } from "./types.js";
 
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd", "type"]);
+const STDIO_KEYS = new Set(["command", "args", "env", "cwd", "sandbox", "type"]);
 const HTTP_KEYS = new Set(["url", "headers", "type"]);
 
 /** The servers in `value`, checked; `where` names the source (`mcpTools servers`, a file path). */
@@ -47,11 +49,22 @@ export function checkServers(value: unknown, where: string, key = "servers"): Re
     if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a !== "string")))
       fail(`${at}.args`, "must be an array of strings");
     if (config.cwd !== undefined && typeof config.cwd !== "string") fail(`${at}.cwd`, "must be a string");
+    const sandbox = config.sandbox as Record<string, unknown> | undefined;
+    if (typeof sandbox === "object" && sandbox !== null && "bwrap" in sandbox)
+      fail(`${at}.sandbox.bwrap`, "is not accepted for an MCP server (set $KEELSON_BWRAP instead)");
+    try {
+      sandboxOptions(config.sandbox, `${where}: ${at}.sandbox`);
+    } catch (error) {
+      if (isKeelsonError<SandboxErrorCode>(error, "invalid-options"))
+        throw new McpError("invalid-config", error.message, { cause: error });
+      throw error;
+    }
     servers[name] = {
       command: config.command as string,
       ...(args === undefined ? {} : { args: [...(args as string[])] }),
       ...(config.env === undefined ? {} : { env: stringRecord(config.env, `${at}.env`, fail) }),
       ...(config.cwd === undefined ? {} : { cwd: config.cwd as string }),
+      ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox as NonNullable<McpStdioServer["sandbox"]> }),
     };
   }
   return servers;

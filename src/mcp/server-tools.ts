@@ -2,9 +2,11 @@
 // equal to what the servers offer (initially, and after each `notifications/tools/list_changed`),
 // and closes the servers when the agent lets go. `settled()` is what a step waits for before it
 // reads the tool set: the first connection and every refresh already under way.
+import { resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
+import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
 import { McpConnection, type McpTool } from "./connection.js";
 import { mcpToolOutput } from "./result.js";
@@ -43,6 +45,8 @@ export class ServerTools {
   readonly #refreshes = new Set<Promise<void>>();
   readonly #relisting = new Map<McpConnection, { again: boolean }>();
   readonly #reopening = new Map<string, Promise<McpConnection>>();
+  /** Each sandboxed stdio server's policy, resolved against its cwd (else the agent's). */
+  readonly #sandboxes = new Map<string, SandboxPolicy>();
   readonly #ready: Promise<void>;
   #sdk: McpSdk | undefined;
   #closing: Promise<void> | undefined;
@@ -50,6 +54,16 @@ export class ServerTools {
   constructor(agent: Agent, sdk: () => Promise<McpSdk>, options: ServerToolsOptions) {
     this.#agent = agent;
     this.#options = options;
+    const cwd = agent.session.header.cwd ?? process.cwd();
+    for (const [name, config] of Object.entries(options.servers))
+      if ("command" in config && config.sandbox !== undefined)
+        this.#sandboxes.set(
+          name,
+          resolveSandbox(config.sandbox, {
+            root: resolve(cwd, config.cwd ?? "."),
+            where: `MCP server ${name} sandbox`,
+          }),
+        );
     this.#ready = this.#connectAll(sdk);
     this.#ready.catch(() => undefined); // reported by settled() / ready(), not as unhandled
   }
@@ -126,7 +140,7 @@ export class ServerTools {
 
   /** A connection to `name`, tracked at once (so close() can end it while it starts), connected. */
   async #open(name: string, config: McpServerConfig): Promise<McpConnection> {
-    const connection = new McpConnection(this.#sdk!, name, config);
+    const connection = new McpConnection(this.#sdk!, name, config, this.#sandboxes.get(name));
     this.#all.add(connection);
     await connection.connect(this.#options.initTimeoutMs);
     if (this.#closing !== undefined) {
@@ -254,9 +268,15 @@ export class ServerTools {
     const cap = this.#options.outputCap;
     const imageCap = this.#options.imageCap;
     const meta: JsonObject = { mcpServer: server, mcpTool: tool.name };
+    const sandbox = this.#sandboxes.get(server);
+    const description = tool.description ?? tool.title ?? `${tool.name} (from the MCP server ${server})`;
     return {
       name,
-      description: tool.description ?? tool.title ?? `${tool.name} (from the MCP server ${server})`,
+      // The policy the server runs under is part of each of its tools' logged definition.
+      description:
+        sandbox === undefined
+          ? description
+          : `${description}\n\n${describeSandbox(sandbox, `the MCP server ${server}`)}`,
       input: jsonSchema(tool.inputSchema as JsonObject),
       ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
       // Never read-only: the call leaves the process, and an annotation is the server's word only.

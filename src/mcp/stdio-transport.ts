@@ -6,8 +6,12 @@
 //     the request gets an error `the answer was too large (N bytes > limit)` and the connection
 //     stays; otherwise the transport reports the error and closes (the caller may reopen);
 //   - ends the child whatever it is doing: `close()` ends stdin, sends SIGTERM after `graceMs`,
-//     SIGKILL after `termMs` more, and resolves only once the child has exited.
+//     SIGKILL after `termMs` more, and resolves only once the child has exited;
+//   - runs the server in the sandbox when the server's config asks for one (src/sandbox): the
+//     child is then bubblewrap, whose death ends every process of the server; a machine that
+//     cannot sandbox refuses to start it (nothing runs).
 import { type ChildProcess, spawn } from "node:child_process";
+import { type SandboxPolicy, spawnSandboxed } from "../sandbox/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -32,6 +36,8 @@ export interface StdioTransportOptions {
   readonly onStderr: (text: string) => void;
   /** Told about every over-size line (`answered`: a pending request got the error instead). */
   readonly onOversize?: (bytes: number, limit: number, answered: boolean) => void;
+  /** The sandbox the server runs in; absent: it runs with the user's full access. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 export class StdioTransport implements Transport {
@@ -57,16 +63,31 @@ export class StdioTransport implements Transport {
     return this.#child?.pid;
   }
 
-  start(): Promise<void> {
-    if (this.#closing !== undefined) return Promise.reject(new Error("the transport was closed before it started"));
-    if (this.#child !== undefined) return Promise.reject(new Error("the transport is already started"));
+  async start(): Promise<void> {
+    if (this.#closing !== undefined) throw new Error("the transport was closed before it started");
+    if (this.#child !== undefined) throw new Error("the transport is already started");
+    const sandbox = this.#options.sandbox;
+    const sandboxed =
+      sandbox === undefined || sandbox.mode === "off"
+        ? undefined
+        : await spawnSandboxed(sandbox, {
+            argv: [this.#options.command, ...this.#options.args],
+            env: this.#options.env,
+            stdin: "pipe",
+          });
+    if (this.#child !== undefined) {
+      sandboxed?.child.kill("SIGKILL");
+      throw new Error("the transport is already started");
+    }
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#options.command, [...this.#options.args], {
-        env: { ...this.#options.env },
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
-      });
+      const child =
+        sandboxed?.child ??
+        spawn(this.#options.command, [...this.#options.args], {
+          env: { ...this.#options.env },
+          stdio: ["pipe", "pipe", "pipe"],
+          shell: false,
+          ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+        });
       this.#child = child;
       this.#exited = new Promise((done) => {
         child.once("exit", () => done());
@@ -74,7 +95,9 @@ export class StdioTransport implements Transport {
           if (child.pid === undefined) done(); // never started
         });
       });
-      child.once("spawn", () => resolve());
+      // bubblewrap was spawned before this promise existed: its 'spawn' event may be gone already.
+      if (sandboxed !== undefined && child.pid !== undefined) resolve();
+      else child.once("spawn", () => resolve());
       child.on("error", (error) => {
         reject(error);
         this.onerror?.(error);

@@ -1,6 +1,7 @@
 // MCP vocabulary: how a server is reached (a spawned stdio command or a Streamable HTTP URL),
 // the plugin's options, what a connected server reports, and the layer's error.
 import type { PermissionPolicy } from "../builtin-tools/index.js";
+import type { SandboxMode, SandboxOptions } from "../sandbox/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { KeelsonError } from "../errors/index.js";
 
@@ -14,6 +15,13 @@ export interface McpStdioServer {
    */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /**
+   * Run the server in the sandbox (src/sandbox), as `bash` runs: a mode or options, resolved
+   * against the server's `cwd` (else the agent's). Absent: the server runs unconfined, as
+   * before. Where the sandbox cannot start, a sandboxed server is not started
+   * (`connect-failed`). Its policy is appended to the description of each of its tools.
+   */
+  readonly sandbox?: SandboxMode | SandboxOptions;
 }
 
 /** A server reached over Streamable HTTP. `headers` go with every request (e.g. authorization). */

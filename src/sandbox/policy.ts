@@ -114,23 +114,26 @@ export function resolveSandbox(
 /**
  * The policy in words, for a tool's description (so the logged header records it) and a person:
  * what may be written, what is hidden, the network, the process rules. `off` says so plainly.
+ * `who` is what runs under it: `commands` (bash's, one sandbox each) or e.g. `the MCP server x`.
  */
-export function describeSandbox(policy: SandboxPolicy): string {
-  if (policy.mode === "off") return "Not sandboxed: commands run with the user's full access to files and network.";
+export function describeSandbox(policy: SandboxPolicy, who = "commands"): string {
+  const each = who === "commands";
+  if (policy.mode === "off")
+    return `Not sandboxed: ${who} ${each ? "run" : "runs"} with the user's full access to files and network.`;
   const writable = [
     ...(policy.mode === "workspace-write" ? [`${policy.root} (the workspace)`] : []),
     ...policy.writable,
   ];
   const where = writable.length === 0 ? "nowhere but" : `only under ${writable.join(", ")} and in`;
   return [
-    `Sandboxed (${policy.mode}): commands may write ${where} a private /tmp (empty when each command starts)`,
+    `Sandboxed (${policy.mode}): ${who} may write ${where} a private /tmp (${each ? "empty when each command starts" : "empty at its start"})`,
     `${policy.mode === "read-only" ? "; the workspace and" : ";"} the rest of the filesystem is read-only`,
     policy.hidden.length === 0
       ? ""
       : `; hidden (a directory shows empty, a file cannot be read): ${policy.hiddenShown.join(", ")}`,
     policy.readable.length === 0 ? "" : `; shown read-only: ${policy.readable.join(", ")}`,
     policy.network === "off" ? "; no network (not even 127.0.0.1)" : "; the host's network",
-    `; Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most ${policy.maxProcesses} processes.`,
+    `; Unix sockets cannot be opened; no new privileges (setuid is ignored); ${each ? "every process ends with the command" : "its processes end with it"}; at most ${policy.maxProcesses} processes.`,
   ].join("");
 }
 

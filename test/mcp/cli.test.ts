@@ -103,7 +103,7 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
     chat.send("a");
     await chat.waitFor(/allow the MCP servers of .*mcp\.json to start\? \[y\]es \/ \[n\]o \/ \[a\]lways: a/);
     expect(chat.stdout).toContain(
-      `│ fixture: stdio ${process.execPath} ${resolve(FIXTURES, "stdio-server.mjs")} (env FIXTURE_TOKEN; values not shown)`,
+      `│ fixture: stdio ${process.execPath} ${resolve(FIXTURES, "stdio-server.mjs")} (env FIXTURE_TOKEN; values not shown) (not sandboxed)`,
     );
     await chat.waitFor(/mcp fixture \(stdio\): 10 tools/);
     chat.send("/exit");
