@@ -2,10 +2,12 @@
 // session's cwd behind a permission policy, and the session-prefix contributors (skills catalog,
 // AGENTS.md / CLAUDE.md instructions, workspace baseline). Headless commands deny the mutating
 // tools (write, edit, bash) unless `--allow` names them; chat asks. The MCP servers of
-// `.keelson/mcp.json` (mcp-setup.ts) are plugged in behind the same policy.
+// `.keelson/mcp.json` (mcp-setup.ts) are plugged in behind the same policy. `bash` runs in the
+// sandbox `--sandbox` names (default workspace-write; src/sandbox), refusing where it cannot start.
 import type { AgentPlugin } from "../loop/index.js";
 import type { MutatingToolName, PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
 import { CliError } from "./errors.js";
 import { cliMcpPlugin } from "./mcp-setup.js";
 
@@ -43,17 +45,39 @@ export function headlessPolicy(allow: readonly string[], awaitApproval: boolean)
   return awaitApproval ? { mode: "ask", allow: new Set(allow) } : denyUnlessAllowed(allow);
 }
 
+export const SANDBOX_HELP = `where bash runs: ${SANDBOX_MODES.join(", ")} (default workspace-write: writes only in the workspace and a private /tmp, secrets hidden, no network; refused where the sandbox cannot start — keelson doctor says whether it works here)`;
+
+/** Parses `--sandbox`; absent is workspace-write, anything but a mode is a CliError. */
+export function parseSandbox(text: string | undefined): SandboxMode {
+  if (text === undefined) return "workspace-write";
+  if (!(SANDBOX_MODES as readonly string[]).includes(text))
+    throw new CliError(`invalid --sandbox ${JSON.stringify(text)}: expected one of ${SANDBOX_MODES.join(", ")}`);
+  return text as SandboxMode;
+}
+
 export const AWAIT_APPROVAL_HELP =
   "a write, edit, bash or MCP call not named by --allow pauses the turn (exit 8) until `keelson approve|deny <session> <callId>`, instead of being denied";
 
+/** One stderr line when bash's sandbox cannot start here: every command would be refused. */
+async function warnIfUnsandboxable(mode: SandboxMode): Promise<void> {
+  if (mode === "off") return;
+  const { sandboxSupport } = await import("../sandbox/index.js");
+  const support = await sandboxSupport();
+  if (!support.ok)
+    process.stderr.write(
+      `keelson: the bash sandbox cannot start here (${support.reason}): bash will refuse every command — ${support.fix}, or pass --sandbox off to run commands unconfined\n`,
+    );
+}
+
 /**
  * `askUser`: also give the agent `ask_user` — chat answers its questions live; headless with
- * `--await-approval` a question pauses the turn for `keelson respond`.
+ * `--await-approval` a question pauses the turn for `keelson respond`. `sandbox`: bash's
+ * (`--sandbox`; default workspace-write).
  */
 export async function cliPlugins(
   cwd: string,
   permissions: PermissionPolicy,
-  options: { readonly askUser?: boolean } = {},
+  options: { readonly askUser?: boolean; readonly sandbox?: SandboxMode } = {},
 ): Promise<AgentPlugin[]> {
   const [{ builtinTools }, context] = await Promise.all([
     import("../builtin-tools/index.js"),
@@ -61,10 +85,12 @@ export async function cliPlugins(
   ]);
   const home = keelsonHome();
   const mcp = await cliMcpPlugin(cwd, permissions);
+  await warnIfUnsandboxable(options.sandbox ?? "workspace-write");
   return [
     builtinTools({
       root: cwd,
       permissions,
+      sandbox: options.sandbox ?? "workspace-write",
       ...(options.askUser === true
         ? { tools: ["read", "ls", "glob", "grep", "write", "edit", "bash", "ask_user"] as const }
         : {}),

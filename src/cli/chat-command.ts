@@ -3,7 +3,7 @@
 // (chat-session.ts, which pulls in the provider SDKs) is loaded — so bad input fails fast, one
 // line on stderr, with nothing written.
 import type { Command } from "commander";
-import { parseAllow } from "./agent-plugins.js";
+import { parseAllow, parseSandbox, SANDBOX_HELP } from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { openStore } from "./log-source.js";
 import { chooseModel, requireKey } from "./model-selection.js";
@@ -17,6 +17,7 @@ interface ChatFlags {
   readonly allow?: string;
   readonly resume?: string;
   readonly last?: boolean;
+  readonly sandbox?: string;
 }
 
 export function registerChat(program: Command): void {
@@ -37,8 +38,10 @@ export function registerChat(program: Command): void {
     )
     .option("--resume <id>", "continue a stored session")
     .option("--last", "continue the most recently used session")
+    .option("--sandbox <mode>", SANDBOX_HELP)
     .action(async (flags: ChatFlags) => {
       const allow = parseAllow(flags.allow);
+      const sandbox = parseSandbox(flags.sandbox);
       if (flags.resume !== undefined && flags.last === true)
         throw new CliError("chat takes --resume <id> or --last, not both");
       const store = await openStore();
@@ -49,7 +52,7 @@ export function registerChat(program: Command): void {
           : { choice: chooseModel(flags.model), cwd: await workingDirectory(flags.cwd) };
         requireKey(target.choice);
         const { runChat } = await import("./chat-session.js");
-        process.exitCode = await runChat(store, target, allow);
+        process.exitCode = await runChat(store, target, allow, sandbox);
       } finally {
         await store.close();
       }

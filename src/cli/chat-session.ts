@@ -17,6 +17,7 @@ import {
   resumeAgent,
 } from "../loop/index.js";
 import { ModelRegistry } from "../llm/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
 import { SessionError } from "../session/index.js";
 import {
   type PermissionAnswer,
@@ -46,7 +47,12 @@ export interface ChatTarget {
 const PROMPT = "› ";
 
 /** Runs the chat until /exit, end of input, or a second Ctrl-C; returns the exit code (0). */
-export async function runChat(store: CliStore, target: ChatTarget, allow: readonly string[]): Promise<number> {
+export async function runChat(
+  store: CliStore,
+  target: ChatTarget,
+  allow: readonly string[],
+  sandbox: SandboxMode = "workspace-write",
+): Promise<number> {
   let handle: ProviderHandle | undefined;
   let agent: Agent | undefined;
   const interactive = process.stdin.isTTY === true;
@@ -73,7 +79,7 @@ export async function runChat(store: CliStore, target: ChatTarget, allow: readon
       model: target.choice.model,
       cwd: target.cwd,
       system: SYSTEM_PROMPT,
-      plugins: await cliPlugins(target.cwd, policy, { askUser: true }),
+      plugins: await cliPlugins(target.cwd, policy, { askUser: true, sandbox }),
       // ask_user's questions are asked here, live (a question the person leaves unanswered pauses the turn).
       answerer: async (request) => askQuestion(input, view, request),
       compaction: createCompaction(),

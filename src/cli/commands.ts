@@ -103,6 +103,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./emulator-command.js")).registerEmulator,
   },
   {
+    name: "doctor",
+    summary: "check this machine: Node, Keelson's home, and whether the bash sandbox (bubblewrap) works here",
+    load: async () => (await import("./doctor-command.js")).registerDoctor,
+  },
+  {
     name: "demo",
     summary:
       "the offline main job: an agent on the built-in emulator, resumed and forked, then verified and cache-audited",

@@ -12,7 +12,14 @@ import type { Command } from "commander";
 import type { JsonValue } from "../json/index.js";
 import type { Agent, ApprovalDecision, TurnOutcome } from "../loop/index.js";
 import type { Session } from "../session/index.js";
-import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
+import {
+  AWAIT_APPROVAL_HELP,
+  cliPlugins,
+  headlessPolicy,
+  parseAllow,
+  parseSandbox,
+  SANDBOX_HELP,
+} from "./agent-plugins.js";
 import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
@@ -51,6 +58,7 @@ function register(program: Command, verb: "approve" | "deny" | "respond"): void 
     .option("--cwd <dir>", "working directory (default: the session's)")
     .option("--allow <tools>", "let these tools run in the continued turn without asking (as for run)")
     .option("--no-await-approval", `deny calls that need approval later in the turn instead (${AWAIT_APPROVAL_HELP})`)
+    .option("--sandbox <mode>", SANDBOX_HELP)
     .action(async (session: string, callId: string, ...rest: unknown[]) => {
       const answer = verb === "respond" ? (rest[0] as string) : undefined;
       const flags = (verb === "respond" ? rest[1] : rest[0]) as DecideFlags;
@@ -107,6 +115,7 @@ interface Continuation {
 /** Checks read-only, then resumes the session and runs the continuing turn headlessly. */
 async function continuePaused(id: string, flags: DecideFlags, continuation: Continuation): Promise<number> {
   const allow = parseAllow(flags.allow);
+  const sandbox = parseSandbox(flags.sandbox);
   const store = await openStore();
   let handle: ProviderHandle | undefined;
   const { resumeAgent, ApprovalError, InputError } = await import("../loop/index.js");
@@ -127,7 +136,7 @@ async function continuePaused(id: string, flags: DecideFlags, continuation: Cont
     requireKey(target.choice);
     handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
     const awaiting = flags.awaitApproval !== false;
-    const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, awaiting), { askUser: awaiting });
+    const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, awaiting), { askUser: awaiting, sandbox });
     const agent = await resumeAgent(store, target.id, {
       provider: handle.provider,
       model: target.choice.model,

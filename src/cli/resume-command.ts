@@ -4,7 +4,14 @@
 import type { Command } from "commander";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
+import {
+  AWAIT_APPROVAL_HELP,
+  cliPlugins,
+  headlessPolicy,
+  parseAllow,
+  parseSandbox,
+  SANDBOX_HELP,
+} from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { type CliStore, cliErrorOf, openStore } from "./log-source.js";
@@ -41,6 +48,7 @@ export function registerResume(program: Command): void {
       "--allow <tools>",
       "let tools run (default: denied): a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json), mcp__<server>, mcp__<server>__<tool>",
     )
+    .option("--sandbox <mode>", SANDBOX_HELP)
     .action(async (first: string | undefined, second: string | undefined, flags: ResumeFlags) => {
       const [id, prompt] = flags.last === true ? [undefined, first] : [first, second];
       if (flags.last === true && second !== undefined) throw new CliError("resume --last takes only a prompt");
@@ -98,6 +106,7 @@ export async function resumeTarget(
 
 async function resume(idOrLast: string | undefined, prompt: string, flags: ResumeFlags): Promise<number> {
   const allow = parseAllow(flags.allow);
+  const sandbox = parseSandbox(flags.sandbox);
   const store = await openStore();
   let handle: ProviderHandle | undefined;
   try {
@@ -108,6 +117,7 @@ async function resume(idOrLast: string | undefined, prompt: string, flags: Resum
     const { resumeAgent } = await import("../loop/index.js");
     const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true), {
       askUser: flags.awaitApproval === true,
+      sandbox,
     });
     const agent = await resumeAgent(store, id, {
       provider: handle.provider,

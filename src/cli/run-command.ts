@@ -3,7 +3,14 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { AWAIT_APPROVAL_HELP, cliPlugins, headlessPolicy, parseAllow } from "./agent-plugins.js";
+import {
+  AWAIT_APPROVAL_HELP,
+  cliPlugins,
+  headlessPolicy,
+  parseAllow,
+  parseSandbox,
+  SANDBOX_HELP,
+} from "./agent-plugins.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { openStore } from "./log-source.js";
@@ -17,6 +24,8 @@ export interface TurnFlags {
   readonly allow?: string;
   /** Mutating tools not `--allow`ed pause the turn for `keelson approve|deny` instead of being denied. */
   readonly awaitApproval?: boolean;
+  /** bash's sandbox mode (`--sandbox`). */
+  readonly sandbox?: string;
 }
 
 export function registerRun(program: Command): void {
@@ -35,6 +44,7 @@ export function registerRun(program: Command): void {
       "let tools run (default: denied): a comma list of write, edit, bash, mcp (every MCP tool; also starts the servers of .keelson/mcp.json), mcp__<server>, mcp__<server>__<tool>",
     )
     .option("--await-approval", AWAIT_APPROVAL_HELP)
+    .option("--sandbox <mode>", SANDBOX_HELP)
     .action(async (prompt: string, flags: TurnFlags) => {
       process.exitCode = await runNew(prompt, flags);
     });
@@ -43,6 +53,7 @@ export function registerRun(program: Command): void {
 async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const cwd = await workingDirectory(flags.cwd);
   const allow = parseAllow(flags.allow);
+  const sandbox = parseSandbox(flags.sandbox);
   const choice = chooseModel(flags.model);
   requireKey(choice); // before waiting on stdin: bad input fails at once
   const text = await readPrompt(prompt);
@@ -51,6 +62,7 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
   const store = await openStore();
   const plugins = await cliPlugins(cwd, headlessPolicy(allow, flags.awaitApproval === true), {
     askUser: flags.awaitApproval === true,
+    sandbox,
   });
   const agent = createAgent({
     provider: handle.provider,

@@ -137,9 +137,10 @@ describe.concurrent("keelson chat (piped stdin)", () => {
   }, 90_000);
 });
 
+// bash runs with --sandbox off here: these tests are about Ctrl-C (the sandbox: test/cli/sandbox.test.ts).
 describe.concurrent("keelson chat and Ctrl-C", () => {
   it("cancels the running turn on the first Ctrl-C (closed as aborted, next turn works), exits cleanly on two at the prompt", async () => {
-    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash"]);
+    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash", "--sandbox", "off"]);
     await chat.waitFor(/type a message/);
     chat.send("run `sleep 30`");
     await chat.waitFor(/⚙ bash \{"command":"sleep 30"\}/);
@@ -170,7 +171,7 @@ describe.concurrent("keelson chat and Ctrl-C", () => {
   }, 90_000);
 
   it("two Ctrl-C during a turn exit cleanly, leaving a closed turn and a loadable, verifiable log", async () => {
-    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash"]);
+    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash", "--sandbox", "off"]);
     await chat.waitFor(/type a message/);
     chat.send("run `sleep 30`");
     await chat.waitFor(/⚙ bash/);
@@ -192,7 +193,7 @@ if (!pty) console.log("skipping the pseudo-terminal chat test: util-linux `scrip
 
 describe.skipIf(!pty)("keelson chat on a pseudo-terminal", () => {
   it("shows the prompt and the spinner until the first token; a typed Ctrl-C cancels the turn, the next one exits cleanly", async () => {
-    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash"], { tty: true });
+    const chat = new ChatProcess(home, ["--cwd", ws, "--allow", "bash", "--sandbox", "off"], { tty: true });
     await chat.waitFor(/type a message[^\n]*\n[\s\S]*› /);
     chat.send("hello tty");
     // A spinner frame (braille) with its label is drawn and erased before the answer streams in.
