@@ -37,7 +37,7 @@ function bashResults(stdout: string): string[] {
   return events.filter((e) => e.type === "tool/result").map((e) => e.data.content?.[0]?.text ?? "");
 }
 
-const escape = (file: string, sandbox: readonly string[] = [], env: Record<string, string> = {}) =>
+const writeOutside = (file: string, sandbox: readonly string[] = [], env: Record<string, string> = {}) =>
   keelson(
     home,
     ["run", "--json", "--cwd", ws, "--allow", "bash", ...sandbox, `run \`echo pwned > ${join(outside, file)}\``],
@@ -46,7 +46,7 @@ const escape = (file: string, sandbox: readonly string[] = [], env: Record<strin
 
 describe("keelson run --sandbox", () => {
   it("by default bash cannot write outside the workspace (blocked, or refused where no sandbox starts)", async () => {
-    const result = await escape("default.txt");
+    const result = await writeOutside("default.txt");
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(join(outside, "default.txt"))).toBe(false);
     const [text] = bashResults(result.stdout);
@@ -55,7 +55,7 @@ describe("keelson run --sandbox", () => {
   });
 
   it("where the sandbox cannot start: a warning at start, the command refused, nothing written", async () => {
-    const result = await escape("forced.txt", [], MISSING);
+    const result = await writeOutside("forced.txt", [], MISSING);
     expect(result.stderr).toContain(
       "keelson: the bash sandbox cannot start here (bubblewrap is not installed (no executable /nonexistent/keelson-test/bwrap found)): bash will refuse every command",
     );
@@ -64,7 +64,7 @@ describe("keelson run --sandbox", () => {
   });
 
   it("--sandbox off runs bash unconfined (even with no bubblewrap): the write lands", async () => {
-    const result = await escape("off.txt", ["--sandbox", "off"], MISSING);
+    const result = await writeOutside("off.txt", ["--sandbox", "off"], MISSING);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain("sandbox cannot start");
     expect(existsSync(join(outside, "off.txt"))).toBe(true);
