@@ -1,4 +1,4 @@
-// The benchmark suite (`npm run bench`): five workloads, each printed as one table where every
+// The benchmark suite (`npm run bench`): the workloads below, each printed as one table where every
 // figure sits next to its baseline measured in the same run, and written together to ONE JSON
 // file under bench/results/ (gitignored). Absolute times vary by machine; compare the ratios.
 //   W1 cache economics (w1-cache.ts)   W2 loop overhead vs peers (w2-loop.ts, w2/)
@@ -6,7 +6,8 @@
 //   W5 start-up cost (w5-startup.ts)   W2S turns over stored sessions (w2s-stored.ts, w2s/)
 //   W6 PostgreSQL (w6-postgres.ts)     W7 session index at 10k sessions (w7-session-index.ts)
 //   W8 the agent host: 1,000 sessions streaming at once in one process (w8-host.ts, w8/)
-// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7 W8]` runs a subset;
+//   W9 the bash sandbox's cost per command (w9-sandbox.ts)
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7 W8 W9]` runs a subset;
 // `… bench/run.ts W6F` runs only W6's fleet rows (turns/s and CPU per turn at 1/2/4 workers; not in a full run).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -22,6 +23,7 @@ import { runW5 } from "./w5-startup.js";
 import { runW6, runW6Fleet } from "./w6-postgres.js";
 import { runW7 } from "./w7-session-index.js";
 import { runW8 } from "./w8-host.js";
+import { runW9 } from "./w9-sandbox.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -53,6 +55,7 @@ try {
     ["W6F", runW6Fleet],
     ["W7", runW7],
     ["W8", runW8],
+    ["W9", runW9],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id) || (id === "W6F" && !wanted.has(id))) continue; // W6F: only when asked for (W6 has its rows)

@@ -13,6 +13,8 @@ import { keelson, tempHome } from "./run-keelson.js";
 
 const MISSING = { KEELSON_BWRAP: "/nonexistent/keelson-test/bwrap" };
 const here = await sandboxSupport();
+/** Each test spawns whole keelson processes; a loaded 2-core box needs the room (not a wait). */
+const SLOW = 120_000;
 let home: string;
 let ws: string;
 let outside: string;
@@ -45,54 +47,74 @@ const writeOutside = (file: string, sandbox: readonly string[] = [], env: Record
   );
 
 describe("keelson run --sandbox", () => {
-  it("by default bash cannot write outside the workspace (blocked, or refused where no sandbox starts)", async () => {
-    const result = await writeOutside("default.txt");
-    expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(join(outside, "default.txt"))).toBe(false);
-    const [text] = bashResults(result.stdout);
-    if (here.ok) expect(text).toContain("Read-only file system");
-    else expect(text).toMatch(/^Command not run: the sandbox cannot start here/);
-  });
+  it(
+    "by default bash cannot write outside the workspace (blocked, or refused where no sandbox starts)",
+    async () => {
+      const result = await writeOutside("default.txt");
+      expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(join(outside, "default.txt"))).toBe(false);
+      const [text] = bashResults(result.stdout);
+      if (here.ok) expect(text).toContain("Read-only file system");
+      else expect(text).toMatch(/^Command not run: the sandbox cannot start here/);
+    },
+    SLOW,
+  );
 
-  it("where the sandbox cannot start: a warning at start, the command refused, nothing written", async () => {
-    const result = await writeOutside("forced.txt", [], MISSING);
-    expect(result.stderr).toContain(
-      "keelson: the bash sandbox cannot start here (bubblewrap is not installed (no executable /nonexistent/keelson-test/bwrap found)): bash will refuse every command",
-    );
-    expect(bashResults(result.stdout)[0]).toMatch(/^Command not run: the sandbox cannot start here: .*--sandbox off/);
-    expect(existsSync(join(outside, "forced.txt"))).toBe(false);
-  });
+  it(
+    "where the sandbox cannot start: a warning at start, the command refused, nothing written",
+    async () => {
+      const result = await writeOutside("forced.txt", [], MISSING);
+      expect(result.stderr).toContain(
+        "keelson: the bash sandbox cannot start here (bubblewrap is not installed (no executable /nonexistent/keelson-test/bwrap found)): bash will refuse every command",
+      );
+      expect(bashResults(result.stdout)[0]).toMatch(/^Command not run: the sandbox cannot start here: .*--sandbox off/);
+      expect(existsSync(join(outside, "forced.txt"))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it("--sandbox off runs bash unconfined (even with no bubblewrap): the write lands", async () => {
-    const result = await writeOutside("off.txt", ["--sandbox", "off"], MISSING);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).not.toContain("sandbox cannot start");
-    expect(existsSync(join(outside, "off.txt"))).toBe(true);
-  });
+  it(
+    "--sandbox off runs bash unconfined (even with no bubblewrap): the write lands",
+    async () => {
+      const result = await writeOutside("off.txt", ["--sandbox", "off"], MISSING);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toContain("sandbox cannot start");
+      expect(existsSync(join(outside, "off.txt"))).toBe(true);
+    },
+    SLOW,
+  );
 
-  it("a bad --sandbox is bad input (exit 2), nothing run", async () => {
-    const result = await keelson(home, ["run", "--sandbox", "none", "hi"]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('invalid --sandbox "none": expected one of workspace-write, read-only, off');
-  });
+  it(
+    "a bad --sandbox is bad input (exit 2), nothing run",
+    async () => {
+      const result = await keelson(home, ["run", "--sandbox", "none", "hi"]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('invalid --sandbox "none": expected one of workspace-write, read-only, off');
+    },
+    SLOW,
+  );
 });
 
 describe("keelson doctor", () => {
-  it("says whether the sandbox works here (exit 0 when it does, 1 with what to do when not)", async () => {
-    const result = await keelson(home, ["doctor"]);
-    expect(result.stdout).toContain(`node     ${process.version}`);
-    if (here.ok) {
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/sandbox {2}works: bubblewrap/);
-    } else expect(result.code).toBe(1);
-    const forced = await keelson(home, ["doctor"], MISSING);
-    expect(forced.code).toBe(1);
-    expect(forced.stdout).toContain("sandbox  does not work here: bubblewrap is not installed");
-    expect(forced.stdout).toContain("fix: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap;");
-    expect(forced.stdout).toContain("unless you opt out with --sandbox off");
-    const json = JSON.parse((await keelson(home, ["doctor", "--json"], MISSING)).stdout) as {
-      sandbox: { ok: boolean };
-    };
-    expect(json.sandbox.ok).toBe(false);
-  });
+  it(
+    "says whether the sandbox works here (exit 0 when it does, 1 with what to do when not)",
+    async () => {
+      const result = await keelson(home, ["doctor"]);
+      expect(result.stdout).toContain(`node     ${process.version}`);
+      if (here.ok) {
+        expect(result.code).toBe(0);
+        expect(result.stdout).toMatch(/sandbox {2}works: bubblewrap/);
+      } else expect(result.code).toBe(1);
+      const forced = await keelson(home, ["doctor"], MISSING);
+      expect(forced.code).toBe(1);
+      expect(forced.stdout).toContain("sandbox  does not work here: bubblewrap is not installed");
+      expect(forced.stdout).toContain("fix: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap;");
+      expect(forced.stdout).toContain("unless you opt out with --sandbox off");
+      const json = JSON.parse((await keelson(home, ["doctor", "--json"], MISSING)).stdout) as {
+        sandbox: { ok: boolean };
+      };
+      expect(json.sandbox.ok).toBe(false);
+    },
+    SLOW,
+  );
 });
