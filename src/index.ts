@@ -116,6 +116,20 @@ export {
   type ToolFailureCode,
 } from "./builtin-tools/index.js";
 
+// The shell sandbox (bubblewrap; fail closed where it cannot start).
+export {
+  DEFAULT_HIDDEN_PATHS,
+  describeSandbox,
+  resolveSandbox,
+  SandboxError,
+  type SandboxErrorCode,
+  type SandboxMode,
+  type SandboxOptions,
+  type SandboxPolicy,
+  type SandboxSupport,
+  sandboxSupport,
+} from "./sandbox/index.js";
+
 // Session-prefix contributors and compaction.
 export {
   ContextError,

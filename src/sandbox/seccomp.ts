@@ -74,10 +74,19 @@ type Step = { readonly label?: string } & (
   | { readonly op: "return"; readonly value: number }
 );
 
+const built = new Map<string, Buffer>();
+
 /** The filter for `arch` (`process.arch`) as bytes for `bwrap --seccomp`, or undefined for an unknown arch. */
 export function seccompFilter(arch: string = process.arch): Buffer | undefined {
-  const t = TABLES[arch];
-  if (t === undefined) return undefined;
+  let filter = built.get(arch);
+  if (filter === undefined && TABLES[arch] !== undefined) {
+    filter = assemble(TABLES[arch]);
+    built.set(arch, filter);
+  }
+  return filter === undefined ? undefined : Buffer.from(filter); // a copy: the caller may hand it on
+}
+
+function assemble(t: Table): Buffer {
   const steps: Step[] = [
     { op: "load", offset: ARCH },
     { op: "jump", code: JEQ_K, k: t.audit, yes: "load-nr", no: "kill" },
