@@ -54,8 +54,8 @@ export function processesWith(word: string): number[] {
   return found;
 }
 
-/** Running processes of the host (zombies aside) in the pid namespace `ns` (`pid:[N]`). */
-function processesIn(ns: string): number[] {
+/** Running processes of the host (zombies aside: a container's pid 1 may never reap them) in the pid namespace `ns` (`pid:[N]`). */
+export function processesIn(ns: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;

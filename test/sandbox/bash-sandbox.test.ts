@@ -3,7 +3,7 @@
 // cannot start it refuses and runs nothing, saying how to install bubblewrap or opt out; where
 // it runs, stopping still goes SIGTERM first (the command's trap runs), then SIGKILL, and nothing
 // the command started outlives it. The escapes themselves: test/reliability/sandbox.test.ts.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { bashTool, builtinTools, Workspace } from "../../src/builtin-tools/index.js";
@@ -11,6 +11,7 @@ import { ScriptedProvider } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 import { INSTALL_BWRAP, type SandboxOptions, sandboxSupport } from "../../src/sandbox/index.js";
 import type { ToolOutput } from "../../src/tools/index.js";
+import { processesIn } from "../../reliability/sandbox-cases.js";
 import { tempDir } from "../builtin-tools/support.js";
 import { fixedClock } from "../support/builders.js";
 
@@ -35,21 +36,6 @@ async function bashIn(sandbox: SandboxOptions | "off" = {}, killGraceMs = 2000) 
 function outcome(output: ToolOutput) {
   if (typeof output === "string") throw new Error(`expected a structured result, got ${output}`);
   return { text: output.content.map((p) => (p.type === "text" ? p.text : "")).join(""), ...output };
-}
-
-/** Host processes running (zombies aside: a container's pid 1 may never reap them) in pid namespace `ns` (`pid:[N]`). */
-function inNamespace(ns: string): number[] {
-  return readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        const stat = readFileSync(`/proc/${n}/stat`, "utf8");
-        return readlinkSync(`/proc/${n}/ns/pid`) === ns && stat[stat.lastIndexOf(")") + 2] !== "Z";
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 describe("the sandbox is on by default and logged", () => {
@@ -147,13 +133,13 @@ describe("bash inside the sandbox", () => {
     );
     while (!existsSync(join(root, "ready"))) await new Promise((r) => setTimeout(r, 20));
     const ns = readFileSync(join(root, "ns"), "utf8").trim();
-    expect(inNamespace(ns).length).toBeGreaterThan(0);
+    expect(processesIn(ns).length).toBeGreaterThan(0);
     controller.abort(new Error("user cancelled"));
     const result = await pending;
     expect(result.meta).toMatchObject({ stopped: "aborted", sandbox: "workspace-write" });
     expect(result.text).toMatch(/\[command aborted and killed\]$/);
     expect(readFileSync(join(root, "trap.txt"), "utf8")).toBe("trapped\n");
-    expect(inNamespace(ns)).toEqual([]);
+    expect(processesIn(ns)).toEqual([]);
   });
 
   test.skipIf(!here.ok)(`a command that ignores SIGTERM is killed after the grace (${NEEDS})`, async () => {
@@ -171,6 +157,6 @@ describe("bash inside the sandbox", () => {
       `readlink /proc/self/ns/pid > ns; (sleep 300 &); nohup sleep 300 >/dev/null 2>&1 & echo left`,
     );
     expect(result.text).toBe("left\n\n[exit code: 0]");
-    expect(inNamespace(readFileSync(join(root, "ns"), "utf8").trim())).toEqual([]);
+    expect(processesIn(readFileSync(join(root, "ns"), "utf8").trim())).toEqual([]);
   });
 });
