@@ -3,7 +3,7 @@
 // where that is safe, so every probe is shown able to see an escape (a probe that cannot fail
 // proves nothing). The fork bomb is never run unconfined.
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
-import { copyFile, chmod, chown, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { SandboxOptions } from "../src/sandbox/index.js";
 import type { Ran, SandboxRig } from "./sandbox-rig.js";
@@ -163,6 +163,27 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
     unconfined: (rig, ran) => {
       check(content(join(rig.outside, "bind.txt")) === "pwned\n", "unconfined bind mount did not write");
       return `as root the bind mount works (undone by the command)${ran.text.includes("userns-created") ? "; user namespaces can be created" : ""}`;
+    },
+  },
+  {
+    name: "plant a git hook or git config in the workspace (code git runs later, unconfined)",
+    setup: async (rig) => {
+      await mkdir(join(rig.ws, ".git", "hooks"), { recursive: true });
+      await writeFile(join(rig.ws, ".git", "config"), "[core]\n");
+    },
+    command: () =>
+      `printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit; printf '[core]\\n\\thooksPath = /tmp/evil\\n' >> .git/config`,
+    confined: async (rig) => {
+      absent(join(rig.ws, ".git", "hooks", "pre-commit"), "git hook");
+      check((await readFile(join(rig.ws, ".git", "config"), "utf8")) === "[core]\n", "the git config changed");
+    },
+    unconfined: async (rig) => {
+      check(existsSync(join(rig.ws, ".git", "hooks", "pre-commit")), "unconfined: the hook was not written");
+      check(
+        (await readFile(join(rig.ws, ".git", "config"), "utf8")).includes("hooksPath"),
+        "unconfined: config unchanged",
+      );
+      return "the hook and the config are written";
     },
   },
   {

@@ -1,6 +1,8 @@
-// The bubblewrap command line for one sandboxed process: namespaces, the mount plan, the seccomp
+// The bubblewrap command line for one sandboxed process: namespaces, the mount plan (git's hooks
+// and config read-only inside writable paths), the seccomp
 // and status descriptors, then the command. Pure: the caller says which hidden paths exist (and
 // whether each is a directory), looked up just before the spawn.
+import { join } from "node:path";
 import { isWithin } from "./policy.js";
 import type { SandboxPolicy } from "./types.js";
 
@@ -10,6 +12,13 @@ export const STATUS_FD = 4;
 
 /** What a hidden path is on the host right now; absent paths have nothing to hide. */
 export type PathKind = "directory" | "file";
+
+/**
+ * Inside a writable path, what git would run or obey later, outside the sandbox — a hook, or
+ * `core.hooksPath`, `core.fsmonitor`, an alias or a filter in the config — stays read-only, so a
+ * command cannot plant code that runs unconfined at the user's next `git commit`.
+ */
+export const GIT_PROTECTED: readonly string[] = Object.freeze([".git/hooks", ".git/config"]);
 
 /**
  * Every namespace of its own (user, pid, ipc, uts, cgroup; network unless `network: "on"`), no
@@ -31,6 +40,9 @@ export function bwrapArguments(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   args.push(policy.mode === "workspace-write" ? "--bind" : "--ro-bind", policy.root, policy.root);
   for (const path of policy.writable) args.push("--bind-try", path, path);
+  const writable = policy.mode === "workspace-write" ? [policy.root, ...policy.writable] : policy.writable;
+  for (const root of writable)
+    for (const name of GIT_PROTECTED) args.push("--ro-bind-try", join(root, name), join(root, name));
   for (const path of policy.readable) args.push("--ro-bind-try", path, path);
   const bound = [policy.root, ...policy.writable, ...policy.readable];
   const covered: string[] = [];

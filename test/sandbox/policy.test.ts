@@ -80,7 +80,7 @@ describe("describeSandbox", () => {
   test("says what may be written, what is hidden, the network and the process rules", () => {
     const text = describeSandbox(policyFor({ writable: ["/opt/cache"], hidden: ["~/.ssh"] }));
     expect(text).toBe(
-      "Sandboxed (workspace-write): commands may write only under /work/ws (the workspace), /opt/cache and in a private /tmp (empty when each command starts); the rest of the filesystem is read-only; hidden (a directory shows empty, a file cannot be read): ~/.ssh; no network (not even 127.0.0.1); Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most 512 processes.",
+      "Sandboxed (workspace-write): commands may write only under /work/ws (the workspace), /opt/cache and in a private /tmp (empty when each command starts); .git/hooks and .git/config in them stay read-only; the rest of the filesystem is read-only; hidden (a directory shows empty, a file cannot be read): ~/.ssh; no network (not even 127.0.0.1); Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most 512 processes.",
     );
   });
 
@@ -114,20 +114,23 @@ describe("bwrapArguments", () => {
         "--unshare-all --unshare-user --cap-drop ALL --die-with-parent --new-session",
         "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp",
         "--bind /work/ws /work/ws",
+        "--ro-bind-try /work/ws/.git/hooks /work/ws/.git/hooks --ro-bind-try /work/ws/.git/config /work/ws/.git/config",
         "--tmpfs /home/me/.ssh --remount-ro /home/me/.ssh --ro-bind /dev/null /home/me/.netrc",
         "--setenv TMPDIR /tmp --chdir /work/ws --seccomp 3 --json-status-fd 4 -- bash -c ls",
       ].join(" "),
     );
   });
 
-  test("read-only binds the workspace read-only; network on shares the net; extras are bound if they exist", () => {
+  test("read-only binds the workspace read-only; network on shares the net; extras are bound if they exist, their git hooks and config read-only", () => {
     const args = bwrapArguments(
       policyFor({ mode: "read-only", network: "on", writable: ["/opt/w"], readable: ["/tmp/r"], hidden: [] }),
       new Map(),
       ["true"],
     ).join(" ");
     expect(args).toContain("--unshare-all --unshare-user --share-net");
-    expect(args).toContain("--ro-bind /work/ws /work/ws --bind-try /opt/w /opt/w --ro-bind-try /tmp/r /tmp/r");
+    expect(args).toContain(
+      "--ro-bind /work/ws /work/ws --bind-try /opt/w /opt/w --ro-bind-try /opt/w/.git/hooks /opt/w/.git/hooks --ro-bind-try /opt/w/.git/config /opt/w/.git/config --ro-bind-try /tmp/r /tmp/r",
+    );
   });
 
   test("hidden paths under the private /tmp, or inside a hidden directory, need no mount", () => {
