@@ -73,6 +73,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   let group: number | undefined;
   let namespace: string | undefined;
   let over = false;
+  let exited = false;
   let watch: NodeJS.Timeout | undefined;
   let status = "";
   const statusFd = child.stdio[STATUS_FD] as NodeJS.ReadableStream & NodeJS.EventEmitter;
@@ -87,9 +88,17 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
       if (typeof report["child-pid"] !== "number") return;
       group = report["child-pid"];
       namespace = typeof report["pid-namespace"] === "number" ? `pid:[${report["pid-namespace"]}]` : undefined;
+      // A bubblewrap that reports no namespace ids: read init's at once (gone already: nothing to watch).
+      if (namespace === undefined)
+        void readlink(`/proc/${group}/ns/pid`)
+          .then((ns) => {
+            namespace ??= ns;
+          })
+          .catch(() => undefined);
     } catch {
       return;
     }
+    if (exited) return; // its report read after it was gone: nothing left to watch
     watch = setInterval(() => void check(), WATCH_MS);
     watch.unref();
   });
@@ -99,7 +108,9 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
     checking = true;
     try {
       const count = await processCount(group, namespace);
-      if (count !== undefined && count > policy.maxProcesses && !over) {
+      if (count === undefined)
+        clearInterval(watch); // init is gone, and the sandbox with it
+      else if (count > policy.maxProcesses && !over) {
         over = true;
         if (await isInit(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
       }
@@ -109,8 +120,12 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
       checking = false;
     }
   };
-  child.once("exit", () => clearInterval(watch));
-  child.once("error", () => clearInterval(watch));
+  const stopWatching = (): void => {
+    exited = true;
+    clearInterval(watch);
+  };
+  child.once("exit", stopWatching);
+  child.once("error", stopWatching);
   const ended = async (): Promise<void> => {
     if (group === undefined) return;
     const until = Date.now() + END_WAIT_MS;
