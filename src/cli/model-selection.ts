@@ -13,6 +13,7 @@ import {
 } from "../llm/model-choice.js";
 import type { Provider } from "../llm/types.js";
 import { CliError } from "./errors.js";
+import { terminalLine } from "./terminal-text.js";
 
 export { PROVIDER_NAMES as PROVIDERS } from "../llm/model-choice.js";
 export type { ModelChoice, ProviderName };
@@ -70,6 +71,9 @@ export async function openProvider(
     return { provider, baseURL: provider.baseURL, close: () => emulator.close() };
   }
   const { providerFromEnv } = await import("../llm/index.js");
-  const { provider, baseURL } = asCliError(() => providerFromEnv({ model: choice.model, env }));
+  const { provider, baseURL } = asCliError(() =>
+    // The notice names APIs read from the log: escaped for the terminal.
+    providerFromEnv({ model: choice.model, env, onNotice: (n) => notice(terminalLine(`keelson: ${n.message}`)) }),
+  );
   return { provider, baseURL, close: async () => {} };
 }

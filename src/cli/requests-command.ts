@@ -1,5 +1,6 @@
-// `keelson requests <id> [--step N] [--wire anthropic|openai|deepseek|gemini]`: every request the log says was
-// sent, reconstructed from the log alone — Keelson requests as a JSON array, or with --wire the
+// `keelson requests <id> [--step N] [--wire <wire>]` (anthropic, openai, responses, deepseek,
+// gemini, vllm, llamacpp, ollama, lmstudio): every request the log says was sent, reconstructed
+// from the log alone — Keelson requests as a JSON array, or with --wire the
 // exact request bodies the provider adapter puts on the wire, one per line, byte for byte as the
 // SDK sends them. `--step` picks one: N is the 1-based index in the list, `T.S` is turn T step S.
 // The JSON array has C1/format characters \u-escaped for the terminal (same value); the --wire
@@ -8,12 +9,9 @@ import { type Command, Option } from "commander";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import { CliError } from "./errors.js";
 import { loadLog } from "./log-source.js";
-import type { Wire } from "./wire-payload.js";
+import { type Wire, WIRES } from "../reconstruct/wire-names.js";
 import { commandSummary } from "./commands.js";
 import { terminalJson } from "./terminal-text.js";
-
-// Bedrock and Vertex send the anthropic body less what their SDKs move into the URL (see the llm README).
-const WIRES: readonly Wire[] = ["anthropic", "openai", "deepseek", "gemini"];
 
 export function registerRequests(program: Command): void {
   program

@@ -218,14 +218,17 @@ export class PrefixCacheModel {
   /**
    * Accounts one request, then stores its prefixes (and, for deepseek, the unit ending after
    * `output`, the assistant message the model produced, as the next request will send it).
-   * `minTokens` overrides the minimum for this request (per-model minimums, e.g. Gemini's).
+   * `minTokens` overrides the minimum for this request (per-model minimums, e.g. Gemini's);
+   * `ttlMs` the idle retention (default the model's; OpenAI's `prompt_cache_retention: 24h`
+   * passes a day).
    */
   apply(
     namespace: string,
     segments: readonly CacheSegment[],
     output?: CacheSegment,
-    options: { readonly minTokens?: number } = {},
+    options: { readonly minTokens?: number; readonly ttlMs?: number } = {},
   ): PrefixCacheResult {
+    const ttlMs = options.ttlMs ?? this.ttlMs;
     const chain = chainHashes(output === undefined ? segments : [...segments, output]);
     const key = (i: number): string => `${namespace}\u0000${chain[i]}`;
     let total = 0;
@@ -243,12 +246,12 @@ export class PrefixCacheModel {
     }
     const rounded = Math.floor(matched / this.blockTokens) * this.blockTokens;
     const cachedTokens = rounded >= (options.minTokens ?? this.minTokens) ? rounded : 0;
-    if (matchedAt >= 0) this.#store.put(key(matchedAt), matched, this.ttlMs);
+    if (matchedAt >= 0) this.#store.put(key(matchedAt), matched, ttlMs);
     if (this.style === "openai") {
-      for (let i = 0; i < segments.length; i += 1) this.#store.put(key(i), cumulative[i]!, this.ttlMs);
+      for (let i = 0; i < segments.length; i += 1) this.#store.put(key(i), cumulative[i]!, ttlMs);
     } else if (segments.length > 0) {
-      this.#store.put(key(segments.length - 1), total, this.ttlMs);
-      if (output !== undefined) this.#store.put(key(segments.length), total + output.tokens, this.ttlMs);
+      this.#store.put(key(segments.length - 1), total, ttlMs);
+      if (output !== undefined) this.#store.put(key(segments.length), total + output.tokens, ttlMs);
     }
     return { promptTokens: total, cachedTokens };
   }

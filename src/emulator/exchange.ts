@@ -1,4 +1,5 @@
-// One emulated API call, independent of sockets: validate the body for its wire, draw the
+// One emulated API call, independent of sockets: validate the body for its wire (Anthropic
+// Messages, Chat Completions, Responses), draw the
 // fault, ask the model, account the prompt cache, plan the reply and render it — returning
 // what to send (JSON, an SSE event list, or a stall). The server only writes the outcome.
 import { errorMessage } from "../errors/index.js";
@@ -15,12 +16,14 @@ import { geminiEvents, geminiResponse, geminiUsage } from "./gemini-render.js";
 import { parseGeminiRequest } from "./gemini-wire.js";
 import { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 import { parseOpenAIRequest } from "./openai-wire.js";
+import { responsesEvents, responsesResponse, responsesUsage } from "./responses-render.js";
+import { type ParsedResponsesRequest, parseResponsesRequest } from "./responses-wire.js";
 import { plannedUsage, planReply } from "./reply-plan.js";
 import type { SseEvent } from "./sse.js";
 import { type CacheUsage, type Clock, type EmulatorModel, type EmulatorRequest, WireError } from "./types.js";
 import { failureToWireError } from "./wire-errors.js";
 
-export type Api = "anthropic" | "openai" | "gemini";
+export type Api = "anthropic" | "openai" | "responses" | "gemini";
 
 /** What a Gemini URL says: `models/<model>:streamGenerateContent` (stream) or `:generateContent`. */
 export interface GeminiRoute {
@@ -30,6 +33,9 @@ export interface GeminiRoute {
 
 /** Gemini's implicit caching minimum when the registry does not know the model (2.5 models). */
 export const GEMINI_DEFAULT_MIN_CACHEABLE = 2048;
+
+/** OpenAI's `prompt_cache_retention: 24h`. */
+const DAY_MS = 24 * 60 * 60_000;
 
 /** Server-wide state an exchange reads and advances (counters, caches). */
 export interface ExchangeState {
@@ -77,7 +83,9 @@ export async function runExchange(
       ? parseAnthropicRequest(body)
       : api === "gemini"
         ? parseGeminiRequest(body, gemini ?? { model: "", stream: false })
-        : parseOpenAIRequest(body, { deepseek });
+        : api === "responses"
+          ? parseResponsesRequest(body)
+          : parseOpenAIRequest(body, { deepseek });
   const request = parsed.request;
   facts.request = request;
   const fault = state.faults.take();
@@ -124,6 +132,7 @@ export async function runExchange(
       namespace,
       parsed.segments,
       deepseek ? deepseekOutputSegment(plan, request.messages) : undefined,
+      "promptCacheRetention" in parsed && parsed.promptCacheRetention === "24h" ? { ttlMs: DAY_MS } : {},
     );
     cache = { inputTokens: promptTokens - cachedTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: 0 };
   }
@@ -149,6 +158,7 @@ export async function runExchange(
       ? { kind: "sse", events: geminiEvents(plan, ctx) }
       : { kind: "json", body: geminiResponse(plan, ctx) };
   }
+  if ("encryptedReasoning" in parsed) return respond(parsed, plan, usage, id, state, facts);
   facts.wireUsage = openaiUsage(usage, deepseek);
   const ctx = {
     id: `chatcmpl-emu-${String(id).padStart(6, "0")}`,
@@ -160,6 +170,30 @@ export async function runExchange(
   return request.stream
     ? { kind: "sse", events: openaiChunks(plan, ctx, parsed.includeUsage) }
     : { kind: "json", body: openaiCompletion(plan, ctx) };
+}
+
+/** A Responses API answer: the response object, or its event stream. */
+function respond(
+  parsed: ParsedResponsesRequest,
+  plan: ReturnType<typeof planReply>,
+  usage: Usage,
+  id: number,
+  state: ExchangeState,
+  facts: ExchangeFacts,
+): Outcome {
+  facts.wireUsage = responsesUsage(usage);
+  const ctx = {
+    id: `resp_emu_${String(id).padStart(6, "0")}`,
+    model: parsed.request.model,
+    createdAt: Math.floor(state.clock.now() / 1000),
+    usage,
+    encryptedReasoning: parsed.encryptedReasoning,
+    reasoningSummary: parsed.reasoningSummary,
+    store: parsed.store,
+  };
+  return parsed.request.stream
+    ? { kind: "sse", events: responsesEvents(plan, ctx) }
+    : { kind: "json", body: responsesResponse(plan, ctx) };
 }
 
 /** DeepSeek style: the server's style, or a model named `deepseek…` on any server. */

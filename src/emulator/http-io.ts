@@ -1,5 +1,5 @@
 // Writing responses onto node:http, with stream faults applied at the byte level: an in-stream
-// error event, a socket reset partway through an event, a stall (registered so the server can
+// error event (each wire's own shape), a socket reset partway through an event, a stall (registered so the server can
 // release it), a garbage event, a missing terminator. No timers: events go out back to back.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "../json/index.js";
@@ -10,7 +10,7 @@ import { WireError } from "./types.js";
 import { anthropicErrorBody, geminiErrorBody, openaiErrorBody } from "./wire-errors.js";
 
 /** The wire formats the server writes. */
-export type WireApi = "anthropic" | "openai" | "gemini";
+export type WireApi = "anthropic" | "openai" | "responses" | "gemini";
 
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -140,7 +140,10 @@ export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[]
     if (
       kind === "missing-done" &&
       i === events.length - 1 &&
-      (event.data === "[DONE]" || event.event === "message_stop" || options.api === "gemini")
+      (event.data === "[DONE]" ||
+        event.event === "message_stop" ||
+        event.event === "response.completed" ||
+        options.api === "gemini")
     )
       break;
     // Bedrock's stream has no pings.
@@ -151,23 +154,9 @@ export function writeSseOutcome(res: ServerResponse, events: readonly SseEvent[]
 
 function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOptions): void {
   switch (options.fault?.kind) {
-    case "stream-error": {
-      const error =
-        options.api === "anthropic"
-          ? { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
-          : options.api === "gemini"
-            ? geminiErrorBody("overloaded", GEMINI_OVERLOADED, 503)
-            : openaiErrorBody("api", "The server had an error while processing your request. Sorry about that!");
-      res.end(
-        frame(
-          options.api === "anthropic"
-            ? { event: "error", data: JSON.stringify(error) }
-            : { data: JSON.stringify(error) },
-          options,
-        ),
-      );
+    case "stream-error":
+      res.end(frame(streamError(options.api), options));
       return;
-    }
     case "reset": {
       const bytes = frame(next, options);
       res.write(bytes.slice(0, Math.max(1, Math.floor(bytes.length / 2))), () => res.destroy());
@@ -179,7 +168,7 @@ function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOp
     case "malformed-sse":
       res.write(
         frame(
-          options.api === "anthropic"
+          options.api === "anthropic" || options.api === "responses"
             ? {
                 event: next.event === undefined || next.event === "ping" ? "content_block_delta" : next.event,
                 data: "{malformed json]]",
@@ -193,4 +182,21 @@ function strikeFault(res: ServerResponse, next: SseEvent, options: StreamWriteOp
     default:
       res.end();
   }
+}
+
+/** An error event mid-stream, as each wire sends it. */
+function streamError(api: WireApi): SseEvent {
+  const message = "The server had an error while processing your request. Sorry about that!";
+  if (api === "anthropic")
+    return {
+      event: "error",
+      data: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
+    };
+  if (api === "gemini") return { data: JSON.stringify(geminiErrorBody("overloaded", GEMINI_OVERLOADED, 503)) };
+  if (api === "responses")
+    return {
+      event: "error",
+      data: JSON.stringify({ type: "error", code: "server_error", message, param: null, sequence_number: 0 }),
+    };
+  return { data: JSON.stringify(openaiErrorBody("api", message)) };
 }

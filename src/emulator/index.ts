@@ -1,5 +1,6 @@
 // Public API of the emulator layer (depends on json, messages, llm): an HTTP server speaking the
-// Anthropic (also as Bedrock and Vertex serve it), OpenAI and Gemini wire formats, an in-process provider, scripted and rule-based models,
+// Anthropic (also as Bedrock and Vertex serve it), OpenAI (Chat Completions and Responses) and
+// Gemini wire formats, an in-process provider, scripted and rule-based models,
 // prefix-cache models, a guarded tokenizer, fault injection, and structured output honoured on
 // both wires (schema-sample.ts, output-wire.ts).
 export { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
@@ -32,7 +33,16 @@ export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";
 export { openaiChunks, openaiCompletion, openaiUsage } from "./openai-render.js";
 export { type OpenAIParseOptions, type ParsedOpenAIRequest, parseOpenAIRequest } from "./openai-wire.js";
-export { parseAnthropicOutput, parseOpenAIOutput } from "./output-wire.js";
+export { parseAnthropicOutput, parseOpenAIOutput, parseResponsesOutput } from "./output-wire.js";
+export {
+  type ResponsesRenderContext,
+  responsesEvents,
+  responsesOutput,
+  responsesResponse,
+  responsesUsage,
+} from "./responses-render.js";
+export { openReasoning, sealReasoning } from "./responses-reasoning.js";
+export { type ParsedResponsesRequest, parseResponsesRequest } from "./responses-wire.js";
 export { type SampleOptions, sampleJson } from "./schema-sample.js";
 export { structuredReply } from "./structured-reply.js";
 export { anthropicToolPromptTokens } from "./anthropic-tool-prompt.js";

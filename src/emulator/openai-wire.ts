@@ -16,6 +16,7 @@ import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js
 import { parseOpenAIOutput } from "./output-wire.js";
 import type { EmulatorRequest } from "./types.js";
 import {
+  imageFromUrl,
   invalid,
   isObj,
   optionalArray,
@@ -190,11 +191,7 @@ function userContent(content: unknown, i: number): UserContent[] {
     const part = requireObj(p, path);
     if (part.type === "text") return { type: "text", text: requireString(part.text, `${path}.text`) };
     if (part.type === "image_url") {
-      const url = requireString(requireObj(part.image_url, `${path}.image_url`).url, `${path}.image_url.url`);
-      const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-      return data === null
-        ? { type: "image", mediaType: "url", data: url }
-        : { type: "image", mediaType: data[1]!, data: data[2]! };
+      return imageFromUrl(requireString(requireObj(part.image_url, `${path}.image_url`).url, `${path}.image_url.url`));
     }
     throw invalid(
       `Invalid value: '${String(part.type)}'. Supported values are: 'text' and 'image_url'.`,

@@ -73,25 +73,43 @@ export function parseOpenAIOutput(
     const schema = schemaInJsonModeInstruction(system);
     return { mode: "json_object", ...(schema === undefined ? {} : { schema }) };
   }
-  if (format.type === "json_schema" && options.deepseek !== true) return jsonSchemaFormat(format);
+  if (format.type === "json_schema" && options.deepseek !== true)
+    return jsonSchemaFormat(requireObj(format.json_schema, "response_format.json_schema"), "response_format");
   const supported = options.deepseek === true ? "'json_object' and 'text'" : "'json_object', 'json_schema', and 'text'";
   throw invalid(`Invalid value: '${String(format.type)}'. Supported values are: ${supported}.`, "response_format.type");
 }
 
-function jsonSchemaFormat(format: Obj): EmulatorOutput {
-  const spec = requireObj(format.json_schema, "response_format.json_schema");
-  const name = requireString(spec.name, "response_format.json_schema.name");
+/**
+ * `text.format` of a Responses request, or `undefined` (absent or `text`): the same json_schema
+ * rules as Chat Completions, its fields flat on the format object (`{type, name, schema, strict}`).
+ */
+export function parseResponsesOutput(body: Obj): EmulatorOutput | undefined {
+  if (body.text === undefined || body.text === null) return undefined;
+  const text = requireObj(body.text, "text");
+  if (text.format === undefined || text.format === null) return undefined;
+  const format = requireObj(text.format, "text.format");
+  if (format.type === "text") return undefined;
+  if (format.type === "json_schema") return jsonSchemaFormat(format, "text.format");
+  if (format.type === "json_object") return { mode: "json_object" };
+  throw invalid(
+    `Invalid value: '${String(format.type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`,
+    "text.format.type",
+  );
+}
+
+/** A json_schema spec (`name`, `schema`, `strict`) at `path` (its 400s name `path`, as the API's do). */
+function jsonSchemaFormat(spec: Obj, path: string): EmulatorOutput {
+  const at = path === "response_format" ? "response_format.json_schema" : path;
+  const name = requireString(spec.name, `${at}.name`);
   if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
     throw invalid(
-      "Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
-      "response_format.json_schema.name",
+      `Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      `${at}.name`,
     );
-  const schema =
-    spec.schema === undefined ? {} : (requireObj(spec.schema, "response_format.json_schema.schema") as JsonObject);
+  const schema = spec.schema === undefined ? {} : (requireObj(spec.schema, `${at}.schema`) as JsonObject);
   if (spec.strict === true) {
     const problem = schema.type === "object" ? strictProblem(schema, []) : "the root schema must be an object";
-    if (problem !== undefined)
-      throw invalid(`Invalid schema for response_format '${name}': ${problem}`, "response_format");
+    if (problem !== undefined) throw invalid(`Invalid schema for ${path} '${name}': ${problem}`, path);
   }
   return { mode: "json_schema", schema };
 }

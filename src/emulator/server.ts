@@ -1,10 +1,10 @@
 // startEmulator: the HTTP emulator on 127.0.0.1 (node:http, no framework). It serves
 // POST /v1/messages (Anthropic), POST /v1/chat/completions (OpenAI-compatible; also
-// /chat/completions for DeepSeek-style base URLs) and POST /v1beta/models/<model>:
-// streamGenerateContent?alt=sse / :generateContent (Gemini), checks the API key (x-api-key,
-// x-goog-api-key, Bearer, or an AWS SigV4 signature), and Claude on Bedrock
-// (/model/<id>/invoke-with-response-stream) and Vertex (…/publishers/anthropic/models/<model>:
-// streamRawPredict) — the Anthropic wire behind the platforms' routes (anthropic-platforms.ts),
+// /chat/completions for DeepSeek-style base URLs), POST /v1/responses (OpenAI Responses) and
+// POST /v1beta/models/<model>:streamGenerateContent?alt=sse / :generateContent (Gemini), checks
+// the API key (x-api-key, x-goog-api-key, Bearer, or an AWS SigV4 signature), and Claude on
+// Bedrock (/model/<id>/invoke-with-response-stream) and Vertex (…/publishers/anthropic/models/
+// <model>:streamRawPredict) — the Anthropic wire behind the platforms' routes (anthropic-platforms.ts),
 // records every request (secrets removed), and writes each exchange's outcome with its fault.
 import { errorMessage } from "../errors/index.js";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
@@ -308,6 +308,7 @@ function route(method: string, path: string): Api | undefined {
   if (method !== "POST") return undefined;
   if (path === "/v1/messages") return "anthropic";
   if (path === "/v1/chat/completions" || path === "/chat/completions") return "openai";
+  if (path === "/v1/responses" || path === "/responses") return "responses";
   return undefined;
 }
 

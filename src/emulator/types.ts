@@ -12,7 +12,7 @@ import { KeelsonError } from "../errors/index.js";
  * conversation in Keelson's message vocabulary (tool results are `tool` messages, in order).
  */
 export interface EmulatorRequest {
-  readonly api: "anthropic" | "openai" | "gemini" | "in-process";
+  readonly api: "anthropic" | "openai" | "responses" | "gemini" | "in-process";
   readonly model: string;
   readonly system: string;
   readonly tools: readonly ToolSchema[];
@@ -20,7 +20,7 @@ export interface EmulatorRequest {
   /** The request's output cap; `undefined` when the wire allows omitting it. */
   readonly maxTokens: number | undefined;
   readonly stop: readonly string[];
-  /** Anthropic `metadata.user_id`; OpenAI `prompt_cache_key` or `user`; in-process `sessionId`; else (Gemini) `default`. */
+  /** Anthropic `metadata.user_id`; OpenAI (both wires) `prompt_cache_key` or `user`; in-process `sessionId`; else (Gemini) `default`. */
   readonly sessionKey: string;
   readonly stream: boolean;
   /** Structured output the request asks for; absent for a free-form answer. */

@@ -1,6 +1,7 @@
 // Small readers for untrusted request JSON: each either returns a typed value or throws the
 // 400 the real APIs answer with, naming the offending path the way they do.
 import type { JsonValue } from "../json/index.js";
+import type { ImageBlock } from "../messages/index.js";
 import { WireError } from "./types.js";
 
 export type Obj = { readonly [key: string]: unknown };
@@ -57,4 +58,12 @@ export function stopList(value: unknown, path: string): string[] {
 export function schemaObject(value: unknown, path: string): { readonly [key: string]: JsonValue } {
   if (value === undefined) return {};
   return requireObj(value, path) as { readonly [key: string]: JsonValue };
+}
+
+/** An image URL as the OpenAI wires send it: a base64 data URL, else a remote URL kept as is (media type `url`). */
+export function imageFromUrl(url: string): ImageBlock {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return data === null
+    ? { type: "image", mediaType: "url", data: url }
+    : { type: "image", mediaType: data[1]!, data: data[2]! };
 }

@@ -7,7 +7,7 @@ import type { ReconstructedRequest } from "../reconstruct/index.js";
 import type { AnySessionEvent, Session } from "../session/index.js";
 import { eachRequest } from "./request-walk.js";
 import type { Breakpoint, RequestListItem, RequestPayload } from "./types.js";
-import { WIRES, wireBody } from "./wire-payload.js";
+import { INSPECTED_WIRES, wireBody } from "./wire-payload.js";
 
 /** What `keelson requests` prints for one request (the JSON it renders). */
 export function cliRequestJson(r: ReconstructedRequest): unknown {
@@ -54,7 +54,9 @@ export function requestPayload(
   index: number,
 ): RequestPayload {
   const r = requests[index - 1]!;
-  const wire = Object.fromEntries(WIRES.map((w) => [w, wireBody(r, session.id, w)])) as RequestPayload["wire"];
+  const wire = Object.fromEntries(
+    INSPECTED_WIRES.map((w) => [w, wireBody(r, session.id, w)]),
+  ) as RequestPayload["wire"];
   const instance = instanceOf(session.events as readonly AnySessionEvent[], r);
   return {
     index,

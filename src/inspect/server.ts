@@ -17,7 +17,7 @@ import { SessionViews } from "./session-views.js";
 import { withParentSeq, withSubagentProblems } from "./subagent-view.js";
 import { liveStream } from "./live.js";
 import { InspectError, type InspectSource } from "./types.js";
-import { WIRES, type Wire } from "./wire-payload.js";
+import { INSPECTED_WIRES, type InspectedWire } from "./wire-payload.js";
 
 export interface InspectServerOptions {
   readonly source: InspectSource;
@@ -206,8 +206,8 @@ function sessionEndpoint(
       if (request === undefined)
         throw new InspectError("not-found", `no request ${rest[1]}: this session has ${v.requests.length}`);
       if (rest.length === 2) return json(res, request);
-      const wire = rest[3] as Wire;
-      if (rest[2] === "wire" && rest.length === 4 && WIRES.includes(wire))
+      const wire = rest[3] as InspectedWire;
+      if (rest[2] === "wire" && rest.length === 4 && INSPECTED_WIRES.includes(wire))
         return send(res, 200, "application/json; charset=utf-8", request.wire[wire]);
       break;
     }

@@ -44,6 +44,7 @@ export {
   DEFAULT_MODEL_OF,
   GEMINI_KEY_FALLBACK_ENV,
   VERTEX_ENV,
+  LOCAL_KEY_ENV,
   type ModelChoice,
   ModelChoiceError,
   PROVIDER_NAMES,

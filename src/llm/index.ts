@@ -1,5 +1,6 @@
 // Public API of the llm layer (depends on json, messages): the provider-neutral core (core.ts)
-// plus the real adapters, which load the official SDKs.
+// plus the real adapters (Anthropic Messages — direct, Bedrock, Vertex —, Gemini, OpenAI Chat
+// Completions and its flavors, OpenAI Responses), which load the official SDKs.
 export * from "./core.js";
 export {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -18,9 +19,19 @@ export {
 } from "./gemini/index.js";
 export type { AnthropicPlatform } from "./anthropic/platform-client.js";
 export {
+  type ChatFlavor,
   isStrictSchema,
+  LOCAL_FLAVORS,
+  type LocalFlavor,
   OpenAICompatibleProvider,
   type OpenAICompatibleOptions,
   responseFormat,
 } from "./openai/index.js";
+export {
+  OpenAIResponsesProvider,
+  type OpenAIResponsesOptions,
+  RESPONSES_API,
+  responsesRequestBody,
+  responsesWireOptions,
+} from "./openai-responses/index.js";
 export { type ProviderFromEnv, type ProviderFromEnvOptions, providerFromEnv } from "./provider-from-env.js";

@@ -71,6 +71,58 @@ export const DEFAULT_MODELS: readonly ModelInfo[] = [
     minCacheableTokens: 1024,
     pricing: { input: 0.25, cacheRead: 0.025, cacheWrite: 0.25, output: 2 },
   },
+  // OpenAI models serve both Chat Completions (`openai:`) and Responses (`openai-responses:`).
+  // Published list prices (late 2026); cached input is a 90% discount. GPT-5.6 writes cost 1.25×
+  // input (reported as cache_write_tokens); its context window was not published at preview
+  // time, so the GPT-5.5 window stands in for it — override the entry when it is.
+  {
+    id: "gpt-5.6-sol",
+    provider: "openai",
+    contextWindow: 1_050_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 5, cacheRead: 0.5, cacheWrite: 6.25, output: 30 },
+  },
+  {
+    id: "gpt-5.6-terra",
+    provider: "openai",
+    contextWindow: 1_050_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 2.5, cacheRead: 0.25, cacheWrite: 3.125, output: 15 },
+  },
+  {
+    id: "gpt-5.6-luna",
+    provider: "openai",
+    contextWindow: 1_050_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 1, cacheRead: 0.1, cacheWrite: 1.25, output: 6 },
+  },
+  {
+    id: "gpt-5.5",
+    provider: "openai",
+    contextWindow: 1_050_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 5, cacheRead: 0.5, cacheWrite: 5, output: 30 },
+  },
+  {
+    id: "gpt-5.4",
+    provider: "openai",
+    contextWindow: 1_050_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 2.5, cacheRead: 0.25, cacheWrite: 2.5, output: 15 },
+  },
+  {
+    id: "gpt-5.4-mini",
+    provider: "openai",
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    minCacheableTokens: 1024,
+    pricing: { input: 0.75, cacheRead: 0.075, cacheWrite: 0.75, output: 4.5 },
+  },
   {
     id: "deepseek-chat",
     provider: "deepseek",

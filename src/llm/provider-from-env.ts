@@ -7,6 +7,8 @@ import { AnthropicProvider } from "./anthropic/index.js";
 import { GeminiProvider } from "./gemini/index.js";
 import { apiKeyFor, BASE_URL_ENV, chooseModelFromEnv, ModelChoiceError, VERTEX_ENV } from "./model-choice.js";
 import { OpenAICompatibleProvider } from "./openai/index.js";
+import { OpenAIResponsesProvider } from "./openai-responses/index.js";
+import type { NoticeSink } from "./reasoning-carryover.js";
 import type { Provider } from "./types.js";
 
 export interface ProviderFromEnvOptions {
@@ -14,6 +16,8 @@ export interface ProviderFromEnvOptions {
   readonly model?: string;
   /** Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The adapter's notices (e.g. another API's reasoning left out of a request); default a process warning. */
+  readonly onNotice?: NoticeSink;
 }
 
 export interface ProviderFromEnv {
@@ -27,7 +31,10 @@ export interface ProviderFromEnv {
 /**
  * The provider and model the environment names: `anthropic:*` → `AnthropicProvider`
  * (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), `openai:*` / `deepseek:*` →
- * `OpenAICompatibleProvider` of that flavor (`OPENAI_*` / `DEEPSEEK_*`), `gemini:*` →
+ * `OpenAICompatibleProvider` of that flavor (`OPENAI_*` / `DEEPSEEK_*`), `openai-responses:*` →
+ * `OpenAIResponsesProvider` (`OPENAI_*`), `vllm:*` / `llamacpp:*` / `ollama:*` / `lmstudio:*` →
+ * that local flavor (`<NAME>_BASE_URL`, else its localhost default; `VLLM_API_KEY` /
+ * `LLAMACPP_API_KEY` when set), `gemini:*` →
  * `GeminiProvider` (`GEMINI_API_KEY` or `GOOGLE_API_KEY`, `GOOGLE_GEMINI_BASE_URL`),
  * `bedrock:*` / `vertex:*` → `AnthropicProvider` on that platform (the platform SDK's own
  * environment: AWS chain and `AWS_REGION`; Google ADC, `CLOUD_ML_REGION`,
@@ -47,11 +54,17 @@ export function providerFromEnv(options: ProviderFromEnvOptions = {}): ProviderF
     );
   const apiKey = apiKeyFor(choice, env);
   const baseURL = env[BASE_URL_ENV[choice.provider]] || undefined;
-  const at = baseURL === undefined ? {} : { baseURL };
+  const at = {
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+  };
+  const key = apiKey === undefined ? {} : { apiKey };
   const provider = ((): Provider & { readonly baseURL: string } => {
     switch (choice.provider) {
       case "anthropic":
         return new AnthropicProvider({ apiKey: apiKey!, ...at });
+      case "openai-responses":
+        return new OpenAIResponsesProvider({ ...key, ...at });
       case "gemini":
         return new GeminiProvider({ apiKey: apiKey!, ...at });
       case "bedrock":
@@ -59,7 +72,8 @@ export function providerFromEnv(options: ProviderFromEnvOptions = {}): ProviderF
       case "vertex":
         return new AnthropicProvider({ platform: "vertex", ...at, platformOptions: vertexOptions(env) });
       default:
-        return new OpenAICompatibleProvider({ flavor: choice.provider, apiKey: apiKey!, ...at });
+        // openai, deepseek (a key, checked above) and the local servers (an optional key).
+        return new OpenAICompatibleProvider({ flavor: choice.provider, ...key, ...at });
     }
   })();
   return { provider, model: choice.model, baseURL: provider.baseURL };

@@ -106,6 +106,34 @@ describe("keelson requests --wire", () => {
   }, 60_000);
 });
 
+describe("keelson requests --wire, for the Responses API and a local server", () => {
+  it("responses: byte for byte over a tool-calling turn, encrypted reasoning items included", async () => {
+    const env = { OPENAI_BASE_URL: emulator.openaiBaseURL, OPENAI_API_KEY: "test-key" };
+    const run = await keelson(home, ["run", "--model", "openai-responses:gpt-5.4", "list the files here"], env);
+    expect(run.code).toBe(0);
+    const id = sessionIdOf(run);
+    const wire = await keelson(home, ["requests", id, "--wire", "responses"]);
+    expect(wire.code).toBe(0);
+    const recorded = recordedBodies("/v1/responses", (b) => b.prompt_cache_key, id);
+    expect(recorded).toHaveLength(2); // the ls call, then the answer
+    expect(lines(wire.stdout)).toEqual(recorded);
+    expect(recorded.every((body) => body.includes('"store":false') && body.endsWith(',"stream":true}'))).toBe(true);
+  }, 60_000);
+
+  it("llamacpp: the Chat Completions body with cache_prompt, byte for byte", async () => {
+    const env = { LLAMACPP_BASE_URL: emulator.openaiBaseURL };
+    const run = await keelson(home, ["run", "--model", "llamacpp:qwen3-8b", "first question"], env);
+    expect(run.code).toBe(0);
+    const id = sessionIdOf(run);
+    const wire = await keelson(home, ["requests", id, "--wire", "llamacpp"]);
+    // llama.cpp requests carry no session key; this test's only qwen3-8b session is this one.
+    const recorded = recordedBodies("/v1/chat/completions", (b) => (b.model === "qwen3-8b" ? id : undefined), id);
+    expect(recorded).toHaveLength(1);
+    expect(lines(wire.stdout)).toEqual(recorded);
+    expect(recorded[0]).toContain('"cache_prompt":true');
+  }, 60_000);
+});
+
 describe("keelson emulator", () => {
   it("prints its base URLs, serves until SIGINT, then closes cleanly", async () => {
     const child = spawn(process.execPath, [BIN, "emulator", "--style", "openai"], { env: cleanEnv(home) });

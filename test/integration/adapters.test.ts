@@ -1,7 +1,9 @@
-// Both real adapters end to end: a real agent, the official SDKs, the emulator's Messages and
-// Chat Completions APIs. Text; reasoning per provider rules (Anthropic signed thinking replayed
+// The real adapters end to end: a real agent, the official SDKs, the emulator's Messages, Chat
+// Completions and Responses APIs. Text; reasoning per provider rules (Anthropic signed thinking replayed
 // with its signature, OpenAI reasoning hidden, DeepSeek reasoning_content as a reasoning block);
 // tool calls split across deltas paired with their results on the follow-up; a max-tokens stop.
+// Responses: stateless requests, encrypted reasoning items replayed verbatim and paired with the
+// item they preceded, parallel calls paired by the model's call ids, stop refused.
 import { describe, expect, test } from "vitest";
 import { ScriptedEmulatorModel } from "../../src/emulator/index.js";
 import type { Agent } from "../../src/loop/index.js";
@@ -257,5 +259,166 @@ describe("DeepSeek flavor against the emulator (deepseek style)", () => {
     const nextTurn = chatMessages(bodyOf(server.requests[2]!)).filter((m) => m.role === "assistant");
     expect(nextTurn.map((m) => m.reasoning_content)).toEqual(["I need the file.", "Now I can answer."]);
     expectHealthy(agent, server, "openai");
+  });
+});
+
+type ResponsesItem = {
+  type?: string;
+  role?: string;
+  id?: string;
+  call_id?: string;
+  content?: unknown;
+  encrypted_content?: string;
+  [key: string]: unknown;
+};
+const responsesInput = (body: Record<string, unknown>): ResponsesItem[] => body.input as ResponsesItem[];
+
+/** Asks every request for reasoning summaries (call config `reasoning`, logged on the header). */
+const withSummaries = (agent: Agent): void =>
+  void agent.hooks.on("agent/request", async (_payload, next) => ({
+    ...(await next()),
+    reasoning: { summary: "auto" },
+  }));
+
+describe("OpenAI Responses adapter against the emulator", () => {
+  test("a text answer streams into one assistant message; stateless (store false), prompt_cache_key = session id, instructions = system", async () => {
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([{ text: "Hello from the emulated Responses API." }]),
+    });
+    const agent = agentOn("responses", server);
+    expect(await agent.send("hi")).toEqual({ turn: 1, reason: { kind: "completed" } });
+    const message = eventsOf(agent, "assistant/message")[0]!.data;
+    expect(message.content).toEqual([
+      {
+        type: "text",
+        text: "Hello from the emulated Responses API.",
+        providerData: { api: "openai-responses", id: "msg_emu_000001" },
+      },
+    ]);
+    expect(message.stopReason).toBe("stop");
+    const body = bodyOf(server.requests[0]!);
+    expect(body).toMatchObject({
+      model: "gpt-5.4-mini",
+      instructions: "You are a careful assistant working in a small repository. Answer briefly.",
+      input: [{ role: "user", content: "hi" }],
+      include: ["reasoning.encrypted_content"],
+      store: false,
+      prompt_cache_key: agent.session.id,
+      stream: true,
+    });
+    expect(body).not.toHaveProperty("previous_response_id");
+    // The wire always reports reasoning_tokens (0 here); normalized usage keeps it.
+    expect(usages(agent)[0]).toEqual({ ...server.requests[0]!.usage, reasoningTokens: 0 });
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("reasoning is logged as the opaque encrypted item and sent back verbatim, paired with the item it preceded", async () => {
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([
+        {
+          reasoning: "Read the file first.\n\nThen count.",
+          toolCalls: [{ name: "read", arguments: { path: "a.txt" } }],
+        },
+        { reasoning: "Forty-two it is.", text: "It has forty-two lines." },
+        { text: "You're welcome." },
+      ]),
+    });
+    const agent = agentOn("responses", server);
+    withSummaries(agent);
+    expect((await agent.send("how long is a.txt?")).reason).toEqual({ kind: "completed" });
+    expect((await agent.send("thanks")).reason).toEqual({ kind: "completed" });
+    const [first] = eventsOf(agent, "assistant/message");
+    const reasoning = first!.data.content[0]!;
+    expect(reasoning).toMatchObject({
+      type: "reasoning",
+      text: "Read the file first.\n\nThen count.", // the summary parts, joined
+      providerData: { api: "openai-responses", item: { type: "reasoning", id: "rs_emu_000001" } },
+    });
+    const item = (reasoning.providerData as unknown as { item: ResponsesItem }).item;
+    expect(item.encrypted_content).toMatch(/^EmuEnc1\./);
+    const [call] = eventsOf(agent, "tool/call").map((e) => e.data);
+    // Step 2 carries the reasoning item byte for byte, then the call with its item id (paired), then the output.
+    const step2 = responsesInput(bodyOf(server.requests[1]!));
+    expect(step2.slice(1)).toEqual([
+      item,
+      {
+        type: "function_call",
+        call_id: "call_emu_000001",
+        name: "read",
+        arguments: call!.arguments,
+        id: "fc_emu_000001_0",
+      },
+      { type: "function_call_output", call_id: "call_emu_000001", output: "contents of a.txt: forty-two lines" },
+    ]);
+    // The next turn still sends both reasoning items, each followed by its message or call.
+    const step3 = responsesInput(bodyOf(server.requests[2]!));
+    expect(step3.filter((i) => i.type === "reasoning").map((i) => i.id)).toEqual(["rs_emu_000001", "rs_emu_000002"]);
+    expect(step3.find((i) => i.type === "message")).toMatchObject({ id: "msg_emu_000002", role: "assistant" });
+    expect(usages(agent)[0]!.reasoningTokens).toBeGreaterThan(0);
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("parallel tool calls split across deltas run in model order; each output pairs with its call_id", async () => {
+    const path = "docs/a-rather-long-file-name-that-splits.txt";
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([
+        {
+          toolCalls: [
+            { name: "read", arguments: { path } },
+            { name: "read", arguments: { path: "b.txt" } },
+            { name: "read", arguments: { path: "c.txt" } },
+          ],
+        },
+        { text: "All read." },
+      ]),
+    });
+    const agent = agentOn("responses", server);
+    const pieces = argumentPieces(agent);
+    expect((await agent.send("read them")).reason).toEqual({ kind: "completed" });
+    expect([...pieces.values()][0]!.length, "arguments arrived in several deltas").toBeGreaterThanOrEqual(2);
+    const calls = eventsOf(agent, "tool/call").map((e) => e.data);
+    expect(calls.map((c) => JSON.parse(c.arguments))).toEqual([{ path }, { path: "b.txt" }, { path: "c.txt" }]);
+    const followUp = responsesInput(bodyOf(server.requests[1]!));
+    // No reasoning to pair with: the calls go back without item ids, then one output per call.
+    expect(followUp.slice(1).map((i) => [i.type, i.call_id, "id" in i])).toEqual([
+      ["function_call", "call_emu_000001", false],
+      ["function_call", "call_emu_000002", false],
+      ["function_call", "call_emu_000003", false],
+      ["function_call_output", "call_emu_000001", false],
+      ["function_call_output", "call_emu_000002", false],
+      ["function_call_output", "call_emu_000003", false],
+    ]);
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("an incomplete response (max_output_tokens) ends the turn 'max-tokens'; max_output_tokens carries the cap", async () => {
+    const server = await emulator({ model: () => ({ text: "one two three four five six seven eight nine ten" }) });
+    const agent = agentOn("responses", server, { maxTokens: 3 });
+    expect((await agent.send("count")).reason).toEqual({ kind: "max-tokens" });
+    expect(bodyOf(server.requests[0]!).max_output_tokens).toBe(3);
+    expect(historyTexts(agent)).toEqual(["count", "one two three"]);
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("reasoning cut off by max_output_tokens (no item after it) is not sent back alone: the next turn still works", async () => {
+    const server = await emulator({
+      model: new ScriptedEmulatorModel([
+        { reasoning: "A long chain of thought that uses up the whole budget of this answer.", text: "late" },
+        { text: "Fine." },
+      ]),
+    });
+    const agent = agentOn("responses", server, { maxTokens: 5 });
+    expect((await agent.send("think")).reason).toEqual({ kind: "max-tokens" });
+    expect(eventsOf(agent, "assistant/message")[0]!.data.content.map((b) => b.type)).toEqual(["reasoning"]);
+    expect((await agent.send("again")).reason).toEqual({ kind: "completed" });
+    expect(responsesInput(bodyOf(server.requests[1]!)).map((i) => i.type ?? i.role)).toEqual(["user", "user"]);
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("a stop sequence is refused before anything is sent: the Responses API has none", async () => {
+    const server = await emulator({ model: () => ({ text: "never" }) });
+    const agent = agentOn("responses", server, { stop: ["END"] });
+    expect((await agent.send("go")).reason).toMatchObject({ kind: "error", code: "invalid-request" });
+    expect(server.requests).toEqual([]);
   });
 });

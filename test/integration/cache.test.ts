@@ -2,10 +2,12 @@
 // Anthropic (explicit breakpoints): a frozen session prefix keeps everything before the newest
 // tail cached; a prefix that drifts at a resume costs one re-write of what follows the system
 // prompt; a system prompt that changes every step busts the cache every step; the 5-minute TTL
-// runs on the emulator's clock. OpenAI / DeepSeek (automatic prefix caching): cached tokens in
-// 128- / 64-token units, landing in Keelson's disjoint usage buckets.
+// runs on the emulator's clock. OpenAI (Chat Completions and Responses) / DeepSeek (automatic
+// prefix caching): cached tokens in 128- / 64-token units, landing in Keelson's disjoint usage
+// buckets; Responses' `prompt_cache_retention: 24h` keeps a prefix past the idle retention.
 import { describe, expect, test } from "vitest";
 import { type EmulatorServer, parseAnthropicRequest, type RecordedRequest } from "../../src/emulator/index.js";
+import { OpenAIResponsesProvider } from "../../src/llm/index.js";
 import { createAgent, resumeAgent } from "../../src/loop/index.js";
 import type { Usage } from "../../src/messages/index.js";
 import {
@@ -247,3 +249,65 @@ describe("automatic prefix caching through the OpenAI-compatible adapter", () =>
     expectHealthy(agent, server, "openai");
   });
 });
+
+type ResponsesWireUsage = { input_tokens: number; input_tokens_details: { cached_tokens: number } };
+
+describe("automatic prefix caching through the Responses adapter", () => {
+  test("from the second request on, cached_tokens is the previous prompt rounded down to 128, normalized out of input", async () => {
+    const server = await emulator({ model: readingModel() });
+    const agent = agentOn("responses", server, { plugins: [prefixPlugin(catalog(1200))] });
+    for (const prompt of PROMPTS) expect((await agent.send(prompt)).reason).toEqual({ kind: "completed" });
+
+    const wire = answered(server).map((r) => r.wireUsage as unknown as ResponsesWireUsage);
+    const logged = usages(agent);
+    expect(wire).toHaveLength(8);
+    expect(wire[0]!.input_tokens).toBeGreaterThan(1024);
+    expect(wire[0]!.input_tokens_details.cached_tokens).toBe(0);
+    for (let i = 1; i < wire.length; i++) {
+      const cached = wire[i]!.input_tokens_details.cached_tokens;
+      expect(cached % 128).toBe(0);
+      expect(cached).toBe(Math.floor(wire[i - 1]!.input_tokens / 128) * 128);
+    }
+    for (const [i, u] of logged.entries()) {
+      expect(u.cacheReadTokens).toBe(wire[i]!.input_tokens_details.cached_tokens);
+      expect(u.cacheWriteTokens).toBe(0);
+      expect(totalInput(u)).toBe(wire[i]!.input_tokens);
+    }
+    expectHealthy(agent, server, "responses");
+  });
+
+  test("a prompt under 1024 tokens is never cached", async () => {
+    const server = await emulator({ model: readingModel() });
+    const agent = agentOn("responses", server);
+    await agent.send("one");
+    await agent.send("two");
+    expect(usages(agent).map((u) => u.cacheReadTokens)).toEqual([0, 0]);
+    expectHealthy(agent, server, "responses");
+  });
+
+  test.each([
+    ["without a retention option, a prefix idle for 30 minutes is gone", undefined, false],
+    ["with prompt_cache_retention 24h, it is still read after 30 minutes", "24h", true],
+  ] as const)("%s", async (_name, retention, kept) => {
+    const server = await emulator({ model: readingModel() });
+    const agent = createAgent({
+      ...optionsFor("responses", server, { plugins: [prefixPlugin(catalog(1200))] }),
+      provider: new OpenAIResponsesProvider({
+        apiKey: "test-key",
+        baseURL: server.openaiBaseURL,
+        ...(retention === undefined ? {} : { promptCacheRetention: retention }),
+      }),
+    });
+    await agent.send("one");
+    server.clock.advance(30 * 60_000);
+    await agent.send("two");
+    const [first, second] = usages(agent);
+    expect(bodyOfFirst(server)).toMatchObject(retention === undefined ? {} : { prompt_cache_retention: retention });
+    if (kept) expect(second!.cacheReadTokens).toBe(Math.floor(totalInput(first!) / 128) * 128);
+    else expect(second!.cacheReadTokens).toBe(0);
+    expectHealthy(agent, server, "responses");
+  });
+});
+
+const bodyOfFirst = (server: EmulatorServer): Record<string, unknown> =>
+  server.requests[0]!.body as Record<string, unknown>;

@@ -1,4 +1,4 @@
-// Every emulator fault through both real adapters and the loop's retries: a retryable fault is
+// Every emulator fault through the real adapters (Anthropic, Chat Completions, Responses) and the loop's retries: a retryable fault is
 // logged as llm/retry with its code and the turn completes with only the final attempt in
 // history; a final one ends the turn with a typed error; a cancel mid-stream ends it aborted.
 // Every case ends with a verified, closed log whose requests are what the wire carried.
@@ -26,8 +26,19 @@ function liveText(agent: Agent): string[] {
   return seen;
 }
 
+/** Chat Completions and Responses (an `error` event with code server_error mid-stream) log the same codes. */
+const OPENAI_RETRIED: readonly (readonly [FaultKind, string])[] = [
+  ["http-429", "rate-limited"],
+  ["http-500", "server-error"],
+  ["http-503", "server-error"],
+  ["http-529", "overloaded"],
+  ["stream-error", "server-error"],
+  ["reset", "connection"],
+  ["stall", "stalled"],
+];
+
 /** Retryable faults and the code each adapter logs for them. */
-const RETRIED: { readonly [F in "anthropic" | "openai"]: readonly (readonly [FaultKind, string])[] } = {
+const RETRIED: { readonly [F in "anthropic" | "openai" | "responses"]: readonly (readonly [FaultKind, string])[] } = {
   anthropic: [
     ["http-429", "rate-limited"],
     ["http-500", "server-error"],
@@ -37,20 +48,13 @@ const RETRIED: { readonly [F in "anthropic" | "openai"]: readonly (readonly [Fau
     ["reset", "connection"],
     ["stall", "stalled"],
   ],
-  openai: [
-    ["http-429", "rate-limited"],
-    ["http-500", "server-error"],
-    ["http-503", "server-error"],
-    ["http-529", "overloaded"],
-    ["stream-error", "server-error"],
-    ["reset", "connection"],
-    ["stall", "stalled"],
-  ],
+  openai: OPENAI_RETRIED,
+  responses: OPENAI_RETRIED,
 };
 
 const STREAM_FAULTS = new Set<FaultKind>(["stream-error", "reset", "stall", "malformed-sse"]);
 
-describe.each(["anthropic", "openai"] as const)("%s adapter under injected faults", (flavor) => {
+describe.each(["anthropic", "openai", "responses"] as const)("%s adapter under injected faults", (flavor) => {
   const api = apiOf(flavor);
 
   test.each(RETRIED[flavor])(
@@ -122,15 +126,17 @@ describe.each(["anthropic", "openai"] as const)("%s adapter under injected fault
     expectHealthy(agent, server, api);
   });
 
-  test("missing-done: OpenAI's answer without [DONE] is complete; Anthropic's stream without message_stop is retried as a drop", async () => {
+  test("missing-done: OpenAI's answer without [DONE] is complete; Anthropic's without message_stop and Responses' without response.completed are retried as a drop", async () => {
     const server = await countingServer(flavor);
     server.faults.next("missing-done");
     const agent = agentOn(flavor, server);
     expect((await agent.send("go")).reason).toEqual({ kind: "completed" });
     // OpenAI: finish_reason and usage arrived; only `[DONE]` is missing — the answer is complete.
-    // Anthropic: no message_stop — the stream was cut, a retryable drop like any other.
-    expect(retries(agent).map((r) => r.code)).toEqual(flavor === "anthropic" ? ["connection"] : []);
-    expect(historyTexts(agent).at(-1)).toBe(flavor === "anthropic" ? answer(2) : answer(1));
+    // Anthropic: no message_stop; Responses: no response.completed (the only event with usage
+    // and status) — the stream was cut, a retryable drop like any other.
+    const cut = flavor !== "openai";
+    expect(retries(agent).map((r) => r.code)).toEqual(cut ? ["connection"] : []);
+    expect(historyTexts(agent).at(-1)).toBe(cut ? answer(2) : answer(1));
     expectHealthy(agent, server, api);
   });
 

@@ -8,7 +8,13 @@
 // ADC, which a machine may hold for other reasons: they run only when KEELSON_LIVE_BEDROCK=1 /
 // KEELSON_LIVE_VERTEX=1 say so (Vertex also needs CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID).
 import { describe, expect, test } from "vitest";
-import { AnthropicProvider, GeminiProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
+import {
+  AnthropicProvider,
+  GeminiProvider,
+  OpenAICompatibleProvider,
+  OpenAIResponsesProvider,
+  type Provider,
+} from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
 import { expectClosedLog } from "../loop/loop-support.js";
 import { z } from "zod";
@@ -50,6 +56,16 @@ const LIVE: readonly LiveProvider[] = [
     defaultModel: "gpt-5-mini",
     maxTokens: 4000,
     provider: () => new OpenAICompatibleProvider({ flavor: "openai" }),
+  },
+  // The Responses API, stateless (store false): the second turn sends the first turn's
+  // encrypted reasoning back, which the API must accept.
+  {
+    name: "OpenAI Responses",
+    keyVar: "OPENAI_API_KEY",
+    modelVar: "KEELSON_LIVE_OPENAI_RESPONSES_MODEL",
+    defaultModel: "openai-responses:gpt-5.4-mini",
+    maxTokens: 4000,
+    provider: () => new OpenAIResponsesProvider(),
   },
   {
     name: "DeepSeek",

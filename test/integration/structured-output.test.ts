@@ -1,7 +1,7 @@
 // Structured output end to end (issue #23 §3): a real agent, the official SDKs, the emulator's
-// Messages and Chat Completions APIs. Per flavor the request carries the provider's native
-// mechanism (Anthropic output_config.format, OpenAI response_format json_schema, DeepSeek JSON mode
-// with the schema instruction), the rule-based model answers JSON that validates into a typed
+// Messages, Chat Completions and Responses APIs. Per flavor the request carries the provider's
+// native mechanism (Anthropic output_config.format, OpenAI response_format json_schema, Responses
+// text.format json_schema, DeepSeek JSON mode with the schema instruction), the rule-based model answers JSON that validates into a typed
 // `outcome.output`, a repair round goes over the wire, every wire request is the one the log
 // reconstructs, and a turn without output puts no trace of the feature on the wire.
 import { describe, expect, test } from "vitest";
@@ -16,11 +16,11 @@ const plan = z.object({
   steps: z.array(z.object({ title: z.string(), minutes: z.number().int() })),
   risk: z.enum(["low", "high"]),
 });
-const FLAVORS: readonly Flavor[] = ["anthropic", "openai", "deepseek"];
+const FLAVORS: readonly Flavor[] = ["anthropic", "openai", "deepseek", "responses"];
 
 /** The native structured-output field of a recorded wire body. */
 function nativeField(flavor: Flavor, body: Record<string, unknown>): unknown {
-  return flavor === "anthropic" ? body.output_config : body.response_format;
+  return flavor === "anthropic" ? body.output_config : flavor === "responses" ? body.text : body.response_format;
 }
 
 describe.each(FLAVORS)("%s adapter: structured output against the emulator", (flavor) => {
@@ -43,6 +43,10 @@ describe.each(FLAVORS)("%s adapter: structured output against the emulator", (fl
       expect(nativeField(flavor, body)).toMatchObject({
         type: "json_schema",
         json_schema: { name: "output", strict: true },
+      });
+    else if (flavor === "responses")
+      expect(nativeField(flavor, body)).toMatchObject({
+        format: { type: "json_schema", name: "output", strict: true },
       });
     else {
       expect(nativeField(flavor, body)).toEqual({ type: "json_object" });
@@ -87,7 +91,7 @@ describe.each(FLAVORS)("%s adapter: structured output against the emulator", (fl
     await agent.send("Plan the release.", { output: plan });
     await agent.send("Thanks.");
     const raw = server.requests[1]!.rawBody!;
-    for (const trace of ["output_config", "response_format", "Answer with a single JSON object"])
+    for (const trace of ["output_config", "response_format", '"text":{"format"', "Answer with a single JSON object"])
       expect(raw).not.toContain(trace);
     expectHealthy(agent, server, apiOf(flavor), { jsonMode: flavor === "deepseek" });
   });

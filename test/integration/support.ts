@@ -16,7 +16,9 @@ import {
 import {
   AnthropicProvider,
   OpenAICompatibleProvider,
+  OpenAIResponsesProvider,
   type Provider,
+  RESPONSES_API,
   withJsonModeInstruction,
 } from "../../src/llm/index.js";
 import {
@@ -64,12 +66,16 @@ export async function tempStore(): Promise<JsonlSessionStore> {
   return dir.open();
 }
 
-export type Flavor = "anthropic" | "openai" | "deepseek";
+export type Flavor = "anthropic" | "openai" | "deepseek" | "responses";
+/** The wire a flavor speaks, as the emulator parses it. */
+export type Api = "anthropic" | "openai" | "responses";
 
 /** The real adapter for `flavor`, pointed at `server`. */
 export function providerFor(flavor: Flavor, server: EmulatorServer, stallTimeoutMs = 200): Provider {
   if (flavor === "anthropic")
     return new AnthropicProvider({ apiKey: "test-key", baseURL: server.anthropicBaseURL, stallTimeoutMs });
+  if (flavor === "responses")
+    return new OpenAIResponsesProvider({ apiKey: "test-key", baseURL: server.openaiBaseURL, stallTimeoutMs });
   return new OpenAICompatibleProvider({ flavor, apiKey: "test-key", baseURL: server.openaiBaseURL, stallTimeoutMs });
 }
 
@@ -77,6 +83,7 @@ export const MODELS: { readonly [F in Flavor]: string } = {
   anthropic: "claude-sonnet-4-5",
   openai: "gpt-5-mini",
   deepseek: "deepseek-chat",
+  responses: "gpt-5.4-mini",
 };
 
 /** Backoff that takes no time; jitter centred, so a computed delay is exactly the base. */
@@ -173,8 +180,11 @@ export const bodyOf = (r: RecordedRequest): Record<string, unknown> => r.body as
  * Messages as a wire carries them: what the log holds minus what the wire cannot express.
  * Anthropic drops unsigned reasoning and re-serializes tool arguments as an object; OpenAI
  * drops reasoning and tool-result error flags and joins tool-result text. Empty texts vanish.
+ * Responses is OpenAI's view with the model's own call ids (logged in `providerData`) in place
+ * of the loop's, and without assistant messages that leave no item (only reasoning, or empty).
  */
-export function wireView(messages: readonly Message[], api: "anthropic" | "openai"): unknown[] {
+export function wireView(messages: readonly Message[], api: Api): unknown[] {
+  if (api === "responses") return wireView(withModelCallIds(messages), "openai");
   return messages.map((m) => {
     if (m.role === "tool") {
       const r = m.content[0];
@@ -194,6 +204,30 @@ export function wireView(messages: readonly Message[], api: "anthropic" | "opena
     if (m.role === "user")
       return { role: "user", content: m.content.filter((b) => b.type !== "text" || b.text !== "") };
     return { role: "assistant", content: m.content.flatMap((b) => assistantWire(b, api)) };
+  });
+}
+
+/** The messages with each Responses tool call's (and its result's) call id the one the model gave. */
+function withModelCallIds(messages: readonly Message[]): Message[] {
+  const ids = new Map<string, string>();
+  const leavesItems = (m: Message): boolean =>
+    m.role !== "assistant" || m.content.some((b) => b.type === "tool-call" || (b.type === "text" && b.text !== ""));
+  return messages.filter(leavesItems).map((m): Message => {
+    if (m.role === "assistant")
+      return {
+        role: "assistant",
+        content: m.content.map((b) => {
+          const own = b.providerData?.api === RESPONSES_API ? b.providerData.callId : undefined;
+          if (b.type !== "tool-call" || typeof own !== "string") return b;
+          ids.set(b.callId, own);
+          return { ...b, callId: own };
+        }),
+      };
+    if (m.role === "tool") {
+      const r = m.content[0];
+      return { role: "tool", content: [{ ...r, callId: ids.get(r.callId) ?? r.callId }] };
+    }
+    return m;
   });
 }
 
@@ -225,12 +259,7 @@ function assistantWire(b: AssistantContent, api: "anthropic" | "openai"): unknow
  * the request the log reconstructs for its step — in order, every step covered — and its
  * system prompt and tool names are the header's.
  */
-export function expectWireMatchesLog(
-  agent: Agent,
-  server: EmulatorServer,
-  api: "anthropic" | "openai",
-  options: WireOptions = {},
-): void {
+export function expectWireMatchesLog(agent: Agent, server: EmulatorServer, api: Api, options: WireOptions = {}): void {
   const rebuilt = reconstructRequests(agent.session.events).map((r) => ({
     // JSON mode (DeepSeek) states a structured output's schema in the system prompt.
     system:
@@ -267,17 +296,13 @@ export interface WireOptions {
 }
 
 /** The checks every integration test ends with. */
-export function expectHealthy(
-  agent: Agent,
-  server: EmulatorServer,
-  api: "anthropic" | "openai",
-  options: WireOptions = {},
-): void {
+export function expectHealthy(agent: Agent, server: EmulatorServer, api: Api, options: WireOptions = {}): void {
   expectClosedLog(agent);
   expectWireMatchesLog(agent, server, api, options);
 }
 
-export const apiOf = (flavor: Flavor): "anthropic" | "openai" => (flavor === "anthropic" ? "anthropic" : "openai");
+export const apiOf = (flavor: Flavor): Api =>
+  flavor === "anthropic" ? "anthropic" : flavor === "responses" ? "responses" : "openai";
 
 /** The text of the derived history, one string per message (to prove no partial output landed). */
 export const historyTexts = (agent: Agent): string[] =>

@@ -63,6 +63,22 @@ describe("assembling", () => {
     expect(Object.hasOwn(result.content[0]!, "signature")).toBe(false);
   });
 
+  test("a block-end's provider data is kept on its block (any block kind), and only there", () => {
+    const data = { api: "openai-responses", id: "msg_1" };
+    const result = assemble([
+      { type: "block-start", index: 0, block: { type: "text" } },
+      { type: "text-delta", index: 0, text: "hi" },
+      { type: "block-end", index: 0, providerData: data },
+      { type: "block-start", index: 1, block: { type: "tool-call", callId: "c", name: "read" } },
+      { type: "block-end", index: 1 },
+      { type: "finish", reason: "stop" },
+    ]);
+    expect(result.content).toStrictEqual([
+      { type: "text", text: "hi", providerData: data },
+      { type: "tool-call", callId: "c", name: "read", arguments: "" },
+    ]);
+  });
+
   test("concatenates a tool call's argument deltas as raw text", () => {
     const result = assemble([
       { type: "block-start", index: 0, block: { type: "tool-call", callId: "toolu_1", name: "read" } },

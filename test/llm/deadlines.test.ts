@@ -1,13 +1,20 @@
 // Attempt deadlines (issue #12, P2/P3): connecting, the first event and stalls each have a limit,
 // and an endpoint that is down or accepts and never answers fails fast with a retryable error
-// naming the base URL — through both real adapters, against sockets on 127.0.0.1.
+// naming the base URL — through the real adapters (Anthropic, Chat Completions, Responses),
+// against sockets on 127.0.0.1.
 import diagnostics from "node:diagnostics_channel";
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AttemptDeadlines } from "../../src/llm/attempt-deadlines.js";
 import { ConnectionWatch } from "../../src/llm/connection-watch.js";
-import { AnthropicProvider, OpenAICompatibleProvider, type Provider, ProviderError } from "../../src/llm/index.js";
+import {
+  AnthropicProvider,
+  OpenAICompatibleProvider,
+  OpenAIResponsesProvider,
+  type Provider,
+  ProviderError,
+} from "../../src/llm/index.js";
 import { request } from "./support.js";
 
 const BASE = "http://127.0.0.1:4999";
@@ -153,6 +160,10 @@ describe("an endpoint that accepts and never answers", () => {
       (url: string) =>
         new OpenAICompatibleProvider({ flavor: "compatible", baseURL: `${url}/v1`, firstByteTimeoutMs: 500 }),
     ],
+    [
+      "OpenAI Responses",
+      (url: string) => new OpenAIResponsesProvider({ apiKey: "k", baseURL: `${url}/v1`, firstByteTimeoutMs: 500 }),
+    ],
   ] as const)(
     "%s: the attempt fails 'stalled' (retryable) on the first-byte deadline, naming the URL",
     async (_name, make) => {
@@ -205,6 +216,16 @@ describe("the connect deadline with Node's own fetch", () => {
           firstByteTimeoutMs: 1500,
         }),
     ],
+    [
+      "OpenAI Responses",
+      (url: string) =>
+        new OpenAIResponsesProvider({
+          apiKey: "k",
+          baseURL: `${url}/v1`,
+          connectTimeoutMs: 300,
+          firstByteTimeoutMs: 1500,
+        }),
+    ],
   ] as const)(
     "%s: a request that got connected is not failed by it (the connection is observed)",
     async (_name, make) => {
@@ -237,12 +258,20 @@ describe("an endpoint nobody listens on", () => {
     expect(error.message).toMatch(new RegExp(`^could not reach the provider at ${url}: .*ECONNREFUSED`));
   });
 
+  it("OpenAI Responses: 'could not reach the provider at <url>: …', retryable", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const error = await failure(new OpenAIResponsesProvider({ apiKey: "k", baseURL: url }));
+    expect(error).toMatchObject({ code: "connection", retryable: true });
+    expect(error.message).toMatch(new RegExp(`^could not reach the provider at ${url}: .*ECONNREFUSED`));
+  });
+
   it("the adapters name their base URL, defaulting to the SDK's", () => {
     vi.stubEnv("ANTHROPIC_BASE_URL", "");
     vi.stubEnv("OPENAI_BASE_URL", "");
     try {
       expect(new AnthropicProvider({ apiKey: "k" }).baseURL).toBe("https://api.anthropic.com");
       expect(new OpenAICompatibleProvider({ flavor: "openai", apiKey: "k" }).baseURL).toBe("https://api.openai.com/v1");
+      expect(new OpenAIResponsesProvider({ apiKey: "k" }).baseURL).toBe("https://api.openai.com/v1");
       expect(new OpenAICompatibleProvider({ flavor: "deepseek", apiKey: "k" }).baseURL).toBe(
         "https://api.deepseek.com/v1",
       );

@@ -9,6 +9,7 @@ import {
   GeminiProvider,
   ModelChoiceError,
   OpenAICompatibleProvider,
+  OpenAIResponsesProvider,
   providerFromEnv,
   startEmulator,
 } from "../../src/index.js";
@@ -79,6 +80,22 @@ describe("providerFromEnv", () => {
     expect(refusal(() => providerFromEnv({ env: {}, model: "vertex:claude-sonnet-4-5@20250929" }))).toEqual({
       code: "missing-key",
       message: "no region for vertex:claude-sonnet-4-5@20250929: set CLOUD_ML_REGION",
+    });
+  });
+
+  test("openai-responses:* is the Responses adapter with the OpenAI key and base URL; the key alone still picks Chat Completions", () => {
+    const env = { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const responses = providerFromEnv({ env, model: "openai-responses:gpt-5.4" });
+    expect(responses.provider).toBeInstanceOf(OpenAIResponsesProvider);
+    expect(responses.provider.id).toBe("openai-responses");
+    expect(responses).toMatchObject({ model: "openai-responses:gpt-5.4", baseURL: "http://127.0.0.1:9/v1" });
+    expect(
+      providerFromEnv({ env: { ...env, KEELSON_MODEL: "openai-responses:gpt-5.4-mini" } }).provider,
+    ).toBeInstanceOf(OpenAIResponsesProvider);
+    expect(providerFromEnv({ env }).provider).toBeInstanceOf(OpenAICompatibleProvider);
+    expect(refusal(() => providerFromEnv({ env: {}, model: "openai-responses:gpt-5.4" }))).toEqual({
+      code: "missing-key",
+      message: "no API key for openai-responses:gpt-5.4: set OPENAI_API_KEY",
     });
   });
 

@@ -9,7 +9,13 @@ import type OpenAI from "openai";
 import type { Usage } from "../../messages/index.js";
 import { type FinishReason, ProviderError, type StreamChunk } from "../types.js";
 
-type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+/** llama.cpp's server adds `timings` to its final chunk: `cache_n` prompt tokens reused from the slot's KV cache, `prompt_n` processed anew. */
+interface Timings {
+  readonly cache_n?: number;
+  readonly prompt_n?: number;
+  readonly predicted_n?: number;
+}
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk & { timings?: Timings };
 type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
   reasoning_content?: string | null;
   reasoning?: string | null;
@@ -37,10 +43,12 @@ export class ChatChunkMapper {
   /** Wire tool-call index → Keelson block index. */
   readonly #tools = new Map<number, number>();
   #finish: string | undefined;
-  #usage: Usage | undefined;
+  #usage: WireUsage | undefined;
+  #timings: Timings | undefined;
 
   map(chunk: Chunk): StreamChunk[] {
-    if (chunk.usage) this.#usage = normalizeUsage(chunk.usage as WireUsage);
+    if (chunk.usage) this.#usage = chunk.usage as WireUsage;
+    if (chunk.timings && typeof chunk.timings === "object") this.#timings = chunk.timings;
     // Keelson asks for one choice (n = 1); any other index is not part of this answer.
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (choice === undefined) return [];
@@ -74,7 +82,8 @@ export class ChatChunkMapper {
       });
     const out: StreamChunk[] = [];
     for (let index = 0; index < this.#next; index++) out.push({ type: "block-end", index });
-    if (this.#usage !== undefined) out.push({ type: "usage", usage: this.#usage });
+    const usage = chatUsage(this.#usage, this.#timings);
+    if (usage !== undefined) out.push({ type: "usage", usage });
     let reason = FINISH[this.#finish] ?? "stop";
     // Some compatible servers say `stop` after tool calls; the content decides.
     if (reason === "stop" && this.#tools.size > 0) reason = "tool-calls";
@@ -108,6 +117,28 @@ export class ChatChunkMapper {
     const args = call.function?.arguments;
     if (typeof args === "string" && args !== "") out.push({ type: "tool-call-delta", index, argumentsDelta: args });
   }
+}
+
+/**
+ * The usage of a stream: the server's `usage` object, with llama.cpp's `timings` (when it sent
+ * them) deciding the cache split — they count exactly what the slot reused (`cache_n`) and
+ * processed (`prompt_n`), also on servers too old to report `prompt_tokens_details`. Undefined
+ * when the server sent neither.
+ */
+export function chatUsage(usage: WireUsage | undefined, timings: Timings | undefined): Usage | undefined {
+  const cacheN = timings?.cache_n;
+  const promptN = timings?.prompt_n;
+  if (typeof cacheN !== "number" || typeof promptN !== "number" || cacheN < 0 || promptN < 0)
+    return usage === undefined ? undefined : normalizeUsage(usage);
+  const base = usage === undefined ? undefined : normalizeUsage(usage);
+  const predicted = typeof timings?.predicted_n === "number" ? timings.predicted_n : 0;
+  return {
+    inputTokens: promptN,
+    cacheReadTokens: cacheN,
+    cacheWriteTokens: 0,
+    outputTokens: base?.outputTokens ?? predicted,
+    ...(base?.reasoningTokens === undefined ? {} : { reasoningTokens: base.reasoningTokens }),
+  };
 }
 
 /**

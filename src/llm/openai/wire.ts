@@ -1,7 +1,7 @@
 // Keelson request → Chat Completions params (`client.chat.completions.create`, streaming).
 // The provider differences live in `ChatWireOptions`, decided once per flavor by the adapter:
-// the system role, the max-tokens field, whether `prompt_cache_key` is sent, and which reasoning
-// is replayed, and how structured output is asked for. The mapping is a pure function of the request, so the same history always
+// the system role, the max-tokens field, whether `prompt_cache_key` (OpenAI) or `cache_prompt`
+// (llama.cpp) is sent, which reasoning is replayed, and how structured output is asked for. The mapping is a pure function of the request, so the same history always
 // serializes to the same bytes and the provider's automatic prefix cache keeps hitting.
 import type OpenAI from "openai";
 import type { AssistantMessage, Message, ToolResultPart, UserContent } from "../../messages/index.js";
@@ -36,6 +36,8 @@ export interface ChatWireOptions {
    * `{ type: "json_object" }` and appends the schema instruction to the system prompt.
    */
   readonly outputMode: OutputMode;
+  /** llama.cpp's server: `cache_prompt: true`, so the slot keeps the prompt's KV cache for the next request. */
+  readonly cachePrompt?: boolean;
 }
 
 /** The streaming params for one request: `stream: true` with `include_usage`. */
@@ -71,6 +73,7 @@ export function toChatCompletionsParams(
     ...(options.promptCacheKey ? { prompt_cache_key: request.sessionId } : {}),
     // Only a request that asks for structured output carries the field (byte-identical otherwise).
     ...(output === undefined ? {} : { response_format: responseFormat(output, options.outputMode) }),
+    ...(options.cachePrompt === true ? { cache_prompt: true } : {}),
     stream: true,
     stream_options: { include_usage: true },
   };
