@@ -1,5 +1,5 @@
 // The provider contract (#24, "Done when"): every real adapter — Anthropic, OpenAI (Chat
-// Completions), Gemini, and Anthropic on Bedrock and on Vertex — passes the same cases, through
+// Completions and Responses), Gemini, and Anthropic on Bedrock and on Vertex — passes the same cases, through
 // its official SDK, against the emulator speaking that provider's wire: streaming, tools,
 // parallel tools, reasoning kept for replay, retryable HTTP failures with retry-after, the stall
 // deadline, cancel mid-stream, usage and cache normalization (the adapter's buckets equal the
@@ -15,14 +15,17 @@ import {
   GeminiProvider,
   geminiRequestBody,
   OpenAICompatibleProvider,
+  OpenAIResponsesProvider,
   type Provider,
   ProviderError,
   type ProviderRequest,
+  responsesRequestBody,
+  responsesWireOptions,
   type StreamChunk,
 } from "../../src/llm/index.js";
 import { anthropicPlatformBody } from "../../src/llm/anthropic/index.js";
 import { chatWireOptions, toChatCompletionsParams } from "../../src/llm/openai/index.js";
-import type { Message } from "../../src/messages/index.js";
+import type { AssistantContent, Message } from "../../src/messages/index.js";
 import { assemble } from "./support.js";
 
 interface Target {
@@ -36,7 +39,10 @@ interface Target {
   readonly body: (request: ProviderRequest) => string;
   /** The path the SDK posts to. */
   readonly path: RegExp;
-  /** Reasoning comes back (signed, for replay); OpenAI's Chat Completions keeps it hidden. */
+  /**
+   * Reasoning comes back signed for replay (Anthropic, Gemini) or as an encrypted item (Responses);
+   * OpenAI's Chat Completions keeps it hidden.
+   */
   readonly reasoning: "signed" | "hidden";
 }
 
@@ -61,6 +67,14 @@ const TARGETS: readonly Target[] = [
     body: (r) => JSON.stringify(toChatCompletionsParams(r, chatWireOptions({ flavor: "openai" }))),
     path: /^\/v1\/chat\/completions$/,
     reasoning: "hidden",
+  },
+  {
+    name: "responses",
+    model: "openai-responses:gpt-5.4",
+    make: (e, t) => new OpenAIResponsesProvider({ apiKey: "k", baseURL: e.openaiBaseURL, ...t }),
+    body: (r) => JSON.stringify(responsesRequestBody(r, responsesWireOptions())),
+    path: /^\/v1\/responses$/,
+    reasoning: "signed",
   },
   {
     name: "gemini",
@@ -135,6 +149,14 @@ function requestFor(
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 
+/** Content without text blocks' `providerData` (the Responses API's message item ids). */
+const withoutItemIds = (content: readonly AssistantContent[]): AssistantContent[] =>
+  content.map((b) => {
+    if (b.type !== "text" || b.providerData === undefined) return b;
+    const { providerData: _ids, ...rest } = b;
+    return rest;
+  });
+
 async function chunksOf(provider: Provider, request: ProviderRequest): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];
   for await (const chunk of provider.stream(request)) out.push(chunk);
@@ -163,7 +185,7 @@ describe.each(TARGETS)("provider contract: $name", (target) => {
     replies.push({ text: "Hello from the model, in a few pieces." });
     const request = requestFor(target, [user("say hello")]);
     const result = assemble(await chunksOf(target.make(emulator), request));
-    expect(result.content).toEqual([{ type: "text", text: "Hello from the model, in a few pieces." }]);
+    expect(withoutItemIds(result.content)).toEqual([{ type: "text", text: "Hello from the model, in a few pieces." }]);
     expect(result.finish).toBe("stop");
     const record = lastRecorded(target);
     expect(record.status).toBe(200);
@@ -197,7 +219,7 @@ describe.each(TARGETS)("provider contract: $name", (target) => {
       ...results,
     ]);
     const second = assemble(await chunksOf(provider, request));
-    expect(second.content).toEqual([{ type: "text", text: "a is 1, b is 2" }]);
+    expect(withoutItemIds(second.content)).toEqual([{ type: "text", text: "a is 1, b is 2" }]);
     const record = lastRecorded(target);
     expect(record.status).toBe(200);
     expect(record.rawBody).toBe(target.body(request));
@@ -217,9 +239,11 @@ describe.each(TARGETS)("provider contract: $name", (target) => {
     const provider = target.make(emulator);
     const first = assemble(await chunksOf(provider, requestFor(target, [user("think, then read x")])));
     const reasoning = first.content.filter((b) => b.type === "reasoning");
-    // Anthropic signs its thinking block; Gemini signs the part it came with (here the call).
+    // Anthropic signs its thinking block; Gemini signs the part it came with (here the call);
+    // Responses returns the reasoning item's encrypted content.
     const signatures = first.content.flatMap((b) => {
-      const own = b.providerData?.thoughtSignature ?? (b.type === "reasoning" ? b.signature : undefined);
+      const encrypted = (b.providerData?.item as { encrypted_content?: unknown } | undefined)?.encrypted_content;
+      const own = b.providerData?.thoughtSignature ?? (b.type === "reasoning" ? (b.signature ?? encrypted) : undefined);
       return typeof own === "string" && own !== "" ? [own] : [];
     });
     if (target.reasoning === "hidden") {
@@ -290,8 +314,10 @@ describe.each(TARGETS)("provider contract: $name", (target) => {
   it("a cancel mid-stream ends the stream without an error", async () => {
     replies.push({ text: "an answer that the caller cancels after its first piece arrives" });
     // The rest never comes after the first text piece (Anthropic: message_start, ping,
-    // content_block_start, delta; OpenAI: role chunk, delta; Gemini: one event): only the cancel can end it.
-    const afterEvents = target.name === "gemini" ? 1 : target.name === "openai" ? 2 : 4;
+    // content_block_start, delta; OpenAI: role chunk, delta; Responses: created, in_progress, item
+    // and content part added, delta; Gemini: one event): only the cancel can end it.
+    const afterEvents =
+      target.name === "gemini" ? 1 : target.name === "openai" ? 2 : target.name === "responses" ? 5 : 4;
     emulator.faults.next({ kind: "stall", afterEvents });
     const controller = new AbortController();
     const chunks: StreamChunk[] = [];

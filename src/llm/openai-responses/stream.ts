@@ -185,7 +185,7 @@ function providerDataOf(item: Item): ProviderData | undefined {
  * Responses usage → Keelson's disjoint buckets: `input_tokens` includes the cached tokens
  * (`input_tokens_details.cached_tokens`) and, from GPT-5.6, the tokens written to the cache
  * (`cache_write_tokens`); both are taken out of the uncached input. Reasoning tokens are part of
- * the output and reported as `reasoningTokens`.
+ * the output and reported as `reasoningTokens` (when there were any).
  */
 export function normalizeResponsesUsage(usage: OpenAI.Responses.ResponseUsage): Usage {
   const details = usage.input_tokens_details as Partial<OpenAI.Responses.ResponseUsage.InputTokensDetails> | undefined;
@@ -197,7 +197,8 @@ export function normalizeResponsesUsage(usage: OpenAI.Responses.ResponseUsage): 
     cacheReadTokens: cached,
     cacheWriteTokens: written,
     outputTokens: usage.output_tokens ?? 0,
-    ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+    // The API reports reasoning_tokens for every model (0 without reasoning): kept only when some.
+    ...(typeof reasoning === "number" && reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }
 
