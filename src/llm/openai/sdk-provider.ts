@@ -1,89 +1,21 @@
 // The providers over the openai SDK — Chat Completions (and its flavors) and Responses — share
 // this: `OpenAISdkProvider`, the provider shell (client made on first use, deadlines, the
-// pre-send size check, the reasoning carry-over notice), and `sdkStream`, one streaming attempt:
-// the caller's signal forwarded to a controller of our own (so a deadline can abort
-// the request without touching the caller's signal), the connect / first-event / stall
-// deadlines, the wire's event mapper fed event by event, and every failure turned into a
-// ProviderError (errors.ts). An abort ends the SDK's iterator silently, so a passed deadline, a
-// cancel (`finish: aborted`) and a clean end (the mapper's closing chunks) are told apart here.
+// pre-send size check, the reasoning carry-over notice), each request streamed by `sdkAttempt`
+// (../sdk-attempt.ts, the attempt every adapter shares: deadlines, cancel, the wire's mapper)
+// with failures turned into ProviderErrors by errors.ts.
 import type OpenAI from "openai";
-import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
+import { DEFAULT_DEADLINES } from "../attempt-deadlines.js";
 import { contextWindowProblem } from "../context-window.js";
 import { ModelRegistry } from "../models.js";
 import { type NoticeSink, ReasoningCarryover } from "../reasoning-carryover.js";
+import { type DeadlineSettings, type EventMapper, sdkAttempt } from "../sdk-attempt.js";
 import type { Provider, ProviderRequest, StreamChunk } from "../types.js";
 import { toProviderError } from "./errors.js";
 import type { ClientOptions } from "./flavors.js";
 
-export interface DeadlineSettings {
-  readonly connectTimeoutMs: number;
-  readonly firstByteTimeoutMs: number;
-  readonly stallTimeoutMs: number;
-}
-
-/** How one wire's events become Keelson chunks. */
-export interface EventMapper<E> {
-  map(event: E): Iterable<StreamChunk>;
-  /** The closing chunks once the iterator is done; throws when the stream was cut off. */
-  end(): Iterable<StreamChunk>;
-}
+export type { EventMapper } from "../sdk-attempt.js";
 
 type OpenAISdk = typeof import("openai");
-
-export interface SdkAttempt<E> {
-  /** Loads the SDK (`openaiSdk` in adapter.ts, the one place the optional `openai` package loads). */
-  readonly sdk: () => Promise<OpenAISdk>;
-  /** The client to use; made on first use by the adapter. */
-  readonly client: (sdk: OpenAISdk) => OpenAI;
-  /** Named in connection and deadline errors. */
-  readonly baseURL: () => string;
-  readonly deadlines: DeadlineSettings;
-  readonly signal: AbortSignal;
-  /** Sends the request; resolves once the response headers arrived. */
-  readonly open: (client: OpenAI, signal: AbortSignal) => Promise<AsyncIterable<E>>;
-  readonly mapper: EventMapper<E>;
-}
-
-export async function* sdkStream<E>(attempt: SdkAttempt<E>): AsyncGenerator<StreamChunk> {
-  const { signal } = attempt;
-  // Before the attempt: a missing SDK is the application's install (a MissingPackageError),
-  // never a provider failure to retry.
-  const sdk = await attempt.sdk();
-  const controller = new AbortController();
-  const forward = (): void => controller.abort(signal.reason);
-  signal.addEventListener("abort", forward, { once: true });
-  if (signal.aborted) forward();
-  let deadlines: AttemptDeadlines | undefined;
-  try {
-    const client = attempt.client(sdk);
-    deadlines = new AttemptDeadlines({ baseURL: attempt.baseURL(), ...attempt.deadlines }, () => controller.abort());
-    deadlines.start();
-    const events = await attempt.open(client, controller.signal);
-    deadlines.responded();
-    for await (const event of events) {
-      deadlines.received(); // the consumer's time is not the provider's silence
-      for (const out of attempt.mapper.map(event)) yield out;
-      deadlines.waiting();
-    }
-    deadlines.stop();
-    if (deadlines.expired !== undefined) throw deadlines.error();
-    if (signal.aborted) {
-      yield { type: "finish", reason: "aborted" };
-      return;
-    }
-    for (const out of attempt.mapper.end()) yield out;
-  } catch (error) {
-    throw toProviderError(error, sdk, {
-      deadline: deadlines?.expired === undefined ? undefined : deadlines.error(error),
-      aborted: signal.aborted,
-      baseURL: attempt.baseURL(),
-    });
-  } finally {
-    deadlines?.stop();
-    signal.removeEventListener("abort", forward);
-    controller.abort(); // releases the connection when the consumer stopped early
-  }
-}
 
 /** Options every provider over the openai SDK takes. */
 export interface SdkProviderOptions {
@@ -106,7 +38,7 @@ const OPENAI_BASE_URL = "https://api.openai.com/v1";
  * A Provider over the openai SDK, one wire per subclass: `body` builds the request body (a pure
  * function of the request), `open` sends it, `mapper` turns the wire's events into chunks. Every
  * request is size-checked, its carry-over of other APIs' reasoning reported, then streamed by
- * `sdkStream`. The SDK client is made on the first request (SDK retries off).
+ * `sdkAttempt`. The SDK client is made on the first request (SDK retries off).
  */
 export abstract class OpenAISdkProvider<Body, Event> implements Provider {
   readonly id: string;
@@ -154,14 +86,18 @@ export abstract class OpenAISdkProvider<Body, Event> implements Provider {
     if (tooLarge !== undefined) throw tooLarge;
     const body = this.body(request);
     this.#carryover.check(request, this.id);
-    yield* sdkStream({
-      sdk: this.#sdk,
-      client: (sdk) => (this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 })),
+    let sdk: OpenAISdk | undefined;
+    yield* sdkAttempt({
       baseURL: () => this.baseURL,
       deadlines: this.#deadlines,
       signal: request.signal,
+      connect: async () => {
+        sdk = await this.#sdk();
+        return (this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 }));
+      },
       open: (client, signal) => this.open(client, body, signal),
       mapper: this.mapper(),
+      toError: (error, context) => toProviderError(error, sdk!, { ...context, aborted: request.signal.aborted }),
     });
   }
 }

@@ -172,12 +172,13 @@ describe("OpenAI adapter errors", () => {
     await server.requests[0]!.closed;
   });
 
-  it("an already-aborted signal is not turned into a ProviderError", async () => {
+  it("an already-aborted signal is not turned into a ProviderError: the stream ends aborted, nothing is sent", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(collect(server.provider(), request({ signal: controller.signal }))).rejects.not.toBeInstanceOf(
-      ProviderError,
-    );
+    // The attempt every adapter shares (sdk-attempt.ts): a cancel is an end, never a failure.
+    expect(await collect(server.provider(), request({ signal: controller.signal }))).toEqual([
+      { type: "finish", reason: "aborted" },
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 
