@@ -1,7 +1,7 @@
 // OpenAIResponsesProvider: Keelson's Provider over the OpenAI Responses API, through the official
 // `openai` SDK (`client.responses.create({ stream: true })`), stateless: `store: false`, no
 // `previous_response_id` — each request is the whole conversation rebuilt from the log, its
-// reasoning carried as the encrypted items the API returned (decision 0021). The body is
+// reasoning carried as the encrypted items the API returned (decision 0023). The body is
 // `responsesRequestBody` (what `keelson requests --wire responses` prints); events become chunks
 // in stream.ts; the provider shell and the attempt — SDK retries off, connect / first-event /
 // stall deadlines, failures as ProviderErrors — are the Chat Completions adapter's

@@ -1,6 +1,6 @@
 // Keelson request → OpenAI Responses params (`client.responses.create`, streaming), stateless:
 // `store: false` and no `previous_response_id`, so every request carries the whole conversation
-// as input items rebuilt from the log (decision 0021). The mapping is a pure function of the
+// as input items rebuilt from the log (decision 0023). The mapping is a pure function of the
 // request and the wire options, so the same history always serializes to the same bytes and
 // OpenAI's automatic prefix cache keeps hitting; `keelson requests --wire responses` prints it.
 //
