@@ -93,7 +93,8 @@ export abstract class OpenAISdkProvider<Body, Event> implements Provider {
       signal: request.signal,
       connect: async () => {
         sdk = await this.#sdk();
-        return (this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 }));
+        this.#client ??= new sdk.default({ ...this.#clientOptions, maxRetries: 0 });
+        return this.#client;
       },
       open: (client, signal) => this.open(client, body, signal),
       mapper: this.mapper(),
