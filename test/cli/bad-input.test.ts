@@ -112,7 +112,7 @@ describe("bad input", () => {
     expect(results.map((r, i) => ({ args: cases[i], code: r.code, stdout: r.stdout }))).toEqual(
       cases.map((args) => ({ args, code: 2, stdout: "" })),
     );
-    expect(results[0]!.stderr).toMatch(/Allowed choices are anthropic, openai, deepseek/);
+    expect(results[0]!.stderr).toMatch(/Allowed choices are anthropic, openai, responses, deepseek, gemini, /);
     const help = await keelson(home, ["chat", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--resume <id>/);
