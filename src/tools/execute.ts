@@ -99,6 +99,8 @@ export async function prepareToolCall(
       () => ({ action: "allow" }) as const,
     );
     if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
+    // Answered for the tool (a cache, a mock, a replay): it does not run; post-execute still sees it.
+    if (decision?.action === "result") return normalizeOutput(decision.output, invocation.name);
     // Fail closed: only an explicit allow runs the tool (a typo'd decision must not).
     if (decision?.action !== "allow")
       throw new ToolError(

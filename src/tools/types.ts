@@ -97,7 +97,16 @@ export interface ToolInvocation {
   readonly sessionId: string;
 }
 
-export type PreExecuteDecision = { readonly action: "allow" } | { readonly action: "deny"; readonly reason: string };
+/**
+ * `allow` runs the tool; `deny` gives the model an error result with the reason; `result` answers
+ * for the tool without running it (a cache, a mock, a dry run, a replay of a recorded result): the
+ * output is normalized like `execute`'s (text, or `{ content, isError?, meta? }`) and
+ * `tools/post-execute` still sees it.
+ */
+export type PreExecuteDecision =
+  | { readonly action: "allow" }
+  | { readonly action: "deny"; readonly reason: string }
+  | { readonly action: "result"; readonly output: ToolOutput };
 
 export type PostExecuteDecision =
   | {
@@ -144,8 +153,8 @@ export interface PostExecutePayload {
 /** Each hook takes one payload object, frozen by the bus; see `AgentHooks` (src/loop) for order and ownership. */
 export type ToolHooks = {
   /**
-   * Before execution: allow, or deny with a reason the model sees; only an explicit `allow` runs
-   * the tool (default: allow).
+   * Before execution: allow, or deny with a reason the model sees, or answer for the tool
+   * (`result`: it does not run); only an explicit `allow` runs the tool (default: allow).
    *
    * Waterfall, registration order (global listeners outermost); the first listener that does not
    * call `next()` decides. May throw: the call becomes an error result the model sees (reported on

@@ -26,6 +26,36 @@ describe("tools/pre-execute", () => {
     expect(h.runs).toEqual([]);
   });
 
+  test("result{output} answers for the tool: it never runs, the output is normalized, post-execute sees it", async () => {
+    const h = withRead();
+    h.hooks.on("tools/pre-execute", () => ({
+      action: "result",
+      output: { content: [{ type: "text", text: "cached: 42 words" }], isError: true, meta: { from: "cache" } },
+    }));
+    const seen: ToolCallOutcome[] = [];
+    h.hooks.on("tools/post-execute", ({ outcome }, next) => {
+      seen.push(outcome);
+      return next();
+    });
+    const outcome = await h.call("read", { path: "a" });
+    expect(outcome).toEqual({
+      content: [{ type: "text", text: "cached: 42 words" }],
+      isError: true,
+      meta: { from: "cache" },
+    });
+    expect(seen).toEqual([outcome]);
+    expect(h.runs).toEqual([]);
+    h.hooks.on("tools/pre-execute", () => ({ action: "result", output: "plain text" }));
+    expect(textOf(await h.call("read", { path: "b" }))).toBe("cached: 42 words"); // the first listener decides
+  });
+
+  test("result{output} with an invalid output is an invalid-output error result", async () => {
+    const h = withRead();
+    h.hooks.on("tools/pre-execute", () => ({ action: "result", output: { content: "not parts" } as never }));
+    expect(await h.call("read", { path: "a" })).toMatchObject({ isError: true, error: "invalid-output" });
+    expect(h.runs).toEqual([]);
+  });
+
   test("allow runs the tool", async () => {
     const h = withRead();
     h.hooks.on("tools/pre-execute", () => ({ action: "allow" }));
