@@ -305,6 +305,19 @@ export {
   verifyLog,
 } from "./reconstruct/index.js";
 export { type CacheReport, type CacheReportOptions, cacheReport, type RequestCacheLine } from "./audit/index.js";
+// Replay: re-run a stored session with the current code and compare every rebuilt request (the
+// test assertion is `expectReplayIdentical` in `keelson/testing`).
+export {
+  type DiffSegment,
+  type ReplayCacheCost,
+  ReplayError,
+  type ReplayOptions,
+  type ReplayReport,
+  type RequestDifference,
+  replayLog,
+  replayReportText,
+  replaySession,
+} from "./replay/index.js";
 
 // Messages, JSON values and errors.
 export type {

@@ -72,19 +72,20 @@ async function warnIfUnsandboxable(mode: SandboxMode): Promise<void> {
 /**
  * `askUser`: also give the agent `ask_user` — chat answers its questions live; headless with
  * `--await-approval` a question pauses the turn for `keelson respond`. `sandbox`: bash's
- * (`--sandbox`; default workspace-write).
+ * (`--sandbox`; default workspace-write). `mcp: false` leaves the MCP servers of mcp.json out
+ * (`keelson replay` takes MCP tools from the log, starting none).
  */
 export async function cliPlugins(
   cwd: string,
   permissions: PermissionPolicy,
-  options: { readonly askUser?: boolean; readonly sandbox?: SandboxMode } = {},
+  options: { readonly askUser?: boolean; readonly sandbox?: SandboxMode; readonly mcp?: boolean } = {},
 ): Promise<AgentPlugin[]> {
   const [{ builtinTools }, context] = await Promise.all([
     import("../builtin-tools/index.js"),
     import("../context/index.js"),
   ]);
   const home = keelsonHome();
-  const mcp = await cliMcpPlugin(cwd, permissions);
+  const mcp = options.mcp === false ? undefined : await cliMcpPlugin(cwd, permissions);
   await warnIfUnsandboxable(options.sandbox ?? "workspace-write");
   return [
     builtinTools({

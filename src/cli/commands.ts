@@ -72,6 +72,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./verify-command.js")).registerVerify,
   },
   {
+    name: "replay",
+    summary:
+      "re-run a stored session with the current code (model answers from the log) and compare every rebuilt request; --check exits 9 on a difference",
+    load: async () => (await import("./replay-command.js")).registerReplay,
+  },
+  {
     name: "cache",
     summary: "print the cache report of a stored session",
     load: async () => (await import("./cache-command.js")).registerCache,

@@ -137,7 +137,7 @@ export function integer(name: string, value: string, min: number): number {
 }
 
 /** The profiles a module exports (`profiles`, else its default export). */
-async function loadProfiles(path: string): Promise<Record<string, AgentProfile>> {
+export async function loadProfiles(path: string): Promise<Record<string, AgentProfile>> {
   let module: { profiles?: unknown; default?: unknown };
   try {
     module = (await importProfiles(resolve(path))) as typeof module;
@@ -200,7 +200,7 @@ async function findTsImport(modulePath: string): Promise<TsImport | undefined> {
 }
 
 /** The built-in profile: the rule-based emulator in-process, answering after `latencyMs`. */
-async function emulatorProfile(latencyMs: number): Promise<AgentProfile> {
+export async function emulatorProfile(latencyMs: number): Promise<AgentProfile> {
   const { countTokens, EmulatorProvider, RuleBasedModel } = await import("../emulator/index.js");
   // The tokenizer's tables load on first use, blocking the event loop (the lease heartbeat with
   // it): load them before the worker claims a turn, not inside the first one.

@@ -3,7 +3,7 @@
 // loads one skill's body on demand. Discovery runs at composition time, once per loop instance;
 // the tool answers from that same discovery, so the catalog and the tool never disagree.
 import { isAbsolute, join, resolve } from "node:path";
-import type { AgentPlugin } from "../loop/index.js";
+import { type AgentPlugin, namedPlugin } from "../loop/index.js";
 import type { UserMessage } from "../messages/index.js";
 import { keelsonHome } from "../home/index.js";
 import { defineTool, jsonSchema, type ToolDefinition } from "../tools/index.js";
@@ -49,7 +49,7 @@ function cap(text: string, max: number): string {
 /** The prefix contributor and `skill` tool; see README.md. Registers the tool at load time. */
 export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
   const maxDescription = positiveInteger(options.maxDescription, 500, "maxDescription");
-  return (host) => {
+  return namedPlugin("skillsCatalog", (host) => {
     const { agent } = host;
     let current: ReadonlyMap<string, Skill> | undefined;
     const discover = async (): Promise<readonly Skill[]> => {
@@ -69,7 +69,7 @@ export function skillsCatalog(options: SkillsCatalogOptions = {}): AgentPlugin {
       return [renderSkillsCatalog(skills, maxDescription), ...(await next())];
     });
     return undefined;
-  };
+  });
 }
 
 function skillTool(skills: () => Promise<ReadonlyMap<string, Skill>>): ToolDefinition {

@@ -4,7 +4,7 @@
 // belong to the append-only channels, never to the frozen prefix.
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
-import type { AgentPlugin } from "../loop/index.js";
+import { type AgentPlugin, namedPlugin } from "../loop/index.js";
 import { gitDirectory, gitTreeDirty, readGitHead } from "./git-state.js";
 import { agentCwd, findProjectRoot } from "./paths.js";
 import { systemReminder } from "./reminder.js";
@@ -64,11 +64,11 @@ const printable = (name: string): string => (/\p{Cc}/u.test(name) ? JSON.stringi
 export function workspaceBaseline(options: WorkspaceBaselineOptions = {}): AgentPlugin {
   positiveInteger(options.maxEntries, 40, "maxEntries");
   positiveInteger(options.gitTimeoutMs, 3_000, "gitTimeoutMs");
-  return (host) => {
+  return namedPlugin("workspaceBaseline", (host) => {
     host.on("agent/session-prefix", async (_payload, next) => {
       const body = await describeWorkspace(agentCwd(host.agent, options.cwd), options);
       return [systemReminder(body), ...(await next())];
     });
     return undefined;
-  };
+  });
 }

@@ -6,7 +6,7 @@
 import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { Agent, AgentPlugin } from "../loop/index.js";
+import { type Agent, type AgentPlugin, namedPlugin } from "../loop/index.js";
 import { keelsonHome } from "../home/index.js";
 import type { PostExecuteDecision, ToolInvocation } from "../tools/index.js";
 import { type InstructionFile, isInstructionFileName, readInstructionFile } from "./instruction-files.js";
@@ -44,7 +44,7 @@ export async function collectInstructionFiles(
 export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}): AgentPlugin {
   const budgetBytes = positiveInteger(options.budgetBytes, 16_384, "budgetBytes");
   const maxFileBytes = positiveInteger(options.maxFileBytes, 65_536, "maxFileBytes");
-  return (host) => {
+  return namedPlugin("workspaceInstructions", (host) => {
     const { agent } = host;
     let view: InstanceView | undefined;
     host.on("agent/session-prefix", async (_payload, next) => {
@@ -72,7 +72,7 @@ export function workspaceInstructions(options: WorkspaceInstructionsOptions = {}
       }
     });
     return undefined;
-  };
+  });
 }
 
 function withContext(

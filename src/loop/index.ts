@@ -26,6 +26,7 @@ export {
   type PendingInput,
 } from "./approval-types.js";
 export { globalHooks, globalPrompt } from "./global.js";
+export { namedPlugin } from "./plugin-name.js";
 export { freezePrefix } from "./prefix.js";
 export {
   type AgentProfile,

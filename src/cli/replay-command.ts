@@ -1,0 +1,111 @@
+// `keelson replay <id | FILE> [--check] [--live-tools] [--json]`: re-runs a stored session with
+// the current Keelson — the CLI's own configuration, as `run` / `resume` / `chat` build their
+// agents (system prompt, built-in tools, prefix contributors, compaction; MCP tools come from the
+// log, no server is started), or an agent profile (`--profiles MODULE --profile NAME`, or the
+// built-in `--emulator` one) for sessions a fleet worker or an agent host ran — with the model
+// (and, unless --live-tools, every tool) answering from the log, and compares every rebuilt request
+// with the logged one. Prints the report (exit 0); with --check, exit 9 when anything differs.
+// Read-only: the log is loaded without a lock and never written.
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import type { AgentProfile } from "../loop/index.js";
+import type { ReplayOptions } from "../replay/index.js";
+import type { Session } from "../session/index.js";
+import { type SessionStore, JsonlSessionStore } from "../store/index.js";
+import { cliPlugins, headlessPolicy } from "./agent-plugins.js";
+import { commandSummary } from "./commands.js";
+import { CliError } from "./errors.js";
+import { SYSTEM_PROMPT } from "./headless-turn.js";
+import { isFileTarget, loadLog, openStore } from "./log-source.js";
+import { workingDirectory } from "./run-command.js";
+import { terminalJson, terminalText } from "./terminal-text.js";
+import { integer } from "./worker-command.js";
+
+/** `replay --check`: a rebuilt request differs from the logged one. */
+export const REPLAY_DIFFERS_EXIT = 9;
+
+interface ReplayFlags {
+  readonly check?: boolean;
+  readonly liveTools?: boolean;
+  readonly json?: boolean;
+  readonly cwd?: string;
+  readonly profiles?: string;
+  readonly profile?: string;
+  readonly emulator?: boolean;
+  readonly limit?: string;
+}
+
+export function registerReplay(program: Command): void {
+  program
+    .command("replay")
+    .description(commandSummary("replay"))
+    .argument("<id|file>", "session id or path to a .jsonl log")
+    .option("--check", `exit ${REPLAY_DIFFERS_EXIT} when any rebuilt request differs from the logged one (a CI gate)`)
+    .option("--live-tools", "run the tools (current code) instead of answering each call with its logged result")
+    .option("--json", "print the report as JSON")
+    .option("--cwd <dir>", "workspace of the CLI's tools and prefix contributors (default: the session's cwd)")
+    .option(
+      "--profiles <module>",
+      "replay with an agent profile of this module (sessions a fleet worker ran); needs --profile",
+    )
+    .option("--profile <name>", "the profile of --profiles (or of --emulator) the session ran with")
+    .option("--emulator", "replay with the built-in `emulator` profile (sessions `keelson worker --emulator` ran)")
+    .option("--limit <n>", "list at most n differing requests (default 20; 0 for all)")
+    .action(async (target: string, flags: ReplayFlags) => {
+      process.exitCode = await replay(target, flags);
+    });
+}
+
+async function replay(target: string, flags: ReplayFlags): Promise<number> {
+  const limit = integer("--limit", flags.limit ?? "20", 0);
+  const { session } = await loadLog(target);
+  const options = { ...(await agentOptions(session, flags)), liveTools: flags.liveTools === true };
+  // Where a fork's ancestors and the children a log names are found: the file's directory, or the store.
+  const store: SessionStore = isFileTarget(target)
+    ? new JsonlSessionStore({ root: dirname(resolve(target)), cacheSessions: 0 })
+    : await openStore();
+  const { replayLog, replayReportText } = await import("../replay/index.js");
+  let report: Awaited<ReturnType<typeof replayLog>>;
+  try {
+    report = await replayLog(session, options, store);
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+  if (flags.json === true) process.stdout.write(`${terminalJson(JSON.stringify(report, null, 2))}\n`);
+  else process.stdout.write(`${terminalText(replayReportText(report, limit === 0 ? {} : { limit }))}\n`);
+  return flags.check === true && !report.identical ? REPLAY_DIFFERS_EXIT : 0;
+}
+
+/** The agent options the session is replayed with: a profile's, or the CLI's own. */
+async function agentOptions(session: Session, flags: ReplayFlags): Promise<ReplayOptions> {
+  if (flags.profiles !== undefined || flags.emulator === true) return profileOptions(session, flags);
+  if (flags.profile !== undefined) throw new CliError("--profile names a profile of --profiles MODULE (or --emulator)");
+  const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
+  const { reconstructRequests } = await import("../reconstruct/index.js");
+  // chat (and run/resume --await-approval) give the agent ask_user: a log whose tools hold it came from one of them
+  const askUser = reconstructRequests(session.events).some((r) => r.header.tools?.some((t) => t.name === "ask_user"));
+  const { createCompaction } = await import("../compaction/index.js");
+  return {
+    cwd,
+    system: SYSTEM_PROMPT,
+    plugins: await cliPlugins(cwd, headlessPolicy([], false), { askUser, mcp: false }),
+    compaction: createCompaction(),
+  };
+}
+
+async function profileOptions(session: Session, flags: ReplayFlags): Promise<ReplayOptions> {
+  const { emulatorProfile, loadProfiles } = await import("./worker-command.js");
+  const name = flags.profile ?? (flags.emulator === true ? "emulator" : undefined);
+  if (name === undefined) throw new CliError("--profiles needs --profile NAME: the profile the session ran with");
+  const profiles: Record<string, AgentProfile> = {
+    ...(flags.profiles === undefined ? {} : await loadProfiles(flags.profiles)),
+    ...(flags.emulator === true ? { emulator: await emulatorProfile(0) } : {}),
+  };
+  const profile = profiles[name];
+  if (profile === undefined)
+    throw new CliError(
+      `no profile ${JSON.stringify(name)}: ${flags.profiles ?? "--emulator"} has ${Object.keys(profiles).join(", ") || "none"}`,
+    );
+  const { profileAgentOptions } = await import("../loop/index.js");
+  return profileAgentOptions(profile, { profile: name, sessionId: session.id });
+}

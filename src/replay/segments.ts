@@ -1,0 +1,262 @@
+// Where a rebuilt request first differs from the logged one, walking the request in the order a
+// provider caches it: the model (a change shares nothing), each tool (sorted by name), the
+// structured-output schema (it prefixes the system prompt: OpenAI documents it, Anthropic and
+// Bedrock behave so), the system prompt by line, each session-prefix message, each history
+// message, then the call config's other keys (sampling: no effect on the cache). Besides the
+// segment, how many leading cache blocks the two share (tools, system, prefix and history
+// messages, one block each), which the cache cost reads.
+//
+// Equality is canonical JSON (key order never matters), memoized per object: a request's parts
+// are frozen and shared with its neighbours, so comparing a whole replay costs a pass of identity
+// checks over each history plus one canonical form per new message.
+import { canonicalJson, type JsonValue } from "../json/index.js";
+import type { ToolSchema } from "../llm/core.js";
+import type { Message } from "../messages/index.js";
+import type { ReconstructedRequest } from "../reconstruct/index.js";
+import type { DiffSegment } from "./types.js";
+
+/** Canonical equality with each object's canonical form computed once. */
+export class CanonicalEquality {
+  readonly #forms = new WeakMap<object, string>();
+
+  form(value: unknown): string {
+    if (typeof value !== "object" || value === null) return canonicalJson((value ?? null) as JsonValue);
+    const known = this.#forms.get(value);
+    if (known !== undefined) return known;
+    const form = canonicalJson(value as JsonValue);
+    this.#forms.set(value, form);
+    return form;
+  }
+
+  same(a: unknown, b: unknown): boolean {
+    if (a === b) return true;
+    if (typeof a === "string" || typeof b === "string") return false;
+    return this.form(a) === this.form(b);
+  }
+}
+
+/** A request as cache blocks: its tools, system, prefix messages and history messages, in order. */
+export interface BlockLayout {
+  readonly tools: readonly ToolSchema[];
+  readonly system: string | undefined;
+  readonly prefix: readonly Message[];
+  readonly history: readonly Message[];
+}
+
+export function layoutOf(r: ReconstructedRequest): BlockLayout {
+  return {
+    tools: r.request.tools ?? [],
+    system: r.request.system,
+    prefix: r.header.messagePrefix ?? [],
+    history: r.history,
+  };
+}
+
+export interface FirstDifference {
+  readonly segment: DiffSegment;
+  readonly logged: string | undefined;
+  readonly replayed: string | undefined;
+  /** Leading cache blocks the rebuilt request shares with the logged one. */
+  readonly sharedBlocks: number;
+  /** Other segments that differ too. */
+  readonly also: readonly string[];
+}
+
+/** Previous pair compared, so a history that only grew is checked from where the last check stopped. */
+export interface PairMemo {
+  logged?: readonly Message[];
+  replayed?: readonly Message[];
+  /** Leading history messages proven equal for that pair. */
+  matched: number;
+}
+
+const EXCERPT = 160;
+
+export function excerpt(value: unknown): string {
+  const text = typeof value === "string" ? value : value === undefined ? "(absent)" : canonicalJson(value as JsonValue);
+  return text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text;
+}
+
+/**
+ * The first segment where `replayed` differs from `logged`, or undefined when they are the same
+ * request. `contributorOf` names the contributor of a rebuilt prefix message.
+ */
+export function firstDifference(
+  logged: ReconstructedRequest,
+  replayed: ReconstructedRequest,
+  eq: CanonicalEquality,
+  memo: PairMemo,
+  contributorOf: (message: Message) => string | undefined,
+): FirstDifference | undefined {
+  const a = layoutOf(logged);
+  const b = layoutOf(replayed);
+  const found: FirstDifference[] = [];
+  const configA = logged.header.config;
+  const configB = replayed.header.config;
+  if (configA.model !== configB.model)
+    found.push(at({ kind: "config", key: "model" }, configA.model, configB.model, 0));
+  const tools = toolDifference(a.tools, b.tools, eq);
+  if (tools !== undefined) found.push(tools);
+  if (!eq.same(configA.output, configB.output))
+    found.push(at({ kind: "config", key: "output" }, configA.output, configB.output, a.tools.length));
+  const system = systemDifference(a.system, b.system, a.tools.length);
+  if (system !== undefined) found.push(system);
+  const base = a.tools.length + (a.system === undefined ? 0 : 1);
+  const prefix = messagesDifference(a.prefix, b.prefix, eq, 0);
+  if (prefix !== undefined) {
+    const message = b.prefix[prefix];
+    const contributor = message === undefined ? undefined : contributorOf(message);
+    found.push(
+      at(
+        { kind: "prefix", index: prefix, ...(contributor === undefined ? {} : { contributor }) },
+        a.prefix[prefix],
+        message,
+        base + prefix,
+      ),
+    );
+  }
+  const history = historyDifference(a.history, b.history, eq, memo);
+  if (history !== undefined)
+    found.push(
+      at({ kind: "history", index: history }, a.history[history], b.history[history], base + a.prefix.length + history),
+    );
+  const key = configDifference(configA, configB, eq);
+  if (key !== undefined)
+    found.push(at({ kind: "config", key }, configA[key], configB[key], base + a.prefix.length + a.history.length));
+  const [first, ...rest] = found;
+  if (first === undefined) return undefined;
+  return {
+    ...first,
+    sharedBlocks: Math.min(...found.map((f) => f.sharedBlocks)),
+    also: rest.map((f) => segmentLabel(f.segment)),
+  };
+}
+
+function at(segment: DiffSegment, logged: unknown, replayed: unknown, sharedBlocks: number): FirstDifference {
+  return { segment, logged: excerpt(logged), replayed: excerpt(replayed), sharedBlocks, also: [] };
+}
+
+/** Tools are sorted by name: the first name that differs, or the first schema that does. */
+function toolDifference(
+  a: readonly ToolSchema[],
+  b: readonly ToolSchema[],
+  eq: CanonicalEquality,
+): FirstDifference | undefined {
+  if (a === b) return undefined;
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x !== undefined && y !== undefined && x.name === y.name) {
+      if (eq.same(x, y)) continue;
+      const path = firstPath(x as unknown as JsonValue, y as unknown as JsonValue, eq, x.name);
+      return at({ kind: "tool", name: x.name, change: "changed", path: path.path }, path.logged, path.replayed, i);
+    }
+    // sorted lists: the smaller name is the one the other side lacks
+    if (y === undefined || (x !== undefined && x.name < y.name))
+      return at({ kind: "tool", name: x!.name, change: "removed" }, x, undefined, i);
+    return at({ kind: "tool", name: y.name, change: "added" }, undefined, y, i);
+  }
+  return undefined;
+}
+
+/** The first JSON path (`read.inputSchema.properties.encoding`) where two values differ, and the values there. */
+function firstPath(
+  a: JsonValue | undefined,
+  b: JsonValue | undefined,
+  eq: CanonicalEquality,
+  path: string,
+): { path: string; logged: unknown; replayed: unknown } {
+  const objects =
+    typeof a === "object" && a !== null && typeof b === "object" && b !== null && Array.isArray(a) === Array.isArray(b);
+  if (!objects) return { path, logged: a, replayed: b };
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  for (const key of keys) {
+    const x = (a as Record<string, JsonValue>)[key];
+    const y = (b as Record<string, JsonValue>)[key];
+    if (x !== undefined && y !== undefined && eq.same(x, y)) continue;
+    return firstPath(x, y, eq, Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`);
+  }
+  return { path, logged: a, replayed: b };
+}
+
+function systemDifference(a: string | undefined, b: string | undefined, tools: number): FirstDifference | undefined {
+  if (a === b) return undefined;
+  const la = (a ?? "").split("\n");
+  const lb = (b ?? "").split("\n");
+  let line = 0;
+  while (line < la.length && line < lb.length && la[line] === lb[line]) line++;
+  // from the first differing line on, as a JSON string (so a blank or added line shows)
+  const rest = (lines: string[]): string =>
+    line < lines.length ? JSON.stringify(lines.slice(line).join("\n")) : "(ends before this line)";
+  return at({ kind: "system", line: line + 1 }, rest(la), rest(lb), tools);
+}
+
+/** The first index where two message lists differ (a length difference counts), or undefined. */
+function messagesDifference(
+  a: readonly Message[],
+  b: readonly Message[],
+  eq: CanonicalEquality,
+  from: number,
+): number | undefined {
+  if (a === b) return undefined;
+  const n = Math.min(a.length, b.length);
+  let i = from;
+  while (i < n && eq.same(a[i], b[i])) i++;
+  return i === a.length && i === b.length ? undefined : i;
+}
+
+/**
+ * The history's first difference, skipping the messages the previous pair proved equal when both
+ * histories still hold those very objects (an append-only history grows behind them).
+ */
+function historyDifference(
+  a: readonly Message[],
+  b: readonly Message[],
+  eq: CanonicalEquality,
+  memo: PairMemo,
+): number | undefined {
+  let from = 0;
+  const prevA = memo.logged;
+  const prevB = memo.replayed;
+  if (prevA !== undefined && prevB !== undefined) {
+    const n = Math.min(memo.matched, a.length, b.length);
+    while (from < n && a[from] === prevA[from] && b[from] === prevB[from]) from++;
+  }
+  const diff = messagesDifference(a, b, eq, from);
+  memo.logged = a;
+  memo.replayed = b;
+  memo.matched = diff ?? a.length;
+  return diff;
+}
+
+/** The first call-config key (sorted, `model` and `output` aside) whose value differs. */
+function configDifference(
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>,
+  eq: CanonicalEquality,
+): string | undefined {
+  if (a === b) return undefined;
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== "model" && k !== "output");
+  return keys.sort().find((k) => a[k] === undefined || b[k] === undefined || !eq.same(a[k], b[k]));
+}
+
+/** `system line 3`, `tool read (changed at read.inputSchema.properties.encoding)`, `prefix message 0 (skillsCatalog)`, … */
+export function segmentLabel(segment: DiffSegment): string {
+  switch (segment.kind) {
+    case "config":
+      return `config ${segment.key}`;
+    case "tool":
+      return `tool ${segment.name} (${segment.change}${segment.path === undefined ? "" : ` at ${segment.path}`})`;
+    case "system":
+      return `system line ${segment.line}`;
+    case "prefix":
+      return `prefix message ${segment.index}${segment.contributor === undefined ? "" : ` (contributor ${segment.contributor})`}`;
+    case "history":
+      return `history message ${segment.index}`;
+    case "missing":
+      return "request missing from the replay";
+    case "extra":
+      return "request the log does not have";
+  }
+}
