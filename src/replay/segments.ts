@@ -71,10 +71,27 @@ export interface PairMemo {
 }
 
 const EXCERPT = 160;
+/** Characters kept before the first difference when an excerpt starts later. */
+const LEAD = 40;
 
-export function excerpt(value: unknown): string {
-  const text = typeof value === "string" ? value : value === undefined ? "(absent)" : canonicalJson(value as JsonValue);
-  return text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text;
+const textOf = (value: unknown): string =>
+  typeof value === "string" ? value : value === undefined ? "(absent)" : canonicalJson(value as JsonValue);
+
+/**
+ * Both values as short text, each a window starting shortly before their first differing
+ * character (so a change in the middle of a long message shows), `…` marking what is cut.
+ */
+export function excerpts(logged: unknown, replayed: unknown): { logged: string; replayed: string } {
+  const a = textOf(logged);
+  const b = textOf(replayed);
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  const from = at > EXCERPT - LEAD ? at - LEAD : 0;
+  const cut = (text: string): string => {
+    const window = text.slice(from, from + EXCERPT);
+    return `${from > 0 ? "…" : ""}${window}${from + EXCERPT < text.length ? "…" : ""}`;
+  };
+  return { logged: cut(a), replayed: cut(b) };
 }
 
 /**
@@ -133,7 +150,7 @@ export function firstDifference(
 }
 
 function at(segment: DiffSegment, logged: unknown, replayed: unknown, sharedBlocks: number): FirstDifference {
-  return { segment, logged: excerpt(logged), replayed: excerpt(replayed), sharedBlocks, also: [] };
+  return { segment, ...excerpts(logged, replayed), sharedBlocks, also: [] };
 }
 
 /** Tools are sorted by name: the first name that differs, or the first schema that does. */
