@@ -33,7 +33,9 @@ describe("keelson replay", () => {
     const before = await readFile(logFile(), "utf8");
     const byId = await keelson(home, ["replay", id, "--check"]);
     expect(byId.code, byId.stderr).toBe(0);
-    expect(byId.stdout).toMatch(new RegExp(`^replay of ${id}: identical — \\d+ requests rebuilt exactly as logged\\n$`));
+    expect(byId.stdout).toMatch(
+      new RegExp(`^replay of ${id}: identical — \\d+ requests rebuilt exactly as logged\\n$`),
+    );
     const byFile = await keelson(home, ["replay", logFile()]);
     expect(byFile.code, byFile.stderr).toBe(0);
     expect(byFile.stdout).toContain("identical");
@@ -53,7 +55,11 @@ describe("keelson replay", () => {
       expect(json.code).toBe(0); // without --check a difference is a report, not a failure
       const report = JSON.parse(json.stdout) as { identical: boolean; differences: { segment: unknown }[] };
       expect(report.identical).toBe(false);
-      expect(report.differences[0]!.segment).toEqual({ kind: "prefix", index: 0, contributor: "workspaceInstructions" });
+      expect(report.differences[0]!.segment).toEqual({
+        kind: "prefix",
+        index: 0,
+        contributor: "workspaceInstructions",
+      });
     } finally {
       await writeFile(join(workspace, "AGENTS.md"), "# Agents\nBe brief.\n");
     }
