@@ -45,8 +45,11 @@ export function registerInspect(program: Command): void {
       }
       let server: Awaited<ReturnType<typeof inspect.startInspectServer>>;
       try {
+        const root = target !== undefined && isFileTarget(target) ? store : undefined;
         server = await inspect.startInspectServer({
           source,
+          // the Replay tab: the CLI's own configuration, as `keelson replay` runs it (loaded when first asked)
+          replay: async (session) => (await import("./replay-command.js")).inspectorReplay(session, root),
           ...(port === undefined ? {} : { port }),
           ...(id ? { sessionId: id } : {}),
         });

@@ -9,7 +9,8 @@
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentProfile } from "../loop/index.js";
-import type { ReplayOptions } from "../replay/index.js";
+import type { ReplayPayload } from "../inspect/index.js";
+import type { ReplayOptions, ReplayReport } from "../replay/index.js";
 import type { Session } from "../session/index.js";
 import { type SessionStore, JsonlSessionStore } from "../store/index.js";
 import { cliPlugins, headlessPolicy } from "./agent-plugins.js";
@@ -60,20 +61,36 @@ async function replay(target: string, flags: ReplayFlags): Promise<number> {
   const limit = integer("--limit", flags.limit ?? "20", 0);
   const { session } = await loadLog(target);
   const options = { ...(await agentOptions(session, flags)), liveTools: flags.liveTools === true };
-  // Where a fork's ancestors and the children a log names are found: the file's directory, or the store.
-  const store: SessionStore = isFileTarget(target)
-    ? new JsonlSessionStore({ root: dirname(resolve(target)), cacheSessions: 0 })
-    : await openStore();
-  const { replayLog, replayReportText } = await import("../replay/index.js");
-  let report: Awaited<ReturnType<typeof replayLog>>;
-  try {
-    report = await replayLog(session, options, store);
-  } finally {
-    await store.close().catch(() => undefined);
-  }
+  const report = await replayWith(session, options, isFileTarget(target) ? dirname(resolve(target)) : undefined);
+  const { replayReportText } = await import("../replay/index.js");
   if (flags.json === true) process.stdout.write(`${terminalJson(JSON.stringify(report, null, 2))}\n`);
   else process.stdout.write(`${terminalText(replayReportText(report, limit === 0 ? {} : { limit }))}\n`);
   return flags.check === true && !report.identical ? REPLAY_DIFFERS_EXIT : 0;
+}
+
+/**
+ * What `keelson inspect` serves as a session's replay: the CLI's own configuration, as
+ * `keelson replay <id>` runs it; `root` is a FILE target's directory (else the CLI's store).
+ */
+export async function inspectorReplay(session: Session, root: string | undefined): Promise<ReplayPayload> {
+  const report = await replayWith(session, await agentOptions(session, {}), root);
+  const { replayReportText } = await import("../replay/index.js");
+  return { identical: report.identical, text: replayReportText(report), report };
+}
+
+/**
+ * Replays with the store where a fork's ancestors and the children a log names are found: the
+ * JSONL directory `root` (a FILE target's), else the CLI's store.
+ */
+async function replayWith(session: Session, options: ReplayOptions, root: string | undefined): Promise<ReplayReport> {
+  const store: SessionStore =
+    root === undefined ? await openStore() : new JsonlSessionStore({ root, cacheSessions: 0 });
+  const { replayLog } = await import("../replay/index.js");
+  try {
+    return await replayLog(session, options, store);
+  } finally {
+    await store.close().catch(() => undefined);
+  }
 }
 
 /** The agent options the session is replayed with: a profile's, or the CLI's own. */

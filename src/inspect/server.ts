@@ -16,7 +16,7 @@ import { sessionsPayload } from "./session-summary.js";
 import { SessionViews } from "./session-views.js";
 import { withParentSeq, withSubagentProblems } from "./subagent-view.js";
 import { liveStream } from "./live.js";
-import { InspectError, type InspectSource } from "./types.js";
+import { InspectError, type InspectReplay, type InspectSource, type ReplayPayload } from "./types.js";
 import { INSPECTED_WIRES, type InspectedWire } from "./wire-payload.js";
 
 export interface InspectServerOptions {
@@ -31,6 +31,13 @@ export interface InspectServerOptions {
   readonly sessionId?: string;
   /** The most request messages one view may hold at once (the cache report); default 4,000,000. */
   readonly maxHeldMessages?: number;
+  /**
+   * Serves `/api/sessions/:id/replay` (and the page's Replay tab): the session replayed with the
+   * current code. The inspector cannot build an agent itself (its layer stays below the loop), so
+   * whoever starts it passes the replay — `keelson inspect` passes one with the CLI's own
+   * configuration. Without it the endpoint is 404.
+   */
+  readonly replay?: InspectReplay;
 }
 
 export interface InspectServer {
@@ -59,6 +66,9 @@ interface InspectState {
   readonly assetsDir: string;
   readonly sessionId: string | undefined;
   readonly maxHeldMessages: number | undefined;
+  readonly replay: InspectReplay | undefined;
+  /** A replay per view (the log it was loaded from), computed once. */
+  readonly replays: WeakMap<SessionViews, Promise<ReplayPayload>>;
   /** The views of the sessions asked for lately (at most 16, least recently asked dropped). */
   readonly views: Map<string, SessionViews>;
   /** Open live streams, ended by close(). */
@@ -77,6 +87,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     assetsDir: options.assetsDir ?? DEFAULT_ASSETS_DIR,
     sessionId: options.sessionId,
     maxHeldMessages: options.maxHeldMessages,
+    replay: options.replay,
+    replays: new WeakMap(),
     views: new Map(),
     streams: new Set(),
     port: 0,
@@ -121,6 +133,20 @@ async function viewsOf(state: InspectState, id: string): Promise<SessionViews> {
   state.views.set(id, fresh);
   if (state.views.size > 16) state.views.delete(state.views.keys().next().value!);
   return fresh;
+}
+
+/** The session replayed (once per loaded log), or 404 when the inspector was started without a replay. */
+function replayOf(state: InspectState, views: SessionViews): Promise<ReplayPayload> {
+  const replay = state.replay;
+  if (replay === undefined)
+    throw new InspectError("not-found", "this inspector was started without replay (keelson inspect serves it)");
+  let known = state.replays.get(views);
+  if (known === undefined) {
+    known = replay(views.loaded.session);
+    state.replays.set(views, known);
+    known.catch(() => state.replays.delete(views)); // a failed replay is tried again next time
+  }
+  return known;
 }
 
 /** One request: the host and method checks, then an asset, or a data endpoint behind the token. */
@@ -179,6 +205,7 @@ async function handleApi(state: InspectState, req: IncomingMessage, res: ServerR
     );
   if (rest[0] === "verify" && rest.length === 1)
     return json(res, await withSubagentProblems(views.verify, views.loaded, (child) => state.source.load(child)));
+  if (rest[0] === "replay" && rest.length === 1) return json(res, await replayOf(state, views));
   return sessionEndpoint(res, url, id, rest, views);
 }
 

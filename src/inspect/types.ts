@@ -130,6 +130,20 @@ export interface VerifyProblem {
   readonly message: string;
 }
 
+/**
+ * `/api/sessions/:id/replay`: the session replayed with the current code (src/replay, run by
+ * whoever started the inspector: `keelson inspect` replays with the CLI's own configuration) —
+ * `keelson replay`'s report as text and as JSON.
+ */
+export interface ReplayPayload {
+  readonly identical: boolean;
+  readonly text: string;
+  readonly report: unknown;
+}
+
+/** Replays a loaded session for the inspector (it never writes); see `InspectServerOptions.replay`. */
+export type InspectReplay = (session: Session) => Promise<ReplayPayload>;
+
 export interface VerifyPayload {
   readonly clean: boolean;
   readonly events: number;

@@ -195,6 +195,18 @@ describe("keelson inspect in Chromium", () => {
     await shot("cache");
   });
 
+  it("shows the Replay tab: `keelson replay`'s report for the session, its verdict as `--check` says", async () => {
+    const cli = await keelson(fx.home, ["replay", fx.main, "--check", "--limit", "0"]);
+    expect([0, 9]).toContain(cli.code);
+    await open(`#/session/${fx.main}/replay`);
+    await page.waitForSelector("[data-testid=replay-report]");
+    expect(await page.textContent("[data-testid=replay-verdict]")).toBe(
+      cli.code === 0 ? "replay: identical" : "replay: differs",
+    );
+    expect(`${await page.textContent("[data-testid=replay-report]")}\n`).toBe(cli.stdout);
+    await shot("replay");
+  });
+
   it("follows a live session: a turn `keelson resume` appends appears while the page is open", async () => {
     await open(`#/session/${fx.main}/timeline`);
     await page.waitForSelector("[data-testid=timeline] [data-kind=turn]");
@@ -255,6 +267,7 @@ describe("keelson inspect in Chromium", () => {
         "headers.png",
         "live.png",
         "request-structure.png",
+        "replay.png",
         "request-wire.png",
         "sessions.png",
         "timeline.png",

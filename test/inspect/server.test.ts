@@ -285,3 +285,39 @@ describe("live", () => {
     expect(rows.some((r) => r.kind === "user" && r.text === "user: a live turn")).toBe(true);
   }, 60_000);
 });
+
+describe("replay", () => {
+  it("is 404 when the inspector was started without a replay (the library's default)", async () => {
+    const res = await get(`/api/sessions/${fx.main}/replay`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { message: string }).message).toContain("started without replay");
+  });
+
+  it("serves the replay it was given, computed once per loaded log", async () => {
+    const asked: string[] = [];
+    const replaying = await startInspectServer({
+      source,
+      assetsDir: join(fx.home, "ui"),
+      replay: async (session) => {
+        asked.push(session.id);
+        return { identical: true, text: `replay of ${session.id}: identical`, report: { sessionId: session.id } };
+      },
+    });
+    try {
+      const headers = { authorization: `Bearer ${replaying.token}` };
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${replaying.origin}/api/sessions/${fx.main}/replay`, { headers });
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({
+          identical: true,
+          text: `replay of ${fx.main}: identical`,
+          report: { sessionId: fx.main },
+        });
+      }
+      expect(asked).toEqual([fx.main]);
+      expect((await fetch(`${replaying.origin}/api/sessions/${fx.main}/replay`)).status).toBe(401);
+    } finally {
+      await replaying.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
-// Hash routes: #/ (sessions), #/session/<id>[/<tab>[/<n>]] with tab timeline | request | headers | cache.
+// Hash routes: #/ (sessions), #/session/<id>[/<tab>[/<n>]] with tab timeline | request | headers | cache | replay.
 import { useEffect, useState } from "preact/hooks";
 
-export type Tab = "timeline" | "request" | "headers" | "cache";
+export type Tab = "timeline" | "request" | "headers" | "cache" | "replay";
 
 export type Route =
   | { readonly page: "sessions" }
@@ -10,7 +10,8 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] !== "session" || parts[1] === undefined) return { page: "sessions" };
-  const tab = (["timeline", "request", "headers", "cache"] as const).find((t) => t === parts[2]) ?? "timeline";
+  const tab =
+    (["timeline", "request", "headers", "cache", "replay"] as const).find((t) => t === parts[2]) ?? "timeline";
   const n = Number(parts[3]);
   return { page: "session", id: parts[1], tab, ...(Number.isSafeInteger(n) && n > 0 ? { n } : {}) };
 }

@@ -7,6 +7,7 @@ import type { SessionPayload, VerifyPayload } from "../types.js";
 import { followSession, getJson, sessionPath } from "./api.js";
 import { CacheView } from "./cache-view.js";
 import { HeaderView } from "./header-view.js";
+import { ReplayView } from "./replay-view.js";
 import { RequestView } from "./request-view.js";
 import { href, type Route, type Tab } from "./route.js";
 import { TimelineView } from "./timeline-view.js";
@@ -113,11 +114,13 @@ export function SessionView({ route }: { route: SessionRoute }) {
         {tab("request", "Requests")}
         {tab("headers", "Header changes")}
         {tab("cache", "Cache")}
+        {tab("replay", "Replay")}
       </nav>
       {route.tab === "timeline" && <TimelineView data={data} verify={verify} focus={route.n} />}
       {route.tab === "request" && <RequestView id={route.id} n={route.n ?? 1} version={version} />}
       {route.tab === "headers" && <HeaderView id={route.id} version={version} />}
       {route.tab === "cache" && <CacheView id={route.id} version={version} />}
+      {route.tab === "replay" && <ReplayView id={route.id} version={version} />}
     </main>
   );
 }
