@@ -7,7 +7,8 @@
 //   W6 PostgreSQL (w6-postgres.ts)     W7 session index at 10k sessions (w7-session-index.ts)
 //   W8 the agent host: 1,000 sessions streaming at once in one process (w8-host.ts, w8/)
 //   W9 the bash sandbox's cost per command (w9-sandbox.ts)
-// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7 W8 W9]` runs a subset;
+//   W10 replay of a 1,000-turn session vs verify of it (w10-replay.ts)
+// `node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/run.ts [W1 W2 W2S W3 W4 W5 W6 W7 W8 W9 W10]` runs a subset;
 // `… bench/run.ts W6F` runs only W6's fleet rows (turns/s and CPU per turn at 1/2/4 workers; not in a full run).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import { runW6, runW6Fleet } from "./w6-postgres.js";
 import { runW7 } from "./w7-session-index.js";
 import { runW8 } from "./w8-host.js";
 import { runW9 } from "./w9-sandbox.js";
+import { runW10 } from "./w10-replay.js";
 import type { WorkloadResult } from "./workload.js";
 
 const wanted = new Set(process.argv.slice(2).map((a) => a.toUpperCase()));
@@ -56,6 +58,7 @@ try {
     ["W7", runW7],
     ["W8", runW8],
     ["W9", runW9],
+    ["W10", runW10],
   ];
   for (const [id, workload] of workloads) {
     if (!selected(id) || (id === "W6F" && !wanted.has(id))) continue; // W6F: only when asked for (W6 has its rows)

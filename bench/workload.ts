@@ -3,7 +3,7 @@
 import type { Table } from "./table.js";
 
 export interface WorkloadResult {
-  readonly id: "W1" | "W2" | "W2S" | "W3" | "W4" | "W5" | "W6" | "W6F" | "W7" | "W8" | "W9";
+  readonly id: "W1" | "W2" | "W2S" | "W3" | "W4" | "W5" | "W6" | "W6F" | "W7" | "W8" | "W9" | "W10";
   readonly table: Table;
   readonly data: unknown;
 }

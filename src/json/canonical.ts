@@ -22,3 +22,25 @@ export function canonicalJson(value: JsonValue): string {
 export function canonicalEquals(a: JsonValue, b: JsonValue): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
 }
+
+/**
+ * The same answer as `canonicalEquals` for lossless JSON values, without serializing either:
+ * a walk that stops at the first difference (key order never matters; shared subtrees compare by
+ * identity). For comparing many large values that are mostly equal.
+ */
+export function jsonEquals(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEquals(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as { readonly [k: string]: JsonValue };
+  const y = b as { readonly [k: string]: JsonValue };
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const key of keys) if (!Object.hasOwn(y, key) || !jsonEquals(x[key]!, y[key]!)) return false;
+  return true;
+}

@@ -1,5 +1,5 @@
 // Public API of the json layer (depends on nothing).
-export { canonicalEquals, canonicalJson } from "./canonical.js";
+export { canonicalEquals, canonicalJson, jsonEquals } from "./canonical.js";
 export { adoptParsedJson } from "./adopt.js";
 export { deepFreeze, isDeepFrozen, markDeepFrozen } from "./freeze.js";
 export { contentHash } from "./hash.js";

@@ -53,6 +53,8 @@ function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest 
       return request;
     },
   });
+  const view = Object.freeze({ messages: p.backing, length: p.length });
+  Object.defineProperty(out, "historyView", { enumerable: false, value: () => view });
   return Object.freeze(out);
 }
 

@@ -20,6 +20,20 @@ export interface ReconstructedRequest {
   readonly history: readonly Message[];
   /** What the step sent, without the live parts (signal, session id). */
   readonly request: ModelRequest;
+  /**
+   * The history without copying it: its messages are the first `length` of `messages`, an array
+   * this request may share with its neighbours (a later step's history extends it) — read only
+   * below `length`. Two requests whose views share `messages` have the same first
+   * `min(length)` messages, so a caller walking many requests compares each message once.
+   * Not enumerable (a method, like `history` a view of the same fold).
+   */
+  historyView(): HistoryView;
+}
+
+/** See `ReconstructedRequest.historyView`. */
+export interface HistoryView {
+  readonly messages: readonly Message[];
+  readonly length: number;
 }
 
 export type ReconstructErrorCode = "no-header-at-dispatch" | "bad-replace";

@@ -45,7 +45,7 @@ export class CachePredictor {
   }
 
   cost(input: CacheCostInput): ReplayCacheCost {
-    const model = input.logged.request.model;
+    const model = input.logged.header.config.model;
     const info = this.#models.find(model);
     const priced = (lost: number): { cost?: number } =>
       info === undefined ? {} : { cost: (lost * (info.pricing.cacheWrite - info.pricing.cacheRead)) / 1_000_000 };

@@ -6,6 +6,7 @@ import type { ModelRegistry, TokenCounter } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import type { ReconstructedRequest } from "../reconstruct/index.js";
 import { CachePredictor } from "./cache-cost.js";
+import { stepKey } from "./recorded-log.js";
 import type { LogExplainer } from "./explain.js";
 import { CanonicalEquality, firstDifference, type PairMemo } from "./segments.js";
 import type { RequestDifference } from "./types.js";
@@ -13,7 +14,8 @@ import type { RequestDifference } from "./types.js";
 export interface CompareInput {
   readonly logged: readonly ReconstructedRequest[];
   readonly replayed: readonly ReconstructedRequest[];
-  readonly explainer: LogExplainer;
+  /** Built on the first difference (it folds the whole log once). */
+  readonly explainer: () => LogExplainer;
   /** A fork's seed length: logged requests before it are the part shared with the parent. */
   readonly seedLength: number;
   readonly contributorOf: (message: Message) => string | undefined;
@@ -26,16 +28,21 @@ export interface Comparison {
   readonly identical: number;
 }
 
-const keyOf = (r: { readonly turn: number; readonly step: number }): string => `${r.turn}.${r.step}`;
+const keyOf = (r: { readonly turn: number; readonly step: number }): number => stepKey(r.turn, r.step);
 
 export function compareRequests(input: CompareInput): Comparison {
   const eq = new CanonicalEquality();
   const cache = new CachePredictor(input, eq);
-  const replayedAt = new Map<string, number>();
+  const replayedAt = new Map<number, number>();
   input.replayed.forEach((r, i) => {
     replayedAt.set(keyOf(r), i);
   });
   const used = new Set<number>();
+  let explainer: LogExplainer | undefined;
+  const explain: LogExplainer["explain"] = (r, segment) => {
+    explainer ??= input.explainer();
+    return explainer.explain(r, segment);
+  };
   const memo: PairMemo = { matched: 0 };
   const differences: RequestDifference[] = [];
   let identical = 0;
@@ -51,7 +58,7 @@ export function compareRequests(input: CompareInput): Comparison {
     };
     if (replayed === undefined) {
       const segment = { kind: "missing" } as const;
-      const explainedBy = input.explainer.explain(logged, segment);
+      const explainedBy = explain(logged, segment);
       differences.push({
         ...common,
         segment,
@@ -67,7 +74,7 @@ export function compareRequests(input: CompareInput): Comparison {
       identical++;
       return;
     }
-    const explainedBy = input.explainer.explain(logged, diff.segment);
+    const explainedBy = explain(logged, diff.segment);
     differences.push({
       ...common,
       segment: diff.segment,

@@ -7,12 +7,11 @@
 // over the same session before it; a fork's seed is replayed under its ancestors' ids and the
 // replay session forked at the boundary, as `forkAgent` does. Nothing is ever written to a store.
 import type { JsonObject } from "../json/index.js";
-import type { OutputFormat } from "../llm/core.js";
 import { type Agent, type AgentOptions, createAgent } from "../loop/index.js";
 import type { ReconstructedRequest } from "../reconstruct/index.js";
 import { type AnySessionEvent, forkSession, Session, type TurnEndReason } from "../session/index.js";
 import { ContributorNames } from "./contributors.js";
-import type { RecordedLog, RecordedTurn } from "./recorded-log.js";
+import { type RecordedLog, type RecordedTurn, stepKey } from "./recorded-log.js";
 import { type ReplayCursor, recordedInputs, STOP_REASON, stepGuard } from "./replay-plugins.js";
 import { ReplayProvider } from "./replay-provider.js";
 import type { ReplayOptions, TurnNote } from "./types.js";
@@ -39,7 +38,7 @@ export interface DriveResult {
   readonly notes: readonly TurnNote[];
 }
 
-const keyOf = (turn: number, step: number): string => `${turn}.${step}`;
+const keyOf = stepKey;
 
 /** Option keys that belong to the replay (not the agent), and agent options the replay sets itself. */
 const NOT_AGENT_OPTIONS = [
@@ -108,7 +107,10 @@ export async function driveReplay(input: DriveInput): Promise<DriveResult> {
       ...(rest as Omit<AgentOptions, "model">),
       // the model the instance was started with (as `keelson resume` continues with the logged one)
       model:
-        options.model ?? logged.find((r) => r.turn >= turn.turn)?.request.model ?? logged[0]?.request.model ?? "replay",
+        options.model ??
+        logged.find((r) => r.turn >= turn.turn)?.header.config.model ??
+        logged[0]?.header.config.model ??
+        "replay",
       provider,
       retry: { maxAttempts: 1 },
       invariants: false,
@@ -223,7 +225,7 @@ function outputOf(
   firstOfTurn: ReadonlyMap<number, ReconstructedRequest>,
   options: ReplayOptions,
 ): { output?: unknown } {
-  const format = firstOfTurn.get(turn.turn)?.request.output as OutputFormat | undefined;
+  const format = firstOfTurn.get(turn.turn)?.header.config.output;
   if (format === undefined || options.output !== undefined) return {};
   return { output: options.outputFor?.(turn.turn, format) ?? (format.schema as JsonObject) };
 }
@@ -231,18 +233,18 @@ function outputOf(
 /** The logged tools in force at (turn, step): its request's, else the latest request's before it. */
 function toolsAt(
   logged: readonly ReconstructedRequest[],
-  byKey: ReadonlyMap<string, ReconstructedRequest>,
+  byKey: ReadonlyMap<number, ReconstructedRequest>,
   turn: number,
   step: number,
-): ReconstructedRequest["request"]["tools"] {
+): ReconstructedRequest["header"]["tools"] {
   const exact = byKey.get(keyOf(turn, step));
-  if (exact !== undefined) return exact.request.tools;
+  if (exact !== undefined) return exact.header.tools;
   let before: ReconstructedRequest | undefined;
   for (const r of logged) {
     if (r.turn > turn || (r.turn === turn && r.step > step)) break;
     before = r;
   }
-  return before?.request.tools;
+  return before?.header.tools;
 }
 
 /** Turn ends the replay reaches by itself where the log's turn was cut short. */

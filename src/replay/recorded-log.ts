@@ -94,6 +94,9 @@ export interface RecordedLog {
   readonly summaries: readonly { readonly text: string; readonly usage?: Usage }[];
 }
 
+/** One number for a (turn, step) pair: a map key cheaper than a string (steps stay far below 2^20). */
+export const stepKey = (turn: number, step: number): number => turn * 1_048_576 + step;
+
 const ADMIT_SOURCES: ReadonlySet<string> = new Set(["inject", "prompt-submit"]);
 
 interface TurnDraft {

@@ -43,7 +43,7 @@ export async function replayLog(session: Session, options: ReplayOptions, store?
   const { differences, identical } = compareRequests({
     logged,
     replayed,
-    explainer: new LogExplainer(session),
+    explainer: () => new LogExplainer(session),
     seedLength: session.header.seedLength ?? 0,
     contributorOf: (message) => drive.contributors.nameOf(message),
     ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }),

@@ -6,32 +6,19 @@
 // segment, how many leading cache blocks the two share (tools, system, prefix and history
 // messages, one block each), which the cache cost reads.
 //
-// Equality is canonical JSON (key order never matters), memoized per object: a request's parts
-// are frozen and shared with its neighbours, so comparing a whole replay costs a pass of identity
-// checks over each history plus one canonical form per new message.
-import { canonicalJson, type JsonValue } from "../json/index.js";
+// Equality is canonical (key order never matters), by a structural walk; a request's parts are
+// frozen and shared with its neighbours, and a history is compared from where the previous
+// request's check stopped, so comparing a whole replay looks at each message about once.
+import { canonicalJson, type JsonValue, jsonEquals } from "../json/index.js";
 import type { ToolSchema } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
-import type { ReconstructedRequest } from "../reconstruct/index.js";
+import type { HistoryView, ReconstructedRequest } from "../reconstruct/index.js";
 import type { DiffSegment } from "./types.js";
 
-/** Canonical equality with each object's canonical form computed once. */
+/** Canonical equality (key order never matters), by a structural walk (`jsonEquals`): no strings built. */
 export class CanonicalEquality {
-  readonly #forms = new WeakMap<object, string>();
-
-  form(value: unknown): string {
-    if (typeof value !== "object" || value === null) return canonicalJson((value ?? null) as JsonValue);
-    const known = this.#forms.get(value);
-    if (known !== undefined) return known;
-    const form = canonicalJson(value as JsonValue);
-    this.#forms.set(value, form);
-    return form;
-  }
-
   same(a: unknown, b: unknown): boolean {
-    if (a === b) return true;
-    if (typeof a === "string" || typeof b === "string") return false;
-    return this.form(a) === this.form(b);
+    return jsonEquals((a ?? null) as JsonValue, (b ?? null) as JsonValue);
   }
 }
 
@@ -43,13 +30,15 @@ export interface BlockLayout {
   readonly history: readonly Message[];
 }
 
+/** A request's blocks (its history copied: for the cache cost of a differing request only). */
 export function layoutOf(r: ReconstructedRequest): BlockLayout {
-  return {
-    tools: r.request.tools ?? [],
-    system: r.request.system,
-    prefix: r.header.messagePrefix ?? [],
-    history: r.history,
-  };
+  return { ...headBlocks(r), history: r.history };
+}
+
+/** The blocks before the history, from the header (what `composeRequest` puts on the request). */
+function headBlocks(r: ReconstructedRequest): Omit<BlockLayout, "history"> {
+  const { tools, system, messagePrefix } = r.header;
+  return { tools: tools ?? [], system: system === "" ? undefined : system, prefix: messagePrefix ?? [] };
 }
 
 export interface FirstDifference {
@@ -62,11 +51,15 @@ export interface FirstDifference {
   readonly also: readonly string[];
 }
 
-/** Previous pair compared, so a history that only grew is checked from where the last check stopped. */
+/**
+ * The history arrays of the last pair compared (`historyView().messages`, shared by the requests
+ * of one stretch of append-only history), so a history that only grew is checked from where the
+ * last check stopped: each message is compared once per stretch, never copied.
+ */
 export interface PairMemo {
   logged?: readonly Message[];
   replayed?: readonly Message[];
-  /** Leading history messages proven equal for that pair. */
+  /** Leading messages of those arrays proven equal. */
   matched: number;
 }
 
@@ -105,8 +98,8 @@ export function firstDifference(
   memo: PairMemo,
   contributorOf: (message: Message) => string | undefined,
 ): FirstDifference | undefined {
-  const a = layoutOf(logged);
-  const b = layoutOf(replayed);
+  const a = headBlocks(logged);
+  const b = headBlocks(replayed);
   const found: FirstDifference[] = [];
   const configA = logged.header.config;
   const configB = replayed.header.config;
@@ -132,14 +125,22 @@ export function firstDifference(
       ),
     );
   }
-  const history = historyDifference(a.history, b.history, eq, memo);
+  const ha = logged.historyView();
+  const hb = replayed.historyView();
+  const history = historyDifference(ha, hb, eq, memo);
+  const messageAt = (h: HistoryView, i: number): Message | undefined => (i < h.length ? h.messages[i] : undefined);
   if (history !== undefined)
     found.push(
-      at({ kind: "history", index: history }, a.history[history], b.history[history], base + a.prefix.length + history),
+      at(
+        { kind: "history", index: history },
+        messageAt(ha, history),
+        messageAt(hb, history),
+        base + a.prefix.length + history,
+      ),
     );
   const key = configDifference(configA, configB, eq);
   if (key !== undefined)
-    found.push(at({ kind: "config", key }, configA[key], configB[key], base + a.prefix.length + a.history.length));
+    found.push(at({ kind: "config", key }, configA[key], configB[key], base + a.prefix.length + ha.length));
   const [first, ...rest] = found;
   if (first === undefined) return undefined;
   return {
@@ -215,35 +216,27 @@ function messagesDifference(
   b: readonly Message[],
   eq: CanonicalEquality,
   from: number,
+  lengths: { readonly a: number; readonly b: number } = { a: a.length, b: b.length },
 ): number | undefined {
-  if (a === b) return undefined;
-  const n = Math.min(a.length, b.length);
+  if (a === b && lengths.a === lengths.b) return undefined;
+  const n = Math.min(lengths.a, lengths.b);
   let i = from;
   while (i < n && eq.same(a[i], b[i])) i++;
-  return i === a.length && i === b.length ? undefined : i;
+  return i === lengths.a && i === lengths.b ? undefined : i;
 }
 
 /**
- * The history's first difference, skipping the messages the previous pair proved equal when both
- * histories still hold those very objects (an append-only history grows behind them).
+ * The history's first difference, starting where the previous pair's check stopped when both
+ * histories still sit on the same arrays (an append-only stretch: the messages below are those
+ * very objects).
  */
-function historyDifference(
-  a: readonly Message[],
-  b: readonly Message[],
-  eq: CanonicalEquality,
-  memo: PairMemo,
-): number | undefined {
-  let from = 0;
-  const prevA = memo.logged;
-  const prevB = memo.replayed;
-  if (prevA !== undefined && prevB !== undefined) {
-    const n = Math.min(memo.matched, a.length, b.length);
-    while (from < n && a[from] === prevA[from] && b[from] === prevB[from]) from++;
-  }
-  const diff = messagesDifference(a, b, eq, from);
-  memo.logged = a;
-  memo.replayed = b;
-  memo.matched = diff ?? a.length;
+function historyDifference(a: HistoryView, b: HistoryView, eq: CanonicalEquality, memo: PairMemo): number | undefined {
+  const same = memo.logged === a.messages && memo.replayed === b.messages;
+  const from = same ? Math.min(memo.matched, a.length, b.length) : 0;
+  const diff = messagesDifference(a.messages, b.messages, eq, from, { a: a.length, b: b.length });
+  memo.logged = a.messages;
+  memo.replayed = b.messages;
+  memo.matched = diff ?? Math.min(a.length, b.length);
   return diff;
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { canonicalEquals, canonicalJson, contentHash, type JsonValue } from "../../src/json/index.js";
+import { canonicalEquals, canonicalJson, contentHash, type JsonValue, jsonEquals } from "../../src/json/index.js";
 
 /** The same object with its keys inserted in the order given by `order` (recursively). */
 function reorderKeys(value: JsonValue, order: readonly number[], depth = 0): JsonValue {
@@ -122,5 +122,25 @@ describe("contentHash", () => {
     expect(contentHash([1, 2])).not.toBe(contentHash([2, 1]));
     expect(contentHash("1")).not.toBe(contentHash(1));
     expect(contentHash({ a: null })).not.toBe(contentHash({}));
+  });
+});
+
+describe("jsonEquals", () => {
+  test("answers as canonicalEquals does: reordered keys equal, any difference unequal", () => {
+    fc.assert(
+      fc.property(jsonArb, jsonArb, fc.array(fc.nat(100), { minLength: 1, maxLength: 8 }), (a, b, order) => {
+        expect(jsonEquals(reorderKeys(a, order), a)).toBe(true);
+        expect(jsonEquals(a, b)).toBe(canonicalEquals(a, b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("arrays are order-sensitive; a missing key is not a null one; [] is not {}", () => {
+    expect(jsonEquals([1, 2], [2, 1])).toBe(false);
+    expect(jsonEquals({ a: 1 }, { a: 1, b: null })).toBe(false);
+    expect(jsonEquals({ a: 1, c: 2 }, { a: 1, b: 2 })).toBe(false);
+    expect(jsonEquals([], {})).toBe(false);
+    expect(jsonEquals({ a: [{ x: 1 }] }, { a: [{ x: 1 }] })).toBe(true);
   });
 });

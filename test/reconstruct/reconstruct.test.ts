@@ -246,6 +246,15 @@ describe("replaces on the surface", () => {
     ]);
   });
 
+  test("historyView gives each history without a copy: shared arrays within an append-only stretch, a new one after a replace", () => {
+    const requests = reconstructRequests(compactedLog().events);
+    const views = requests.map((r) => r.historyView());
+    expect(views.map((v) => v.messages.slice(0, v.length))).toStrictEqual(requests.map((r) => r.history));
+    expect(views[1]!.messages).toBe(views[0]!.messages); // the second extends the first
+    expect(views[2]!.messages).not.toBe(views[1]!.messages); // the compaction replaced the head
+    expect(Object.keys(requests[0]!)).not.toContain("historyView"); // not enumerable: spreads and equality see no method
+  });
+
   test("a replace beyond the surface (in a log that bypassed Session) is bad-replace", () => {
     const events = JSON.parse(JSON.stringify(compactedLog().events)) as {
       surfaceOp?: unknown;

@@ -1,0 +1,185 @@
+// W10 replay: `replaySession` of a stored 1,000-turn session — re-run turn by turn with the same
+// code, the model and the tools answering from the log, every rebuilt request compared with the
+// logged one — next to `verify` of the same session measured in the same run (what `keelson
+// verify` does: the read-only load, `verifyLog`, and every request reconstructed and
+// materialized). Goal (issue #27): replay under 2× verify.
+// Two session shapes, each recorded by a real agent over a scripted model into a JSONL store:
+//   - realistic — W3/W4's sizes: per turn a 200-byte prompt and three steps, two of them a `read`
+//     call answered with 1.5 KB and 0.8 KB of text, answers of 300–400 bytes (3,000 requests);
+//   - small — 10-byte prompts, a 200-byte result and a 100-byte answer per turn (2,000 requests):
+//     the per-step cost of the loop is all there is, so this is the hard case for the ratio.
+// Both figures are best of REPEATS, run interleaved (verify, replay, verify, …) so load on a
+// shared box hits both alike; CPU time (user + system) is the robust figure, wall time rides along.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ScriptedProvider, type ScriptedReply } from "../src/llm/index.js";
+import { type AgentOptions, createAgent } from "../src/loop/index.js";
+import type { Message } from "../src/messages/index.js";
+import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
+import { replaySession } from "../src/replay/index.js";
+import { JsonlSessionStore } from "../src/store/index.js";
+import { defineTool } from "../src/tools/index.js";
+import { filler } from "./logs.js";
+import { bestOf, type Timing } from "./measure.js";
+import { ratio } from "./table.js";
+import type { WorkloadResult } from "./workload.js";
+
+const TURNS = 1000;
+const REPEATS = 7;
+
+interface Shape {
+  readonly name: string;
+  readonly prompt: (turn: number) => string;
+  /** The model's answer given the tool results so far in the turn. */
+  readonly reply: (results: number, n: number) => ScriptedReply;
+  readonly result: (path: string) => string;
+}
+
+const SHAPES: readonly Shape[] = [
+  {
+    name: "realistic",
+    prompt: (turn) => filler(200, turn),
+    reply: (results, n) =>
+      results === 0
+        ? { text: filler(300, n), toolCalls: [{ name: "read", arguments: { path: `src/file${n}.ts` } }] }
+        : results === 1
+          ? { text: filler(300, n), toolCalls: [{ name: "read", arguments: { path: `test/file${n}.ts` } }] }
+          : { text: filler(400, n) },
+    result: (path) => filler(path.startsWith("src/") ? 1500 : 800, path.length),
+  },
+  {
+    name: "small",
+    prompt: (turn) => `question ${turn}`,
+    reply: (results, n) =>
+      results === 0
+        ? { toolCalls: [{ name: "read", arguments: { path: `f${n}.txt` } }] }
+        : { text: `answer ${n} ${filler(100, n)}` },
+    result: (path) => `contents of ${path}: ${filler(200, path.length)}`,
+  },
+];
+
+/** Tool results since the last user message: how far the model is into the turn. */
+function resultsInTurn(messages: readonly Message[]): number {
+  let results = 0;
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== "user"; i--)
+    if (messages[i]!.role === "tool") results++;
+  return results;
+}
+
+function appOptions(shape: Shape): AgentOptions {
+  let n = 0;
+  const provider = new ScriptedProvider([], {
+    record: false,
+    fallback: (request) => shape.reply(resultsInTurn(request.messages), ++n),
+  });
+  const read = defineTool({
+    name: "read",
+    description: "Reads a file.",
+    input: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    readOnly: true,
+    execute: ({ path }) => shape.result(String(path)),
+  });
+  return {
+    provider,
+    model: "anthropic:claude-sonnet-4-5",
+    system: "You are a careful coding agent working in {{cwd}}.",
+    tools: [read],
+    cwd: "/work/project",
+    durability: "turn",
+    invariants: false,
+  };
+}
+
+interface Row {
+  readonly shape: string;
+  readonly events: number;
+  readonly requests: number;
+  readonly verify: Timing;
+  readonly replay: Timing;
+}
+
+async function measure(shape: Shape, dir: string): Promise<Row> {
+  const options = appOptions(shape);
+  const agent = createAgent({ ...options, store: new JsonlSessionStore({ root: dir }) });
+  for (let turn = 0; turn < TURNS; turn++) await agent.send(shape.prompt(turn));
+  await agent.dispose();
+  const id = agent.session.id;
+  const fresh = (): JsonlSessionStore => new JsonlSessionStore({ root: dir, cacheSessions: 0 });
+  let requests = 0;
+  const verify = async (): Promise<Timing> =>
+    bestOf(async () => {
+      const { session } = await fresh().load(id, { readOnly: true });
+      if (!verifyLog(session.events).ok) throw new Error("W10: the recorded log does not verify");
+      requests = 0;
+      for (const r of reconstructRequests(session.events)) {
+        void r.request; // materialized, as `keelson verify` does
+        requests++;
+      }
+    });
+  const replay = async (): Promise<Timing> =>
+    bestOf(async () => {
+      const report = await replaySession(fresh(), id, options);
+      if (!report.identical) throw new Error(`W10: the replay of the ${shape.name} session is not identical`);
+    });
+  const verifies: Timing[] = [];
+  const replays: Timing[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    verifies.push(await verify());
+    replays.push(await replay());
+  }
+  const minOf = (ts: Timing[]): Timing => ({
+    ms: Math.min(...ts.map((t) => t.ms)),
+    cpuMs: Math.min(...ts.map((t) => t.cpuMs)),
+  });
+  return { shape: shape.name, events: agent.session.length, requests, verify: minOf(verifies), replay: minOf(replays) };
+}
+
+export async function runW10(): Promise<WorkloadResult> {
+  const rows: Row[] = [];
+  for (const shape of SHAPES) {
+    const dir = await mkdtemp(join(tmpdir(), "keelson-w9-"));
+    try {
+      rows.push(await measure(shape, dir));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const goal = (r: Row): string => (r.replay.cpuMs < 2 * r.verify.cpuMs ? "met" : "MISSED");
+  return {
+    id: "W10",
+    table: {
+      title: `W10 replay — replaySession of a ${TURNS.toLocaleString("en-US")}-turn session vs verify of it (load + verifyLog + every request reconstructed)`,
+      columns: [
+        "session",
+        "events",
+        "requests",
+        "verify CPU ms",
+        "replay CPU ms",
+        "× verify",
+        "verify wall ms",
+        "replay wall ms",
+        "× verify",
+        "goal < 2× (CPU)",
+      ],
+      rows: rows.map((r) => [
+        r.shape,
+        String(r.events),
+        String(r.requests),
+        r.verify.cpuMs,
+        r.replay.cpuMs,
+        ratio(r.replay.cpuMs, r.verify.cpuMs),
+        r.verify.ms,
+        r.replay.ms,
+        ratio(r.replay.ms, r.verify.ms),
+        goal(r),
+      ]),
+      notes: [
+        "replay = load (read-only) + the recorded log indexed + every turn re-run by the loop (model and tools answering from the log) + every request compared; each replay checked identical",
+        "realistic: W3/W4 sizes (1.5 KB and 0.8 KB tool results, 300–400 B answers, 3 steps a turn); small: 200 B results, 2 steps a turn — the loop's per-step cost alone",
+        `best of ${REPEATS}, verify and replay interleaved; CPU = user + system of the process`,
+      ],
+    },
+    data: rows,
+  };
+}
