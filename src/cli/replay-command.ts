@@ -13,7 +13,7 @@ import type { ReplayPayload } from "../inspect/index.js";
 import type { ReplayOptions, ReplayReport } from "../replay/index.js";
 import type { Session } from "../session/index.js";
 import { type SessionStore, JsonlSessionStore } from "../store/index.js";
-import { cliPlugins, headlessPolicy } from "./agent-plugins.js";
+import { cliPlugins, headlessPolicy, parseSandbox } from "./agent-plugins.js";
 import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
@@ -34,6 +34,7 @@ interface ReplayFlags {
   readonly profile?: string;
   readonly emulator?: boolean;
   readonly limit?: string;
+  readonly sandbox?: string;
 }
 
 export function registerReplay(program: Command): void {
@@ -52,6 +53,10 @@ export function registerReplay(program: Command): void {
     .option("--profile <name>", "the profile of --profiles (or of --emulator) the session ran with")
     .option("--emulator", "replay with the built-in `emulator` profile (sessions `keelson worker --emulator` ran)")
     .option("--limit <n>", "list at most n differing requests (default 20; 0 for all)")
+    .option(
+      "--sandbox <mode>",
+      "the --sandbox the session ran with (bash's description names its sandbox); default workspace-write",
+    )
     .action(async (target: string, flags: ReplayFlags) => {
       process.exitCode = await replay(target, flags);
     });
@@ -105,7 +110,11 @@ async function agentOptions(session: Session, flags: ReplayFlags): Promise<Repla
   return {
     cwd,
     system: SYSTEM_PROMPT,
-    plugins: await cliPlugins(cwd, headlessPolicy([], false), { askUser, mcp: false }),
+    plugins: await cliPlugins(cwd, headlessPolicy([], false), {
+      askUser,
+      mcp: false,
+      sandbox: parseSandbox(flags.sandbox),
+    }),
     compaction: createCompaction(),
   };
 }

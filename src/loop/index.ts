@@ -39,6 +39,7 @@ export { buildRequest, checkInvariant, isLoopBuilt, loggedPartOf } from "./reque
 export { type ForkAgentOptions, forkAgent, resumeAgent } from "./resume.js";
 export { type RetryPolicy, retryDelay } from "./retry.js";
 export { type SubagentAgentOptions, type SubagentToolOptions, subagentSpecOf, subagentTool } from "./subagent-tool.js";
+export { narrowTools } from "./subagent-child.js";
 export type {
   Agent,
   AgentErrorPayload,

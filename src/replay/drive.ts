@@ -12,7 +12,7 @@ import type { ReconstructedRequest } from "../reconstruct/index.js";
 import { type AnySessionEvent, forkSession, Session, type TurnEndReason } from "../session/index.js";
 import { ContributorNames } from "./contributors.js";
 import { type RecordedLog, type RecordedTurn, stepKey } from "./recorded-log.js";
-import { type ReplayCursor, recordedInputs, STOP_REASON, stepGuard } from "./replay-plugins.js";
+import { type ReplayCursor, recordedInputs, STOP_REASON, type SubagentSource, stepGuard } from "./replay-plugins.js";
 import { ReplayProvider } from "./replay-provider.js";
 import type { ReplayOptions, TurnNote } from "./types.js";
 
@@ -36,6 +36,8 @@ export interface DriveResult {
   readonly session: Session;
   readonly contributors: ContributorNames;
   readonly notes: readonly TurnNote[];
+  /** The subagent calls the replay met, by call id. */
+  readonly children: ReadonlyMap<string, SubagentSource>;
 }
 
 const keyOf = stepKey;
@@ -68,7 +70,7 @@ export async function driveReplay(input: DriveInput): Promise<DriveResult> {
     if (!firstOfTurn.has(r.turn)) firstOfTurn.set(r.turn, r);
     lastStep.set(r.turn, r.step);
   }
-  const cursor: ReplayCursor = { turn: undefined, prompt: 0 };
+  const cursor: ReplayCursor = { turn: undefined, prompt: 0, children: new Map() };
   const contributors = new ContributorNames();
   const ownTools = new Set<string>();
   const pluginOptions = {
@@ -168,7 +170,7 @@ export async function driveReplay(input: DriveInput): Promise<DriveResult> {
     unobserve();
     await agent?.dispose();
   }
-  return { session, contributors, notes };
+  return { session, contributors, notes, children: cursor.children };
 }
 
 function newSession(input: DriveInput): Session {

@@ -7,8 +7,8 @@
 // and at `agent/pre-step` it delivers the steers and injects the log has at that step's boundary,
 // and ends the turn where the log's turn was cut short (cancelled, failed, crashed).
 import type { ToolSchema } from "../llm/core.js";
-import type { AgentPlugin, ApprovalDecision } from "../loop/index.js";
-import type { ToolDefinition, ToolOutput } from "../tools/index.js";
+import { type AgentPlugin, type ApprovalDecision, subagentSpecOf } from "../loop/index.js";
+import { type ToolDefinition, type ToolOutput, ToolRegistry } from "../tools/index.js";
 import type { RecordedLog, RecordedResult, RecordedTurn } from "./recorded-log.js";
 
 /** What the plugins share with the driver. */
@@ -17,6 +17,15 @@ export interface ReplayCursor {
   turn: RecordedTurn | undefined;
   /** The next of its prompts to hand `agent/prompt-submit`. */
   prompt: number;
+  /** Subagent calls met (their results name a child), by call id: what the child ran with. */
+  readonly children: Map<string, SubagentSource>;
+}
+
+/** A subagent call's tool, and the parent's tools the child may hold, as the replayed parent has them. */
+export interface SubagentSource {
+  readonly spec: NonNullable<ReturnType<typeof subagentSpecOf>>;
+  readonly parentTools: ToolRegistry;
+  readonly model: string;
 }
 
 export interface ReplayPluginOptions {
@@ -77,6 +86,9 @@ export function recordedInputs(options: ReplayPluginOptions, ownTools: ReadonlyS
     });
     host.on("tools/pre-execute", ({ call }, next) => {
       const result = log.results.get(call.callId);
+      const spec = childOf(result) === undefined ? undefined : subagentSpecOf(host.agent.tools.get(call.name));
+      if (spec !== undefined)
+        cursor.children.set(call.callId, { spec, parentTools: toolsNow(host.agent.tools), model: host.agent.model });
       if (!recordedCall(call.name, result)) return next();
       if (result === undefined)
         return {
@@ -133,6 +145,13 @@ export function stepGuard(options: ReplayPluginOptions, ownTools: Set<string>): 
     });
     return undefined;
   };
+}
+
+/** A copy of a registry's tools as they are now (the agent's own loses its plugins' tools when disposed). */
+function toolsNow(tools: ToolRegistry): ToolRegistry {
+  const copy = new ToolRegistry();
+  for (const name of tools.names()) copy.register(tools.get(name)!);
+  return copy;
 }
 
 /** A tool known only from the log: its logged schema; its calls are answered from the log. */

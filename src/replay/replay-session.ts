@@ -2,10 +2,10 @@
 // rebuilt request with the logged one (the driver, then the comparison), then the child sessions
 // its tool results name. Read-only: the stored session is loaded without a lock and never written;
 // the replay runs on a session of its own in memory.
-import { errorMessage } from "../errors/index.js";
 import { reconstructRequests } from "../reconstruct/index.js";
 import type { Session, SessionMeta } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
+import { replayChild } from "./children.js";
 import { compareRequests } from "./compare.js";
 import { driveReplay, type LineageSegment } from "./drive.js";
 import { LogExplainer } from "./explain.js";
@@ -52,7 +52,10 @@ export async function replayLog(session: Session, options: ReplayOptions, store?
   const children: ReplayedChild[] = [];
   for (const [callId, result] of log.results) {
     const child = childOf(result);
-    if (child !== undefined) children.push(await replayChild({ callId, session: child }, options, store));
+    if (child !== undefined)
+      children.push(
+        await replayChild({ callId, session: child }, drive.children.get(callId), options, store, replaySession),
+      );
   }
   return {
     sessionId: session.id,
@@ -104,25 +107,4 @@ async function lineageOf(meta: SessionMeta, store: SessionStore | undefined): Pr
     }
   }
   return [...parent.slice(0, -1), { ...parent.at(-1)!, until: meta.seedLength }, own];
-}
-
-/**
- * A child session (a subagent) replayed with the options `options.children` gives it. The child
- * is its own session in the store; its parent's tool result (the child's final answer) replays
- * from the log like any result.
- */
-async function replayChild(
-  child: { callId: string; session: string },
-  options: ReplayOptions,
-  store: SessionStore | undefined,
-): Promise<ReplayedChild> {
-  if (options.children === undefined) return { ...child, skipped: "no `children` option gives its options" };
-  if (store === undefined) return { ...child, skipped: "no store to load it from" };
-  const childOptions = options.children(child);
-  if (childOptions === undefined) return { ...child, skipped: "`children` gave no options for it" };
-  try {
-    return { ...child, report: await replaySession(store, child.session, childOptions) };
-  } catch (error) {
-    return { ...child, skipped: `it could not be replayed: ${errorMessage(error)}` };
-  }
 }

@@ -40,8 +40,10 @@ export interface ReplayOptions extends Omit<AgentOptions, "model" | "store" | "s
    */
   readonly outputFor?: (turn: number, logged: OutputFormat) => OutputSchema | undefined;
   /**
-   * Options to replay a child session (a subagent) with; `undefined` leaves it out. Without this
-   * option no child is replayed (each is listed in the report, `skipped`).
+   * Options to replay a child session (a subagent) with; `undefined` leaves it out. Default: the
+   * options the replayed parent's subagent tool gives the child now, built as the loop builds
+   * them (the tool's profile or agent options, the parent's model and tools); a child whose call's
+   * tool is no subagent tool now is listed `skipped`.
    */
   readonly children?: (child: ReplayChild) => ReplayOptions | undefined;
   /** Token counter for the cache cost; default ≈ bytes/4 (`estimateTokens`). */

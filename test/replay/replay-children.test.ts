@@ -1,16 +1,16 @@
-// The subagent seam (#27 §1 lands separately): a tool result that names a child session
-// (`meta.subagent.session`, the child's id `<parent>.<callId>`, as the subagent tool logs it) makes
-// the replay replay that child too, with the options `children` gives it, nested in the report; a
-// child that now differs makes the parent's replay not identical; without `children`, the child is
-// listed as skipped. Here a plain tool runs the child agent the way the subagent tool does.
+// Child sessions (#27 §1): a tool result that names a child session (`meta.subagent.session`, the
+// child's id `<parent>.<callId>`) makes the replay replay that child too, nested in the report —
+// with the options `children` gives it, else (a real `subagentTool`) the options the parent's
+// subagent tool gives it now; a child that now differs makes the parent's replay not identical.
+// The first cases use a plain tool that runs a child agent the way the subagent tool does.
 import { z } from "zod";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type AgentOptions, createAgent } from "../../src/loop/index.js";
+import { type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { replayReportText, replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
 import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, scripted } from "./support.js";
+import { appOptions, readTool, scripted } from "./support.js";
 
 let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
@@ -73,12 +73,59 @@ describe("child sessions", () => {
     expect(replayReportText(report)).toContain(`replay of ${id}.call_1_1_0: 1 difference`);
   });
 
-  test("without `children` the child is listed, not replayed", async () => {
+  test("without `children`, a child whose call's tool is no subagent tool is listed, not replayed", async () => {
     const { id, options } = await recordParent();
     const report = await replaySession(store, id, options);
     expect(report.identical).toBe(true);
     expect(report.children).toEqual([
-      { callId: "call_1_1_0", session: `${id}.call_1_1_0`, skipped: "no `children` option gives its options" },
+      {
+        callId: "call_1_1_0",
+        session: `${id}.call_1_1_0`,
+        skipped: "its call's tool is no subagent tool now, and no `children` option gives its options",
+      },
+    ]);
+    const left = await replaySession(store, id, { ...options, children: () => undefined });
+    expect(left.children[0]!.skipped).toBe("`children` gave no options for it");
+  });
+});
+
+describe("subagents (subagentTool)", () => {
+  /** A parent that delegates to a `research` subagent (the child's tools narrowed to the parent's `read`). */
+  function subagentApp(childSystem: string) {
+    const research = subagentTool({
+      name: "research",
+      description: "Researches a question and reports what it found.",
+      agent: { system: childSystem },
+      tools: ["read"],
+    });
+    // one model for parent and child (the child's provider defaults to the parent's), in call order
+    const provider = scripted([
+      { toolCalls: [{ name: "research", arguments: { task: "find the answer in notes.txt" } }] },
+      { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }, // the child
+      { text: "the answer is 42" }, // the child
+      { text: "42" },
+    ]);
+    return appOptions(provider, { store, tools: [readTool, research] });
+  }
+
+  test("the child replays too, with the options the parent's subagent tool gives it now", async () => {
+    const options = subagentApp("You research; answer in one line.");
+    const agent = createAgent(options);
+    expect((await agent.send("what is the answer?")).text).toBe("42");
+    await agent.dispose();
+    const id = agent.session.id;
+    const report = await replaySession(store, id, options);
+    expect(report.identical).toBe(true);
+    expect(report.children).toMatchObject([
+      { callId: "call_1_1_0", session: `${id}.call_1_1_0`, report: { identical: true, requests: { logged: 2 } } },
+    ]);
+    // the subagent's prompt changed: the parent's requests are unchanged, the child's differ
+    const changed = await replaySession(store, id, subagentApp("You research; answer in one paragraph."));
+    expect(changed.differences).toEqual([]);
+    expect(changed.identical).toBe(false);
+    expect(changed.children[0]!.report!.differences.map((d) => d.segment)).toEqual([
+      { kind: "system", line: 1 },
+      { kind: "system", line: 1 },
     ]);
   });
 });
