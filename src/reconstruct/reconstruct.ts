@@ -17,7 +17,7 @@ import { ReconstructError, type ReconstructedRequest } from "./types.js";
 import type { ModelRequest } from "../llm/core.js";
 
 /** Events that can only exist once the step's request was dispatched (or the step ended). */
-const AFTER_DISPATCH: ReadonlySet<string> = new Set([
+export const AFTER_DISPATCH: ReadonlySet<string> = new Set([
   "assistant/message",
   "llm/retry",
   "tool/call",

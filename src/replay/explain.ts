@@ -1,18 +1,9 @@
 // The logged event behind a difference: for the system prompt, a tool, the session prefix or a
 // config key, the header record (snapshot or delta) that set that part of the logged request; for
 // a history message, the event the message derives from; for a missing request, its `step/start`.
-import type { ReconstructedRequest } from "../reconstruct/index.js";
+import { AFTER_DISPATCH, type ReconstructedRequest } from "../reconstruct/index.js";
 import { type AnySessionEvent, Session } from "../session/index.js";
 import type { DiffSegment, Explanation } from "./types.js";
-
-/** Events that exist only once a step's request was dispatched (as reconstruction reads them). */
-const AFTER_DISPATCH: ReadonlySet<string> = new Set([
-  "assistant/message",
-  "llm/retry",
-  "tool/call",
-  "tool/result",
-  "step/end",
-]);
 
 type Arm = "system" | "tools" | "prefix" | "config";
 

@@ -239,12 +239,7 @@ export function recordedLog(events: readonly SessionEvent[]): RecordedLog {
           ...(note === undefined ? {} : { note }),
           ...(args === undefined ? {} : { arguments: args }),
         };
-        const pause = approvals.get(callId);
-        if (pause !== undefined) approvals.set(callId, { ...pause, answer: { turn: d.turn, value } });
-        if (d.trigger === "approval" && d.phase !== "steps") {
-          d.phase = "admit";
-          d.answers.push(value);
-        }
+        answered(approvals, callId, value, d);
         break;
       }
       case "input/request":
@@ -253,13 +248,7 @@ export function recordedLog(events: readonly SessionEvent[]): RecordedLog {
         break;
       case "input/response": {
         const { id, value: answer, by } = event.data;
-        const value: RecordedAnswer = { kind: "input", id, value: answer, ...(by === undefined ? {} : { by }) };
-        const pause = inputs.get(id);
-        if (pause !== undefined) inputs.set(id, { ...pause, answer: { turn: d.turn, value } });
-        if (d.trigger === "approval" && d.phase !== "steps") {
-          d.phase = "admit";
-          d.answers.push(value);
-        }
+        answered(inputs, id, { kind: "input", id, value: answer, ...(by === undefined ? {} : { by }) }, d);
         break;
       }
       case "step/start":
@@ -309,6 +298,16 @@ export function recordedLog(events: readonly SessionEvent[]): RecordedLog {
     }
   }
   return { turns, results, called, approvals, inputs, summaries };
+}
+
+/** A decision or answer: it settles its pause; logged at the start of an `approval` turn, it is that turn's input. */
+function answered(pauses: Map<string, RecordedPause>, key: string, value: RecordedAnswer, d: TurnDraft): void {
+  const pause = pauses.get(key);
+  if (pause !== undefined) pauses.set(key, { ...pause, answer: { turn: d.turn, value } });
+  if (d.trigger === "approval" && d.phase !== "steps") {
+    d.phase = "admit";
+    d.answers.push(value);
+  }
 }
 
 /**

@@ -47,31 +47,22 @@ describe("replay of sessions a fleet ran", () => {
       { kind: "system", line: 1 },
     ]);
 
-    const url = database().url;
-    const cli = await keelson([
-      "replay",
-      "fleet-replay",
-      "--store",
-      url,
-      "--profiles",
-      PROFILES,
-      "--profile",
-      "echo",
-      "--check",
-    ]);
+    const withProfile = (profile: string) =>
+      keelson([
+        "replay",
+        "fleet-replay",
+        "--store",
+        database().url,
+        "--profiles",
+        PROFILES,
+        "--profile",
+        profile,
+        "--check",
+      ]);
+    const cli = await withProfile("echo");
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain("identical — 2 requests rebuilt exactly as logged");
-    const other = await keelson([
-      "replay",
-      "fleet-replay",
-      "--store",
-      url,
-      "--profiles",
-      PROFILES,
-      "--profile",
-      "other",
-      "--check",
-    ]);
+    const other = await withProfile("other");
     expect(other.code, other.stderr).toBe(9);
     expect(other.stdout).toContain("config model");
   });

@@ -3,7 +3,7 @@
 // rules, claude-sonnet-4-5 prices: a lost read is paid as a write, 3.75 − 0.30 $/MTok).
 import { mkdir, readdir, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { canonicalJson, type JsonValue } from "../../src/json/index.js";
 import { estimateTokens } from "../../src/llm/index.js";
 import type { AgentPlugin } from "../../src/loop/index.js";
@@ -11,16 +11,23 @@ import { reconstructRequests, type ReconstructedRequest } from "../../src/recons
 import { replayReportText, replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
 import { fixedClock } from "../support/builders.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, contributor, LONG_SYSTEM, readToolWithEncoding, record, scripted, TOOL_TURN } from "./support.js";
+import type { TempJsonlRoot } from "../store/jsonl-harness.js";
+import {
+  appOptions,
+  contributor,
+  LONG_SYSTEM,
+  readToolWithEncoding,
+  record,
+  scripted,
+  TOOL_TURN,
+  useTempStore,
+} from "./support.js";
 
 let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
-beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  store = dir.open();
+useTempStore((temp) => {
+  ({ dir, store } = temp);
 });
-afterEach(() => dir.cleanup());
 
 const PRICE = (3.75 - 0.3) / 1_000_000;
 const tokensOf = (value: unknown): number =>

@@ -4,21 +4,17 @@
 // subagent tool gives it now; a child that now differs makes the parent's replay not identical.
 // The first cases use a plain tool that runs a child agent the way the subagent tool does.
 import { z } from "zod";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { replayReportText, replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, readTool, scripted } from "./support.js";
+import { appOptions, readTool, scripted, useTempStore } from "./support.js";
 
-let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
-beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  store = dir.open();
+useTempStore((temp) => {
+  store = temp.store;
 });
-afterEach(() => dir.cleanup());
 
 function childOptions(system = "You are the researcher."): AgentOptions {
   return appOptions(scripted([{ text: "the answer is 42" }]), { store, system });

@@ -1,20 +1,16 @@
 // P31: replay with unchanged code and options reports every request identical, and never changes
 // the stored session.
 import { readFile } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { reconstructRequests } from "../../src/reconstruct/index.js";
 import { replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, contributor, record, scripted, TOOL_TURN } from "./support.js";
+import { appOptions, contributor, record, scripted, TOOL_TURN, useTempStore } from "./support.js";
 
-let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
-beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  store = dir.open();
+useTempStore((temp) => {
+  store = temp.store;
 });
-afterEach(() => dir.cleanup());
 
 describe("replay with unchanged code", () => {
   test("reports every request identical and leaves the stored log untouched", async () => {

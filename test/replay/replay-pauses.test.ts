@@ -3,24 +3,20 @@
 // step's boundary, post-tool context — and no tool runs (recorded results), unless --live-tools:
 // then the current tools run and a changed result is caught at its history message.
 import { z } from "zod";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { ProviderRequest, ScriptedReply } from "../../src/llm/index.js";
 import { type AgentPlugin, createAgent, resumeAgent } from "../../src/loop/index.js";
 import { replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, readTool, scripted } from "./support.js";
+import { appOptions, readTool, scripted, useTempStore } from "./support.js";
 
-let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
 let ran: string[];
-beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  store = dir.open();
+useTempStore((temp) => {
+  store = temp.store;
   ran = [];
 });
-afterEach(() => dir.cleanup());
 
 const deploy = defineTool({
   name: "deploy",

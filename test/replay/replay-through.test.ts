@@ -5,7 +5,7 @@
 // each replayed identical with unchanged options, and each changed option caught where it acts.
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createCompaction } from "../../src/compaction/index.js";
 import type { ProviderRequest, ScriptedReply } from "../../src/llm/index.js";
 import { createAgent, forkAgent, resumeAgent } from "../../src/loop/index.js";
@@ -14,16 +14,14 @@ import type { Message } from "../../src/messages/index.js";
 import { replaySession } from "../../src/replay/index.js";
 import type { JsonlSessionStore } from "../../src/store/index.js";
 import { inProcessServer } from "../mcp/support.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
-import { appOptions, contributor, record, scripted, TOOL_TURN } from "./support.js";
+import type { TempJsonlRoot } from "../store/jsonl-harness.js";
+import { appOptions, contributor, record, scripted, TOOL_TURN, useTempStore } from "./support.js";
 
 let dir: TempJsonlRoot;
 let store: JsonlSessionStore;
-beforeEach(async () => {
-  dir = await tempJsonlRoot();
-  store = dir.open();
+useTempStore((temp) => {
+  ({ dir, store } = temp);
 });
-afterEach(() => dir.cleanup());
 
 const kinds = (report: { differences: readonly { segment: { kind: string } }[] }): string[] =>
   report.differences.map((d) => d.segment.kind);

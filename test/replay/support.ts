@@ -1,12 +1,15 @@
 // Builders for the replay tests: an app (agent options over a scripted model and a JSONL store in
 // a temp dir) that records a session, then the same app's options for replaying it.
+import { afterEach, beforeEach } from "vitest";
 import { z } from "zod";
 import { type ScriptedStep, ScriptedProvider } from "../../src/llm/index.js";
 import { type AgentOptions, type AgentPlugin, createAgent } from "../../src/loop/index.js";
 import type { Message } from "../../src/messages/index.js";
 import type { ReplayOptions } from "../../src/replay/index.js";
 import { defineTool } from "../../src/tools/index.js";
+import type { JsonlSessionStore } from "../../src/store/index.js";
 import { fixedClock } from "../support/builders.js";
+import { type TempJsonlRoot, tempJsonlRoot } from "../store/jsonl-harness.js";
 
 /** The model every replay test records with: priced in the built-in registry, Anthropic cache rules. */
 export const MODEL = "anthropic:claude-sonnet-4-5";
@@ -82,3 +85,13 @@ export const replayOptions = (options: AgentOptions, extra: Partial<ReplayOption
   ...options,
   ...extra,
 });
+
+/** A fresh temp dir and JSONL store for each test (closed and removed after it), handed to `set`. */
+export function useTempStore(set: (temp: { dir: TempJsonlRoot; store: JsonlSessionStore }) => void): void {
+  let dir: TempJsonlRoot | undefined;
+  beforeEach(async () => {
+    dir = await tempJsonlRoot();
+    set({ dir, store: dir.open() });
+  });
+  afterEach(() => dir?.cleanup());
+}
