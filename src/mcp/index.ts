@@ -9,11 +9,16 @@ export {
   mcpServers,
   mcpTools,
 } from "./plugin.js";
+export { authUrl, fileAuthStore, memoryAuthStore } from "./auth-store.js";
 export { checkServers } from "./server-config.js";
 export { mcpServerPrefix, mcpToolName } from "./tool-name.js";
 export {
+  type McpAuthOptions,
+  type McpAuthRecord,
+  type McpAuthStore,
   McpError,
   type McpErrorCode,
+  type McpOAuthSettings,
   type McpHttpServer,
   type McpServerConfig,
   type McpServerInfo,

@@ -90,6 +90,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       outputCap: options.outputCap ?? DEFAULT_OUTPUT_CAP,
       imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
+      setup: { ...(options.auth === undefined ? {} : { auth: options.auth }) },
     });
     byAgent.set(agent, tools);
     loaded.set(agent, [...(loaded.get(agent) ?? []), tools]);

@@ -8,7 +8,7 @@ import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
 import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
-import { McpConnection, type McpTool } from "./connection.js";
+import { type ConnectionSetup, McpConnection, type McpTool } from "./connection.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
 import { mcpToolName } from "./tool-name.js";
@@ -23,6 +23,8 @@ export interface ServerToolsOptions {
   readonly notice: (text: string) => void;
   /** The `needsApproval` of each registered tool, by its Keelson name (the permission gate's). */
   readonly needsApproval?: (name: string) => NeedsApproval;
+  /** OAuth, capabilities and handlers of each connection (connection.ts). */
+  readonly setup?: ConnectionSetup;
 }
 
 interface Registered {
@@ -140,7 +142,7 @@ export class ServerTools {
 
   /** A connection to `name`, tracked at once (so close() can end it while it starts), connected. */
   async #open(name: string, config: McpServerConfig): Promise<McpConnection> {
-    const connection = new McpConnection(this.#sdk!, name, config, this.#sandboxes.get(name));
+    const connection = new McpConnection(this.#sdk!, name, config, this.#options.setup, this.#sandboxes.get(name));
     this.#all.add(connection);
     await connection.connect(this.#options.initTimeoutMs);
     if (this.#closing !== undefined) {
