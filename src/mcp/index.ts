@@ -10,6 +10,7 @@ export {
   mcpTools,
 } from "./plugin.js";
 export { authUrl, fileAuthStore, memoryAuthStore } from "./auth-store.js";
+export { DEFAULT_LOGIN_TIMEOUT_MS, type McpLoginOptions, mcpLogin, mcpLogout } from "./login.js";
 export { checkServers } from "./server-config.js";
 export { mcpServerPrefix, mcpToolName } from "./tool-name.js";
 export {
