@@ -191,6 +191,10 @@ class LoopAgent implements Agent {
     return this.#status;
   }
 
+  get answersQuestions(): boolean {
+    return this.#persistence !== undefined || this.#context.answerer !== undefined || this.hooks.count("input/ask") > 0;
+  }
+
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
     const from = options.from ?? -1;
     if (!Number.isSafeInteger(from) || from < -1 || from >= this.session.length)

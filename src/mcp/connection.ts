@@ -11,6 +11,8 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SandboxPolicy } from "../sandbox/index.js";
+import type { ToolContext } from "../tools/index.js";
+import { answerElicitation } from "./elicitation.js";
 import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
 import { KeelsonOAuthProvider } from "./oauth-provider.js";
 import type { McpSdk } from "./sdk.js";
@@ -43,8 +45,8 @@ export type McpCallResult = CallToolResult;
 export interface ConnectionSetup {
   /** OAuth for an HTTP server (Keelson's client; a server's own `authProvider` wins). */
   readonly auth?: McpAuthOptions;
-  /** The client capabilities declared in `initialize`. */
-  readonly capabilities?: ClientCapabilities;
+  /** The client capabilities declared in `initialize` (asked when each client is made). */
+  readonly capabilities?: () => ClientCapabilities;
   /** Installs request and notification handlers on a new SDK client (before it connects). */
   readonly configure?: (client: Client, connection: McpConnection) => void;
 }
@@ -70,6 +72,8 @@ export class McpConnection {
   #closing: Promise<void> | undefined;
   /** The sandbox a stdio server runs in (undefined: unconfined). */
   readonly #sandbox: SandboxPolicy | undefined;
+  /** The call in flight (tools run one at a time per agent): where the server's questions go. */
+  #inflight: { readonly ask: ToolContext["ask"]; readonly suspend: AbortController } | undefined;
 
   constructor(
     sdk: McpSdk,
@@ -96,10 +100,18 @@ export class McpConnection {
 
   /** A fresh SDK client (one per connection attempt: a client whose connect failed cannot be reused). */
   #newClient(): Client {
-    const client = new this.#sdk.Client(CLIENT_INFO, { capabilities: this.#setup.capabilities ?? {} });
+    const capabilities = this.#setup.capabilities?.() ?? {};
+    const client = new this.#sdk.Client(CLIENT_INFO, { capabilities });
     client.setNotificationHandler(this.#sdk.ToolListChangedNotificationSchema, () => {
       if (this.#closing === undefined && client === this.#client) this.onToolsChanged?.();
     });
+    if (capabilities.elicitation !== undefined)
+      client.setRequestHandler(this.#sdk.ElicitRequestSchema, async (request) => {
+        const call = this.#inflight;
+        return answerElicitation(request.params, call?.ask, () =>
+          call?.suspend.abort(new Error("the call is suspended until its question is answered")),
+        );
+      });
     this.#setup.configure?.(client, this);
     client.onclose = () => {
       if (client !== this.#client) return;
@@ -298,10 +310,22 @@ export class McpConnection {
     return tools;
   }
 
-  /** Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`). */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`).
+   * The server's questions during the call (elicitation) go to `ask`; one left unanswered
+   * (the call is suspended) cancels the request too.
+   */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    callSignal: AbortSignal,
+    ask?: ToolContext["ask"],
+  ): Promise<McpCallResult> {
     // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
     if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    const suspend = new AbortController();
+    const signal = AbortSignal.any([callSignal, suspend.signal]);
+    this.#inflight = { ask, suspend };
     try {
       return (await this.#authorized(() =>
         this.#client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT }),
@@ -328,6 +352,8 @@ export class McpConnection {
           : `${this.describe()} failed the call: ${errorMessage(cause)}`,
         { cause },
       );
+    } finally {
+      if (this.#inflight?.suspend === suspend) this.#inflight = undefined;
     }
   }
 

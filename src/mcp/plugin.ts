@@ -90,7 +90,12 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       outputCap: options.outputCap ?? DEFAULT_OUTPUT_CAP,
       imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
-      setup: { ...(options.auth === undefined ? {} : { auth: options.auth }) },
+      setup: {
+        ...(options.auth === undefined ? {} : { auth: options.auth }),
+        // Elicitation is offered only when a question can be answered: live, or into a store.
+        capabilities: () =>
+          (options.elicitation ?? agent.answersQuestions) ? { elicitation: { form: { applyDefaults: true } } } : {},
+      },
     });
     byAgent.set(agent, tools);
     loaded.set(agent, [...(loaded.get(agent) ?? []), tools]);

@@ -286,7 +286,12 @@ export class ServerTools {
       ...(this.#options.needsApproval === undefined ? {} : { needsApproval: this.#options.needsApproval(name) }),
       async execute(args, context): Promise<ToolOutput> {
         const connection = await live();
-        const result = await connection.callTool(tool.name, args as Record<string, unknown>, context.signal);
+        const result = await connection.callTool(
+          tool.name,
+          args as Record<string, unknown>,
+          context.signal,
+          context.ask,
+        );
         return mcpToolOutput(result, cap, meta, imageCap);
       },
     };

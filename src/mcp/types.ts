@@ -91,6 +91,13 @@ export interface McpToolsOptions {
    * server answering 401 is `McpError('unauthorized')`.
    */
   readonly auth?: McpAuthOptions;
+  /**
+   * Offer elicitation (`elicitation/create`, form mode) to the servers: a server's question
+   * during a call becomes a logged `input/request` the agent's live answerer, or later
+   * `agent.respond`, answers. Default: when the agent can answer (`agent.answersQuestions`: a
+   * store to pause into, or a live answerer).
+   */
+  readonly elicitation?: boolean;
 }
 
 /** Keelson's OAuth client for HTTP servers. */

@@ -13,6 +13,7 @@ import {
 import type { ToolRegistry } from "./registry.js";
 import {
   type ToolCallOutcome,
+  type ToolContext,
   type ToolDefinition,
   ToolError,
   type ToolErrorCode,
@@ -31,6 +32,8 @@ export interface ExecuteToolCallInput {
   readonly timeoutMs?: number;
   /** The person's answer to the tool's question (`ToolContext.answer`). */
   readonly answer?: JsonValue;
+  /** Asks a person while the call runs (`ToolContext.ask`). */
+  readonly ask?: ToolContext["ask"];
 }
 
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({
@@ -211,6 +214,7 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     sessionId: invocation.sessionId,
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
     ...(input.answer === undefined ? {} : { answer: input.answer }),
+    ...(input.ask === undefined ? {} : { ask: input.ask }),
   };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {

@@ -15,6 +15,15 @@ export interface ToolContext {
   readonly callId: string;
   /** The person's answer to the tool's `question` (validated against its schema); absent without one. */
   readonly answer?: JsonValue;
+  /**
+   * Asks a person a question while the call runs (an MCP server's `elicitation/create`): the loop
+   * logs `input/request` (with this call's id as `callId`) and asks the live answerers; the answer,
+   * checked against `schema` and logged, resolves it. `undefined`: nobody answers now — the call
+   * is *suspended*: whatever it returns is discarded (no result is logged), the turn ends
+   * `awaiting-input`, and once `agent.respond` answers, the call runs again from the start, where
+   * `ask` answers the same questions (same message and schema, in order) from the log at once.
+   */
+  readonly ask?: (question: ToolQuestion) => Promise<JsonValue | undefined>;
   /** Aborted when the turn is cancelled or the tool's timeout passes. */
   readonly signal: AbortSignal;
   readonly sessionId: string;

@@ -25,6 +25,7 @@ const SCENARIOS = [
   "initialize",
   "tools_call",
   "sse-retry",
+  "elicitation-sep1034-client-defaults",
   "auth/metadata-default",
   "auth/metadata-var1",
   "auth/metadata-var2",

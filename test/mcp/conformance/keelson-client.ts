@@ -77,15 +77,15 @@ const agent = createAgent({
   provider,
   model: "scripted:conformance",
   plugins: [plugin],
-  answerer: async (request) => defaultsOf(request.schema),
+  answerer: async (request) => ({ value: answerOf(request.schema), by: "conformance" }),
 });
 
-/** Accept an elicitation with every default its schema gives. */
-function defaultsOf(schema: unknown): JsonValue {
-  const properties = (schema as { properties?: Record<string, { default?: JsonValue }> }).properties ?? {};
-  return Object.fromEntries(
-    Object.entries(properties).flatMap(([k, v]) => (v.default === undefined ? [] : [[k, v.default]])),
-  );
+/**
+ * Accepts an elicitation (its answer schema is MCP's ElicitResult, the server's schema as
+ * `content`) with no field given: the SDK fills in the server's defaults (SEP-1034).
+ */
+function answerOf(_schema: unknown): JsonValue {
+  return { action: "accept", content: {} };
 }
 
 const outcome = await agent.send(`conformance scenario ${scenario}`);
