@@ -341,6 +341,11 @@ export class McpConnection {
           },
         );
       const closed = !this.#open || /connection closed/i.test(errorMessage(cause));
+      if (this.transport === "http" && (cause as { code?: unknown }).code === 404) {
+        // The server no longer knows our session (it restarted): a new one is needed.
+        await this.close();
+        throw this.#error("session-expired", `${this.describe()} no longer knows the HTTP session (404)`, { cause });
+      }
       if (cause instanceof McpError || authFailureCode(cause) !== undefined)
         throw this.#failure(cause, "connect-failed", errorMessage(cause));
       throw this.#error(

@@ -59,6 +59,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     ["initTimeoutMs", options.initTimeoutMs],
     ["outputCap", options.outputCap],
     ["imageCap", options.imageCap],
+    ["reconnectDelayMs", options.reconnectDelayMs],
   ] as const)
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
       throw new McpError("invalid-config", `mcpTools options: ${key} must be a positive integer (got ${value})`);
@@ -90,6 +91,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       outputCap: options.outputCap ?? DEFAULT_OUTPUT_CAP,
       imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
+      ...(options.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: options.reconnectDelayMs }),
       setup: {
         ...(options.auth === undefined ? {} : { auth: options.auth }),
         // Elicitation is offered only when a question can be answered: live, or into a store.

@@ -98,6 +98,11 @@ export interface McpToolsOptions {
    * store to pause into, or a live answerer).
    */
   readonly elicitation?: boolean;
+  /**
+   * The first delay (ms) between reconnections in a row of a server whose connection closed by
+   * itself; it doubles each time, up to 16 times this. Default 250. At most 5 in a row.
+   */
+  readonly reconnectDelayMs?: number;
 }
 
 /** Keelson's OAuth client for HTTP servers. */
@@ -157,7 +162,8 @@ export type McpErrorCode =
   | "list-failed"
   | "answer-too-large"
   | "unauthorized"
-  | "forbidden";
+  | "forbidden"
+  | "session-expired";
 
 /**
  * A server that could not be reached or answered too late (naming the server, never its env or

@@ -7,6 +7,8 @@
 // `fs.globSync` import (conformance/node20-fs-*.mjs) used only by a subcommand not run here.
 // sse-retry checks reconnection timing (500 ms, -50/+200), so it runs alone first; then the whole
 // suite runs in one process, its scenarios in parallel (sse-retry's second result is not used).
+// A scenario that fails there (on a loaded machine a client can miss the suite's timeout) is run
+// once more on its own, and that run is the one judged: a real failure fails both.
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -64,6 +66,8 @@ interface Run {
 let out: string;
 const runs = new Map<string, Run>();
 let totalMs = 0;
+/** Scenarios that failed in the parallel run and were judged on a run of their own. */
+const rerun: string[] = [];
 
 /** Runs the suite's CLI in client mode (`args`: `--scenario X` or `--suite all`), results under `dir`. */
 function conformance(args: readonly string[], dir: string): Promise<{ code: number; output: string }> {
@@ -79,11 +83,11 @@ function conformance(args: readonly string[], dir: string): Promise<{ code: numb
         `"${process.execPath}" "${BUNDLE}"`,
         ...args,
         "--timeout",
-        "30000",
+        "60000",
         "-o",
         dir,
       ],
-      { cwd: ROOT, timeout: 120_000, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: ROOT, timeout: 150_000, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
         done({ code, output: `${stdout}\n${stderr}` });
@@ -120,16 +124,21 @@ beforeAll(async () => {
     if (scenario !== "sse-retry") {
       const checks = await checksOf(join(out, "suite"), scenario);
       const line = new RegExp(`^[✓✗] ${scenario.replace(/[/.-]/g, "\\$&")}: .*$`, "m").exec(suite.output)?.[0];
-      runs.set(scenario, {
-        code: line?.startsWith("✓") === true ? 0 : 1,
-        checks,
-        output: line ?? suite.output.slice(-4000),
-      });
+      if (line?.startsWith("✓") === true) {
+        runs.set(scenario, { code: 0, checks, output: line });
+        continue;
+      }
+      const dir = join(out, "again", scenario.replace(/\//g, "_"));
+      const again = await conformance(["--scenario", scenario], dir);
+      rerun.push(scenario);
+      runs.set(scenario, { ...again, checks: await checksOf(dir, scenario) });
     }
   totalMs = Date.now() - started;
-}, 300_000);
+}, 600_000);
 afterAll(async () => {
-  process.stdout.write(`MCP conformance: ${SCENARIOS.length} client scenarios in ${(totalMs / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `MCP conformance: ${SCENARIOS.length} client scenarios in ${(totalMs / 1000).toFixed(1)} s${rerun.length === 0 ? "" : ` (run again alone: ${rerun.join(", ")})`}\n`,
+  );
   await rm(out, { recursive: true, force: true });
 });
 

@@ -57,7 +57,7 @@ async function server(): Promise<McpHttpServer> {
 const plugin = mcpTools({
   servers: { conformance: await server() },
   permissions: { mode: "allow" },
-  initTimeoutMs: 20_000,
+  initTimeoutMs: 60_000,
   auth: { store: memoryAuthStore(), authorize: followRedirect, clientName: "keelson-conformance" },
   onNotice: (text) => process.stderr.write(`notice: ${text}\n`),
 });
