@@ -394,6 +394,8 @@ async function dispatch(
       ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
       ...(answer === undefined ? {} : { answer }),
       ask: questions.ask,
+      onProgress: (update) =>
+        ctx.onProgress?.({ type: "tool-progress", turn: call.turn, step: call.step, callId: call.callId, ...update }),
     });
     questions.done();
     if (questions.suspended()) return SUSPENDED; // what the interrupted attempt returned is not the call's result

@@ -313,13 +313,14 @@ export class McpConnection {
   /**
    * Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`).
    * The server's questions during the call (elicitation) go to `ask`; one left unanswered
-   * (the call is suspended) cancels the request too.
+   * (the call is suspended) cancels the request too. Its progress reports go to `progress`.
    */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
     callSignal: AbortSignal,
     ask?: ToolContext["ask"],
+    progress?: ToolContext["progress"],
   ): Promise<McpCallResult> {
     // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
     if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
@@ -328,7 +329,21 @@ export class McpConnection {
     this.#inflight = { ask, suspend };
     try {
       return (await this.#authorized(() =>
-        this.#client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT }),
+        this.#client.callTool({ name: tool, arguments: args }, undefined, {
+          signal,
+          timeout: NO_SDK_TIMEOUT,
+          // A progress token goes with the call; each report is a live event and restarts its timeout.
+          ...(progress === undefined
+            ? {}
+            : {
+                onprogress: ({ progress: done, total, message }) =>
+                  progress({
+                    progress: done,
+                    ...(total === undefined ? {} : { total }),
+                    ...(message === undefined ? {} : { message: message.slice(0, 500) }),
+                  }),
+              }),
+        }),
       )) as McpCallResult;
     } catch (cause) {
       if (signal.aborted) throw cause;

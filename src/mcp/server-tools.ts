@@ -328,6 +328,7 @@ export class ServerTools {
             args as Record<string, unknown>,
             context.signal,
             context.ask,
+            context.progress,
           );
           this.#reconnects.delete(server); // answered: the next closing starts a fresh backoff
           return mcpToolOutput(result, cap, meta, imageCap);
