@@ -13,6 +13,7 @@ import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprot
 import type { SandboxPolicy } from "../sandbox/index.js";
 import type { ToolContext } from "../tools/index.js";
 import { answerElicitation } from "./elicitation.js";
+import type { McpRoot } from "./roots.js";
 import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
 import { KeelsonOAuthProvider } from "./oauth-provider.js";
 import type { McpSdk } from "./sdk.js";
@@ -49,6 +50,8 @@ export interface ConnectionSetup {
   readonly capabilities?: () => ClientCapabilities;
   /** Installs request and notification handlers on a new SDK client (before it connects). */
   readonly configure?: (client: Client, connection: McpConnection) => void;
+  /** The roots offered (`roots/list`), read at each request; with it the `roots` capability is declared. */
+  readonly roots?: () => readonly McpRoot[];
 }
 
 export class McpConnection {
@@ -100,11 +103,17 @@ export class McpConnection {
 
   /** A fresh SDK client (one per connection attempt: a client whose connect failed cannot be reused). */
   #newClient(): Client {
-    const capabilities = this.#setup.capabilities?.() ?? {};
+    const roots = this.#setup.roots;
+    const capabilities = {
+      ...this.#setup.capabilities?.(),
+      ...(roots === undefined ? {} : { roots: { listChanged: true } }),
+    };
     const client = new this.#sdk.Client(CLIENT_INFO, { capabilities });
     client.setNotificationHandler(this.#sdk.ToolListChangedNotificationSchema, () => {
       if (this.#closing === undefined && client === this.#client) this.onToolsChanged?.();
     });
+    if (roots !== undefined)
+      client.setRequestHandler(this.#sdk.ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
     if (capabilities.elicitation !== undefined)
       client.setRequestHandler(this.#sdk.ElicitRequestSchema, async (request) => {
         const call = this.#inflight;
@@ -375,6 +384,11 @@ export class McpConnection {
     } finally {
       if (this.#inflight?.suspend === suspend) this.#inflight = undefined;
     }
+  }
+
+  /** Tells the server its roots changed (`notifications/roots/list_changed`); nothing when not connected. */
+  async rootsChanged(): Promise<void> {
+    if (this.#open && this.#setup.roots !== undefined) await this.#client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** True when the connection closed because an answer was too large (it may be reopened). */

@@ -11,6 +11,7 @@ import type { Agent, AgentPlugin } from "../loop/index.js";
 import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
+import { rootsOf } from "./roots.js";
 import { ServerTools } from "./server-tools.js";
 import { MCP_PREFIX, mcpServerPrefix } from "./tool-name.js";
 import { McpError, type McpServerInfo, type McpToolsOptions } from "./types.js";
@@ -49,6 +50,11 @@ export type McpToolsPlugin = AgentPlugin & {
   servers(agent: Agent): readonly McpServerInfo[];
   /** Closes `agent`'s servers (also done on dispose) and resolves when stdio children have exited. */
   close(agent: Agent): Promise<void>;
+  /**
+   * Changes the roots offered to `agent`'s servers (when the workspace changes) and tells each
+   * connected one (`notifications/roots/list_changed`). No effect with `roots: false`.
+   */
+  setRoots(agent: Agent, dirs: readonly string[]): Promise<void>;
 };
 
 /** See src/mcp/README.md. The permission policy defaults to `{ mode: 'deny' }`, like the built-in writes. */
@@ -66,6 +72,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
   const policy: PermissionPolicy = options.permissions ?? { mode: "deny" };
   const notice = options.onNotice ?? (() => undefined);
   const byAgent = new WeakMap<Agent, ServerTools>();
+  const rootsByAgent = new WeakMap<Agent, (dirs: readonly string[]) => Promise<void>>();
   const of = (agent: Agent): ServerTools => {
     const tools = byAgent.get(agent);
     if (tools === undefined) throw new McpError("not-loaded", "this mcpTools plugin is not loaded in that agent");
@@ -83,6 +90,12 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
         (policy.allow?.has("mcp") === true || policy.allow?.has(mcpServerPrefix(server)) === true)
       );
     };
+    let roots =
+      options.roots === false ? undefined : rootsOf(options.roots ?? [agent.session.header.cwd ?? process.cwd()]);
+    rootsByAgent.set(agent, async (dirs) => {
+      roots = rootsOf(dirs);
+      await tools.rootsChanged();
+    });
     const tools: ServerTools = new ServerTools(agent, loadMcpSdk, {
       needsApproval: (name) => () => (serverAllowed(name) ? false : gate.needsApproval(name)()),
       servers,
@@ -97,6 +110,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
         // Elicitation is offered only when a question can be answered: live, or into a store.
         capabilities: () =>
           (options.elicitation ?? agent.answersQuestions) ? { elicitation: { form: { applyDefaults: true } } } : {},
+        ...(roots === undefined ? {} : { roots: () => roots ?? [] }),
       },
     });
     byAgent.set(agent, tools);
@@ -127,6 +141,10 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     ready: (agent: Agent) => of(agent).ready(),
     servers: (agent: Agent) => of(agent).servers(),
     close: (agent: Agent) => of(agent).close(),
+    setRoots: async (agent: Agent, dirs: readonly string[]) => {
+      of(agent);
+      await rootsByAgent.get(agent)?.(dirs);
+    },
   });
 }
 

@@ -7,6 +7,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type {
   ElicitRequestSchema,
   JSONRPCMessage,
+  ListRootsRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpError } from "./types.js";
@@ -21,6 +22,7 @@ export interface McpSdk {
   readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   readonly ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   readonly ElicitRequestSchema: typeof ElicitRequestSchema;
+  readonly ListRootsRequestSchema: typeof ListRootsRequestSchema;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -49,6 +51,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
       ElicitRequestSchema: types.ElicitRequestSchema,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
     }),
     (cause: unknown) => {
       loading = undefined;

@@ -108,6 +108,11 @@ export class ServerTools {
     }));
   }
 
+  /** Announces a change of the roots (the setup's `roots` reads the new list) to every connected server. */
+  async rootsChanged(): Promise<void> {
+    await Promise.all([...this.#connections.values()].map((c) => c.rootsChanged()));
+  }
+
   /** Waits for the first connection and every tool-list refresh under way; gives up when `signal` aborts. */
   async settled(signal: AbortSignal): Promise<void> {
     const aborted = new Promise<never>((_, reject) => {

@@ -103,6 +103,12 @@ export interface McpToolsOptions {
    * itself; it doubles each time, up to 16 times this. Default 250. At most 5 in a row.
    */
   readonly reconnectDelayMs?: number;
+  /**
+   * The directories servers may work in (MCP roots, as `file://` URIs). Default: the agent's
+   * workspace — its session's cwd, else the process's. `false`: no roots capability.
+   * `plugin.setRoots(agent, dirs)` changes them (servers are told).
+   */
+  readonly roots?: readonly string[] | false;
 }
 
 /** Keelson's OAuth client for HTTP servers. */
