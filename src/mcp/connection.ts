@@ -13,6 +13,7 @@ import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprot
 import type { SandboxPolicy } from "../sandbox/index.js";
 import type { ToolContext } from "../tools/index.js";
 import { answerElicitation } from "./elicitation.js";
+import { resourceListResult, resourceReadResult } from "./resources.js";
 import type { McpRoot } from "./roots.js";
 import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
 import { KeelsonOAuthProvider } from "./oauth-provider.js";
@@ -383,6 +384,37 @@ export class McpConnection {
       );
     } finally {
       if (this.#inflight?.suspend === suspend) this.#inflight = undefined;
+    }
+  }
+
+  /** True when the server declared the `resources` capability (Keelson then adds its resource tools). */
+  get offersResources(): boolean {
+    return this.#open && this.#client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** One page of `resources/list`, or `resources/read` of `uri`: an McpError naming the server on failure. */
+  async resources(
+    request: { readonly list: string | undefined } | { readonly read: string },
+    signal: AbortSignal,
+  ): Promise<McpCallResult> {
+    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    const options = { signal, timeout: NO_SDK_TIMEOUT };
+    try {
+      if ("read" in request)
+        return resourceReadResult(
+          await this.#authorized(() => this.#client.readResource({ uri: request.read }, options)),
+        );
+      const cursor = request.list;
+      return resourceListResult(
+        await this.#authorized(() => this.#client.listResources(cursor === undefined ? {} : { cursor }, options)),
+      );
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw this.#failure(
+        cause,
+        "connect-failed",
+        `${this.describe()} failed ${"read" in request ? "resources/read" : "resources/list"}: ${errorMessage(cause)}`,
+      );
     }
   }
 

@@ -13,6 +13,7 @@ import type { Agent } from "../loop/index.js";
 import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
 import { type ConnectionSetup, McpConnection, type McpTool } from "./connection.js";
+import { resourceToolKind, resourceTools } from "./resources.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
 import { mcpToolName } from "./tool-name.js";
@@ -147,7 +148,7 @@ export class ServerTools {
     const opened = await Promise.allSettled(
       entries.map(async ([name, config]) => {
         const connection = await this.#open(name, config);
-        return { connection, tools: await connection.listTools(this.#options.initTimeoutMs) };
+        return { connection, tools: await this.#toolsOf(connection) };
       }),
     );
     if (this.#closing !== undefined) return;
@@ -245,7 +246,7 @@ export class ServerTools {
         await this.#ready;
         do {
           mine.again = false;
-          const tools = await connection.listTools(this.#options.initTimeoutMs);
+          const tools = await this.#toolsOf(connection);
           if (this.#closing !== undefined || connection.closed) return;
           const wanted = new Map<string, { server: string; tool: McpTool }>();
           for (const [name, r] of this.#registered)
@@ -266,6 +267,12 @@ export class ServerTools {
     })();
     this.#refreshes.add(refresh);
     void refresh.finally(() => this.#refreshes.delete(refresh));
+  }
+
+  /** The server's tools, plus Keelson's resource tools when it offers resources (resources.ts). */
+  async #toolsOf(connection: McpConnection): Promise<McpTool[]> {
+    const tools = await connection.listTools(this.#options.initTimeoutMs);
+    return connection.offersResources ? [...tools, ...resourceTools()] : tools;
   }
 
   /** Adds `server`'s tools to `wanted` by Keelson name; a name taken twice is `name-collision`. */
@@ -326,8 +333,17 @@ export class ServerTools {
       readOnly: false,
       ...(this.#options.needsApproval === undefined ? {} : { needsApproval: this.#options.needsApproval(name) }),
       execute: async (args, context): Promise<ToolOutput> => {
+        const resources = resourceToolKind(tool);
         const call = async (): Promise<ToolOutput> => {
           const connection = await live();
+          if (resources !== undefined) {
+            const input = args as { cursor?: string; uri?: string };
+            const answer = await connection.resources(
+              resources === "read" ? { read: input.uri! } : { list: input.cursor },
+              context.signal,
+            );
+            return mcpToolOutput(answer, cap, meta, imageCap);
+          }
           const result = await connection.callTool(
             tool.name,
             args as Record<string, unknown>,
