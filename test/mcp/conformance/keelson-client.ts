@@ -88,10 +88,17 @@ function answerOf(_schema: unknown): JsonValue {
   return { action: "accept", content: {} };
 }
 
+const started = Date.now();
+const trace = (what: string): void => {
+  process.stderr.write(`keelson-client: ${what} after ${Date.now() - started} ms\n`);
+};
 const outcome = await agent.send(`conformance scenario ${scenario}`);
+trace(`turn ended ${outcome.reason.kind}`);
 const errors = agent.session.events.filter((e) => e.type === "tool/result" && (e.data as { isError: boolean }).isError);
 await agent.dispose();
+trace("disposed");
 await plugin.close(agent);
+trace("servers closed");
 if (outcome.reason.kind !== "completed" || errors.length > 0) {
   process.stderr.write(
     `keelson-client: ${JSON.stringify(outcome.reason)}${errors.map((e) => `\n${JSON.stringify(e.data)}`).join("")}\n`,
