@@ -41,6 +41,13 @@ export const MAX_LISTED_TOOLS = 2_000;
 const TERMINATE_TIMEOUT_MS = 2_000;
 
 export type McpTool = Tool;
+
+/** A prompt a server offers: its name, description and arguments. */
+export interface McpPromptInfo {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments: readonly { readonly name: string; readonly required: boolean }[];
+}
 export type McpCallResult = CallToolResult;
 
 /** What a connection offers the server besides tools, set up on each SDK client it makes. */
@@ -414,6 +421,48 @@ export class McpConnection {
         cause,
         "connect-failed",
         `${this.describe()} failed ${"read" in request ? "resources/read" : "resources/list"}: ${errorMessage(cause)}`,
+      );
+    }
+  }
+
+  /** The server's prompts (`prompts/list`, first page), or none when it declares no `prompts` capability. */
+  async listPrompts(timeoutMs: number): Promise<McpPromptInfo[]> {
+    if (!this.#open || this.#client.getServerCapabilities()?.prompts === undefined) return [];
+    try {
+      const { prompts } = await this.#authorized(() => this.#client.listPrompts({}, { timeout: timeoutMs }));
+      return prompts.map((p) => ({
+        name: p.name,
+        ...(p.description === undefined ? {} : { description: p.description }),
+        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true })),
+      }));
+    } catch (cause) {
+      throw this.#failure(cause, "list-failed", `${this.describe()}: prompts/list failed: ${errorMessage(cause)}`);
+    }
+  }
+
+  /** `prompts/get` of `name` with `args`: its messages' text, role by role. */
+  async getPrompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<string> {
+    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    try {
+      const { messages } = await this.#authorized(() =>
+        this.#client.getPrompt({ name, arguments: args }, { timeout: timeoutMs }),
+      );
+      const texts = messages.map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
+        const text =
+          c.type === "text"
+            ? (c.text ?? "")
+            : c.type === "resource"
+              ? `[resource ${c.resource?.uri ?? "?"}]\n${c.resource?.text ?? ""}`
+              : `[${c.type} not shown]`;
+        return messages.length === 1 && m.role === "user" ? text : `${m.role}: ${text}`;
+      });
+      return texts.join("\n\n");
+    } catch (cause) {
+      throw this.#failure(
+        cause,
+        "connect-failed",
+        `${this.describe()}: prompts/get ${name} failed: ${errorMessage(cause)}`,
       );
     }
   }

@@ -6,6 +6,8 @@ export {
   DEFAULT_MCP_INIT_TIMEOUT_MS,
   type McpServerStatus,
   type McpToolsPlugin,
+  mcpPrompt,
+  mcpPrompts,
   mcpServers,
   mcpTools,
 } from "./plugin.js";

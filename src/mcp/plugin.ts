@@ -12,6 +12,7 @@ import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
 import { rootsOf } from "./roots.js";
+import type { McpPromptInfo } from "./connection.js";
 import { ServerTools } from "./server-tools.js";
 import { MCP_PREFIX, mcpServerPrefix } from "./tool-name.js";
 import { McpError, type McpServerInfo, type McpToolsOptions } from "./types.js";
@@ -40,6 +41,30 @@ export async function mcpServers(agent: Agent): Promise<McpServerStatus[]> {
     }
   }
   return out;
+}
+
+/** Every prompt the MCP servers of `agent` offer (`prompts/list`), by server; none without MCP servers. */
+export async function mcpPrompts(agent: Agent): Promise<{ readonly server: string; readonly prompt: McpPromptInfo }[]> {
+  const out: { server: string; prompt: McpPromptInfo }[] = [];
+  for (const tools of loaded.get(agent) ?? []) out.push(...(await tools.prompts()));
+  return out;
+}
+
+/**
+ * The text of prompt `name` of MCP server `server` with `args` (`prompts/get`): what chat's
+ * `/prompt` sends as the user's message. `McpError('not-loaded')` when no plugin of `agent` has
+ * that server.
+ */
+export async function mcpPrompt(
+  agent: Agent,
+  server: string,
+  name: string,
+  args: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  for (const tools of loaded.get(agent) ?? [])
+    if ((await tools.ready().catch(() => [])).some((s) => s.name === server))
+      return tools.prompt(server, name, { ...args });
+  throw new McpError("not-loaded", `no MCP server ${JSON.stringify(server)} is connected for this agent`, { server });
 }
 
 /** The plugin, plus what the application may ask about the servers it connected for an agent. */

@@ -12,7 +12,7 @@ import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
 import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
-import { type ConnectionSetup, McpConnection, type McpTool } from "./connection.js";
+import { type ConnectionSetup, McpConnection, type McpPromptInfo, type McpTool } from "./connection.js";
 import { resourceToolKind, resourceTools } from "./resources.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
@@ -107,6 +107,22 @@ export class ServerTools {
         .map(([n]) => n)
         .sort(),
     }));
+  }
+
+  /** Every connected server's prompts, by server (servers without the capability offer none). */
+  async prompts(): Promise<{ readonly server: string; readonly prompt: McpPromptInfo }[]> {
+    await this.#ready;
+    const out: { server: string; prompt: McpPromptInfo }[] = [];
+    for (const connection of this.#connections.values())
+      for (const prompt of await connection.listPrompts(this.#options.initTimeoutMs))
+        out.push({ server: connection.name, prompt });
+    return out;
+  }
+
+  /** The text of `server`'s prompt `name` with `args` (`prompts/get`). */
+  async prompt(server: string, name: string, args: Record<string, string>): Promise<string> {
+    await this.#ready;
+    return (await this.#live(server)).getPrompt(name, args, this.#options.initTimeoutMs);
   }
 
   /** Announces a change of the roots (the setup's `roots` reads the new list) to every connected server. */
