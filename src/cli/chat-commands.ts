@@ -1,4 +1,4 @@
-// Chat's slash commands: /help, /session, /tools, /cache, /compact, /fork, /exit. Each reads the live
+// Chat's slash commands: /help, /session, /tools, /prompts, /prompt, /cache, /compact, /fork, /exit. Each reads the live
 // agent through a small context; /fork switches the chat to the child session (the parent stays
 // stored and resumable); /compact says in plain words when there is nothing to compact or no
 // compaction configured. Unknown commands are answered with the list, never sent to the model.
@@ -12,6 +12,7 @@ import { messageText, preview } from "./transcript.js";
 import { describeReason } from "./turn-footer.js";
 import { cliInvocation } from "./invocation.js";
 import { toolListing } from "./mcp-setup.js";
+import { terminalLine } from "./terminal-text.js";
 
 export interface ChatContext {
   readonly agent: Agent;
@@ -25,11 +26,13 @@ export interface ChatContext {
   fork(): Promise<Agent>;
 }
 
+export type SlashResult = "exit" | { readonly send: string } | undefined;
+
 export interface SlashCommand {
   readonly name: string;
   readonly help: string;
-  /** Returns "exit" to end the chat. */
-  run(ctx: ChatContext, args: string): Promise<"exit" | undefined>;
+  /** Returns "exit" to end the chat, or `{ send }`: a message the chat sends as if typed. */
+  run(ctx: ChatContext, args: string): Promise<SlashResult>;
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -73,6 +76,52 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     async run(ctx) {
       ctx.say(await toolListing(ctx.agent));
       return undefined;
+    },
+  },
+  {
+    name: "prompts",
+    help: "the prompts the MCP servers offer (use one with /prompt <server>/<name> [key=value …])",
+    async run(ctx) {
+      const { mcpPrompts } = await import("../mcp/index.js");
+      const prompts = await mcpPrompts(ctx.agent);
+      ctx.say(
+        prompts.length === 0
+          ? "  no MCP server offers prompts"
+          : prompts
+              .map(({ server, prompt }) => {
+                const args = prompt.arguments.map((a) => `${a.name}${a.required ? "" : "?"}`).join(" ");
+                return terminalLine(
+                  `  ${server}/${prompt.name}${args === "" ? "" : ` ${args}`}${prompt.description === undefined ? "" : ` — ${prompt.description}`}`,
+                );
+              })
+              .join("\n"),
+      );
+      return undefined;
+    },
+  },
+  {
+    name: "prompt",
+    help: "send an MCP server's prompt as your message: /prompt <server>/<name> [key=value …]",
+    async run(ctx, args) {
+      const [which = "", ...pairs] = args.split(/\s+/).filter((w) => w !== "");
+      const slash = which.indexOf("/");
+      if (slash <= 0 || slash === which.length - 1) {
+        ctx.say("  usage: /prompt <server>/<name> [key=value …] (/prompts lists them)");
+        return undefined;
+      }
+      const values: Record<string, string> = {};
+      for (const pair of pairs) {
+        const eq = pair.indexOf("=");
+        if (eq <= 0) {
+          ctx.say(`  not key=value: ${terminalLine(pair)}`);
+          return undefined;
+        }
+        values[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      const { mcpPrompt } = await import("../mcp/index.js");
+      const text = await mcpPrompt(ctx.agent, which.slice(0, slash), which.slice(slash + 1), values);
+      ctx.say(`  sending the prompt ${terminalLine(which)} (${text.length} characters) as your message`);
+      return { send: text };
     },
   },
   {
@@ -145,7 +194,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
 ];
 
 /** Runs `/name args`; an unknown name prints the list. */
-export async function runSlashCommand(ctx: ChatContext, line: string): Promise<"exit" | undefined> {
+export async function runSlashCommand(ctx: ChatContext, line: string): Promise<SlashResult> {
   const [word = "", ...rest] = line.slice(1).trim().split(/\s+/);
   const name = word === "quit" ? "exit" : word;
   const command = SLASH_COMMANDS.find((c) => c.name === name);

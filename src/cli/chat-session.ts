@@ -153,18 +153,22 @@ export async function runChat(
         const line = await input.next(PROMPT);
         if (line === undefined) break;
         state.interrupts = 0;
-        const text = line.trim();
+        let text = line.trim();
         if (text === "") continue;
         if (text.startsWith("/")) {
           state.running = true;
+          let result: Awaited<ReturnType<typeof runSlashCommand>>;
           try {
-            if ((await runSlashCommand(ctx, text)) === "exit") break;
+            result = await runSlashCommand(ctx, text);
           } catch (error) {
             view.line(`  ${describeError(error)}`);
+            continue;
           } finally {
             state.running = false;
           }
-          continue;
+          if (result === "exit") break;
+          if (result === undefined) continue;
+          text = result.send; // a command that sends a message (/prompt): a turn like typed text
         }
         state.running = true;
         try {

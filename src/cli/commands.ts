@@ -47,6 +47,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./decide-command.js")).registerRespond,
   },
   {
+    name: "mcp",
+    summary:
+      "MCP servers of mcp.json: `mcp list` (each server and whether it is logged in), `mcp login <server>` (OAuth), `mcp logout <server>`",
+    load: async () => (await import("./mcp-command.js")).registerMcp,
+  },
+  {
     name: "fork",
     summary: "create a child session of <id> at a turn/end boundary and print its id",
     load: async () => (await import("./fork-command.js")).registerFork,

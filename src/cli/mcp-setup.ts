@@ -5,12 +5,18 @@
 // printed. Notices (a logged tool dropped on resume, a server that exited) go to stderr. The
 // workspace's servers start only with consent (mcp-consent.ts): `--allow mcp`, a trusted
 // content, or chat's question; declined in chat, only the user's servers start.
+import { join } from "node:path";
 import type { PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
 import { isKeelsonError } from "../errors/index.js";
 import type { McpErrorCode } from "../mcp/index.js";
 import { CliError } from "./errors.js";
+
+/** Where the CLI keeps MCP OAuth authorizations (`keelson mcp login`): a folder of mode 0700. */
+export function mcpAuthDir(home: string = keelsonHome()): string {
+  return join(home, "mcp-auth");
+}
 
 /** The MCP plugin for `cwd`'s configuration, or undefined when no server is configured. */
 export async function cliMcpPlugin(cwd: string, permissions: PermissionPolicy): Promise<AgentPlugin | undefined> {
@@ -44,6 +50,7 @@ export async function cliMcpPlugin(cwd: string, permissions: PermissionPolicy): 
   return mcp.mcpTools({
     servers,
     permissions,
+    auth: { store: mcp.fileAuthStore(mcpAuthDir(home)) },
     onNotice: (text) => process.stderr.write(`keelson: mcp: ${text}\n`),
   });
 }

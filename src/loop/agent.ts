@@ -37,7 +37,7 @@ import {
   type TurnStream,
 } from "./types.js";
 import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
-import { Taps, TurnFeed } from "./turn-feed.js";
+import { type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
 import { invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
@@ -76,7 +76,7 @@ class LoopAgent implements Agent {
   readonly #context: TurnContext;
   readonly #output: OutputDefaults;
   /** Live chunk listeners of open turn streams. */
-  readonly #chunkTaps = new Taps<StreamChunk>();
+  readonly #chunkTaps = new Taps<LiveSignal>();
   /** Listeners of the subagents' forwarded events (open turn streams). */
   readonly #subagentTaps = new Taps<SubagentTurnEvent>();
   #status: AgentStatus = "idle";
@@ -157,6 +157,7 @@ class LoopAgent implements Agent {
       compaction: options.compaction,
       prefixOnResume: options.prefixOnResume ?? "recompose",
       onChunk: (chunk) => this.#chunkTaps.emit(chunk),
+      onProgress: (event) => this.#chunkTaps.emit(event),
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
       answerer: options.answerer,
@@ -189,6 +190,10 @@ class LoopAgent implements Agent {
 
   get status(): AgentStatus {
     return this.#status;
+  }
+
+  get answersQuestions(): boolean {
+    return this.#persistence !== undefined || this.#context.answerer !== undefined || this.hooks.count("input/ask") > 0;
   }
 
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {

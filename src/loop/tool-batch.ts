@@ -6,14 +6,17 @@
 // `awaiting-approval`). A call whose tool asks a question (`question`, e.g. `ask_user`) gets an
 // `input/request` the same way: a live answerer (`input/ask`, the agent's `answerer`) may reply
 // (`input/response`), else the turn ends `awaiting-input`. A later turn runs the held calls
-// (`runHeldCalls`) once each is decided and answered.
+// (`runHeldCalls`) once each is decided and answered. A question asked *while* a call runs
+// (`ToolContext.ask`: an MCP server's elicitation) is logged with the call's id as `callId`; with
+// no live answer the call is suspended — its attempt's output discarded, no result logged — and
+// the turn ends `awaiting-input`; once answered it runs again, its questions answered from the log.
 // Every call is logged `tool/call` → (flush before a tool that is not read-only) → `tool/result`;
 // post-tool context is appended after the batch's last result. Adjacent subagent calls run
 // together instead (subagent-batch.ts; docs/decisions/0025), each call logged with its result in
 // model order; a child waiting for a person holds its call behind an `approval/request`.
-import type { JsonValue } from "../json/index.js";
+import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
-import type { PendingApproval, PendingInput } from "../session/index.js";
+import type { InputState, PendingApproval, PendingInput } from "../session/index.js";
 import {
   type ApprovalContext,
   approvalNeed,
@@ -43,7 +46,12 @@ interface Call {
   readonly approval?: { readonly decision?: LoggedDecision };
   /** A held call's question (already answered when it runs). */
   readonly input?: { readonly response?: LoggedAnswer };
+  /** A suspended call's questions asked while it ran (its `tool/call` is logged already). */
+  readonly asked?: readonly InputState[];
 }
+
+/** What `dispatch` returns for a call suspended by a question nobody answered yet. */
+const SUSPENDED = Symbol("suspended");
 
 /** Runs a step's calls; returns how many tool calls the answer made (0: no tools, the turn may end). */
 export async function runTools(
@@ -87,6 +95,17 @@ async function runCalls(
   for (let i = 0; i < calls.length; i++) {
     if (signal.aborted) return; // the undispatched rest get synthetic aborted results (closeOpenStep)
     const call = calls[i]!;
+    if (call.asked !== undefined) {
+      // Suspended by a question asked while it ran: it runs again once every such question is answered.
+      if (call.asked.some((q) => q.response === undefined)) {
+        state.awaiting = true;
+        return;
+      }
+      const outcome = await dispatch(ctx, state, call, call.approval?.decision, signal, call.input?.response?.value);
+      if (outcome === SUSPENDED) return pause(ctx, state, calls.slice(i + 1), extra);
+      if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
+      continue;
+    }
     let decision = call.approval?.decision;
     if (call.approval !== undefined && decision === undefined) {
       state.awaiting = true; // never run an undecided call (the caller runs held calls only once all are decided)
@@ -123,6 +142,7 @@ async function runCalls(
       continue;
     }
     const outcome = await dispatch(ctx, state, call, decision, signal, answer?.value);
+    if (outcome === SUSPENDED) return pause(ctx, state, calls.slice(i + 1), extra);
     if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
   }
   appendContext(ctx, extra);
@@ -335,7 +355,11 @@ async function askLive(
   return (await refusalOf(hooks, agent, request, decision, true)) === undefined ? decision : undefined;
 }
 
-/** Logs the call and its result: run (with edited arguments when approved so), or denied. */
+/**
+ * Logs the call and its result: run (with edited arguments when approved so), or denied. A
+ * suspended call (`call.asked`) is run again without a second `tool/call`; a call that asked a
+ * question nobody answered is left without a result (`SUSPENDED`).
+ */
 async function dispatch(
   ctx: TurnContext,
   state: TurnState,
@@ -343,10 +367,11 @@ async function dispatch(
   decision: LoggedDecision | undefined,
   signal: AbortSignal,
   answer?: JsonValue,
-): Promise<ToolCallOutcome> {
+): Promise<ToolCallOutcome | typeof SUSPENDED> {
   const { session } = ctx;
   const args = decision?.approve === true ? (decision.arguments ?? call.arguments) : call.arguments;
-  logCall(ctx, call, args);
+  if (call.asked === undefined) logCall(ctx, call, args);
+  const questions = askDuring(ctx, call, signal);
   let outcome: ToolCallOutcome;
   if (decision?.approve === false) outcome = denied(decision);
   else {
@@ -368,7 +393,12 @@ async function dispatch(
       ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
       ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
       ...(answer === undefined ? {} : { answer }),
+      ask: questions.ask,
+      onProgress: (update) =>
+        ctx.onProgress?.({ type: "tool-progress", turn: call.turn, step: call.step, callId: call.callId, ...update }),
     });
+    questions.done();
+    if (questions.suspended()) return SUSPENDED; // what the interrupted attempt returned is not the call's result
     if (decision?.arguments !== undefined) outcome = edited(outcome, decision, args);
   }
   logResult(ctx, call, outcome);
@@ -395,6 +425,66 @@ function logResult(ctx: TurnContext, call: Call, outcome: ToolCallOutcome): void
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
   });
+}
+
+/**
+ * `ToolContext.ask` for one run of `call`: a question the call already asked and had answered
+ * (same message and schema, first unused in the order asked) is answered from the log; a new one
+ * is logged (`input/request` with `callId`) and put to the live answerers — answered, it is
+ * logged and returned; unanswered, the call is suspended and every later question of this run
+ * gets `undefined` at once.
+ */
+function askDuring(
+  ctx: TurnContext,
+  call: Call,
+  signal: AbortSignal,
+): {
+  ask: (q: { message: string; schema?: PendingInput["schema"] }) => Promise<JsonValue | undefined>;
+  suspended(): boolean;
+  done(): void;
+} {
+  const answered = (call.asked ?? []).filter((q) => q.response !== undefined);
+  let asked = call.asked?.length ?? 0;
+  let suspended = false;
+  let finished = false;
+  const ask = async (question: {
+    message: string;
+    schema?: PendingInput["schema"];
+  }): Promise<JsonValue | undefined> => {
+    if (suspended || finished || signal.aborted) return undefined;
+    const schema = question.schema ?? { type: "string" };
+    const key = canonicalJson(schema);
+    const logged = answered.findIndex(
+      (q) => q.request.message === question.message && canonicalJson(q.request.schema) === key,
+    );
+    if (logged >= 0) return answered.splice(logged, 1)[0]!.response!.value;
+    const request = pending(
+      ctx.session.append("input/request", {
+        id: `${call.callId}#ask-${++asked}`,
+        source: call.name,
+        schema,
+        message: question.message,
+        callId: call.callId,
+      }),
+    );
+    const answer = await answerLive(ctx, request, signal);
+    if (finished) return undefined;
+    // No answer — none given, or the turn was cancelled or disposed meanwhile: the call waits
+    // for one (a cancel then closes it with the turn's other waiting calls).
+    if (answer === undefined || signal.aborted) {
+      suspended = true;
+      return undefined;
+    }
+    ctx.session.append("input/response", answer);
+    return answer.value;
+  };
+  return {
+    ask,
+    suspended: () => suspended,
+    done: () => {
+      finished = true;
+    },
+  };
 }
 
 /** The error result a denied call gets: the model reads who denied it and why. */

@@ -28,7 +28,22 @@ export type LiveTurnEvent =
   | (BlockAt & { readonly type: "reasoning-delta"; readonly id: string; readonly delta: string })
   | (BlockAt & { readonly type: "tool-call-start"; readonly callId: string; readonly name: string })
   | (BlockAt & { readonly type: "tool-call-delta"; readonly callId: string; readonly delta: string })
-  | (BlockAt & { readonly type: "tool-call-end"; readonly callId: string });
+  | (BlockAt & { readonly type: "tool-call-end"; readonly callId: string })
+  | ToolProgressEvent;
+
+/**
+ * A running call's progress report (an MCP server's `notifications/progress`): live only, never
+ * logged; `turn`/`step` name the step that made the call.
+ */
+export interface ToolProgressEvent {
+  readonly type: "tool-progress";
+  readonly turn: number;
+  readonly step: number;
+  readonly callId: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
 
 /** Events that stand for one logged event (`seq` is its position in the log). */
 export type CommittedTurnEvent =

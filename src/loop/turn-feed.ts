@@ -7,7 +7,13 @@
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { LiveBlocks } from "./live-blocks.js";
-import { committedTurnEvent, type LiveTurnEvent, type SubagentTurnEvent, type TurnEvent } from "./turn-events.js";
+import {
+  committedTurnEvent,
+  type LiveTurnEvent,
+  type SubagentTurnEvent,
+  type ToolProgressEvent,
+  type TurnEvent,
+} from "./turn-events.js";
 import type { TurnOutcome } from "./types.js";
 
 /** Default bound on the characters of live deltas a feed holds for a consumer that lags. */
@@ -17,11 +23,14 @@ const EVENT_WEIGHT = 64;
 
 export interface FeedSource {
   readonly session: Session;
-  /** Subscribes to the provider's chunks of the step in flight; returns the unsubscribe. */
-  readonly tapChunks: (listener: (chunk: StreamChunk) => void) => () => void;
+  /** Subscribes to the provider's chunks of the step in flight (and calls' progress); returns the unsubscribe. */
+  readonly tapChunks: (listener: (chunk: LiveSignal) => void) => () => void;
   /** Subscribes to the subagents' forwarded events; returns the unsubscribe. */
   readonly tapSubagents?: (listener: (event: SubagentTurnEvent) => void) => () => void;
 }
+
+/** What feeds hear live: the provider's chunks, and running calls' progress reports. */
+export type LiveSignal = StreamChunk | ToolProgressEvent;
 
 /** Listeners of one kind of live value (an agent's provider chunks, its subagents' events): what feeds tap. */
 export class Taps<T> {
@@ -191,9 +200,9 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (this.#cursor !== undefined) this.#notify();
   }
 
-  #onChunk(chunk: StreamChunk): void {
+  #onChunk(chunk: LiveSignal): void {
     if (this.#cursor === undefined || this.#done) return;
-    const event = this.#blocks.map(chunk);
+    const event = chunk.type === "tool-progress" ? chunk : this.#blocks.map(chunk);
     if (event === undefined) return;
     if (this.#gappedStep === this.#currentStep && isDelta(event)) return;
     const tail = this.#queue.at(-1);

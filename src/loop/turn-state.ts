@@ -1,6 +1,7 @@
 // The state one turn threads through its parts (turn.ts, tool-batch.ts): the per-instance and
 // per-turn context, the turn's own state, and the two control-flow helpers — a durability point
 // (`commit`) and the abort check that unwinds a cancelled turn.
+import type { ToolProgressEvent } from "./turn-events.js";
 import { errorMessage } from "../errors/index.js";
 import type { HeaderWriter, RequestConfig } from "../header/index.js";
 import type { HookBus } from "../hooks/index.js";
@@ -51,6 +52,8 @@ export interface TurnContext {
   readonly prefixOnResume: "recompose" | "reuse";
   /** The provider's chunks, live, for the agent's turn streams (before `llm/chunk`). */
   readonly onChunk?: (chunk: StreamChunk) => void;
+  /** A running call's progress report, for the live feeds. */
+  readonly onProgress?: (event: ToolProgressEvent) => void;
   /** The agent's default structured output (turns without prompts, e.g. a steer's, use it). */
   readonly output?: TurnOutput;
   /** The agent's live decider (`approver` option): the innermost `approval/ask` answer. */

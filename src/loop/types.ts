@@ -397,6 +397,12 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
  */
 export interface Agent<Out = unknown> extends AgentPauses {
   readonly session: Session;
+  /**
+   * True when a question asked while a call runs (an MCP server's elicitation) can be answered:
+   * the agent has a store (the turn pauses into it; any process answers later) or a live
+   * answerer (the `answerer` option, an `input/ask` listener). MCP offers elicitation only then.
+   */
+  readonly answersQuestions: boolean;
   /** The provider this agent calls (compaction's summary call uses it too). */
   readonly provider: Provider;
   /** The model id from the options (the initial call config's `model`). */

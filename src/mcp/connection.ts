@@ -5,10 +5,18 @@
 // it is doing, even before it answered `initialize`. A stdio child's stderr is kept as a short,
 // redacted tail (stderr-tail.ts) for a person's messages; it never goes into a tool result.
 import { errorMessage } from "../errors/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SandboxPolicy } from "../sandbox/index.js";
+import type { ToolContext } from "../tools/index.js";
+import { answerElicitation } from "./elicitation.js";
+import { resourceListResult, resourceReadResult } from "./resources.js";
+import type { McpRoot } from "./roots.js";
+import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
+import { KeelsonOAuthProvider } from "./oauth-provider.js";
 import type { McpSdk } from "./sdk.js";
 import { StderrTail } from "./stderr-tail.js";
 import { OVERSIZE_ERROR_CODE, StdioTransport } from "./stdio-transport.js";
@@ -16,6 +24,7 @@ import {
   describeServer,
   isHttpServer,
   isTransportServer,
+  type McpAuthOptions,
   McpError,
   type McpErrorCode,
   type McpServerConfig,
@@ -28,8 +37,30 @@ const CLIENT_INFO = { name: "keelson", version: "0.1.0" };
 export const MAX_LIST_PAGES = 100;
 export const MAX_LISTED_TOOLS = 2_000;
 
+/** How long dispose waits for the server to acknowledge the end of an HTTP session (DELETE). */
+const TERMINATE_TIMEOUT_MS = 2_000;
+
 export type McpTool = Tool;
+
+/** A prompt a server offers: its name, description and arguments. */
+export interface McpPromptInfo {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments: readonly { readonly name: string; readonly required: boolean }[];
+}
 export type McpCallResult = CallToolResult;
+
+/** What a connection offers the server besides tools, set up on each SDK client it makes. */
+export interface ConnectionSetup {
+  /** OAuth for an HTTP server (Keelson's client; a server's own `authProvider` wins). */
+  readonly auth?: McpAuthOptions;
+  /** The client capabilities declared in `initialize` (asked when each client is made). */
+  readonly capabilities?: () => ClientCapabilities;
+  /** Installs request and notification handlers on a new SDK client (before it connects). */
+  readonly configure?: (client: Client, connection: McpConnection) => void;
+  /** The roots offered (`roots/list`), read at each request; with it the `roots` capability is declared. */
+  readonly roots?: () => readonly McpRoot[];
+}
 
 export class McpConnection {
   readonly name: string;
@@ -40,7 +71,9 @@ export class McpConnection {
   /** Called once when the connection closes by itself (the child exited, the server went away). */
   onClosed: ((why: string) => void) | undefined;
   readonly #sdk: McpSdk;
-  readonly #client: Client;
+  readonly #setup: ConnectionSetup;
+  readonly #auth: OAuthClientProvider | undefined;
+  #client: Client;
   readonly #stderr: StderrTail;
   #transport: Transport | undefined;
   #pid: number | undefined;
@@ -50,19 +83,55 @@ export class McpConnection {
   #closing: Promise<void> | undefined;
   /** The sandbox a stdio server runs in (undefined: unconfined). */
   readonly #sandbox: SandboxPolicy | undefined;
+  /** The call in flight (tools run one at a time per agent): where the server's questions go. */
+  #inflight: { readonly ask: ToolContext["ask"]; readonly suspend: AbortController } | undefined;
 
-  constructor(sdk: McpSdk, name: string, config: McpServerConfig, sandbox?: SandboxPolicy) {
+  constructor(
+    sdk: McpSdk,
+    name: string,
+    config: McpServerConfig,
+    setup: ConnectionSetup = {},
+    sandbox?: SandboxPolicy,
+  ) {
     this.#sdk = sdk;
+    this.#setup = setup;
     this.name = name;
     this.config = config;
     this.#sandbox = sandbox;
     this.transport = isHttpServer(config) ? "http" : isTransportServer(config) ? "in-process" : "stdio";
     this.#stderr = new StderrTail("command" in config ? config.env : undefined);
-    this.#client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
-    this.#client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
-      if (this.#closing === undefined) this.onToolsChanged?.();
+    this.#auth = isHttpServer(config)
+      ? (config.authProvider ??
+        (setup.auth === undefined
+          ? undefined
+          : new KeelsonOAuthProvider(name, this.describe(), config.url, setup.auth, config.oauth)))
+      : undefined;
+    this.#client = this.#newClient();
+  }
+
+  /** A fresh SDK client (one per connection attempt: a client whose connect failed cannot be reused). */
+  #newClient(): Client {
+    const roots = this.#setup.roots;
+    const capabilities = {
+      ...this.#setup.capabilities?.(),
+      ...(roots === undefined ? {} : { roots: { listChanged: true } }),
+    };
+    const client = new this.#sdk.Client(CLIENT_INFO, { capabilities });
+    client.setNotificationHandler(this.#sdk.ToolListChangedNotificationSchema, () => {
+      if (this.#closing === undefined && client === this.#client) this.onToolsChanged?.();
     });
-    this.#client.onclose = () => {
+    if (roots !== undefined)
+      client.setRequestHandler(this.#sdk.ListRootsRequestSchema, () => ({ roots: roots().map((r) => ({ ...r })) }));
+    if (capabilities.elicitation !== undefined)
+      client.setRequestHandler(this.#sdk.ElicitRequestSchema, async (request) => {
+        const call = this.#inflight;
+        return answerElicitation(request.params, call?.ask, () =>
+          call?.suspend.abort(new Error("the call is suspended until its question is answered")),
+        );
+      });
+    this.#setup.configure?.(client, this);
+    client.onclose = () => {
+      if (client !== this.#client) return;
       const was = this.#open;
       this.#open = false;
       if (was && this.#closing === undefined)
@@ -70,6 +139,7 @@ export class McpConnection {
           `${this.describe()} closed the connection${this.#dropped === undefined ? "" : ` (${this.#dropped})`}${this.#stderr.suffix()}`,
         );
     };
+    return client;
   }
 
   /**
@@ -93,16 +163,31 @@ export class McpConnection {
       );
     });
     try {
-      if (this.#closing !== undefined)
-        throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
-      try {
-        this.#transport = await this.#transportFor();
-      } catch (cause) {
-        throw this.#error("connect-failed", `${this.describe()} cannot be set up: ${errorMessage(cause)}`, { cause });
+      for (let round = 1; ; round++) {
+        if (this.#closing !== undefined)
+          throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
+        let transport: Transport;
+        try {
+          transport = await this.#transportFor();
+        } catch (cause) {
+          throw this.#error("connect-failed", `${this.describe()} cannot be set up: ${errorMessage(cause)}`, { cause });
+        }
+        this.#transport = transport;
+        if (round > 1) this.#client = this.#newClient();
+        if (this.#closing !== undefined)
+          throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
+        try {
+          await Promise.race([this.#client.connect(transport, { timeout: initTimeoutMs }), deadline]);
+          break;
+        } catch (cause) {
+          // An authorization started by the 401 (login, conformance): exchange its code, connect again.
+          if (round < MAX_AUTH_ROUNDS && (await this.#finishAuthorization(cause, transport))) {
+            await this.#client.close().catch(() => undefined);
+            continue;
+          }
+          throw cause;
+        }
       }
-      if (this.#closing !== undefined)
-        throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
-      await Promise.race([this.#client.connect(this.#transport, { timeout: initTimeoutMs }), deadline]);
       if (this.#closing !== undefined)
         throw this.#error("connect-failed", `${this.describe()} was closed while starting`);
       this.#open = true;
@@ -110,6 +195,9 @@ export class McpConnection {
     } catch (cause) {
       await this.close();
       if (cause instanceof McpError) throw cause;
+      const denied = authFailureCode(cause);
+      if (denied !== undefined)
+        throw this.#error(denied, `${this.describe()} ${authFailureText(denied, cause, this.name)}`, { cause });
       const timedOut = /timed out|timeout/i.test(errorMessage(cause));
       throw this.#error(
         timedOut ? "init-timeout" : "connect-failed",
@@ -121,6 +209,39 @@ export class McpConnection {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * After a failure that started an authorization (Keelson's provider with an `authorize`
+   * callback): waits for the code, exchanges it for tokens, and says the operation may be retried.
+   */
+  async #finishAuthorization(cause: unknown, transport: Transport | undefined): Promise<boolean> {
+    if (authFailureCode(cause) !== "unauthorized" || !(this.#auth instanceof KeelsonOAuthProvider)) return false;
+    const code = this.#auth.takeCode();
+    if (code === undefined || transport === undefined) return false;
+    await (transport as StreamableHTTPClientTransport).finishAuth(await code);
+    return true;
+  }
+
+  /** `request`, once more after each authorization it started (at most `MAX_AUTH_ROUNDS` in all). */
+  async #authorized<T>(request: () => Promise<T>): Promise<T> {
+    for (let round = 1; ; round++) {
+      try {
+        return await request();
+      } catch (cause) {
+        if (round < MAX_AUTH_ROUNDS && (await this.#finishAuthorization(cause, this.#transport))) continue;
+        throw cause;
+      }
+    }
+  }
+
+  /** The McpError for a failed request: an authorization failure, else `code` with `text`. */
+  #failure(cause: unknown, code: McpErrorCode, text: string): McpError {
+    if (cause instanceof McpError) return cause;
+    const denied = authFailureCode(cause);
+    return denied === undefined
+      ? this.#error(code, text, { cause })
+      : this.#error(denied, `${this.describe()} ${authFailureText(denied, cause, this.name)}`, { cause });
   }
 
   /** An McpError about this server: the message names it, `server` holds its name. */
@@ -170,11 +291,11 @@ export class McpConnection {
           );
         page = new AbortController();
         let answer: Awaited<ReturnType<Client["listTools"]>>;
+        const signal = page.signal;
         try {
-          answer = await this.#client.listTools(cursor === undefined ? {} : { cursor }, {
-            signal: page.signal,
-            timeout: NO_SDK_TIMEOUT,
-          });
+          answer = await this.#authorized(() =>
+            this.#client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: NO_SDK_TIMEOUT }),
+          );
         } catch (cause) {
           if (expired)
             throw this.#error(
@@ -182,7 +303,14 @@ export class McpConnection {
               `${this.describe()}: tools/list did not finish within ${timeoutMs} ms (${pages} pages, ${tools.length} tools so far)`,
               { cause },
             );
-          throw cause;
+          const closed = !this.#open || /connection closed/i.test(errorMessage(cause));
+          throw this.#failure(
+            cause,
+            closed ? "connect-failed" : "list-failed",
+            closed
+              ? `${this.describe()} closed the connection during tools/list${this.#stderr.suffix()}`
+              : `${this.describe()}: tools/list failed: ${errorMessage(cause)}`,
+          );
         }
         pages++;
         tools.push(...answer.tools);
@@ -199,15 +327,41 @@ export class McpConnection {
     return tools;
   }
 
-  /** Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`). */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`).
+   * The server's questions during the call (elicitation) go to `ask`; one left unanswered
+   * (the call is suspended) cancels the request too. Its progress reports go to `progress`.
+   */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    callSignal: AbortSignal,
+    ask?: ToolContext["ask"],
+    progress?: ToolContext["progress"],
+  ): Promise<McpCallResult> {
     // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
     if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    const suspend = new AbortController();
+    const signal = AbortSignal.any([callSignal, suspend.signal]);
+    this.#inflight = { ask, suspend };
     try {
-      return (await this.#client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: NO_SDK_TIMEOUT,
-      })) as McpCallResult;
+      return (await this.#authorized(() =>
+        this.#client.callTool({ name: tool, arguments: args }, undefined, {
+          signal,
+          timeout: NO_SDK_TIMEOUT,
+          // A progress token goes with the call; each report is a live event and restarts its timeout.
+          ...(progress === undefined
+            ? {}
+            : {
+                onprogress: ({ progress: done, total, message }) =>
+                  progress({
+                    progress: done,
+                    ...(total === undefined ? {} : { total }),
+                    ...(message === undefined ? {} : { message: message.slice(0, 500) }),
+                  }),
+              }),
+        }),
+      )) as McpCallResult;
     } catch (cause) {
       if (signal.aborted) throw cause;
       if ((cause as { code?: unknown }).code === OVERSIZE_ERROR_CODE)
@@ -219,6 +373,13 @@ export class McpConnection {
           },
         );
       const closed = !this.#open || /connection closed/i.test(errorMessage(cause));
+      if (this.transport === "http" && (cause as { code?: unknown }).code === 404) {
+        // The server no longer knows our session (it restarted): a new one is needed.
+        await this.close();
+        throw this.#error("session-expired", `${this.describe()} no longer knows the HTTP session (404)`, { cause });
+      }
+      if (cause instanceof McpError || authFailureCode(cause) !== undefined)
+        throw this.#failure(cause, "connect-failed", errorMessage(cause));
       throw this.#error(
         closed && this.#dropped !== undefined ? "answer-too-large" : "connect-failed",
         closed
@@ -228,7 +389,87 @@ export class McpConnection {
           : `${this.describe()} failed the call: ${errorMessage(cause)}`,
         { cause },
       );
+    } finally {
+      if (this.#inflight?.suspend === suspend) this.#inflight = undefined;
     }
+  }
+
+  /** True when the server declared the `resources` capability (Keelson then adds its resource tools). */
+  get offersResources(): boolean {
+    return this.#open && this.#client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** One page of `resources/list`, or `resources/read` of `uri`: an McpError naming the server on failure. */
+  async resources(
+    request: { readonly list: string | undefined } | { readonly read: string },
+    signal: AbortSignal,
+  ): Promise<McpCallResult> {
+    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    const options = { signal, timeout: NO_SDK_TIMEOUT };
+    try {
+      if ("read" in request)
+        return resourceReadResult(
+          await this.#authorized(() => this.#client.readResource({ uri: request.read }, options)),
+        );
+      const cursor = request.list;
+      return resourceListResult(
+        await this.#authorized(() => this.#client.listResources(cursor === undefined ? {} : { cursor }, options)),
+      );
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw this.#failure(
+        cause,
+        "connect-failed",
+        `${this.describe()} failed ${"read" in request ? "resources/read" : "resources/list"}: ${errorMessage(cause)}`,
+      );
+    }
+  }
+
+  /** The server's prompts (`prompts/list`, first page), or none when it declares no `prompts` capability. */
+  async listPrompts(timeoutMs: number): Promise<McpPromptInfo[]> {
+    if (!this.#open || this.#client.getServerCapabilities()?.prompts === undefined) return [];
+    try {
+      const { prompts } = await this.#authorized(() => this.#client.listPrompts({}, { timeout: timeoutMs }));
+      return prompts.map((p) => ({
+        name: p.name,
+        ...(p.description === undefined ? {} : { description: p.description }),
+        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true })),
+      }));
+    } catch (cause) {
+      throw this.#failure(cause, "list-failed", `${this.describe()}: prompts/list failed: ${errorMessage(cause)}`);
+    }
+  }
+
+  /** `prompts/get` of `name` with `args`: its messages' text, role by role. */
+  async getPrompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<string> {
+    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
+    try {
+      const { messages } = await this.#authorized(() =>
+        this.#client.getPrompt({ name, arguments: args }, { timeout: timeoutMs }),
+      );
+      const texts = messages.map((m) => {
+        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
+        const text =
+          c.type === "text"
+            ? (c.text ?? "")
+            : c.type === "resource"
+              ? `[resource ${c.resource?.uri ?? "?"}]\n${c.resource?.text ?? ""}`
+              : `[${c.type} not shown]`;
+        return messages.length === 1 && m.role === "user" ? text : `${m.role}: ${text}`;
+      });
+      return texts.join("\n\n");
+    } catch (cause) {
+      throw this.#failure(
+        cause,
+        "connect-failed",
+        `${this.describe()}: prompts/get ${name} failed: ${errorMessage(cause)}`,
+      );
+    }
+  }
+
+  /** Tells the server its roots changed (`notifications/roots/list_changed`); nothing when not connected. */
+  async rootsChanged(): Promise<void> {
+    if (this.#open && this.#setup.roots !== undefined) await this.#client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** True when the connection closed because an answer was too large (it may be reopened). */
@@ -240,12 +481,28 @@ export class McpConnection {
   close(): Promise<void> {
     this.#open = false;
     this.#closing ??= (async () => {
+      await this.#endHttpSession();
       await this.#client.close().catch(() => undefined);
       // The SDK closes a transport it was given; ours (stdio) also when connect never got it, and
       // its close() is idempotent and resolves only once the child has exited.
       if (this.#transport instanceof StdioTransport) await this.#transport.close();
     })();
     return this.#closing;
+  }
+
+  /** Ends the server's HTTP session (DELETE with its Mcp-Session-Id), waiting at most a moment. */
+  async #endHttpSession(): Promise<void> {
+    const transport = this.#transport as Partial<StreamableHTTPClientTransport> | undefined;
+    if (this.transport !== "http" || transport?.sessionId === undefined || transport.terminateSession === undefined)
+      return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   async #transportFor(): Promise<Transport> {
@@ -255,6 +512,7 @@ export class McpConnection {
     if (isHttpServer(config))
       return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
         ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
+        ...(this.#auth === undefined ? {} : { authProvider: this.#auth }),
       });
     return new StdioTransport({
       command: config.command,

@@ -6,14 +6,22 @@ export {
   DEFAULT_MCP_INIT_TIMEOUT_MS,
   type McpServerStatus,
   type McpToolsPlugin,
+  mcpPrompt,
+  mcpPrompts,
   mcpServers,
   mcpTools,
 } from "./plugin.js";
+export { authUrl, fileAuthStore, memoryAuthStore } from "./auth-store.js";
+export { DEFAULT_LOGIN_TIMEOUT_MS, type McpLoginOptions, mcpLogin, mcpLogout } from "./login.js";
 export { checkServers } from "./server-config.js";
 export { mcpServerPrefix, mcpToolName } from "./tool-name.js";
 export {
+  type McpAuthOptions,
+  type McpAuthRecord,
+  type McpAuthStore,
   McpError,
   type McpErrorCode,
+  type McpOAuthSettings,
   type McpHttpServer,
   type McpServerConfig,
   type McpServerInfo,

@@ -11,6 +11,8 @@ import type { Agent, AgentPlugin } from "../loop/index.js";
 import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
+import { rootsOf } from "./roots.js";
+import type { McpPromptInfo } from "./connection.js";
 import { ServerTools } from "./server-tools.js";
 import { MCP_PREFIX, mcpServerPrefix } from "./tool-name.js";
 import { McpError, type McpServerInfo, type McpToolsOptions } from "./types.js";
@@ -41,6 +43,30 @@ export async function mcpServers(agent: Agent): Promise<McpServerStatus[]> {
   return out;
 }
 
+/** Every prompt the MCP servers of `agent` offer (`prompts/list`), by server; none without MCP servers. */
+export async function mcpPrompts(agent: Agent): Promise<{ readonly server: string; readonly prompt: McpPromptInfo }[]> {
+  const out: { server: string; prompt: McpPromptInfo }[] = [];
+  for (const tools of loaded.get(agent) ?? []) out.push(...(await tools.prompts()));
+  return out;
+}
+
+/**
+ * The text of prompt `name` of MCP server `server` with `args` (`prompts/get`): what chat's
+ * `/prompt` sends as the user's message. `McpError('not-loaded')` when no plugin of `agent` has
+ * that server.
+ */
+export async function mcpPrompt(
+  agent: Agent,
+  server: string,
+  name: string,
+  args: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  for (const tools of loaded.get(agent) ?? [])
+    if ((await tools.ready().catch(() => [])).some((s) => s.name === server))
+      return tools.prompt(server, name, { ...args });
+  throw new McpError("not-loaded", `no MCP server ${JSON.stringify(server)} is connected for this agent`, { server });
+}
+
 /** The plugin, plus what the application may ask about the servers it connected for an agent. */
 export type McpToolsPlugin = AgentPlugin & {
   /** Resolves when `agent`'s servers are connected and their tools registered; rejects with the first `McpError`. */
@@ -49,6 +75,11 @@ export type McpToolsPlugin = AgentPlugin & {
   servers(agent: Agent): readonly McpServerInfo[];
   /** Closes `agent`'s servers (also done on dispose) and resolves when stdio children have exited. */
   close(agent: Agent): Promise<void>;
+  /**
+   * Changes the roots offered to `agent`'s servers (when the workspace changes) and tells each
+   * connected one (`notifications/roots/list_changed`). No effect with `roots: false`.
+   */
+  setRoots(agent: Agent, dirs: readonly string[]): Promise<void>;
 };
 
 /** See src/mcp/README.md. The permission policy defaults to `{ mode: 'deny' }`, like the built-in writes. */
@@ -59,12 +90,14 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     ["initTimeoutMs", options.initTimeoutMs],
     ["outputCap", options.outputCap],
     ["imageCap", options.imageCap],
+    ["reconnectDelayMs", options.reconnectDelayMs],
   ] as const)
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
       throw new McpError("invalid-config", `mcpTools options: ${key} must be a positive integer (got ${value})`);
   const policy: PermissionPolicy = options.permissions ?? { mode: "deny" };
   const notice = options.onNotice ?? (() => undefined);
   const byAgent = new WeakMap<Agent, ServerTools>();
+  const rootsByAgent = new WeakMap<Agent, (dirs: readonly string[]) => Promise<void>>();
   const of = (agent: Agent): ServerTools => {
     const tools = byAgent.get(agent);
     if (tools === undefined) throw new McpError("not-loaded", "this mcpTools plugin is not loaded in that agent");
@@ -82,6 +115,12 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
         (policy.allow?.has("mcp") === true || policy.allow?.has(mcpServerPrefix(server)) === true)
       );
     };
+    let roots =
+      options.roots === false ? undefined : rootsOf(options.roots ?? [agent.session.header.cwd ?? process.cwd()]);
+    rootsByAgent.set(agent, async (dirs) => {
+      roots = rootsOf(dirs);
+      await tools.rootsChanged();
+    });
     const tools: ServerTools = new ServerTools(agent, loadMcpSdk, {
       needsApproval: (name) => () => (serverAllowed(name) ? false : gate.needsApproval(name)()),
       servers,
@@ -90,6 +129,14 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       outputCap: options.outputCap ?? DEFAULT_OUTPUT_CAP,
       imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
+      ...(options.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: options.reconnectDelayMs }),
+      setup: {
+        ...(options.auth === undefined ? {} : { auth: options.auth }),
+        // Elicitation is offered only when a question can be answered: live, or into a store.
+        capabilities: () =>
+          (options.elicitation ?? agent.answersQuestions) ? { elicitation: { form: { applyDefaults: true } } } : {},
+        ...(roots === undefined ? {} : { roots: () => roots ?? [] }),
+      },
     });
     byAgent.set(agent, tools);
     loaded.set(agent, [...(loaded.get(agent) ?? []), tools]);
@@ -119,6 +166,10 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     ready: (agent: Agent) => of(agent).ready(),
     servers: (agent: Agent) => of(agent).servers(),
     close: (agent: Agent) => of(agent).close(),
+    setRoots: async (agent: Agent, dirs: readonly string[]) => {
+      of(agent);
+      await rootsByAgent.get(agent)?.(dirs);
+    },
   });
 }
 

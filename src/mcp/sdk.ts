@@ -4,7 +4,12 @@
 import { errorMessage, loadOptionalPackage, MissingPackageError } from "../errors/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { JSONRPCMessage, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ElicitRequestSchema,
+  JSONRPCMessage,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { McpError } from "./types.js";
 
 export interface McpSdk {
@@ -16,6 +21,8 @@ export interface McpSdk {
   readonly serializeMessage: (message: JSONRPCMessage) => string;
   readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   readonly ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
+  readonly ElicitRequestSchema: typeof ElicitRequestSchema;
+  readonly ListRootsRequestSchema: typeof ListRootsRequestSchema;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -43,6 +50,8 @@ export function loadMcpSdk(): Promise<McpSdk> {
       serializeMessage: lines.serializeMessage,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
     }),
     (cause: unknown) => {
       loading = undefined;

@@ -3,10 +3,17 @@
 // source named in the error. Values of `env` and `headers` are never put in a message.
 import { isKeelsonError } from "../errors/index.js";
 import { type SandboxErrorCode, sandboxOptions } from "../sandbox/index.js";
-import { McpError, type McpServerConfig, type McpStdioServer, type McpTransportServer } from "./types.js";
+import {
+  McpError,
+  type McpHttpServer,
+  type McpServerConfig,
+  type McpStdioServer,
+  type McpTransportServer,
+} from "./types.js";
 
 const STDIO_KEYS = new Set(["command", "args", "env", "cwd", "sandbox", "type"]);
-const HTTP_KEYS = new Set(["url", "headers", "type"]);
+const HTTP_KEYS = new Set(["url", "headers", "type", "oauth", "authProvider"]);
+const OAUTH_KEYS = new Set(["clientId", "clientSecret", "scope", "clientMetadataUrl"]);
 
 /** The servers in `value`, checked; `where` names the source (`mcpTools servers`, a file path). */
 export function checkServers(value: unknown, where: string, key = "servers"): Record<string, McpServerConfig> {
@@ -36,9 +43,21 @@ export function checkServers(value: unknown, where: string, key = "servers"): Re
       } catch {
         fail(`${at}.url`, "is not a valid URL");
       }
+      if (
+        config.authProvider !== undefined &&
+        (typeof config.authProvider !== "object" || config.authProvider === null)
+      )
+        fail(`${at}.authProvider`, "must be an OAuthClientProvider object (code only)");
+      const oauth = config.oauth === undefined ? undefined : stringRecord(config.oauth, `${at}.oauth`, fail);
+      for (const k of Object.keys(oauth ?? {}))
+        if (!OAUTH_KEYS.has(k)) fail(`${at}.oauth.${k}`, `is not an OAuth setting (${[...OAUTH_KEYS].join(", ")})`);
       servers[name] = {
         url: config.url as string,
         ...(config.headers === undefined ? {} : { headers: stringRecord(config.headers, `${at}.headers`, fail) }),
+        ...(oauth === undefined ? {} : { oauth }),
+        ...(config.authProvider === undefined
+          ? {}
+          : { authProvider: config.authProvider as NonNullable<McpHttpServer["authProvider"]> }),
       };
       continue;
     }

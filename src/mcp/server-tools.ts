@@ -1,18 +1,29 @@
 // The MCP tools of one agent: connects every configured server, keeps the agent's tool registry
 // equal to what the servers offer (initially, and after each `notifications/tools/list_changed`),
 // and closes the servers when the agent lets go. `settled()` is what a step waits for before it
-// reads the tool set: the first connection and every refresh already under way.
+// reads the tool set: the first connection and every refresh already under way. A server whose
+// connection closed by itself (a crashed child, a dropped HTTP session) is connected again at once,
+// with a bounded backoff (at most `MAX_RECONNECTS` tries in a row, `reconnectDelayMs` — 250 ms —
+// doubling up to 16 times that between them); its tools are listed again and any change reaches
+// the next request's header.
 import { resolve } from "node:path";
 import { errorMessage } from "../errors/index.js";
 import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
 import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
-import { McpConnection, type McpTool } from "./connection.js";
+import { type ConnectionSetup, McpConnection, type McpPromptInfo, type McpTool } from "./connection.js";
+import { resourceToolKind, resourceTools } from "./resources.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
 import { mcpToolName } from "./tool-name.js";
 import { McpError, type McpServerConfig, type McpServerInfo } from "./types.js";
+
+/** Reconnections in a row (no call answered in between) before a server is given up. */
+export const MAX_RECONNECTS = 5;
+export const DEFAULT_RECONNECT_DELAY_MS = 250;
+const backoffMs = (attempt: number, base: number): number =>
+  attempt === 0 ? 0 : Math.min(base * 2 ** (attempt - 1), base * 16);
 
 export interface ServerToolsOptions {
   readonly servers: Readonly<Record<string, McpServerConfig>>;
@@ -23,6 +34,10 @@ export interface ServerToolsOptions {
   readonly notice: (text: string) => void;
   /** The `needsApproval` of each registered tool, by its Keelson name (the permission gate's). */
   readonly needsApproval?: (name: string) => NeedsApproval;
+  /** The first delay between reconnections in a row (doubling). Default 250 ms. */
+  readonly reconnectDelayMs?: number;
+  /** OAuth, capabilities and handlers of each connection (connection.ts). */
+  readonly setup?: ConnectionSetup;
 }
 
 interface Registered {
@@ -47,6 +62,8 @@ export class ServerTools {
   readonly #reopening = new Map<string, Promise<McpConnection>>();
   /** Each sandboxed stdio server's policy, resolved against its cwd (else the agent's). */
   readonly #sandboxes = new Map<string, SandboxPolicy>();
+  /** Reconnections of each server since a call last succeeded on it. */
+  readonly #reconnects = new Map<string, number>();
   readonly #ready: Promise<void>;
   #sdk: McpSdk | undefined;
   #closing: Promise<void> | undefined;
@@ -92,6 +109,27 @@ export class ServerTools {
     }));
   }
 
+  /** Every connected server's prompts, by server (servers without the capability offer none). */
+  async prompts(): Promise<{ readonly server: string; readonly prompt: McpPromptInfo }[]> {
+    await this.#ready;
+    const out: { server: string; prompt: McpPromptInfo }[] = [];
+    for (const connection of this.#connections.values())
+      for (const prompt of await connection.listPrompts(this.#options.initTimeoutMs))
+        out.push({ server: connection.name, prompt });
+    return out;
+  }
+
+  /** The text of `server`'s prompt `name` with `args` (`prompts/get`). */
+  async prompt(server: string, name: string, args: Record<string, string>): Promise<string> {
+    await this.#ready;
+    return (await this.#live(server)).getPrompt(name, args, this.#options.initTimeoutMs);
+  }
+
+  /** Announces a change of the roots (the setup's `roots` reads the new list) to every connected server. */
+  async rootsChanged(): Promise<void> {
+    await Promise.all([...this.#connections.values()].map((c) => c.rootsChanged()));
+  }
+
   /** Waits for the first connection and every tool-list refresh under way; gives up when `signal` aborts. */
   async settled(signal: AbortSignal): Promise<void> {
     const aborted = new Promise<never>((_, reject) => {
@@ -126,7 +164,7 @@ export class ServerTools {
     const opened = await Promise.allSettled(
       entries.map(async ([name, config]) => {
         const connection = await this.#open(name, config);
-        return { connection, tools: await connection.listTools(this.#options.initTimeoutMs) };
+        return { connection, tools: await this.#toolsOf(connection) };
       }),
     );
     if (this.#closing !== undefined) return;
@@ -140,7 +178,7 @@ export class ServerTools {
 
   /** A connection to `name`, tracked at once (so close() can end it while it starts), connected. */
   async #open(name: string, config: McpServerConfig): Promise<McpConnection> {
-    const connection = new McpConnection(this.#sdk!, name, config, this.#sandboxes.get(name));
+    const connection = new McpConnection(this.#sdk!, name, config, this.#options.setup, this.#sandboxes.get(name));
     this.#all.add(connection);
     await connection.connect(this.#options.initTimeoutMs);
     if (this.#closing !== undefined) {
@@ -151,30 +189,52 @@ export class ServerTools {
     }
     this.#connections.set(name, connection);
     connection.onToolsChanged = () => this.#refresh(connection);
-    connection.onClosed = (why) =>
+    connection.onClosed = (why) => {
+      const giveUp = (this.#reconnects.get(name) ?? 0) >= MAX_RECONNECTS;
       this.#options.notice(
-        connection.droppedAnswer
-          ? `${why}; it is started again for the next call`
-          : `${why}; its tools answer with an error from now on`,
+        giveUp
+          ? `${why}; it was connected again ${MAX_RECONNECTS} times in a row, so its tools answer with an error from now on`
+          : `${why}; it is ${connection.transport === "stdio" ? "started" : "connected"} again for the next call`,
       );
+      if (!giveUp) this.#reconnectNow(name);
+    };
     return connection;
   }
 
+  /** Starts reconnecting `server` now; the next step waits for it (and its re-listed tools). */
+  #reconnectNow(server: string): void {
+    if (this.#closing !== undefined) return;
+    const reconnect = this.#live(server).then(
+      () => undefined,
+      () => undefined, // said when a call needs it; the previous tools stay meanwhile
+    );
+    this.#refreshes.add(reconnect);
+    void reconnect.finally(() => this.#refreshes.delete(reconnect));
+  }
+
   /**
-   * The live connection to `server`. One closed because an answer was too large is opened again
-   * (once, however many calls ask) and its tools re-listed.
+   * The live connection to `server`. One that closed by itself is opened again (once, however
+   * many calls ask; after the backoff of its reconnections in a row) and its tools re-listed.
    */
   async #live(server: string): Promise<McpConnection> {
     const current = this.#connections.get(server);
     if (current === undefined)
       throw new McpError("connect-failed", `MCP server "${server}" is not connected`, { server });
-    if (current.connected || !current.droppedAnswer || this.#closing !== undefined) return current;
+    if (current.connected || this.#closing !== undefined) return current;
     let reopening = this.#reopening.get(server);
     if (reopening === undefined) {
-      reopening = this.#open(server, current.config).then((fresh) => {
+      const attempt = this.#reconnects.get(server) ?? 0;
+      if (attempt >= MAX_RECONNECTS) return current; // given up: its calls say it is not connected
+      this.#reconnects.set(server, attempt + 1);
+      reopening = (async () => {
+        await new Promise((resolve) =>
+          setTimeout(resolve, backoffMs(attempt, this.#options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS)).unref(),
+        );
+        if (this.#closing !== undefined) return current;
+        const fresh = await this.#open(server, current.config);
         this.#refresh(fresh);
         return fresh;
-      });
+      })();
       this.#reopening.set(server, reopening);
       void reopening.then(
         () => this.#reopening.delete(server),
@@ -202,7 +262,7 @@ export class ServerTools {
         await this.#ready;
         do {
           mine.again = false;
-          const tools = await connection.listTools(this.#options.initTimeoutMs);
+          const tools = await this.#toolsOf(connection);
           if (this.#closing !== undefined || connection.closed) return;
           const wanted = new Map<string, { server: string; tool: McpTool }>();
           for (const [name, r] of this.#registered)
@@ -223,6 +283,12 @@ export class ServerTools {
     })();
     this.#refreshes.add(refresh);
     void refresh.finally(() => this.#refreshes.delete(refresh));
+  }
+
+  /** The server's tools, plus Keelson's resource tools when it offers resources (resources.ts). */
+  async #toolsOf(connection: McpConnection): Promise<McpTool[]> {
+    const tools = await connection.listTools(this.#options.initTimeoutMs);
+    return connection.offersResources ? [...tools, ...resourceTools()] : tools;
   }
 
   /** Adds `server`'s tools to `wanted` by Keelson name; a name taken twice is `name-collision`. */
@@ -282,10 +348,36 @@ export class ServerTools {
       // Never read-only: the call leaves the process, and an annotation is the server's word only.
       readOnly: false,
       ...(this.#options.needsApproval === undefined ? {} : { needsApproval: this.#options.needsApproval(name) }),
-      async execute(args, context): Promise<ToolOutput> {
-        const connection = await live();
-        const result = await connection.callTool(tool.name, args as Record<string, unknown>, context.signal);
-        return mcpToolOutput(result, cap, meta, imageCap);
+      execute: async (args, context): Promise<ToolOutput> => {
+        const resources = resourceToolKind(tool);
+        const call = async (): Promise<ToolOutput> => {
+          const connection = await live();
+          if (resources !== undefined) {
+            const input = args as { cursor?: string; uri?: string };
+            const answer = await connection.resources(
+              resources === "read" ? { read: input.uri! } : { list: input.cursor },
+              context.signal,
+            );
+            return mcpToolOutput(answer, cap, meta, imageCap);
+          }
+          const result = await connection.callTool(
+            tool.name,
+            args as Record<string, unknown>,
+            context.signal,
+            context.ask,
+            context.progress,
+          );
+          this.#reconnects.delete(server); // answered: the next closing starts a fresh backoff
+          return mcpToolOutput(result, cap, meta, imageCap);
+        };
+        try {
+          return await call();
+        } catch (error) {
+          // The server no longer knows the HTTP session (it restarted): it never ran the call, so
+          // the call is sent once more on a new session.
+          if (error instanceof McpError && error.code === "session-expired") return call();
+          throw error;
+        }
       },
     };
   }

@@ -1,6 +1,7 @@
 // MCP vocabulary: how a server is reached (a spawned stdio command or a Streamable HTTP URL),
 // the plugin's options, what a connected server reports, and the layer's error.
 import type { PermissionPolicy } from "../builtin-tools/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { SandboxMode, SandboxOptions } from "../sandbox/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { KeelsonError } from "../errors/index.js";
@@ -28,6 +29,24 @@ export interface McpStdioServer {
 export interface McpHttpServer {
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * OAuth settings of Keelson's own client (used when the plugin has `auth`): a pre-registered
+   * client (`clientId`, `clientSecret` — no dynamic registration then), the scope to ask for when
+   * the server names none, a client ID metadata document URL (SEP-991).
+   */
+  readonly oauth?: McpOAuthSettings;
+  /**
+   * Code only: the application's own OAuth client (the SDK's `OAuthClientProvider`, e.g. its
+   * `ClientCredentialsProvider`), used instead of Keelson's for this server.
+   */
+  readonly authProvider?: OAuthClientProvider;
+}
+
+export interface McpOAuthSettings {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly scope?: string;
+  readonly clientMetadataUrl?: string;
 }
 
 /**
@@ -66,6 +85,65 @@ export interface McpToolsOptions {
    * any more (dropped from the request), a server that exited.
    */
   readonly onNotice?: (text: string) => void;
+  /**
+   * OAuth 2.1 for HTTP servers (src/mcp/README.md, "Authorization"): where tokens are kept, and
+   * — for an interactive login — how a person is sent to the authorization URL. Without it a
+   * server answering 401 is `McpError('unauthorized')`.
+   */
+  readonly auth?: McpAuthOptions;
+  /**
+   * Offer elicitation (`elicitation/create`, form mode) to the servers: a server's question
+   * during a call becomes a logged `input/request` the agent's live answerer, or later
+   * `agent.respond`, answers. Default: when the agent can answer (`agent.answersQuestions`: a
+   * store to pause into, or a live answerer).
+   */
+  readonly elicitation?: boolean;
+  /**
+   * The first delay (ms) between reconnections in a row of a server whose connection closed by
+   * itself; it doubles each time, up to 16 times this. Default 250. At most 5 in a row.
+   */
+  readonly reconnectDelayMs?: number;
+  /**
+   * The directories servers may work in (MCP roots, as `file://` URIs). Default: the agent's
+   * workspace — its session's cwd, else the process's. `false`: no roots capability.
+   * `plugin.setRoots(agent, dirs)` changes them (servers are told).
+   */
+  readonly roots?: readonly string[] | false;
+}
+
+/** Keelson's OAuth client for HTTP servers. */
+export interface McpAuthOptions {
+  /** Where client registrations and tokens are kept (`fileAuthStore(dir)`: files of mode 0600). */
+  readonly store: McpAuthStore;
+  /**
+   * An interactive login: called with the authorization URL (after discovery, registration and
+   * PKCE); resolves with the authorization code the redirect carried. Without it a server that
+   * needs a new authorization is `McpError('unauthorized')` naming `keelson mcp login`, and
+   * only refreshes happen unattended.
+   */
+  readonly authorize?: (url: URL, server: string) => Promise<string>;
+  /** The redirect URI registered and sent (the login's 127.0.0.1 callback). Default `http://127.0.0.1/callback`. */
+  readonly redirectUrl?: string;
+  /** `client_name` in a dynamic registration. Default `keelson`. */
+  readonly clientName?: string;
+}
+
+/** What Keelson keeps for one server's authorization: never logged, never in a header or span. */
+export interface McpAuthRecord {
+  /** The server URL the record is for (origin + path). */
+  readonly url: string;
+  readonly client?: Readonly<Record<string, unknown>>;
+  readonly tokens?: Readonly<Record<string, unknown>>;
+  /** Epoch ms of the last token save (with `tokens.expires_in`, when they expire). */
+  readonly savedAt?: number;
+}
+
+/** Storage of authorization records by server URL (`fileAuthStore`, or the application's own). */
+export interface McpAuthStore {
+  load(url: string): Promise<McpAuthRecord | undefined>;
+  save(record: McpAuthRecord): Promise<void>;
+  /** True when a record was removed. */
+  delete(url: string): Promise<boolean>;
 }
 
 /** A connected server as the application sees it. */
@@ -88,7 +166,10 @@ export type McpErrorCode =
   | "not-loaded"
   | "sdk-missing"
   | "list-failed"
-  | "answer-too-large";
+  | "answer-too-large"
+  | "unauthorized"
+  | "forbidden"
+  | "session-expired";
 
 /**
  * A server that could not be reached or answered too late (naming the server, never its env or

@@ -31,6 +31,11 @@ export type PendingInput = EventDataMap["input/request"] & {
 export interface WaitingCall extends OpenCall {
   readonly approval?: ApprovalState;
   readonly input?: InputState;
+  /**
+   * Set for a call suspended by questions asked during it (MCP elicitation): its `tool/call` is
+   * logged; these are its questions in the order asked (each with its response once logged).
+   */
+  readonly asked?: readonly InputState[];
 }
 
 /**
@@ -64,11 +69,23 @@ export function pendingInputsOf(structure: LogStructure, timeOf: (seq: number) =
     .map((i) => ({ ...i.request, requestSeq: i.requestSeq, requestedAt: timeOf(i.requestSeq) }));
 }
 
-/** The calls that wait, in model order: held past their step, then the open step's unlogged ones. */
+/**
+ * The calls that wait, in model order: suspended (logged, a question asked during them), held
+ * past their step, the open step's unlogged ones.
+ */
 export function waitingOf(structure: LogStructure): WaitingCall[] {
-  return [...structure.heldCalls.values(), ...structure.unloggedCalls.values()]
+  const asked = new Map<string, InputState[]>();
+  for (const input of structure.inputs.values()) {
+    const callId = input.request.callId;
+    if (callId !== undefined) asked.set(callId, [...(asked.get(callId) ?? []), input]);
+  }
+  const suspended: WaitingCall[] = [...structure.unansweredCalls.values()]
+    .filter((call) => asked.has(call.callId))
+    .map((call) => ({ ...call, asked: asked.get(call.callId)!.sort((a, b) => a.requestSeq - b.requestSeq) }));
+  return [...suspended, ...structure.heldCalls.values(), ...structure.unloggedCalls.values()]
     .sort((a, b) => a.order - b.order)
-    .map((call) => {
+    .map((call: WaitingCall): WaitingCall => {
+      if (call.asked !== undefined) return call;
       const approval = structure.approvals.get(call.callId);
       const input = structure.inputs.get(call.callId);
       return {
@@ -81,18 +98,17 @@ export function waitingOf(structure: LogStructure): WaitingCall[] {
 
 /** What became of the question `id`: `pending`, `answered`, `closed` (a result without a response), or `unknown`. */
 export function inputStatus(log: ApprovalLog, id: string): "pending" | "answered" | "closed" | "unknown" {
-  let answered = false;
+  const resulted = new Set<string>(); // calls with a result after the point reached
   for (let seq = log.length - 1; seq >= 0; seq--) {
     const event = log.eventAt(seq)!;
     if (event.type === "input/response" && (event.data as EventDataMap["input/response"]).id === id) return "answered";
-    if (event.type === "input/request" && (event.data as EventDataMap["input/request"]).id === id)
-      return answered ? "closed" : "pending";
-    if (
-      event.type === "tool/result" &&
-      event.surfaceOp === "append" &&
-      (event.data as EventDataMap["tool/result"]).callId === id
-    )
-      answered = true;
+    if (event.type === "input/request" && (event.data as EventDataMap["input/request"]).id === id) {
+      // A question asked during a call belongs to that call; one asked before it, to the call `id`.
+      const call = (event.data as EventDataMap["input/request"]).callId ?? id;
+      return resulted.has(call) ? "closed" : "pending";
+    }
+    if (event.type === "tool/result" && event.surfaceOp === "append")
+      resulted.add((event.data as EventDataMap["tool/result"]).callId);
   }
   return "unknown";
 }

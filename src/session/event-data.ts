@@ -143,7 +143,11 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     optional("arguments", isString, "a string (JSON text)"),
     (d) => (d.approve === false && "arguments" in d ? "arguments: only an approval may edit the arguments" : undefined),
   ],
-  "input/request": [strings("id", "source", "message"), required("schema", isRecord, "a JSON Schema object")],
+  "input/request": [
+    strings("id", "source", "message"),
+    required("schema", isRecord, "a JSON Schema object"),
+    optional("callId", isString, "a string"),
+  ],
   "input/response": [
     strings("id"),
     required("value", (v) => v !== undefined, "a JSON value"),

@@ -5,7 +5,8 @@
 // wait for it (unlogged in the open step, or held from an earlier one) are left waiting — the
 // turn ends `interrupted`, and a later decision continues them. Only calls already dispatched get
 // error results. Once every approval is decided the held calls are in flight, and are closed like
-// any other call of a step in flight.
+// any other call of a step in flight. A call suspended by an unanswered question asked during it
+// (an MCP elicitation) is kept too: its tool/call is logged, its result comes when it runs again.
 import type { LogStructure, OpenCall } from "./structure.js";
 import type { PendingEvent } from "./types.js";
 
@@ -55,7 +56,9 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
       },
     });
   }
-  for (const call of [...structure.unansweredCalls.values(), ...waiting].sort(byModelOrder)) {
+  // A call suspended by a question asked during it (an MCP elicitation) waits like a held one.
+  const running = [...structure.unansweredCalls.values()].filter((c) => !keep || !structure.suspended(c.callId));
+  for (const call of [...running, ...waiting].sort(byModelOrder)) {
     out.push({
       type: "tool/result",
       data: {

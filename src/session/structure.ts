@@ -10,6 +10,12 @@
 // later turn logs the `approval/decision`s and then, outside any step, each held call's
 // `tool/call` and `tool/result` in model order (naming the step that made the call).
 //
+// Questions asked *during* a call (an MCP server's elicitation: `input/request` with `callId`):
+// while one is unanswered its call is *suspended* — its `tool/call` is logged, it has no result,
+// and like a held call it outlives its step and turn (which ends `awaiting-input`, or interrupted,
+// disposed, failed); the calls after it are held behind it. Once answered, a later turn runs it
+// again outside any step (its `tool/call` is not repeated) and logs its `tool/result`.
+//
 // `check` validates without mutating; `commit` applies an event `check` accepted. Splitting the
 // two is what lets a rejected append leave the log and this state untouched. `prefixOf` derives
 // the state at a point of an already-checked log from the state at its end (a fork, a second
@@ -164,8 +170,10 @@ export class LogStructure {
         const wrong = this.#inStep(event.data.turn, event.data.step);
         if (wrong !== undefined) return wrong;
         if (this.unloggedCalls.size + this.unansweredCalls.size === 0) return undefined;
-        // Calls still unlogged when one of them awaits a decision are held past the step.
+        // Calls still unlogged when one of them awaits a decision are held past the step; a
+        // suspended call (a question asked during it, unanswered) holds every call after it too.
         if (this.unansweredCalls.size === 0 && this.#awaits(this.unloggedCalls)) return undefined;
+        if (this.unansweredCalls.size > 0 && this.#allSuspended()) return undefined;
         return `tool calls without a result: ${idList([...this.unloggedCalls.keys(), ...this.unansweredCalls.keys()])}`;
       }
       case "assistant/message": {
@@ -231,15 +239,27 @@ export class LogStructure {
         return undefined;
       }
       case "input/request": {
-        const { id } = event.data;
+        const { id, callId } = event.data;
+        if (callId !== undefined) {
+          const running = this.unansweredCalls.get(callId);
+          if (running === undefined) return `call id ${previewName(callId)} has no tool/call awaiting its result`;
+          if (this.openStep !== null && (running.turn !== this.openTurn || running.step !== this.openStep))
+            return `call ${previewName(callId)} belongs to turn ${running.turn} step ${running.step}, not the open step`;
+          if (this.inputs.has(id) || this.#callIds.has(id)) return `id ${previewName(id)} is already used`;
+          return undefined;
+        }
         const block = this.unloggedCalls.get(id) ?? (this.openStep === null ? this.heldCalls.get(id) : undefined);
         if (!block) return `id ${previewName(id)} is not an unlogged tool-call block of this step or a held call`;
         return this.inputs.has(id) ? `call id ${previewName(id)} already has an input request` : undefined;
       }
       case "input/response": {
         const input = this.inputs.get(event.data.id);
-        if (input === undefined || !(this.unloggedCalls.has(event.data.id) || this.heldCalls.has(event.data.id)))
-          return `id ${previewName(event.data.id)} has no pending input request`;
+        const callId = input?.request.callId;
+        const open =
+          callId !== undefined
+            ? this.unansweredCalls.has(callId)
+            : this.unloggedCalls.has(event.data.id) || this.heldCalls.has(event.data.id);
+        if (input === undefined || !open) return `id ${previewName(event.data.id)} has no pending input request`;
         return input.response === undefined ? undefined : `id ${previewName(event.data.id)} is already answered`;
       }
       case "user/message":
@@ -273,6 +293,19 @@ export class LogStructure {
     return `tool calls await approval or their result: ${idList([...this.unansweredCalls.keys(), ...this.heldCalls.keys()])}`;
   }
 
+  /** True when the call has an unanswered question asked during it (an MCP elicitation). */
+  suspended(callId: string): boolean {
+    for (const input of this.inputs.values())
+      if (input.request.callId === callId && input.response === undefined) return true;
+    return false;
+  }
+
+  /** True when every logged call without a result is suspended (a step or turn may end with them). */
+  #allSuspended(): boolean {
+    for (const id of this.unansweredCalls.keys()) if (!this.suspended(id)) return false;
+    return true;
+  }
+
   /** True when some call in `calls` waits for a person: an undecided approval or an unanswered input request. */
   #awaits(calls: ReadonlyMap<string, OpenCall>): boolean {
     for (const id of calls.keys()) {
@@ -286,12 +319,16 @@ export class LogStructure {
 
   /** What is wrong with ending the turn `kind` given the held calls. */
   #heldAtEnd(kind: string): string | undefined {
-    if (this.unansweredCalls.size > 0)
+    if (this.unansweredCalls.size > 0 && !this.#allSuspended())
       return `tool calls without a result: ${idList([...this.unansweredCalls.keys()])}`;
     if (kind === "awaiting-approval" && !this.awaitingApproval)
       return "the turn ends awaiting-approval, but no tool call awaits approval";
     if (kind === "awaiting-input" && !this.awaitingInput)
       return "the turn ends awaiting-input, but no tool call awaits an answer";
+    if (this.unansweredCalls.size > 0)
+      return HOLDING_KINDS.has(kind)
+        ? undefined
+        : `tool calls ${idList([...this.unansweredCalls.keys()])} await an answer: the turn cannot end ${kind}`;
     if (this.heldCalls.size === 0) return undefined;
     const ids = idList([...this.heldCalls.keys()]);
     if (!this.#awaits(this.heldCalls))
@@ -306,7 +343,8 @@ export class LogStructure {
       return `names turn ${event.data.turn} step ${event.data.step}, but held call ${previewName(call.callId)} belongs to turn ${call.turn} step ${call.step}`;
     if (call.name !== event.data.name)
       return `name ${previewName(event.data.name)} differs from the block's ${previewName(call.name)}`;
-    for (const other of this.heldCalls.values())
+    const suspended = [...this.unansweredCalls.values()].filter((c) => this.suspended(c.callId));
+    for (const other of [...this.heldCalls.values(), ...suspended])
       if (other.order < call.order)
         return `held calls run in model order: ${previewName(other.callId)} comes before ${previewName(call.callId)}`;
     return this.#editedArguments(call.callId, event.data.arguments);
@@ -377,6 +415,7 @@ export class LogStructure {
           this.unansweredCalls.delete(event.data.callId);
           this.approvals.delete(event.data.callId);
           this.inputs.delete(event.data.callId);
+          for (const [id, input] of this.inputs) if (input.request.callId === event.data.callId) this.inputs.delete(id);
         }
         return;
       case "approval/request": {
@@ -385,8 +424,12 @@ export class LogStructure {
         return;
       }
       case "input/request": {
-        const { id } = event.data;
-        const order = (this.unloggedCalls.get(id) ?? this.heldCalls.get(id))!.order;
+        const { id, callId } = event.data;
+        const order = (
+          callId !== undefined
+            ? this.unansweredCalls.get(callId)
+            : (this.unloggedCalls.get(id) ?? this.heldCalls.get(id))
+        )!.order;
         this.inputs.set(id, { request: event.data, requestSeq: event.seq, order });
         return;
       }

@@ -103,6 +103,12 @@ export interface EventDataMap {
     readonly source: string;
     readonly schema: JsonObject;
     readonly message: string;
+    /**
+     * The tool call in flight that asked (an MCP server's `elicitation/create` during its call):
+     * its `tool/call` is logged and it has no result yet. Absent for a question asked before its
+     * call runs (whose `id` is then the call id). Unanswered, it suspends the call (see structure.ts).
+     */
+    readonly callId?: string;
   };
   /** The answer to a pending `input/request` (validated against its schema before it is logged). */
   "input/response": { readonly id: string; readonly value: JsonValue; readonly by?: string };

@@ -13,7 +13,9 @@ import {
 import type { ToolRegistry } from "./registry.js";
 import {
   type ToolCallOutcome,
+  type ToolContext,
   type ToolDefinition,
+  type ToolProgress,
   ToolError,
   type ToolErrorCode,
   type ToolHooks,
@@ -31,6 +33,10 @@ export interface ExecuteToolCallInput {
   readonly timeoutMs?: number;
   /** The person's answer to the tool's question (`ToolContext.answer`). */
   readonly answer?: JsonValue;
+  /** Asks a person while the call runs (`ToolContext.ask`). */
+  readonly ask?: ToolContext["ask"];
+  /** Told the call's progress reports (`ToolContext.progress`); each also restarts the timeout. */
+  readonly onProgress?: (update: ToolProgress) => void;
 }
 
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({
@@ -193,14 +199,19 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
   const onAbort = (): void =>
     abort(outer.reason, failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
   outer.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(
-    () =>
-      abort(
-        new ToolError("timeout", `timed out after ${timeoutMs} ms`),
-        failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`),
-      ),
-    timeoutMs,
-  );
+  const expire = (): void =>
+    abort(
+      new ToolError("timeout", `timed out after ${timeoutMs} ms`),
+      failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`),
+    );
+  let timer = setTimeout(expire, timeoutMs);
+  // A progress report restarts the deadline (idle, not total): a call that keeps reporting runs on.
+  const progress = (update: ToolProgress): void => {
+    if (aborted) return;
+    clearTimeout(timer);
+    timer = setTimeout(expire, timeoutMs);
+    input.onProgress?.(update);
+  };
   const context = {
     callId: invocation.callId,
     get signal(): AbortSignal {
@@ -213,6 +224,8 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     sessionId: invocation.sessionId,
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
     ...(input.answer === undefined ? {} : { answer: input.answer }),
+    ...(input.ask === undefined ? {} : { ask: input.ask }),
+    progress,
   };
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {

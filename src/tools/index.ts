@@ -36,6 +36,7 @@ export type {
   ToolHooks,
   ToolInvocation,
   ToolOutput,
+  ToolProgress,
   ToolQuestion,
 } from "./types.js";
 export { ToolError } from "./types.js";

@@ -15,6 +15,21 @@ export interface ToolContext {
   readonly callId: string;
   /** The person's answer to the tool's `question` (validated against its schema); absent without one. */
   readonly answer?: JsonValue;
+  /**
+   * Asks a person a question while the call runs (an MCP server's `elicitation/create`): the loop
+   * logs `input/request` (with this call's id as `callId`) and asks the live answerers; the answer,
+   * checked against `schema` and logged, resolves it. `undefined`: nobody answers now — the call
+   * is *suspended*: whatever it returns is discarded (no result is logged), the turn ends
+   * `awaiting-input`, and once `agent.respond` answers, the call runs again from the start, where
+   * `ask` answers the same questions (same message and schema, in order) from the log at once.
+   */
+  readonly ask?: (question: ToolQuestion) => Promise<JsonValue | undefined>;
+  /**
+   * Reports progress (an MCP server's `notifications/progress`): a live `tool-progress` stream
+   * event (never logged), and the call's timeout starts again — an idle deadline, so a call that
+   * keeps reporting is not timed out.
+   */
+  readonly progress?: (update: ToolProgress) => void;
   /** Aborted when the turn is cancelled or the tool's timeout passes. */
   readonly signal: AbortSignal;
   readonly sessionId: string;
@@ -40,6 +55,13 @@ export interface ApprovalContext {
 export type NeedsApproval<Args = unknown> =
   | boolean
   | ((args: Args, context: ApprovalContext) => boolean | string | Promise<boolean | string>);
+
+/** A running call's progress: `progress` so far, of `total` when known, and a short message. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
 
 /** A question a tool asks a person before it runs: what they read, and the JSON Schema their answer matches. */
 export interface ToolQuestion {

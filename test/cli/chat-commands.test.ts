@@ -73,7 +73,7 @@ const LIST = SLASH_COMMANDS.map((c) => `/${c.name}`).join(" ");
 
 describe("runSlashCommand", () => {
   test("the command set", () => {
-    expect(LIST).toBe("/help /session /tools /cache /compact /fork /exit");
+    expect(LIST).toBe("/help /session /tools /prompts /prompt /cache /compact /fork /exit");
   });
 
   test("/help lists every command with its help, and the keys", async () => {

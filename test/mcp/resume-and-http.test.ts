@@ -97,7 +97,7 @@ describe("Streamable HTTP servers", () => {
     }
   });
 
-  test("a refused connection names the server and its URL, never the headers or the query", async () => {
+  test("a refused connection (401) is unauthorized, naming the server, its URL and the login; never the headers or the query", async () => {
     const server = await startHttpServer({ requireHeader: ["authorization", "Bearer right"] });
     try {
       const plugin = mcpTools({
@@ -105,8 +105,9 @@ describe("Streamable HTTP servers", () => {
       });
       const agent = createAgent({ provider: new ScriptedProvider([]), model: "scripted:test", plugins: [plugin] });
       const failure = (await plugin.ready(agent).catch((e: unknown) => e)) as Error & { code: string };
-      expect(failure.code).toBe("connect-failed");
-      expect(failure.message).toContain(`MCP server "web" (http ${server.url})`);
+      expect(failure.code).toBe("unauthorized");
+      expect(failure.message).toContain(`MCP server "web" (http ${server.url}) needs authorization (401 Unauthorized`);
+      expect(failure.message).toContain("keelson mcp login web");
       expect(failure.message).not.toContain("wrong-secret");
       expect(failure.message).not.toContain("hidden-query");
       await agent.dispose();

@@ -42,19 +42,26 @@ describe("stdio servers", () => {
     expect(plugin.servers(agent)[0]!.connected).toBe(false);
   });
 
-  test("a server crashing mid-call gives that call an error result; the turn goes on", async () => {
-    const { agent, provider } = agentWith(stdioServer(), [
-      { toolCalls: [{ name: "mcp__fx__crash", arguments: {} }] },
-      { toolCalls: [{ name: "mcp__fx__echo", arguments: { text: "after" } }] },
-    ]);
+  test("a server crashing mid-call gives that call an error result; it is started again and the next call works", async () => {
+    const notices: string[] = [];
+    const { agent, provider } = agentWith(
+      stdioServer(),
+      [
+        { toolCalls: [{ name: "mcp__fx__pid", arguments: {} }] },
+        { toolCalls: [{ name: "mcp__fx__crash", arguments: {} }] },
+        { toolCalls: [{ name: "mcp__fx__pid", arguments: {} }] },
+      ],
+      { onNotice: (t) => notices.push(t) },
+    );
     const outcome = await agent.send("go");
     expect(outcome.reason).toEqual({ kind: "completed" });
-    const [crash, after] = toolResults(agent.session.events);
+    const [before, crash, after] = toolResults(agent.session.events);
     expect(crash).toMatchObject({ isError: true, error: "threw" });
     expect(textOf(crash!)).toMatch(/MCP server "fx" \(stdio .*node.*\) (closed the connection|is not connected)/);
-    expect(after).toMatchObject({ isError: true });
-    expect(textOf(after!)).toContain('MCP server "fx"');
-    expect(provider.requests).toHaveLength(3); // the model saw both errors and answered
+    expect(after).toMatchObject({ isError: false });
+    expect(textOf(after!)).not.toBe(textOf(before!)); // a new child
+    expect(notices.join("\n")).toMatch(/closed the connection.*; it is started again for the next call/);
+    expect(provider.requests).toHaveLength(4);
     await agent.dispose();
   });
 

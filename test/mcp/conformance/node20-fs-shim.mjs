@@ -1,0 +1,8 @@
+// Node 20 has no fs.globSync (Node 22 does); the conformance CLI imports it for a subcommand the
+// tests never run. This stands in for it in that one package only: importing works, calling throws.
+export * from "node:fs";
+import fs from "node:fs";
+export default fs;
+export function globSync() {
+  throw new Error("fs.globSync is not available on this Node version (the conformance suite's Node 20 shim)");
+}
