@@ -4,7 +4,7 @@
 import { errorMessage } from "../errors/index.js";
 import { HeaderWriter, type RequestConfig } from "../header/index.js";
 import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
-import type { Provider, StreamChunk } from "../llm/core.js";
+import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { previewJson } from "../json/index.js";
