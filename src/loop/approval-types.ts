@@ -174,6 +174,16 @@ export type InputErrorCode =
 export class InputError extends KeelsonError<InputErrorCode> {}
 
 /** What an agent does with its pauses for a person; part of `Agent`. */
+/** Whether the agent can answer questions asked while a call runs (MCP elicitation). */
+export interface AgentQuestions {
+  /**
+   * True when a question asked while a call runs (an MCP server's elicitation) can be answered:
+   * the agent has a store (the turn pauses into it; any process answers later) or a live
+   * answerer (the `answerer` option, an `input/ask` listener). MCP offers elicitation only then.
+   */
+  readonly answersQuestions: boolean;
+}
+
 export interface AgentPauses {
   /**
    * Decides a pending approval: logs `approval/decision` (in a turn of its own, after the app's

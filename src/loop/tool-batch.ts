@@ -14,7 +14,7 @@
 // post-tool context is appended after the batch's last result. Adjacent subagent calls run
 // together instead (subagent-batch.ts; docs/decisions/0025), each call logged with its result in
 // model order; a child waiting for a person holds its call behind an `approval/request`.
-import { canonicalJson, type JsonValue } from "../json/index.js";
+import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { InputState, PendingApproval, PendingInput } from "../session/index.js";
 import {
@@ -24,15 +24,10 @@ import {
   questionOf,
   type ToolCallOutcome,
 } from "../tools/index.js";
-import {
-  checkedAnswer,
-  type LoggedAnswer,
-  type LoggedDecision,
-  normalizeDecision,
-  refusalOf,
-} from "./approval-decision.js";
-import type { ApprovalDecision, InputReply } from "./approval-types.js";
+import { type LoggedAnswer, type LoggedDecision, normalizeDecision, refusalOf } from "./approval-decision.js";
+import type { ApprovalDecision } from "./approval-types.js";
 import { isSubagentCall, runSubagentGroup } from "./subagent-batch.js";
+import { answerLive, askDuring, pending } from "./live-answers.js";
 import { commit, type TurnContext, type TurnState } from "./turn-state.js";
 
 /** One call as the model made it (`arguments`: its JSON text), naming the step that made it. */
@@ -257,15 +252,6 @@ function contextOf(ctx: TurnContext, call: Call): ApprovalContext {
   };
 }
 
-/** A logged request as the live deciders see it: its payload, where and when it was logged. */
-function pending<T extends object>(event: {
-  readonly seq: number;
-  readonly time: number;
-  readonly data: T;
-}): T & { readonly requestSeq: number; readonly requestedAt: number } {
-  return Object.freeze({ ...event.data, requestSeq: event.seq, requestedAt: event.time });
-}
-
 function logQuestion(
   ctx: TurnContext,
   call: Call,
@@ -279,31 +265,6 @@ function logQuestion(
       message: question.message,
     }),
   );
-}
-
-/** Asks the live answerers; no reply, one that fails the schema, or a throwing listener is no answer. */
-async function answerLive(
-  ctx: TurnContext,
-  request: PendingInput,
-  signal: AbortSignal,
-): Promise<LoggedAnswer | undefined> {
-  const { agent, hooks } = ctx;
-  let reply: InputReply;
-  try {
-    reply = await hooks.waterfall("input/ask", { agent, request, signal }, () =>
-      ctx.answerer === undefined ? Promise.resolve(undefined) : ctx.answerer(request, signal),
-    );
-  } catch (error) {
-    hooks.report(error, "input/ask");
-    return undefined;
-  }
-  if (reply === undefined || reply === null || signal.aborted) return undefined;
-  try {
-    return checkedAnswer(request, reply);
-  } catch (error) {
-    hooks.report(error, "input/ask");
-    return undefined;
-  }
 }
 
 /** The reason a call needs approval, or undefined. */
@@ -425,66 +386,6 @@ function logResult(ctx: TurnContext, call: Call, outcome: ToolCallOutcome): void
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
   });
-}
-
-/**
- * `ToolContext.ask` for one run of `call`: a question the call already asked and had answered
- * (same message and schema, first unused in the order asked) is answered from the log; a new one
- * is logged (`input/request` with `callId`) and put to the live answerers — answered, it is
- * logged and returned; unanswered, the call is suspended and every later question of this run
- * gets `undefined` at once.
- */
-function askDuring(
-  ctx: TurnContext,
-  call: Call,
-  signal: AbortSignal,
-): {
-  ask: (q: { message: string; schema?: PendingInput["schema"] }) => Promise<JsonValue | undefined>;
-  suspended(): boolean;
-  done(): void;
-} {
-  const answered = (call.asked ?? []).filter((q) => q.response !== undefined);
-  let asked = call.asked?.length ?? 0;
-  let suspended = false;
-  let finished = false;
-  const ask = async (question: {
-    message: string;
-    schema?: PendingInput["schema"];
-  }): Promise<JsonValue | undefined> => {
-    if (suspended || finished || signal.aborted) return undefined;
-    const schema = question.schema ?? { type: "string" };
-    const key = canonicalJson(schema);
-    const logged = answered.findIndex(
-      (q) => q.request.message === question.message && canonicalJson(q.request.schema) === key,
-    );
-    if (logged >= 0) return answered.splice(logged, 1)[0]!.response!.value;
-    const request = pending(
-      ctx.session.append("input/request", {
-        id: `${call.callId}#ask-${++asked}`,
-        source: call.name,
-        schema,
-        message: question.message,
-        callId: call.callId,
-      }),
-    );
-    const answer = await answerLive(ctx, request, signal);
-    if (finished) return undefined;
-    // No answer — none given, or the turn was cancelled or disposed meanwhile: the call waits
-    // for one (a cancel then closes it with the turn's other waiting calls).
-    if (answer === undefined || signal.aborted) {
-      suspended = true;
-      return undefined;
-    }
-    ctx.session.append("input/response", answer);
-    return answer.value;
-  };
-  return {
-    ask,
-    suspended: () => suspended,
-    done: () => {
-      finished = true;
-    },
-  };
 }
 
 /** The error result a denied call gets: the model reads who denied it and why. */

@@ -9,7 +9,7 @@ import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index
 import type { AnySessionEvent, Session, SessionEvent, TurnEndReason } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 import type { ToolDefinition, ToolHooks, ToolRegistry } from "../tools/index.js";
-import type { AgentPauses, Answerer, ApprovalHooks, Approver } from "./approval-types.js";
+import type { AgentPauses, AgentQuestions, Answerer, ApprovalHooks, Approver } from "./approval-types.js";
 import type { RetryPolicy } from "./retry.js";
 import type { TurnEvent } from "./turn-events.js";
 import { KeelsonError } from "../errors/index.js";
@@ -395,14 +395,8 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
  * The handle of a loop instance. `Out` is the output type of the agent's default structured
  * output (`createAgent({ output })`); `unknown` without one.
  */
-export interface Agent<Out = unknown> extends AgentPauses {
+export interface Agent<Out = unknown> extends AgentPauses, AgentQuestions {
   readonly session: Session;
-  /**
-   * True when a question asked while a call runs (an MCP server's elicitation) can be answered:
-   * the agent has a store (the turn pauses into it; any process answers later) or a live
-   * answerer (the `answerer` option, an `input/ask` listener). MCP offers elicitation only then.
-   */
-  readonly answersQuestions: boolean;
   /** The provider this agent calls (compaction's summary call uses it too). */
   readonly provider: Provider;
   /** The model id from the options (the initial call config's `model`). */

@@ -13,7 +13,6 @@ import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprot
 import type { SandboxPolicy } from "../sandbox/index.js";
 import type { ToolContext } from "../tools/index.js";
 import { answerElicitation } from "./elicitation.js";
-import { resourceListResult, resourceReadResult } from "./resources.js";
 import type { McpRoot } from "./roots.js";
 import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
 import { KeelsonOAuthProvider } from "./oauth-provider.js";
@@ -42,12 +41,6 @@ const TERMINATE_TIMEOUT_MS = 2_000;
 
 export type McpTool = Tool;
 
-/** A prompt a server offers: its name, description and arguments. */
-export interface McpPromptInfo {
-  readonly name: string;
-  readonly description?: string;
-  readonly arguments: readonly { readonly name: string; readonly required: boolean }[];
-}
 export type McpCallResult = CallToolResult;
 
 /** What a connection offers the server besides tools, set up on each SDK client it makes. */
@@ -394,76 +387,27 @@ export class McpConnection {
     }
   }
 
-  /** True when the server declared the `resources` capability (Keelson then adds its resource tools). */
-  get offersResources(): boolean {
-    return this.#open && this.#client.getServerCapabilities()?.resources !== undefined;
+  /** The server's capabilities while connected (what `initialize` answered). */
+  get serverCapabilities(): ReturnType<Client["getServerCapabilities"]> {
+    return this.#open ? this.#client.getServerCapabilities() : undefined;
   }
 
-  /** One page of `resources/list`, or `resources/read` of `uri`: an McpError naming the server on failure. */
-  async resources(
-    request: { readonly list: string | undefined } | { readonly read: string },
-    signal: AbortSignal,
-  ): Promise<McpCallResult> {
-    if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
-    const options = { signal, timeout: NO_SDK_TIMEOUT };
-    try {
-      if ("read" in request)
-        return resourceReadResult(
-          await this.#authorized(() => this.#client.readResource({ uri: request.read }, options)),
-        );
-      const cursor = request.list;
-      return resourceListResult(
-        await this.#authorized(() => this.#client.listResources(cursor === undefined ? {} : { cursor }, options)),
-      );
-    } catch (cause) {
-      if (signal.aborted) throw cause;
-      throw this.#failure(
-        cause,
-        "connect-failed",
-        `${this.describe()} failed ${"read" in request ? "resources/read" : "resources/list"}: ${errorMessage(cause)}`,
-      );
-    }
-  }
-
-  /** The server's prompts (`prompts/list`, first page), or none when it declares no `prompts` capability. */
-  async listPrompts(timeoutMs: number): Promise<McpPromptInfo[]> {
-    if (!this.#open || this.#client.getServerCapabilities()?.prompts === undefined) return [];
-    try {
-      const { prompts } = await this.#authorized(() => this.#client.listPrompts({}, { timeout: timeoutMs }));
-      return prompts.map((p) => ({
-        name: p.name,
-        ...(p.description === undefined ? {} : { description: p.description }),
-        arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true })),
-      }));
-    } catch (cause) {
-      throw this.#failure(cause, "list-failed", `${this.describe()}: prompts/list failed: ${errorMessage(cause)}`);
-    }
-  }
-
-  /** `prompts/get` of `name` with `args`: its messages' text, role by role. */
-  async getPrompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<string> {
+  /**
+   * `op` on the live SDK client, again after each authorization it started; a failure is an
+   * McpError naming the server (`code`, "<what> failed: …"), unless `signal` aborted it.
+   */
+  async request<T>(
+    what: string,
+    code: McpErrorCode,
+    op: (client: Client) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
     try {
-      const { messages } = await this.#authorized(() =>
-        this.#client.getPrompt({ name, arguments: args }, { timeout: timeoutMs }),
-      );
-      const texts = messages.map((m) => {
-        const c = m.content as { type: string; text?: string; resource?: { uri?: string; text?: string } };
-        const text =
-          c.type === "text"
-            ? (c.text ?? "")
-            : c.type === "resource"
-              ? `[resource ${c.resource?.uri ?? "?"}]\n${c.resource?.text ?? ""}`
-              : `[${c.type} not shown]`;
-        return messages.length === 1 && m.role === "user" ? text : `${m.role}: ${text}`;
-      });
-      return texts.join("\n\n");
+      return await this.#authorized(() => op(this.#client));
     } catch (cause) {
-      throw this.#failure(
-        cause,
-        "connect-failed",
-        `${this.describe()}: prompts/get ${name} failed: ${errorMessage(cause)}`,
-      );
+      if (signal?.aborted === true) throw cause;
+      throw this.#failure(cause, code, `${this.describe()}: ${what} failed: ${errorMessage(cause)}`);
     }
   }
 

@@ -12,7 +12,7 @@ import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
 import { rootsOf } from "./roots.js";
-import type { McpPromptInfo } from "./connection.js";
+import type { McpPromptInfo } from "./prompts.js";
 import { ServerTools } from "./server-tools.js";
 import { MCP_PREFIX, mcpServerPrefix } from "./tool-name.js";
 import { McpError, type McpServerInfo, type McpToolsOptions } from "./types.js";

@@ -3,7 +3,7 @@
 // and `mcp__<server>__read_resource` (`resources/read` of one URI; text contents become text,
 // binary ones a note), registered, logged and gated like the server's own tools. The model
 // decides what to read; what it read is a logged tool result like any other.
-import type { McpCallResult, McpTool } from "./connection.js";
+import type { McpCallResult, McpConnection, McpTool } from "./connection.js";
 
 /** `_meta` key that marks Keelson's resource tools among a server's tools. */
 export const RESOURCE_TOOL_MARK = "keelson/resources";
@@ -68,4 +68,36 @@ export function resourceReadResult(answer: { readonly contents: readonly Record<
       (resource) => ({ type: "resource", resource }) as unknown as McpCallResult["content"][number],
     ),
   };
+}
+
+/** True when the server declared the `resources` capability (Keelson then adds its resource tools). */
+export function offersResources(connection: McpConnection): boolean {
+  return connection.serverCapabilities?.resources !== undefined;
+}
+
+/** One page of `resources/list`, or `resources/read` of `uri`, as a tool result. */
+export async function resourceRequest(
+  connection: McpConnection,
+  request: { readonly list: string | undefined } | { readonly read: string },
+  signal: AbortSignal,
+): Promise<McpCallResult> {
+  const options = { signal, timeout: 2_147_483_647 }; // the tool pipeline's timeout governs
+  if ("read" in request)
+    return resourceReadResult(
+      await connection.request(
+        "resources/read",
+        "connect-failed",
+        (c) => c.readResource({ uri: request.read }, options),
+        signal,
+      ),
+    );
+  const cursor = request.list;
+  return resourceListResult(
+    await connection.request(
+      "resources/list",
+      "connect-failed",
+      (c) => c.listResources(cursor === undefined ? {} : { cursor }, options),
+      signal,
+    ),
+  );
 }

@@ -12,8 +12,9 @@ import type { JsonObject } from "../json/index.js";
 import type { Agent } from "../loop/index.js";
 import { describeSandbox, resolveSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import { jsonSchema, type NeedsApproval, type ToolDefinition, type ToolOutput } from "../tools/index.js";
-import { type ConnectionSetup, McpConnection, type McpPromptInfo, type McpTool } from "./connection.js";
-import { resourceToolKind, resourceTools } from "./resources.js";
+import { type ConnectionSetup, McpConnection, type McpTool } from "./connection.js";
+import { listPrompts, type McpPromptInfo, promptText } from "./prompts.js";
+import { offersResources, resourceRequest, resourceToolKind, resourceTools } from "./resources.js";
 import { mcpToolOutput } from "./result.js";
 import type { McpSdk } from "./sdk.js";
 import { mcpToolName } from "./tool-name.js";
@@ -114,7 +115,7 @@ export class ServerTools {
     await this.#ready;
     const out: { server: string; prompt: McpPromptInfo }[] = [];
     for (const connection of this.#connections.values())
-      for (const prompt of await connection.listPrompts(this.#options.initTimeoutMs))
+      for (const prompt of await listPrompts(connection, this.#options.initTimeoutMs))
         out.push({ server: connection.name, prompt });
     return out;
   }
@@ -122,7 +123,7 @@ export class ServerTools {
   /** The text of `server`'s prompt `name` with `args` (`prompts/get`). */
   async prompt(server: string, name: string, args: Record<string, string>): Promise<string> {
     await this.#ready;
-    return (await this.#live(server)).getPrompt(name, args, this.#options.initTimeoutMs);
+    return promptText(await this.#live(server), name, args, this.#options.initTimeoutMs);
   }
 
   /** Announces a change of the roots (the setup's `roots` reads the new list) to every connected server. */
@@ -288,7 +289,7 @@ export class ServerTools {
   /** The server's tools, plus Keelson's resource tools when it offers resources (resources.ts). */
   async #toolsOf(connection: McpConnection): Promise<McpTool[]> {
     const tools = await connection.listTools(this.#options.initTimeoutMs);
-    return connection.offersResources ? [...tools, ...resourceTools()] : tools;
+    return offersResources(connection) ? [...tools, ...resourceTools()] : tools;
   }
 
   /** Adds `server`'s tools to `wanted` by Keelson name; a name taken twice is `name-collision`. */
@@ -354,7 +355,8 @@ export class ServerTools {
           const connection = await live();
           if (resources !== undefined) {
             const input = args as { cursor?: string; uri?: string };
-            const answer = await connection.resources(
+            const answer = await resourceRequest(
+              connection,
               resources === "read" ? { read: input.uri! } : { list: input.cursor },
               context.signal,
             );

@@ -51,7 +51,7 @@ describe("MCP resources", () => {
     expect(textOf(todo!)).toBe("[resource notes://todo]\n1. ship it");
     expect(textOf(logo!)).toBe("[binary resource notes://logo (image/png) not shown]");
     expect(nope).toMatchObject({ isError: true });
-    expect(textOf(nope!)).toContain('MCP server "fx" (in-process transport) failed resources/read');
+    expect(textOf(nope!)).toContain('MCP server "fx" (in-process transport): resources/read failed');
     expect(verifyLog(agent.session.events).ok).toBe(true);
     await agent.dispose();
   });
