@@ -21,8 +21,9 @@ function agentCalling(args: { steps: number; ms: number }, timeoutMs: number) {
 
 describe("MCP progress", () => {
   test("reports are live tool-progress events, and each restarts the call's timeout", async () => {
-    // 4 reports 250 ms apart: 1 s in all, past the 800 ms timeout, never 800 ms silent.
-    const agent = agentCalling({ steps: 4, ms: 250 }, 800);
+    // 4 reports 500 ms apart: 2 s in all, past the 1.5 s timeout, never 1.5 s silent (a 3×
+    // margin per gap, so a loaded box's late timer does not fail it).
+    const agent = agentCalling({ steps: 4, ms: 500 }, 1_500);
     const events: TurnEvent[] = [];
     const stream = agent.stream("go");
     for await (const event of stream) events.push(event);
