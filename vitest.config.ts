@@ -6,6 +6,9 @@ export default defineConfig({
     // A bound on hangs, not a speed goal: on a loaded 2-core machine a test that spawns the CLI,
     // a browser or PostgreSQL work can take several seconds.
     testTimeout: 30_000,
+    // Same kind of bound for set-up and clean-up hooks: removing a consumer project's
+    // node_modules took over 10 s (vitest's default) on a loaded CI machine.
+    hookTimeout: 120_000,
     // Vitest's default on 2 cores is one worker; many files wait on a child process (the CLI,
     // PostgreSQL, Chromium), so three workers keep both cores busy (suite < 6 min on 2 cores).
     maxWorkers: 3,

@@ -277,7 +277,10 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
   {
     name: "a command that daemonizes",
     command: (rig) =>
-      `setsid bash -c 'exec -a keelson-daemon-${rig.nonce} sleep 300' < /dev/null > /dev/null 2>&1 & echo started`,
+      // The command returns only once the daemon is in its own session (the marker is written
+      // after setsid): otherwise the tool's group kill could take it first and prove nothing.
+      `setsid bash -c 'touch .daemon-up; exec -a keelson-daemon-${rig.nonce} sleep 300' < /dev/null > /dev/null 2>&1 & ` +
+      `for _ in $(seq 1 3000); do [ -e .daemon-up ] && break; sleep 0.01; done; echo started`,
     confined: (rig) => {
       const left = processesWith(`keelson-daemon-${rig.nonce}`);
       check(left.length === 0, `the daemon outlived the command: pids ${left.join(", ")}`);
