@@ -1,5 +1,5 @@
-// countTokens: a real tokenizer (js-tiktoken cl100k_base, bundled ranks, no network) made safe
-// and cheap for the emulator. js-tiktoken's BPE is quadratic in the length of one pre-tokenizer
+// countTokens: a real tokenizer (cl100k_base: js-tiktoken's bundled ranks, no network, counted
+// by bpe-counter.ts) made safe and cheap for the emulator. Tiktoken's BPE is quadratic in the length of one pre-tokenizer
 // piece (50k × "a" takes minutes, TOOLCHAIN.md §7), so text is split at whitespace and a piece
 // that could hit the slow case — longer than 200 chars, or holding a run of 64+ letters or 64+
 // symbols (each such run is a single BPE piece) — is estimated as ceil(len/4) instead. The
@@ -8,7 +8,7 @@
 // is loaded on the first count, synchronously, so importing Keelson or the emulator costs no
 // tokenizer; when it is not installed, that count throws a MissingPackageError naming it.
 import { requireOptionalPackage } from "../errors/index.js";
-import type { Tiktoken } from "js-tiktoken/lite";
+import { BpeCounter, type TiktokenRanks } from "./bpe-counter.js";
 
 /** Whitespace-delimited pieces longer than this are estimated, never encoded. */
 export const MAX_ENCODED_PIECE = 200;
@@ -18,7 +18,7 @@ const MEMO_LIMIT = 20_000;
 /** Memoized keys hold their strings; cap the characters retained, not only the entry count. */
 const MEMO_CHAR_BUDGET = 32_000_000;
 
-let encoder: Tiktoken | undefined;
+let encoder: BpeCounter | undefined;
 const memo = new Map<string, number>();
 let memoChars = 0;
 
@@ -96,7 +96,7 @@ export function loadTokenizer(): void {
   tokenizer();
 }
 
-function tokenizer(): Tiktoken {
+function tokenizer(): BpeCounter {
   encoder ??= loadEncoder();
   return encoder;
 }
@@ -104,16 +104,15 @@ function tokenizer(): Tiktoken {
 function encode(text: string): number {
   if (text.length === 0) return 0;
   // Special-token text ("<|endoftext|>") is ordinary text here, never a reason to throw.
-  return tokenizer().encode(text, [], []).length;
+  return tokenizer().count(text);
 }
 
 const PURPOSE = "the emulator's tokenizer (startEmulator, countTokens, `keelson cache`, `keelson demo`)";
 
-function loadEncoder(): Tiktoken {
-  const { Tiktoken } = requireOptionalPackage<typeof import("js-tiktoken/lite")>("js-tiktoken/lite", PURPOSE);
-  const ranks = requireOptionalPackage<ConstructorParameters<typeof Tiktoken>[0]>(
+function loadEncoder(): BpeCounter {
+  const ranks = requireOptionalPackage<TiktokenRanks | { default: TiktokenRanks }>(
     "js-tiktoken/ranks/cl100k_base",
     PURPOSE,
   );
-  return new Tiktoken(ranks);
+  return new BpeCounter("default" in ranks ? ranks.default : ranks);
 }
