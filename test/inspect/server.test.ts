@@ -126,14 +126,26 @@ describe("endpoints say what the CLI says", () => {
       expect(`${text}\n`).toBe(cli.stdout);
       const count = (JSON.parse(cli.stdout) as unknown[]).length;
       expect(count).toBeGreaterThanOrEqual(3);
+      // `--wire` without `--step` prints every request's body, one per line: one process per wire
+      const bodies = new Map<string, string[]>();
+      for (const wire of ["anthropic", "openai", "deepseek"] as const) {
+        const lines = ok(await keelson(fx.home, ["requests", id, "--wire", wire])).stdout.split("\n");
+        expect(lines.pop()).toBe("");
+        expect(lines).toHaveLength(count);
+        bodies.set(wire, lines);
+      }
       for (let n = 1; n <= count; n++) {
         const payload = await getJson<RequestPayload>(`/api/sessions/${id}/requests/${n}`);
-        expect(`${payload.text}\n`).toBe(ok(await keelson(fx.home, ["requests", id, "--step", String(n)])).stdout);
         for (const wire of ["anthropic", "openai", "deepseek"] as const) {
-          const body = ok(await keelson(fx.home, ["requests", id, "--step", String(n), "--wire", wire])).stdout;
-          expect(`${payload.wire[wire]}\n`, `${id} request ${n} ${wire}`).toBe(body);
-          expect(`${await (await get(`/api/sessions/${id}/requests/${n}/wire/${wire}`)).text()}\n`).toBe(body);
+          const body = bodies.get(wire)![n - 1]!;
+          expect(payload.wire[wire], `${id} request ${n} ${wire}`).toBe(body);
+          expect(await (await get(`/api/sessions/${id}/requests/${n}/wire/${wire}`)).text()).toBe(body);
         }
+        if (n !== count) continue;
+        // `--step N` (text and wire) is the same request: checked on the last one
+        expect(`${payload.text}\n`).toBe(ok(await keelson(fx.home, ["requests", id, "--step", String(n)])).stdout);
+        const stepWire = ok(await keelson(fx.home, ["requests", id, "--step", String(n), "--wire", "openai"])).stdout;
+        expect(stepWire).toBe(`${bodies.get("openai")![n - 1]}\n`);
       }
     }
   }, 120_000);
