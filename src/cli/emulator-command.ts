@@ -36,11 +36,13 @@ export function registerEmulator(program: Command): void {
         `  GOOGLE_GEMINI_BASE_URL=${emulator.geminiBaseURL} GEMINI_API_KEY=emulator ${cliInvocation()} run --model gemini:gemini-2.5-flash "hello"`,
         "Ctrl-C stops it.",
       ];
-      process.stdout.write(`${lines.join("\n")}\n`);
-      await new Promise<void>((resolve) => {
+      // The signal handlers go in before the URLs are printed: whoever reads them may stop us at once.
+      const stopped = new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);
       });
+      process.stdout.write(`${lines.join("\n")}\n`);
+      await stopped;
       await emulator.close();
       process.stdout.write(`emulator stopped (${emulator.requests.length} requests served)\n`);
     });

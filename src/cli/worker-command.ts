@@ -83,10 +83,9 @@ export function registerWorker(program: Command): void {
           ? {}
           : { onTurn: (event: WorkerTurnEvent) => process.stdout.write(`${turnLine(event)}\n`) }),
       });
-      process.stderr.write(
-        `keelson worker ${worker.id}: serving ${Object.keys(profiles).join(", ")} from ${redactUrl(url)} (concurrency ${concurrency}); SIGTERM or Ctrl-C stops it\n`,
-      );
-      await untilSignalled(async (second) => {
+      // The signal handlers go in before "serving" is printed: a supervisor that reads it may stop
+      // the worker at once (a SIGTERM before them killed the process instead of draining it).
+      const stopped = untilSignalled(async (second) => {
         if (!second) {
           process.stderr.write(
             `keelson worker: stopping; ${worker.running} running turn(s) finish first (signal again to cancel them)\n`,
@@ -96,6 +95,10 @@ export function registerWorker(program: Command): void {
         process.stderr.write("keelson worker: cancelling the running turns\n");
         return worker.stop({ mode: "cancel" });
       });
+      process.stderr.write(
+        `keelson worker ${worker.id}: serving ${Object.keys(profiles).join(", ")} from ${redactUrl(url)} (concurrency ${concurrency}); SIGTERM or Ctrl-C stops it\n`,
+      );
+      await stopped;
       process.stderr.write("keelson worker: stopped\n");
     });
 }
