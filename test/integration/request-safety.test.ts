@@ -94,6 +94,9 @@ describe("P5: a prompt far over the context window is refused before sending", (
 });
 
 describe("P2: an endpoint that accepts and never answers", () => {
+  // The deadline runs from the attempt's start, connecting and writing included: at 100 ms a
+  // loaded machine could abort an attempt before its POST reached the server.
+  const FIRST_BYTE_MS = 500;
   /** Accepts TCP connections, reads, never answers; counts the requests it was sent. */
   async function silent(): Promise<{ url: string; posts: () => number }> {
     const sockets = new Set<Socket>();
@@ -119,12 +122,12 @@ describe("P2: an endpoint that accepts and never answers", () => {
       const emulated = await emulator(); // optionsFor wants one; never used
       const provider =
         flavor === "anthropic"
-          ? new AnthropicProvider({ apiKey: "k", baseURL: endpoint.url, firstByteTimeoutMs: 100 })
+          ? new AnthropicProvider({ apiKey: "k", baseURL: endpoint.url, firstByteTimeoutMs: FIRST_BYTE_MS })
           : new OpenAICompatibleProvider({
               flavor: "openai",
               apiKey: "k",
               baseURL: `${endpoint.url}/v1`,
-              firstByteTimeoutMs: 100,
+              firstByteTimeoutMs: FIRST_BYTE_MS,
             });
       const agent = createAgent({
         ...optionsFor(flavor, emulated),
