@@ -2,19 +2,18 @@
 // `node app.mjs` runs an agent on the emulator; CommonJS `require("keelson")` works on Node
 // ≥ 20.19; the consumer's own `tsc` passes under common compiler settings with zero errors;
 // an esbuild bundle of the app runs; the tarball holds no tests, benches or configs, ships the docs
-// its README links to and a manifest without scripts or dev dependencies; zod is the
-// application's (a zod 3 project gets a clear error for a zod 3 schema, and works with zod/v4).
-// Provider SDKs, pg, the MCP SDK and the tokenizer are optional peers (decision 0020): the full
-// consumer installs them all; a hello-world project installs keelson + @anthropic-ai/sdk only,
-// stays within 40 MB of node_modules, talks to a model through the SDK, and gets a clear
-// missing-package error for the OpenAI provider it did not install.
+// its README links to and a manifest without scripts or dev dependencies. Provider SDKs, pg,
+// the MCP SDK and the tokenizer are optional peers (decision 0020): this consumer installs them
+// all. The other consumers have files of their own, so their installs run in parallel:
+// zod3-project.test.ts (zod is the application's) and hello-world.test.ts (keelson + the
+// Anthropic SDK only).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startEmulator } from "../../src/emulator/index.js";
 import { OPTIONAL_PACKAGES } from "../../src/errors/index.js";
-import { consumerProject, ESBUILD, installedSize, pack, type Packed, REPO, runIn, TSC } from "./consumer.js";
+import { COMPILER_SETTINGS } from "./compiler-settings.js";
+import { consumerProject, ESBUILD, pack, type Packed, REPO, runIn, TSC } from "./consumer.js";
 
 const APP_MJS = `import { createAgent, defineTool, AnthropicProvider, startEmulator, reconstructRequests } from "keelson";
 import { z } from "zod";
@@ -89,32 +88,6 @@ export async function main(root: string): Promise<TurnOutcome> {
   return outcome;
 }
 `;
-
-// Plain `strict` is not its own row: exactOptionalPropertyTypes and noUncheckedIndexedAccess only
-// add errors, so the row with them covers it (each row is a whole tsc run over the declarations).
-const COMPILER_SETTINGS: Readonly<Record<string, object>> = {
-  "strict + exactOptionalPropertyTypes, nodenext, skipLibCheck off": {
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true,
-    module: "nodenext",
-    moduleResolution: "nodenext",
-    target: "es2022",
-    types: ["node"],
-    noEmit: true,
-    skipLibCheck: false,
-  },
-  "strict, bundler resolution, skipLibCheck off": {
-    strict: true,
-    module: "esnext",
-    moduleResolution: "bundler",
-    target: "es2022",
-    types: ["node"],
-    noEmit: true,
-    skipLibCheck: false,
-  },
-  "not strict, nodenext": { module: "nodenext", target: "es2022", types: ["node"], noEmit: true },
-};
 
 let work: string;
 let packed: Packed;
@@ -320,171 +293,5 @@ agent.send("hello").then(async (outcome) => {
     const result = await runIn(dir, process.execPath, [TSC, "-p", ".", "--noEmit"]);
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
-  }, 60_000);
-});
-
-describe("a zod 3 project (zod 3.25)", () => {
-  let zod3Project: string;
-  beforeAll(async () => {
-    zod3Project = await consumerProject(packed.tarball, ["zod@3.25.76"]);
-  }, 300_000);
-  afterAll(async () => {
-    if (zod3Project !== undefined) await rm(zod3Project, { recursive: true, force: true });
-  });
-
-  const agentWith = (zodImport: string): string => `import { createAgent, defineTool, ScriptedProvider } from "keelson";
-import { z } from "${zodImport}";
-const tool = defineTool({
-  name: "read",
-  description: "reads",
-  input: z.object({ path: z.string().describe("the file to read"), lines: z.number().int().default(10) }),
-  execute: ({ path, lines }) => path + ":" + lines,
-});
-try {
-  const provider = new ScriptedProvider([{ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "done" }]);
-  const agent = createAgent({ provider, model: "scripted:m", tools: [tool] });
-  const outcome = await agent.send("go");
-  const result = agent.session.events.find((e) => e.type === "tool/result");
-  console.log(JSON.stringify({ reason: outcome.reason.kind, result: result.data.content, schema: provider.requests[0].tools[0].inputSchema }));
-  await agent.dispose();
-} catch (error) {
-  console.log(JSON.stringify({ error: error.name, code: error.code, message: error.message }));
-}
-`;
-
-  test("a zod/v4 schema works: its JSON Schema keeps the descriptions, defaults apply", async () => {
-    await writeFile(join(zod3Project, "v4.mjs"), agentWith("zod/v4"));
-    const result = await runIn(zod3Project, process.execPath, ["v4.mjs"]);
-    expect(result.stderr).toBe("");
-    const out = JSON.parse(result.stdout) as { reason: string; result: unknown; schema: unknown };
-    expect(out.reason).toBe("completed");
-    expect(out.result).toEqual([{ type: "text", text: "a.txt:10" }]);
-    expect(out.schema).toMatchObject({
-      type: "object",
-      properties: { path: { type: "string", description: "the file to read" } },
-      required: ["path"],
-    });
-  }, 60_000);
-
-  test("a zod 3 schema is refused with a ToolError that says which zod is needed", async () => {
-    await writeFile(join(zod3Project, "v3.mjs"), agentWith("zod"));
-    const result = await runIn(zod3Project, process.execPath, ["v3.mjs"]);
-    expect(result.stderr).toBe("");
-    const out = JSON.parse(result.stdout) as { error: string; code: string; message: string };
-    expect(out).toMatchObject({ error: "ToolError", code: "invalid-tool" });
-    expect(out.message).toContain("zod 3 schema");
-    expect(out.message).toContain('import { z } from "zod/v4"');
-  }, 60_000);
-});
-
-describe("a hello-world project: keelson + @anthropic-ai/sdk only", () => {
-  let hello: string;
-  beforeAll(async () => {
-    hello = await consumerProject(packed.tarball, [`@anthropic-ai/sdk@${OPTIONAL_PACKAGES["@anthropic-ai/sdk"]}`]);
-  }, 300_000);
-  afterAll(async () => {
-    if (hello !== undefined) await rm(hello, { recursive: true, force: true });
-  });
-
-  test("installs at most 40 MB of node_modules, with none of the other optional peers", async () => {
-    const { bytes, packages } = await installedSize(hello);
-    // the numbers decision 0020 quotes; the test run shows them
-    console.log(
-      `hello world (keelson + @anthropic-ai/sdk): ${packages.length} packages, ${(bytes / 1e6).toFixed(1)} MB`,
-    );
-    expect(bytes).toBeLessThanOrEqual(40e6);
-    expect(packages).toContain("keelson");
-    expect(packages).toContain("@anthropic-ai/sdk");
-    for (const name of Object.keys(OPTIONAL_PACKAGES).filter((n) => n !== "@anthropic-ai/sdk"))
-      expect(packages, name).not.toContain(name);
-    expect(packages.filter((p) => /^(@opentelemetry\/sdk|zod$|express$|hono$)/.test(p))).toEqual([]);
-  });
-
-  test("its app talks to a model through the Anthropic SDK", async () => {
-    // The model: the emulator, run by this test (the app has no tokenizer, so it cannot run one).
-    const emulator = await startEmulator();
-    try {
-      await writeFile(
-        join(hello, "hello.mjs"),
-        `import { AnthropicProvider, createAgent } from "keelson";
-const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: process.env.MODEL_URL });
-const agent = createAgent({ provider, model: "emulator:emulator-anthropic", system: "Be brief." });
-const outcome = await agent.send("Say hello.");
-console.log(JSON.stringify({ reason: outcome.reason, text: outcome.text }));
-await agent.dispose();
-`,
-      );
-      const result = await runIn(hello, process.execPath, ["hello.mjs"], { MODEL_URL: emulator.anthropicBaseURL });
-      expect(result.stderr).toBe("");
-      const out = JSON.parse(result.stdout) as { reason: { kind: string }; text: string };
-      expect(out.reason.kind).toBe("completed");
-      expect(out.text.length).toBeGreaterThan(0);
-      expect(emulator.requests.length).toBe(1);
-    } finally {
-      await emulator.close();
-    }
-  }, 60_000);
-
-  test("using the OpenAI provider without `openai` is a missing-package error naming the install", async () => {
-    await writeFile(
-      join(hello, "hello-openai.mjs"),
-      `import { createAgent, OpenAICompatibleProvider } from "keelson";
-const provider = new OpenAICompatibleProvider({ flavor: "openai", apiKey: "sk-test", baseURL: "http://127.0.0.1:9/v1" });
-const agent = createAgent({ provider, model: "openai:gpt-5" });
-const outcome = await agent.send("Say hello.");
-console.log(JSON.stringify(outcome.reason));
-await agent.dispose();
-`,
-    );
-    const result = await runIn(hello, process.execPath, ["hello-openai.mjs"]);
-    expect(result.stderr).toBe("");
-    expect(JSON.parse(result.stdout)).toMatchObject({
-      kind: "error",
-      code: "missing-package",
-      message: `the package "openai" is not installed, and the OpenAI-compatible provider (OpenAICompatibleProvider) needs it: run \`npm install openai@${OPTIONAL_PACKAGES.openai}\``,
-    });
-  }, 60_000);
-
-  test("its tsc passes with skipLibCheck off, though Keelson's declarations name SDKs it did not install", async () => {
-    const dir = join(hello, "tsc-strict");
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      join(dir, "app.ts"),
-      `import { AnthropicProvider, createAgent, defineTool, jsonSchema, mcpTools, type OpenAICompatibleOptions } from "keelson";
-const echo = defineTool({
-  name: "echo",
-  description: "echoes",
-  input: jsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
-  execute: ({ text }) => text,
-});
-const options: OpenAICompatibleOptions = { flavor: "openai", apiKey: "k" };
-export const agent = createAgent({
-  provider: new AnthropicProvider({ apiKey: "k" }),
-  model: "anthropic:claude-sonnet-4-5",
-  tools: [echo],
-  plugins: [mcpTools({ servers: {} })],
-});
-export const flavor: string = options.flavor;
-`,
-    );
-    const compilerOptions = {
-      ...COMPILER_SETTINGS["strict + exactOptionalPropertyTypes, nodenext, skipLibCheck off"],
-      typeRoots: [join(REPO, "node_modules/@types")], // @types/node without installing it here
-    };
-    await writeFile(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["app.ts"] }, null, 2));
-    const result = await runIn(dir, process.execPath, [TSC, "-p", "."]);
-    expect(result.stdout + result.stderr).toBe("");
-    expect(result.code).toBe(0);
-  }, 60_000);
-
-  test("`keelson --help` runs; `keelson demo` names the tokenizer to install", async () => {
-    const help = await runIn(hello, process.execPath, [join(hello, "node_modules/.bin/keelson"), "--help"]);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: keelson");
-    const demo = await runIn(hello, process.execPath, [join(hello, "node_modules/.bin/keelson"), "demo"], {
-      KEELSON_HOME: join(hello, ".keelson-home"),
-    });
-    expect(demo.code).not.toBe(0);
-    expect(demo.stderr).toContain(`npm install js-tiktoken@${OPTIONAL_PACKAGES["js-tiktoken"]}`);
   }, 60_000);
 });
