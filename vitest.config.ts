@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/support/slow-first-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -16,6 +17,7 @@ export default defineConfig({
     // import time fell from ~190 s to ~70 s (summed over files). Tests restore what they change
     // (env, cwd, timers) and keep no module-level state between files.
     isolate: false,
+    sequence: { sequencer: SlowFirstSequencer },
     globalSetup: ["./test/support/fresh-build.ts", "./test/support/postgres-global-setup.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],
   },
