@@ -141,6 +141,13 @@ export {
   workspaceInstructions,
 } from "./context/index.js";
 export { type Compaction, CompactionError, type CompactionOptions, createCompaction } from "./compaction/index.js";
+export {
+  GEMINI_EXPLICIT_CACHE_MIN_TOKENS,
+  type GeminiCacheConfig,
+  geminiContextCache,
+  type GeminiContextCacheEvent,
+  type GeminiContextCacheOptions,
+} from "./context-cache/index.js";
 
 // Providers.
 export {

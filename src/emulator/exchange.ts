@@ -10,6 +10,7 @@ import type { Usage } from "../messages/index.js";
 import { anthropicEvents, anthropicMessage, anthropicUsage } from "./anthropic-render.js";
 import { parseAnthropicRequest } from "./anthropic-wire.js";
 import type { AnthropicCacheModel, PrefixCacheModel } from "./cache-model.js";
+import type { GeminiCacheStore } from "./gemini-caches.js";
 import type { Fault, FaultPlan } from "./faults.js";
 import { deepseekOutputSegment } from "./deepseek-tokens.js";
 import { geminiEvents, geminiResponse, geminiUsage } from "./gemini-render.js";
@@ -48,6 +49,8 @@ export interface ExchangeState {
     readonly deepseek: PrefixCacheModel;
     /** Gemini implicit caching: message-granular prefixes, per-model minimum (GEMINI_DEFAULT_MIN_CACHEABLE). */
     readonly gemini: PrefixCacheModel;
+    /** Gemini explicit context caches (`cachedContents`), per API key. */
+    readonly geminiExplicit: GeminiCacheStore;
   };
   readonly style: "openai" | "deepseek";
   readonly minCacheableTokens: number | undefined;
@@ -78,11 +81,14 @@ export async function runExchange(
   gemini?: GeminiRoute,
 ): Promise<Outcome> {
   const deepseek = api === "openai" && isDeepSeekStyle(state, body);
+  const owner = keyNamespace(apiKey);
   const parsed =
     api === "anthropic"
       ? parseAnthropicRequest(body)
       : api === "gemini"
-        ? parseGeminiRequest(body, gemini ?? { model: "", stream: false })
+        ? parseGeminiRequest(body, gemini ?? { model: "", stream: false }, (name) =>
+            state.caches.geminiExplicit.lookup(name, owner),
+          )
         : api === "responses"
           ? parseResponsesRequest(body)
           : parseOpenAIRequest(body, { deepseek });
@@ -109,7 +115,7 @@ export async function runExchange(
     stop: request.stop,
     nextCallId: () => `${prefix}${String(++state.counters.call).padStart(6, "0")}`,
   });
-  const namespace = `${createHash("sha256").update(apiKey).digest("hex").slice(0, 16)}:${request.model}`;
+  const namespace = `${owner}:${request.model}`;
   const id = ++state.counters.message;
 
   let cache: CacheUsage;
@@ -120,6 +126,11 @@ export async function runExchange(
       parsed.blocks,
       min === undefined ? {} : { minCacheableTokens: min },
     );
+  } else if ("cachedTokens" in parsed && parsed.cachedTokens !== undefined) {
+    // Explicit cache: its tokens are read at the cached rate, the rest is input (no implicit
+    // caching modelled on top of an explicit cache).
+    const prompt = parsed.segments.reduce((sum, s) => sum + s.tokens, 0);
+    cache = { inputTokens: prompt - parsed.cachedTokens, cacheReadTokens: parsed.cachedTokens, cacheWriteTokens: 0 };
   } else if (api === "gemini") {
     const min = state.registry?.find(request.model)?.minCacheableTokens ?? GEMINI_DEFAULT_MIN_CACHEABLE;
     const { promptTokens, cachedTokens } = state.caches.gemini.apply(namespace, parsed.segments, undefined, {
@@ -194,6 +205,11 @@ function respond(
   return parsed.request.stream
     ? { kind: "sse", events: responsesEvents(plan, ctx) }
     : { kind: "json", body: responsesResponse(plan, ctx) };
+}
+
+/** The caller's namespace for caches: a short hash of the API key (the key itself is never kept). */
+export function keyNamespace(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
 }
 
 /** DeepSeek style: the server's style, or a model named `deepseek…` on any server. */

@@ -7,12 +7,15 @@
 // emulator never issued ("Corrupted thought signature."), and — for `gemini-3…` models — a
 // current-turn function-call step without a signature. Function calls without an id are matched
 // to their responses in order, as Gemini does; the normalized messages give them `fc_<n>` ids.
+// A body naming an explicit cache (`cachedContent`) is read as the cache's system, tools and
+// contents followed by its own (gemini-caches.ts); an unknown or expired name is the API's 403.
 import type { ToolSchema } from "../llm/index.js";
 import type { AssistantContent, Message, UserContent } from "../messages/index.js";
 import type { CacheSegment } from "./cache-model.js";
 import { geminiSignatureProblem } from "./gemini-signatures.js";
 import { messageSegment, systemSegment, toolsSegment } from "./message-tokens.js";
-import type { EmulatorOutput, EmulatorRequest } from "./types.js";
+import { CACHE_NOT_FOUND, type GeminiCachedPrompt } from "./gemini-caches.js";
+import { type EmulatorOutput, type EmulatorRequest, WireError } from "./types.js";
 import {
   invalid,
   isObj,
@@ -31,6 +34,8 @@ export interface ParsedGeminiRequest {
   readonly segments: readonly CacheSegment[];
   /** `generationConfig.thinkingConfig.includeThoughts`: thought summaries are streamed. */
   readonly includeThoughts: boolean;
+  /** The explicit cache's tokens, when the body named a `cachedContent` (read at the cached rate). */
+  readonly cachedTokens?: number;
 }
 
 const TOP_LEVEL = new Set([
@@ -66,17 +71,17 @@ function unknownFields(obj: Obj, known: ReadonlySet<string>, at: string): void {
     if (!known.has(key)) throw invalid(`Invalid JSON payload received. Unknown name "${key}"${at}: Cannot find field.`);
 }
 
-/** `model` and `stream` come from the URL (`models/<model>:streamGenerateContent`). */
-export function parseGeminiRequest(raw: unknown, route: { model: string; stream: boolean }): ParsedGeminiRequest {
-  const body = requireObj(raw, "body");
-  unknownFields(body, TOP_LEVEL, "");
-  const generation = body.generationConfig === undefined ? {} : requireObj(body.generationConfig, "generationConfig");
-  unknownFields(generation, GENERATION, " at 'generation_config'");
-  const wire = requireArray(body.contents, "contents");
-  if (wire.length === 0) throw invalid("* GenerateContentRequest.contents: contents is not specified");
+/** A generateContent body's prompt: system, tools and contents, parsed and split into cache segments. */
+interface GeminiPrompt {
+  readonly system: string;
+  readonly tools: ToolSchema[];
+  readonly messages: Message[];
+  readonly segments: CacheSegment[];
+}
 
-  const system = systemText(body.systemInstruction);
-  const tools = optionalArray(body.tools, "tools").flatMap((t, i) =>
+function parsePrompt(system: unknown, toolList: unknown, wire: readonly unknown[], model: string): GeminiPrompt {
+  const text = systemText(system);
+  const tools = optionalArray(toolList, "tools").flatMap((t, i) =>
     optionalArray(requireObj(t, `tools[${i}]`).functionDeclarations, `tools[${i}].function_declarations`).map(
       (d, j): ToolSchema => {
         const path = `tools[${i}].function_declarations[${j}]`;
@@ -90,11 +95,41 @@ export function parseGeminiRequest(raw: unknown, route: { model: string; stream:
       },
     ),
   );
-  const messages = parseContents(wire, route.model);
+  const messages = parseContents(wire, model);
   const segments: CacheSegment[] = [];
-  if (system !== "") segments.push(systemSegment(system));
+  if (text !== "") segments.push(systemSegment(text));
   if (tools.length > 0) segments.push(toolsSegment(tools));
   for (const message of messages) segments.push(messageSegment(message));
+  return { system: text, tools, messages, segments };
+}
+
+/** The tokens an explicit cache holds (its system, tools and contents, counted as a request would count them). */
+export function geminiCachedTokens(prompt: Omit<GeminiCachedPrompt, "tokens">): number {
+  const parsed = parsePrompt(prompt.systemInstruction, prompt.tools, prompt.contents, prompt.model);
+  return parsed.segments.reduce((sum, s) => sum + s.tokens, 0);
+}
+
+/**
+ * `model` and `stream` come from the URL. A body naming `cachedContent` is read as the cache's
+ * system, tools and contents followed by its own contents (`lookup` finds the caller's live
+ * cache; none → the API's 403), and may not set system instruction, tools or tool config itself.
+ */
+export function parseGeminiRequest(
+  raw: unknown,
+  route: { model: string; stream: boolean },
+  lookup?: (name: string) => GeminiCachedPrompt | undefined,
+): ParsedGeminiRequest {
+  const body = requireObj(raw, "body");
+  unknownFields(body, TOP_LEVEL, "");
+  const generation = body.generationConfig === undefined ? {} : requireObj(body.generationConfig, "generationConfig");
+  unknownFields(generation, GENERATION, " at 'generation_config'");
+  const wire = requireArray(body.contents, "contents");
+  if (wire.length === 0) throw invalid("* GenerateContentRequest.contents: contents is not specified");
+  const cache = cachedPrompt(body, lookup);
+  const { system, tools, messages, segments } =
+    cache === undefined
+      ? parsePrompt(body.systemInstruction, body.tools, wire, route.model)
+      : parsePrompt(cache.systemInstruction, cache.tools, [...cache.contents, ...wire], route.model);
 
   const output = parseOutput(generation);
   const thinking = isObj(generation.thinkingConfig) ? generation.thinkingConfig : {};
@@ -110,7 +145,28 @@ export function parseGeminiRequest(raw: unknown, route: { model: string; stream:
     stream: route.stream,
     ...(output === undefined ? {} : { output }),
   };
-  return { request, segments, includeThoughts: thinking.includeThoughts === true };
+  return {
+    request,
+    segments,
+    includeThoughts: thinking.includeThoughts === true,
+    ...(cache === undefined ? {} : { cachedTokens: cache.tokens }),
+  };
+}
+
+/** The explicit cache a body names, checked as the API checks it. */
+function cachedPrompt(
+  body: Obj,
+  lookup: ((name: string) => GeminiCachedPrompt | undefined) | undefined,
+): GeminiCachedPrompt | undefined {
+  if (body.cachedContent === undefined || body.cachedContent === null) return undefined;
+  const name = requireString(body.cachedContent, "cached_content");
+  if (body.systemInstruction !== undefined || body.tools !== undefined || body.toolConfig !== undefined)
+    throw invalid(
+      "CachedContent can not be used with GenerateContent request setting system_instruction, tools or tool_config.\n\nProposed fix: move those values to CachedContent from GenerateContent request.",
+    );
+  const cache = lookup?.(name);
+  if (cache === undefined) throw new WireError("permission", CACHE_NOT_FOUND, { status: 403 });
+  return cache;
 }
 
 function systemText(value: unknown): string {

@@ -21,12 +21,23 @@ import {
   GEMINI_DEFAULT_MIN_CACHEABLE,
   type GeminiRoute,
   type Outcome,
+  keyNamespace,
   runExchange,
 } from "./exchange.js";
 import { type PlatformRoute, platformBody, platformRoute } from "./anthropic-platforms.js";
+import { GeminiCacheStore, geminiCacheRoute } from "./gemini-caches.js";
+import { geminiCachedTokens } from "./gemini-wire.js";
 import { FaultPlan, type FaultKind, type FaultOptions } from "./faults.js";
 import { loadTokenizer } from "./tokenizer.js";
-import { readBody, sendWireError, type StallSet, stall, writeJsonOutcome, writeSseOutcome } from "./http-io.js";
+import {
+  readBody,
+  sendJson,
+  sendWireError,
+  type StallSet,
+  stall,
+  writeJsonOutcome,
+  writeSseOutcome,
+} from "./http-io.js";
 import { resolveModel } from "./models.js";
 import { type EmulatorModel, type EmulatorModelOption, type EmulatorRequest, WireError } from "./types.js";
 
@@ -48,6 +59,8 @@ export interface EmulatorOptions {
     readonly deepseek?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
     /** Gemini implicit caching; the minimum is per model (registry), `minTokens` the fallback. */
     readonly gemini?: { readonly minTokens?: number; readonly blockTokens?: number; readonly ttlMs?: number };
+    /** Gemini explicit caches (`cachedContents`): the smallest prompt a cache may hold (default 1024). */
+    readonly geminiExplicit?: { readonly minTokens?: number };
   };
   readonly faults?: FaultOptions;
   readonly clock?: SimulatedClock;
@@ -188,6 +201,13 @@ function exchangeState(options: EmulatorOptions, clock: SimulatedClock): Exchang
         blockTokens: 1,
         ...options.cache?.gemini,
       }),
+      geminiExplicit: new GeminiCacheStore({
+        clock,
+        count: geminiCachedTokens,
+        ...(options.cache?.geminiExplicit?.minTokens === undefined
+          ? {}
+          : { minTokens: options.cache.geminiExplicit.minTokens }),
+      }),
     },
     style: options.style ?? "openai",
     minCacheableTokens: options.minCacheableTokens,
@@ -213,8 +233,14 @@ async function handle(
 ): Promise<void> {
   const path = (req.url ?? "/").split("?")[0]!;
   const gemini = geminiRoute(req.method ?? "GET", path);
+  const cacheRoute = geminiCacheRoute(req.method ?? "GET", path);
   const platform = platformRoute(req.method ?? "GET", path);
-  const api = gemini !== undefined ? "gemini" : platform !== undefined ? "anthropic" : route(req.method ?? "GET", path);
+  const api =
+    gemini !== undefined || cacheRoute !== undefined
+      ? "gemini"
+      : platform !== undefined
+        ? "anthropic"
+        : route(req.method ?? "GET", path);
   const record = recordOf(req, path, api);
   emulator.requests.push(record);
   const format: Api =
@@ -237,6 +263,13 @@ async function handle(
             ? "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
             : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
       );
+    if (cacheRoute !== undefined) {
+      // ai.caches.* — create / get / update / delete (GET and DELETE have no body)
+      const answerBody = emulator.exchange.caches.geminiExplicit.handle(cacheRoute, keyNamespace(key), json);
+      record.status = 200;
+      sendJson(res, 200, answerBody);
+      return;
+    }
     if (json === undefined)
       throw new WireError(
         "invalid-request",

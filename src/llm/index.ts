@@ -12,6 +12,9 @@ export {
   toAnthropicParams,
 } from "./anthropic/index.js";
 export {
+  type ContextCacheClient,
+  type ContextCacheInfo,
+  type ContextCachePrompt,
   GeminiProvider,
   type GeminiProviderOptions,
   type GeminiRequestBody,

@@ -110,7 +110,9 @@ export interface AssistantResult {
  * not JSON (garbled in transit; the partial attempt never reaches the log). Not retryable:
  * `auth` (401/403), `invalid-request` (400/404/422), `context-overflow`, `protocol` for a
  * well-formed stream that breaks the protocol (a delta for a block never started, a tool call
- * without an id), `script-exhausted`, `provider-error` (anything else).
+ * without an id), `script-exhausted`, `provider-error` (anything else), `cache-missing` (the
+ * explicit context cache the request names is gone: the loop asks `agent/request` once more, and
+ * sends again when a listener gave a new config — see the context-cache plugin).
  */
 export type ProviderErrorCode =
   | "rate-limited"
@@ -124,6 +126,7 @@ export type ProviderErrorCode =
   | "protocol"
   | "script-exhausted"
   | "provider-error"
+  | "cache-missing"
   | (string & {});
 
 export class ProviderError extends KeelsonError<ProviderErrorCode> {

@@ -18,7 +18,7 @@
 // saved — and the outcome says `saved: false`.
 import { isKeelsonError } from "../errors/index.js";
 import type { RequestConfig } from "../header/index.js";
-import { type AssistantResult, ProviderError } from "../llm/core.js";
+import { type AssistantResult, ProviderError, type ProviderRequest } from "../llm/core.js";
 import {
   type AssistantContent,
   type Message,
@@ -220,7 +220,8 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const base =
       ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig);
     const seed: RequestConfig = Object.freeze(withOutput(base, format));
-    const config = await hooks.waterfall("agent/request", { agent, config: seed }, () => seed);
+    const payload = { agent, config: seed, system: fullSystemPrompt, tools, sessionPrefix, signal };
+    const config = await hooks.waterfall("agent/request", payload, () => seed);
     checkAbort(signal);
     ctx.instance.writer.record({ config, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
     ctx.instance.requestsSent++;
@@ -228,18 +229,36 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
     state.dispatched = true;
 
-    const result = await hooks.waterfall("llm/stream", { agent, request }, () =>
-      withRetries(
-        ctx.retry,
-        signal,
-        () =>
-          streamProvider(ctx.provider, request, (chunk) => {
-            ctx.onChunk?.(chunk);
-            hooks.emit("llm/chunk", { agent, chunk });
-          }),
-        (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
-      ),
-    );
+    const send = (sent: ProviderRequest): Promise<AssistantResult> =>
+      hooks.waterfall("llm/stream", { agent, request: sent }, () =>
+        withRetries(
+          ctx.retry,
+          signal,
+          () =>
+            streamProvider(ctx.provider, sent, (chunk) => {
+              ctx.onChunk?.(chunk);
+              hooks.emit("llm/chunk", { agent, chunk });
+            }),
+          (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
+        ),
+      );
+    let result = await send(request);
+    if (result.finish === "error" && result.error?.code === "cache-missing" && !signal.aborted) {
+      // A provider-side cache the request named is gone: ask `agent/request` once more; a new
+      // config (the cache recreated under a new name) is logged, then sent — the step's request
+      // is the one that answered (reconstruct: a header record after `llm/retry` re-prepares it).
+      const current = ctx.instance.writer.current!.config;
+      const retryOf = result.error;
+      const again = await hooks.waterfall("agent/request", { ...payload, config: current, retryOf }, () => current);
+      checkAbort(signal);
+      if (canonicalJson(again as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
+        session.append("llm/retry", { turn, step, attempt: 1, code: "cache-missing", delayMs: 0 });
+        ctx.instance.writer.record({ config: again, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
+        const retried = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
+        if (ctx.invariants) checkInvariant(session.events, retried, stepStart.seq);
+        result = await send(retried);
+      }
+    }
     checkAbort(signal); // a partial stream is discarded
     const content = assistantContent(result, turn, step);
     session.append("assistant/message", {

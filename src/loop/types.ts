@@ -2,7 +2,14 @@
 // the agent's options and handle, and the loop's error type.
 import type { RequestConfig } from "../header/index.js";
 import type { EmitHook, HookBus, Plugin, PluginHost, SerialHook, WaterfallHook } from "../hooks/index.js";
-import type { AssistantResult, Provider, ProviderRequest, StreamChunk } from "../llm/core.js";
+import type {
+  AssistantResult,
+  Provider,
+  ProviderFailure,
+  ProviderRequest,
+  StreamChunk,
+  ToolSchema,
+} from "../llm/core.js";
 import type { Message, UserContent } from "../messages/index.js";
 import type { OutputOf, OutputSchema } from "../output/index.js";
 import type { PromptHooks, PromptSection, PromptSections } from "../prompt/index.js";
@@ -88,6 +95,18 @@ export interface RequestPayload {
   readonly agent: Agent;
   /** The frozen seed config (what the innermost default returns). */
   readonly config: RequestConfig;
+  /** The system prompt, tool schemas and session prefix the request will carry (frozen). */
+  readonly system: string;
+  readonly tools: readonly ToolSchema[];
+  readonly sessionPrefix: readonly Message[];
+  /** The turn's signal (a listener that calls out, e.g. to create a provider cache, passes it on). */
+  readonly signal: AbortSignal;
+  /**
+   * Set when the step's request just failed with `cache-missing` (a provider-side cache it named
+   * is gone): the waterfall runs once more, and a config that differs from the failed request's
+   * is logged and sent (the seed is that request's config).
+   */
+  readonly retryOf?: ProviderFailure;
 }
 
 /** `llm/stream`: one provider call. */

@@ -16,10 +16,14 @@ import { composeRequest } from "./compose.js";
 import { ReconstructError, type ReconstructedRequest } from "./types.js";
 import type { ModelRequest } from "../llm/core.js";
 
-/** Events that can only exist once the step's request was dispatched (or the step ended). */
+/**
+ * Events that can only exist once the step's request was answered (or the step ended). Not
+ * `llm/retry`: a step whose attempt failed because a provider-side cache it named was gone logs
+ * the retry and then a header record with the new config before sending again — the step's
+ * request is the one whose answer reached history.
+ */
 export const AFTER_DISPATCH: ReadonlySet<string> = new Set([
   "assistant/message",
-  "llm/retry",
   "tool/call",
   "tool/result",
   "step/end",
@@ -61,8 +65,8 @@ function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest 
 /**
  * Every loop request recorded in `events`, in order. A step's history is fixed at its
  * `step/start` (the boundary); its header is the fold of every event up to dispatch, i.e. up to
- * the step's first model output (`assistant/message`, `llm/retry`, a tool event) or its
- * `step/end` — the loop records the header after the `agent/request` waterfall, whose own
+ * the step's first model output (`assistant/message`, a tool event) or its `step/end` (a header
+ * record after an `llm/retry` re-prepared the step: the request that answered is the one listed) — the loop records the header after the `agent/request` waterfall, whose own
  * appends already come after the boundary and so belong to the next request.
  *
  * A step whose `step/end` says `dispatched: false` (the loop ended it before handing the request

@@ -14,6 +14,13 @@ import { ModelRegistry } from "../models.js";
 import { type NoticeSink, ReasoningCarryover } from "../reasoning-carryover.js";
 import { sdkAttempt } from "../sdk-attempt.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
+import {
+  type ContextCacheClient,
+  type ContextCacheInfo,
+  type ContextCachePrompt,
+  cacheInfoOf,
+  geminiCacheCreateParams,
+} from "./context-cache.js";
 import { toGeminiError } from "./errors.js";
 import { type GeminiChunk, GeminiStreamMapper } from "./stream.js";
 import { GEMINI_API, type GeminiRequestBody, geminiModelId, geminiRequestBody } from "./wire.js";
@@ -46,7 +53,7 @@ type GeminiSdk = typeof import("@google/genai");
 export const geminiSdk = (): Promise<GeminiSdk> =>
   loadOptionalPackage<GeminiSdk>("@google/genai", "the Gemini provider (GeminiProvider)");
 
-export class GeminiProvider implements Provider {
+export class GeminiProvider implements Provider, ContextCacheClient {
   readonly id: string;
   #client: GoogleGenAI | undefined;
   readonly #clientOptions: { readonly apiKey: string; readonly baseURL?: string } | undefined;
@@ -88,6 +95,45 @@ export class GeminiProvider implements Provider {
       ...(baseURL === undefined ? {} : { httpOptions: { baseUrl: baseURL } }),
     });
     return this.#client;
+  }
+
+  /** `caches.create` over a frozen prefix (see context-cache.ts); failures are ProviderErrors. */
+  async createContextCache(
+    prompt: ContextCachePrompt,
+    ttlSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<ContextCacheInfo> {
+    const client = await this.#connect();
+    return this.#cacheCall(async () =>
+      cacheInfoOf(await client.caches.create(geminiCacheCreateParams(prompt, ttlSeconds, signal))),
+    );
+  }
+
+  /** `caches.update` with a new TTL (cheap: the cached prompt is not re-sent). */
+  async refreshContextCache(name: string, ttlSeconds: number, signal?: AbortSignal): Promise<ContextCacheInfo> {
+    const client = await this.#connect();
+    return this.#cacheCall(async () =>
+      cacheInfoOf(
+        await client.caches.update({
+          name,
+          config: { ttl: `${ttlSeconds}s`, ...(signal === undefined ? {} : { abortSignal: signal }) },
+        }),
+        name,
+      ),
+    );
+  }
+
+  async deleteContextCache(name: string): Promise<void> {
+    const client = await this.#connect();
+    await this.#cacheCall(() => client.caches.delete({ name }));
+  }
+
+  async #cacheCall<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw toGeminiError(error, { aborted: false, baseURL: this.baseURL });
+    }
   }
 
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {

@@ -4,6 +4,9 @@
 // failures and for an error event inside a 200 stream alike; a `RetryInfo` detail's `retryDelay`
 // ("32s") is the retry-after. Gemini answers a bad key with 400 `API_KEY_INVALID` (→ `auth`) and an
 // oversized prompt with 400 "input token count … exceeds the maximum" (→ `context-overflow`). A
+// explicit context cache that is gone (expired, deleted, never made) is 403 PERMISSION_DENIED
+// "CachedContent not found (or permission denied)" (→ `cache-missing`, not retried as such: the
+// context-cache plugin recreates the cache, logs the new name and sends again). A
 // stream event that is not JSON is a retryable `protocol` error; a dropped socket or a body cut
 // mid-event a retryable `connection` error naming the base URL. Aborts are not failures.
 import { describeFailure, httpError } from "../http-errors.js";
@@ -68,6 +71,11 @@ function apiError(error: Error & { status: number }): ProviderError {
   const reason = body?.details?.map((d) => d.reason ?? "").join(" ") ?? "";
   if (error.status === 400 && /API_KEY_INVALID|API key not valid/i.test(`${message} ${reason}`))
     return new ProviderError("auth", `authentication failed (400): ${message}`, { status: 400, cause: error });
+  if ((error.status === 403 || error.status === 404) && /CachedContent not found/i.test(message))
+    return new ProviderError("cache-missing", `the Gemini context cache is gone: ${message}`, {
+      status: error.status,
+      cause: error,
+    });
   if (error.status === 400 && /input token count.*exceeds the maximum/i.test(message))
     return new ProviderError("context-overflow", `the request does not fit the model's context: ${message}`, {
       status: 400,
