@@ -212,7 +212,10 @@ export type AgentHooks = ToolHooks &
      *
      * Waterfall over the frozen seed config. May throw: the turn ends `error` (the step is closed
      * as not dispatched). The returned config is validated and logged on the request header
-     * before anything is sent.
+     * before anything is sent. Runs once more in the same step when the request failed
+     * `cache-missing` (`retryOf` set, the seed is the failed request's config): a different
+     * config is logged after an `llm/retry` and sent (the context-cache plugin recreates its cache
+     * this way); the same config lets the failure stand.
      */
     readonly "agent/request": WaterfallHook<RequestPayload, RequestConfig>;
     /**
