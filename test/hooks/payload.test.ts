@@ -175,7 +175,7 @@ const loopPayloads: Record<string, readonly [1 | 2, readonly string[]]> = {
   "system-prompt/assemble": [2, ["sections", "vars"]],
   "agent/tool-set": [1, ["agent", "signal", "step", "turn"]],
   "agent/pre-step": [1, ["agent", "fullSystemPrompt", "sessionPrefix", "signal", "step", "turn"]],
-  "agent/request": [2, ["agent", "config"]],
+  "agent/request": [2, ["agent", "config", "sessionPrefix", "signal", "system", "tools"]],
   "llm/stream": [2, ["agent", "request"]],
   "llm/chunk": [1, ["agent", "chunk"]],
   "tools/pre-execute": [2, ["call"]],
