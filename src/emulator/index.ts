@@ -26,8 +26,16 @@ export {
 export { bedrockChunkFrame, type PlatformRoute, platformBody, platformRoute } from "./anthropic-platforms.js";
 export { GEMINI_DEFAULT_MIN_CACHEABLE, type GeminiRoute } from "./exchange.js";
 export { type GeminiRenderContext, geminiEvents, geminiResponse, geminiUsage } from "./gemini-render.js";
+export {
+  CACHE_NOT_FOUND,
+  GEMINI_EXPLICIT_MIN_TOKENS,
+  type GeminiCachedPrompt,
+  type GeminiCacheRoute,
+  GeminiCacheStore,
+  geminiCacheRoute,
+} from "./gemini-caches.js";
 export { geminiSignature, geminiSignatureProblem } from "./gemini-signatures.js";
-export { type ParsedGeminiRequest, parseGeminiRequest } from "./gemini-wire.js";
+export { geminiCachedTokens, type ParsedGeminiRequest, parseGeminiRequest } from "./gemini-wire.js";
 export { FAULT_KINDS, type Fault, type FaultKind, type FaultOptions, FaultPlan, mulberry32 } from "./faults.js";
 export { IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, messageSegment } from "./message-tokens.js";
 export { EmulatorModelError, type EmulatorStep, RuleBasedModel, ScriptedEmulatorModel } from "./models.js";

@@ -1,7 +1,8 @@
 // startEmulator: the HTTP emulator on 127.0.0.1 (node:http, no framework). It serves
 // POST /v1/messages (Anthropic), POST /v1/chat/completions (OpenAI-compatible; also
 // /chat/completions for DeepSeek-style base URLs), POST /v1/responses (OpenAI Responses) and
-// POST /v1beta/models/<model>:streamGenerateContent?alt=sse / :generateContent (Gemini), checks
+// POST /v1beta/models/<model>:streamGenerateContent?alt=sse / :generateContent (Gemini) and
+// Gemini's explicit caches (POST /v1beta/cachedContents, GET/PATCH/DELETE …/<id>), checks
 // the API key (x-api-key, x-goog-api-key, Bearer, or an AWS SigV4 signature), and Claude on
 // Bedrock (/model/<id>/invoke-with-response-stream) and Vertex (…/publishers/anthropic/models/
 // <model>:streamRawPredict) — the Anthropic wire behind the platforms' routes (anthropic-platforms.ts),
