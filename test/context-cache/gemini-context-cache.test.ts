@@ -8,7 +8,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type GeminiContextCacheEvent, geminiContextCache } from "../../src/context-cache/index.js";
+import {
+  type GeminiContextCacheEvent,
+  type GeminiContextCacheOptions,
+  geminiContextCache,
+} from "../../src/context-cache/index.js";
 import { type EmulatorServer, startEmulator } from "../../src/emulator/index.js";
 import type { EmulatorRequest } from "../../src/emulator/types.js";
 import { GeminiProvider, geminiRequestBody, type ProviderRequest } from "../../src/llm/index.js";
@@ -68,21 +72,22 @@ function expectRebuiltBytes(events: readonly SessionEvent[], answered = generate
   expect(verifyLog(events).issues).toEqual([]);
 }
 
+/** An agent with the plugin (on the emulator's clock unless `now` says otherwise) and the plugin's events. */
+function cachedAgent(options: Partial<GeminiContextCacheOptions> = {}, system = LONG_SYSTEM) {
+  const events: GeminiContextCacheEvent[] = [];
+  const cache = geminiContextCache({
+    client: provider(),
+    now: () => emulator.clock.now(),
+    onEvent: (e) => events.push(e),
+    ...options,
+  });
+  const agent = createAgent({ provider: provider(), model: MODEL, system, tools: [read], plugins: [cache] });
+  return { agent, events };
+}
+
 describe("geminiContextCache", () => {
   it("creates one cache for a long frozen prefix and names it on every request of the session", async () => {
-    const events: GeminiContextCacheEvent[] = [];
-    const cache = geminiContextCache({
-      client: provider(),
-      now: () => emulator.clock.now(),
-      onEvent: (e) => events.push(e),
-    });
-    const agent = createAgent({
-      provider: provider(),
-      model: MODEL,
-      system: LONG_SYSTEM,
-      tools: [read],
-      plugins: [cache],
-    });
+    const { agent, events } = cachedAgent();
     expect((await agent.send("read a.txt")).reason.kind).toBe("completed");
     expect((await agent.send("and again")).reason.kind).toBe("completed");
     const log = agent.session.events;
@@ -109,15 +114,7 @@ describe("geminiContextCache", () => {
   }, 60_000);
 
   it("makes no cache below the minimum", async () => {
-    const events: GeminiContextCacheEvent[] = [];
-    const cache = geminiContextCache({ client: provider(), onEvent: (e) => events.push(e) });
-    const agent = createAgent({
-      provider: provider(),
-      model: MODEL,
-      system: "Short.",
-      tools: [read],
-      plugins: [cache],
-    });
+    const { agent, events } = cachedAgent({}, "Short.");
     expect((await agent.send("read a.txt")).reason.kind).toBe("completed");
     const log = agent.session.events;
     await agent.dispose();
@@ -128,16 +125,8 @@ describe("geminiContextCache", () => {
   }, 60_000);
 
   it("recreates an expired cache when the request fails, logs the new name and completes the turn", async () => {
-    const events: GeminiContextCacheEvent[] = [];
     const frozen = emulator.clock.now(); // the plugin's clock does not see the cache expire
-    const cache = geminiContextCache({ client: provider(), now: () => frozen, onEvent: (e) => events.push(e) });
-    const agent = createAgent({
-      provider: provider(),
-      model: MODEL,
-      system: LONG_SYSTEM,
-      tools: [read],
-      plugins: [cache],
-    });
+    const { agent, events } = cachedAgent({ now: () => frozen });
     expect((await agent.send("read a.txt")).reason.kind).toBe("completed");
     emulator.clock.advance(2 * 3600_000); // past the 1-hour TTL
     expect((await agent.send("and again")).reason.kind).toBe("completed");
@@ -168,19 +157,7 @@ describe("geminiContextCache", () => {
   }, 60_000);
 
   it("refreshes a cache near expiry and replaces one it knows expired, before the request", async () => {
-    const events: GeminiContextCacheEvent[] = [];
-    const cache = geminiContextCache({
-      client: provider(),
-      now: () => emulator.clock.now(),
-      onEvent: (e) => events.push(e),
-    });
-    const agent = createAgent({
-      provider: provider(),
-      model: MODEL,
-      system: LONG_SYSTEM,
-      tools: [read],
-      plugins: [cache],
-    });
+    const { agent, events } = cachedAgent();
     await agent.send("one");
     emulator.clock.advance(58 * 60_000); // within refreshBeforeSeconds (300) of the 1-hour TTL
     await agent.send("two");
@@ -217,18 +194,12 @@ describe("geminiContextCache", () => {
   }, 60_000);
 
   it("deletes the caches it made when the agent is disposed, with deleteOnDispose", async () => {
-    const deleted: string[] = [];
-    const cache = geminiContextCache({
-      client: provider(),
-      now: () => emulator.clock.now(),
-      deleteOnDispose: true,
-      onEvent: (e) => e.kind === "deleted" && deleted.push(e.name),
-    });
-    const agent = createAgent({ provider: provider(), model: MODEL, system: LONG_SYSTEM, plugins: [cache] });
+    const { agent, events } = cachedAgent({ deleteOnDispose: true });
+    const deleted = () => events.filter((e) => e.kind === "deleted");
     await agent.send("one");
     const live = emulator.caches.geminiExplicit.size;
     await agent.dispose();
-    await vi.waitFor(() => expect(deleted).toHaveLength(1));
+    await vi.waitFor(() => expect(deleted()).toHaveLength(1));
     expect(emulator.caches.geminiExplicit.size).toBe(live - 1);
     expect(recorded().filter((r) => r.method === "DELETE")).toHaveLength(1);
   }, 60_000);

@@ -7,7 +7,11 @@
 // and normalized usage, not the reads. Bedrock and Vertex authenticate from the AWS chain / Google
 // ADC, which a machine may hold for other reasons: they run only when KEELSON_LIVE_BEDROCK=1 /
 // KEELSON_LIVE_VERTEX=1 say so (Vertex also needs CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID).
+// Gemini's explicit context caching (the geminiContextCache plugin) has its own test: one cache
+// for the frozen prefix, read on every request (explicit caches are not best effort), deleted on
+// dispose.
 import { describe, expect, test } from "vitest";
+import { type GeminiContextCacheEvent, geminiContextCache } from "../../src/context-cache/index.js";
 import {
   AnthropicProvider,
   GeminiProvider,
@@ -165,3 +169,50 @@ for (const live of LIVE) {
     );
   });
 }
+
+const noGeminiKey = !process.env.GEMINI_API_KEY;
+if (noGeminiKey) console.log("skipping live Gemini context-cache test: GEMINI_API_KEY is not set");
+
+describe.skipIf(noGeminiKey)("live Gemini explicit context cache", () => {
+  test(
+    "one cache for the frozen prefix, read on every request, deleted on dispose",
+    async () => {
+      const model = process.env.KEELSON_LIVE_GEMINI_MODEL || "gemini-2.5-flash";
+      const provider = new GeminiProvider();
+      const events: GeminiContextCacheEvent[] = [];
+      const agent = createAgent({
+        provider,
+        model,
+        maxTokens: 4000,
+        system: "You are a terse assistant. When asked about a file, call the read tool; never guess its contents.",
+        tools: [readTool],
+        plugins: [
+          (host) => void host.on("agent/session-prefix", async (_payload, next) => [...prefix, ...(await next())]),
+          geminiContextCache({
+            client: provider,
+            minTokens: 1024, // the API's minimum for explicit caches
+            ttlSeconds: 300,
+            deleteOnDispose: true,
+            onEvent: (e) => events.push(e),
+          }),
+        ],
+      });
+      expect((await agent.send("Use the read tool on notes.txt, then tell me how many lines it has.")).reason).toEqual({
+        kind: "completed",
+      });
+      expect((await agent.send("Thanks. Reply with one word: done.")).reason).toEqual({ kind: "completed" });
+      expect(
+        events.filter((e) => e.kind === "created"),
+        JSON.stringify(events),
+      ).toHaveLength(1);
+      const usage = agent.session.events
+        .filter((e): e is SessionEvent<"assistant/message"> => e.type === "assistant/message")
+        .map((e) => e.data.usage!);
+      for (const [i, u] of usage.entries())
+        expect(u.cacheReadTokens, `request ${i + 1}: ${JSON.stringify(u)}`).toBeGreaterThan(0);
+      expectClosedLog(agent);
+      await agent.dispose();
+    },
+    LIVE_TIMEOUT_MS,
+  );
+});
