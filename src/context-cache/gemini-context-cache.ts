@@ -119,7 +119,8 @@ export function geminiContextCache(options: GeminiContextCacheOptions): AgentPlu
 
     host.on("agent/request", async (payload: RequestPayload, next) => {
       const config = await next();
-      if (!applies(config.model)) return config;
+      // Another model (a switch mid-session): no cache, and no stale name left on the config.
+      if (!applies(config.model)) return config.geminiCache === undefined ? config : withCache(config, undefined);
       const prompt: ContextCachePrompt = {
         model: config.model,
         messages: payload.sessionPrefix,
@@ -132,7 +133,7 @@ export function geminiContextCache(options: GeminiContextCacheOptions): AgentPlu
         known ??= loggedCache(host.agent.session.events as readonly SessionEvent[]);
       }
       const logged = cacheConfigOf(config.geminiCache) ?? known;
-      if (payload.retryOf?.code === "cache-missing") {
+      if (payload.retryOf?.code === "cache-missing" && cacheConfigOf(config.geminiCache) !== undefined) {
         known = await make(prompt, prefixHash, "recreated", payload.signal);
         return withCache(config, known);
       }

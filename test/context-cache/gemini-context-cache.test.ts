@@ -193,6 +193,27 @@ describe("geminiContextCache", () => {
     expectRebuiltBytes(log);
   }, 60_000);
 
+  it("a resumed agent whose frozen prefix changed makes a new cache instead of naming the logged one", async () => {
+    const store = new JsonlSessionStore({ root });
+    const plugin = () => geminiContextCache({ client: provider(), now: () => emulator.clock.now() });
+    const options = { provider: provider(), model: MODEL, tools: [read] };
+    const first = createAgent({ ...options, system: LONG_SYSTEM, store, plugins: [plugin()] });
+    await first.send("read a.txt");
+    await first.dispose();
+    const resumed = await resumeAgent(store, first.session.id, {
+      ...options,
+      system: `${LONG_SYSTEM}\nOne more rule.`,
+      plugins: [plugin()],
+    });
+    expect((await resumed.send("and again")).reason.kind).toBe("completed");
+    const log = resumed.session.events;
+    await resumed.dispose();
+    expect(creates()).toHaveLength(2);
+    const names = generates().map((r) => (r.body as Record<string, unknown>).cachedContent);
+    expect(new Set(names).size).toBe(2);
+    expectRebuiltBytes(log);
+  }, 60_000);
+
   it("deletes the caches it made when the agent is disposed, with deleteOnDispose", async () => {
     const { agent, events } = cachedAgent({ deleteOnDispose: true });
     const deleted = () => events.filter((e) => e.kind === "deleted");
