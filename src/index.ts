@@ -249,6 +249,8 @@ export {
   McpError,
   type McpErrorCode,
   type McpHttpServer,
+  type McpSamplingApproval,
+  type McpSamplingOptions,
   type McpServerConfig,
   type McpStdioServer,
   type McpToolsOptions,

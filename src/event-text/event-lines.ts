@@ -155,6 +155,32 @@ export const EVENT_LINES: { readonly [T in EventType]: EventLineOf<T> } = {
     depth: 2,
     text: `answered${data.by === undefined ? "" : ` by ${data.by}`} [${data.id}]: ${previewText(JSON.stringify(data.value), view.form === "full" ? 200 : 100)}`,
   }),
+  "mcp/sampling-request": ({ data }, view) => {
+    const r = data.request;
+    const messages = r.messages;
+    const last = messages.at(-1);
+    const asked = last === undefined ? "" : `: ${previewText(messageText(last), view.form === "full" ? 500 : 100)}`;
+    return {
+      kind: "sampling-request",
+      depth: 2,
+      text: `sampling request from MCP server ${data.server} [${data.id}]: model ${r.model}, max ${r.maxTokens} tokens, ${messages.length} message(s)${asked}`,
+    };
+  },
+  "mcp/sampling-response": ({ data }, view) => {
+    if (data.error !== undefined)
+      return {
+        kind: "sampling-response",
+        depth: 2,
+        text: `sampling failed [${data.id}]: ${data.error.code}: ${previewText(data.error.message, 200)}`,
+        error: true,
+      };
+    const usage = data.usage === undefined ? "" : ` (${data.usage.inputTokens} in, ${data.usage.outputTokens} out)`;
+    return {
+      kind: "sampling-response",
+      depth: 2,
+      text: `sampling answer [${data.id}]${usage}: ${said(data.content ?? [], view)}`,
+    };
+  },
   "request/header": (event, view) => {
     const header = snapshotHeaderOf(event);
     const head = `header snapshot (${event.data.reason})`;

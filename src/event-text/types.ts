@@ -19,6 +19,8 @@ export type EventKind =
   | "approval-decision"
   | "input-request"
   | "input-response"
+  | "sampling-request"
+  | "sampling-response"
   | "header"
   | "header-delta"
   | "retry"

@@ -14,6 +14,8 @@ import type { SandboxPolicy } from "../sandbox/index.js";
 import type { ToolContext } from "../tools/index.js";
 import { answerElicitation } from "./elicitation.js";
 import type { McpRoot } from "./roots.js";
+import type { SampleFn } from "./sampling.js";
+import { samplingRefusal, USER_REJECTED } from "./sampling-wire.js";
 import { authFailureCode, authFailureText, MAX_AUTH_ROUNDS } from "./failure.js";
 import { KeelsonOAuthProvider } from "./oauth-provider.js";
 import type { McpSdk } from "./sdk.js";
@@ -55,6 +57,13 @@ export interface ConnectionSetup {
   readonly roots?: () => readonly McpRoot[];
 }
 
+/** Where a call's server requests and notifications go: questions, progress reports, sampling requests. */
+export interface CallHandlers {
+  readonly ask?: ToolContext["ask"] | undefined;
+  readonly progress?: ToolContext["progress"] | undefined;
+  readonly sample?: SampleFn | undefined;
+}
+
 export class McpConnection {
   readonly name: string;
   readonly config: McpServerConfig;
@@ -76,8 +85,10 @@ export class McpConnection {
   #closing: Promise<void> | undefined;
   /** The sandbox a stdio server runs in (undefined: unconfined). */
   readonly #sandbox: SandboxPolicy | undefined;
-  /** The call in flight (tools run one at a time per agent): where the server's questions go. */
-  #inflight: { readonly ask: ToolContext["ask"]; readonly suspend: AbortController } | undefined;
+  /** The call in flight (tools run one at a time per agent): where the server's questions and sampling requests go. */
+  #inflight:
+    | { readonly ask: ToolContext["ask"]; readonly sample: SampleFn | undefined; readonly suspend: AbortController }
+    | undefined;
 
   constructor(
     sdk: McpSdk,
@@ -120,6 +131,18 @@ export class McpConnection {
         const call = this.#inflight;
         return answerElicitation(request.params, call?.ask, () =>
           call?.suspend.abort(new Error("the call is suspended until its question is answered")),
+        );
+      });
+    if (capabilities.sampling !== undefined)
+      client.setRequestHandler(this.#sdk.CreateMessageRequestSchema, async (request, extra) => {
+        const call = this.#inflight;
+        if (call?.sample === undefined)
+          throw samplingRefusal(
+            USER_REJECTED,
+            "User rejected sampling request: sampling is answered only during a tool call",
+          );
+        return call.sample(request.params, extra.signal, () =>
+          call.suspend.abort(new Error("the call is suspended until its sampling request is approved")),
         );
       });
     this.#setup.configure?.(client, this);
@@ -323,20 +346,20 @@ export class McpConnection {
   /**
    * Calls `tool`; aborting `signal` cancels the request (the server gets `notifications/cancelled`).
    * The server's questions during the call (elicitation) go to `ask`; one left unanswered
-   * (the call is suspended) cancels the request too. Its progress reports go to `progress`.
+   * (the call is suspended) cancels the request too. Its progress reports go to `progress`, its
+   * sampling requests to `sample` (sampling.ts).
    */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
     callSignal: AbortSignal,
-    ask?: ToolContext["ask"],
-    progress?: ToolContext["progress"],
+    { ask, progress, sample }: CallHandlers = {},
   ): Promise<McpCallResult> {
     // Messages here reach the model: they name the server, never its stderr (that goes to onClosed).
     if (!this.#open) throw this.#error("connect-failed", `${this.describe()} is not connected`);
     const suspend = new AbortController();
     const signal = AbortSignal.any([callSignal, suspend.signal]);
-    this.#inflight = { ask, suspend };
+    this.#inflight = { ask, sample, suspend };
     try {
       return (await this.#authorized(() =>
         this.#client.callTool({ name: tool, arguments: args }, undefined, {

@@ -13,6 +13,7 @@ export {
 } from "./plugin.js";
 export { authUrl, fileAuthStore, memoryAuthStore } from "./auth-store.js";
 export { DEFAULT_LOGIN_TIMEOUT_MS, type McpLoginOptions, mcpLogin, mcpLogout } from "./login.js";
+export { DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SAMPLING_REQUESTS_PER_CALL } from "./sampling.js";
 export { checkServers } from "./server-config.js";
 export { mcpServerPrefix, mcpToolName } from "./tool-name.js";
 export {
@@ -22,6 +23,8 @@ export {
   McpError,
   type McpErrorCode,
   type McpOAuthSettings,
+  type McpSamplingApproval,
+  type McpSamplingOptions,
   type McpHttpServer,
   type McpServerConfig,
   type McpServerInfo,

@@ -9,6 +9,7 @@ import { DEFAULT_OUTPUT_CAP } from "../builtin-tools/index.js";
 import { foldRequestHeader } from "../header/index.js";
 import type { Agent, AgentPlugin } from "../loop/index.js";
 import { DEFAULT_MCP_IMAGE_CAP } from "./result.js";
+import { Sampler, samplingSettings } from "./sampling.js";
 import { loadMcpSdk } from "./sdk.js";
 import { checkServers } from "./server-config.js";
 import { rootsOf } from "./roots.js";
@@ -94,6 +95,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
   ] as const)
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
       throw new McpError("invalid-config", `mcpTools options: ${key} must be a positive integer (got ${value})`);
+  const sampling = samplingSettings(options.sampling);
   const policy: PermissionPolicy = options.permissions ?? { mode: "deny" };
   const notice = options.onNotice ?? (() => undefined);
   const byAgent = new WeakMap<Agent, ServerTools>();
@@ -121,6 +123,7 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       roots = rootsOf(dirs);
       await tools.rootsChanged();
     });
+    const sampler = sampling === undefined ? undefined : new Sampler(agent, sampling);
     const tools: ServerTools = new ServerTools(agent, loadMcpSdk, {
       needsApproval: (name) => () => (serverAllowed(name) ? false : gate.needsApproval(name)()),
       servers,
@@ -130,11 +133,17 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
       imageCap: options.imageCap ?? DEFAULT_MCP_IMAGE_CAP,
       notice,
       ...(options.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: options.reconnectDelayMs }),
+      ...(sampler === undefined ? {} : { sampler }),
       setup: {
         ...(options.auth === undefined ? {} : { auth: options.auth }),
-        // Elicitation is offered only when a question can be answered: live, or into a store.
-        capabilities: () =>
-          (options.elicitation ?? agent.answersQuestions) ? { elicitation: { form: { applyDefaults: true } } } : {},
+        // Elicitation is offered only when a question can be answered: live, or into a store;
+        // sampling only when the application enabled it.
+        capabilities: () => ({
+          ...((options.elicitation ?? agent.answersQuestions)
+            ? { elicitation: { form: { applyDefaults: true } } }
+            : {}),
+          ...(sampler === undefined ? {} : { sampling: {} }),
+        }),
         ...(roots === undefined ? {} : { roots: () => roots ?? [] }),
       },
     });
@@ -154,6 +163,21 @@ export function mcpTools(options: McpToolsOptions): McpToolsPlugin {
     host.on("approval/ask", (payload, next) =>
       serverAllowed(payload.request.tool) ? next() : gate.ask(payload, next),
     );
+    // The application's live sampling approver answers the sampling question being asked, first.
+    const approve = sampling?.approve;
+    if (sampler !== undefined && approve !== undefined)
+      host.on("input/ask", async (payload, next) => {
+        const asking = sampler.asking;
+        if (
+          asking === undefined ||
+          payload.request.callId !== asking.callId ||
+          payload.request.message !== asking.message
+        )
+          return next();
+        const { message: _, ...request } = asking;
+        const verdict = await approve(request);
+        return verdict === undefined ? next() : { value: verdict ? "approve" : "deny", by: "sampling.approve" };
+      });
     return () => {
       loaded.set(
         agent,

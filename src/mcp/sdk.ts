@@ -5,6 +5,7 @@ import { errorMessage, loadOptionalPackage, MissingPackageError } from "../error
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   JSONRPCMessage,
   ListRootsRequestSchema,
@@ -22,6 +23,7 @@ export interface McpSdk {
   readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   readonly ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   readonly ElicitRequestSchema: typeof ElicitRequestSchema;
+  readonly CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
   readonly ListRootsRequestSchema: typeof ListRootsRequestSchema;
 }
 
@@ -51,6 +53,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
       ElicitRequestSchema: types.ElicitRequestSchema,
+      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
       ListRootsRequestSchema: types.ListRootsRequestSchema,
     }),
     (cause: unknown) => {

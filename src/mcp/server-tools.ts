@@ -16,6 +16,7 @@ import { type ConnectionSetup, McpConnection, type McpTool } from "./connection.
 import { listPrompts, type McpPromptInfo, promptText } from "./prompts.js";
 import { offersResources, resourceRequest, resourceToolKind, resourceTools } from "./resources.js";
 import { mcpToolOutput } from "./result.js";
+import type { Sampler } from "./sampling.js";
 import type { McpSdk } from "./sdk.js";
 import { mcpToolName } from "./tool-name.js";
 import { McpError, type McpServerConfig, type McpServerInfo } from "./types.js";
@@ -39,6 +40,8 @@ export interface ServerToolsOptions {
   readonly reconnectDelayMs?: number;
   /** OAuth, capabilities and handlers of each connection (connection.ts). */
   readonly setup?: ConnectionSetup;
+  /** Answers the servers' sampling requests during calls (when sampling is enabled). */
+  readonly sampler?: Sampler;
 }
 
 interface Registered {
@@ -362,13 +365,17 @@ export class ServerTools {
             );
             return mcpToolOutput(answer, cap, meta, imageCap);
           }
-          const result = await connection.callTool(
-            tool.name,
-            args as Record<string, unknown>,
-            context.signal,
-            context.ask,
-            context.progress,
-          );
+          const result = await connection.callTool(tool.name, args as Record<string, unknown>, context.signal, {
+            ask: context.ask,
+            progress: context.progress,
+            sample: this.#options.sampler?.forCall({
+              server,
+              tool: name,
+              callId: context.callId,
+              ask: context.ask,
+              signal: context.signal,
+            }),
+          });
           this.#reconnects.delete(server); // answered: the next closing starts a fresh backoff
           return mcpToolOutput(result, cap, meta, imageCap);
         };

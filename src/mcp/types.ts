@@ -5,6 +5,8 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { SandboxMode, SandboxOptions } from "../sandbox/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { KeelsonError } from "../errors/index.js";
+import type { Provider } from "../llm/core.js";
+import type { SampledRequest } from "../session/index.js";
 
 /** A server Keelson spawns and talks to over its stdin/stdout. */
 export interface McpStdioServer {
@@ -109,6 +111,44 @@ export interface McpToolsOptions {
    * `plugin.setRoots(agent, dirs)` changes them (servers are told).
    */
   readonly roots?: readonly string[] | false;
+  /**
+   * Offer sampling (`sampling/createMessage`) to the servers: a server may ask, during one of its
+   * tool calls, for a completion from the agent's provider — approved by a person first, logged
+   * as its own request (`mcp/sampling-request` / `mcp/sampling-response`), never part of the
+   * session's history. `true` takes the defaults. Default: not offered.
+   */
+  readonly sampling?: McpSamplingOptions | boolean;
+}
+
+/** Sampling for MCP servers (src/mcp/README.md, "Sampling"; decision 0026). */
+export interface McpSamplingOptions {
+  /** The most tokens one completion may produce: a server's `maxTokens` is capped to it. Default 1 024. */
+  readonly maxTokens?: number;
+  /** Sampling requests one tool call may make; later ones are refused (the provider is not asked). Default 3. */
+  readonly maxRequestsPerCall?: number;
+  /** The provider that answers. Default: the agent's. */
+  readonly provider?: Provider;
+  /** The model asked. Default: the agent's (`agent.model`); a server's `modelPreferences` are ignored. */
+  readonly model?: string;
+  /**
+   * Ask a person before each request reaches the provider (a question through the call's
+   * `ToolContext.ask`: the agent's answerer, `input/ask`, or later `agent.respond`). Default true.
+   */
+  readonly needsApproval?: boolean;
+  /**
+   * A live approver asked first: `true` approves, `false` denies (both logged as the question's
+   * answer, `by: "sampling.approve"`), `undefined` leaves the question to the agent's answerers.
+   */
+  readonly approve?: (request: McpSamplingApproval) => boolean | undefined | Promise<boolean | undefined>;
+}
+
+/** A sampling request awaiting approval: who asks, during which call, and the request the provider would get. */
+export interface McpSamplingApproval {
+  readonly server: string;
+  /** The Keelson tool name of the call (`mcp__<server>__<tool>`). */
+  readonly tool: string;
+  readonly callId: string;
+  readonly request: SampledRequest;
 }
 
 /** Keelson's OAuth client for HTTP servers. */

@@ -36,6 +36,7 @@ export { uiMessagesFromLog } from "./ui-messages.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
 export {
   type KeelsonData,
+  type ToolProgressData,
   UI_MESSAGE_STREAM_HEADERS,
   type UIFinishReason,
   type UIFilePart,

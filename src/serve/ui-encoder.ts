@@ -1,8 +1,8 @@
 // UIMessageEncoder: the pure state machine from a turn's events to UI message stream chunks —
 // one assistant message per stream (`start` … `finish`), one UI step per logged step, parts
 // reconciled with each committed answer (ui-step.ts), tool outputs from the logged results, a
-// transient `data-keelson` part per committed event, and the turn's end mapped to a finish
-// reason. No I/O: ui-message-stream.ts pulls events through it.
+// transient `data-keelson` part per committed event, a transient `data-tool-progress` part per
+// progress report of a running call, and the turn's end mapped to a finish reason. No I/O: ui-message-stream.ts pulls events through it.
 import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import {
@@ -101,6 +101,8 @@ export class UIMessageEncoder {
   }
 
   #content(event: TurnEvent): UIMessageChunk[] {
+    // Progress of a running call (held ones included): transient, for `onData`; no part changes.
+    if (event.type === "tool-progress") return [toolProgress(event)];
     if (this.#continues !== undefined && "step" in event && event.turn !== this.#continues)
       return this.#heldCall(event);
     switch (event.type) {
@@ -252,6 +254,18 @@ export class UIMessageEncoder {
     this.#step = undefined;
     return [...step.close("the step ended"), { type: "finish-step" }];
   }
+}
+
+/** A `tool-progress` event as its transient `data-tool-progress` part. */
+function toolProgress(event: Extract<TurnEvent, { type: "tool-progress" }>): UIMessageChunk {
+  const { callId, progress, total, message } = event;
+  const data = {
+    toolCallId: callId,
+    progress,
+    ...(total === undefined ? {} : { total }),
+    ...(message === undefined ? {} : { message }),
+  };
+  return { type: "data-tool-progress", data, transient: true };
 }
 
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>

@@ -38,6 +38,18 @@ export interface KeelsonData {
   readonly logType?: string;
 }
 
+/**
+ * The `data-tool-progress` part: a running tool call's progress report (an MCP server's
+ * `notifications/progress`), always transient — `onData` sees it, the message never holds it.
+ */
+export interface ToolProgressData {
+  /** The log's call id: the tool part it belongs to. */
+  readonly toolCallId: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
 /** One chunk of the UI message stream (the subset of the AI SDK's `UIMessageChunk` Keelson sends). */
 export type UIMessageChunk =
   | { readonly type: "start"; readonly messageId?: string }
@@ -64,6 +76,7 @@ export type UIMessageChunk =
   | { readonly type: "tool-approval-request"; readonly approvalId: string; readonly toolCallId: string }
   | { readonly type: "tool-output-denied"; readonly toolCallId: string }
   | { readonly type: "data-keelson"; readonly data: KeelsonData; readonly transient: true }
+  | { readonly type: "data-tool-progress"; readonly data: ToolProgressData; readonly transient: true }
   | { readonly type: "finish-step" }
   | { readonly type: "finish"; readonly finishReason?: UIFinishReason }
   | { readonly type: "error"; readonly errorText: string }

@@ -153,6 +153,21 @@ const CHECKS: { readonly [T in EventType]: readonly Check[] } = {
     required("value", (v) => v !== undefined, "a JSON value"),
     optional("by", isString, "a string"),
   ],
+  "mcp/sampling-request": [
+    strings("id", "callId", "server"),
+    required(
+      "request",
+      (v) => isRecord(v) && isString(v.model) && Array.isArray(v.messages) && isPositive(v.maxTokens),
+      "a request ({ model, messages, maxTokens, … })",
+    ),
+  ],
+  "mcp/sampling-response": [
+    strings("id", "callId"),
+    (d) => ("content" in d ? content(validateAssistantContent)(d) : undefined),
+    usage,
+    optional("stopReason", isString, "a string"),
+    optional("error", (v) => isRecord(v) && isString(v.code) && isString(v.message), "{ code, message }"),
+  ],
   "compact/start": [positive("turn"), strings("trigger"), optional("estimatedTokens", isCount, "a token count")],
   "compact/summary": [],
   "compact/end": [positive("turn"), optional("error", isString, "a string")],

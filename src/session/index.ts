@@ -39,6 +39,7 @@ export type {
   HeaderSnapshotReason,
   PendingEvent,
   ReplaceOp,
+  SampledRequest,
   SessionEvent,
   SessionHeader,
   SessionMeta,

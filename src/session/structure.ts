@@ -269,6 +269,11 @@ export class LogStructure {
         return this.#inTurn(event.data.turn) ?? this.#held();
       case "llm/retry":
         return this.#inStep(event.data.turn, event.data.step);
+      case "mcp/sampling-request": // a server's model request during its call (never in history)
+      case "mcp/sampling-response":
+        return this.unansweredCalls.has(event.data.callId)
+          ? undefined
+          : `call id ${previewName(event.data.callId)} has no tool/call awaiting its result`;
       case "compact/start":
         return (
           this.#inTurn(event.data.turn) ??

@@ -4,7 +4,7 @@
 // Contracts: events are deep-frozen lossless JSON; `seq` equals the event's index in the log;
 // `time` is epoch ms. Only surface-eligible events carry `surfaceOp`, and they always do.
 import type { JsonObject, JsonValue } from "../json/index.js";
-import type { AssistantContent, ToolResultPart, Usage, UserContent } from "../messages/index.js";
+import type { AssistantContent, Message, ToolResultPart, Usage, UserContent } from "../messages/index.js";
 
 export type { Usage };
 
@@ -112,12 +112,46 @@ export interface EventDataMap {
   };
   /** The answer to a pending `input/request` (validated against its schema before it is logged). */
   "input/response": { readonly id: string; readonly value: JsonValue; readonly by?: string };
+  /**
+   * A model request an MCP server asked for during the tool call `callId` (`sampling/createMessage`),
+   * as it was sent to the provider (`request`: model, system?, messages, maxTokens, temperature?,
+   * stop?). Its own request: never on the surface, never in a loop request's history or header.
+   * `id` is `<callId>#sample-<n>`; `server` the configured MCP server's name.
+   */
+  "mcp/sampling-request": {
+    readonly id: string;
+    readonly callId: string;
+    readonly server: string;
+    readonly request: SampledRequest;
+  };
+  /**
+   * What the provider answered the `mcp/sampling-request` `id` (assistant `content`, `usage`,
+   * `stopReason`), or why it did not (`error`). The server gets it; the agent's model never sees it.
+   */
+  "mcp/sampling-response": {
+    readonly id: string;
+    readonly callId: string;
+    readonly content?: readonly AssistantContent[];
+    readonly usage?: Usage;
+    readonly stopReason?: string;
+    readonly error?: { readonly code: string; readonly message: string };
+  };
   "compact/start": { readonly turn: number; readonly trigger: string; readonly estimatedTokens?: number };
   "compact/summary": JsonObject;
   "compact/end": { readonly turn: number; readonly error?: string };
 }
 
 export type EventType = keyof EventDataMap;
+
+/** A model request made for an MCP server (`mcp/sampling-request`), as sent to the provider. */
+export interface SampledRequest {
+  readonly model: string;
+  readonly system?: string;
+  readonly messages: readonly Message[];
+  readonly maxTokens: number;
+  readonly temperature?: number;
+  readonly stop?: readonly string[];
+}
 
 /**
  * What a `compact/summary` says (`compactSummaryOf`): the summarizing model, the history

@@ -28,6 +28,8 @@ const EVERY_TYPE = [
   "approval/decision",
   "input/request",
   "input/response",
+  "mcp/sampling-request",
+  "mcp/sampling-response",
 ] as const satisfies readonly EventType[];
 // A type added to the vocabulary and not to this list fails to compile here.
 const listsEveryType: [Exclude<EventType, (typeof EVERY_TYPE)[number]>] extends [never] ? true : never = true;
@@ -49,6 +51,14 @@ function everyTypeLog(): Session {
     content: [{ type: "tool-call", callId: "c", name: "read", arguments: "{}" }],
   });
   s.append("tool/call", { turn, step: 1, callId: "c", name: "read", arguments: "{}" });
+  // An MCP server's model request during the call, and what the provider answered.
+  s.append("mcp/sampling-request", {
+    id: "c#sample-1",
+    callId: "c",
+    server: "fx",
+    request: { model: "m", maxTokens: 50, messages: [{ role: "user", content: [text("sum up")] }] },
+  });
+  s.append("mcp/sampling-response", { id: "c#sample-1", callId: "c", content: [text("summed")], stopReason: "stop" });
   s.append("tool/result", { turn, step: 1, callId: "c", content: [text("ok")], isError: false });
   s.append("steering/message", { turn, content: [text("steer")], source: "user" });
   s.append("context/message", { content: [text("post-tool context")], source: "tools/post-execute" });

@@ -294,3 +294,40 @@ describe("P20 on random logs", () => {
     );
   });
 });
+
+describe("MCP sampling events (decision 0026)", () => {
+  const request = { model: "m", maxTokens: 10, messages: [{ role: "user" as const, content: [text("hi")] }] };
+  const sample = (s: Session, callId: string) =>
+    s.append("mcp/sampling-request", { id: `${callId}#sample-1`, callId, server: "fx", request });
+
+  test("lie inside their call: after its tool/call, before its result", () => {
+    const s = stepWithCalls("c1");
+    expectRejectedUnchanged(s, () => sample(s, "c1"), "structure"); // not yet called
+    s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" });
+    sample(s, "c1");
+    s.append("mcp/sampling-response", { id: "c1#sample-1", callId: "c1", content: [text("ok")] });
+    s.append("tool/result", { turn: 1, step: 1, callId: "c1", content: [text("done")], isError: false });
+    expectRejectedUnchanged(
+      s,
+      () => s.append("mcp/sampling-response", { id: "c1#sample-1", callId: "c1", content: [text("late")] }),
+      "structure",
+    );
+    expect(s.deriveMessages().map((m) => m.role)).toEqual(["assistant", "tool"]);
+  });
+
+  test("a request that is not a request is invalid data", () => {
+    const s = stepWithCalls("c1");
+    s.append("tool/call", { turn: 1, step: 1, callId: "c1", name: "read", arguments: "{}" });
+    expectRejectedUnchanged(
+      s,
+      () =>
+        s.append("mcp/sampling-request", {
+          id: "c1#sample-1",
+          callId: "c1",
+          server: "fx",
+          request: { ...request, maxTokens: 0 },
+        }),
+      "invalid-data",
+    );
+  });
+});
