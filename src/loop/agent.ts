@@ -297,6 +297,11 @@ class LoopAgent implements Agent {
     }
   }
 
+  /** Reads what the held calls' subagents wait for (agentOverStored). */
+  refreshPauses(): Promise<void> {
+    return this.#pauses.refresh();
+  }
+
   pendingApprovals(): PendingApproval[] {
     return this.#pauses.pendingApprovals();
   }
@@ -409,6 +414,7 @@ class LoopAgent implements Agent {
       this.#setStatus("running");
       try {
         const outcome = await runTurn(this.#context, claim, trigger, this.#controller.signal);
+        await this.#pauses.refresh(); // what the held calls' subagents wait for, before anyone hears the outcome
         if (outcome.saved === false) this.#unsaved = outcome.storeError;
         for (const item of [...claim.prompts, ...claim.compacts]) item.settle.resolve(outcome);
         for (const item of claim.decisions)
@@ -485,4 +491,14 @@ export function createAgent<O extends AgentOptions>(options: O): Agent<AgentOutp
 export function agentOver<O extends AgentOptions>(options: O, origin: AgentOrigin): Agent<AgentOutput<O>> {
   validateOptions(options);
   return new LoopAgent(options, origin) as Agent<AgentOutput<O>>;
+}
+
+/** `agentOver` a stored session, once it has read what its held calls' subagents wait for (`pendingApprovals`). */
+export async function agentOverStored<O extends AgentOptions>(
+  options: O,
+  origin: AgentOrigin,
+): Promise<Agent<AgentOutput<O>>> {
+  const agent = agentOver(options, origin);
+  await (agent as unknown as LoopAgent).refreshPauses();
+  return agent;
 }

@@ -29,7 +29,9 @@ import {
   InputError,
 } from "./approval-types.js";
 import type { QueuedDecision, Settle } from "./inbox.js";
-import { actInSubagent, refuseWhileChildWaits, withSession } from "./subagent-decide.js";
+import { sessionPauses, type SessionPauses } from "../store/index.js";
+import { answersSubagent, streamThroughSubagents } from "./subagent-answers.js";
+import { actInSubagent, refuseWhileChildWaits, storedChild, withSession } from "./subagent-decide.js";
 import type { TurnContext } from "./turn-state.js";
 import type { TurnStreamPort } from "./turn-stream.js";
 import { type Agent, type AgentHooks, LoopError, type TurnOutcome, type TurnStream } from "./types.js";
@@ -57,17 +59,51 @@ interface CheckedBatch {
 
 export class AgentPauseAnswers implements AgentPauses {
   readonly #port: PausePort;
+  /** What the subagents of held calls wait for, as last read (`refresh`): stand-ins, then the descendants' requests. */
+  #children: { readonly standIns: ReadonlyMap<string, string> } & SessionPauses = NO_CHILDREN;
 
   constructor(port: PausePort) {
     this.#port = port;
   }
 
+  /** This session's pending approvals (a subagent's stand-in marked `subagent`), then its subagents' (with `path`). */
   pendingApprovals(): PendingApproval[] {
-    return this.#port.session.pendingApprovals();
+    const { standIns, approvals } = this.#children;
+    const own = this.#port.session.pendingApprovals().map((request) => {
+      const child = standIns.get(request.callId);
+      return child === undefined ? request : { ...request, subagent: child };
+    });
+    return [...own, ...approvals];
   }
 
   pendingInputs(): PendingInput[] {
-    return this.#port.session.pendingInputs();
+    return [...this.#port.session.pendingInputs(), ...this.#children.inputs];
+  }
+
+  /**
+   * Reads again what the subagents of this session's held calls wait for (after every turn, and
+   * after answers went to a child): `pendingApprovals()` / `pendingInputs()` list it. Never throws
+   * (a child that cannot be read is reported on `agent/error` and left out).
+   */
+  async refresh(): Promise<void> {
+    const { session, context } = this.#port;
+    if (session.pendingApprovals().length === 0) {
+      this.#children = NO_CHILDREN;
+      return;
+    }
+    try {
+      const all = await sessionPauses(session, (id) => storedChild(context, id));
+      const standIns = new Map<string, string>();
+      for (const request of all.approvals)
+        if (request.path === undefined && request.subagent !== undefined) standIns.set(request.callId, request.subagent);
+      this.#children = {
+        standIns,
+        approvals: all.approvals.filter((request) => request.path !== undefined),
+        inputs: all.inputs.filter((request) => request.path !== undefined),
+      };
+    } catch (error) {
+      this.#port.hooks.report(error, "subagent pauses");
+    }
   }
 
   async decide(callId: string, decision: ApprovalDecision): Promise<TurnOutcome> {
@@ -76,8 +112,6 @@ export class AgentPauseAnswers implements AgentPauses {
       return this.#inSubagent(target, decision.by, (child, deeper) =>
         child.decide(callId, withSession(decision, deeper)),
       );
-    const refusal = decision?.approve === true ? refuseWhileChildWaits(this.#port.context, callId) : undefined;
-    if (refusal !== undefined) await refusal;
     return this.#answerNow({ decisions: [{ ...decision, callId }] });
   }
 
@@ -91,10 +125,33 @@ export class AgentPauseAnswers implements AgentPauses {
   /** A decision or answer for a descendant session: there first, then this session's held call (subagent-decide.ts). */
   async #inSubagent(target: string, by: string | undefined, act: (child: Agent, deeper?: string) => Promise<unknown>) {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
-    return actInSubagent(this.#port.context, target, by, act, (callId, decision) => this.decide(callId, decision));
+    try {
+      return await actInSubagent(this.#port.context, target, by, act, (callId, decision) =>
+        this.decide(callId, decision),
+      );
+    } finally {
+      await this.refresh();
+    }
   }
 
   streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
+    if (answersSubagent(this.#port.session.id, batch)) {
+      if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
+      return streamThroughSubagents(
+        {
+          ctx: this.#port.context,
+          check: (own) => void this.#checked(own),
+          own: (own, o) => this.#ownStream(own, o),
+          settled: () => this.refresh(),
+        },
+        batch,
+        options,
+      );
+    }
+    return this.#ownStream(batch, options);
+  }
+
+  #ownStream(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
     const checked = this.#checked(batch);
     const answers = this.#admitted(checked);
     answers.catch(() => {}); // handed to the stream's settle
@@ -149,8 +206,11 @@ export class AgentPauseAnswers implements AgentPauses {
    * they were asked.
    */
   async #admitted(checked: CheckedBatch): Promise<PauseAnswer[]> {
-    const { agent, hooks, session } = this.#port;
+    const { agent, hooks, session, context } = this.#port;
     for (const { request, decision } of checked.decisions) {
+      // A held subagent call is approved once its child waits for nothing (subagent-decide.ts).
+      const waits = decision.approve ? refuseWhileChildWaits(context, request.callId) : undefined;
+      if (waits !== undefined) await waits;
       const refusal = await refusalOf(hooks, agent, request, decision, false);
       if (refusal !== undefined)
         throw new ApprovalError("refused", `the decision for call ${request.callId} was refused: ${refusal}`);
@@ -167,6 +227,8 @@ export class AgentPauseAnswers implements AgentPauses {
     return answers;
   }
 }
+
+const NO_CHILDREN = { standIns: new Map<string, string>(), approvals: [], inputs: [] } as const;
 
 /** A batch's `decisions` / `responses`: absent, or an array. */
 function list<T>(value: readonly T[] | undefined, name: string): readonly T[] {

@@ -10,7 +10,7 @@
 import { errorMessage, isKeelsonError } from "../errors/index.js";
 import { forkSession, type Session, type SessionEvent, subagentSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
-import { agentOver } from "./agent.js";
+import { agentOver, agentOverStored } from "./agent.js";
 import type { Agent, AgentOptions, AgentOutput } from "./types.js";
 
 /** Loads `sessionId` writable (crash-repairing it durably) and returns an agent over it. */
@@ -25,7 +25,7 @@ export async function resumeAgent<O extends Omit<AgentOptions, "store" | "sessio
   );
   await repairSubagents(store, session, repaired);
   try {
-    return agentOver({ ...options, store }, { session, storeOpen: true });
+    return await agentOverStored({ ...options, store }, { session, storeOpen: true });
   } catch (error) {
     await store.release(sessionId);
     throw error;

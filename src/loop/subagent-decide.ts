@@ -18,13 +18,13 @@ import type { TurnContext } from "./turn-state.js";
 import type { Agent, TurnOutcome } from "./types.js";
 
 /** A held subagent call of this session whose approval (the subagent's pause) is undecided. */
-interface HeldSubagent {
+export interface HeldSubagent {
   readonly callId: string;
   readonly spec: SubagentSpec;
   readonly childId: string;
 }
 
-function heldSubagents(ctx: TurnContext): HeldSubagent[] {
+export function heldSubagents(ctx: TurnContext): HeldSubagent[] {
   const out: HeldSubagent[] = [];
   for (const call of ctx.session.waitingCalls()) {
     if (call.approval === undefined || call.approval.decision !== undefined) continue;
@@ -33,6 +33,25 @@ function heldSubagents(ctx: TurnContext): HeldSubagent[] {
     if (spec !== undefined && childId !== undefined) out.push({ callId: call.callId, spec, childId });
   }
   return out;
+}
+
+/**
+ * The held subagent call of this session that leads to descendant session `target` (its child,
+ * or an ancestor of it). `ApprovalError('unknown-call')` when there is none.
+ */
+export function heldSubagentFor(ctx: TurnContext, target: string): HeldSubagent {
+  const held = heldSubagents(ctx).find((h) => target === h.childId || target.startsWith(`${h.childId}.`));
+  if (held === undefined)
+    throw new ApprovalError(
+      "unknown-call",
+      `session ${ctx.session.id} has no subagent call waiting on session ${previewName(target)}`,
+    );
+  return held;
+}
+
+/** What approves a held subagent call once its child waits for nothing: the decision `decide` logs. */
+export function continuedChild(held: HeldSubagent, by: string | undefined): ApprovalDecision {
+  return { approve: true, by: by ?? "subagent", note: `subagent session ${held.childId} continued` };
 }
 
 /**
@@ -48,12 +67,7 @@ export async function actInSubagent(
   act: (child: Agent, deeper: string | undefined) => Promise<unknown>,
   decideOwn: (callId: string, decision: ApprovalDecision) => Promise<TurnOutcome>,
 ): Promise<TurnOutcome> {
-  const held = heldSubagents(ctx).find((h) => target === h.childId || target.startsWith(`${h.childId}.`));
-  if (held === undefined)
-    throw new ApprovalError(
-      "unknown-call",
-      `session ${ctx.session.id} has no subagent call waiting on session ${previewName(target)}`,
-    );
+  const held = heldSubagentFor(ctx, target);
   const { agent: child } = await openChild({ ctx, ...held });
   let waiting: string | undefined;
   try {
@@ -64,11 +78,7 @@ export async function actInSubagent(
   }
   if (waiting !== undefined)
     return withAnswer({ turn: ctx.session.lastTurn, reason: { kind: "awaiting-approval" } }, { text: "" });
-  return decideOwn(held.callId, {
-    approve: true,
-    by: by ?? "subagent",
-    note: `subagent session ${held.childId} continued`,
-  });
+  return decideOwn(held.callId, continuedChild(held, by));
 }
 
 /**
@@ -121,7 +131,7 @@ async function refuseWaiting(ctx: TurnContext, callId: string, held: HeldSubagen
 }
 
 /** The child's session as stored (read-only), or undefined when there is none. */
-async function storedChild(ctx: TurnContext, childId: string): Promise<Session | undefined> {
+export async function storedChild(ctx: TurnContext, childId: string): Promise<Session | undefined> {
   if (ctx.store === undefined) return ctx.memoryChildren.get(childId);
   try {
     return (await ctx.store.load(childId, { readOnly: true })).session;

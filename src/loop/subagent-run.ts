@@ -14,7 +14,7 @@ import { subagentSessionId } from "../session/index.js";
 import type { ToolCallOutcome, ToolErrorCode } from "../tools/index.js";
 import { type ChildLink, openChild, spentTokens } from "./subagent-child.js";
 import type { SubagentSpec } from "./subagent-tool.js";
-import { isCommittedTurnEvent, type TurnEvent } from "./turn-events.js";
+import { isCommittedTurnEvent, type SubagentTurnEvent, type TurnEvent } from "./turn-events.js";
 import { finalText } from "./turn-outcome.js";
 import type { AbortCause, TurnContext } from "./turn-state.js";
 import type { Agent } from "./types.js";
@@ -96,11 +96,23 @@ async function runChild(link: ChildLink, child: Agent, prompt: string, signal: A
 
 /** A child's committed events (and its own subagents' ones) go to the parent's turn streams. */
 function forward(ctx: TurnContext, callId: string, childId: string, event: TurnEvent): void {
-  const emit = ctx.onSubagent;
-  if (emit === undefined) return;
-  if (event.type === "subagent")
-    emit({ type: "subagent", callId, path: [ctx.session.id, ...event.path], event: event.event });
-  else if (isCommittedTurnEvent(event)) emit({ type: "subagent", callId, path: [ctx.session.id, childId], event });
+  const wrapped = ctx.onSubagent === undefined ? undefined : asSubagentEvent(ctx.session.id, callId, childId, event);
+  if (wrapped !== undefined) ctx.onSubagent!(wrapped);
+}
+
+/**
+ * A child's event as its parent's stream carries it: a committed event wrapped with the path
+ * `[parent, child]` (a grandchild's, with the parent prepended); undefined for a live delta
+ * (a child's deltas are not forwarded).
+ */
+export function asSubagentEvent(
+  parent: string,
+  callId: string,
+  childId: string,
+  event: TurnEvent,
+): SubagentTurnEvent | undefined {
+  if (event.type === "subagent") return { type: "subagent", callId, path: [parent, ...event.path], event: event.event };
+  return isCommittedTurnEvent(event) ? { type: "subagent", callId, path: [parent, childId], event } : undefined;
 }
 
 /** Why the child was cancelled: the parent's cancel reason, or its disposal. */

@@ -17,6 +17,13 @@ export type PendingApproval = EventDataMap["approval/request"] & {
    * Absent for a session's own request.
    */
   readonly path?: readonly string[];
+  /**
+   * Set on a request that stands for a subagent's pause (the held call that started session
+   * `subagent`, which waits for a person itself): it is decided by deciding the child's requests.
+   * Set by the listings that read the children (`agent.pendingApprovals()`,
+   * `listPendingApprovals`), never by the log.
+   */
+  readonly subagent?: string;
 };
 
 /** One logged `input/request` (a question to a person) that has no response yet. */

@@ -18,6 +18,7 @@ export {
   type StoredApproval,
   type StoredInput,
 } from "./pending-approvals.js";
+export { type SessionPauses, type SessionReader, sessionPauses, storeReader } from "./session-pauses.js";
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";

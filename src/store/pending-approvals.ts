@@ -14,12 +14,6 @@ import type { SessionStore } from "./types.js";
  */
 export interface StoredApproval extends PendingApproval {
   readonly sessionId: string;
-  /**
-   * Set on a parent's approval that stands for its subagent's pause (the held call that started
-   * session `subagent`, which waits for a person itself): it is decided by deciding the child's
-   * requests, which are listed too.
-   */
-  readonly subagent?: string;
 }
 
 /** A pending question and the session it waits in (`path` as for `StoredApproval`). */

@@ -1,0 +1,189 @@
+// `streamAnswers` with answers for a subagent's pause (docs/decisions/0025, "Answering a child's
+// pause"): a batch whose decisions or responses name a descendant `session` is applied child by
+// child — each child of a held subagent call reopened and given its answers
+// (`child.streamAnswers`, recursively for a grandchild) — and then, in one turn of this session,
+// this session's own answers plus an approval of every held call whose child now waits for
+// nothing (which collects the child's answer and continues). One `TurnStream` carries it all, in
+// order: the children's events wrapped as `subagent` events (with their path), then this
+// session's continuation — what a page that answered a child's approval reads into the same
+// assistant message (src/serve). Without a parent turn (a child still waits, nothing of this
+// session's was answered) the stream ends after the children's and the outcome says
+// `awaiting-approval`.
+import type { AnswerBatch, AnswerStreamOptions, CallDecision, QuestionReply } from "./approval-types.js";
+import {
+  continuedChild,
+  type HeldSubagent,
+  heldSubagentFor,
+  withSession,
+} from "./subagent-decide.js";
+import { openChild } from "./subagent-child.js";
+import { asSubagentEvent, waitingOf } from "./subagent-run.js";
+import type { TurnEvent } from "./turn-events.js";
+import { withAnswer } from "./turn-outcome.js";
+import type { TurnContext } from "./turn-state.js";
+import type { TurnOutcome, TurnStream } from "./types.js";
+
+export interface SubagentAnswersPort {
+  readonly ctx: TurnContext;
+  /** Checks answers of this session's own (throws the first refusal; nothing logged). */
+  readonly check: (batch: AnswerBatch) => void;
+  /** This session's own `streamAnswers`: one turn logging the batch. */
+  readonly own: (batch: AnswerBatch, options?: AnswerStreamOptions) => TurnStream;
+  /** Runs once the answers are through, before the outcome settles (the agent re-reads its children's pauses). */
+  readonly settled: () => Promise<void>;
+}
+
+/** True when some answer of `batch` names a session other than `sessionId` (a subagent's). */
+export function answersSubagent(sessionId: string, batch: AnswerBatch): boolean {
+  const other = (answer: { readonly session?: string } | null | undefined): boolean =>
+    typeof answer?.session === "string" && answer.session !== sessionId;
+  return (
+    (Array.isArray(batch?.decisions) && batch.decisions.some(other)) ||
+    (Array.isArray(batch?.responses) && batch.responses.some(other))
+  );
+}
+
+interface ChildAnswers {
+  readonly held: HeldSubagent;
+  readonly decisions: CallDecision[];
+  readonly responses: QuestionReply[];
+  /** Who answered first for this child: who approves the held call once the child is through. */
+  by: string | undefined;
+}
+
+/** A stream the combined stream reads next; `wrap` maps a child's events to the parent's. */
+interface Published {
+  readonly stream: TurnStream;
+  readonly wrap?: (event: TurnEvent) => TurnEvent | undefined;
+}
+
+/**
+ * Splits `batch` by the held subagent call each answer goes through (throwing `unknown-call` for
+ * a session no held call leads to, and the first refusal of this session's own answers — before
+ * anything is logged), then streams the children's continuations and this session's.
+ */
+export function streamThroughSubagents(
+  port: SubagentAnswersPort,
+  batch: AnswerBatch,
+  options: AnswerStreamOptions = {},
+): TurnStream {
+  const { ctx } = port;
+  const own = { decisions: [] as CallDecision[], responses: [] as QuestionReply[] };
+  const children = new Map<string, ChildAnswers>();
+  const route = (target: string | undefined, by: string | undefined): ChildAnswers | undefined => {
+    if (target === undefined || target === ctx.session.id) return undefined;
+    const held = heldSubagentFor(ctx, target);
+    const group = children.get(held.callId) ?? { held, decisions: [], responses: [], by: undefined };
+    children.set(held.callId, group);
+    group.by ??= by;
+    return group;
+  };
+  for (const decision of batch.decisions ?? []) {
+    const group = route(decision.session, decision.by);
+    if (group === undefined) own.decisions.push(decision);
+    else group.decisions.push(withSession(decision, deeper(group.held, decision.session)));
+  }
+  for (const response of batch.responses ?? []) {
+    const group = route(response.session, response.by);
+    if (group === undefined) own.responses.push(response);
+    else group.responses.push(withSession(response, deeper(group.held, response.session)));
+  }
+  if (own.decisions.length + own.responses.length > 0) port.check(own);
+
+  const published: Published[] = [];
+  let finished = false;
+  let wake = signal();
+  const publish = (item: Published): void => {
+    published.push(item);
+    wake.resolve();
+    wake = signal();
+  };
+  let cancelled: string | undefined;
+  const stopped = (): boolean => cancelled !== undefined || options.signal?.aborted === true;
+
+  const run = async (): Promise<TurnOutcome> => {
+    const approvals: CallDecision[] = [];
+    for (const { held, decisions, responses, by } of children.values()) {
+      if (stopped()) break;
+      const { agent: child } = await openChild({ ctx, ...held });
+      try {
+        const stream = child.streamAnswers({ decisions, responses }, options);
+        publish({ stream, wrap: (event) => asSubagentEvent(ctx.session.id, held.callId, held.childId, event) });
+        const outcome = await stream.outcome;
+        const through = outcome.reason.kind !== "aborted" && outcome.reason.kind !== "disposed";
+        if (through && waitingOf(child.session) === undefined)
+          approvals.push({ callId: held.callId, ...continuedChild(held, by) });
+      } finally {
+        await child.dispose();
+      }
+    }
+    const parent = { decisions: [...own.decisions, ...approvals], responses: own.responses };
+    if (stopped() || parent.decisions.length + parent.responses.length === 0)
+      return withAnswer({ turn: ctx.session.lastTurn, reason: { kind: "awaiting-approval" } }, { text: "" });
+    const stream = port.own(parent, options);
+    publish({ stream });
+    return stream.outcome;
+  };
+  const outcome = run().then(
+    async (result) => {
+      await port.settled();
+      return result;
+    },
+    async (error: unknown) => {
+      await port.settled();
+      throw error;
+    },
+  );
+  outcome
+    .finally(() => {
+      finished = true;
+      wake.resolve();
+    })
+    .catch(() => {}); // the iteration rethrows it
+
+  const cancel = (reason: string): void => {
+    cancelled ??= reason;
+    published.at(-1)?.stream.cancel(reason);
+  };
+  async function* events(): AsyncGenerator<TurnEvent> {
+    let done = false;
+    try {
+      for (let i = 0; ; i++) {
+        while (i >= published.length && !finished) await wake.promise;
+        const item = published[i];
+        if (item === undefined) break;
+        for await (const event of item.stream) {
+          const out = item.wrap === undefined ? event : item.wrap(event);
+          if (out !== undefined) yield out;
+        }
+      }
+      await outcome;
+      done = true;
+    } finally {
+      if (!done) cancel("stream closed");
+    }
+  }
+  let iterated = false;
+  return {
+    outcome,
+    cancel: (reason = "cancelled") => cancel(reason),
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new TypeError("a turn stream can be iterated once");
+      iterated = true;
+      return events();
+    },
+  };
+}
+
+/** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */
+function signal(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** The session to name in the child: none for the child itself, else the deeper one. */
+const deeper = (held: HeldSubagent, target: string | undefined): string | undefined =>
+  target === held.childId ? undefined : target;
