@@ -14,7 +14,7 @@ import type {
   TurnStream,
 } from "../loop/index.js";
 import { isSafeSessionId } from "../session/index.js";
-import type { SessionStore } from "../store/index.js";
+import { type SessionStore, sessionPauses, storeReader } from "../store/index.js";
 import { systemClock } from "./host-clock.js";
 import { HostProfiles } from "./host-profiles.js";
 import { openAgent } from "./open-agent.js";
@@ -103,8 +103,12 @@ class SessionHost implements AgentHost, SlotPort {
   async pending(sessionId: string): Promise<HostPending> {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    const session = this.#slots.get(sessionId)?.agent?.session ?? (await loadStored(this.#store, sessionId));
-    return { approvals: session?.pendingApprovals() ?? [], inputs: session?.pendingInputs() ?? [] };
+    const agent = this.#slots.get(sessionId)?.agent;
+    if (agent !== undefined) return { approvals: agent.pendingApprovals(), inputs: agent.pendingInputs() };
+    const session = await loadStored(this.#store, sessionId);
+    if (session === undefined) return { approvals: [], inputs: [] };
+    // Its subagents' requests too (each child read-only), as the open agent lists them.
+    return sessionPauses(session, storeReader(this.#store));
   }
 
   async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {

@@ -13,6 +13,7 @@
 import type { InputAnswer } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import { ServeError } from "./types.js";
+import { subagentPartId } from "./ui-subagent.js";
 
 /** A new prompt: the last user message's text parts and images, in order. */
 export interface ChatPrompt {
@@ -30,6 +31,8 @@ export interface ChatDecision {
   /** The response's `reason`, logged as the decision's note. */
   readonly note?: string;
   readonly by?: string;
+  /** A subagent's call (its part id is `<session>:<callId>`): the session that asked, for `streamAnswers` to route to. */
+  readonly session?: string;
 }
 
 /** An answer the page gave to a question (`addToolOutput` on an `ask_user` part). */
@@ -38,6 +41,8 @@ export interface ChatResponse {
   readonly id: string;
   readonly value: InputAnswer["value"];
   readonly by?: string;
+  /** As `ChatDecision.session`. */
+  readonly session?: string;
 }
 
 /** Answers to the session's pending requests: hand it to `agent.streamAnswers` / `host.streamAnswers`. */
@@ -50,19 +55,26 @@ export interface ChatAnswers {
 
 export type ChatRequest = ChatPrompt | ChatAnswers;
 
+/** A pending approval as the lists give it: a subagent's carries `path` (down to the session that asks). */
+interface PendingCall {
+  readonly callId: string;
+  readonly path?: readonly string[];
+}
+
+/** A pending question as the lists give it (`path` as for approvals). */
+interface PendingQuestion {
+  readonly id: string;
+  readonly path?: readonly string[];
+}
+
 /**
- * What the session waits for: an `Agent` or a `Session` (their `pendingApprovals()` /
- * `pendingInputs()`), or `{ approvals, inputs }` (`host.pending(sessionId)`).
+ * What the session waits for: an `Agent` (its `pendingApprovals()` / `pendingInputs()`, its
+ * subagents' included), a `Session` (its own only), or `{ approvals, inputs }`
+ * (`host.pending(sessionId)`).
  */
 export type PendingRequests =
-  | {
-      readonly approvals: readonly { readonly callId: string }[];
-      readonly inputs: readonly { readonly id: string }[];
-    }
-  | {
-      pendingApprovals(): readonly { readonly callId: string }[];
-      pendingInputs(): readonly { readonly id: string }[];
-    };
+  | { readonly approvals: readonly PendingCall[]; readonly inputs: readonly PendingQuestion[] }
+  | { pendingApprovals(): readonly PendingCall[]; pendingInputs(): readonly PendingQuestion[] };
 
 export interface ChatRequestOptions {
   /** The session's pending requests: needed to read answers (without it an assistant's last message is `invalid-request`). */
@@ -133,16 +145,18 @@ function answers(parts: readonly unknown[], options: ChatRequestOptions): Omit<C
     const where = `part ${i} of the last message`;
     if (part.state === "approval-responded" && isToolPart(part)) {
       const approval = object(part.approval, `the approval of ${where}`);
-      if (typeof approval.id !== "string" || !approvals.has(approval.id)) continue; // not pending: decided already, or never asked
+      const pending = typeof approval.id === "string" ? approvals.get(approval.id) : undefined;
+      if (pending === undefined) continue; // not pending: decided already, or never asked
       if (typeof approval.approved !== "boolean") throw invalid(`the approval of ${where} has no boolean "approved"`);
       if (approval.reason !== undefined && typeof approval.reason !== "string")
         throw invalid(`the approval reason of ${where} is not a string`);
       const note = approval.reason === undefined || approval.reason === "" ? {} : { note: approval.reason };
-      decisions.push({ callId: approval.id, approve: approval.approved, ...note, ...by });
+      decisions.push({ ...pending, approve: approval.approved, ...note, ...by });
     } else if (part.state === "output-available" && isToolPart(part)) {
-      if (typeof part.toolCallId !== "string" || !inputs.has(part.toolCallId)) continue; // a tool's own result, or answered already
+      const pending = typeof part.toolCallId === "string" ? inputs.get(part.toolCallId) : undefined;
+      if (pending === undefined) continue; // a tool's own result, or answered already
       if (!("output" in part)) throw invalid(`the answer in ${where} has no output`);
-      responses.push({ id: part.toolCallId, value: part.output as InputAnswer["value"], ...by });
+      responses.push({ id: pending.callId, value: part.output as InputAnswer["value"], ...session(pending), ...by });
     }
   }
   if (decisions.length + responses.length === 0)
@@ -156,13 +170,28 @@ function answers(parts: readonly unknown[], options: ChatRequestOptions): Omit<C
 const isToolPart = (part: Record<string, unknown>): boolean =>
   typeof part.type === "string" && (part.type.startsWith("tool-") || part.type === "dynamic-tool");
 
-function pendingIds(pending: PendingRequests): { approvals: Set<string>; inputs: Set<string> } {
+/** A pending request by the part id the page has for it: the call's id, or `<session>:<callId>` for a subagent's. */
+function pendingIds(pending: PendingRequests): {
+  approvals: Map<string, { callId: string; session?: string }>;
+  inputs: Map<string, { callId: string; session?: string }>;
+} {
   const lists =
     "pendingApprovals" in pending
       ? { approvals: pending.pendingApprovals(), inputs: pending.pendingInputs() }
       : { approvals: pending.approvals, inputs: pending.inputs };
-  return { approvals: new Set(lists.approvals.map((a) => a.callId)), inputs: new Set(lists.inputs.map((i) => i.id)) };
+  const byPart = (callId: string, path: readonly string[] | undefined) => {
+    const asker = path !== undefined && path.length > 1 ? path.at(-1)! : undefined;
+    const value = asker === undefined ? { callId } : { callId, session: asker };
+    return [asker === undefined ? callId : subagentPartId(asker, callId), value] as const;
+  };
+  return {
+    approvals: new Map(lists.approvals.map((a) => byPart(a.callId, a.path))),
+    inputs: new Map(lists.inputs.map((i) => byPart(i.id, i.path))),
+  };
 }
+
+const session = (pending: { readonly session?: string }): { session?: string } =>
+  pending.session === undefined ? {} : { session: pending.session };
 
 function image(part: Record<string, unknown>, i: number): UserContent {
   const match = typeof part.url === "string" ? DATA_URL.exec(part.url) : null;

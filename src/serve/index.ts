@@ -34,9 +34,11 @@ export {
 } from "./ui-message-stream.js";
 export { uiMessagesFromLog } from "./ui-messages.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
+export { subagentPartId } from "./ui-subagent.js";
 export {
   type KeelsonData,
   type ToolProgressData,
+  type SubagentCallMetadata,
   UI_MESSAGE_STREAM_HEADERS,
   type UIFinishReason,
   type UIFilePart,

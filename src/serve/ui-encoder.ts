@@ -14,6 +14,7 @@ import {
   toolOutput,
 } from "./ui-parts.js";
 import { StepParts, type ToolCallPart } from "./ui-step.js";
+import { SubagentParts } from "./ui-subagent.js";
 import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
 
 export interface UIEncoderOptions {
@@ -47,6 +48,10 @@ export class UIMessageEncoder {
   #continues: number | undefined;
   /** Held calls the continuation runs (their parts are in the client's message): name and input. */
   readonly #held = new Map<string, ToolCallPart>();
+  /** The stream continues a paused message (its first event starts an `approval` turn, its own or a subagent's). */
+  #continuation = false;
+  /** Subagents' pauses shown as parts, and their answers (ui-subagent.ts). */
+  readonly #subagents = new SubagentParts();
 
   constructor(options: UIEncoderOptions = {}) {
     this.#options = options;
@@ -65,10 +70,11 @@ export class UIMessageEncoder {
       "seq" in event && this.#options.keelsonData !== false
         ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
         : [];
-    if (!this.#started && event.type === "turn-start" && event.trigger === "approval") this.#continues = event.turn;
+    if (!this.#started && startsAnswers(event)) this.#continuation = true;
+    if (this.#continuation && this.#continues === undefined && event.type === "turn-start") this.#continues = event.turn;
     out.push(...this.#content(event));
     const turn = "turn" in event ? event.turn : undefined;
-    if (!this.#started && turn === undefined && this.#options.messageId === undefined) {
+    if (!this.#started && turn === undefined && this.#options.messageId === undefined && !this.#continuation) {
       this.#pending.push(...out);
       return [];
     }
@@ -94,7 +100,7 @@ export class UIMessageEncoder {
     // A continuation keeps the client's message (and its id): a new id would make it a second message.
     const messageId =
       this.#options.messageId ??
-      (turn === undefined || this.#continues !== undefined ? undefined : assistantMessageId(turn));
+      (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
     const pending = this.#pending;
     this.#pending = [];
     return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];
@@ -128,6 +134,8 @@ export class UIMessageEncoder {
           this.#step!.addTool(event.callId, { name: event.tool, input });
           out.push({ type: "tool-input-available", toolCallId: event.callId, toolName: event.tool, input });
         }
+        // A subagent's pause: the child's request is the part the person answers (ui-subagent.ts).
+        if (this.#subagents.viaSubagent(event.callId)) return out;
         return [...out, { type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
       }
       case "approval-decision":
@@ -148,8 +156,9 @@ export class UIMessageEncoder {
       case "input-request": // the tool part shows the call; the question is in the data part's log position
       case "input-response":
       case "log-event":
-      case "subagent": // a subagent's own events stay out of the parent's message (the tool part shows the call)
         return [];
+      case "subagent": // a subagent's work stays out of the parent's message, but for its pauses (ui-subagent.ts)
+        return this.#subagents.encode(event, this.#continuation);
       default:
         // A live event: it belongs to the step it names.
         return [...this.#enterStep(event.turn, event.step), ...this.#step!.live(event)];
@@ -166,6 +175,7 @@ export class UIMessageEncoder {
         this.#held.set(event.callId, { name: event.name, input: toolInput(event.arguments) });
         return [];
       case "approval-request": // a call that waited behind another is asked about now
+        if (this.#subagents.viaSubagent(event.callId)) return [];
         return [{ type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
       case "tool-result":
         if (this.#denied.has(event.callId)) return [];
@@ -245,6 +255,7 @@ export class UIMessageEncoder {
     if (this.#sameStep(turn, step)) return [];
     const out = this.#closeStep();
     this.#step = new StepParts(turn, step);
+    this.#subagents.stepEntered();
     return [...out, { type: "start-step" }];
   }
 
@@ -267,6 +278,11 @@ function toolProgress(event: Extract<TurnEvent, { type: "tool-progress" }>): UIM
   };
   return { type: "data-tool-progress", data, transient: true };
 }
+
+/** A turn that logs answers (trigger `approval`) starts here — this session's, or a subagent's first. */
+const startsAnswers = (event: TurnEvent): boolean =>
+  (event.type === "turn-start" && event.trigger === "approval") ||
+  (event.type === "subagent" && event.event.type === "turn-start" && event.event.trigger === "approval");
 
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";

@@ -50,6 +50,16 @@ export interface ToolProgressData {
   readonly message?: string;
 }
 
+/**
+ * A subagent's tool call shown in its parent's message (a child's approval or question): the
+ * session that made it, the path from the top-level session down to it, and its id there.
+ */
+export type SubagentCallMetadata = {
+  readonly session: string;
+  readonly path: string[];
+  readonly callId: string;
+};
+
 /** One chunk of the UI message stream (the subset of the AI SDK's `UIMessageChunk` Keelson sends). */
 export type UIMessageChunk =
   | { readonly type: "start"; readonly messageId?: string }
@@ -63,6 +73,8 @@ export type UIMessageChunk =
       readonly toolCallId: string;
       readonly toolName: string;
       readonly input: unknown;
+      /** On a subagent's call (a child's pause): whose call it is. The part's `callProviderMetadata`. */
+      readonly providerMetadata?: { readonly keelson: SubagentCallMetadata };
     }
   | {
       readonly type: "tool-input-error";

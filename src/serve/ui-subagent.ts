@@ -1,0 +1,140 @@
+// A subagent's pause in the parent's UI message (docs/decisions/0025, "Answering a child's
+// pause"). A child's work stays out of the parent's message — except what a person must answer:
+// a child's `approval-request` becomes a tool part of the child's tool (approval-requested), a
+// child's question (`input-request`) a tool part waiting for its output, each in a UI step of its
+// own (so the AI SDK's `lastAssistantMessageIsCompleteWithApprovalResponses`, which reads the last
+// step, sends once they are answered) with the part id `<session>:<callId>` (`subagentPartId`:
+// a child's call ids repeat its parent's) and `providerMetadata.keelson { session, path, callId }`.
+// The parent's own request that stands for the child's pause (its subagent call's) is not
+// shown as an approval: answering the child's continues both. In a continuation, the child's
+// answered calls get their outputs on those parts. Pure state, fed by ui-encoder.ts.
+import type { SubagentTurnEvent } from "../loop/index.js";
+import { toolErrorText, toolInput, toolOutput } from "./ui-parts.js";
+import type { ToolCallPart } from "./ui-step.js";
+import type { UIMessageChunk } from "./ui-types.js";
+
+/** The UI part id of a subagent's tool call: its session id and its call id (`<session>:<callId>`). */
+export const subagentPartId = (session: string, callId: string): string => `${session}:${callId}`;
+
+type ChildEvent = SubagentTurnEvent["event"];
+
+export class SubagentParts {
+  /** The top-level session (every subagent event's `path[0]`). */
+  #root: string | undefined;
+  /** Every session this stream carried events of. */
+  readonly #sessions = new Set<string>();
+  /** The children's tool calls made in this stream (their answers): name and input, by part id. */
+  readonly #calls = new Map<string, ToolCallPart>();
+  /** Held calls of a child that its continuation runs (the client's parts): name and input, by part id. */
+  readonly #held = new Map<string, ToolCallPart>();
+  /** Parts this stream gave the client. */
+  readonly #parts = new Set<string>();
+  readonly #denied = new Set<string>();
+  /** A UI step for the children's pauses is open (until the parent's next step). */
+  #pauseStep = false;
+
+  /** The parent entered a step of its own: a later pause opens a UI step again. */
+  stepEntered(): void {
+    this.#pauseStep = false;
+  }
+
+  /**
+   * True when `session`'s call `callId` started a subagent whose events this stream carried:
+   * its approval request stands for the child's pause (or the subagent's result is no part).
+   */
+  viaSubagent(callId: string, session = this.#root): boolean {
+    if (session === undefined) return false;
+    const child = `${session}.${callId}`;
+    for (const s of this.#sessions) if (s === child || s.startsWith(`${child}.`)) return true;
+    return false;
+  }
+
+  /** The chunks for one subagent event; `continuation`: the stream continues a paused message. */
+  encode(wrapped: SubagentTurnEvent, continuation: boolean): UIMessageChunk[] {
+    const { path, event } = wrapped;
+    const session = path.at(-1)!;
+    this.#root ??= path[0];
+    this.#sessions.add(session);
+    const id = (callId: string): string => subagentPartId(session, callId);
+    switch (event.type) {
+      case "assistant-message":
+        for (const block of event.content)
+          if (block.type === "tool-call")
+            this.#calls.set(id(block.callId), { name: block.name, input: toolInput(block.arguments) });
+        return [];
+      case "approval-request":
+        if (this.viaSubagent(event.callId, session)) return []; // the grandchild's part says it
+        return [
+          ...this.#part(id(event.callId), { name: event.tool, input: toolInput(event.arguments) }, path, event.callId),
+          { type: "tool-approval-request", approvalId: id(event.callId), toolCallId: id(event.callId) },
+        ];
+      case "input-request": {
+        // A question asked before its call runs (`id` is the call's): the part waits for its output.
+        if (event.callId !== undefined) return [];
+        const call = this.#calls.get(id(event.id)) ?? { name: event.source, input: undefined };
+        return this.#part(id(event.id), call, path, event.id);
+      }
+      case "tool-call-ready":
+        if (continuation && !this.#calls.has(id(event.callId)))
+          this.#held.set(id(event.callId), { name: event.name, input: toolInput(event.arguments) });
+        return [];
+      case "approval-decision":
+        if (event.approve || !this.#answered(id(event.callId), continuation, event.callId, session)) return [];
+        this.#denied.add(id(event.callId));
+        return [{ type: "tool-output-denied", toolCallId: id(event.callId) }];
+      case "tool-result":
+        return this.#result(event, id(event.callId), continuation, session, path);
+      default:
+        return [];
+    }
+  }
+
+  /** A tool part for a child's call (in the pause step), unless the client has it from this stream. */
+  #part(partId: string, call: ToolCallPart, path: readonly string[], callId: string): UIMessageChunk[] {
+    if (this.#parts.has(partId)) return [];
+    this.#parts.add(partId);
+    const step: UIMessageChunk[] = this.#pauseStep ? [] : [{ type: "start-step" }];
+    this.#pauseStep = true;
+    return [...step, this.#inputChunk(partId, call, path, callId)];
+  }
+
+  #inputChunk(partId: string, call: ToolCallPart, path: readonly string[], callId: string): UIMessageChunk {
+    return {
+      type: "tool-input-available",
+      toolCallId: partId,
+      toolName: call.name,
+      input: call.input,
+      providerMetadata: { keelson: { session: path.at(-1)!, path: [...path], callId } },
+    };
+  }
+
+  /**
+   * Whether the client has a part for the child's call: one this stream gave it, or — in a
+   * continuation — a call made before this stream (a held one: the paused message's).
+   */
+  #answered(partId: string, continuation: boolean, callId: string, session: string): boolean {
+    if (this.#parts.has(partId)) return true;
+    return continuation && !this.#calls.has(partId) && !this.viaSubagent(callId, session);
+  }
+
+  #result(
+    event: Extract<ChildEvent, { type: "tool-result" }>,
+    partId: string,
+    continuation: boolean,
+    session: string,
+    path: readonly string[],
+  ): UIMessageChunk[] {
+    if (this.#denied.has(partId) || !this.#answered(partId, continuation, event.callId, session)) return [];
+    const held = this.#parts.has(partId) ? undefined : this.#held.get(partId);
+    if (!this.#parts.has(partId) && held === undefined) return []; // a result without its call: no part to update
+    // A held call's part is restated first (in place when the client has it, else created).
+    const input = held === undefined ? [] : [this.#inputChunk(partId, held, path, event.callId)];
+    this.#parts.add(partId);
+    return [...input, ...resultChunks(event, partId)];
+  }
+}
+
+function resultChunks(event: Extract<ChildEvent, { type: "tool-result" }>, partId: string): UIMessageChunk[] {
+  if (!event.isError) return [{ type: "tool-output-available", toolCallId: partId, output: toolOutput(event.content) }];
+  return [{ type: "tool-output-error", toolCallId: partId, errorText: toolErrorText(event.content, event.error) }];
+}
