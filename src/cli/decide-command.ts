@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import type { JsonValue } from "../json/index.js";
 import type { Agent, ApprovalDecision, TurnOutcome } from "../loop/index.js";
 import type { Session } from "../session/index.js";
+import { type SessionPauses, sessionPauses, storeReader } from "../store/index.js";
 import {
   AWAIT_APPROVAL_HELP,
   cliPlugins,
@@ -27,11 +28,14 @@ import { cliErrorOf, openStore } from "./log-source.js";
 import { openProvider, type ProviderHandle, requireKey } from "./model-selection.js";
 import { resumeTarget } from "./resume-command.js";
 import type { TurnFlags } from "./run-command.js";
+import { askingSession, heldSubagentTools } from "./subagent-target.js";
 
 interface DecideFlags extends TurnFlags {
   readonly note?: string;
   readonly by?: string;
   readonly arguments?: string;
+  /** The subagent session the call waits in, when its id alone is ambiguous. */
+  readonly session?: string;
 }
 
 export const registerApprove = (program: Command): void => register(program, "approve");
@@ -47,6 +51,10 @@ function register(program: Command, verb: "approve" | "deny" | "respond"): void 
   if (verb === "respond") command.argument("<answer>", "the answer: text for a text question, else JSON");
   else command.option("--note <text>", verb === "deny" ? "why (the model reads it)" : "a note for the log");
   command.option("--by <name>", "who decides or answers (logged; default: the OS user name)");
+  command.option(
+    "--session <id>",
+    "the subagent session the call waits in (default: found among the session's subagents; needed when the id is in several)",
+  );
   if (verb === "approve")
     command.option("--arguments <json>", "run the call with these arguments instead (a tool that allows edits)");
   command
@@ -78,8 +86,13 @@ async function decide(id: string, callId: string, approve: boolean, flags: Decid
   };
   const { pendingRequest } = await import("../loop/index.js");
   return continuePaused(id, flags, {
-    check: (session) => pendingRequest(session, callId),
-    turn: (agent) => agent.decide(callId, decision),
+    check: (session, pauses) => {
+      const matches = pauses.approvals.filter((a) => a.callId === callId);
+      const at = askingSession(session.id, matches, flags.session, `call ${callId}`).session;
+      if (at === undefined) pendingRequest(session, callId); // this session's: the log says why it is not pending
+      return at;
+    },
+    turn: (agent, at) => agent.decide(callId, at === undefined ? decision : { ...decision, session: at }),
   });
 }
 
@@ -88,8 +101,10 @@ async function respond(id: string, questionId: string, text: string, flags: Deci
   const { checkedAnswer, pendingInput } = await import("../loop/index.js");
   let answer: { value: JsonValue; by: string } | undefined;
   return continuePaused(id, flags, {
-    check: (session) => {
-      const question = pendingInput(session, questionId);
+    check: (session, pauses) => {
+      const matches = pauses.inputs.filter((q) => q.id === questionId);
+      const { session: at, request } = askingSession(session.id, matches, flags.session, `question ${questionId}`);
+      const question = request ?? pendingInput(session, questionId);
       let value: JsonValue = text;
       if (question.schema.type !== "string") {
         try {
@@ -98,18 +113,22 @@ async function respond(id: string, questionId: string, text: string, flags: Deci
           throw new CliError(`the answer to ${questionId} must be JSON (its schema is not a plain string)`);
         }
       }
-      answer = { value, by: flags.by ?? osUser() };
+      answer = { value, by: flags.by ?? osUser(), ...(at === undefined ? {} : { session: at }) };
       checkedAnswer(question, answer);
+      return at;
     },
     turn: (agent) => agent.respond(questionId, answer!),
   });
 }
 
 interface Continuation {
-  /** Checks the paused call read-only (throws the loop's typed error, or a CliError). */
-  readonly check: (session: Session) => void;
-  /** Starts the continuing turn on the resumed agent. */
-  readonly turn: (agent: Agent) => Promise<TurnOutcome>;
+  /**
+   * Checks the paused call read-only (throws the loop's typed error, or a CliError), given what
+   * the session and its subagents wait for; returns the subagent session it waits in (undefined: this one).
+   */
+  readonly check: (session: Session, pauses: SessionPauses) => string | undefined;
+  /** Starts the continuing turn on the resumed agent (`at`: the subagent session answered in). */
+  readonly turn: (agent: Agent, at: string | undefined) => Promise<TurnOutcome>;
 }
 
 /** Checks read-only, then resumes the session and runs the continuing turn headlessly. */
@@ -128,8 +147,10 @@ async function continuePaused(id: string, flags: DecideFlags, continuation: Cont
     const { session } = await store.load(target.id, { readOnly: true }).catch((error: unknown) => {
       throw cliErrorOf(error);
     });
+    const pauses = await sessionPauses(session, storeReader(store));
+    let at: string | undefined;
     try {
-      continuation.check(session);
+      at = continuation.check(session, pauses);
     } catch (error) {
       throw typed(error);
     }
@@ -143,9 +164,12 @@ async function continuePaused(id: string, flags: DecideFlags, continuation: Cont
       cwd: target.cwd,
       system: SYSTEM_PROMPT,
       plugins,
+      // A child's call: the held calls that lead to it need a subagent tool of their name.
+      ...(at === undefined ? {} : { tools: await heldSubagentTools(pauses) }),
     });
     // Decided or answered by someone else since the check, an edit the tool refuses: bad input.
-    return await runHeadlessTurn({ agent, store, handle, turn: continuation.turn, json: flags.json === true }).catch(
+    const turn = (resumed: Agent): Promise<TurnOutcome> => continuation.turn(resumed, at);
+    return await runHeadlessTurn({ agent, store, handle, turn, json: flags.json === true }).catch(
       (error: unknown) => {
         throw typed(error);
       },
