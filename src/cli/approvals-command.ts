@@ -66,9 +66,7 @@ export function registerApprovals(program: Command): void {
       for (const q of inputs)
         lines.push(
           terminalLine(
-            [placeOf(q), q.id, `question: ${preview(q.message, 80)}`, new Date(q.requestedAt).toISOString()].join(
-              "  ",
-            ),
+            [placeOf(q), q.id, `question: ${preview(q.message, 80)}`, new Date(q.requestedAt).toISOString()].join("  "),
           ),
         );
       const nested = [...approvals, ...inputs].some((p) => p.path !== undefined);

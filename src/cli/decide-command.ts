@@ -169,11 +169,9 @@ async function continuePaused(id: string, flags: DecideFlags, continuation: Cont
     });
     // Decided or answered by someone else since the check, an edit the tool refuses: bad input.
     const turn = (resumed: Agent): Promise<TurnOutcome> => continuation.turn(resumed, at);
-    return await runHeadlessTurn({ agent, store, handle, turn, json: flags.json === true }).catch(
-      (error: unknown) => {
-        throw typed(error);
-      },
-    );
+    return await runHeadlessTurn({ agent, store, handle, turn, json: flags.json === true }).catch((error: unknown) => {
+      throw typed(error);
+    });
   } catch (error) {
     await store.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);

@@ -95,7 +95,8 @@ export class AgentPauseAnswers implements AgentPauses {
       const all = await sessionPauses(session, (id) => storedChild(context, id));
       const standIns = new Map<string, string>();
       for (const request of all.approvals)
-        if (request.path === undefined && request.subagent !== undefined) standIns.set(request.callId, request.subagent);
+        if (request.path === undefined && request.subagent !== undefined)
+          standIns.set(request.callId, request.subagent);
       this.#children = {
         standIns,
         approvals: all.approvals.filter((request) => request.path !== undefined),

@@ -10,12 +10,7 @@
 // session's was answered) the stream ends after the children's and the outcome says
 // `awaiting-approval`.
 import type { AnswerBatch, AnswerStreamOptions, CallDecision, QuestionReply } from "./approval-types.js";
-import {
-  continuedChild,
-  type HeldSubagent,
-  heldSubagentFor,
-  withSession,
-} from "./subagent-decide.js";
+import { continuedChild, type HeldSubagent, heldSubagentFor, withSession } from "./subagent-decide.js";
 import { openChild } from "./subagent-child.js";
 import { asSubagentEvent, waitingOf } from "./subagent-run.js";
 import type { TurnEvent } from "./turn-events.js";

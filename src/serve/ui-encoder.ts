@@ -71,7 +71,8 @@ export class UIMessageEncoder {
         ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
         : [];
     if (!this.#started && startsAnswers(event)) this.#continuation = true;
-    if (this.#continuation && this.#continues === undefined && event.type === "turn-start") this.#continues = event.turn;
+    if (this.#continuation && this.#continues === undefined && event.type === "turn-start")
+      this.#continues = event.turn;
     out.push(...this.#content(event));
     const turn = "turn" in event ? event.turn : undefined;
     if (!this.#started && turn === undefined && this.#options.messageId === undefined && !this.#continuation) {
@@ -99,8 +100,7 @@ export class UIMessageEncoder {
     this.#started = true;
     // A continuation keeps the client's message (and its id): a new id would make it a second message.
     const messageId =
-      this.#options.messageId ??
-      (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
+      this.#options.messageId ?? (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
     const pending = this.#pending;
     this.#pending = [];
     return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];

@@ -68,10 +68,20 @@ describe("keelson approvals / approve on a subagent's call", { timeout: 120_000 
     expect(wrong.stderr).toContain(`call call_1_1_0 is not pending in session ${childId}.call_9_9_9`);
     expect(await readFile(parentLog, "utf8")).toBe(before);
 
-    const approve = await keelson(home, ["approve", parentId, "call_1_1_0", "--by", "ana", "-m", "emulator:rule-based"]);
+    const approve = await keelson(home, [
+      "approve",
+      parentId,
+      "call_1_1_0",
+      "--by",
+      "ana",
+      "-m",
+      "emulator:rule-based",
+    ]);
     expect(approve.code, approve.stderr).toBe(0);
     expect(await readFile(join(home, "a.txt"), "utf8")).toBe("hello"); // the child's held call ran
-    expect((await keelson(home, ["approvals", parentId])).stdout).toMatch(/^no pending approvals or questions in session /);
+    expect((await keelson(home, ["approvals", parentId])).stdout).toMatch(
+      /^no pending approvals or questions in session /,
+    );
     const store = new JsonlSessionStore({ root: join(home, "sessions") });
     const { session: child } = await store.load(childId, { readOnly: true });
     const { session: parent } = await store.load(parentId, { readOnly: true });

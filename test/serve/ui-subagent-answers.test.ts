@@ -199,7 +199,9 @@ describe("a subagent's approval, answered from the page", () => {
       agent.streamAnswers({ decisions: [{ callId: "call_1_1_0", approve: true, session: "elsewhere" }] }),
     ).toThrow(expect.objectContaining({ code: "unknown-call" }));
     // Approving the stand-in directly, while the child waits, fails the stream (awaits-subagent).
-    await expect(agent.streamAnswers({ decisions: [{ callId: "call_1_1_0", approve: true }] }).outcome).rejects.toMatchObject({
+    await expect(
+      agent.streamAnswers({ decisions: [{ callId: "call_1_1_0", approve: true }] }).outcome,
+    ).rejects.toMatchObject({
       code: "awaits-subagent",
     });
     expect(agent.session.length).toBe(length);
@@ -222,9 +224,7 @@ describe("a subagent's question, answered from the page", () => {
       ["tool-research", "call_1_1_0", "input-available"],
       ["tool-ask_user", partId, "input-available"],
     ]);
-    expect(agent.pendingInputs().map((p) => [p.id, p.path])).toEqual([
-      ["call_1_1_0", [agent.session.id, childId]],
-    ]);
+    expect(agent.pendingInputs().map((p) => [p.id, p.path])).toEqual([["call_1_1_0", [agent.session.id, childId]]]);
     await chat.addToolOutput({ tool: "ask_user", toolCallId: partId, output: "eu-west-1" });
     const done = finished();
     await chat.sendMessage();
