@@ -15,6 +15,7 @@ import { openChild } from "./subagent-child.js";
 import { asSubagentEvent, waitingOf } from "./subagent-run.js";
 import type { TurnEvent } from "./turn-events.js";
 import { withAnswer } from "./turn-outcome.js";
+import { turnStreamOf } from "./turn-stream.js";
 import type { TurnContext } from "./turn-state.js";
 import type { TurnOutcome, TurnStream } from "./types.js";
 
@@ -158,16 +159,7 @@ export function streamThroughSubagents(
       if (!done) cancel("stream closed");
     }
   }
-  let iterated = false;
-  return {
-    outcome,
-    cancel: (reason = "cancelled") => cancel(reason),
-    [Symbol.asyncIterator]() {
-      if (iterated) throw new TypeError("a turn stream can be iterated once");
-      iterated = true;
-      return events();
-    },
-  };
+  return turnStreamOf(outcome, cancel, events);
 }
 
 /** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */

@@ -3,6 +3,7 @@
 // when it runs, as it starts when it is still queued).
 import type { Settle } from "./inbox.js";
 import { type FeedSource, TurnFeed } from "./turn-feed.js";
+import type { TurnEvent } from "./turn-events.js";
 import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
 
 export interface TurnStreamPort extends FeedSource {
@@ -47,6 +48,15 @@ export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}
     if (cancelled !== undefined) port.cancel(cancelled);
   });
   if (options.signal?.aborted) onAbort();
+  return turnStreamOf(outcome, cancel, () => feed);
+}
+
+/** A `TurnStream` over its outcome, its cancel and its events (which may be iterated once). */
+export function turnStreamOf(
+  outcome: Promise<TurnOutcome>,
+  cancel: (reason: string) => void,
+  events: () => AsyncIterator<TurnEvent>,
+): TurnStream {
   let iterated = false;
   return {
     outcome,
@@ -54,7 +64,7 @@ export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}
     [Symbol.asyncIterator]() {
       if (iterated) throw new TypeError("a turn stream can be iterated once");
       iterated = true;
-      return feed;
+      return events();
     },
   };
 }

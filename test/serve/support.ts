@@ -3,7 +3,14 @@
 // can hold mid-stream until the test opens a gate, and an `echo` tool.
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DefaultChatTransport, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai";
+import { Chat } from "@ai-sdk/react";
+import {
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
+  type UIMessage,
+  uiMessageChunkSchema,
+} from "ai";
 import { expect } from "vitest";
 import type { Provider, ProviderRequest, StreamChunk } from "../../src/llm/core.js";
 import type { UIMessageChunk } from "../../src/serve/index.js";
@@ -176,3 +183,22 @@ export const usage: StreamChunk = {
   usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1 },
 };
 export const finish = (reason: "stop" | "tool-calls" = "stop"): StreamChunk => ({ type: "finish", reason });
+
+/**
+ * A `Chat` (useChat's own class) whose transport calls `handler` in process; with `automatic` it
+ * sends once every approval of the last step is answered. `finished()` resolves when its next
+ * request ends.
+ */
+export function chatOver(handler: (body: unknown) => Promise<Response>, automatic: boolean) {
+  const waiting: (() => void)[] = [];
+  const chat = new Chat<UIMessage>({
+    id: "chat-1",
+    transport: new DefaultChatTransport({
+      api: "http://keelson.invalid/api/chat",
+      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
+    }),
+    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
+    onFinish: () => waiting.shift()?.(),
+  });
+  return { chat, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+}

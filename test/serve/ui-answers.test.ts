@@ -5,13 +5,7 @@
 // as `uiMessageStreamResponse`. The page's `addToolApprovalResponse` / `addToolOutput` answers
 // continue the paused turn in the SAME assistant message (no duplicate message or part), and the
 // client ends with what `uiMessagesFromLog` rebuilds from the log.
-import { Chat } from "@ai-sdk/react";
-import {
-  DefaultChatTransport,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  readUIMessageStream,
-  type UIMessage,
-} from "ai";
+import { readUIMessageStream, type UIMessage } from "ai";
 import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
@@ -25,7 +19,7 @@ import {
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
 import { deployTool } from "../support/approval-tools.js";
-import { expectValidChunks, collect } from "./support.js";
+import { chatOver, collect, expectValidChunks } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -62,22 +56,6 @@ function chatHandler(agent: Agent, seen: { status: number }[]) {
       return new Response(String(error), { status });
     }
   };
-}
-
-/** A `Chat` (useChat's own class) whose transport calls `handler`; `finished()` resolves when its next request ends. */
-function chatOver(handler: (body: unknown) => Promise<Response>, automatic: boolean) {
-  const waiting: (() => void)[] = [];
-  const chat = new Chat<UIMessage>({
-    id: "chat-1",
-    transport: new DefaultChatTransport({
-      api: "http://keelson.invalid/api/chat",
-      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
-    }),
-    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
-    onFinish: () => waiting.shift()?.(),
-  });
-  const finished = () => new Promise<void>((resolve) => waiting.push(resolve));
-  return { chat, finished };
 }
 
 type ToolPart = { type: string; toolCallId: string; state: string; output?: unknown; approval?: { reason?: string } };

@@ -10,8 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Chat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
@@ -28,6 +27,7 @@ import {
 } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
+import { chatOver } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -76,20 +76,6 @@ const agentHandler = (agent: Agent, seen: number[]) =>
     seen,
   );
 
-function chatOver(handler: (body: unknown) => Promise<Response>, automatic = true) {
-  const waiting: (() => void)[] = [];
-  const chat = new Chat<UIMessage>({
-    id: "chat-1",
-    transport: new DefaultChatTransport({
-      api: "http://keelson.invalid/api/chat",
-      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
-    }),
-    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
-    onFinish: () => waiting.shift()?.(),
-  });
-  return { chat, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
-}
-
 type ToolPart = {
   type: string;
   toolCallId: string;
@@ -106,7 +92,7 @@ describe("a subagent's approval, answered from the page", () => {
   test("shows as the child's tool part; approving it runs the child's tool, the child finishes, the parent continues — one assistant message", async () => {
     const agent = parentAgent([deploy, research([{ name: "deploy", arguments: { target: "prod" } }], "deployed it")]);
     const seen: number[] = [];
-    const { chat, finished } = chatOver(agentHandler(agent, seen));
+    const { chat, finished } = chatOver(agentHandler(agent, seen), true);
     await chat.sendMessage({ text: "ship it" });
     const parentId = agent.session.id;
     const childId = `${parentId}.call_1_1_0`;
@@ -156,7 +142,7 @@ describe("a subagent's approval, answered from the page", () => {
   test("denying it gives the child the denial; the child and then the parent continue in the same message", async () => {
     const agent = parentAgent([deploy, research([{ name: "deploy", arguments: { target: "prod" } }], "was denied")]);
     const seen: number[] = [];
-    const { chat, finished } = chatOver(agentHandler(agent, seen));
+    const { chat, finished } = chatOver(agentHandler(agent, seen), true);
     await chat.sendMessage({ text: "ship it" });
     const partId = subagentPartId(`${agent.session.id}.call_1_1_0`, "call_1_1_0");
     const done = finished();
@@ -269,7 +255,7 @@ describe("through the agent host, with a store", () => {
       );
     let host = createAgentHost({ store, profile });
     let handler = serve(host);
-    const { chat, finished } = chatOver((body) => handler(body));
+    const { chat, finished } = chatOver((body) => handler(body), true);
     await chat.sendMessage({ text: "ship it" });
     const partId = subagentPartId("s1.call_1_1_0", "call_1_1_0");
     const listed = [
