@@ -492,13 +492,3 @@ export function agentOver<O extends AgentOptions>(options: O, origin: AgentOrigi
   validateOptions(options);
   return new LoopAgent(options, origin) as Agent<AgentOutput<O>>;
 }
-
-/** `agentOver` a stored session, once it has read what its held calls' subagents wait for (`pendingApprovals`). */
-export async function agentOverStored<O extends AgentOptions>(
-  options: O,
-  origin: AgentOrigin,
-): Promise<Agent<AgentOutput<O>>> {
-  const agent = agentOver(options, origin);
-  await (agent as unknown as LoopAgent).refreshPauses();
-  return agent;
-}

@@ -10,7 +10,7 @@
 import { errorMessage, isKeelsonError } from "../errors/index.js";
 import { forkSession, type Session, type SessionEvent, subagentSessionId } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
-import { agentOver, agentOverStored } from "./agent.js";
+import { type AgentOrigin, agentOver } from "./agent.js";
 import type { Agent, AgentOptions, AgentOutput } from "./types.js";
 
 /** Loads `sessionId` writable (crash-repairing it durably) and returns an agent over it. */
@@ -92,4 +92,14 @@ async function repairSubagents(
         );
     }
   }
+}
+
+/** `agentOver` a stored session, once it has read what its held calls' subagents wait for (`pendingApprovals`). */
+async function agentOverStored<O extends AgentOptions>(
+  options: O,
+  origin: AgentOrigin,
+): Promise<Agent<AgentOutput<O>>> {
+  const agent = agentOver(options, origin);
+  await (agent as unknown as { refreshPauses(): Promise<void> }).refreshPauses();
+  return agent;
 }
