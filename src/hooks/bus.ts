@@ -27,6 +27,8 @@ interface Entry {
   readonly fn: AnyListener;
 }
 
+const NONE: readonly AnyListener[] = Object.freeze([]);
+
 const defaultReporter: HookErrorReporter = (error, hook) => {
   process.emitWarning(`listener of ${hook} failed: ${errorMessage(error)}`, "KeelsonHookWarning");
 };
@@ -40,6 +42,16 @@ export interface HookBusOptions<E extends HookMap> {
 export class HookBus<E extends HookMap> {
   readonly parent: HookBus<E> | undefined;
   readonly #own = new Map<string, Entry[]>();
+  /**
+   * The resolved listener list per hook, with what it was resolved from: registration replaces a
+   * hook's entry array (never mutates it), so an unchanged own array and an unchanged inherited
+   * list mean the cached list is current. Dispatch runs on every step and every chunk: without
+   * this, each one built two or three fresh arrays.
+   */
+  readonly #resolved = new Map<
+    string,
+    { own: Entry[] | undefined; inherited: readonly AnyListener[]; list: readonly AnyListener[] }
+  >();
   readonly #report: HookErrorReporter;
 
   constructor(options: HookBusOptions<E> = {}) {
@@ -102,6 +114,7 @@ export class HookBus<E extends HookMap> {
     type R = ResultOf<E[K]>;
     Object.freeze(payload);
     const listeners = this.#listeners(name);
+    if (listeners.length === 0) return await innermost();
     const run = async (i: number): Promise<R> => {
       if (i === listeners.length) return await innermost();
       let called = false;
@@ -122,9 +135,16 @@ export class HookBus<E extends HookMap> {
   }
 
   #listeners(name: string): readonly AnyListener[] {
-    const own = (this.#own.get(name) ?? []).map((e) => e.fn);
-    const inherited = this.parent === undefined ? [] : this.parent.#listeners(name);
-    return inherited.length === 0 ? own : own.length === 0 ? inherited : [...inherited, ...own];
+    const own = this.#own.get(name);
+    const inherited = this.parent === undefined ? NONE : this.parent.#listeners(name);
+    const cached = this.#resolved.get(name);
+    if (cached !== undefined && cached.own === own && cached.inherited === inherited) return cached.list;
+    const mine = own === undefined ? NONE : own.map((e) => e.fn);
+    const list = Object.freeze(
+      inherited.length === 0 ? mine : mine.length === 0 ? inherited : [...inherited, ...mine],
+    );
+    this.#resolved.set(name, { own, inherited, list });
+    return list;
   }
 
   #safeReport(error: unknown, hook: string): void {

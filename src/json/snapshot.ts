@@ -35,11 +35,20 @@ export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOp
   return copy;
 }
 
+/** Ancestor levels checked by scanning; deeper ones are also kept in a Set. */
+const SCAN_DEPTH = 16;
+
 class Snapshot {
   readonly #root: string;
   readonly #freeze: boolean;
   readonly #keys: (string | number)[] = [];
-  readonly #ancestors = new Set<object>();
+  /**
+   * The objects being walked, outermost first (a reference to one of them is a cycle). Values are
+   * shallow, so a short array scan beats a Set (whose growth and shrinking allocated on every
+   * append); levels past SCAN_DEPTH are also kept in `#deep`, so a deep value stays linear.
+   */
+  readonly #ancestors: object[] = [];
+  #deep: Set<object> | undefined;
 
   constructor(root: string, freeze: boolean) {
     this.#root = root;
@@ -66,15 +75,25 @@ class Snapshot {
     }
     if (v === null) return null;
     const obj = v as object;
-    if (this.#ancestors.has(obj)) throw this.#error("cycle", "cyclic reference");
-    if (this.#ancestors.size >= MAX_JSON_DEPTH)
-      throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
-    this.#ancestors.add(obj);
+    const ancestors = this.#ancestors;
+    const depth = ancestors.length;
+    if (this.#isAncestor(obj)) throw this.#error("cycle", "cyclic reference");
+    if (depth >= MAX_JSON_DEPTH) throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    ancestors.push(obj);
+    if (depth >= SCAN_DEPTH) (this.#deep ??= new Set()).add(obj);
     try {
       return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);
     } finally {
-      this.#ancestors.delete(obj);
+      ancestors.pop();
+      if (depth >= SCAN_DEPTH) this.#deep!.delete(obj);
     }
+  }
+
+  #isAncestor(obj: object): boolean {
+    const ancestors = this.#ancestors;
+    const scan = Math.min(ancestors.length, SCAN_DEPTH);
+    for (let i = 0; i < scan; i++) if (ancestors[i] === obj) return true;
+    return this.#deep?.has(obj) === true;
   }
 
   #array(arr: readonly unknown[]): JsonValue {
