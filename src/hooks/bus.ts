@@ -140,9 +140,7 @@ export class HookBus<E extends HookMap> {
     const cached = this.#resolved.get(name);
     if (cached !== undefined && cached.own === own && cached.inherited === inherited) return cached.list;
     const mine = own === undefined ? NONE : own.map((e) => e.fn);
-    const list = Object.freeze(
-      inherited.length === 0 ? mine : mine.length === 0 ? inherited : [...inherited, ...mine],
-    );
+    const list = Object.freeze(inherited.length === 0 ? mine : mine.length === 0 ? inherited : [...inherited, ...mine]);
     this.#resolved.set(name, { own, inherited, list });
     return list;
   }

@@ -80,7 +80,10 @@ class Snapshot {
     if (this.#isAncestor(obj)) throw this.#error("cycle", "cyclic reference");
     if (depth >= MAX_JSON_DEPTH) throw this.#error("too-deep", `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     ancestors.push(obj);
-    if (depth >= SCAN_DEPTH) (this.#deep ??= new Set()).add(obj);
+    if (depth >= SCAN_DEPTH) {
+      this.#deep ??= new Set();
+      this.#deep.add(obj);
+    }
     try {
       return Array.isArray(obj) ? this.#array(obj) : this.#object(obj);
     } finally {

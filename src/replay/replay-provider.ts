@@ -28,37 +28,42 @@ export class ReplayProvider implements Provider {
     this.#position = position;
   }
 
-  async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
+  /**
+   * The answer's chunks, worked out when the loop first pulls one (as a generator's body would
+   * run) and then handed out from an array: an async generator cost several promises per chunk.
+   */
+  stream(request: ProviderRequest): AsyncIterable<StreamChunk> {
+    return chunksOf(() => this.#chunks(request));
+  }
+
+  #chunks(request: ProviderRequest): StreamChunk[] {
     if (!isLoopBuilt(request)) {
       const summary = this.#log.summaries[this.#summaries++];
-      if (summary === undefined) {
-        yield failure("the log has no compaction summary here: the replay compacted where the log did not");
-        return;
-      }
-      yield* message([{ type: "text", text: summary.text }], summary.usage, "stop");
-      return;
+      if (summary === undefined)
+        return [failure("the log has no compaction summary here: the replay compacted where the log did not")];
+      return message([{ type: "text", text: summary.text }], summary.usage, "stop");
     }
     const output = this.#position.output();
     this.#position.served();
     if (output === undefined || output.kind === "none") {
       this.#position.stop("replay: the log's turn ended here");
-      yield { type: "finish", reason: "aborted" };
-      return;
+      return [{ type: "finish", reason: "aborted" }];
     }
     if (output.kind === "failure") {
-      yield {
-        type: "finish",
-        reason: "error",
-        error: {
-          message: output.message,
-          retryable: false,
-          ...(output.code === undefined ? {} : { code: output.code }),
+      return [
+        {
+          type: "finish",
+          reason: "error",
+          error: {
+            message: output.message,
+            retryable: false,
+            ...(output.code === undefined ? {} : { code: output.code }),
+          },
         },
-      };
-      return;
+      ];
     }
     const finish = output.stopReason;
-    yield* message(
+    return message(
       output.content,
       output.usage,
       finish === "stop" || finish === "tool-calls" || finish === "max-tokens"
@@ -70,35 +75,65 @@ export class ReplayProvider implements Provider {
   }
 }
 
+/** An async iterable over the chunks `make` returns, called at the first `next()`. */
+function chunksOf(make: () => StreamChunk[]): AsyncIterable<StreamChunk> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
+      let chunks: StreamChunk[] | undefined;
+      let at = 0;
+      return {
+        next: () => {
+          chunks ??= make();
+          return Promise.resolve(
+            at < chunks.length ? { done: false, value: chunks[at++]! } : { done: true, value: undefined },
+          );
+        },
+        return: () => {
+          at = Number.POSITIVE_INFINITY;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
+}
+
 function failure(message: string): StreamChunk {
   return { type: "finish", reason: "error", error: { message, code: "replay-diverged", retryable: false } };
 }
 
 /** A logged answer as chunks: each block opened, filled in one delta, closed; then usage and finish. */
-function* message(
+function message(
   content: readonly AssistantContent[],
   usage: Usage | undefined,
   finish: "stop" | "tool-calls" | "max-tokens",
-): Generator<StreamChunk> {
+): StreamChunk[] {
+  const chunks: StreamChunk[] = [];
   for (let index = 0; index < content.length; index++) {
     const block = content[index]!;
     if (block.type === "tool-call") {
-      yield { type: "block-start", index, block: { type: "tool-call", callId: block.callId, name: block.name } };
-      yield { type: "tool-call-delta", index, argumentsDelta: block.arguments };
+      chunks.push(
+        { type: "block-start", index, block: { type: "tool-call", callId: block.callId, name: block.name } },
+        { type: "tool-call-delta", index, argumentsDelta: block.arguments },
+      );
     } else if (block.type === "reasoning") {
-      yield { type: "block-start", index, block: { type: "reasoning", ...(block.redacted ? { redacted: true } : {}) } };
-      yield {
-        type: "reasoning-delta",
-        index,
-        text: block.text,
-        ...(block.signature === undefined ? {} : { signature: block.signature }),
-      };
+      chunks.push(
+        { type: "block-start", index, block: { type: "reasoning", ...(block.redacted ? { redacted: true } : {}) } },
+        {
+          type: "reasoning-delta",
+          index,
+          text: block.text,
+          ...(block.signature === undefined ? {} : { signature: block.signature }),
+        },
+      );
     } else {
-      yield { type: "block-start", index, block: { type: "text" } };
-      yield { type: "text-delta", index, text: block.text };
+      chunks.push(
+        { type: "block-start", index, block: { type: "text" } },
+        { type: "text-delta", index, text: block.text },
+      );
     }
-    yield { type: "block-end", index };
+    chunks.push({ type: "block-end", index });
   }
-  if (usage !== undefined) yield { type: "usage", usage }; // none logged: none reported (compaction anchors on it)
-  yield { type: "finish", reason: finish };
+  if (usage !== undefined) chunks.push({ type: "usage", usage }); // none logged: none reported (compaction anchors on it)
+  chunks.push({ type: "finish", reason: finish });
+  return chunks;
 }

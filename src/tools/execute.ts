@@ -3,7 +3,15 @@
 // throwing tools, timeouts, aborts, bad outputs and throwing hooks all become error results the
 // model sees (hook failures are also reported through the bus).
 import type { HookBus } from "../hooks/index.js";
-import { deepFreeze, JsonError, type JsonObject, type JsonValue, snapshotJson } from "../json/index.js";
+import {
+  adoptParsedJson,
+  deepFreeze,
+  JsonError,
+  type JsonObject,
+  type JsonValue,
+  markDeepFrozen,
+  snapshotJson,
+} from "../json/index.js";
 import {
   MessageShapeError,
   type ToolResultPart,
@@ -268,9 +276,12 @@ function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   }
 }
 
+/** The parsed arguments, deep-frozen in place (a fresh parse is owned by nobody: no copy), or undefined. */
 function parseArguments(raw: string): ToolInvocation["arguments"] {
   try {
-    return snapshotJson(JSON.parse(raw), "$", { freeze: true });
+    const args = adoptParsedJson(JSON.parse(raw));
+    markDeepFrozen(args);
+    return args;
   } catch {
     return undefined;
   }
