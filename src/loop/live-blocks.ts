@@ -6,10 +6,16 @@ import { type LiveTurnEvent, liveBlockId, loopCallId } from "./turn-events.js";
 
 type BlockKind = "text" | "reasoning" | "tool-call";
 
+/** A block seen starting: its kind and its id (`callId` for a tool call), made once per block, not per delta. */
+interface OpenBlock {
+  readonly kind: BlockKind;
+  readonly id: string;
+}
+
 export class LiveBlocks {
   #turn = 0;
   #step = 0;
-  #blocks = new Map<number, BlockKind>();
+  #blocks = new Map<number, OpenBlock>();
 
   /** A new step (or a retried attempt of it) starts: blocks restart at position 0. */
   reset(turn: number, step: number): void {
@@ -20,45 +26,46 @@ export class LiveBlocks {
 
   /** The live event for `chunk`, or undefined (usage, finish, or a block not seen starting). */
   map(chunk: StreamChunk): LiveTurnEvent | undefined {
-    const at = { turn: this.#turn, step: this.#step };
+    const turn = this.#turn;
+    const step = this.#step;
     switch (chunk.type) {
       case "block-start": {
         const { block, index } = chunk;
-        this.#blocks.set(index, block.type);
-        if (block.type === "tool-call")
-          return {
-            type: "tool-call-start",
-            ...at,
-            index,
-            callId: loopCallId(at.turn, at.step, index),
-            name: block.name,
-          };
-        return { type: `${block.type}-start`, ...at, index, id: liveBlockId(block.type, at.turn, at.step, index) };
+        if (block.type === "tool-call") {
+          const callId = loopCallId(turn, step, index);
+          this.#blocks.set(index, { kind: "tool-call", id: callId });
+          return { type: "tool-call-start", turn, step, index, callId, name: block.name };
+        }
+        const id = liveBlockId(block.type, turn, step, index);
+        this.#blocks.set(index, { kind: block.type, id });
+        return { type: `${block.type}-start`, turn, step, index, id };
       }
       case "text-delta":
       case "reasoning-delta": {
         const kind = chunk.type === "text-delta" ? "text" : "reasoning";
-        if (this.#blocks.get(chunk.index) !== kind || chunk.text === "") return undefined;
-        const id = liveBlockId(kind, at.turn, at.step, chunk.index);
-        return { type: `${kind}-delta`, ...at, index: chunk.index, id, delta: chunk.text };
+        const open = this.#blocks.get(chunk.index);
+        if (open?.kind !== kind || chunk.text === "") return undefined;
+        return { type: `${kind}-delta`, turn, step, index: chunk.index, id: open.id, delta: chunk.text };
       }
       case "tool-call-delta": {
-        if (this.#blocks.get(chunk.index) !== "tool-call" || chunk.argumentsDelta === "") return undefined;
-        const callId = loopCallId(at.turn, at.step, chunk.index);
-        return { type: "tool-call-delta", ...at, index: chunk.index, callId, delta: chunk.argumentsDelta };
+        const open = this.#blocks.get(chunk.index);
+        if (open?.kind !== "tool-call" || chunk.argumentsDelta === "") return undefined;
+        return {
+          type: "tool-call-delta",
+          turn,
+          step,
+          index: chunk.index,
+          callId: open.id,
+          delta: chunk.argumentsDelta,
+        };
       }
       case "block-end": {
-        const kind = this.#blocks.get(chunk.index);
-        if (kind === undefined) return undefined;
+        const open = this.#blocks.get(chunk.index);
+        if (open === undefined) return undefined;
         this.#blocks.delete(chunk.index);
-        if (kind === "tool-call")
-          return {
-            type: "tool-call-end",
-            ...at,
-            index: chunk.index,
-            callId: loopCallId(at.turn, at.step, chunk.index),
-          };
-        return { type: `${kind}-end`, ...at, index: chunk.index, id: liveBlockId(kind, at.turn, at.step, chunk.index) };
+        if (open.kind === "tool-call")
+          return { type: "tool-call-end", turn, step, index: chunk.index, callId: open.id };
+        return { type: `${open.kind}-end`, turn, step, index: chunk.index, id: open.id };
       }
       default:
         return undefined;

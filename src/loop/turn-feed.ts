@@ -70,7 +70,9 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   /** The step whose deltas overflowed: its further deltas are dropped. */
   #gappedStep: string | undefined;
   #currentStep = "";
-  #wake: (() => void) | undefined;
+  /** The consumer's pending `next()` calls, in order, each settled as soon as something is readable. */
+  #waiters: Waiter[] = [];
+  #polling = false;
   #failure: { error: unknown } | undefined;
   #outcome: TurnOutcome | undefined;
   #done = false;
@@ -117,15 +119,40 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<TurnEvent>> {
-    for (;;) {
+  /**
+   * The next event: settled at once when one is readable, else when the loop makes one readable
+   * (the append or chunk that does settles it, in its own frame). One promise per event, and
+   * none of an async function's: a drained stream pays about a dozen per step.
+   */
+  next(): Promise<IteratorResult<TurnEvent>> {
+    let result: IteratorResult<TurnEvent> | undefined;
+    try {
+      result = this.#poll();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (result !== undefined && this.#waiters.length === 0) return Promise.resolve(result);
+    const pending = new Promise<IteratorResult<TurnEvent>>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+    });
+    if (result !== undefined) {
+      this.#waiters.shift()!.resolve(result); // an earlier call still waits: it gets this event
+      this.#notify();
+    }
+    return pending;
+  }
+
+  /** What `next()` settles with now, or undefined when nothing is readable yet. Throws the feed's failure. */
+  #poll(): IteratorResult<TurnEvent> | undefined {
+    this.#polling = true;
+    try {
       if (this.#done) return { done: true, value: undefined };
       const event = this.#take();
       if (event !== undefined) return { done: false, value: event };
       if (this.#finished()) return this.#close();
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
+      return undefined;
+    } finally {
+      this.#polling = false;
     }
   }
 
@@ -185,9 +212,19 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   }
 
   #notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    if (this.#polling) return; // reached from inside a poll (the feed stopping): that poll delivers
+    const waiters = this.#waiters;
+    while (waiters.length > 0) {
+      let result: IteratorResult<TurnEvent> | undefined;
+      try {
+        result = this.#poll();
+      } catch (error) {
+        waiters.shift()!.reject(error);
+        continue;
+      }
+      if (result === undefined) return;
+      waiters.shift()!.resolve(result);
+    }
   }
 
   #onEvent(event: SessionEvent): void {
@@ -234,6 +271,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#queue = this.#queue.filter((item) => !isDelta(item.event));
     this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
   }
+}
+
+interface Waiter {
+  readonly resolve: (result: IteratorResult<TurnEvent>) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
