@@ -28,6 +28,12 @@ interface Entry {
 }
 
 const NONE: readonly AnyListener[] = Object.freeze([]);
+/** What `serial` returns when no listener runs: no async function frame per dispatch. */
+const SETTLED: Promise<void> = Promise.resolve();
+
+async function runSerial(listeners: readonly AnyListener[], payload: object): Promise<void> {
+  for (const listener of listeners) await listener(payload);
+}
 
 const defaultReporter: HookErrorReporter = (error, hook) => {
   process.emitWarning(`listener of ${hook} failed: ${errorMessage(error)}`, "KeelsonHookWarning");
@@ -95,9 +101,10 @@ export class HookBus<E extends HookMap> {
   }
 
   /** Awaits every listener in order; the first throw propagates (later listeners do not run). */
-  async serial<K extends NamesOfMode<E, "serial">>(name: K, payload: PayloadOf<E[K]>): Promise<void> {
+  serial<K extends NamesOfMode<E, "serial">>(name: K, payload: PayloadOf<E[K]>): Promise<void> {
     Object.freeze(payload);
-    for (const listener of this.#listeners(name)) await listener(payload);
+    const listeners = this.#listeners(name);
+    return listeners.length === 0 ? SETTLED : runSerial(listeners, payload);
   }
 
   /**

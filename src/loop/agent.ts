@@ -115,9 +115,11 @@ class LoopAgent implements Agent {
       this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
     });
     this.#unloads.push(
-      this.session.observe((event) =>
-        this.hooks.emit("session/event", { agent: this, event: event as AnySessionEvent }),
-      ),
+      this.session.observe((event) => {
+        // Most agents have no listener: no payload to build and freeze per appended event.
+        if (this.hooks.count("session/event") > 0)
+          this.hooks.emit("session/event", { agent: this, event: event as AnySessionEvent });
+      }),
     );
     const system = options.system;
     if (typeof system === "string") this.prompt.set({ name: "system", order: 0, text: system });

@@ -44,11 +44,15 @@ export async function assembleSystemPrompt(
   vars: PromptVars,
 ): Promise<string> {
   const frozen = Object.isFrozen(sections) ? sections : Object.freeze([...sections]);
-  const assembled = await bus.waterfall(
-    "system-prompt/assemble",
-    { sections: frozen, vars: Object.freeze({ ...vars }) },
-    () => frozen,
-  );
+  // No listener: the sections are what the waterfall would return (no payload, no copy of the vars).
+  const assembled =
+    bus.count("system-prompt/assemble") === 0
+      ? frozen
+      : await bus.waterfall(
+          "system-prompt/assemble",
+          { sections: frozen, vars: Object.freeze({ ...vars }) },
+          () => frozen,
+        );
   if (assembled === frozen && Object.isFrozen(frozen)) {
     const last = rendered.get(frozen);
     if (last !== undefined && sameVars(last.vars, vars)) return last.text;

@@ -117,6 +117,7 @@ export function stepGuard(options: ReplayPluginOptions, ownTools: Set<string>): 
     const registered = new Map<string, { schema: ToolSchema; dispose: () => void }>();
     host.on("agent/tool-set", ({ agent, turn, step }) => {
       const logged = (options.loggedTools(turn, step) ?? []).filter((t) => options.recordedTools(t.name));
+      if (logged.length === 0 && registered.size === 0) return; // no recorded tool, before or now
       const wanted = new Map(logged.map((t) => [t.name, t]));
       for (const [name, entry] of registered) {
         if (wanted.get(name) === entry.schema) continue;
