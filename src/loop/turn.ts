@@ -237,7 +237,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
           () =>
             streamProvider(ctx.provider, sent, (chunk) => {
               ctx.onChunk?.(chunk);
-              hooks.emit("llm/chunk", { agent, chunk });
+              if (hooks.count("llm/chunk") > 0) hooks.emit("llm/chunk", { agent, chunk });
             }),
           (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
         ),

@@ -146,6 +146,8 @@ export class Session {
   readonly #structure: LogStructure;
   readonly #surface: Surface;
   readonly #observers = new Set<SessionObserver>();
+  /** The observers as an array, rebuilt only when one is added or removed (read on every append). */
+  #observerList: readonly SessionObserver[] = [];
   #notifying = false;
   #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
 
@@ -432,8 +434,9 @@ export class Session {
   /** Registers an observer called after each append; returns its disposer. */
   observe(observer: SessionObserver): () => void {
     this.#observers.add(observer);
+    this.#observerList = [...this.#observers];
     return () => {
-      this.#observers.delete(observer);
+      if (this.#observers.delete(observer)) this.#observerList = [...this.#observers];
     };
   }
 
@@ -481,7 +484,8 @@ export class Session {
     if (this.#observers.size === 0) return;
     this.#notifying = true;
     try {
-      for (const observer of [...this.#observers]) {
+      // The list in force when the event was committed: a removal or addition meanwhile makes a new list.
+      for (const observer of this.#observerList) {
         try {
           observer(event, this);
         } catch (error) {
