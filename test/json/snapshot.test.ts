@@ -109,6 +109,35 @@ describe("snapshotJson accepts plain JSON", () => {
     expect(copy.a).not.toBe(shared);
   });
 
+  test("cycles are found at any depth, and shared references deep in a value are no cycle", () => {
+    // Ancestors are scanned up to 16 levels, deeper ones kept in a set: both halves must see cycles.
+    const chain = (depth: number): { root: { next?: unknown }; leaf: { next?: unknown } } => {
+      const root: { next?: unknown } = {};
+      let leaf = root;
+      for (let i = 0; i < depth; i++) {
+        const next: { next?: unknown } = {};
+        leaf.next = next;
+        leaf = next;
+      }
+      return { root, leaf };
+    };
+    for (const [depth, back] of [
+      [40, 3],
+      [40, 30],
+      [10, 0],
+    ] as const) {
+      const { root, leaf } = chain(depth);
+      let target: { next?: unknown } = root;
+      for (let i = 0; i < back; i++) target = target.next as { next?: unknown };
+      leaf.next = target;
+      expect(rejection(root).code).toBe("cycle");
+    }
+    const shared = { k: [1] };
+    const { root, leaf } = chain(40);
+    leaf.next = [shared, shared, { again: shared }];
+    expect(() => snapshotJson({ deep: root, shared })).not.toThrow();
+  });
+
   test("a null-prototype object is accepted and copied to a plain object", () => {
     const bare = Object.assign(Object.create(null) as object, {
       a: 1,

@@ -21,6 +21,23 @@ async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 }
 
 describe("agent.stream", () => {
+  test("next() called again before the last one settled: each call gets the next event, in order", async () => {
+    const provider = new ScriptedProvider([{ text: "one answer" }]);
+    const agent = createAgent({ provider, model: "m" });
+    const iterator = agent.stream("go")[Symbol.asyncIterator]();
+    const pending: Promise<IteratorResult<TurnEvent>>[] = [];
+    for (let i = 0; i < 40; i++) pending.push(iterator.next()); // more calls than the turn has events
+    const results = await Promise.all(pending);
+    const events = results.filter((r) => r.done !== true).map((r) => r.value as TurnEvent);
+    expect(events[0]?.type).toBe("turn-start");
+    expect(events.at(-1)?.type).toBe("turn-end");
+    const seqs = events.flatMap((e) => ("seq" in e ? [e.seq] : []));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual(agent.session.events.map((e) => e.seq)); // every committed event once
+    expect(results.slice(events.length).every((r) => r.done === true)).toBe(true);
+  });
+
   test("yields the turn's events in log order, ending with turn-end and the outcome", async () => {
     const provider = new ScriptedProvider([
       { reasoning: "think", text: "calling", toolCalls: [{ name: "echo", arguments: { text: "hi" } }] },
