@@ -64,7 +64,7 @@ async function spawnWorker(config: WorkerConfig): Promise<WorkerResult> {
  * leaves either path still compiling), so this pair runs longer turns, alternating send and
  * stream processes twice, and compares each path's best.
  */
-async function streamOverSend(): Promise<{ messages: number; ratio: number }[]> {
+export async function streamOverSend(): Promise<{ messages: number; ratio: number }[]> {
   const out: { messages: number; ratio: number }[] = [];
   for (const messages of HISTORIES) {
     const best = { keelson: Number.POSITIVE_INFINITY, "keelson stream()": Number.POSITIVE_INFINITY };

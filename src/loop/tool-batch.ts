@@ -28,7 +28,7 @@ import { type LoggedAnswer, type LoggedDecision, normalizeDecision, refusalOf } 
 import type { ApprovalDecision } from "./approval-types.js";
 import { isSubagentCall, runSubagentGroup } from "./subagent-batch.js";
 import { answerLive, askDuring, pending } from "./live-answers.js";
-import { commit, type TurnContext, type TurnState } from "./turn-state.js";
+import { commit, flushDue, type TurnContext, type TurnState } from "./turn-state.js";
 
 /** One call as the model made it (`arguments`: its JSON text), naming the step that made it. */
 interface Call {
@@ -233,10 +233,11 @@ async function pause(
 }
 
 /** The call's question to a person, or undefined. */
-function askedBy(
+async function askedBy(
   ctx: TurnContext,
   call: Call,
 ): Promise<{ message: string; schema: PendingInput["schema"] } | undefined> {
+  if (ctx.tools.get(call.name)?.question === undefined) return undefined; // most tools ask nothing
   return questionOf(ctx.tools, call.arguments, contextOf(ctx, call));
 }
 
@@ -269,6 +270,8 @@ function logQuestion(
 
 /** The reason a call needs approval, or undefined. */
 async function needsApproval(ctx: TurnContext, call: Call): Promise<string | undefined> {
+  const rule = ctx.tools.get(call.name)?.needsApproval;
+  if (rule === undefined || rule === false) return undefined; // what approvalNeed says, without its context
   const need = await approvalNeed(ctx.tools, call.arguments, contextOf(ctx, call));
   return need.needed ? need.reason : undefined;
 }
@@ -338,7 +341,7 @@ async function dispatch(
   else {
     // A tool that may have side effects runs only on a durable log: its call, and every result
     // before it, are on disk first (read-only tools skip this fsync).
-    if (ctx.tools.get(call.name)?.readOnly !== true) await commit(ctx, state);
+    if (ctx.tools.get(call.name)?.readOnly !== true && flushDue(ctx, state)) await commit(ctx, state);
     outcome = await executeToolCall({
       registry: ctx.tools,
       hooks: ctx.hooks,

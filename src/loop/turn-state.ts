@@ -102,8 +102,12 @@ export interface TurnState {
  * A durability point: makes everything appended so far durable. A failure is remembered on the
  * turn and thrown as `LoopError('not-saved')`, which ends the turn before anything else runs.
  */
+/** Whether `commit` would flush: a store, per-step durability, and no failed flush yet. */
+export const flushDue = (ctx: TurnContext, state: TurnState): boolean =>
+  ctx.persistence !== undefined && ctx.durability !== "turn" && state.storeError === undefined;
+
 export async function commit(ctx: TurnContext, state: TurnState): Promise<void> {
-  if (ctx.persistence === undefined || ctx.durability === "turn" || state.storeError !== undefined) return;
+  if (ctx.persistence === undefined || !flushDue(ctx, state)) return;
   try {
     await ctx.persistence.flush();
   } catch (error) {

@@ -25,7 +25,7 @@ import {
   validateAssistantContent,
   validateUserContent,
 } from "../messages/index.js";
-import { assembleSystemPrompt } from "../prompt/index.js";
+import { assembleSystemPrompt, renderedSystemPrompt } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { OutputError } from "../output/index.js";
 import type { TurnEndReason } from "../session/index.js";
@@ -39,7 +39,15 @@ import { runHeldCalls, runTools } from "./tool-batch.js";
 import { loopCallId } from "./turn-events.js";
 import { finalText, withAnswer } from "./turn-outcome.js";
 import { checkAnswer, logRepair, withOutput } from "./turn-output.js";
-import { type AbortCause, Aborted, checkAbort, commit, type TurnContext, type TurnState } from "./turn-state.js";
+import {
+  type AbortCause,
+  Aborted,
+  checkAbort,
+  commit,
+  flushDue,
+  type TurnContext,
+  type TurnState,
+} from "./turn-state.js";
 import { LoopError, type TurnOutcome } from "./types.js";
 
 export type { AbortCause, TurnContext } from "./turn-state.js";
@@ -197,10 +205,13 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (state.step >= ctx.maxSteps)
       throw new LoopError("max-steps", `the turn reached ${ctx.maxSteps} steps without finishing`);
     const step = ++state.step;
-    const fullSystemPrompt = await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars);
+    // A step whose sections, variables and listeners are unchanged reuses the text without an await.
+    const fullSystemPrompt =
+      renderedSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars) ??
+      (await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars));
     checkAbort(signal);
     await hooks.serial("agent/tool-set", { agent, turn, step, signal });
-    await ctx.tools.ready();
+    if (!ctx.tools.settled) await ctx.tools.ready();
     const tools = ctx.tools.schemas();
     const sessionPrefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
     await hooks.serial("agent/pre-step", { agent, turn, step, fullSystemPrompt, sessionPrefix, signal });
@@ -271,7 +282,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const calls = await runTools(ctx, turn, step, content, state, signal);
     checkAbort(signal);
     session.append("step/end", { turn, step });
-    await commit(ctx, state);
+    if (flushDue(ctx, state)) await commit(ctx, state);
     if (state.awaiting) return;
     if (calls > 0) continue;
     if (result.finish === "max-tokens") {

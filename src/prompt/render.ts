@@ -37,6 +37,21 @@ const sameVars = (a: PromptVars, b: PromptVars): boolean => {
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 };
 
+/**
+ * The text `assembleSystemPrompt` would give, when it is known without running anything: no
+ * `system-prompt/assemble` listener, and the same frozen sections and variables as the last
+ * rendering. Otherwise undefined (then await `assembleSystemPrompt`).
+ */
+export function renderedSystemPrompt(
+  bus: HookBus<PromptHooks>,
+  sections: readonly PromptSection[],
+  vars: PromptVars,
+): string | undefined {
+  if (!Object.isFrozen(sections) || bus.count("system-prompt/assemble") > 0) return undefined;
+  const last = rendered.get(sections);
+  return last !== undefined && sameVars(last.vars, vars) ? last.text : undefined;
+}
+
 /** Runs the `system-prompt/assemble` waterfall over `sections` and renders the result. */
 export async function assembleSystemPrompt(
   bus: HookBus<PromptHooks>,

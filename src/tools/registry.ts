@@ -65,6 +65,11 @@ export class ToolRegistry {
    * converter is loading); rejects with the `ToolError` of a schema that could not be converted.
    * The loop awaits it before each step.
    */
+  /** True when `ready()` would resolve at once: no schema converting, none failed (the loop then skips the await). */
+  get settled(): boolean {
+    return this.#pending.size === 0 && this.#failed.size === 0;
+  }
+
   async ready(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all(this.#pending.values());
     const [failure] = this.#failed.values();
