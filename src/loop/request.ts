@@ -18,26 +18,39 @@ export function isLoopBuilt(request: object): boolean {
 /**
  * `composeRequest(header, history)` plus the live parts, frozen. History messages and header
  * parts are already deep-frozen, so only the fresh shell and the messages array are frozen
- * here: O(1) beyond the array the step needs anyway.
+ * here. `history` may be given as a function (`Session.historySnapshot()`): `messages` is then
+ * a getter that builds the frozen array on first read and returns that same array after —
+ * a provider that never reads it (a replay's, a benchmark's) costs no O(history) copy per step.
+ * Either way the request is frozen and its messages are fixed when it is built.
  */
 export function buildRequest(
   header: EpochHeader,
-  history: readonly Message[],
+  history: readonly Message[] | (() => readonly Message[]),
   signal: AbortSignal,
   sessionId: string,
 ): ProviderRequest {
-  const base = composeRequest(header, history);
-  // `history` is the step's own fresh array (deriveMessages returns a new one each call).
   const prefixLength = header.messagePrefix?.length ?? 0;
-  const request = Object.freeze({
-    ...base,
-    messages: Object.freeze(base.messages),
-    signal,
-    sessionId,
-    ...(prefixLength > 0 ? { prefixLength } : {}),
-  });
+  const live = { signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) };
+  let request: ProviderRequest;
+  if (typeof history === "function") {
+    const base = composeRequest(header, []); // everything but the history, in composeRequest's key order
+    let messages: readonly Message[] | undefined;
+    const prefix = header.messagePrefix ?? [];
+    request = Object.freeze({
+      ...base,
+      get messages(): readonly Message[] {
+        messages ??= prefix.length === 0 ? history() : Object.freeze([...prefix, ...history()]);
+        return messages;
+      },
+      ...live,
+    });
+  } else {
+    // `history` is the caller's own fresh array (deriveMessages returns a new one each call).
+    const base = composeRequest(header, history);
+    request = Object.freeze({ ...base, messages: Object.freeze(base.messages), ...live });
+  }
   LOOP_BUILT.add(request);
-  return request as ProviderRequest;
+  return request;
 }
 
 /**

@@ -224,7 +224,7 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     }
 
     // The boundary: history and step/start in one synchronous frame.
-    const history = session.deriveMessages();
+    const history = session.historySnapshot(); // fixed now, copied only if something reads it
     const stepStart = session.append("step/start", { turn, step });
     state.dispatched = false;
 

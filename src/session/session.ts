@@ -421,6 +421,29 @@ export class Session {
    * request header).
    */
   deriveMessages(): Message[] {
+    return this.#currentMessages().slice();
+  }
+
+  /**
+   * The derived history as it is now, copied only when read: the returned function gives a
+   * frozen array of exactly these messages on its first call and the same array after; later
+   * appends (and replaces) never change it. For a caller that fixes a history now but may never
+   * read it (the loop's request: a provider that ignores `messages` costs no O(history) copy).
+   */
+  historySnapshot(): () => readonly Message[] {
+    // The cache is only ever appended to, or replaced by a new array: its first `length`
+    // entries stay these messages for as long as anyone holds it.
+    const backing = this.#currentMessages();
+    const length = backing.length;
+    let copy: readonly Message[] | undefined;
+    return () => {
+      copy ??= Object.freeze(backing.slice(0, length));
+      return copy;
+    };
+  }
+
+  /** The derived-history cache brought up to date (never handed out: callers get copies). */
+  #currentMessages(): Message[] {
     const nodes = this.#surface.nodes;
     const cache = this.#derived;
     if (cache.generation !== this.#surface.generation || cache.messages.length === 0) {
@@ -428,7 +451,7 @@ export class Session {
     } else {
       for (let i = cache.messages.length; i < nodes.length; i++) cache.messages.push(nodes[i]!.message);
     }
-    return this.#derived.messages.slice();
+    return this.#derived.messages;
   }
 
   /** Registers an observer called after each append; returns its disposer. */

@@ -124,6 +124,26 @@ describe("deriveMessages hands out shared, frozen messages in fresh arrays", () 
   });
 });
 
+describe("historySnapshot fixes the history now and copies it only when read", () => {
+  test("the snapshot keeps the history of its moment through later appends and a replace, frozen, one array", () => {
+    const s = twoTurnLog();
+    const expected = s.deriveMessages();
+    const early = s.historySnapshot(); // read only after the log moved on
+    const read = s.historySnapshot();
+    expect(read()).toEqual(expected);
+    s.append("turn/start", { turn: 3, trigger: "compact" });
+    s.append("user/message", { content: [text("more")], source: "user" });
+    const grown = s.historySnapshot();
+    s.append("user/message", { content: [text("summary")], source: "compaction" }, { op: "replace", start: 0, end: 4 });
+    expect(early()).toEqual(expected);
+    expect(read()).toBe(read()); // the same frozen array on every read
+    expect(Object.isFrozen(early())).toBe(true);
+    expect(grown()).toEqual([...expected, { role: "user", content: [text("more")] }]);
+    expect(s.historySnapshot()()).toEqual(s.deriveMessages()); // after the replace: the new history
+    expect(s.deriveMessages()).not.toEqual(grown());
+  });
+});
+
 describe("deriveEventMessage", () => {
   test("maps user, context and steering messages to user messages, and assistant to assistant", () => {
     const s = newSession();
