@@ -21,6 +21,7 @@ import {
 } from "./approvals.js";
 import { ChunkedEvents } from "./chunked-events.js";
 import { isSurfaceEventType } from "./derive.js";
+import { DerivedHistory } from "./derived-history.js";
 import { validateEnvelope, validateSessionMeta, validateSurfaceOp } from "./envelope.js";
 import { SessionError } from "./errors.js";
 import { isEventType, show, validateEventData } from "./event-data.js";
@@ -149,7 +150,7 @@ export class Session {
   /** The observers as an array, rebuilt only when one is added or removed (read on every append). */
   #observerList: readonly SessionObserver[] = [];
   #notifying = false;
-  #derived: { generation: number; messages: Message[] } = { generation: 0, messages: [] };
+  readonly #history: DerivedHistory;
 
   private constructor(
     header: SessionMeta,
@@ -163,6 +164,7 @@ export class Session {
     this.#eventsView = shared?.view ?? null;
     this.#structure = shared?.structure ?? new LogStructure();
     this.#surface = shared?.surface ?? new Surface();
+    this.#history = new DerivedHistory(this.#surface);
   }
 
   /** A new, empty session. */
@@ -421,37 +423,12 @@ export class Session {
    * request header).
    */
   deriveMessages(): Message[] {
-    return this.#currentMessages().slice();
+    return this.#history.copy();
   }
 
-  /**
-   * The derived history as it is now, copied only when read: the returned function gives a
-   * frozen array of exactly these messages on its first call and the same array after; later
-   * appends (and replaces) never change it. For a caller that fixes a history now but may never
-   * read it (the loop's request: a provider that ignores `messages` costs no O(history) copy).
-   */
+  /** The derived history as it is now, copied on first read (derived-history.ts): what the loop's request holds. */
   historySnapshot(): () => readonly Message[] {
-    // The cache is only ever appended to, or replaced by a new array: its first `length`
-    // entries stay these messages for as long as anyone holds it.
-    const backing = this.#currentMessages();
-    const length = backing.length;
-    let copy: readonly Message[] | undefined;
-    return () => {
-      copy ??= Object.freeze(backing.slice(0, length));
-      return copy;
-    };
-  }
-
-  /** The derived-history cache brought up to date (never handed out: callers get copies). */
-  #currentMessages(): Message[] {
-    const nodes = this.#surface.nodes;
-    const cache = this.#derived;
-    if (cache.generation !== this.#surface.generation || cache.messages.length === 0) {
-      this.#derived = { generation: this.#surface.generation, messages: nodes.map((n) => n.message) };
-    } else {
-      for (let i = cache.messages.length; i < nodes.length; i++) cache.messages.push(nodes[i]!.message);
-    }
-    return this.#derived.messages;
+    return this.#history.snapshot();
   }
 
   /** Registers an observer called after each append; returns its disposer. */
