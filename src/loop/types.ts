@@ -27,19 +27,7 @@ import type {
   AgentErrorPayload,
 } from "./hook-payloads.js";
 
-export type {
-  PromptSubmitPayload,
-  SessionPrefixPayload,
-  ToolSetPayload,
-  PreStepPayload,
-  RequestPayload,
-  LlmStreamPayload,
-  LlmChunkPayload,
-  SessionEventPayload,
-  StatusPayload,
-  PrefixDriftPayload,
-  AgentErrorPayload,
-} from "./hook-payloads.js";
+export type * from "./hook-payloads.js";
 
 export type AgentStatus = "idle" | "running" | "disposed";
 

@@ -2,10 +2,11 @@
 // installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
 // no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
 import { execFile } from "node:child_process";
-import { lstat, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { afterAll, beforeAll } from "vitest";
 
 const run = promisify(execFile);
 export const REPO = resolve(import.meta.dirname, "../..");
@@ -96,4 +97,25 @@ export async function installedSize(dir: string): Promise<{ bytes: number; packa
     .filter((path) => path !== "")
     .map((path) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
   return { bytes, packages };
+}
+
+/**
+ * For a test file (or describe): Keelson packed and installed with `extra` into a fresh project
+ * before its tests, both removed after them. Returns the project's directory (once set up).
+ */
+export function useConsumerProject(extra: readonly string[]): () => string {
+  let work: string | undefined;
+  let project: string | undefined;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "keelson-pack-"));
+    project = await consumerProject((await pack(work)).tarball, extra);
+  }, 300_000);
+  afterAll(async () => {
+    if (project !== undefined) await rm(project, { recursive: true, force: true });
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
+  });
+  return () => {
+    if (project === undefined) throw new Error("the consumer project is not set up (its beforeAll failed)");
+    return project;
+  };
 }

@@ -2,38 +2,19 @@
 // of node_modules, talks to a model through the SDK, gets a clear missing-package error for the
 // OpenAI provider it did not install, and type-checks with skipLibCheck off. Its own file so its
 // install runs next to the other package tests'.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import { OPTIONAL_PACKAGES } from "../../src/errors/index.js";
 import { COMPILER_SETTINGS } from "./compiler-settings.js";
-import { consumerProject, installedSize, pack, type Packed, REPO, runIn, TSC } from "./consumer.js";
-
-let work: string;
-let packed: Packed;
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "keelson-pack-"));
-  packed = await pack(work);
-}, 300_000);
-
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+import { installedSize, REPO, runIn, TSC, useConsumerProject } from "./consumer.js";
 
 describe("a hello-world project: keelson + @anthropic-ai/sdk only", () => {
-  let hello: string;
-  beforeAll(async () => {
-    hello = await consumerProject(packed.tarball, [`@anthropic-ai/sdk@${OPTIONAL_PACKAGES["@anthropic-ai/sdk"]}`]);
-  }, 300_000);
-  afterAll(async () => {
-    if (hello !== undefined) await rm(hello, { recursive: true, force: true });
-  });
+  const project = useConsumerProject([`@anthropic-ai/sdk@${OPTIONAL_PACKAGES["@anthropic-ai/sdk"]}`]);
 
   test("installs at most 40 MB of node_modules, with none of the other optional peers", async () => {
-    const { bytes, packages } = await installedSize(hello);
+    const { bytes, packages } = await installedSize(project());
     // the numbers decision 0020 quotes; the test run shows them
     console.log(
       `hello world (keelson + @anthropic-ai/sdk): ${packages.length} packages, ${(bytes / 1e6).toFixed(1)} MB`,
@@ -51,7 +32,7 @@ describe("a hello-world project: keelson + @anthropic-ai/sdk only", () => {
     const emulator = await startEmulator();
     try {
       await writeFile(
-        join(hello, "hello.mjs"),
+        join(project(), "hello.mjs"),
         `import { AnthropicProvider, createAgent } from "keelson";
 const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: process.env.MODEL_URL });
 const agent = createAgent({ provider, model: "emulator:emulator-anthropic", system: "Be brief." });
@@ -60,7 +41,7 @@ console.log(JSON.stringify({ reason: outcome.reason, text: outcome.text }));
 await agent.dispose();
 `,
       );
-      const result = await runIn(hello, process.execPath, ["hello.mjs"], { MODEL_URL: emulator.anthropicBaseURL });
+      const result = await runIn(project(), process.execPath, ["hello.mjs"], { MODEL_URL: emulator.anthropicBaseURL });
       expect(result.stderr).toBe("");
       const out = JSON.parse(result.stdout) as { reason: { kind: string }; text: string };
       expect(out.reason.kind).toBe("completed");
@@ -73,7 +54,7 @@ await agent.dispose();
 
   test("using the OpenAI provider without `openai` is a missing-package error naming the install", async () => {
     await writeFile(
-      join(hello, "hello-openai.mjs"),
+      join(project(), "hello-openai.mjs"),
       `import { createAgent, OpenAICompatibleProvider } from "keelson";
 const provider = new OpenAICompatibleProvider({ flavor: "openai", apiKey: "sk-test", baseURL: "http://127.0.0.1:9/v1" });
 const agent = createAgent({ provider, model: "openai:gpt-5" });
@@ -82,7 +63,7 @@ console.log(JSON.stringify(outcome.reason));
 await agent.dispose();
 `,
     );
-    const result = await runIn(hello, process.execPath, ["hello-openai.mjs"]);
+    const result = await runIn(project(), process.execPath, ["hello-openai.mjs"]);
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toMatchObject({
       kind: "error",
@@ -92,7 +73,7 @@ await agent.dispose();
   }, 60_000);
 
   test("its tsc passes with skipLibCheck off, though Keelson's declarations name SDKs it did not install", async () => {
-    const dir = join(hello, "tsc-strict");
+    const dir = join(project(), "tsc-strict");
     await mkdir(dir, { recursive: true });
     await writeFile(
       join(dir, "app.ts"),
@@ -124,11 +105,11 @@ export const flavor: string = options.flavor;
   }, 60_000);
 
   test("`keelson --help` runs; `keelson demo` names the tokenizer to install", async () => {
-    const help = await runIn(hello, process.execPath, [join(hello, "node_modules/.bin/keelson"), "--help"]);
+    const help = await runIn(project(), process.execPath, [join(project(), "node_modules/.bin/keelson"), "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: keelson");
-    const demo = await runIn(hello, process.execPath, [join(hello, "node_modules/.bin/keelson"), "demo"], {
-      KEELSON_HOME: join(hello, ".keelson-home"),
+    const demo = await runIn(project(), process.execPath, [join(project(), "node_modules/.bin/keelson"), "demo"], {
+      KEELSON_HOME: join(project(), ".keelson-home"),
     });
     expect(demo.code).not.toBe(0);
     expect(demo.stderr).toContain(`npm install js-tiktoken@${OPTIONAL_PACKAGES["js-tiktoken"]}`);

@@ -1,32 +1,13 @@
 // The package in a zod 3 project (zod 3.25): zod is the application's. A zod/v4 schema works
 // (its JSON Schema keeps descriptions, defaults apply); a zod 3 schema gets a ToolError saying
 // which zod is needed. Its own file so its install runs next to the other package tests'.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { consumerProject, pack, type Packed, runIn } from "./consumer.js";
-
-let work: string;
-let packed: Packed;
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "keelson-pack-"));
-  packed = await pack(work);
-}, 300_000);
-
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+import { describe, expect, test } from "vitest";
+import { runIn, useConsumerProject } from "./consumer.js";
 
 describe("a zod 3 project (zod 3.25)", () => {
-  let zod3Project: string;
-  beforeAll(async () => {
-    zod3Project = await consumerProject(packed.tarball, ["zod@3.25.76"]);
-  }, 300_000);
-  afterAll(async () => {
-    if (zod3Project !== undefined) await rm(zod3Project, { recursive: true, force: true });
-  });
+  const project = useConsumerProject(["zod@3.25.76"]);
 
   const agentWith = (zodImport: string): string => `import { createAgent, defineTool, ScriptedProvider } from "keelson";
 import { z } from "${zodImport}";
@@ -49,8 +30,8 @@ try {
 `;
 
   test("a zod/v4 schema works: its JSON Schema keeps the descriptions, defaults apply", async () => {
-    await writeFile(join(zod3Project, "v4.mjs"), agentWith("zod/v4"));
-    const result = await runIn(zod3Project, process.execPath, ["v4.mjs"]);
+    await writeFile(join(project(), "v4.mjs"), agentWith("zod/v4"));
+    const result = await runIn(project(), process.execPath, ["v4.mjs"]);
     expect(result.stderr).toBe("");
     const out = JSON.parse(result.stdout) as { reason: string; result: unknown; schema: unknown };
     expect(out.reason).toBe("completed");
@@ -63,8 +44,8 @@ try {
   }, 60_000);
 
   test("a zod 3 schema is refused with a ToolError that says which zod is needed", async () => {
-    await writeFile(join(zod3Project, "v3.mjs"), agentWith("zod"));
-    const result = await runIn(zod3Project, process.execPath, ["v3.mjs"]);
+    await writeFile(join(project(), "v3.mjs"), agentWith("zod"));
+    const result = await runIn(project(), process.execPath, ["v3.mjs"]);
     expect(result.stderr).toBe("");
     const out = JSON.parse(result.stdout) as { error: string; code: string; message: string };
     expect(out).toMatchObject({ error: "ToolError", code: "invalid-tool" });
