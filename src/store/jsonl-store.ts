@@ -30,7 +30,9 @@ import { LogReader, notFound, type ReadLog } from "./log-reader.js";
 import { referenceFor, type SeedSource } from "./seed-source.js";
 import { checkSessionId, SessionWriters } from "./session-writers.js";
 import type { StoreFileSystem } from "./store-file-system.js";
-import { type IndexedDirectory, type ListedLog, listLogs, listSummaries } from "./session-index.js";
+import { type ListedLog, listLogs, listSummaries } from "./session-index.js";
+import type { IndexedDirectory } from "./session-index-scan.js";
+import { journalRelease } from "./session-index-journal.js";
 import {
   type LoadedSession,
   type LoadOptions,
@@ -52,7 +54,7 @@ export interface JsonlStoreOptions {
    */
   readonly cacheSessions?: number;
   /**
-   * Whether listings keep the summary index `<root>/.sessions-index.json` (session-index.ts), so
+   * Whether listings keep the summary index `<root>/.sessions-index/` (session-index.ts), so
    * they re-read only the logs that changed since the last listing. Default true; false reads
    * every log on every listing and leaves no index.
    */
@@ -147,7 +149,7 @@ export class JsonlSessionStore implements SessionStore {
         session: created,
       });
     } catch (e) {
-      await releaseLock(this.#fs, this.#lockOf(header.id)).catch(() => undefined);
+      await this.#unlock(header.id).catch(() => undefined);
       throw writeFailed(e, file, `creating session ${header.id}`);
     }
   }
@@ -189,7 +191,7 @@ export class JsonlSessionStore implements SessionStore {
     try {
       return await this.#load(sessionId, file, options);
     } catch (e) {
-      if (writable && !this.#writers.has(sessionId)) await releaseLock(this.#fs, this.#lockOf(sessionId));
+      if (writable && !this.#writers.has(sessionId)) await this.#unlock(sessionId);
       throw e;
     }
   }
@@ -216,7 +218,7 @@ export class JsonlSessionStore implements SessionStore {
     this.#writers.delete(sessionId);
     await this.#remember(sessionId, writer).catch(() => this.#cache.delete(sessionId));
     await writer.handle.close();
-    await releaseLock(this.#fs, this.#lockOf(sessionId));
+    await this.#unlock(sessionId);
   }
 
   close(): Promise<void> {
@@ -261,7 +263,7 @@ export class JsonlSessionStore implements SessionStore {
     await acquireLock(this.#fs, this.#lockOf(sessionId), sessionId);
     try {
       if (!(await this.#unchanged(file, entry))) {
-        await releaseLock(this.#fs, this.#lockOf(sessionId));
+        await this.#unlock(sessionId);
         return undefined;
       }
       const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
@@ -277,7 +279,7 @@ export class JsonlSessionStore implements SessionStore {
         session,
       });
     } catch (e) {
-      if (!this.#writers.has(sessionId)) await releaseLock(this.#fs, this.#lockOf(sessionId)).catch(() => undefined);
+      if (!this.#writers.has(sessionId)) await this.#unlock(sessionId).catch(() => undefined);
       throw e;
     }
     return { session, repaired: [], droppedBytes: 0, needsRepair: false };
@@ -373,6 +375,15 @@ export class JsonlSessionStore implements SessionStore {
     }
     const newer = peeked === undefined ? undefined : newerLogError({ header: peeked.header, events: [] }, file);
     if (newer !== undefined) throw newer;
+  }
+
+  /**
+   * Gives up session `id`'s writer lock, once every write to its log is done: the release is
+   * journaled first (session-index-journal.ts), so listings know to stat the log again.
+   */
+  async #unlock(id: string): Promise<void> {
+    await journalRelease(this.#fs, this.root, id);
+    await releaseLock(this.#fs, this.#lockOf(id));
   }
 
   #lockOf(id: string): string {

@@ -3,27 +3,23 @@
 // prompt, or why it cannot be read). A listing lists the directory, reads the index, and reuses
 // an entry only while its file has the recorded identity (dev, ino, size, mtime) — and, for a
 // fork stored by reference, while every log its seed is read from has the identity recorded
-// with it. The identities come from a stat of every `*.jsonl` file, except when the directory
-// itself is unchanged since such a full stat (see `trusted`): then only logs a writer holds
-// locked are stat'ed. Everything else is read from the log as before and the index is rewritten
-// (only when something changed). The logs stay the truth: an index that is missing, torn, stale
-// or from another version costs a re-read, never a wrong row.
-import { statSync } from "node:fs";
-import * as nodeFs from "node:fs/promises";
-import { join, sep } from "node:path";
-import { contentText } from "../messages/index.js";
+// with it. Which logs are stat'ed for their identity is session-index-scan.ts's (only those that
+// can have changed since the index was written, by the release journal). Everything else is
+// read from the log as before and the index is rewritten (only when something changed). The
+// logs stay the truth: an index that is missing, torn, stale or from another version costs a
+// re-read, never a wrong row.
+import { join } from "node:path";
+import { contentText, previewText } from "../messages/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
-import { isNotFound, peekMeta, peekSummary } from "./meta-peek.js";
-import type { StoreFileSystem } from "./store-file-system.js";
-import { type FileIdentity, identityOf, sameIdentity } from "./load-cache.js";
+import { peekMeta, peekSummary } from "./meta-peek.js";
+import { type FileIdentity, sameIdentity } from "./load-cache.js";
+import { type Identities, type IndexedDirectory, scanDirectory, statError } from "./session-index-scan.js";
 import {
   type Dependency,
   type HeaderFacts,
   type IndexEntry,
   type LogDigest,
   type LogProblem,
-  readIndex,
-  type VerifiedDirectory,
   writeIndex,
 } from "./session-index-file.js";
 import { type SessionSummary, StoreError, type StoreErrorCode } from "./types.js";
@@ -40,15 +36,6 @@ export type ListedLog =
   /** `error`: why the log cannot be loaded — a `StoreError` (`newer-version`, `corrupt`, …) or a file-system error. */
   | { readonly kind: "unreadable"; readonly name: string; readonly error: unknown };
 
-/** The directory a listing reads, and how. */
-export interface IndexedDirectory {
-  readonly fs: StoreFileSystem;
-  readonly root: string;
-  readonly maxLogBytes: number;
-  /** Whether the index is read and written; without it every listing reads every log. */
-  readonly useIndex: boolean;
-}
-
 /**
  * The load refusals a log keeps until its file (or a file its seed is read from) changes; their
  * verdict is kept in the index. `newer-version` is not: a newer Keelson may read the log.
@@ -61,33 +48,16 @@ const KEPT_PROBLEMS: ReadonlySet<StoreErrorCode> = new Set([
   "too-large",
   "invalid-id",
 ]);
-/** At most this many stats in flight with an injected (asynchronous) file system. */
-const STAT_CONCURRENCY = 16;
 const LOG_SUFFIX = ".jsonl";
-const LOCK_SUFFIX = ".lock";
-/** How much older than a full stat of the logs the directory's mtime must be to be trusted later. */
-const RACY_MS = 2000;
-
-/** Per `*.jsonl` name: its identity, or null when it vanished since the directory was listed, or undefined when it could not be stat'ed. */
-type Identities = ReadonlyMap<string, FileIdentity | null | undefined>;
-
-interface Scan {
-  /** The `*.jsonl` names, sorted. */
-  readonly names: readonly string[];
-  readonly identities: Identities;
-  readonly index: ReadonlyMap<string, IndexEntry>;
-  /** The directory as of the last listing that stat'ed every log (this one, or the index's). */
-  readonly directory: VerifiedDirectory | undefined;
-  /** Whether `directory` is this listing's and worth writing even if no entry changed. */
-  readonly directoryNews: boolean;
-}
+/** How much of the last prompt a digest keeps (a preview: whitespace collapsed, cut with an ellipsis). */
+export const LAST_PROMPT_CHARS = 80;
 
 /** `list()`: each log's header summary, oldest first; foreign, broken and newer logs are left out. */
 export async function listSummaries(dir: IndexedDirectory): Promise<SessionSummary[]> {
   const out: SessionSummary[] = [];
   const peek = (name: string): Promise<SessionSummary | undefined> =>
     peekSummary(dir.fs, join(dir.root, name), dir.maxLogBytes);
-  await refresh(dir, (name, identity, entry) => {
+  await refresh(dir, false, (name, identity, entry) => {
     if (identity === undefined)
       return peek(name).then((summary) => {
         if (summary !== undefined) out.push(summary);
@@ -119,7 +89,7 @@ const summaryFrom = (facts: HeaderFacts, identity: FileIdentity): SessionSummary
  */
 export async function listLogs(dir: IndexedDirectory, load: (id: string) => Promise<Session>): Promise<ListedLog[]> {
   const out: ListedLog[] = [];
-  await refresh(dir, (name, identity, entry, identities) => {
+  await refresh(dir, true, (name, identity, entry, identities) => {
     if (identity === undefined)
       return statError(dir, name).then((error) => {
         out.push({ kind: "unreadable", name, error });
@@ -150,13 +120,16 @@ export async function listLogs(dir: IndexedDirectory, load: (id: string) => Prom
 }
 
 /**
- * Lists the directory, stats every log, reads the index, and calls `visit` for each log with its
- * identity and its index entry (when the file still has the entry's identity), one log after the
- * other. `visit` returns the log's entry now — the same object when nothing was computed. The index is rewritten,
- * newest log first, when any entry changed or a log is gone.
+ * Lists the directory, reads the index, stats what can have changed (session-index-scan.ts), and
+ * calls `visit` for each log with its identity and its index entry (when the file still has the
+ * entry's identity), one log after the other. `visit` returns the log's entry now — the same
+ * object when nothing was computed. The index is rewritten, newest log first, when any entry
+ * changed, a log is gone, or the scan has news (a journal mark, a full stat) to record.
+ * `details`: whether `visit` needs the stored load results.
  */
 async function refresh(
   dir: IndexedDirectory,
+  details: boolean,
   visit: (
     name: string,
     identity: FileIdentity | undefined,
@@ -165,6 +138,7 @@ async function refresh(
   ) => IndexEntry | undefined | Promise<IndexEntry | undefined>,
 ): Promise<void> {
   const scan = await scanDirectory(dir);
+  if (details) scan.details();
   const entries: IndexEntry[] = [];
   let changed = false;
   for (const name of scan.names) {
@@ -179,106 +153,10 @@ async function refresh(
     if (next !== entry) changed = true;
     entries.push(next);
   }
-  if (!dir.useIndex || (!changed && !scan.directoryNews && entries.length === scan.index.size)) return;
+  if (!dir.useIndex || (!changed && !scan.news && entries.length === scan.index.size)) return;
+  scan.details(); // the entries kept as they were keep their load results
   entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-  await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, scan.directory);
-}
-
-async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
-  const empty: Scan = {
-    names: [],
-    identities: new Map(),
-    index: new Map(),
-    directory: undefined,
-    directoryNews: false,
-  };
-  const verifiedAt = Date.now(); // before the directory's stat: a change after it has a later mtime
-  let all: string[];
-  let info: FileIdentity;
-  try {
-    info = identityOf(await dir.fs.stat(dir.root));
-    all = await dir.fs.readdir(dir.root);
-  } catch (e) {
-    if (isNotFound(e)) return empty;
-    throw e;
-  }
-  const names = all.filter((n) => n.endsWith(LOG_SUFFIX)).sort();
-  const stored = dir.useIndex ? await readIndex(dir.fs, dir.root, dir.maxLogBytes) : undefined;
-  const index = stored?.entries ?? new Map<string, IndexEntry>();
-  const was = stored?.directory;
-  if (was !== undefined && trusted(was, info)) {
-    // No log was created, removed or locked since every log was last stat'ed (the directory is
-    // unchanged), so only logs open for writing now can have changed: those are stat'ed.
-    const locked = new Set(all.filter((n) => n.endsWith(LOCK_SUFFIX)).map((n) => n.slice(0, -LOCK_SUFFIX.length)));
-    const restat = names.filter((n) => locked.has(n.slice(0, -LOG_SUFFIX.length)) || !index.has(n));
-    const identities: Map<string, FileIdentity | null | undefined> = new Map(await statAll(dir, restat));
-    for (const name of names) if (!identities.has(name)) identities.set(name, index.get(name)!);
-    return { names, identities, index, directory: was, directoryNews: false };
-  }
-  const identities = await statAll(dir, names);
-  const directory = { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs, verifiedAt };
-  // Worth recording only when a later listing can trust it (see `trusted`).
-  return { names, identities, index, directory, directoryNews: directory.mtimeMs < verifiedAt - RACY_MS };
-}
-
-/**
- * Whether the directory is as it was when every log was last stat'ed, so that the logs not
- * locked by a writer are as they were then. Keelson writes a log only while holding its
- * `<id>.lock` (its creation and removal change the directory's mtime), and creates and removes
- * logs in the directory; so an unchanged directory with no lock means no Keelson writer touched
- * a log since. The directory's mtime is trusted only when it was older than `RACY_MS` at that
- * last full stat: a file-system timestamp is coarse (a clock tick), so a change made just after
- * the stat could otherwise keep the same mtime. A log rewritten in place by another program,
- * without a lock and without touching the directory, is not seen until the directory changes.
- */
-function trusted(was: VerifiedDirectory, now: FileIdentity): boolean {
-  return (
-    was.dev === now.dev && was.ino === now.ino && was.mtimeMs === now.mtimeMs && was.mtimeMs < was.verifiedAt - RACY_MS
-  );
-}
-
-/**
- * The identity of every named file. With Node's own file system the stats are synchronous: at
- * 10,000 logs `statSync` took 85–115 ms on the 2-core test box where `fs.promises.stat` took
- * 160–400 ms (the thread pool's round trips); an injected file system is awaited, a few at a time.
- */
-async function statAll(dir: IndexedDirectory, names: readonly string[]): Promise<Identities> {
-  const identities = new Map<string, FileIdentity | null | undefined>();
-  if (dir.fs === nodeFs) {
-    const prefix = `${dir.root}${sep}`; // not path.join per name: a tenth of the loop's time
-    for (const name of names) {
-      try {
-        const info = statSync(prefix + name, { throwIfNoEntry: false });
-        identities.set(name, info === undefined ? null : identityOf(info));
-      } catch {
-        identities.set(name, undefined);
-      }
-    }
-    return identities;
-  }
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < names.length) {
-      const name = names[next++]!;
-      try {
-        identities.set(name, identityOf(await dir.fs.stat(join(dir.root, name))));
-      } catch (e) {
-        identities.set(name, isNotFound(e) ? null : undefined);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(STAT_CONCURRENCY, names.length) }, worker));
-  return identities;
-}
-
-/** Why `name` could not be stat'ed (for its row; the listing goes on). */
-async function statError(dir: IndexedDirectory, name: string): Promise<unknown> {
-  try {
-    await dir.fs.stat(join(dir.root, name));
-    return new Error(`${join(dir.root, name)} could not be stat'ed`);
-  } catch (e) {
-    return e;
-  }
+  await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, scan);
 }
 
 const newEntry = (name: string, identity: FileIdentity): IndexEntry => ({
@@ -423,6 +301,6 @@ function digestOf(session: Session): LogDigest {
     turns: session.lastTurn,
     events: events.length,
     open: session.openTurn !== null,
-    ...(last === undefined ? {} : { lastPrompt: contentText(last.data.content) }),
+    ...(last === undefined ? {} : { lastPrompt: previewText(contentText(last.data.content), LAST_PROMPT_CHARS) }),
   };
 }

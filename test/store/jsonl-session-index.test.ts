@@ -2,8 +2,10 @@
 // read only the logs whose file changed since the last listing; the index is rebuilt where it is
 // missing, torn, foreign or stale, and never makes a listing differ from what the logs say.
 // Log reads are counted through an injected file system (every `open` of a `*.jsonl` file).
+import { execFile } from "node:child_process";
 import * as nodeFs from "node:fs/promises";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { forkSession, Session } from "../../src/session/index.js";
 import {
@@ -14,6 +16,10 @@ import {
   StoreError,
   type StoreFileSystem,
 } from "../../src/store/index.js";
+import { readIndex } from "../../src/store/session-index-file.js";
+import { FULL_STAT_MS } from "../../src/store/session-index-scan.js";
+import { JOURNAL_FILE, ROTATE_BYTES } from "../../src/store/session-index-journal.js";
+import { MAX_LOG_BYTES } from "../../src/store/read-log-file.js";
 import { LogDriver, newSession, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
 import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
@@ -27,6 +33,18 @@ afterEach(async () => {
 });
 
 const indexFile = (): string => join(dir.root, SESSION_INDEX_FILE);
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+// Spawning node with the tsx loader takes a moment; this bounds a hung child, it is not a wait.
+const CHILD_TEST_TIMEOUT_MS = 30_000;
+
+/** Runs a command to its end: exit code and output. */
+function run(file: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: repoRoot }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }),
+    );
+  });
+}
 
 /** A file system that records the name of every `*.jsonl` file opened (a log read or peeked) and stat'ed. */
 function countingFs(): { fs: StoreFileSystem; opened: string[]; statted: string[] } {
@@ -96,8 +114,24 @@ async function threeSessions(): Promise<void> {
   for (const id of ["a", "b", "c"]) await stored(twoTurnLog(newSession(id)));
 }
 
+/** The index's entries as the store decodes them, in file order (newest log first). */
 async function indexEntries(): Promise<Record<string, unknown>[]> {
-  return (JSON.parse(await nodeFs.readFile(indexFile(), "utf8")) as { entries: Record<string, unknown>[] }).entries;
+  const index = await readIndex(nodeFs, dir.root, MAX_LOG_BYTES);
+  index.details();
+  return [...index.entries.values()] as unknown as Record<string, unknown>[];
+}
+
+/** The index file's three JSON lines (facts, heads, details), to edit by hand. */
+async function indexLines(): Promise<Record<string, unknown>[]> {
+  const text = await nodeFs.readFile(indexFile(), "utf8");
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+async function writeIndexLines(lines: readonly unknown[]): Promise<void> {
+  await nodeFs.writeFile(indexFile(), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
 }
 
 describe("listings read only the logs that changed", () => {
@@ -157,15 +191,29 @@ describe("the index is rebuilt where it disagrees with the files", () => {
     [
       "a later index version",
       async () => {
-        const index = JSON.parse(await nodeFs.readFile(indexFile(), "utf8")) as Record<string, unknown>;
-        await nodeFs.writeFile(indexFile(), JSON.stringify({ ...index, version: 99 }));
+        const [facts, ...rest] = await indexLines();
+        await writeIndexLines([{ ...facts, version: 99 }, ...rest]);
+      },
+    ],
+    [
+      "an index of version 1 (one JSON object)",
+      async () => {
+        const [facts] = await indexLines();
+        await writeIndexLines([{ ...facts, version: 1, entries: [] }]);
       },
     ],
     [
       "for a different size limit",
       async () => {
-        const index = JSON.parse(await nodeFs.readFile(indexFile(), "utf8")) as Record<string, unknown>;
-        await nodeFs.writeFile(indexFile(), JSON.stringify({ ...index, maxLogBytes: 5 }));
+        const [facts, ...rest] = await indexLines();
+        await writeIndexLines([{ ...facts, maxLogBytes: 5 }, ...rest]);
+      },
+    ],
+    [
+      "a count that is not its columns' length",
+      async () => {
+        const [facts, ...rest] = await indexLines();
+        await writeIndexLines([{ ...facts, count: 2 }, ...rest]);
       },
     ],
   ];
@@ -186,16 +234,17 @@ describe("the index is rebuilt where it disagrees with the files", () => {
   test("a malformed entry is dropped and its log alone re-read; a forged digest for another identity is not used", async () => {
     await threeSessions();
     await listLogsCounted();
-    const index = JSON.parse(await nodeFs.readFile(indexFile(), "utf8")) as { entries: Record<string, unknown>[] };
-    for (const entry of index.entries) {
-      if (entry.name === "a.jsonl") entry.size = "twelve"; // malformed
-      if (entry.name === "b.jsonl") {
-        // well-formed, but not b.jsonl's identity: as if b had been rewritten since
-        entry.size = (entry.size as number) + 1;
-        entry.digest = { ...(entry.digest as object), turns: 99, lastPrompt: "forged" };
-      }
-    }
-    await nodeFs.writeFile(indexFile(), JSON.stringify(index));
+    const [facts, heads, details] = await indexLines();
+    const column = (line: Record<string, unknown> | undefined, name: string): unknown[] => line?.[name] as unknown[];
+    const a = column(heads, "names").indexOf("a.jsonl");
+    const b = column(heads, "names").indexOf("b.jsonl");
+    column(heads, "size")[a] = "twelve"; // malformed
+    // well-formed, but not b.jsonl's identity: as if b had been rewritten since
+    column(heads, "size")[b] = (column(heads, "size")[b] as number) + 1;
+    column(details, "turns")[b] = 99;
+    column(details, "prompt")[b] = "forged";
+    await writeIndexLines([facts, heads, details]);
+    await nodeFs.rm(join(dir.root, JOURNAL_FILE)); // so that every log is stat'ed: identities compared
     const after = await listLogsCounted();
     expect(after.opened).toEqual(["a.jsonl", "b.jsonl"]);
     expect(plain(after.rows)).toEqual(await truth());
@@ -302,7 +351,10 @@ describe("sharing and failing", () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => dir.open().listLogs()));
     for (const rows of results) expect(plain(rows)).toEqual(expected);
     expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_DIR, "a.jsonl", "b.jsonl", "c.jsonl"]);
-    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([basename(SESSION_INDEX_FILE)]);
+    expect((await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).sort()).toEqual([
+      basename(SESSION_INDEX_FILE),
+      basename(JOURNAL_FILE),
+    ]);
     expect((await listLogsCounted()).opened).toEqual([]);
   });
 
@@ -338,36 +390,70 @@ describe("sharing and failing", () => {
     };
     expect(plain(await dir.open(failing).listLogs())).toEqual(await truth());
     expect((await nodeFs.readdir(dir.root)).sort()).toEqual([SESSION_INDEX_DIR, "a.jsonl", "b.jsonl", "c.jsonl"]);
-    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([]);
+    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([basename(JOURNAL_FILE)]);
   });
 });
 
-describe("an unchanged sessions directory", () => {
-  const PAST = new Date("2024-01-01T00:00:00Z");
-  /** Lists once (the index's directory is created), backdates the sessions directory, lists again: the index records it. */
-  async function settle(): Promise<void> {
-    await dir.open().listLogs();
-    await nodeFs.utimes(dir.root, PAST, PAST);
-    await dir.open().listLogs();
+describe("which logs a listing stats (the release journal)", () => {
+  /** The `*.jsonl` names a listing through a counting file system stat'ed and opened, and its rows. */
+  async function counted(): Promise<{ statted: string[]; opened: string[]; rows: ListedLog[] }> {
+    const c = countingFs();
+    const rows = await dir.open(c.fs).listLogs();
+    return { statted: [...new Set(c.statted)].sort(), opened: [...new Set(c.opened)].sort(), rows };
   }
 
-  test("spares the stat of every log not locked by a writer; a locked one is stat'ed and its change seen", async () => {
+  test("after a full listing, the next one stats no log; a log released since is stat'ed and re-read alone", async () => {
+    await threeSessions();
+    expect((await counted()).statted).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]); // no index yet
+    expect((await counted()).statted).toEqual([]);
+    await oneMoreTurn("c", "released since"); // its lock came and went; the release was journaled
+    const after = await counted();
+    expect(after.statted).toEqual(["c.jsonl"]);
+    expect(after.opened).toEqual(["c.jsonl"]);
+    expect(after.rows.find((r) => r.name === "c.jsonl")).toMatchObject({
+      digest: { turns: 3, lastPrompt: "released since" },
+    });
+    expect(plain(after.rows)).toEqual(await truth());
+    expect((await counted()).statted).toEqual([]);
+  });
+
+  test(
+    "an append by another process is seen by the next listing",
+    async () => {
+      await threeSessions();
+      await dir.open().listLogs();
+      await dir.open().list();
+      const script = fileURLToPath(new URL("./fixtures/append-turn.ts", import.meta.url));
+      const result = await run(process.execPath, ["--import", "tsx", script, dir.root, "b", "from another process"]);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      const after = await counted();
+      expect(after.statted).toEqual(["b.jsonl"]);
+      expect(after.rows.find((r) => r.name === "b.jsonl")).toMatchObject({
+        digest: { turns: 3, lastPrompt: "from another process" },
+      });
+      expect(plain(after.rows)).toEqual(await truth());
+      const summaries = await dir.open().list();
+      expect(summaries).toEqual(await withoutIndex().list());
+      expect(summaries.find((s) => s.id === "b")?.updatedAt).toBe(
+        Math.floor((await nodeFs.stat(dir.fileOf("b"))).mtimeMs),
+      );
+    },
+    CHILD_TEST_TIMEOUT_MS,
+  );
+
+  test("a log locked by a writer is stat'ed on every listing, and its appends seen before the release", async () => {
     await threeSessions();
     const writer = dir.open();
     const { session } = await writer.load("b"); // b.lock now exists
-    await settle();
-
-    const quiet = countingFs();
-    const rows = await dir.open(quiet.fs).listLogs();
-    expect([...new Set(quiet.statted)].sort()).toEqual(["b.jsonl"]);
+    await dir.open().listLogs();
+    const quiet = await counted();
+    expect(quiet.statted).toEqual(["b.jsonl"]);
     expect(quiet.opened).toEqual([]);
-    expect(plain(rows)).toEqual(await truth());
 
-    // The writer appends: the directory does not change, but b is locked, so it is stat'ed and re-read.
     const persistence = writer.attach(session);
     new LogDriver(session).turn({ prompt: "while listed", steps: [{ text: "ok" }] });
     await persistence.flush();
-    const after = await listLogsCounted();
+    const after = await counted();
     expect(after.opened).toEqual(["b.jsonl"]);
     expect(after.rows.find((r) => r.name === "b.jsonl")).toMatchObject({
       digest: { turns: 3, lastPrompt: "while listed" },
@@ -375,25 +461,63 @@ describe("an unchanged sessions directory", () => {
     await writer.release("b");
   });
 
-  test("a change to the directory (a log created, a lock released) makes the next listing stat every log again", async () => {
+  const fullStat: [string, () => Promise<void>][] = [
+    ["the journal was removed", () => nodeFs.rm(join(dir.root, JOURNAL_FILE))],
+    [
+      "the journal was replaced by another (another tag)",
+      () => nodeFs.writeFile(join(dir.root, JOURNAL_FILE), "keelson-release-journal 0123456789abcdef\n"),
+    ],
+    ["the journal is garbled", () => nodeFs.writeFile(join(dir.root, JOURNAL_FILE), "c.jsonl\n")],
+    [
+      "the journal grew past its limit (it is replaced)",
+      () => nodeFs.appendFile(join(dir.root, JOURNAL_FILE), `${"x".repeat(ROTATE_BYTES)}\n`),
+    ],
+    [
+      "the last full stat is too old",
+      async () => {
+        const [facts, ...rest] = await indexLines();
+        await writeIndexLines([{ ...facts, verifiedAt: (facts!.verifiedAt as number) - FULL_STAT_MS - 1 }, ...rest]);
+      },
+    ],
+  ];
+  test.each(fullStat)("%s: every log is stat'ed (none re-read), and the next listing stats none", async (_, change) => {
     await threeSessions();
-    await settle();
-    await oneMoreTurn("c", "released since"); // its lock came and went: the directory's mtime moved
-    const counted = countingFs();
-    const rows = await dir.open(counted.fs).listLogs();
-    expect([...new Set(counted.statted)].sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
-    expect(counted.opened).toEqual(["c.jsonl"]);
-    expect(rows.find((r) => r.name === "c.jsonl")).toMatchObject({
-      digest: { turns: 3, lastPrompt: "released since" },
-    });
-    expect(plain(rows)).toEqual(await truth());
+    await dir.open().listLogs();
+    await change();
+    const full = await counted();
+    expect(full.statted).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(full.opened).toEqual([]);
+    expect(plain(full.rows)).toEqual(await truth());
+    expect((await counted()).statted).toEqual([]);
   });
 
-  test("a directory changed within the last 2 s is not trusted by the next listing (its mtime may not move again)", async () => {
-    await threeSessions(); // the directory was just written
+  test("a release that cannot be journaled removes the journal: the next listing stats every log and sees it", async () => {
+    await threeSessions();
     await dir.open().listLogs();
-    const counted = countingFs();
-    await dir.open(counted.fs).listLogs();
-    expect([...new Set(counted.statted)].sort()).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    const full: StoreFileSystem = {
+      ...nodeFs,
+      open: ((path: Parameters<typeof nodeFs.open>[0], ...rest: unknown[]) => {
+        if (String(path).endsWith(JOURNAL_FILE))
+          throw Object.assign(new Error("ENOSPC: no space left"), { code: "ENOSPC" });
+        return (nodeFs.open as (...a: unknown[]) => ReturnType<typeof nodeFs.open>)(path, ...rest);
+      }) as typeof nodeFs.open,
+    };
+    const store = dir.open(full);
+    const { session } = await store.load("a");
+    const persistence = store.attach(session);
+    new LogDriver(session).turn({ prompt: "not journaled", steps: [{ text: "ok" }] });
+    await persistence.flush();
+    persistence.dispose();
+    await store.release("a");
+    expect(await nodeFs.readdir(join(dir.root, SESSION_INDEX_DIR))).toEqual([basename(SESSION_INDEX_FILE)]);
+    const after = await counted();
+    expect(after.statted).toEqual(["a.jsonl", "b.jsonl", "c.jsonl"]);
+    expect(after.rows.find((r) => r.name === "a.jsonl")).toMatchObject({ digest: { lastPrompt: "not journaled" } });
+  });
+
+  test("a directory never listed gets no journal: releases append nothing", async () => {
+    await threeSessions();
+    await oneMoreTurn("a", "unlisted");
+    expect(await nodeFs.readdir(dir.root)).not.toContain(SESSION_INDEX_DIR);
   });
 });
