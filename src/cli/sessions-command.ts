@@ -12,7 +12,7 @@ import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { preview } from "./transcript.js";
 import { commandSummary } from "./commands.js";
-import { terminalJson, terminalLine } from "./terminal-text.js";
+import { terminalJson, terminalLine, terminalLines } from "./terminal-text.js";
 
 type Row =
   | { readonly kind: "session"; readonly digest: SessionDigest }
@@ -30,7 +30,8 @@ export function registerSessions(program: Command): void {
       const rows: Row[] = [];
       for (const log of await store.listLogs()) {
         const { name } = log;
-        if (log.kind === "session") rows.push({ kind: "session", digest: log.digest });
+        if (log.kind === "session")
+          rows.push(log); // a row as it is: no copy per session
         else if (log.error instanceof StoreError && log.error.code === "newer-version")
           rows.push({ kind: "newer", name, problem: problemOf(log.error) });
         else
@@ -60,23 +61,15 @@ export function registerSessions(program: Command): void {
       for (const row of rows) {
         if (row.kind !== "session") {
           const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
-          lines.push(terminalLine(`${row.name.padEnd(36)}  ${problem}`));
+          lines.push(`${row.name.padEnd(36)}  ${problem}`);
           continue;
         }
-        const s = summary(row.digest);
-        lines.push(
-          terminalLine(
-            [
-              s.id.padEnd(36),
-              s.created.padEnd(24),
-              String(s.turns).padStart(5),
-              s.cwd ?? "-",
-              JSON.stringify(preview(s.lastPrompt ?? "", 50)),
-            ].join("  "),
-          ),
-        );
+        const d = row.digest;
+        const created = new Date(d.createdAt).toISOString().padEnd(24);
+        const prompt = JSON.stringify(preview(d.lastPrompt ?? "", 50));
+        lines.push(`${d.id.padEnd(36)}  ${created}  ${String(d.turns).padStart(5)}  ${d.cwd ?? "-"}  ${prompt}`);
       }
-      process.stdout.write(`${lines.join("\n")}\n`);
+      process.stdout.write(`${terminalLines(lines)}\n`); // every cell escaped as terminalLine would
     });
 }
 

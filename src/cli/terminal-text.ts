@@ -17,6 +17,21 @@ export function terminalLine(text: string): string {
   return showable(text, false);
 }
 
+/** What `terminalLine` would change in a text of lines joined by `\n`: a character it escapes other than the newline. */
+const ESCAPED_BUT_NEWLINE = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/**
+ * Lines for a terminal, each escaped as `terminalLine` escapes it, joined by `\n`: one scan of
+ * the whole text when no line needs escaping (a listing of 10,000 sessions), else line by line.
+ */
+export function terminalLines(lines: readonly string[]): string {
+  const text = lines.join("\n");
+  let newlines = 0; // a newline inside a line is escaped too: only the joins may be newlines
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) newlines++;
+  const plain = newlines === Math.max(0, lines.length - 1) && !ESCAPED_BUT_NEWLINE.test(text);
+  return plain ? text : lines.map(terminalLine).join("\n");
+}
+
 /**
  * JSON text for a terminal: the characters `JSON.stringify` leaves raw that a terminal may obey
  * (DEL, C1, format characters, U+2028/9) become `\uXXXX` escapes. They can only occur inside

@@ -8,6 +8,7 @@ import type { AssistantContent, Message, ToolResultPart, UserContent } from "./t
  * preview thousands of long prompts.
  */
 export function previewText(text: string, max: number): string {
+  if (isPreviewed(text, max)) return text.length > max ? `${text.slice(0, max - 1)}…` : text;
   let out = "";
   let space = false;
   for (let i = 0; i < text.length; i++) {
@@ -22,6 +23,21 @@ export function previewText(text: string, max: number): string {
     if (out.length > max) return `${out.slice(0, max - 1)}…`;
   }
   return out;
+}
+
+/**
+ * Whether `text`'s first `max + 1` characters are already what the preview makes of them: no
+ * white space but single spaces between other characters (a listing previews thousands of
+ * prompts, most of them plain or previewed already: they are then cut, not rebuilt).
+ */
+function isPreviewed(text: string, max: number): boolean {
+  const end = Math.min(text.length, max + 1);
+  for (let i = 0; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (!isSpace(code)) continue;
+    if (code !== 0x20 || i === 0 || i + 1 >= text.length || isSpace(text.charCodeAt(i + 1))) return false;
+  }
+  return true;
 }
 
 /** JavaScript's `\s`: white space (tab, vertical tab, form feed, space, NBSP, BOM, Zs) and line terminators. */

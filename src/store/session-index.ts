@@ -20,15 +20,10 @@ import {
   type IndexEntry,
   type LogDigest,
   type LogProblem,
+  type SessionDigest,
   writeIndex,
 } from "./session-index-file.js";
 import { type SessionSummary, StoreError, type StoreErrorCode } from "./types.js";
-
-/** A readable log's listing row (`JsonlSessionStore.listLogs`). */
-export interface SessionDigest extends LogDigest {
-  /** The log file's mtime (ms since epoch). */
-  readonly updatedAt: number;
-}
 
 /** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
 export type ListedLog =
@@ -51,6 +46,8 @@ const KEPT_PROBLEMS: ReadonlySet<StoreErrorCode> = new Set([
 const LOG_SUFFIX = ".jsonl";
 /** How much of the last prompt a digest keeps (a preview: whitespace collapsed, cut with an ellipsis). */
 export const LAST_PROMPT_CHARS = 80;
+
+export type { SessionDigest };
 
 /** `list()`: each log's header summary, oldest first; foreign, broken and newer logs are left out. */
 export async function listSummaries(dir: IndexedDirectory): Promise<SessionSummary[]> {
@@ -200,6 +197,9 @@ function usable(entry: IndexEntry, identities: Identities): boolean {
  */
 function rowOf(name: string, result: LoadResult, updatedAt: number): ListedLog {
   const d = result.digest;
+  // The index's own row object (session-index-file.ts builds it whole) when it is this file's.
+  if (d !== undefined && (d as Partial<SessionDigest>).updatedAt === updatedAt)
+    return { kind: "session", name, digest: d as SessionDigest };
   if (d !== undefined) {
     const digest: { -readonly [K in keyof SessionDigest]: SessionDigest[K] } = {
       id: d.id,

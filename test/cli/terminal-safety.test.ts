@@ -7,7 +7,14 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TerminalTextStream, terminalJson, terminalLine, terminalText } from "../../src/cli/terminal-text.js";
+import fc from "fast-check";
+import {
+  TerminalTextStream,
+  terminalJson,
+  terminalLine,
+  terminalLines,
+  terminalText,
+} from "../../src/cli/terminal-text.js";
 import { ChatProcess } from "./chat-process.js";
 import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
 
@@ -25,6 +32,23 @@ describe("terminal text", () => {
     );
     expect(terminalLine("one\ntwo\x1b[2J")).toBe("one\\x0atwo\\x1b[2J");
     expect(terminalText(terminalText(HOSTILE))).toBe(terminalText(HOSTILE)); // idempotent
+  });
+
+  it("escapes a listing's lines as terminalLine escapes each (one scan when none needs it)", () => {
+    const cell = fc.oneof(fc.string(), fc.constantFrom("\n", "\t", "\x1b[2J", "\u202e", "\u0085", "\ud800", "plain"));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.array(cell, { maxLength: 4 }).map((c) => c.join("")),
+          { maxLength: 6 },
+        ),
+        (lines) => {
+          expect(terminalLines(lines)).toBe(lines.map(terminalLine).join("\n"));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(terminalLines(["a\tb", "cwd\n/x"])).toBe("a\tb\ncwd\\x0a/x");
   });
 
   it("escapes JSON text without changing its value", () => {
