@@ -32,9 +32,16 @@ export {
   uiMessageStreamBody,
   uiMessageStreamResponse,
 } from "./ui-message-stream.js";
-export { uiMessagesFromLog } from "./ui-messages.js";
+export { type UIMessagesOptions, uiMessagesFromLog } from "./ui-messages.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
 export { subagentPartId } from "./ui-subagent.js";
+export {
+  type SubagentLog,
+  type SubagentLogs,
+  type SubagentReader,
+  subagentLogs,
+  subagentToolParts,
+} from "./ui-subagent-log.js";
 export {
   type KeelsonData,
   type ToolProgressData,

@@ -5,28 +5,56 @@
 // the turn that answers a paused one — goes on in the paused turn's message), with a
 // `step-start` part per step, its committed answers' parts and its tool results. The parts are
 // built by the same rules as the stream's (ui-parts.ts), so a turn streamed to completion and
-// the same turn read back agree.
+// the same turn read back agree. With the subagents' logs (`subagentLogs`), a subagent call's
+// requests to a person show as the child's parts, as the live stream shows them
+// (ui-subagent-log.ts), and the parent's stand-in request is not an approval on the page.
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
+import { approvalPart, resultPart } from "./ui-message-parts.js";
 import {
   assistantMessageId,
   continuedMessageId,
   imageDataUrl,
-  isInputError,
   streamBlockId,
-  toolErrorText,
   toolInput,
-  toolOutput,
   userMessageId,
 } from "./ui-parts.js";
+import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
 
 type Log = readonly SessionEvent[] | { readonly events: readonly SessionEvent[] };
 type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
 
+export interface UIMessagesOptions {
+  /**
+   * The subagents of the log's calls (`await subagentLogs(session, storeReader(store))`): each
+   * child's requests to a person become parts of the child's tools, as on the live page, so a
+   * reloaded page can answer a pending one. Without it a child's pause shows as the parent's
+   * stand-in request (`approval-requested` on the subagent call, which cannot be approved).
+   */
+  readonly subagents?: SubagentLogs;
+}
+
 /** The log's conversation as UIMessages, oldest first (a Session or its events). */
-export function uiMessagesFromLog(log: Log): UIMessage[] {
+export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
   const events = "events" in log ? log.events : log;
+  const subagents = options.subagents ?? NO_SUBAGENTS;
+  /** Children whose parts are in (once each); whether the current step has a UI step for them yet. */
+  const shown = new Set<string>();
+  let pauseStep = false;
+  const showChild = (callId: string, parts: UIMessagePart[]): void => {
+    const child = subagents.get(callId);
+    if (child === undefined || shown.has(callId)) return;
+    shown.add(callId);
+    // The child's id is `<this session>.<callId>` (subagentSessionId): the path starts here.
+    const parent = child.session.slice(0, -(callId.length + 1));
+    const childParts = subagentToolParts(child, [parent, child.session]);
+    if (childParts.length === 0) return;
+    // As live: the children's requests open a UI step of their own, shared until the parent's next step.
+    if (!pauseStep) parts.push({ type: "step-start" });
+    pauseStep = true;
+    parts.push(...childParts);
+  };
   const messages: UIMessage[] = [];
   let assistant: UIMessage | undefined;
   let turn = 0;
@@ -70,6 +98,7 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
           messages.push(assistant);
         }
         assistant.parts.push({ type: "step-start" });
+        pauseStep = false;
         break;
       }
       case "llm/retry": {
@@ -92,6 +121,7 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
         const d = event.data as Data<"tool/result">;
         const at = tools.get(d.callId);
         if (at === undefined) break;
+        showChild(d.callId, at.parts);
         at.parts[at.index] = resultPart(at.parts[at.index] as UIToolPart, d);
         break;
       }
@@ -99,7 +129,13 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
       case "approval/decision": {
         const d = event.data as Data<"approval/decision">;
         const at = tools.get(d.callId);
-        if (at !== undefined) at.parts[at.index] = approvalPart(at.parts[at.index] as UIToolPart, event);
+        if (at === undefined) break;
+        // A subagent's stand-in: the child's parts are what the person answers; its approval is not shown.
+        if (subagents.has(d.callId) && (event.type === "approval/request" || d.approve)) {
+          showChild(d.callId, at.parts);
+          break;
+        }
+        at.parts[at.index] = approvalPart(at.parts[at.index] as UIToolPart, event);
         break;
       }
       case "turn/end":
@@ -109,6 +145,8 @@ export function uiMessagesFromLog(log: Log): UIMessage[] {
   }
   return messages;
 }
+
+const NO_SUBAGENTS: SubagentLogs = new Map();
 
 function userPart(part: UserContent): UIMessagePart {
   return part.type === "text"
@@ -141,31 +179,4 @@ function answerPart(
         input: toolInput(block.arguments),
       };
   }
-}
-
-/** A tool part waiting for approval (`approval-requested`), or answered (`approval-responded`). */
-function approvalPart(call: UIToolPart, event: SessionEvent): UIToolPart {
-  const { type, toolCallId, input } = call;
-  const approval = { id: toolCallId };
-  if (event.type === "approval/request") return { type, toolCallId, state: "approval-requested", input, approval };
-  const d = event.data as Data<"approval/decision">;
-  const decided = { ...approval, approved: d.approve, ...(d.note === undefined ? {} : { reason: d.note }) };
-  return { type, toolCallId, state: "approval-responded", input, approval: decided };
-}
-
-function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
-  const { type, toolCallId, input } = call;
-  const responded = call.state === "approval-responded" ? call.approval : undefined;
-  // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
-  if (responded !== undefined && !responded.approved)
-    return { type, toolCallId, state: "output-denied", input, approval: { ...responded, approved: false } };
-  // An approved call keeps its approval, as the client that approved it does.
-  const approval = responded === undefined ? {} : { approval: { ...responded, approved: true as const } };
-  if (!result.isError)
-    return { type, toolCallId, state: "output-available", input, output: toolOutput(result.content), ...approval };
-  const errorText = toolErrorText(result.content, result.error);
-  // As the stream's tool-input-error leaves it: no input, the arguments as the raw input.
-  if (isInputError(result.error))
-    return { type, toolCallId, state: "output-error", input: undefined, rawInput: input, errorText, ...approval };
-  return { type, toolCallId, state: "output-error", input, errorText, ...approval };
 }

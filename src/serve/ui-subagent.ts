@@ -69,8 +69,13 @@ export class SubagentParts {
           { type: "tool-approval-request", approvalId: id(event.callId), toolCallId: id(event.callId) },
         ];
       case "input-request": {
+        // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its
+        // own (id `<session>:<question id>`, input the question), waiting for its output.
+        if (event.callId !== undefined) {
+          const question = { name: event.source, input: { message: event.message, schema: event.schema } };
+          return this.#part(id(event.id), question, path, event.id, event.callId);
+        }
         // A question asked before its call runs (`id` is the call's): the part waits for its output.
-        if (event.callId !== undefined) return [];
         const call = this.#calls.get(id(event.id)) ?? { name: event.source, input: undefined };
         return this.#part(id(event.id), call, path, event.id);
       }
@@ -90,21 +95,39 @@ export class SubagentParts {
   }
 
   /** A tool part for a child's call (in the pause step), unless the client has it from this stream. */
-  #part(partId: string, call: ToolCallPart, path: readonly string[], callId: string): UIMessageChunk[] {
+  #part(
+    partId: string,
+    call: ToolCallPart,
+    path: readonly string[],
+    callId: string,
+    inCall?: string,
+  ): UIMessageChunk[] {
     if (this.#parts.has(partId)) return [];
     this.#parts.add(partId);
     const step: UIMessageChunk[] = this.#pauseStep ? [] : [{ type: "start-step" }];
     this.#pauseStep = true;
-    return [...step, this.#inputChunk(partId, call, path, callId)];
+    return [...step, this.#inputChunk(partId, call, path, callId, inCall)];
   }
 
-  #inputChunk(partId: string, call: ToolCallPart, path: readonly string[], callId: string): UIMessageChunk {
+  #inputChunk(
+    partId: string,
+    call: ToolCallPart,
+    path: readonly string[],
+    callId: string,
+    inCall?: string,
+  ): UIMessageChunk {
+    const keelson = {
+      session: path.at(-1)!,
+      path: [...path],
+      callId,
+      ...(inCall === undefined ? {} : { call: inCall }),
+    };
     return {
       type: "tool-input-available",
       toolCallId: partId,
       toolName: call.name,
       input: call.input,
-      providerMetadata: { keelson: { session: path.at(-1)!, path: [...path], callId } },
+      providerMetadata: { keelson },
     };
   }
 

@@ -57,7 +57,10 @@ export interface ToolProgressData {
 export type SubagentCallMetadata = {
   readonly session: string;
   readonly path: string[];
+  /** The id an answer names: the call's, or — for a question asked while a call runs — the question's. */
   readonly callId: string;
+  /** On a question asked while a call runs (an MCP elicitation, `ToolContext.ask`): that call's id. */
+  readonly call?: string;
 };
 
 /** One chunk of the UI message stream (the subset of the AI SDK's `UIMessageChunk` Keelson sends). */
@@ -125,7 +128,12 @@ export interface UIApproved {
 }
 
 /** A tool call (`type` is `tool-<name>`), in the state the log has reached. */
-export type UIToolPart = { readonly type: `tool-${string}`; readonly toolCallId: string } & (
+export type UIToolPart = {
+  readonly type: `tool-${string}`;
+  readonly toolCallId: string;
+  /** On a subagent's call shown in its parent's message: whose call it is (ui-subagent.ts). */
+  readonly callProviderMetadata?: { readonly keelson: SubagentCallMetadata };
+} & (
   | { readonly state: "input-available"; readonly input: unknown }
   | {
       readonly state: "output-available";

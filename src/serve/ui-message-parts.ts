@@ -1,0 +1,47 @@
+// A logged tool call's UI part brought to what the log says happened to it: asked for approval
+// (`approval-requested`), decided (`approval-responded`), denied, ran (`output-available`,
+// `output-error`). Shared by `uiMessagesFromLog` (ui-messages.ts) and a subagent's parts rebuilt
+// from its log (ui-subagent-log.ts); a part's `callProviderMetadata` (a subagent's) is kept.
+import type { SessionEvent } from "../session/index.js";
+import { isInputError, toolErrorText, toolOutput } from "./ui-parts.js";
+import type { UIToolPart } from "./ui-types.js";
+
+type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
+
+/** A tool part waiting for approval (`approval-requested`), or answered (`approval-responded`). */
+export function approvalPart(call: UIToolPart, event: SessionEvent): UIToolPart {
+  const { type, toolCallId, input } = call;
+  const approval = { id: toolCallId };
+  const meta = metaOf(call);
+  if (event.type === "approval/request")
+    return { type, toolCallId, state: "approval-requested", input, approval, ...meta };
+  const d = event.data as Data<"approval/decision">;
+  const decided = { ...approval, approved: d.approve, ...(d.note === undefined ? {} : { reason: d.note }) };
+  return { type, toolCallId, state: "approval-responded", input, approval: decided, ...meta };
+}
+
+/** A tool part with the log's result: its output, its error, or — for a denied call — the denial. */
+export function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
+  return { ...resultState(call, result), ...metaOf(call) };
+}
+
+function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
+  const { type, toolCallId, input } = call;
+  const responded = call.state === "approval-responded" ? call.approval : undefined;
+  // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
+  if (responded !== undefined && !responded.approved)
+    return { type, toolCallId, state: "output-denied", input, approval: { ...responded, approved: false } };
+  // An approved call keeps its approval, as the client that approved it does.
+  const approval = responded === undefined ? {} : { approval: { ...responded, approved: true as const } };
+  if (!result.isError)
+    return { type, toolCallId, state: "output-available", input, output: toolOutput(result.content), ...approval };
+  const errorText = toolErrorText(result.content, result.error);
+  // As the stream's tool-input-error leaves it: no input, the arguments as the raw input.
+  if (isInputError(result.error))
+    return { type, toolCallId, state: "output-error", input: undefined, rawInput: input, errorText, ...approval };
+  return { type, toolCallId, state: "output-error", input, errorText, ...approval };
+}
+
+/** A subagent's part keeps its `callProviderMetadata` (whose call it is) through every state. */
+const metaOf = (call: UIToolPart): Pick<UIToolPart, "callProviderMetadata"> =>
+  call.callProviderMetadata === undefined ? {} : { callProviderMetadata: call.callProviderMetadata };

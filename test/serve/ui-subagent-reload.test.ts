@@ -1,0 +1,166 @@
+// A subagent's pause on a reloaded page (#27 §1): `uiMessagesFromLog(session, { subagents })`,
+// with the children's logs read by `subagentLogs(session, storeReader(store))`, shows a child's
+// pending approval or question as the SAME part the live stream gave (`<child>:<callId>`, state,
+// input, `callProviderMetadata.keelson`), the parent's stand-in not as an approval; a fresh
+// @ai-sdk/react `Chat` over those messages answers it, and the child and then the parent continue.
+// A question a child's tool asks while it runs (`ToolContext.ask`, what an MCP elicitation uses)
+// reaches the page the same way, live and reloaded. A grandchild's approval too.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Chat } from "@ai-sdk/react";
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
+import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
+import { verifyLog } from "../../src/reconstruct/index.js";
+import {
+  parseChatRequest,
+  ServeError,
+  subagentLogs,
+  subagentPartId,
+  uiMessageStreamResponse,
+  uiMessagesFromLog,
+} from "../../src/serve/index.js";
+import { JsonlSessionStore, storeReader } from "../../src/store/index.js";
+import { defineTool, jsonSchema } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
+
+const ran: string[] = [];
+const deploy = deployTool(ran);
+const model = (steps: readonly ScriptedStep[], fallback: string): ScriptedProvider =>
+  new ScriptedProvider(steps, { fallback: { text: fallback } });
+
+/** `region`: asks a person while it runs (as an MCP server's elicitation does), then answers with it. */
+const region = defineTool({
+  name: "region",
+  description: "Picks a region.",
+  input: jsonSchema({ type: "object", properties: {} }),
+  readOnly: true,
+  execute: async (_args, context) => {
+    const answer = await context.ask!({ message: "Which region?", schema: { type: "string" } });
+    return `region ${String(answer)}`;
+  },
+});
+
+let root: string;
+let store: JsonlSessionStore;
+beforeEach(() => {
+  ran.length = 0;
+  root = mkdtempSync(join(tmpdir(), "keelson-ui-subagent-reload-"));
+  store = new JsonlSessionStore({ root });
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A parent (in the store) that delegates once to `research`, whose child calls `childTool`, then says `shipped`. */
+function parentAgent(childTool: string, extra: NonNullable<AgentOptions["tools"]> = []): Agent {
+  const research = subagentTool({
+    name: "research",
+    description: "Researches.",
+    agent: { provider: model([{ toolCalls: [{ name: childTool, arguments: { target: "prod" } }] }], "child done") },
+  });
+  const provider = model([{ toolCalls: [{ name: "research", arguments: { task: "ship it" } }] }], "shipped");
+  return createAgent({ provider, model: "scripted:parent", tools: [deploy, region, research, ...extra], store });
+}
+
+/** What a reloading page is handed: the log's messages with the subagents' logs. */
+async function reloaded(agent: Agent): Promise<UIMessage[]> {
+  const subagents = await subagentLogs(agent.session, storeReader(store));
+  return JSON.parse(JSON.stringify(uiMessagesFromLog(agent.session, { subagents }))) as UIMessage[];
+}
+
+/** A `Chat` (useChat's class) over `/api/chat` served in process by `agent`, starting from `messages`. */
+function chatOn(agent: Agent, messages: UIMessage[] = []) {
+  const seen: number[] = [];
+  const waiting: (() => void)[] = [];
+  const handler = async (body: unknown): Promise<Response> => {
+    try {
+      const chat = parseChatRequest(body, { pending: agent, by: "page" });
+      seen.push(200);
+      return uiMessageStreamResponse(chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat));
+    } catch (error) {
+      const status = error instanceof ServeError ? error.status : 500;
+      seen.push(status);
+      return new Response(String(error), { status });
+    }
+  };
+  const chat = new Chat<UIMessage>({
+    id: "chat-1",
+    messages,
+    transport: new DefaultChatTransport({
+      api: "http://keelson.invalid/api/chat",
+      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
+    }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onFinish: () => waiting.shift()?.(),
+  });
+  return { chat, seen, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+}
+
+type ToolPart = { type: string; toolCallId: string; state: string; [key: string]: unknown };
+/** A message's tool parts with what the log decides (id, state, input, output, approval, whose call). */
+const toolParts = (message: UIMessage | undefined) =>
+  ((message?.parts ?? []).filter((p) => p.type.startsWith("tool-")) as unknown as ToolPart[]).map((p) => ({
+    type: p.type,
+    toolCallId: p.toolCallId,
+    state: p.state,
+    input: p.input,
+    ...(p.output === undefined ? {} : { output: p.output }),
+    ...(p.approval === undefined ? {} : { approval: p.approval }),
+    ...(p.callProviderMetadata === undefined ? {} : { callProviderMetadata: p.callProviderMetadata }),
+  }));
+const stepCount = (message: UIMessage | undefined): number =>
+  (message?.parts ?? []).filter((p) => p.type === "step-start").length;
+
+describe("a reloaded page shows a subagent's pending approval as the live page did", () => {
+  test("same part (id, state, input, metadata); answered from the reloaded page, the child and then the parent finish", async () => {
+    const agent = parentAgent("deploy");
+    const live = chatOn(agent);
+    await live.chat.sendMessage({ text: "ship it" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const partId = subagentPartId(childId, "call_1_1_0");
+    const shown = toolParts(live.chat.lastMessage);
+    expect(shown.map((p) => [p.toolCallId, p.state])).toEqual([
+      ["call_1_1_0", "input-available"],
+      [partId, "approval-requested"],
+    ]);
+
+    // Without the children's logs the reload shows only the stand-in (the old limit); with them, the live parts.
+    expect(toolParts(uiMessagesFromLog(agent.session).at(-1) as unknown as UIMessage).map((p) => p.state)).toEqual([
+      "approval-requested",
+    ]);
+    const messages = await reloaded(agent);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(messages[1]!.id).toBe(live.chat.lastMessage!.id);
+    expect(toolParts(messages.at(-1))).toEqual(shown);
+    expect(stepCount(messages.at(-1))).toBe(stepCount(live.chat.lastMessage));
+
+    // The page is reloaded: a new Chat starts from the log's messages and answers there.
+    const page = chatOn(agent, messages);
+    const done = page.finished();
+    await page.chat.addToolApprovalResponse({ id: partId, approved: true });
+    await done;
+    expect(page.seen).toEqual([200]);
+    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const final = toolParts(page.chat.lastMessage);
+    expect(final.map((p) => [p.toolCallId, p.state, p.output])).toEqual([
+      ["call_1_1_0", "output-available", "child done"],
+      [partId, "output-available", "deployed prod"],
+    ]);
+    expect(page.chat.lastMessage!.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual(
+      ["shipped"],
+    );
+    expect(ran).toEqual(["prod"]);
+    // And a reload after it is over shows what that page shows.
+    expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
+    await agent.dispose();
+    for (const id of [agent.session.id, childId]) {
+      const { session } = await store.load(id, { readOnly: true });
+      expect(verifyLog(session.events).issues).toEqual([]);
+    }
+  });
+});
+
