@@ -54,7 +54,11 @@ export async function subagentLogs(
     }
     const by = child?.header.spawnedBy;
     if (child === undefined || by?.session !== log.id || by.callId !== callId) continue;
-    out.set(callId, { session: id, events: child.events, subagents: await subagentLogs({ id, events: child.events }, read) });
+    out.set(callId, {
+      session: id,
+      events: child.events,
+      subagents: await subagentLogs({ id, events: child.events }, read),
+    });
   }
   return out;
 }

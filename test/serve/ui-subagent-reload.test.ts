@@ -150,9 +150,9 @@ describe("a reloaded page shows a subagent's pending approval as the live page d
       ["call_1_1_0", "output-available", "child done"],
       [partId, "output-available", "deployed prod"],
     ]);
-    expect(page.chat.lastMessage!.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual(
-      ["shipped"],
-    );
+    expect(
+      page.chat.lastMessage!.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text),
+    ).toEqual(["shipped"]);
     expect(ran).toEqual(["prod"]);
     // And a reload after it is over shows what that page shows.
     expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
@@ -164,3 +164,105 @@ describe("a reloaded page shows a subagent's pending approval as the live page d
   });
 });
 
+describe("a question a subagent's tool asks while it runs (ToolContext.ask, as an MCP elicitation)", () => {
+  test("reaches the parent's page as a part of its own, is answered there, and a reload shows the same part", async () => {
+    const agent = parentAgent("region");
+    const live = chatOn(agent);
+    await live.chat.sendMessage({ text: "ship it" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const questionId = "call_1_1_0#ask-1";
+    const partId = subagentPartId(childId, questionId);
+    const shown = toolParts(live.chat.lastMessage);
+    expect(shown).toEqual([
+      { type: "tool-research", toolCallId: "call_1_1_0", state: "input-available", input: { task: "ship it" } },
+      {
+        type: "tool-region",
+        toolCallId: partId,
+        state: "input-available",
+        input: { message: "Which region?", schema: { type: "string" } },
+        callProviderMetadata: {
+          keelson: { session: childId, path: [agent.session.id, childId], callId: questionId, call: "call_1_1_0" },
+        },
+      },
+    ]);
+    expect(agent.pendingInputs().map((p) => [p.id, p.path])).toEqual([[questionId, [agent.session.id, childId]]]);
+    // A reload shows the same part.
+    const messages = await reloaded(agent);
+    expect(toolParts(messages.at(-1))).toEqual(shown);
+
+    // Answered from the reloaded page: the child's call runs again with the answer, then the parent finishes.
+    const page = chatOn(agent, messages);
+    await page.chat.addToolOutput({ tool: "region", toolCallId: partId, output: "eu-west-1" });
+    const done = page.finished();
+    await page.chat.sendMessage();
+    await done;
+    expect(page.seen).toEqual([200]);
+    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const final = toolParts(page.chat.lastMessage);
+    expect(final.map((p) => [p.toolCallId, p.state, p.output])).toEqual([
+      ["call_1_1_0", "output-available", "child done"],
+      [partId, "output-available", "eu-west-1"],
+    ]);
+    expect(agent.pendingInputs()).toEqual([]);
+    const { session: child } = await store.load(childId, { readOnly: true });
+    const results = child.events.filter((e) => e.type === "tool/result").map((e) => e.data as { content: unknown });
+    expect(results.map((r) => r.content)).toEqual([[{ type: "text", text: "region eu-west-1" }]]);
+    expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
+    await agent.dispose();
+  });
+});
+
+describe("a grandchild's approval (a subagent of a subagent)", () => {
+  test("shows as the grandchild's part with its full path, live and reloaded; answered from the page, all three continue", async () => {
+    // The parent's research runs a child whose `audit` runs a grandchild that deploys.
+    const audit = subagentTool({
+      name: "audit",
+      description: "Audits.",
+      agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "audited") },
+    });
+    const research = subagentTool({
+      name: "research",
+      description: "Researches.",
+      tools: ["audit", "deploy"], // a subagent tool is passed down only when named
+      agent: { provider: model([{ toolCalls: [{ name: "audit", arguments: { task: "audit it" } }] }], "child done") },
+    });
+    const provider = model([{ toolCalls: [{ name: "research", arguments: { task: "ship it" } }] }], "shipped");
+    const agent = createAgent({ provider, model: "scripted:parent", tools: [deploy, audit, research], store });
+    const live = chatOn(agent);
+    await live.chat.sendMessage({ text: "ship it" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const grandchildId = `${childId}.call_1_1_0`;
+    const partId = subagentPartId(grandchildId, "call_1_1_0");
+    const shown = toolParts(live.chat.lastMessage);
+    expect(shown.map((p) => [p.type, p.toolCallId, p.state])).toEqual([
+      ["tool-research", "call_1_1_0", "input-available"],
+      ["tool-deploy", partId, "approval-requested"],
+    ]);
+    expect(shown[1]!.callProviderMetadata).toEqual({
+      keelson: { session: grandchildId, path: [agent.session.id, childId, grandchildId], callId: "call_1_1_0" },
+    });
+    const messages = await reloaded(agent);
+    expect(toolParts(messages.at(-1))).toEqual(shown);
+
+    const page = chatOn(agent, messages);
+    const done = page.finished();
+    await page.chat.addToolApprovalResponse({ id: partId, approved: true });
+    await done;
+    expect(page.seen).toEqual([200]);
+    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const final = toolParts(page.chat.lastMessage);
+    expect(final.map((p) => [p.toolCallId, p.state, p.output])).toEqual([
+      ["call_1_1_0", "output-available", "child done"],
+      [partId, "output-available", "deployed prod"],
+    ]);
+    expect(ran).toEqual(["prod"]);
+    expect(agent.pendingApprovals()).toEqual([]);
+    expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
+    await agent.dispose();
+    for (const id of [agent.session.id, childId, grandchildId]) {
+      const { session } = await store.load(id, { readOnly: true });
+      expect(verifyLog(session.events).issues, id).toEqual([]);
+      expect(session.pendingApprovals(), id).toEqual([]);
+    }
+  });
+});
