@@ -324,6 +324,10 @@ class LoopAgent implements Agent {
     return this.#pauses.streamAnswers(answers, options);
   }
 
+  checkAnswers(answers: AnswerBatch): Promise<void> {
+    return this.#pauses.checkAnswers(answers);
+  }
+
   async flush(): Promise<void> {
     if (this.#persistence === undefined) return;
     await this.#ready;
@@ -436,11 +440,8 @@ class LoopAgent implements Agent {
     for (const waiter of this.#idleWaiters.splice(0)) waiter();
   }
 
-  /**
-   * What the next turn runs: queued decisions (checked again against the log — a decision that
-   * lost a race is rejected here, nothing logged), else a paused turn's cancel, else everything
-   * queued — refused while approvals are pending. Undefined when nothing is left to run.
-   */
+  /** The next turn's claim: queued decisions (re-checked against the log: a lost race is rejected, nothing logged),
+   * else a paused turn's cancel, else everything queued (refused while approvals are pending); undefined if none. */
   #nextClaim(): Claim | undefined {
     if (this.#inbox.hasDecisions) return claimAnswers(this.session, this.#inbox);
     if (this.#cancelPaused) {

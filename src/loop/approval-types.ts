@@ -220,6 +220,15 @@ export interface AgentPauses {
    * answer that lost a race meanwhile) fails the iteration and `outcome` instead, nothing logged.
    */
   streamAnswers(answers: AnswerBatch, options?: AnswerStreamOptions): TurnStream;
+  /**
+   * The checks `streamAnswers` makes before it logs anything, without logging or queueing — its
+   * subagents' answers included (each child opened and checked, recursively): every call and
+   * question known and pending, each answered once with the right kind, a question's value valid
+   * for its schema. Rejects with the first refusal (`ApprovalError`, `InputError`,
+   * `LoopError('invalid-options')`). For a server that answers a refused batch with an HTTP error
+   * (409) before it starts streaming; `approval/decide` listeners are not asked here.
+   */
+  checkAnswers(answers: AnswerBatch): Promise<void>;
 }
 
 export type { PendingApproval, PendingInput };

@@ -5,20 +5,9 @@
 // the batch is queued as one item, so one turn claims and logs all of it (pause-claims.ts,
 // turn.ts). `streamAnswers` hands back that turn's stream, as `agent.stream` does for a prompt.
 import type { HookBus } from "../hooks/index.js";
-import { previewName } from "../json/index.js";
 import type { PendingApproval, PendingInput, Session } from "../session/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import {
-  answerKey,
-  checkedAnswer,
-  checkStillPending,
-  type LoggedDecision,
-  normalizeDecision,
-  type PauseAnswer,
-  pendingInput,
-  pendingRequest,
-  refusalOf,
-} from "./approval-decision.js";
+import { checkStillPending, type PauseAnswer, refusalOf } from "./approval-decision.js";
 import {
   type AgentPauses,
   type AnswerBatch,
@@ -26,11 +15,11 @@ import {
   type ApprovalDecision,
   ApprovalError,
   type InputAnswer,
-  InputError,
 } from "./approval-types.js";
+import { type CheckedBatch, checkBatch } from "./answer-batch-check.js";
 import type { QueuedDecision, Settle } from "./inbox.js";
 import { sessionPauses, type SessionPauses } from "../store/index.js";
-import { answersSubagent, streamThroughSubagents } from "./subagent-answers.js";
+import { answersSubagent, checkThroughSubagents, streamThroughSubagents } from "./subagent-answers.js";
 import { actInSubagent, refuseWhileChildWaits, storedChild, withSession } from "./subagent-decide.js";
 import type { TurnContext } from "./turn-state.js";
 import type { TurnStreamPort } from "./turn-stream.js";
@@ -49,12 +38,6 @@ export interface PausePort {
   readonly enqueue: (item: QueuedDecision) => void;
   /** A turn stream over the agent whose turn is queued by `enqueue` (`openTurnStream`). */
   readonly openStream: (enqueue: TurnStreamPort["enqueue"], options?: AnswerStreamOptions) => TurnStream;
-}
-
-/** A batch after the checks that need no listener: each answer with the request it answers. */
-interface CheckedBatch {
-  readonly decisions: readonly { readonly request: PendingApproval; readonly decision: LoggedDecision }[];
-  readonly responses: readonly { readonly request: PendingInput; readonly answer: PauseAnswer }[];
 }
 
 export class AgentPauseAnswers implements AgentPauses {
@@ -135,13 +118,21 @@ export class AgentPauseAnswers implements AgentPauses {
     }
   }
 
+  async checkAnswers(batch: AnswerBatch): Promise<void> {
+    if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
+    if (!answersSubagent(this.#port.session.id, batch)) {
+      checkBatch(this.#port.session, this.#port.tools, batch);
+      return;
+    }
+    await checkThroughSubagents(this.#port.context, batch);
+  }
+
   streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
     if (answersSubagent(this.#port.session.id, batch)) {
       if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
       return streamThroughSubagents(
         {
           ctx: this.#port.context,
-          check: (own) => void this.#checked(own),
           own: (own, o) => this.#ownStream(own, o),
           settled: () => this.refresh(),
         },
@@ -153,7 +144,7 @@ export class AgentPauseAnswers implements AgentPauses {
   }
 
   #ownStream(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
-    const checked = this.#checked(batch);
+    const checked = checkBatch(this.#port.session, this.#port.tools, batch);
     const answers = this.#admitted(checked);
     answers.catch(() => {}); // handed to the stream's settle
     return this.#port.openStream((settle, onStart) => {
@@ -163,42 +154,12 @@ export class AgentPauseAnswers implements AgentPauses {
 
   async #answerNow(batch: AnswerBatch): Promise<TurnOutcome> {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
-    const answers = await this.#admitted(this.#checked(batch));
+    const answers = await this.#admitted(checkBatch(this.#port.session, this.#port.tools, batch));
     return new Promise((resolve, reject) => this.#queue(answers, { resolve, reject }));
   }
 
   #queue(answers: readonly PauseAnswer[], settle: Settle<TurnOutcome>, onStart?: QueuedDecision["onStart"]): void {
     this.#port.enqueue({ answers, settle, ...(onStart === undefined ? {} : { onStart }) });
-  }
-
-  /** The checks that need no listener, in the batch's order; throws the first refusal. */
-  #checked(batch: AnswerBatch): CheckedBatch {
-    const { session, tools } = this.#port;
-    if (typeof batch !== "object" || batch === null)
-      throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
-    const decisions = list(batch.decisions, "decisions").map((input) => {
-      const request = pendingRequest(session, (input as { callId?: unknown } | null)?.callId);
-      return { request, decision: normalizeDecision(input, request, tools) };
-    });
-    const responses = list(batch.responses, "responses").map((input) => {
-      const request = pendingInput(session, (input as { id?: unknown } | null)?.id);
-      return { request, answer: { type: "input/response", data: checkedAnswer(request, input) } as const };
-    });
-    if (decisions.length + responses.length === 0)
-      throw new LoopError("invalid-options", "the answers hold no decision and no response");
-    const seen = new Set<string>();
-    const keyed: PauseAnswer[] = [
-      ...decisions.map(({ decision }) => ({ type: "approval/decision", data: decision }) as const),
-      ...responses.map(({ answer }) => answer),
-    ];
-    for (const answer of keyed) {
-      if (seen.has(answerKey(answer)))
-        throw answer.type === "approval/decision"
-          ? new ApprovalError("invalid-decision", `the answers decide call ${previewName(answer.data.callId)} twice`)
-          : new InputError("invalid-value", `the answers answer the question ${previewName(answer.data.id)} twice`);
-      seen.add(answerKey(answer));
-    }
-    return { decisions, responses };
   }
 
   /**
@@ -230,10 +191,3 @@ export class AgentPauseAnswers implements AgentPauses {
 }
 
 const NO_CHILDREN = { standIns: new Map<string, string>(), approvals: [], inputs: [] } as const;
-
-/** A batch's `decisions` / `responses`: absent, or an array. */
-function list<T>(value: readonly T[] | undefined, name: string): readonly T[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new LoopError("invalid-options", `the answers' ${name} must be an array`);
-  return value;
-}

@@ -9,8 +9,24 @@
 // assistant message (src/serve). Without a parent turn (a child still waits, nothing of this
 // session's was answered) the stream ends after the children's and the outcome says
 // `awaiting-approval`.
-import type { AnswerBatch, AnswerStreamOptions, CallDecision, QuestionReply } from "./approval-types.js";
-import { continuedChild, type HeldSubagent, heldSubagentFor, withSession } from "./subagent-decide.js";
+import { previewName } from "../json/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import { checkBatch } from "./answer-batch-check.js";
+import {
+  type AnswerBatch,
+  type AnswerStreamOptions,
+  ApprovalError,
+  type CallDecision,
+  type QuestionReply,
+} from "./approval-types.js";
+import {
+  continuedChild,
+  type HeldSubagent,
+  heldSubagentFor,
+  type SessionView,
+  storedChild,
+  withSession,
+} from "./subagent-decide.js";
 import { openChild } from "./subagent-child.js";
 import { asSubagentEvent, waitingOf } from "./subagent-run.js";
 import type { TurnEvent } from "./turn-events.js";
@@ -21,8 +37,6 @@ import type { TurnOutcome, TurnStream } from "./types.js";
 
 export interface SubagentAnswersPort {
   readonly ctx: TurnContext;
-  /** Checks answers of this session's own (throws the first refusal; nothing logged). */
-  readonly check: (batch: AnswerBatch) => void;
   /** This session's own `streamAnswers`: one turn logging the batch. */
   readonly own: (batch: AnswerBatch, options?: AnswerStreamOptions) => TurnStream;
   /** Runs once the answers are through, before the outcome settles (the agent re-reads its children's pauses). */
@@ -53,17 +67,18 @@ interface Published {
   readonly wrap?: (event: TurnEvent) => TurnEvent | undefined;
 }
 
+/** A batch split by where each answer goes: this session's own, and each held subagent call's child. */
+interface SplitAnswers {
+  readonly own: { readonly decisions: CallDecision[]; readonly responses: QuestionReply[] };
+  readonly children: ReadonlyMap<string, ChildAnswers>;
+}
+
 /**
- * Splits `batch` by the held subagent call each answer goes through (throwing `unknown-call` for
- * a session no held call leads to, and the first refusal of this session's own answers — before
- * anything is logged), then streams the children's continuations and this session's.
+ * Splits `batch` by the held subagent call each answer goes through; `ApprovalError('unknown-call')`
+ * for a session no held call leads to (nothing is logged). A child's answers name the deeper
+ * session, or none for the child itself.
  */
-export function streamThroughSubagents(
-  port: SubagentAnswersPort,
-  batch: AnswerBatch,
-  options: AnswerStreamOptions = {},
-): TurnStream {
-  const { ctx } = port;
+function splitAnswers(ctx: SessionView, batch: AnswerBatch): SplitAnswers {
   const own = { decisions: [] as CallDecision[], responses: [] as QuestionReply[] };
   const children = new Map<string, ChildAnswers>();
   const route = (target: string | undefined, by: string | undefined): ChildAnswers | undefined => {
@@ -84,7 +99,50 @@ export function streamThroughSubagents(
     if (group === undefined) own.responses.push(response);
     else group.responses.push(withSession(response, deeper(group.held, response.session)));
   }
-  if (own.decisions.length + own.responses.length > 0) port.check(own);
+  return { own, children };
+}
+
+/**
+ * Every check `streamThroughSubagents` makes before it logs anything: this session's own answers,
+ * then each child's against the child's stored log, recursively (read-only: no child is opened,
+ * no lock taken) — ids known and pending, the right kind, a question's value valid for its
+ * schema. A child's tools are its parent's definitions (decision 0025), so `ctx.tools` checks
+ * them. Rejects with the first refusal; logs nothing.
+ */
+export async function checkThroughSubagents(
+  ctx: TurnContext,
+  batch: AnswerBatch,
+  at: SessionView = ctx,
+): Promise<void> {
+  const { own, children } = splitAnswers(at, batch);
+  if (own.decisions.length + own.responses.length > 0) checkBatch(at.session, at.tools, own);
+  await checkChildren(ctx, children, at.tools);
+}
+
+async function checkChildren(ctx: TurnContext, children: SplitAnswers["children"], tools: ToolRegistry): Promise<void> {
+  for (const { held, decisions, responses } of children.values()) {
+    const session = await storedChild(ctx, held.childId);
+    if (session === undefined)
+      throw new ApprovalError("unknown-call", `subagent session ${previewName(held.childId)} is not in the store`);
+    await checkThroughSubagents(ctx, { decisions, responses }, { session, tools });
+  }
+}
+
+/**
+ * Splits `batch` by the held subagent call each answer goes through (throwing `unknown-call` for
+ * a session no held call leads to, and the first refusal of this session's own answers — before
+ * anything is logged), then checks every child's answers (all of them, before any is logged: a
+ * refusal anywhere fails the stream and logs nothing), then streams the children's continuations
+ * and this session's.
+ */
+export function streamThroughSubagents(
+  port: SubagentAnswersPort,
+  batch: AnswerBatch,
+  options: AnswerStreamOptions = {},
+): TurnStream {
+  const { ctx } = port;
+  const { own, children } = splitAnswers(ctx, batch);
+  if (own.decisions.length + own.responses.length > 0) checkBatch(ctx.session, ctx.tools, own);
 
   const published: Published[] = [];
   let finished = false;
@@ -98,6 +156,8 @@ export function streamThroughSubagents(
   const stopped = (): boolean => cancelled !== undefined || options.signal?.aborted === true;
 
   const run = async (): Promise<TurnOutcome> => {
+    // Every child's answers are checked before any is logged: one refusal refuses the batch.
+    await checkChildren(ctx, children, ctx.tools);
     const approvals: CallDecision[] = [];
     for (const { held, decisions, responses, by } of children.values()) {
       if (stopped()) break;

@@ -24,7 +24,10 @@ export interface HeldSubagent {
   readonly childId: string;
 }
 
-export function heldSubagents(ctx: TurnContext): HeldSubagent[] {
+/** A session and the tools its calls are checked with: a turn context, or a subagent's stored log and its parent's tools. */
+export type SessionView = Pick<TurnContext, "session" | "tools">;
+
+export function heldSubagents(ctx: SessionView): HeldSubagent[] {
   const out: HeldSubagent[] = [];
   for (const call of ctx.session.waitingCalls()) {
     if (call.approval === undefined || call.approval.decision !== undefined) continue;
@@ -39,7 +42,7 @@ export function heldSubagents(ctx: TurnContext): HeldSubagent[] {
  * The held subagent call of this session that leads to descendant session `target` (its child,
  * or an ancestor of it). `ApprovalError('unknown-call')` when there is none.
  */
-export function heldSubagentFor(ctx: TurnContext, target: string): HeldSubagent {
+export function heldSubagentFor(ctx: SessionView, target: string): HeldSubagent {
   const held = heldSubagents(ctx).find((h) => target === h.childId || target.startsWith(`${h.childId}.`));
   if (held === undefined)
     throw new ApprovalError(

@@ -4,15 +4,24 @@
 // input, `callProviderMetadata.keelson`), the parent's stand-in not as an approval; a fresh
 // @ai-sdk/react `Chat` over those messages answers it, and the child and then the parent continue.
 // A question a child's tool asks while it runs (`ToolContext.ask`, what an MCP elicitation uses)
-// reaches the page the same way, live and reloaded. A grandchild's approval too.
+// reaches the page the same way, live and reloaded. A grandchild's approval too. A page's batch
+// for two children whose last answer is bad is refused whole (409, `agent.checkAnswers`).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Chat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { askUserTool } from "../../src/builtin-tools/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
-import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
+import {
+  type Agent,
+  type AgentOptions,
+  ApprovalError,
+  createAgent,
+  InputError,
+  subagentTool,
+} from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import {
   parseChatRequest,
@@ -72,17 +81,25 @@ async function reloaded(agent: Agent): Promise<UIMessage[]> {
   return JSON.parse(JSON.stringify(uiMessagesFromLog(agent.session, { subagents }))) as UIMessage[];
 }
 
-/** A `Chat` (useChat's class) over `/api/chat` served in process by `agent`, starting from `messages`. */
-function chatOn(agent: Agent, messages: UIMessage[] = []) {
+/** The loop's refusal of an answer (the batch is refused whole, nothing logged): the server's 409. */
+const refused = (error: unknown): boolean => error instanceof ApprovalError || error instanceof InputError;
+
+/**
+ * A `Chat` (useChat's class) over `/api/chat` served in process by `agent`, starting from
+ * `messages`; with `automatic`, it sends once the last step's approvals are answered.
+ */
+function chatOn(agent: Agent, messages: UIMessage[] = [], automatic = true) {
   const seen: number[] = [];
   const waiting: (() => void)[] = [];
   const handler = async (body: unknown): Promise<Response> => {
     try {
       const chat = parseChatRequest(body, { pending: agent, by: "page" });
+      // Every answer checked (children's included) before the response starts: a refusal is a 409, nothing logged.
+      if (chat.kind === "answers") await agent.checkAnswers(chat);
       seen.push(200);
       return uiMessageStreamResponse(chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat));
     } catch (error) {
-      const status = error instanceof ServeError ? error.status : 500;
+      const status = error instanceof ServeError ? error.status : refused(error) ? 409 : 500;
       seen.push(status);
       return new Response(String(error), { status });
     }
@@ -94,7 +111,7 @@ function chatOn(agent: Agent, messages: UIMessage[] = []) {
       api: "http://keelson.invalid/api/chat",
       fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
     }),
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
     onFinish: () => waiting.shift()?.(),
   });
   return { chat, seen, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
@@ -264,5 +281,68 @@ describe("a grandchild's approval (a subagent of a subagent)", () => {
       expect(verifyLog(session.events).issues, id).toEqual([]);
       expect(session.pendingApprovals(), id).toEqual([]);
     }
+  });
+});
+
+describe("a page's answers for two children are refused whole when one is bad", () => {
+  test("409 before anything is logged; the corrected answers then continue both children and the parent", async () => {
+    const research = subagentTool({
+      name: "research",
+      description: "Researches.",
+      agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "deployed") },
+    });
+    const survey = subagentTool({
+      name: "survey",
+      description: "Surveys.",
+      agent: { provider: model([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted") },
+    });
+    const calls = [
+      { name: "research", arguments: { task: "a" } },
+      { name: "survey", arguments: { task: "b" } },
+    ];
+    const provider = model([{ toolCalls: calls }], "all done");
+    const tools = [deploy, askUserTool(), research, survey];
+    const agent = createAgent({ provider, model: "scripted:parent", tools, store });
+    const page = chatOn(agent, [], false); // both answers go in one request
+    await page.chat.sendMessage({ text: "go" });
+    const [first, second] = [`${agent.session.id}.call_1_1_0`, `${agent.session.id}.call_1_1_1`];
+    const approvalPart = subagentPartId(first, "call_1_1_0");
+    const questionPart = subagentPartId(second, "call_1_1_0");
+    expect(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state])).toEqual([
+      ["call_1_1_0", "input-available"],
+      ["call_1_1_1", "input-available"],
+      [approvalPart, "approval-requested"],
+      [questionPart, "input-available"],
+    ]);
+    await agent.flush();
+    const ids = [agent.session.id, first, second];
+    const lengths = async () =>
+      Promise.all(ids.map(async (id) => (await store.load(id, { readOnly: true })).session.length));
+    const before = await lengths();
+
+    // The question wants a string: 42 is refused, and with it the approval sent alongside.
+    await page.chat.addToolApprovalResponse({ id: approvalPart, approved: true });
+    await page.chat.addToolOutput({ tool: "ask_user", toolCallId: questionPart, output: 42 });
+    await page.chat.sendMessage();
+    expect(page.seen).toEqual([200, 409]);
+    expect(await lengths()).toEqual(before);
+    expect(ran).toEqual([]);
+
+    // The page corrects its answer: both children continue, then the parent, in the same message.
+    await page.chat.addToolOutput({ tool: "ask_user", toolCallId: questionPart, output: "eu-west-1" });
+    const done = page.finished();
+    await page.chat.sendMessage();
+    await done;
+    expect(page.seen).toEqual([200, 409, 200]);
+    expect(ran).toEqual(["prod"]);
+    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output])).toEqual([
+      ["call_1_1_0", "output-available", "deployed"],
+      ["call_1_1_1", "output-available", "noted"],
+      [approvalPart, "output-available", "deployed prod"],
+      [questionPart, "output-available", "eu-west-1"],
+    ]);
+    expect(agent.pendingApprovals()).toEqual([]);
+    await agent.dispose();
   });
 });

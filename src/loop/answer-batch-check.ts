@@ -1,0 +1,62 @@
+// The checks an answer batch passes before anything of it is logged or queued, none of which
+// asks a listener: each decision names a pending approval of `session` and is well-formed
+// (edited arguments valid for the tool), each response a pending question with a value valid
+// for its schema, no call or question answered twice, not empty (approval-decision.ts). Used by
+// `streamAnswers` / `decide` / `respond` (pause-answers.ts) and, over a subagent's stored log, by
+// the check of a batch that answers children (subagent-answers.ts). Throws the first refusal.
+import { previewName } from "../json/index.js";
+import type { PendingApproval, PendingInput, Session } from "../session/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import {
+  answerKey,
+  checkedAnswer,
+  type LoggedDecision,
+  normalizeDecision,
+  type PauseAnswer,
+  pendingInput,
+  pendingRequest,
+} from "./approval-decision.js";
+import { type AnswerBatch, ApprovalError, InputError } from "./approval-types.js";
+import { LoopError } from "./types.js";
+
+/** A batch after the checks that need no listener: each answer with the request it answers. */
+export interface CheckedBatch {
+  readonly decisions: readonly { readonly request: PendingApproval; readonly decision: LoggedDecision }[];
+  readonly responses: readonly { readonly request: PendingInput; readonly answer: PauseAnswer }[];
+}
+
+/** `batch` checked against `session`'s log (and `tools`' definitions), in the batch's order; throws the first refusal. */
+export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerBatch): CheckedBatch {
+  if (typeof batch !== "object" || batch === null)
+    throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
+  const decisions = list(batch.decisions, "decisions").map((input) => {
+    const request = pendingRequest(session, (input as { callId?: unknown } | null)?.callId);
+    return { request, decision: normalizeDecision(input, request, tools) };
+  });
+  const responses = list(batch.responses, "responses").map((input) => {
+    const request = pendingInput(session, (input as { id?: unknown } | null)?.id);
+    return { request, answer: { type: "input/response", data: checkedAnswer(request, input) } as const };
+  });
+  if (decisions.length + responses.length === 0)
+    throw new LoopError("invalid-options", "the answers hold no decision and no response");
+  const seen = new Set<string>();
+  const keyed: PauseAnswer[] = [
+    ...decisions.map(({ decision }) => ({ type: "approval/decision", data: decision }) as const),
+    ...responses.map(({ answer }) => answer),
+  ];
+  for (const answer of keyed) {
+    if (seen.has(answerKey(answer)))
+      throw answer.type === "approval/decision"
+        ? new ApprovalError("invalid-decision", `the answers decide call ${previewName(answer.data.callId)} twice`)
+        : new InputError("invalid-value", `the answers answer the question ${previewName(answer.data.id)} twice`);
+    seen.add(answerKey(answer));
+  }
+  return { decisions, responses };
+}
+
+/** A batch's `decisions` / `responses`: absent, or an array. */
+function list<T>(value: readonly T[] | undefined, name: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new LoopError("invalid-options", `the answers' ${name} must be an array`);
+  return value;
+}

@@ -1,0 +1,155 @@
+// Answers for several subagents in one batch are all or nothing (#27 §1): `streamAnswers` (and
+// `checkAnswers`) checks every answer — the parent's own and every child's, each in its child,
+// recursively: ids known and pending, the right kind, a question's value valid for its schema —
+// before anything is logged; a batch whose LAST answer is bad refuses with a typed error and
+// leaves every log (parent and children) as it was. A good batch answers both children and the
+// parent continues once.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { askUserTool } from "../../src/builtin-tools/index.js";
+import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
+import { type Agent, type AnswerBatch, createAgent, subagentTool } from "../../src/loop/index.js";
+import { verifyLog } from "../../src/reconstruct/index.js";
+import { JsonlSessionStore } from "../../src/store/index.js";
+import { deployTool } from "../support/approval-tools.js";
+
+const ran: string[] = [];
+const model = (steps: readonly ScriptedStep[], fallback: string): ScriptedProvider =>
+  new ScriptedProvider(steps, { fallback: { text: fallback } });
+
+let root: string;
+let store: JsonlSessionStore;
+beforeEach(() => {
+  ran.length = 0;
+  root = mkdtempSync(join(tmpdir(), "keelson-subagent-batch-"));
+  store = new JsonlSessionStore({ root });
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/**
+ * A parent whose one step calls `research` (its child deploys: an approval) and `survey` (its
+ * child asks the user: a question) — both children pause, the parent holds both calls.
+ */
+async function pausedParent(): Promise<{ agent: Agent; research: string; survey: string }> {
+  const research = subagentTool({
+    name: "research",
+    description: "Researches.",
+    agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "deployed") },
+  });
+  const survey = subagentTool({
+    name: "survey",
+    description: "Surveys.",
+    agent: { provider: model([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted") },
+  });
+  const provider = model(
+    [
+      {
+        toolCalls: [
+          { name: "research", arguments: { task: "a" } },
+          { name: "survey", arguments: { task: "b" } },
+        ],
+      },
+    ],
+    "all done",
+  );
+  const agent = createAgent({
+    provider,
+    model: "scripted:parent",
+    tools: [deployTool(ran), askUserTool(), research, survey],
+    store,
+  });
+  const outcome = await agent.send("go");
+  expect(outcome.reason.kind).toBe("awaiting-approval");
+  const id = agent.session.id;
+  return { agent, research: `${id}.call_1_1_0`, survey: `${id}.call_1_1_1` };
+}
+
+/** The stored length of every session: what "nothing was logged" compares. */
+async function lengths(ids: readonly string[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const id of ids) out.push((await store.load(id, { readOnly: true })).session.length);
+  return out;
+}
+
+describe("a batch answering several children is checked whole before anything is logged", () => {
+  const bad: [string, (research: string, survey: string) => AnswerBatch, string][] = [
+    [
+      "the last answer names a call the child does not have",
+      (research, survey) => ({
+        decisions: [
+          { callId: "call_1_1_0", approve: true, session: research },
+          { callId: "call_9_9_9", approve: true, session: survey },
+        ],
+      }),
+      "unknown-call",
+    ],
+    [
+      "the last answer's value does not match the child's question schema",
+      (research, survey) => ({
+        decisions: [{ callId: "call_1_1_0", approve: true, session: research }],
+        responses: [{ id: "call_1_1_0", value: 42, session: survey }],
+      }),
+      "invalid-value",
+    ],
+    [
+      "the last answer decides a question (the wrong kind)",
+      (research, survey) => ({
+        decisions: [
+          { callId: "call_1_1_0", approve: true, session: research },
+          { callId: "call_1_1_0", approve: true, session: survey },
+        ],
+      }),
+      "not-pending",
+    ],
+  ];
+  test.each(bad)("%s: typed refusal, every log unchanged, nothing ran", async (_name, batch, code) => {
+    const { agent, research, survey } = await pausedParent();
+    const ids = [agent.session.id, research, survey];
+    await agent.flush();
+    const before = await lengths(ids);
+    await expect(agent.checkAnswers(batch(research, survey))).rejects.toMatchObject({ code });
+    await expect(agent.streamAnswers(batch(research, survey)).outcome).rejects.toMatchObject({ code });
+    expect(await lengths(ids)).toEqual(before);
+    expect(agent.session.length).toBe(before[0]);
+    expect(ran).toEqual([]);
+    // Still answerable: both children's requests are pending as before.
+    expect(
+      agent
+        .pendingApprovals()
+        .filter((p) => p.path !== undefined)
+        .map((p) => p.tool),
+    ).toEqual(["deploy"]);
+    expect(agent.pendingInputs().map((p) => p.source)).toEqual(["ask_user"]);
+    await agent.dispose();
+  });
+
+  test("a good batch answers both children; the parent continues once", async () => {
+    const { agent, research, survey } = await pausedParent();
+    const batch: AnswerBatch = {
+      decisions: [{ callId: "call_1_1_0", approve: true, session: research }],
+      responses: [{ id: "call_1_1_0", value: "eu-west-1", session: survey }],
+    };
+    await agent.checkAnswers(batch);
+    expect(agent.session.length).toBe((await lengths([agent.session.id]))[0]); // checking logged nothing
+    const outcome = await agent.streamAnswers(batch).outcome;
+    expect(outcome.reason.kind).toBe("completed");
+    expect(outcome.text).toBe("all done");
+    expect(ran).toEqual(["prod"]);
+    expect(agent.pendingApprovals()).toEqual([]);
+    const continued = agent.session.events.filter((e) => e.type === "turn/start").map((e) => e.data);
+    expect(continued).toEqual([
+      { turn: 1, trigger: "send" },
+      { turn: 2, trigger: "approval" },
+    ]);
+    await agent.dispose();
+    for (const id of [agent.session.id, research, survey]) {
+      const { session } = await store.load(id, { readOnly: true });
+      expect(verifyLog(session.events).issues, id).toEqual([]);
+    }
+  });
+});
