@@ -29,8 +29,9 @@ import { openProvider, type ProviderHandle, requireKey } from "./model-selection
 import { resumeTarget } from "./resume-command.js";
 import type { TurnFlags } from "./run-command.js";
 import { askingSession, heldSubagentTools } from "./subagent-target.js";
+import { type ProfileFlags, profileOptions } from "./profile-options.js";
 
-interface DecideFlags extends TurnFlags {
+interface DecideFlags extends TurnFlags, ProfileFlags {
   readonly note?: string;
   readonly by?: string;
   readonly arguments?: string;
@@ -67,6 +68,11 @@ function register(program: Command, verb: "approve" | "deny" | "respond"): void 
     .option("--allow <tools>", "let these tools run in the continued turn without asking (as for run)")
     .option("--no-await-approval", `deny calls that need approval later in the turn instead (${AWAIT_APPROVAL_HELP})`)
     .option("--sandbox <mode>", SANDBOX_HELP)
+    .option(
+      "--profiles <module>",
+      "continue with an agent profile of this module (as `keelson worker` loads it; needs --profile): its model, tools and plugins — a subagent's held call runs the app's own child",
+    )
+    .option("--profile <name>", "the profile of --profiles the session runs with")
     .action(async (session: string, callId: string, ...rest: unknown[]) => {
       const answer = verb === "respond" ? (rest[0] as string) : undefined;
       const flags = (verb === "respond" ? rest[1] : rest[0]) as DecideFlags;
@@ -154,22 +160,31 @@ async function continuePaused(id: string, flags: DecideFlags, continuation: Cont
     } catch (error) {
       throw typed(error);
     }
-    requireKey(target.choice);
-    handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
-    const awaiting = flags.awaitApproval !== false;
-    const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, awaiting), { askUser: awaiting, sandbox });
-    const agent = await resumeAgent(store, target.id, {
-      provider: handle.provider,
-      model: target.choice.model,
-      cwd: target.cwd,
-      system: SYSTEM_PROMPT,
-      plugins,
-      // A child's call: the held calls that lead to it need a subagent tool of their name.
-      ...(at === undefined ? {} : { tools: await heldSubagentTools(pauses) }),
-    });
+    let agent: Agent;
+    if (flags.profiles !== undefined || flags.profile !== undefined) {
+      // The app's profile, as a fleet worker runs it: its tools hold the real subagent tools.
+      const options = await profileOptions(target.id, flags);
+      const tools = [...(options.tools ?? []), ...(await heldSubagentTools(pauses, options.tools))];
+      agent = await resumeAgent(store, target.id, { cwd: target.cwd, ...options, tools });
+    } else {
+      requireKey(target.choice);
+      handle = await openProvider(target.choice, process.env, (line) => process.stderr.write(`${line}\n`));
+      const awaiting = flags.awaitApproval !== false;
+      const plugins = await cliPlugins(target.cwd, headlessPolicy(allow, awaiting), { askUser: awaiting, sandbox });
+      agent = await resumeAgent(store, target.id, {
+        provider: handle.provider,
+        model: target.choice.model,
+        cwd: target.cwd,
+        system: SYSTEM_PROMPT,
+        plugins,
+        // A child's call: the held calls that lead to it need a subagent tool of their name (a stand-in).
+        ...(at === undefined ? {} : { tools: await heldSubagentTools(pauses) }),
+      });
+    }
     // Decided or answered by someone else since the check, an edit the tool refuses: bad input.
     const turn = (resumed: Agent): Promise<TurnOutcome> => continuation.turn(resumed, at);
-    return await runHeadlessTurn({ agent, store, handle, turn, json: flags.json === true }).catch((error: unknown) => {
+    const input = { agent, store, turn, json: flags.json === true, ...(handle === undefined ? {} : { handle }) };
+    return await runHeadlessTurn(input).catch((error: unknown) => {
       throw typed(error);
     });
   } catch (error) {

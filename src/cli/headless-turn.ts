@@ -36,7 +36,8 @@ export const SYSTEM_PROMPT =
 export interface HeadlessTurnInput {
   readonly agent: Agent;
   readonly store: CliStore;
-  readonly handle: ProviderHandle;
+  /** The CLI's provider (closed at the end); absent when an app's profile brought its own. */
+  readonly handle?: ProviderHandle;
   /** Starts the turn: `agent.send(prompt)` for run/resume, `agent.decide(…)` for approve/deny. */
   readonly turn: (agent: Agent) => Promise<TurnOutcome>;
   readonly json: boolean;
@@ -46,7 +47,7 @@ export interface HeadlessTurnInput {
 export async function runHeadlessTurn({ agent, store, handle, turn, json }: HeadlessTurnInput): Promise<number> {
   let endedWithNewline = true;
   const answer = new TerminalTextStream();
-  attachRetryNotice(agent, handle.baseURL, (line) => process.stderr.write(line));
+  attachRetryNotice(agent, handle?.baseURL ?? "the profile's provider", (line) => process.stderr.write(line));
   if (json) {
     agent.hooks.on("session/event", ({ event }) => {
       process.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
@@ -105,6 +106,6 @@ export async function runHeadlessTurn({ agent, store, handle, turn, json }: Head
     // A store that failed above fails here too: that is already reported, and the exit code says so.
     await agent.dispose().catch(() => undefined);
     await store.close().catch(() => undefined);
-    await handle.close();
+    await handle?.close();
   }
 }

@@ -8,7 +8,6 @@
 // Read-only: the log is loaded without a lock and never written.
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import type { AgentProfile } from "../loop/index.js";
 import type { ReplayPayload } from "../inspect/index.js";
 import type { ReplayOptions, ReplayReport } from "../replay/index.js";
 import type { Session } from "../session/index.js";
@@ -19,6 +18,7 @@ import { CliError } from "./errors.js";
 import { SYSTEM_PROMPT } from "./headless-turn.js";
 import { isFileTarget, loadLog, openStore } from "./log-source.js";
 import { workingDirectory } from "./run-command.js";
+import { profileOptions } from "./profile-options.js";
 import { terminalJson, terminalText } from "./terminal-text.js";
 import { integer } from "./worker-command.js";
 
@@ -100,7 +100,7 @@ async function replayWith(session: Session, options: ReplayOptions, root: string
 
 /** The agent options the session is replayed with: a profile's, or the CLI's own. */
 async function agentOptions(session: Session, flags: ReplayFlags): Promise<ReplayOptions> {
-  if (flags.profiles !== undefined || flags.emulator === true) return profileOptions(session, flags);
+  if (flags.profiles !== undefined || flags.emulator === true) return profileOptions(session.id, flags);
   if (flags.profile !== undefined) throw new CliError("--profile names a profile of --profiles MODULE (or --emulator)");
   const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
   const { reconstructRequests } = await import("../reconstruct/index.js");
@@ -117,21 +117,4 @@ async function agentOptions(session: Session, flags: ReplayFlags): Promise<Repla
     }),
     compaction: createCompaction(),
   };
-}
-
-async function profileOptions(session: Session, flags: ReplayFlags): Promise<ReplayOptions> {
-  const { emulatorProfile, loadProfiles } = await import("./worker-command.js");
-  const name = flags.profile ?? (flags.emulator === true ? "emulator" : undefined);
-  if (name === undefined) throw new CliError("--profiles needs --profile NAME: the profile the session ran with");
-  const profiles: Record<string, AgentProfile> = {
-    ...(flags.profiles === undefined ? {} : await loadProfiles(flags.profiles)),
-    ...(flags.emulator === true ? { emulator: await emulatorProfile(0) } : {}),
-  };
-  const profile = profiles[name];
-  if (profile === undefined)
-    throw new CliError(
-      `no profile ${JSON.stringify(name)}: ${flags.profiles ?? "--emulator"} has ${Object.keys(profiles).join(", ") || "none"}`,
-    );
-  const { profileAgentOptions } = await import("../loop/index.js");
-  return profileAgentOptions(profile, { profile: name, sessionId: session.id });
 }

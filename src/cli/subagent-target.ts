@@ -2,9 +2,9 @@
 // subagents wait too (#27 §1): the pending requests of the session and its descendants
 // (`sessionPauses`) that carry that id — the parent's stand-in for a child's pause left out —
 // must be exactly one, or `--session <id>` names it. And the subagent tools a resumed parent
-// needs to reach its held calls' children: the CLI does not know the app's subagent tools, so
-// each held call's tool is stood in for by a plain subagent tool of that name (the child is
-// continued with the CLI's provider and model, as the parent is).
+// needs to reach its held calls' children: with the app's profile (`--profiles`) its own; else
+// the CLI does not know them, so each held call's tool is stood in for by a plain subagent tool
+// of that name (the child is continued with the CLI's provider and model, as the parent is).
 import { jsonSchema } from "../tools/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 import type { SessionPauses } from "../store/index.js";
@@ -41,11 +41,23 @@ export function askingSession<T extends Asked>(
   return { session: at === own ? undefined : at, request };
 }
 
-/** A plain subagent tool for each held call of `pauses` that waits on its child (by the call's tool name). */
-export async function heldSubagentTools(pauses: SessionPauses): Promise<ToolDefinition[]> {
-  const { subagentTool } = await import("../loop/index.js");
+/**
+ * A stand-in subagent tool for each held call of `pauses` that waits on its child (by the call's
+ * tool name) and that `own` (an app profile's tools) has no subagent tool for. A stand-in has no
+ * options of its own: the child is continued with the parent's provider and model (the CLI's) and
+ * the parent's tools minus subagent tools, its logged system prompt is not restated (its own
+ * plugins and prompt are not known), and a structured `output` is not checked.
+ */
+export async function heldSubagentTools(
+  pauses: SessionPauses,
+  own: readonly ToolDefinition[] = [],
+): Promise<ToolDefinition[]> {
+  const { subagentTool, subagentSpecOf } = await import("../loop/index.js");
+  const known = new Set(own.filter((tool) => subagentSpecOf(tool) !== undefined).map((tool) => tool.name));
   const names = new Set(
-    pauses.approvals.filter((a) => a.path === undefined && a.subagent !== undefined).map((a) => a.tool),
+    pauses.approvals
+      .filter((a) => a.path === undefined && a.subagent !== undefined && !known.has(a.tool))
+      .map((a) => a.tool),
   );
   return [...names].map((name) =>
     subagentTool({

@@ -5,7 +5,7 @@
 // and finishes — and the parent continues; `--session` naming a session that does not hold it is
 // exit 2 with nothing written.
 import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { ScriptedProvider } from "../../src/llm/index.js";
@@ -91,6 +91,45 @@ describe("keelson approvals / approve on a subagent's call", { timeout: 120_000 
       events.filter((e) => e.type === "turn/end").map((e) => (e.data as { reason: { kind: string } }).reason.kind);
     expect(turnEnds(child.events)).toEqual(["awaiting-approval", "completed"]);
     expect(turnEnds(parent.events)).toEqual(["awaiting-approval", "completed"]);
+    expect((await keelson(home, ["verify", parentId])).code).toBe(0);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("approve --profiles MODULE --profile NAME continues with the app's profile: the held call runs the app's real child", async () => {
+    const home = await tempHome();
+    const { parentId, childId } = await pausedParent(home);
+    const profiles = resolve(import.meta.dirname, "fixtures/subagent-profiles.mjs");
+    const unknown = await keelson(home, ["approve", parentId, "call_1_1_0", "--profiles", profiles, "--profile", "x"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no profile "x"');
+    const approve = await keelson(home, [
+      "approve",
+      parentId,
+      "call_1_1_0",
+      "--profiles",
+      profiles,
+      "--profile",
+      "app",
+    ]);
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stdout).toContain("the app's parent finished");
+    const store = new JsonlSessionStore({ root: join(home, "sessions") });
+    const { session: child } = await store.load(childId, { readOnly: true });
+    const { session: parent } = await store.load(parentId, { readOnly: true });
+    await store.close();
+    const results = (events: typeof child.events) =>
+      events
+        .filter((e) => e.type === "tool/result")
+        .map((e) => (e.data as { content: { text: string }[] }).content[0]!.text);
+    // The app's write ran (not the app's earlier in-process one), and the app's child model answered.
+    expect(results(child.events)).toEqual(["the app wrote a.txt"]);
+    expect(results(parent.events)).toEqual(["the app's child finished"]);
+    const models = (events: typeof child.events) =>
+      events
+        .filter((e) => e.type === "request/header")
+        .map((e) => (e.data as { header: { config: { model: string } } }).header.config.model);
+    expect(models(child.events).at(-1)).toBe("scripted:app-child");
+    expect(models(parent.events).at(-1)).toBe("scripted:app-parent");
     expect((await keelson(home, ["verify", parentId])).code).toBe(0);
     await rm(home, { recursive: true, force: true });
   });
