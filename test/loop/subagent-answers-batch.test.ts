@@ -4,64 +4,33 @@
 // before anything is logged; a batch whose LAST answer is bad refuses with a typed error and
 // leaves every log (parent and children) as it was. A good batch answers both children and the
 // parent continues once.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
-import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
-import { type Agent, type AnswerBatch, createAgent, subagentTool } from "../../src/loop/index.js";
+import { type Agent, type AnswerBatch, createAgent } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
+import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
 
 const ran: string[] = [];
-const model = (steps: readonly ScriptedStep[], fallback: string): ScriptedProvider =>
-  new ScriptedProvider(steps, { fallback: { text: fallback } });
-
-let root: string;
-let store: JsonlSessionStore;
-beforeEach(() => {
-  ran.length = 0;
-  root = mkdtempSync(join(tmpdir(), "keelson-subagent-batch-"));
-  store = new JsonlSessionStore({ root });
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const store = useTempStore("keelson-subagent-batch-");
 
 /**
  * A parent whose one step calls `research` (its child deploys: an approval) and `survey` (its
  * child asks the user: a question) — both children pause, the parent holds both calls.
  */
 async function pausedParent(): Promise<{ agent: Agent; research: string; survey: string }> {
-  const research = subagentTool({
-    name: "research",
-    description: "Researches.",
-    agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "deployed") },
-  });
-  const survey = subagentTool({
-    name: "survey",
-    description: "Surveys.",
-    agent: { provider: model([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted") },
-  });
-  const provider = model(
-    [
-      {
-        toolCalls: [
-          { name: "research", arguments: { task: "a" } },
-          { name: "survey", arguments: { task: "b" } },
-        ],
-      },
-    ],
-    "all done",
-  );
+  ran.length = 0;
+  const research = delegateTool("research", { name: "deploy", arguments: { target: "prod" } }, "deployed");
+  const survey = delegateTool("survey", { name: "ask_user", arguments: { question: "Region?" } }, "noted");
+  const calls = [
+    { name: "research", arguments: { task: "a" } },
+    { name: "survey", arguments: { task: "b" } },
+  ];
   const agent = createAgent({
-    provider,
+    provider: scripted([{ toolCalls: calls }], "all done"),
     model: "scripted:parent",
     tools: [deployTool(ran), askUserTool(), research, survey],
-    store,
+    store: store(),
   });
   const outcome = await agent.send("go");
   expect(outcome.reason.kind).toBe("awaiting-approval");
@@ -72,7 +41,7 @@ async function pausedParent(): Promise<{ agent: Agent; research: string; survey:
 /** The stored length of every session: what "nothing was logged" compares. */
 async function lengths(ids: readonly string[]): Promise<number[]> {
   const out: number[] = [];
-  for (const id of ids) out.push((await store.load(id, { readOnly: true })).session.length);
+  for (const id of ids) out.push((await store().load(id, { readOnly: true })).session.length);
   return out;
 }
 
@@ -148,7 +117,7 @@ describe("a batch answering several children is checked whole before anything is
     ]);
     await agent.dispose();
     for (const id of [agent.session.id, research, survey]) {
-      const { session } = await store.load(id, { readOnly: true });
+      const { session } = await store().load(id, { readOnly: true });
       expect(verifyLog(session.events).issues, id).toEqual([]);
     }
   });

@@ -13,7 +13,16 @@ import {
 } from "ai";
 import { expect } from "vitest";
 import type { Provider, ProviderRequest, StreamChunk } from "../../src/llm/core.js";
-import type { UIMessageChunk } from "../../src/serve/index.js";
+import { ApprovalError, InputError, type TurnStream } from "../../src/loop/index.js";
+import {
+  type ChatAnswers,
+  type ChatRequest,
+  type PendingRequests,
+  parseChatRequest,
+  ServeError,
+  type UIMessageChunk,
+  uiMessageStreamResponse,
+} from "../../src/serve/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { deferred } from "../support/deferred.js";
 
@@ -185,14 +194,15 @@ export const usage: StreamChunk = {
 export const finish = (reason: "stop" | "tool-calls" = "stop"): StreamChunk => ({ type: "finish", reason });
 
 /**
- * A `Chat` (useChat's own class) whose transport calls `handler` in process; with `automatic` it
- * sends once every approval of the last step is answered. `finished()` resolves when its next
- * request ends.
+ * A `Chat` (useChat's own class) whose transport calls `handler` in process, starting from
+ * `messages` (a reloaded page); with `automatic` it sends once every approval of the last step is
+ * answered. `finished()` resolves when its next request ends.
  */
-export function chatOver(handler: (body: unknown) => Promise<Response>, automatic: boolean) {
+export function chatOver(handler: (body: unknown) => Promise<Response>, automatic: boolean, messages?: UIMessage[]) {
   const waiting: (() => void)[] = [];
   const chat = new Chat<UIMessage>({
     id: "chat-1",
+    ...(messages === undefined ? {} : { messages }),
     transport: new DefaultChatTransport({
       api: "http://keelson.invalid/api/chat",
       fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
@@ -201,4 +211,35 @@ export function chatOver(handler: (body: unknown) => Promise<Response>, automati
     onFinish: () => waiting.shift()?.(),
   });
   return { chat, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+}
+
+/** What a `/api/chat` handler does with a parsed request (`chatHandler`). */
+export interface ChatServer {
+  /** The session's pending requests, for `parseChatRequest`. */
+  readonly pending: () => PendingRequests | Promise<PendingRequests>;
+  /** Streams the prompt or the answers. */
+  readonly run: (chat: ChatRequest) => TurnStream;
+  /** Checks answers before the response starts (`agent.checkAnswers`); its `ApprovalError` / `InputError` is a 409. */
+  readonly check?: (chat: ChatAnswers) => Promise<void>;
+}
+
+/**
+ * The server side of /api/chat in process: parse against `pending` (by "page"), check answers,
+ * stream; each response's status is pushed on `seen` (a `ServeError`'s status, 409 for a refused
+ * answer, else 500).
+ */
+export function chatHandler(server: ChatServer, seen: number[]) {
+  return async (body: unknown): Promise<Response> => {
+    try {
+      const chat = parseChatRequest(body, { pending: await server.pending(), by: "page" });
+      if (chat.kind === "answers") await server.check?.(chat);
+      seen.push(200);
+      return uiMessageStreamResponse(server.run(chat));
+    } catch (error) {
+      const refused = error instanceof ApprovalError || error instanceof InputError;
+      const status = error instanceof ServeError ? error.status : refused ? 409 : 500;
+      seen.push(status);
+      return new Response(String(error), { status });
+    }
+  };
 }

@@ -15,19 +15,12 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/core.js";
-import { type Agent, type AgentOptions, createAgent, subagentTool, type TurnStream } from "../../src/loop/index.js";
+import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import {
-  type ChatRequest,
-  parseChatRequest,
-  type PendingRequests,
-  ServeError,
-  subagentPartId,
-  uiMessageStreamResponse,
-} from "../../src/serve/index.js";
+import { subagentPartId } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
-import { chatOver } from "./support.js";
+import { chatHandler, chatOver } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -50,29 +43,12 @@ function parentAgent(tools: NonNullable<AgentOptions["tools"]>): Agent {
   return createAgent({ provider, model: "scripted:parent", tools });
 }
 
-/** The server side of /api/chat: parse against `pending`, then stream the prompt or the answers. */
-function chatHandler(
-  pending: () => PendingRequests | Promise<PendingRequests>,
-  run: (chat: ChatRequest) => TurnStream,
-  seen: number[],
-) {
-  return async (body: unknown): Promise<Response> => {
-    try {
-      const chat = parseChatRequest(body, { pending: await pending(), by: "page" });
-      seen.push(200);
-      return uiMessageStreamResponse(run(chat));
-    } catch (error) {
-      const status = error instanceof ServeError ? error.status : 500;
-      seen.push(status);
-      return new Response(String(error), { status });
-    }
-  };
-}
-
 const agentHandler = (agent: Agent, seen: number[]) =>
   chatHandler(
-    () => agent,
-    (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
+    {
+      pending: () => agent,
+      run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
+    },
     seen,
   );
 
@@ -249,8 +225,10 @@ describe("through the agent host, with a store", () => {
     const seen: number[] = [];
     const serve = (host: ReturnType<typeof createAgentHost>) =>
       chatHandler(
-        () => host.pending("s1"),
-        (chat) => (chat.kind === "prompt" ? host.stream("s1", chat.content) : host.streamAnswers("s1", chat)),
+        {
+          pending: () => host.pending("s1"),
+          run: (chat) => (chat.kind === "prompt" ? host.stream("s1", chat.content) : host.streamAnswers("s1", chat)),
+        },
         seen,
       );
     let host = createAgentHost({ store, profile });

@@ -4,29 +4,20 @@
 // the page reloads from the log (`uiMessagesFromLog` with `subagentLogs`) and shows the same
 // part; @ai-sdk/react's `Chat` answers it there, `host.streamAnswers` routes it to the child, and
 // the child and then the parent finish in the same assistant message.
-import { Chat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
+import type { UIMessage } from "ai";
 import { describe, expect, test } from "vitest";
 import { type AgentHost, createAgentHost } from "../../src/host/index.js";
-import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
+import type { ScriptedStep } from "../../src/llm/core.js";
 import { subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import {
-  parseChatRequest,
-  ServeError,
-  subagentLogs,
-  subagentPartId,
-  uiMessageStreamResponse,
-  uiMessagesFromLog,
-} from "../../src/serve/index.js";
+import { subagentLogs, subagentPartId, uiMessagesFromLog } from "../../src/serve/index.js";
 import { type SessionStore, storeReader } from "../../src/store/index.js";
 import { usePgDatabase } from "../store/postgres-harness.js";
 import { deployTool } from "../support/approval-tools.js";
+import { scripted as model } from "../support/subagents.js";
+import { chatHandler, chatOver } from "./support.js";
 
 const database = usePgDatabase();
-
-const model = (steps: readonly ScriptedStep[], fallback: string): ScriptedProvider =>
-  new ScriptedProvider(steps, { fallback: { text: fallback } });
 
 /** The app's profile: a parent that delegates to `research`, whose child deploys (approval needed). */
 function profile(ran: string[], fresh: boolean) {
@@ -44,30 +35,14 @@ function profile(ran: string[], fresh: boolean) {
 /** A `Chat` over the host's `/api/chat` for session `id` (in process), starting from `messages`. */
 function chatOn(host: () => AgentHost, id: string, messages: UIMessage[] = []) {
   const seen: number[] = [];
-  const waiting: (() => void)[] = [];
-  const handler = async (body: unknown): Promise<Response> => {
-    try {
-      const chat = parseChatRequest(body, { pending: await host().pending(id), by: "page" });
-      seen.push(200);
-      const turn = chat.kind === "prompt" ? host().stream(id, chat.content) : host().streamAnswers(id, chat);
-      return uiMessageStreamResponse(turn);
-    } catch (error) {
-      const status = error instanceof ServeError ? error.status : 500;
-      seen.push(status);
-      return new Response(String(error), { status });
-    }
-  };
-  const chat = new Chat<UIMessage>({
-    id: "chat-1",
-    messages,
-    transport: new DefaultChatTransport({
-      api: "http://keelson.invalid/api/chat",
-      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
-    }),
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onFinish: () => waiting.shift()?.(),
-  });
-  return { chat, seen, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const handler = chatHandler(
+    {
+      pending: () => host().pending(id),
+      run: (chat) => (chat.kind === "prompt" ? host().stream(id, chat.content) : host().streamAnswers(id, chat)),
+    },
+    seen,
+  );
+  return { ...chatOver(handler, true, messages), seen };
 }
 
 type ToolPart = { toolCallId: string; state: string; output?: unknown; callProviderMetadata?: unknown };

@@ -6,39 +6,21 @@
 // A question a child's tool asks while it runs (`ToolContext.ask`, what an MCP elicitation uses)
 // reaches the page the same way, live and reloaded. A grandchild's approval too. A page's batch
 // for two children whose last answer is bad is refused whole (409, `agent.checkAnswers`).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Chat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import type { UIMessage } from "ai";
+import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
-import { ScriptedProvider, type ScriptedStep } from "../../src/llm/core.js";
-import {
-  type Agent,
-  type AgentOptions,
-  ApprovalError,
-  createAgent,
-  InputError,
-  subagentTool,
-} from "../../src/loop/index.js";
+import { type Agent, type AgentOptions, createAgent } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import {
-  parseChatRequest,
-  ServeError,
-  subagentLogs,
-  subagentPartId,
-  uiMessageStreamResponse,
-  uiMessagesFromLog,
-} from "../../src/serve/index.js";
-import { JsonlSessionStore, storeReader } from "../../src/store/index.js";
+import { subagentLogs, subagentPartId, uiMessagesFromLog } from "../../src/serve/index.js";
+import { storeReader } from "../../src/store/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { deployTool } from "../support/approval-tools.js";
+import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
+import { chatHandler, chatOver } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
-const model = (steps: readonly ScriptedStep[], fallback: string): ScriptedProvider =>
-  new ScriptedProvider(steps, { fallback: { text: fallback } });
+const store = useTempStore("keelson-ui-subagent-reload-");
 
 /** `region`: asks a person while it runs (as an MCP server's elicitation does), then answers with it. */
 const region = defineTool({
@@ -52,69 +34,45 @@ const region = defineTool({
   },
 });
 
-let root: string;
-let store: JsonlSessionStore;
-beforeEach(() => {
+/** A parent (in the store) that makes `calls` in its first step, then says `answer`. */
+function parentAgent(
+  calls: readonly { name: string; arguments: object }[],
+  tools: NonNullable<AgentOptions["tools"]>,
+  answer = "shipped",
+): Agent {
   ran.length = 0;
-  root = mkdtempSync(join(tmpdir(), "keelson-ui-subagent-reload-"));
-  store = new JsonlSessionStore({ root });
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A parent (in the store) that delegates once to `research`, whose child calls `childTool`, then says `shipped`. */
-function parentAgent(childTool: string, extra: NonNullable<AgentOptions["tools"]> = []): Agent {
-  const research = subagentTool({
-    name: "research",
-    description: "Researches.",
-    agent: { provider: model([{ toolCalls: [{ name: childTool, arguments: { target: "prod" } }] }], "child done") },
-  });
-  const provider = model([{ toolCalls: [{ name: "research", arguments: { task: "ship it" } }] }], "shipped");
-  return createAgent({ provider, model: "scripted:parent", tools: [deploy, region, research, ...extra], store });
+  const provider = scripted([{ toolCalls: calls }], answer);
+  return createAgent({ provider, model: "scripted:parent", tools, store: store() });
 }
+
+/** A parent that delegates once to `research`, whose child calls `childTool`. */
+const delegatingOnce = (childTool: string): Agent =>
+  parentAgent(
+    [{ name: "research", arguments: { task: "ship it" } }],
+    [deploy, region, delegateTool("research", { name: childTool, arguments: { target: "prod" } }, "child done")],
+  );
 
 /** What a reloading page is handed: the log's messages with the subagents' logs. */
 async function reloaded(agent: Agent): Promise<UIMessage[]> {
-  const subagents = await subagentLogs(agent.session, storeReader(store));
+  const subagents = await subagentLogs(agent.session, storeReader(store()));
   return JSON.parse(JSON.stringify(uiMessagesFromLog(agent.session, { subagents }))) as UIMessage[];
 }
 
-/** The loop's refusal of an answer (the batch is refused whole, nothing logged): the server's 409. */
-const refused = (error: unknown): boolean => error instanceof ApprovalError || error instanceof InputError;
-
 /**
- * A `Chat` (useChat's class) over `/api/chat` served in process by `agent`, starting from
- * `messages`; with `automatic`, it sends once the last step's approvals are answered.
+ * A `Chat` (useChat's class) over `/api/chat` served in process by `agent` — every answer checked
+ * (children's included) before the response starts, a refusal a 409 — starting from `messages`.
  */
 function chatOn(agent: Agent, messages: UIMessage[] = [], automatic = true) {
   const seen: number[] = [];
-  const waiting: (() => void)[] = [];
-  const handler = async (body: unknown): Promise<Response> => {
-    try {
-      const chat = parseChatRequest(body, { pending: agent, by: "page" });
-      // Every answer checked (children's included) before the response starts: a refusal is a 409, nothing logged.
-      if (chat.kind === "answers") await agent.checkAnswers(chat);
-      seen.push(200);
-      return uiMessageStreamResponse(chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat));
-    } catch (error) {
-      const status = error instanceof ServeError ? error.status : refused(error) ? 409 : 500;
-      seen.push(status);
-      return new Response(String(error), { status });
-    }
-  };
-  const chat = new Chat<UIMessage>({
-    id: "chat-1",
-    messages,
-    transport: new DefaultChatTransport({
-      api: "http://keelson.invalid/api/chat",
-      fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
-    }),
-    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
-    onFinish: () => waiting.shift()?.(),
-  });
-  return { chat, seen, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const handler = chatHandler(
+    {
+      pending: () => agent,
+      run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
+      check: (chat) => agent.checkAnswers(chat),
+    },
+    seen,
+  );
+  return { ...chatOver(handler, automatic, messages), seen };
 }
 
 type ToolPart = { type: string; toolCallId: string; state: string; [key: string]: unknown };
@@ -129,12 +87,23 @@ const toolParts = (message: UIMessage | undefined) =>
     ...(p.approval === undefined ? {} : { approval: p.approval }),
     ...(p.callProviderMetadata === undefined ? {} : { callProviderMetadata: p.callProviderMetadata }),
   }));
+/** Approves part `partId` on a page that starts from `messages`: one request, one assistant message; its tool parts. */
+async function approvedOnPage(agent: Agent, messages: UIMessage[], partId: string) {
+  const page = chatOn(agent, messages);
+  const done = page.finished();
+  await page.chat.addToolApprovalResponse({ id: partId, approved: true });
+  await done;
+  expect(page.seen).toEqual([200]);
+  expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  return { page, final: toolParts(page.chat.lastMessage) };
+}
+
 const stepCount = (message: UIMessage | undefined): number =>
   (message?.parts ?? []).filter((p) => p.type === "step-start").length;
 
 describe("a reloaded page shows a subagent's pending approval as the live page did", () => {
   test("same part (id, state, input, metadata); answered from the reloaded page, the child and then the parent finish", async () => {
-    const agent = parentAgent("deploy");
+    const agent = delegatingOnce("deploy");
     const live = chatOn(agent);
     await live.chat.sendMessage({ text: "ship it" });
     const childId = `${agent.session.id}.call_1_1_0`;
@@ -156,13 +125,7 @@ describe("a reloaded page shows a subagent's pending approval as the live page d
     expect(stepCount(messages.at(-1))).toBe(stepCount(live.chat.lastMessage));
 
     // The page is reloaded: a new Chat starts from the log's messages and answers there.
-    const page = chatOn(agent, messages);
-    const done = page.finished();
-    await page.chat.addToolApprovalResponse({ id: partId, approved: true });
-    await done;
-    expect(page.seen).toEqual([200]);
-    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    const final = toolParts(page.chat.lastMessage);
+    const { page, final } = await approvedOnPage(agent, messages, partId);
     expect(final.map((p) => [p.toolCallId, p.state, p.output])).toEqual([
       ["call_1_1_0", "output-available", "child done"],
       [partId, "output-available", "deployed prod"],
@@ -175,7 +138,7 @@ describe("a reloaded page shows a subagent's pending approval as the live page d
     expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
     await agent.dispose();
     for (const id of [agent.session.id, childId]) {
-      const { session } = await store.load(id, { readOnly: true });
+      const { session } = await store().load(id, { readOnly: true });
       expect(verifyLog(session.events).issues).toEqual([]);
     }
   });
@@ -183,7 +146,7 @@ describe("a reloaded page shows a subagent's pending approval as the live page d
 
 describe("a question a subagent's tool asks while it runs (ToolContext.ask, as an MCP elicitation)", () => {
   test("reaches the parent's page as a part of its own, is answered there, and a reload shows the same part", async () => {
-    const agent = parentAgent("region");
+    const agent = delegatingOnce("region");
     const live = chatOn(agent);
     await live.chat.sendMessage({ text: "ship it" });
     const childId = `${agent.session.id}.call_1_1_0`;
@@ -221,7 +184,7 @@ describe("a question a subagent's tool asks while it runs (ToolContext.ask, as a
       [partId, "output-available", "eu-west-1"],
     ]);
     expect(agent.pendingInputs()).toEqual([]);
-    const { session: child } = await store.load(childId, { readOnly: true });
+    const { session: child } = await store().load(childId, { readOnly: true });
     const results = child.events.filter((e) => e.type === "tool/result").map((e) => e.data as { content: unknown });
     expect(results.map((r) => r.content)).toEqual([[{ type: "text", text: "region eu-west-1" }]]);
     expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
@@ -232,19 +195,13 @@ describe("a question a subagent's tool asks while it runs (ToolContext.ask, as a
 describe("a grandchild's approval (a subagent of a subagent)", () => {
   test("shows as the grandchild's part with its full path, live and reloaded; answered from the page, all three continue", async () => {
     // The parent's research runs a child whose `audit` runs a grandchild that deploys.
-    const audit = subagentTool({
-      name: "audit",
-      description: "Audits.",
-      agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "audited") },
-    });
-    const research = subagentTool({
-      name: "research",
-      description: "Researches.",
-      tools: ["audit", "deploy"], // a subagent tool is passed down only when named
-      agent: { provider: model([{ toolCalls: [{ name: "audit", arguments: { task: "audit it" } }] }], "child done") },
-    });
-    const provider = model([{ toolCalls: [{ name: "research", arguments: { task: "ship it" } }] }], "shipped");
-    const agent = createAgent({ provider, model: "scripted:parent", tools: [deploy, audit, research], store });
+    const audit = delegateTool("audit", { name: "deploy", arguments: { target: "prod" } }, "audited");
+    // A subagent tool is passed down only when named.
+    const research = delegateTool("research", { name: "audit", arguments: { task: "audit it" } }, "child done", [
+      "audit",
+      "deploy",
+    ]);
+    const agent = parentAgent([{ name: "research", arguments: { task: "ship it" } }], [deploy, audit, research]);
     const live = chatOn(agent);
     await live.chat.sendMessage({ text: "ship it" });
     const childId = `${agent.session.id}.call_1_1_0`;
@@ -261,13 +218,7 @@ describe("a grandchild's approval (a subagent of a subagent)", () => {
     const messages = await reloaded(agent);
     expect(toolParts(messages.at(-1))).toEqual(shown);
 
-    const page = chatOn(agent, messages);
-    const done = page.finished();
-    await page.chat.addToolApprovalResponse({ id: partId, approved: true });
-    await done;
-    expect(page.seen).toEqual([200]);
-    expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    const final = toolParts(page.chat.lastMessage);
+    const { final } = await approvedOnPage(agent, messages, partId);
     expect(final.map((p) => [p.toolCallId, p.state, p.output])).toEqual([
       ["call_1_1_0", "output-available", "child done"],
       [partId, "output-available", "deployed prod"],
@@ -277,7 +228,7 @@ describe("a grandchild's approval (a subagent of a subagent)", () => {
     expect(toolParts((await reloaded(agent)).at(-1))).toEqual(final);
     await agent.dispose();
     for (const id of [agent.session.id, childId, grandchildId]) {
-      const { session } = await store.load(id, { readOnly: true });
+      const { session } = await store().load(id, { readOnly: true });
       expect(verifyLog(session.events).issues, id).toEqual([]);
       expect(session.pendingApprovals(), id).toEqual([]);
     }
@@ -286,23 +237,13 @@ describe("a grandchild's approval (a subagent of a subagent)", () => {
 
 describe("a page's answers for two children are refused whole when one is bad", () => {
   test("409 before anything is logged; the corrected answers then continue both children and the parent", async () => {
-    const research = subagentTool({
-      name: "research",
-      description: "Researches.",
-      agent: { provider: model([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], "deployed") },
-    });
-    const survey = subagentTool({
-      name: "survey",
-      description: "Surveys.",
-      agent: { provider: model([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted") },
-    });
+    const research = delegateTool("research", { name: "deploy", arguments: { target: "prod" } }, "deployed");
+    const survey = delegateTool("survey", { name: "ask_user", arguments: { question: "Region?" } }, "noted");
     const calls = [
       { name: "research", arguments: { task: "a" } },
       { name: "survey", arguments: { task: "b" } },
     ];
-    const provider = model([{ toolCalls: calls }], "all done");
-    const tools = [deploy, askUserTool(), research, survey];
-    const agent = createAgent({ provider, model: "scripted:parent", tools, store });
+    const agent = parentAgent(calls, [deploy, askUserTool(), research, survey], "all done");
     const page = chatOn(agent, [], false); // both answers go in one request
     await page.chat.sendMessage({ text: "go" });
     const [first, second] = [`${agent.session.id}.call_1_1_0`, `${agent.session.id}.call_1_1_1`];
@@ -317,7 +258,7 @@ describe("a page's answers for two children are refused whole when one is bad", 
     await agent.flush();
     const ids = [agent.session.id, first, second];
     const lengths = async () =>
-      Promise.all(ids.map(async (id) => (await store.load(id, { readOnly: true })).session.length));
+      Promise.all(ids.map(async (id) => (await store().load(id, { readOnly: true })).session.length));
     const before = await lengths();
 
     // The question wants a string: 42 is refused, and with it the approval sent alongside.
