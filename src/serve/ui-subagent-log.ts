@@ -6,7 +6,6 @@
 // `subagentLogs` reads the children a parent's log names (async, through the caller's reader:
 // the serve layer does not know the store); `subagentToolParts` is pure over what it read.
 import type { SessionEvent, SessionMeta } from "../session/index.js";
-import { subagentSessionId } from "../session/index.js";
 import { approvalPart, resultPart } from "./ui-message-parts.js";
 import { toolInput } from "./ui-parts.js";
 import { subagentPartId } from "./ui-subagent.js";
@@ -44,8 +43,9 @@ export async function subagentLogs(
       calls.add((event.data as { readonly callId: string }).callId);
   const out = new Map<string, SubagentLog>();
   for (const callId of calls) {
-    const id = subagentSessionId(log.id, callId);
-    if (id === undefined) continue;
+    // The derived id (`subagentSessionId`, spelled out: serve bundles for a browser without the
+    // session layer's code); an id too long to exist fails the read, and `spawnedBy` decides.
+    const id = `${log.id}.${callId}`;
     let child: Awaited<ReturnType<SubagentReader>>;
     try {
       child = await read(id);
