@@ -29,8 +29,8 @@ export type SubagentReader = (
 
 /**
  * The subagents `log` started that a person may have been asked something through — the children
- * of its calls that paused (an `approval/request`) or returned a subagent's result — read with
- * `read`, recursively. A child that cannot be read, or whose meta does not name the call
+ * of its calls that paused (an `approval/request`) or whose result names a child — read with
+ * `read`, recursively: one read per such call, none for plain tool calls. A child that cannot be read, or whose meta does not name the call
  * (`spawnedBy`), is left out: its pause then shows as the parent's own request.
  */
 export async function subagentLogs(
@@ -39,7 +39,7 @@ export async function subagentLogs(
 ): Promise<SubagentLogs> {
   const calls = new Set<string>();
   for (const event of log.events)
-    if (event.type === "approval/request" || event.type === "tool/result")
+    if (event.type === "approval/request" || (event.type === "tool/result" && namesSubagent(event)))
       calls.add((event.data as { readonly callId: string }).callId);
   const out = new Map<string, SubagentLog>();
   for (const callId of calls) {
@@ -64,6 +64,12 @@ export async function subagentLogs(
 }
 
 type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
+
+/** A result that names the child its call ran (`meta.subagent.session`, as `subagentOfResult` reads it). */
+const namesSubagent = (event: SessionEvent): boolean => {
+  const sub = (event.data as Data<"tool/result">).meta?.subagent;
+  return typeof sub === "object" && sub !== null && typeof (sub as { session?: unknown }).session === "string";
+};
 
 /**
  * The parts a live stream gives for `child`'s requests to a person (`path`: the sessions from
