@@ -100,6 +100,10 @@ class SessionHost implements AgentHost, SlotPort {
     return this.#queueStream(sessionId, DECISION, options, (agent, o) => agent.streamAnswers(answers, o));
   }
 
+  checkAnswers(sessionId: string, answers: AnswerBatch, options: HostPromptOptions = {}): Promise<void> {
+    return this.#queue(sessionId, DECISION, options, (agent) => agent.checkAnswers(answers));
+  }
+
   async pending(sessionId: string): Promise<HostPending> {
     this.#refuseClosed();
     checkSessionId(sessionId);
@@ -179,13 +183,13 @@ class SessionHost implements AgentHost, SlotPort {
     return this.#queue(sessionId, DECISION, options, (agent) => agent.respond(id, answer));
   }
 
-  /** Queues a turn that `start`s on the session's agent (a prompt, or `DECISION`: a decision or an answer). */
-  #queue(
+  /** Queues a turn that `start`s on the session's agent (a prompt, or `DECISION`: a decision or an answer, or their check). */
+  #queue<T>(
     sessionId: string,
     prompt: HostPrompt | typeof DECISION,
     options: HostPromptOptions,
-    start: (agent: Agent) => Promise<TurnOutcome>,
-  ): Promise<TurnOutcome> {
+    start: (agent: Agent) => Promise<T>,
+  ): Promise<T> {
     let slot: SessionSlot;
     try {
       slot = this.#admit(sessionId, prompt, options);

@@ -26,21 +26,24 @@ export interface QueuedPrompt {
 export const abortReason = (signal: AbortSignal): string =>
   typeof signal.reason === "string" ? signal.reason : "client disconnected";
 
-/** `host.send` (and `host.decide`): the outcome promise of one queued turn. */
-export class QueuedSend implements QueuedPrompt {
+/**
+ * `host.send` (and `host.decide`): the outcome promise of one queued turn — or, for
+ * `host.checkAnswers`, of a check that runs in the turn's place and logs nothing.
+ */
+export class QueuedSend<T = TurnOutcome> implements QueuedPrompt {
   readonly profile: string | undefined;
-  readonly promise: Promise<TurnOutcome>;
+  readonly promise: Promise<T>;
   /** Starts the turn on the session's agent: `agent.send(prompt)`, or `agent.decide(…)`. */
-  readonly #start: (agent: Agent) => Promise<TurnOutcome>;
+  readonly #start: (agent: Agent) => Promise<T>;
   readonly #signal: AbortSignal | undefined;
   readonly #onDrop: (prompt: QueuedPrompt) => void;
-  #resolve!: (outcome: TurnOutcome) => void;
+  #resolve!: (outcome: T) => void;
   #reject!: (error: unknown) => void;
   #state: "waiting" | "running" | "settled" = "waiting";
   #agent: Agent | undefined;
 
   constructor(
-    start: (agent: Agent) => Promise<TurnOutcome>,
+    start: (agent: Agent) => Promise<T>,
     profile: string | undefined,
     signal: AbortSignal | undefined,
     onDrop: (prompt: QueuedPrompt) => void,
@@ -65,7 +68,7 @@ export class QueuedSend implements QueuedPrompt {
     if (this.#state !== "waiting") return;
     this.#state = "running";
     this.#agent = agent;
-    let result: { outcome: TurnOutcome } | { error: unknown };
+    let result: { outcome: T } | { error: unknown };
     try {
       result = { outcome: await this.#start(agent) };
     } catch (error) {

@@ -142,6 +142,14 @@ export interface AgentHost {
    */
   streamAnswers(sessionId: string, answers: AnswerBatch, options?: HostStreamOptions): TurnStream;
   /**
+   * Checks answers the way `streamAnswers` will (`agent.checkAnswers`: pending, the right kind, a
+   * question's schema, its subagents' answers included) without logging anything: in the
+   * session's FIFO like a decision (the session is opened if it is not), so a server can answer a
+   * refused batch with 409 before it streams. Rejects with the loop's `ApprovalError` /
+   * `InputError`, or `HostError` as `decide` does. The turn that follows checks again.
+   */
+  checkAnswers(sessionId: string, answers: AnswerBatch, options?: HostPromptOptions): Promise<void>;
+  /**
    * What the session waits for: the open agent's pending approvals and questions, or — when it is
    * not open — read from the store (read-only); none for a session the store does not have.
    * What `parseChatRequest(body, { pending })` (keelson/serve) checks a UI's answers against.

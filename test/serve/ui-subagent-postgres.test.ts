@@ -2,8 +2,9 @@
 // over `PostgresSessionStore` streams the child's approval as the child's part; the server
 // restarts (a new host on a new store: every lease released, the child read from the database);
 // the page reloads from the log (`uiMessagesFromLog` with `subagentLogs`) and shows the same
-// part; @ai-sdk/react's `Chat` answers it there, `host.streamAnswers` routes it to the child, and
-// the child and then the parent finish in the same assistant message.
+// part; @ai-sdk/react's `Chat` answers it there, `host.checkAnswers` checks it (a bad batch is
+// refused whole, nothing logged), `host.streamAnswers` routes it to the child, and the child and
+// then the parent finish in the same assistant message.
 import type { UIMessage } from "ai";
 import { describe, expect, test } from "vitest";
 import { type AgentHost, createAgentHost } from "../../src/host/index.js";
@@ -39,6 +40,7 @@ function chatOn(host: () => AgentHost, id: string, messages: UIMessage[] = []) {
     {
       pending: () => host().pending(id),
       run: (chat) => (chat.kind === "prompt" ? host().stream(id, chat.content) : host().streamAnswers(id, chat)),
+      check: (chat) => host().checkAnswers(id, chat),
     },
     seen,
   );
@@ -77,6 +79,19 @@ describe("a subagent's pause on the page, PostgreSQL store", () => {
     // The server restarts: another store (another lease owner), nothing open.
     const store = db.open();
     host = createAgentHost({ store, profile: profile(ran, false) });
+    // The host checks a batch before anything is logged (the session opened for it): a bad one is refused whole.
+    const lengths = async () =>
+      Promise.all(
+        ["pg-1", "pg-1.call_1_1_0"].map(async (id) => (await store.load(id, { readOnly: true })).session.length),
+      );
+    const before = await lengths();
+    const decide = (callId: string) => ({ callId, approve: true, session: "pg-1.call_1_1_0" });
+    await expect(
+      host.checkAnswers("pg-1", { decisions: [decide("call_1_1_0"), decide("call_9_9_9")] }),
+    ).rejects.toMatchObject({ code: "unknown-call" });
+    await host.checkAnswers("pg-1", { decisions: [decide("call_1_1_0")] });
+    expect(await lengths()).toEqual(before);
+    expect(ran).toEqual([]);
     const messages = await reloaded(store, "pg-1");
     expect(toolParts(messages.at(-1)).map((p) => [p.toolCallId, p.state, p.callProviderMetadata])).toEqual(shown);
     const page = chatOn(() => host, "pg-1", messages);
