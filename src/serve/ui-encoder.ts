@@ -2,7 +2,8 @@
 // one assistant message per stream (`start` … `finish`), one UI step per logged step, parts
 // reconciled with each committed answer (ui-step.ts), tool outputs from the logged results, a
 // transient `data-keelson` part per committed event, a transient `data-tool-progress` part per
-// progress report of a running call, and the turn's end mapped to a finish reason. No I/O: ui-message-stream.ts pulls events through it.
+// progress report of a running call, a part per question a call asks while it runs, and the
+// turn's end mapped to a finish reason. No I/O: ui-message-stream.ts pulls events through it.
 import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import {
@@ -149,11 +150,14 @@ export class UIMessageEncoder {
         return this.#sameStep(event.turn, event.step) ? this.#closeStep() : [];
       case "turn-end":
         return this.#turnEnd(event);
+      case "input-request":
+        // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its own,
+        // answered on the page (id: the question's). One asked before its call runs is the call's part.
+        return event.callId === undefined ? [] : [questionChunk(event, event.callId)];
       case "turn-start":
       case "user-message":
       case "compaction-start":
       case "compaction-end":
-      case "input-request": // the tool part shows the call; the question is in the data part's log position
       case "input-response":
       case "log-event":
         return [];
@@ -265,6 +269,17 @@ export class UIMessageEncoder {
     this.#step = undefined;
     return [...step.close("the step ended"), { type: "finish-step" }];
   }
+}
+
+/** The part of a question asked while call `call` runs: the asking tool's, input the question. */
+function questionChunk(event: Extract<TurnEvent, { type: "input-request" }>, call: string): UIMessageChunk {
+  return {
+    type: "tool-input-available",
+    toolCallId: event.id,
+    toolName: event.source,
+    input: { message: event.message, schema: event.schema },
+    providerMetadata: { keelson: { callId: event.id, call } },
+  };
 }
 
 /** A `tool-progress` event as its transient `data-tool-progress` part. */

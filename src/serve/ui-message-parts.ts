@@ -1,7 +1,8 @@
 // A logged tool call's UI part brought to what the log says happened to it: asked for approval
 // (`approval-requested`), decided (`approval-responded`), denied, ran (`output-available`,
-// `output-error`). Shared by `uiMessagesFromLog` (ui-messages.ts) and a subagent's parts rebuilt
-// from its log (ui-subagent-log.ts); a part's `callProviderMetadata` (a subagent's) is kept.
+// `output-error`) — and a question asked while a call runs, then answered. Shared by
+// `uiMessagesFromLog` (ui-messages.ts) and a subagent's parts rebuilt from its log
+// (ui-subagent-log.ts); a part's `callProviderMetadata` (a subagent's, a question's) is kept.
 import type { SessionEvent } from "../session/index.js";
 import { isInputError, toolErrorText, toolOutput } from "./ui-parts.js";
 import type { UIToolPart } from "./ui-types.js";
@@ -45,3 +46,26 @@ function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart 
 /** A subagent's part keeps its `callProviderMetadata` (whose call it is) through every state. */
 const metaOf = (call: UIToolPart): Pick<UIToolPart, "callProviderMetadata"> =>
   call.callProviderMetadata === undefined ? {} : { callProviderMetadata: call.callProviderMetadata };
+
+/** A question's part with its answer as the output (as the page that answered it holds it). */
+export function answeredQuestion(part: UIToolPart, value: unknown): UIToolPart {
+  const { type, toolCallId, input, callProviderMetadata } = part;
+  const meta = callProviderMetadata === undefined ? {} : { callProviderMetadata };
+  return { type, toolCallId, state: "output-available", input, output: value, ...meta };
+}
+
+/** A part for a question asked while its call ran (its metadata names the call). */
+export const questionOf = (part: UIToolPart): boolean => part.callProviderMetadata?.keelson.call !== undefined;
+
+/** The part of a question asked while call `call` runs (as the live stream makes it: ui-encoder.ts). */
+export function questionPart(question: Data<"input/request">, call: string): UIToolPart {
+  const input = { message: question.message, schema: question.schema };
+  const callProviderMetadata = { keelson: { callId: question.id, call } };
+  return {
+    type: `tool-${question.source}`,
+    toolCallId: question.id,
+    state: "input-available",
+    input,
+    callProviderMetadata,
+  };
+}

@@ -10,7 +10,7 @@
 // (ui-subagent-log.ts), and the parent's stand-in request is not an approval on the page.
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
-import { approvalPart, resultPart } from "./ui-message-parts.js";
+import { answeredQuestion, approvalPart, questionOf, questionPart, resultPart } from "./ui-message-parts.js";
 import {
   assistantMessageId,
   continuedMessageId,
@@ -123,6 +123,23 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         if (at === undefined) break;
         showChild(d.callId, at.parts);
         at.parts[at.index] = resultPart(at.parts[at.index] as UIToolPart, d);
+        break;
+      }
+      case "input/request": {
+        // A question asked while its call runs: a part of its own after the call's (as live).
+        const d = event.data as Data<"input/request">;
+        const at = d.callId === undefined ? undefined : tools.get(d.callId);
+        if (at === undefined || d.callId === undefined) break;
+        tools.set(d.id, { parts: at.parts, index: at.parts.length });
+        at.parts.push(questionPart(d, d.callId));
+        break;
+      }
+      case "input/response": {
+        const d = event.data as Data<"input/response">;
+        const at = tools.get(d.id);
+        const part = at?.parts[at.index] as UIToolPart | undefined;
+        if (at !== undefined && part !== undefined && questionOf(part))
+          at.parts[at.index] = answeredQuestion(part, d.value);
         break;
       }
       case "approval/request":

@@ -6,7 +6,7 @@
 // `subagentLogs` reads the children a parent's log names (async, through the caller's reader:
 // the serve layer does not know the store); `subagentToolParts` is pure over what it read.
 import type { SessionEvent, SessionMeta } from "../session/index.js";
-import { approvalPart, resultPart } from "./ui-message-parts.js";
+import { answeredQuestion, approvalPart, questionOf, resultPart } from "./ui-message-parts.js";
 import { toolInput } from "./ui-parts.js";
 import { subagentPartId } from "./ui-subagent.js";
 import type { SubagentCallMetadata, UIToolPart } from "./ui-types.js";
@@ -151,7 +151,7 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
       case "input/response": {
         // A question asked during its call ends with the answer (the call's own result is no part).
         const d = event.data as Data<"input/response">;
-        update(id(d.id), (part) => (questionOf(part) ? answered(part, d.value) : part));
+        update(id(d.id), (part) => (questionOf(part) ? answeredQuestion(part, d.value) : part));
         break;
       }
       case "tool/result": {
@@ -164,13 +164,3 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
   }
   return parts;
 }
-
-/** A question's part with its answer as the output (as the page that answered it holds it). */
-function answered(part: UIToolPart, value: unknown): UIToolPart {
-  const { type, toolCallId, input, callProviderMetadata } = part;
-  const meta = callProviderMetadata === undefined ? {} : { callProviderMetadata };
-  return { type, toolCallId, state: "output-available", input, output: value, ...meta };
-}
-
-/** A part for a question asked while its call ran (its metadata names the call). */
-const questionOf = (part: UIToolPart): boolean => part.callProviderMetadata?.keelson.call !== undefined;

@@ -63,6 +63,18 @@ export type SubagentCallMetadata = {
   readonly call?: string;
 };
 
+/**
+ * A question a call of the session itself asks while it runs (an MCP elicitation,
+ * `ToolContext.ask`): the question's id (what the answer names) and the asking call's.
+ */
+export type QuestionCallMetadata = {
+  readonly callId: string;
+  readonly call: string;
+};
+
+/** Whose call a part Keelson adds is: a subagent's (with its session), or a question asked during a call. */
+export type KeelsonCallMetadata = SubagentCallMetadata | QuestionCallMetadata;
+
 /** One chunk of the UI message stream (the subset of the AI SDK's `UIMessageChunk` Keelson sends). */
 export type UIMessageChunk =
   | { readonly type: "start"; readonly messageId?: string }
@@ -77,7 +89,7 @@ export type UIMessageChunk =
       readonly toolName: string;
       readonly input: unknown;
       /** On a subagent's call (a child's pause): whose call it is. The part's `callProviderMetadata`. */
-      readonly providerMetadata?: { readonly keelson: SubagentCallMetadata };
+      readonly providerMetadata?: { readonly keelson: KeelsonCallMetadata };
     }
   | {
       readonly type: "tool-input-error";
@@ -132,7 +144,7 @@ export type UIToolPart = {
   readonly type: `tool-${string}`;
   readonly toolCallId: string;
   /** On a subagent's call shown in its parent's message: whose call it is (ui-subagent.ts). */
-  readonly callProviderMetadata?: { readonly keelson: SubagentCallMetadata };
+  readonly callProviderMetadata?: { readonly keelson: KeelsonCallMetadata };
 } & (
   | { readonly state: "input-available"; readonly input: unknown }
   | {

@@ -4,6 +4,7 @@
 // page shows the question as a part of its own (`<child>:<callId>#ask-1`, input the message and
 // the schema), @ai-sdk/react's `Chat` answers it with `addToolOutput`, the child's call runs
 // again and the server gets the page's answer, then the parent finishes — the same part on reload.
+// The parent's own elicitation (its call of the MCP tool) is answered from the page the same way.
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createAgent } from "../../src/loop/index.js";
@@ -95,6 +96,58 @@ describe("a subagent's MCP elicitation, answered from the page", () => {
     const { session: child } = await store().load(childId, { readOnly: true });
     const result = child.events.find((e) => e.type === "tool/result")?.data as { content: { text: string }[] };
     expect(result.content[0]!.text).toBe('ask got accept {"name":"Ada","loud":false}');
+    await agent.dispose();
+  });
+});
+
+describe("the session's own MCP elicitation, answered from the page", () => {
+  test("a part of its own (id: the question's) after the call's; answered there, the call runs again; a reload agrees", async () => {
+    const mcp = mcpTools({ servers: { fx: inProcessServer(["ask"]) }, permissions: { mode: "allow" } });
+    const agent = createAgent({
+      provider: scripted([{ toolCalls: [{ name: "mcp__fx__ask", arguments: {} }] }], "named"),
+      model: "scripted:parent",
+      plugins: [mcp],
+      store: store(),
+    });
+    const seen: number[] = [];
+    const handler = chatHandler(
+      {
+        pending: () => agent,
+        run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
+        check: (chat) => agent.checkAnswers(chat),
+      },
+      seen,
+    );
+    const { chat, finished } = chatOver(handler, false);
+    await chat.sendMessage({ text: "name it" });
+    const questionId = "call_1_1_0#ask-1";
+    expect(shape(chat.lastMessage)).toEqual([
+      { type: "tool-mcp__fx__ask", toolCallId: "call_1_1_0", state: "input-available", input: {} },
+      {
+        type: "tool-mcp__fx__ask",
+        toolCallId: questionId,
+        state: "input-available",
+        input: expect.objectContaining({ message: "Which name?" }),
+        metadata: { keelson: { callId: questionId, call: "call_1_1_0" } },
+      },
+    ]);
+    expect(shape(uiMessagesFromLog(agent.session).at(-1) as unknown as UIMessage)).toEqual(shape(chat.lastMessage));
+
+    const answer = { action: "accept", content: { name: "Ada" } };
+    await chat.addToolOutput({ tool: "mcp__fx__ask", toolCallId: questionId, output: answer });
+    const done = finished();
+    await chat.sendMessage();
+    await done;
+    expect(seen).toEqual([200, 200]);
+    expect(elicited).toEqual([{ action: "cancel" }, { action: "accept", content: { name: "Ada", loud: false } }]);
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const final = toolParts(chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output]);
+    expect(final).toEqual([
+      ["call_1_1_0", "output-available", 'ask got accept {"name":"Ada","loud":false}'],
+      [questionId, "output-available", answer],
+    ]);
+    const reloaded = toolParts(uiMessagesFromLog(agent.session).at(-1) as unknown as UIMessage);
+    expect(reloaded.map((p) => [p.toolCallId, p.state, p.output])).toEqual(final);
     await agent.dispose();
   });
 });
