@@ -13,7 +13,7 @@ import {
 } from "ai";
 import { expect } from "vitest";
 import type { Provider, ProviderRequest, StreamChunk } from "../../src/llm/core.js";
-import { ApprovalError, InputError, type TurnStream } from "../../src/loop/index.js";
+import { type Agent, ApprovalError, InputError, type TurnStream } from "../../src/loop/index.js";
 import {
   type ChatAnswers,
   type ChatRequest,
@@ -242,4 +242,17 @@ export function chatHandler(server: ChatServer, seen: number[]) {
       return new Response(String(error), { status });
     }
   };
+}
+
+/** An agent serving /api/chat: `parseChatRequest` against its pending lists, answers checked first, then streamed. */
+export const agentServer = (agent: Agent): ChatServer => ({
+  pending: () => agent,
+  run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
+  check: (chat) => agent.checkAnswers(chat),
+});
+
+/** A page (`chatOver`) served in process by `server`, each response's status on `seen`. */
+export function pageOver(server: ChatServer, automatic: boolean, messages?: UIMessage[]) {
+  const seen: number[] = [];
+  return { ...chatOver(chatHandler(server, seen), automatic, messages), seen };
 }

@@ -14,7 +14,7 @@ import { storeReader } from "../../src/store/index.js";
 import { elicited } from "../mcp/fixtures/tools-server.mjs";
 import { inProcessServer } from "../mcp/support.js";
 import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
-import { chatHandler, chatOver } from "./support.js";
+import { agentServer, pageOver } from "./support.js";
 
 const store = useTempStore("keelson-ui-subagent-mcp-");
 beforeEach(() => {
@@ -42,6 +42,22 @@ const shape = (message: UIMessage | undefined) =>
     ),
   ) as unknown;
 
+/**
+ * The page answers question part `partId` with Ada's name (one request, the same assistant
+ * message); the server got the answer (it was told `cancel` when nobody answered live). The answer.
+ */
+async function answeredOnPage(page: ReturnType<typeof pageOver>, partId: string) {
+  const answer = { action: "accept", content: { name: "Ada" } };
+  await page.chat.addToolOutput({ tool: "mcp__fx__ask", toolCallId: partId, output: answer });
+  const done = page.finished();
+  await page.chat.sendMessage();
+  await done;
+  expect(page.seen).toEqual([200, 200]);
+  expect(elicited).toEqual([{ action: "cancel" }, { action: "accept", content: { name: "Ada", loud: false } }]);
+  expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  return answer;
+}
+
 describe("a subagent's MCP elicitation, answered from the page", () => {
   test("the question is a part of the parent's message; the page's answer reaches the server; child then parent finish", async () => {
     const mcp = mcpTools({ servers: { fx: inProcessServer(["ask"]) }, permissions: { mode: "allow" } });
@@ -53,16 +69,8 @@ describe("a subagent's MCP elicitation, answered from the page", () => {
       plugins: [mcp],
       store: store(),
     });
-    const seen: number[] = [];
-    const handler = chatHandler(
-      {
-        pending: () => agent,
-        run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
-        check: (chat) => agent.checkAnswers(chat),
-      },
-      seen,
-    );
-    const { chat, finished } = chatOver(handler, false);
+    const page = pageOver(agentServer(agent), false);
+    const { chat } = page;
     await chat.sendMessage({ text: "name it" });
     const childId = `${agent.session.id}.call_1_1_0`;
     const partId = subagentPartId(childId, "call_1_1_0#ask-1");
@@ -79,14 +87,7 @@ describe("a subagent's MCP elicitation, answered from the page", () => {
     });
     expect(shape(reload.at(-1) as unknown as UIMessage)).toEqual(shape(chat.lastMessage));
 
-    const answer = { action: "accept", content: { name: "Ada" } };
-    await chat.addToolOutput({ tool: "mcp__fx__ask", toolCallId: partId, output: answer });
-    const done = finished();
-    await chat.sendMessage();
-    await done;
-    expect(seen).toEqual([200, 200]);
-    expect(elicited).toEqual([{ action: "cancel" }, { action: "accept", content: { name: "Ada", loud: false } }]);
-    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const answer = await answeredOnPage(page, partId);
     expect(toolParts(chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output])).toEqual([
       ["call_1_1_0", "output-available", "named"],
       [partId, "output-available", answer],
@@ -109,16 +110,8 @@ describe("the session's own MCP elicitation, answered from the page", () => {
       plugins: [mcp],
       store: store(),
     });
-    const seen: number[] = [];
-    const handler = chatHandler(
-      {
-        pending: () => agent,
-        run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
-        check: (chat) => agent.checkAnswers(chat),
-      },
-      seen,
-    );
-    const { chat, finished } = chatOver(handler, false);
+    const page = pageOver(agentServer(agent), false);
+    const { chat } = page;
     await chat.sendMessage({ text: "name it" });
     const questionId = "call_1_1_0#ask-1";
     expect(shape(chat.lastMessage)).toEqual([
@@ -133,14 +126,7 @@ describe("the session's own MCP elicitation, answered from the page", () => {
     ]);
     expect(shape(uiMessagesFromLog(agent.session).at(-1) as unknown as UIMessage)).toEqual(shape(chat.lastMessage));
 
-    const answer = { action: "accept", content: { name: "Ada" } };
-    await chat.addToolOutput({ tool: "mcp__fx__ask", toolCallId: questionId, output: answer });
-    const done = finished();
-    await chat.sendMessage();
-    await done;
-    expect(seen).toEqual([200, 200]);
-    expect(elicited).toEqual([{ action: "cancel" }, { action: "accept", content: { name: "Ada", loud: false } }]);
-    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const answer = await answeredOnPage(page, questionId);
     const final = toolParts(chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output]);
     expect(final).toEqual([
       ["call_1_1_0", "output-available", 'ask got accept {"name":"Ada","loud":false}'],

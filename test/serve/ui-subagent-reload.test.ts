@@ -16,7 +16,7 @@ import { storeReader } from "../../src/store/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { deployTool } from "../support/approval-tools.js";
 import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
-import { chatHandler, chatOver } from "./support.js";
+import { agentServer, pageOver } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -58,22 +58,9 @@ async function reloaded(agent: Agent): Promise<UIMessage[]> {
   return JSON.parse(JSON.stringify(uiMessagesFromLog(agent.session, { subagents }))) as UIMessage[];
 }
 
-/**
- * A `Chat` (useChat's class) over `/api/chat` served in process by `agent` — every answer checked
- * (children's included) before the response starts, a refusal a 409 — starting from `messages`.
- */
-function chatOn(agent: Agent, messages: UIMessage[] = [], automatic = true) {
-  const seen: number[] = [];
-  const handler = chatHandler(
-    {
-      pending: () => agent,
-      run: (chat) => (chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat)),
-      check: (chat) => agent.checkAnswers(chat),
-    },
-    seen,
-  );
-  return { ...chatOver(handler, automatic, messages), seen };
-}
+/** A page over `/api/chat` served in process by `agent` (answers checked first: a refusal is a 409), from `messages`. */
+const chatOn = (agent: Agent, messages: UIMessage[] = [], automatic = true) =>
+  pageOver(agentServer(agent), automatic, messages);
 
 type ToolPart = { type: string; toolCallId: string; state: string; [key: string]: unknown };
 /** A message's tool parts with what the log decides (id, state, input, output, approval, whose call). */
