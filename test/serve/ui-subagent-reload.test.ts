@@ -85,6 +85,9 @@ async function approvedOnPage(agent: Agent, messages: UIMessage[], partId: strin
   return { page, final: toolParts(page.chat.lastMessage) };
 }
 
+/** Rows sorted by their first column (a part id): for parts whose order is the children's timing. */
+const byId = (rows: unknown[][]): unknown[][] => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
 const stepCount = (message: UIMessage | undefined): number =>
   (message?.parts ?? []).filter((p) => p.type === "step-start").length;
 
@@ -236,12 +239,15 @@ describe("a page's answers for two children are refused whole when one is bad", 
     const [first, second] = [`${agent.session.id}.call_1_1_0`, `${agent.session.id}.call_1_1_1`];
     const approvalPart = subagentPartId(first, "call_1_1_0");
     const questionPart = subagentPartId(second, "call_1_1_0");
-    expect(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state])).toEqual([
-      ["call_1_1_0", "input-available"],
-      ["call_1_1_1", "input-available"],
-      [approvalPart, "approval-requested"],
-      [questionPart, "input-available"],
-    ]);
+    // The children run concurrently: their parts come in the order their pauses did (sorted here).
+    expect(byId(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state]))).toEqual(
+      byId([
+        ["call_1_1_0", "input-available"],
+        ["call_1_1_1", "input-available"],
+        [approvalPart, "approval-requested"],
+        [questionPart, "input-available"],
+      ]),
+    );
     await agent.flush();
     const ids = [agent.session.id, first, second];
     const lengths = async () =>
@@ -264,12 +270,14 @@ describe("a page's answers for two children are refused whole when one is bad", 
     expect(page.seen).toEqual([200, 409, 200]);
     expect(ran).toEqual(["prod"]);
     expect(page.chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output])).toEqual([
-      ["call_1_1_0", "output-available", "deployed"],
-      ["call_1_1_1", "output-available", "noted"],
-      [approvalPart, "output-available", "deployed prod"],
-      [questionPart, "output-available", "eu-west-1"],
-    ]);
+    expect(byId(toolParts(page.chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output]))).toEqual(
+      byId([
+        ["call_1_1_0", "output-available", "deployed"],
+        ["call_1_1_1", "output-available", "noted"],
+        [approvalPart, "output-available", "deployed prod"],
+        [questionPart, "output-available", "eu-west-1"],
+      ]),
+    );
     expect(agent.pendingApprovals()).toEqual([]);
     await agent.dispose();
   });
