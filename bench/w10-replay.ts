@@ -28,7 +28,7 @@ import type { WorkloadResult } from "./workload.js";
 const TURNS = 1000;
 const REPEATS = 7;
 
-interface Shape {
+export interface Shape {
   readonly name: string;
   readonly prompt: (turn: number) => string;
   /** The model's answer given the tool results so far in the turn. */
@@ -36,7 +36,7 @@ interface Shape {
   readonly result: (path: string) => string;
 }
 
-const SHAPES: readonly Shape[] = [
+export const SHAPES: readonly Shape[] = [
   {
     name: "realistic",
     prompt: (turn) => filler(200, turn),
@@ -67,7 +67,7 @@ function resultsInTurn(messages: readonly Message[]): number {
   return results;
 }
 
-function appOptions(shape: Shape): AgentOptions {
+export function appOptions(shape: Shape): AgentOptions {
   let n = 0;
   const provider = new ScriptedProvider([], {
     record: false,
@@ -99,12 +99,17 @@ interface Row {
   readonly replay: Timing;
 }
 
-async function measure(shape: Shape, dir: string): Promise<Row> {
-  const options = appOptions(shape);
-  const agent = createAgent({ ...options, store: new JsonlSessionStore({ root: dir }) });
+/** Records a `TURNS`-turn session of `shape` into a JSONL store at `dir`: its id and event count. */
+export async function recordSession(shape: Shape, dir: string): Promise<{ id: string; events: number }> {
+  const agent = createAgent({ ...appOptions(shape), store: new JsonlSessionStore({ root: dir }) });
   for (let turn = 0; turn < TURNS; turn++) await agent.send(shape.prompt(turn));
   await agent.dispose();
-  const id = agent.session.id;
+  return { id: agent.session.id, events: agent.session.length };
+}
+
+async function measure(shape: Shape, dir: string): Promise<Row> {
+  const options = appOptions(shape);
+  const { id, events } = await recordSession(shape, dir);
   const fresh = (): JsonlSessionStore => new JsonlSessionStore({ root: dir, cacheSessions: 0 });
   let requests = 0;
   const verify = async (): Promise<Timing> =>
@@ -132,7 +137,7 @@ async function measure(shape: Shape, dir: string): Promise<Row> {
     ms: Math.min(...ts.map((t) => t.ms)),
     cpuMs: Math.min(...ts.map((t) => t.cpuMs)),
   });
-  return { shape: shape.name, events: agent.session.length, requests, verify: minOf(verifies), replay: minOf(replays) };
+  return { shape: shape.name, events, requests, verify: minOf(verifies), replay: minOf(replays) };
 }
 
 export async function runW10(): Promise<WorkloadResult> {

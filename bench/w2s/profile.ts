@@ -24,3 +24,25 @@ export async function startTurnProfiler(file: string): Promise<TurnProfiler> {
     },
   };
 }
+
+/**
+ * A sampling allocation profile (objects later collected included: where garbage is made), written
+ * as a .heapprofile when stopped.
+ */
+export async function startAllocationProfiler(file: string): Promise<TurnProfiler> {
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  return {
+    async stop() {
+      const { profile } = await session.post("HeapProfiler.stopSampling");
+      session.disconnect();
+      await writeFile(file, JSON.stringify(profile));
+    },
+  };
+}
