@@ -31,9 +31,39 @@ const NONE: readonly AnyListener[] = Object.freeze([]);
 /** What `serial` returns when no listener runs: no async function frame per dispatch. */
 const SETTLED: Promise<void> = Promise.resolve();
 
-async function runSerial(listeners: readonly AnyListener[], payload: object): Promise<void> {
-  for (const listener of listeners) await listener(payload);
+/**
+ * Runs the listeners in order. A listener that returns no promise is followed at once by the next
+ * (nothing to wait for); from the first promise on, the rest run after it settles. So a dispatch
+ * whose listeners all return synchronously makes no promise and no async frame: `serial` runs
+ * twice per step (`agent/tool-set`, `agent/pre-step`).
+ */
+function runSerial(listeners: readonly AnyListener[], payload: object): Promise<void> {
+  for (let i = 0; i < listeners.length; i++) {
+    let out: unknown;
+    try {
+      out = listeners[i]!(payload);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (isThenable(out)) return continueSerial(out, listeners, i + 1, payload);
+  }
+  return SETTLED;
 }
+
+async function continueSerial(
+  pending: PromiseLike<unknown>,
+  listeners: readonly AnyListener[],
+  from: number,
+  payload: object,
+): Promise<void> {
+  await pending;
+  for (let i = from; i < listeners.length; i++) await listeners[i]!(payload);
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null &&
+  (typeof value === "object" || typeof value === "function") &&
+  typeof (value as { then?: unknown }).then === "function";
 
 const defaultReporter: HookErrorReporter = (error, hook) => {
   process.emitWarning(`listener of ${hook} failed: ${errorMessage(error)}`, "KeelsonHookWarning");
@@ -113,27 +143,37 @@ export class HookBus<E extends HookMap> {
    * `innermost`. Returns the outermost result. A listener may call `next` at most once; not
    * calling it short-circuits the rest.
    */
-  async waterfall<K extends NamesOfMode<E, "waterfall">>(
+  waterfall<K extends NamesOfMode<E, "waterfall">>(
     name: K,
     payload: PayloadOf<E[K]>,
     innermost: () => ResultOf<E[K]> | Promise<ResultOf<E[K]>>,
   ): Promise<ResultOf<E[K]>> {
     type R = ResultOf<E[K]>;
-    Object.freeze(payload);
-    const listeners = this.#listeners(name);
-    if (listeners.length === 0) return await innermost();
-    const run = async (i: number): Promise<R> => {
-      if (i === listeners.length) return await innermost();
+    // No async frame per level: a listener (or `innermost`) that answers synchronously costs no
+    // promise but the one this returns; `next()` always hands its listener a promise.
+    const run = (i: number): R | Promise<R> => {
+      if (i === listeners.length) return innermost();
       let called = false;
       const next = (): Promise<R> => {
         if (called)
           return Promise.reject(new HookError("next-called-twice", `a listener of ${name} called next() twice`));
         called = true;
-        return run(i + 1);
+        try {
+          return Promise.resolve(run(i + 1));
+        } catch (error) {
+          return Promise.reject(error);
+        }
       };
-      return (await listeners[i]!(payload, next)) as R;
+      return listeners[i]!(payload, next) as R | Promise<R>;
     };
-    return run(0);
+    let listeners: readonly AnyListener[] = NONE;
+    try {
+      Object.freeze(payload);
+      listeners = this.#listeners(name);
+      return Promise.resolve(run(0));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Reports a failure through this bus's reporter (for owners that contain errors themselves). */

@@ -30,17 +30,28 @@ export interface SnapshotOptions {
  * `options.freeze` is set, else left mutable (see `deepFreeze`).
  */
 export function snapshotJson(value: unknown, rootPath = "$", options: SnapshotOptions = {}): JsonValue {
-  const copy = new Snapshot(rootPath, options.freeze === true).walk(value);
-  if (options.freeze === true && options.mark !== false) markDeepFrozen(copy);
-  return copy;
+  // One walker is reused (it runs on every append); a getter that snapshots while a walk is under
+  // way gets a walker of its own.
+  const walker = idle ?? new Snapshot();
+  idle = undefined;
+  try {
+    const copy = walker.start(rootPath, options.freeze === true).walk(value);
+    if (options.freeze === true && options.mark !== false) markDeepFrozen(copy);
+    return copy;
+  } finally {
+    walker.reset();
+    idle = walker;
+  }
 }
+
+let idle: Snapshot | undefined;
 
 /** Ancestor levels checked by scanning; deeper ones are also kept in a Set. */
 const SCAN_DEPTH = 16;
 
 class Snapshot {
-  readonly #root: string;
-  readonly #freeze: boolean;
+  #root = "$";
+  #freeze = false;
   readonly #keys: (string | number)[] = [];
   /**
    * The objects being walked, outermost first (a reference to one of them is a cycle). Values are
@@ -50,9 +61,17 @@ class Snapshot {
   readonly #ancestors: object[] = [];
   #deep: Set<object> | undefined;
 
-  constructor(root: string, freeze: boolean) {
+  start(root: string, freeze: boolean): this {
     this.#root = root;
     this.#freeze = freeze;
+    return this;
+  }
+
+  /** Ready for the next walk (a walk that threw leaves its keys and ancestors behind). */
+  reset(): void {
+    this.#keys.length = 0;
+    this.#ancestors.length = 0;
+    this.#deep = undefined;
   }
 
   walk(v: unknown): JsonValue {

@@ -91,7 +91,11 @@ export interface ProviderFailure {
 export interface Provider {
   /** Short id used in `provider:model` selectors, e.g. `anthropic`, `openai`, `scripted`. */
   readonly id: string;
-  /** Streams one response. Must end with a `finish` chunk or throw; honours `request.signal`. */
+  /**
+   * Streams one response. Must end with a `finish` chunk or throw; honours `request.signal`. A
+   * stream whose chunks are all at hand may also be a sync iterable (`Symbol.iterator`): the loop
+   * then reads it without a promise per chunk (the replay's model does).
+   */
   stream(request: ProviderRequest): AsyncIterable<StreamChunk>;
 }
 

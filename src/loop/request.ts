@@ -2,7 +2,7 @@
 // checks it against an independent reconstruction from the log.
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import type { EpochHeader } from "../header/index.js";
-import type { ProviderRequest } from "../llm/core.js";
+import type { ModelRequest, ProviderRequest } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import { composeRequest, reconstructRequests } from "../reconstruct/index.js";
 import type { SessionEvent } from "../session/index.js";
@@ -33,7 +33,7 @@ export function buildRequest(
   const live = { signal, sessionId, ...(prefixLength > 0 ? { prefixLength } : {}) };
   let request: ProviderRequest;
   if (typeof history === "function") {
-    const base = composeRequest(header, []); // everything but the history, in composeRequest's key order
+    const base = baseOf(header); // everything but the history, in composeRequest's key order
     let messages: readonly Message[] | undefined;
     const prefix = header.messagePrefix ?? [];
     request = Object.freeze({
@@ -51,6 +51,17 @@ export function buildRequest(
   }
   LOOP_BUILT.add(request);
   return request;
+}
+
+/**
+ * `composeRequest(header, [])`, kept for the last header seen: the loop's header object stays the
+ * same from step to step until a record changes it (its parts are deep-frozen), and the base is
+ * only ever spread into a new request, never handed out.
+ */
+let lastBase: { readonly header: EpochHeader; readonly base: ModelRequest } | undefined;
+function baseOf(header: EpochHeader): ModelRequest {
+  if (lastBase?.header !== header) lastBase = { header, base: composeRequest(header, []) };
+  return lastBase.base;
 }
 
 /**

@@ -1,5 +1,5 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
-// live. A partial stream (aborted or failed) never reaches history: the caller only appends a
+// live (synchronously, chunk by chunk, when the provider's stream is also a sync iterable). A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`.
 import { errorMessage, MissingPackageError } from "../errors/index.js";
 import {
@@ -18,10 +18,20 @@ export async function streamProvider(
 ): Promise<AssistantResult> {
   const assembler = new BlockAssembler();
   try {
-    for await (const chunk of provider.stream(request)) {
-      assembler.push(chunk);
-      onChunk(chunk);
-      if (assembler.finished) break;
+    const stream = provider.stream(request);
+    if (isIterable(stream)) {
+      // Chunks already at hand (a replay's model, a script): read without a promise per chunk.
+      for (const chunk of stream) {
+        assembler.push(chunk);
+        onChunk(chunk);
+        if (assembler.finished) break;
+      }
+    } else {
+      for await (const chunk of stream) {
+        assembler.push(chunk);
+        onChunk(chunk);
+        if (assembler.finished) break;
+      }
     }
   } catch (error) {
     if (request.signal.aborted) return { content: [], finish: "aborted" };
@@ -49,3 +59,6 @@ export async function streamProvider(
   }
   return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
 }
+
+const isIterable = (value: AsyncIterable<StreamChunk>): value is AsyncIterable<StreamChunk> & Iterable<StreamChunk> =>
+  typeof (value as Partial<Iterable<StreamChunk>>)[Symbol.iterator] === "function";

@@ -15,6 +15,9 @@ export interface TurnAnswer {
 
 export function withAnswer(outcome: Omit<TurnOutcome, "text">, answer: TurnAnswer): TurnOutcome {
   const hidden = (value: unknown): PropertyDescriptor => ({ value, enumerable: false });
+  // the common case (text only) without the descriptor map
+  if (answer.output === undefined && answer.issues === undefined)
+    return Object.defineProperty({ ...outcome }, "text", hidden(answer.text)) as TurnOutcome;
   return Object.defineProperties(
     { ...outcome },
     {

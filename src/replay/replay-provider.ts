@@ -30,9 +30,10 @@ export class ReplayProvider implements Provider {
 
   /**
    * The answer's chunks, worked out when the loop first pulls one (as a generator's body would
-   * run) and then handed out from an array: an async generator cost several promises per chunk.
+   * run) and then handed out from an array — synchronously to the loop (an async generator cost
+   * several promises per chunk).
    */
-  stream(request: ProviderRequest): AsyncIterable<StreamChunk> {
+  stream(request: ProviderRequest): AsyncIterable<StreamChunk> & Iterable<StreamChunk> {
     return chunksOf(() => this.#chunks(request));
   }
 
@@ -75,9 +76,13 @@ export class ReplayProvider implements Provider {
   }
 }
 
-/** An async iterable over the chunks `make` returns, called at the first `next()`. */
-function chunksOf(make: () => StreamChunk[]): AsyncIterable<StreamChunk> {
+/**
+ * The chunks `make` returns, called at the first pull: iterable both ways — the loop reads a sync
+ * iterable without a promise per chunk (src/loop/stream.ts); any other reader gets the async one.
+ */
+function chunksOf(make: () => StreamChunk[]): AsyncIterable<StreamChunk> & Iterable<StreamChunk> {
   return {
+    [Symbol.iterator]: () => make()[Symbol.iterator](),
     [Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
       let chunks: StreamChunk[] | undefined;
       let at = 0;

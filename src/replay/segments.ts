@@ -10,6 +10,7 @@
 // frozen and shared with its neighbours, and a history is compared from where the previous
 // request's check stopped, so comparing a whole replay looks at each message about once.
 import { canonicalJson, type JsonValue, jsonEquals } from "../json/index.js";
+import type { EpochHeader } from "../header/index.js";
 import type { ToolSchema } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import type { HistoryView, ReconstructedRequest } from "../reconstruct/index.js";
@@ -61,7 +62,16 @@ export interface PairMemo {
   replayed?: readonly Message[];
   /** Leading messages of those arrays proven equal. */
   matched: number;
+  /**
+   * The last pair of headers found equal, by their parts (config, system, tools, prefix: frozen
+   * event data, shared by every request between two header records), so an unchanged pair is
+   * not walked again for each request.
+   */
+  sameHeads?: { readonly logged: EpochHeader; readonly replayed: EpochHeader };
 }
+
+const sameParts = (a: EpochHeader, b: EpochHeader): boolean =>
+  a.config === b.config && a.system === b.system && a.tools === b.tools && a.messagePrefix === b.messagePrefix;
 
 const EXCERPT = 160;
 /** Characters kept before the first difference when an excerpt starts later. */
@@ -103,28 +113,11 @@ export function firstDifference(
   const found: FirstDifference[] = [];
   const configA = logged.header.config;
   const configB = replayed.header.config;
-  if (configA.model !== configB.model)
-    found.push(at({ kind: "config", key: "model" }, configA.model, configB.model, 0));
-  const tools = toolDifference(a.tools, b.tools, eq);
-  if (tools !== undefined) found.push(tools);
-  if (!eq.same(configA.output, configB.output))
-    found.push(at({ kind: "config", key: "output" }, configA.output, configB.output, a.tools.length));
-  const system = systemDifference(a.system, b.system, a.tools.length);
-  if (system !== undefined) found.push(system);
+  const heads = memo.sameHeads;
+  const headsKnownSame =
+    heads !== undefined && sameParts(heads.logged, logged.header) && sameParts(heads.replayed, replayed.header);
+  if (!headsKnownSame) headDifferences();
   const base = a.tools.length + (a.system === undefined ? 0 : 1);
-  const prefix = messagesDifference(a.prefix, b.prefix, eq, 0);
-  if (prefix !== undefined) {
-    const message = b.prefix[prefix];
-    const contributor = message === undefined ? undefined : contributorOf(message);
-    found.push(
-      at(
-        { kind: "prefix", index: prefix, ...(contributor === undefined ? {} : { contributor }) },
-        a.prefix[prefix],
-        message,
-        base + prefix,
-      ),
-    );
-  }
   const ha = logged.historyView();
   const hb = replayed.historyView();
   const history = historyDifference(ha, hb, eq, memo);
@@ -138,9 +131,11 @@ export function firstDifference(
         base + a.prefix.length + history,
       ),
     );
-  const key = configDifference(configA, configB, eq);
+  const key = headsKnownSame ? undefined : configDifference(configA, configB, eq);
   if (key !== undefined)
     found.push(at({ kind: "config", key }, configA[key], configB[key], base + a.prefix.length + ha.length));
+  if (!headsKnownSame && key === undefined && (found.length === 0 || found[0]!.segment.kind === "history"))
+    memo.sameHeads = { logged: logged.header, replayed: replayed.header };
   const [first, ...rest] = found;
   if (first === undefined) return undefined;
   return {
@@ -148,6 +143,31 @@ export function firstDifference(
     sharedBlocks: Math.min(...found.map((f) => f.sharedBlocks)),
     also: rest.map((f) => segmentLabel(f.segment)),
   };
+
+  /** Model, tools, output schema, system, prefix: the segments before the history. */
+  function headDifferences(): void {
+    if (configA.model !== configB.model)
+      found.push(at({ kind: "config", key: "model" }, configA.model, configB.model, 0));
+    const tools = toolDifference(a.tools, b.tools, eq);
+    if (tools !== undefined) found.push(tools);
+    if (!eq.same(configA.output, configB.output))
+      found.push(at({ kind: "config", key: "output" }, configA.output, configB.output, a.tools.length));
+    const system = systemDifference(a.system, b.system, a.tools.length);
+    if (system !== undefined) found.push(system);
+    const prefix = messagesDifference(a.prefix, b.prefix, eq, 0);
+    if (prefix !== undefined) {
+      const message = b.prefix[prefix];
+      const contributor = message === undefined ? undefined : contributorOf(message);
+      found.push(
+        at(
+          { kind: "prefix", index: prefix, ...(contributor === undefined ? {} : { contributor }) },
+          a.prefix[prefix],
+          message,
+          a.tools.length + (a.system === undefined ? 0 : 1) + prefix,
+        ),
+      );
+    }
+  }
 }
 
 function at(segment: DiffSegment, logged: unknown, replayed: unknown, sharedBlocks: number): FirstDifference {

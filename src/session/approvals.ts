@@ -62,6 +62,7 @@ export interface ApprovalLog {
 
 /** The structure's undecided approvals in model order, as `PendingApproval`s. */
 export function pendingOf(structure: LogStructure, timeOf: (seq: number) => number): PendingApproval[] {
+  if (structure.approvals.size === 0) return []; // read after every turn: most logs never ask
   return [...structure.approvals.values()]
     .filter((a) => a.decision === undefined)
     .sort((a, b) => a.order - b.order)
@@ -70,6 +71,7 @@ export function pendingOf(structure: LogStructure, timeOf: (seq: number) => numb
 
 /** The structure's unanswered input requests in model order. */
 export function pendingInputsOf(structure: LogStructure, timeOf: (seq: number) => number): PendingInput[] {
+  if (structure.inputs.size === 0) return [];
   return [...structure.inputs.values()]
     .filter((i) => i.response === undefined)
     .sort((a, b) => a.order - b.order)
@@ -81,6 +83,8 @@ export function pendingInputsOf(structure: LogStructure, timeOf: (seq: number) =
  * past their step, the open step's unlogged ones.
  */
 export function waitingOf(structure: LogStructure): WaitingCall[] {
+  // read at every turn's end: most turns leave nothing waiting (a suspended call needs a question)
+  if (structure.inputs.size === 0 && structure.heldCalls.size === 0 && structure.unloggedCalls.size === 0) return [];
   const asked = new Map<string, InputState[]>();
   for (const input of structure.inputs.values()) {
     const callId = input.request.callId;

@@ -42,7 +42,10 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
   }
   const byModelOrder = (a: OpenCall, b: OpenCall): number => a.order - b.order;
   const keep = (structure.awaitingApproval || structure.awaitingInput) && options.closeAwaiting !== true;
-  const waiting = keep ? [] : [...structure.unloggedCalls.values(), ...structure.heldCalls.values()];
+  const waiting =
+    keep || (structure.unloggedCalls.size === 0 && structure.heldCalls.size === 0)
+      ? []
+      : [...structure.unloggedCalls.values(), ...structure.heldCalls.values()];
   for (const call of waiting.sort(byModelOrder)) {
     out.push({
       type: "tool/call",
@@ -57,8 +60,12 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
     });
   }
   // A call suspended by a question asked during it (an MCP elicitation) waits like a held one.
-  const running = [...structure.unansweredCalls.values()].filter((c) => !keep || !structure.suspended(c.callId));
-  for (const call of [...running, ...waiting].sort(byModelOrder)) {
+  const running =
+    structure.unansweredCalls.size === 0
+      ? []
+      : [...structure.unansweredCalls.values()].filter((c) => !keep || !structure.suspended(c.callId));
+  const unanswered = running.length === 0 && waiting.length === 0 ? [] : [...running, ...waiting].sort(byModelOrder);
+  for (const call of unanswered) {
     out.push({
       type: "tool/result",
       data: {
