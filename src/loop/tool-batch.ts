@@ -106,7 +106,8 @@ async function runCalls(
       state.awaiting = true; // never run an undecided call (the caller runs held calls only once all are decided)
       return;
     }
-    const reason = call.approval === undefined ? await needsApproval(ctx, call) : undefined;
+    const asking = call.approval === undefined ? needsApproval(ctx, call) : undefined;
+    const reason = asking === undefined ? undefined : await asking;
     if (reason !== undefined) {
       const request = logRequest(ctx, call, reason);
       decision = await askLive(ctx, request, signal);
@@ -120,7 +121,8 @@ async function runCalls(
       state.awaiting = true; // never run an unanswered call
       return;
     }
-    const question = call.input === undefined && decision?.approve !== false ? await askedBy(ctx, call) : undefined;
+    const questioning = call.input === undefined && decision?.approve !== false ? askedBy(ctx, call) : undefined;
+    const question = questioning === undefined ? undefined : await questioning;
     if (question !== undefined) {
       const request = logQuestion(ctx, call, question);
       answer = await answerLive(ctx, request, signal);
@@ -232,11 +234,11 @@ async function pause(
   dropContext(ctx, extra);
 }
 
-/** The call's question to a person, or undefined. */
-async function askedBy(
+/** The call's question to a person, or undefined; undefined at once (no promise) for a tool that asks none. */
+function askedBy(
   ctx: TurnContext,
   call: Call,
-): Promise<{ message: string; schema: PendingInput["schema"] } | undefined> {
+): Promise<{ message: string; schema: PendingInput["schema"] } | undefined> | undefined {
   if (ctx.tools.get(call.name)?.question === undefined) return undefined; // most tools ask nothing
   return questionOf(ctx.tools, call.arguments, contextOf(ctx, call));
 }
@@ -268,12 +270,16 @@ function logQuestion(
   );
 }
 
-/** The reason a call needs approval, or undefined. */
-async function needsApproval(ctx: TurnContext, call: Call): Promise<string | undefined> {
+/**
+ * The reason a call needs approval, or undefined; undefined at once (no promise) for a tool
+ * without a rule — what `approvalNeed` says, without building its context.
+ */
+function needsApproval(ctx: TurnContext, call: Call): Promise<string | undefined> | undefined {
   const rule = ctx.tools.get(call.name)?.needsApproval;
-  if (rule === undefined || rule === false) return undefined; // what approvalNeed says, without its context
-  const need = await approvalNeed(ctx.tools, call.arguments, contextOf(ctx, call));
-  return need.needed ? need.reason : undefined;
+  if (rule === undefined || rule === false) return undefined;
+  return approvalNeed(ctx.tools, call.arguments, contextOf(ctx, call)).then((need) =>
+    need.needed ? need.reason : undefined,
+  );
 }
 
 function logRequest(ctx: TurnContext, call: Call, reason: string): PendingApproval {

@@ -106,7 +106,16 @@ export async function prepareToolCall(
     arguments: parseArguments(input.call.rawArguments),
   });
   let ready: PreparedToolCall | undefined;
-  const outcome = await guarded(hooks, "tools/pre-execute", async () => {
+  let outcome: ToolCallOutcome | undefined;
+  // guarded, inline (one async frame per call, not three): a throwing hook or check is an error result
+  try {
+    outcome = await stage();
+  } catch (error) {
+    outcome = hookFailed(hooks, "tools/pre-execute", error);
+  }
+  return ready ?? { kind: "outcome", invocation, outcome: outcome! };
+
+  async function stage(): Promise<ToolCallOutcome | undefined> {
     const decision = await hooks.waterfall(
       "tools/pre-execute",
       { call: invocation },
@@ -139,20 +148,19 @@ export async function prepareToolCall(
     if (!parsed.ok) return failure("invalid-arguments", `Invalid arguments for ${tool.name}: ${parsed.issues}`);
     ready = { kind: "ready", invocation, tool, args: parsed.value };
     return undefined;
-  });
-  return ready ?? { kind: "outcome", invocation, outcome: outcome! };
+  }
 }
 
 /**
  * The second half of `executeToolCall`: `tools/post-execute` over a call's outcome (accept,
  * replace the content, add context, or block). Never throws.
  */
-export function finishToolCall(
+export async function finishToolCall(
   hooks: HookBus<ToolHooks>,
   invocation: ToolInvocation,
   outcome: ToolCallOutcome,
 ): Promise<ToolCallOutcome> {
-  return guarded<ToolCallOutcome>(hooks, "tools/post-execute", async () => {
+  try {
     const decision = await hooks.waterfall(
       "tools/post-execute",
       { call: invocation, outcome: deepFreeze(outcome) },
@@ -177,7 +185,9 @@ export function finishToolCall(
       ...(decision.content ? { content: decision.content } : {}),
       ...(decision.additionalContext ? { additionalContext: decision.additionalContext } : {}),
     };
-  });
+  } catch (error) {
+    return hookFailed(hooks, "tools/post-execute", error);
+  }
 }
 
 async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Promise<ToolCallOutcome> {
@@ -296,7 +306,12 @@ async function guarded<T extends ToolCallOutcome | undefined>(
   try {
     return await stage();
   } catch (error) {
-    hooks.report(error, hook);
-    return failure("threw", `A ${hook} hook failed: ${describe(error)}`);
+    return hookFailed(hooks, hook, error);
   }
+}
+
+/** A throwing hook stage's error result (reported through the bus). */
+function hookFailed(hooks: HookBus<ToolHooks>, hook: string, error: unknown): ToolCallOutcome {
+  hooks.report(error, hook);
+  return failure("threw", `A ${hook} hook failed: ${describe(error)}`);
 }
