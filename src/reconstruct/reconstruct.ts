@@ -13,7 +13,7 @@ import { type EpochHeader, foldHeaderEvent } from "../header/index.js";
 import type { Message } from "../messages/index.js";
 import { deriveEventMessage, type SessionEvent } from "../session/index.js";
 import { composeRequest } from "./compose.js";
-import { ReconstructError, type ReconstructedRequest } from "./types.js";
+import { type HistoryView, ReconstructError, type ReconstructedRequest } from "./types.js";
 import type { ModelRequest } from "../llm/core.js";
 
 /**
@@ -42,23 +42,25 @@ interface PendingStep {
 function lazyRequest(p: PendingStep, header: EpochHeader): ReconstructedRequest {
   let history: readonly Message[] | undefined;
   let request: ModelRequest | undefined;
-  const out = { turn: p.turn, step: p.step, stepStartSeq: p.seq, header } as ReconstructedRequest;
-  Object.defineProperty(out, "history", {
-    enumerable: true,
-    get: () => {
+  // Accessors in the literal (own, enumerable; made non-configurable by the freeze): one object
+  // shape for every request instead of a defineProperty per lazy field.
+  const out = {
+    turn: p.turn,
+    step: p.step,
+    stepStartSeq: p.seq,
+    header,
+    get history(): readonly Message[] {
       history ??= Object.freeze(p.backing.slice(0, p.length));
       return history;
     },
-  });
-  Object.defineProperty(out, "request", {
-    enumerable: true,
-    get: () => {
+    get request(): ModelRequest {
       request ??= composeRequest(header, out.history);
       return request;
     },
-  });
-  const view = Object.freeze({ messages: p.backing, length: p.length });
-  Object.defineProperty(out, "historyView", { enumerable: false, value: () => view });
+  } as ReconstructedRequest;
+  let view: HistoryView | undefined;
+  const historyView = (): HistoryView => (view ??= Object.freeze({ messages: p.backing, length: p.length }));
+  Object.defineProperty(out, "historyView", { enumerable: false, value: historyView });
   return Object.freeze(out);
 }
 
