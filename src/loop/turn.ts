@@ -232,7 +232,9 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig);
     const seed: RequestConfig = Object.freeze(withOutput(base, format));
     const payload = { agent, config: seed, system: fullSystemPrompt, tools, sessionPrefix, signal };
-    const config = await hooks.waterfall("agent/request", payload, () => seed);
+    // no listener: the seed is what the waterfall would give (no payload frozen, no await)
+    const config =
+      hooks.count("agent/request") === 0 ? seed : await hooks.waterfall("agent/request", payload, () => seed);
     checkAbort(signal);
     ctx.instance.writer.record({ config, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
     ctx.instance.requestsSent++;
@@ -240,8 +242,8 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
     state.dispatched = true;
 
-    const send = (sent: ProviderRequest): Promise<AssistantResult> =>
-      hooks.waterfall("llm/stream", { agent, request: sent }, () =>
+    const send = (sent: ProviderRequest): Promise<AssistantResult> => {
+      const innermost = (): Promise<AssistantResult> =>
         withRetries(
           ctx.retry,
           signal,
@@ -251,8 +253,11 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
               if (hooks.count("llm/chunk") > 0) hooks.emit("llm/chunk", { agent, chunk });
             }),
           (attempt, code, delayMs) => session.append("llm/retry", { turn, step, attempt, code, delayMs }),
-        ),
-      );
+        );
+      return hooks.count("llm/stream") === 0
+        ? innermost()
+        : hooks.waterfall("llm/stream", { agent, request: sent }, innermost);
+    };
     let result = await send(request);
     if (result.finish === "error" && result.error?.code === "cache-missing" && !signal.aborted) {
       // A provider-side cache the request named is gone: ask `agent/request` once more; a new

@@ -4,5 +4,7 @@
 import type { AssistantContent } from "../messages/index.js";
 
 export function answerText(content: readonly AssistantContent[]): string {
-  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+  let text: string | undefined; // every turn's outcome reads it: no intermediate arrays
+  for (const part of content) if (part.type === "text") text = text === undefined ? part.text : `${text}\n${part.text}`;
+  return text ?? "";
 }

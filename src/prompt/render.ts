@@ -49,7 +49,7 @@ export function renderedSystemPrompt(
 ): string | undefined {
   if (!Object.isFrozen(sections) || bus.count("system-prompt/assemble") > 0) return undefined;
   const last = rendered.get(sections);
-  return last !== undefined && sameVars(last.vars, vars) ? last.text : undefined;
+  return last !== undefined && (last.vars === vars || sameVars(last.vars, vars)) ? last.text : undefined;
 }
 
 /** Runs the `system-prompt/assemble` waterfall over `sections` and renders the result. */
@@ -73,7 +73,7 @@ export async function assembleSystemPrompt(
     if (last !== undefined && sameVars(last.vars, vars)) return last.text;
     for (const section of frozen) validateSection(section);
     const text = renderSections(frozen, vars);
-    rendered.set(frozen, { vars: { ...vars }, text });
+    rendered.set(frozen, { vars: Object.isFrozen(vars) ? vars : { ...vars }, text }); // frozen: kept, compared by identity
     return text;
   }
   if (!Array.isArray(assembled))

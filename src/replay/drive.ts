@@ -63,10 +63,11 @@ const isMcpTool = (name: string): boolean => name.startsWith("mcp__");
 
 export async function driveReplay(input: DriveInput): Promise<DriveResult> {
   const { log, logged, options } = input;
-  const byKey = new Map(logged.map((r) => [keyOf(r.turn, r.step), r]));
+  const byKey = new Map<number, ReconstructedRequest>();
   const firstOfTurn = new Map<number, ReconstructedRequest>();
   const lastStep = new Map<number, number>();
   for (const r of logged) {
+    byKey.set(keyOf(r.turn, r.step), r);
     if (!firstOfTurn.has(r.turn)) firstOfTurn.set(r.turn, r);
     lastStep.set(r.turn, r.step);
   }

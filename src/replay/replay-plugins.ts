@@ -116,8 +116,10 @@ export function stepGuard(options: ReplayPluginOptions, ownTools: Set<string>): 
   return (host) => {
     const registered = new Map<string, { schema: ToolSchema; dispose: () => void }>();
     host.on("agent/tool-set", ({ agent, turn, step }) => {
-      const logged = (options.loggedTools(turn, step) ?? []).filter((t) => options.recordedTools(t.name));
-      if (logged.length === 0 && registered.size === 0) return; // no recorded tool, before or now
+      const inLog = options.loggedTools(turn, step) ?? [];
+      // every step: nothing built when no recorded tool is in the log's request, before or now
+      if (registered.size === 0 && !inLog.some((t) => options.recordedTools(t.name))) return;
+      const logged = inLog.filter((t) => options.recordedTools(t.name));
       const wanted = new Map(logged.map((t) => [t.name, t]));
       for (const [name, entry] of registered) {
         if (wanted.get(name) === entry.schema) continue;

@@ -81,25 +81,37 @@ export class ReplayProvider implements Provider {
  * iterable without a promise per chunk (src/loop/stream.ts); any other reader gets the async one.
  */
 function chunksOf(make: () => StreamChunk[]): AsyncIterable<StreamChunk> & Iterable<StreamChunk> {
-  return {
-    [Symbol.iterator]: () => make()[Symbol.iterator](),
-    [Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
-      let chunks: StreamChunk[] | undefined;
-      let at = 0;
-      return {
-        next: () => {
-          chunks ??= make();
-          return Promise.resolve(
-            at < chunks.length ? { done: false, value: chunks[at++]! } : { done: true, value: undefined },
-          );
-        },
-        return: () => {
-          at = Number.POSITIVE_INFINITY;
-          return Promise.resolve({ done: true, value: undefined });
-        },
-      };
-    },
-  };
+  return new RecordedChunks(make);
+}
+
+class RecordedChunks implements AsyncIterable<StreamChunk>, Iterable<StreamChunk> {
+  readonly #make: () => StreamChunk[];
+
+  constructor(make: () => StreamChunk[]) {
+    this.#make = make;
+  }
+
+  [Symbol.iterator](): Iterator<StreamChunk> {
+    return this.#make()[Symbol.iterator]();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
+    const make = this.#make;
+    let chunks: StreamChunk[] | undefined;
+    let at = 0;
+    return {
+      next: () => {
+        chunks ??= make();
+        return Promise.resolve(
+          at < chunks.length ? { done: false, value: chunks[at++]! } : { done: true, value: undefined },
+        );
+      },
+      return: () => {
+        at = Number.POSITIVE_INFINITY;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+  }
 }
 
 function failure(message: string): StreamChunk {
