@@ -8,7 +8,9 @@
 //     --import ./bench/keelson-from-dist.mjs bench/profile-replay.ts small 10
 //   node --import tsx bench/profile-fork.ts --summarize /tmp/replay.cpuprofile
 // PROFILE_REPLAY_HEAPPROF=/tmp/replay.heapprofile instead records where the replays allocate
-// (a sampling allocation profile, collected objects included).
+// (a sampling allocation profile, collected objects included); PROFILE_REPLAY_PROMISES=1 counts
+// the promises one replay makes (an async_hooks init hook).
+import { createHook } from "node:async_hooks";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +44,19 @@ async function main(): Promise<void> {
     // warm-up, untimed
     await verify();
     await replay();
+    if (process.env.PROFILE_REPLAY_PROMISES !== undefined) {
+      let promises = 0;
+      const hook = createHook({
+        init: (_id, type) => {
+          if (type === "PROMISE") promises++;
+        },
+      });
+      hook.enable();
+      await replay();
+      hook.disable();
+      console.log(`${shape.name}: ${promises} promises made by one replay`);
+      return;
+    }
     const heap = process.env.PROFILE_REPLAY_HEAPPROF;
     if (heap !== undefined) {
       const profiler = await startAllocationProfiler(heap);
