@@ -58,19 +58,13 @@ async function main(): Promise<void> {
       return;
     }
     const heap = process.env.PROFILE_REPLAY_HEAPPROF;
-    if (heap !== undefined) {
-      const profiler = await startAllocationProfiler(heap);
-      for (let i = 0; i < repeats; i++) await replay();
-      await profiler.stop();
-      console.log(`allocation profile of ${repeats} replays written to ${heap}`);
-      return;
-    }
-    const file = process.env.PROFILE_REPLAY_CPUPROF;
+    const cpu = process.env.PROFILE_REPLAY_CPUPROF;
+    const file = heap ?? cpu;
     if (file !== undefined) {
-      const profiler = await startTurnProfiler(file);
+      const profiler = heap !== undefined ? await startAllocationProfiler(file) : await startTurnProfiler(file);
       for (let i = 0; i < repeats; i++) await replay();
       await profiler.stop();
-      console.log(`profile of ${repeats} replays written to ${file}`);
+      console.log(`${heap !== undefined ? "allocation" : "CPU"} profile of ${repeats} replays written to ${file}`);
       return;
     }
     const v: number[] = [];
