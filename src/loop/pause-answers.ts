@@ -68,12 +68,16 @@ export class AgentPauseAnswers implements AgentPauses {
    * after answers went to a child): `pendingApprovals()` / `pendingInputs()` list it. Never throws
    * (a child that cannot be read is reported on `agent/error` and left out).
    */
-  async refresh(): Promise<void> {
-    const { session, context } = this.#port;
-    if (session.pendingApprovals().length === 0) {
+  refresh(): Promise<void> {
+    if (this.#port.session.pendingApprovals().length === 0) {
       this.#children = NO_CHILDREN;
-      return;
+      return NOTHING_PENDING; // after every turn: no async frame when no call waits
     }
+    return this.#refreshChildren();
+  }
+
+  async #refreshChildren(): Promise<void> {
+    const { session, context } = this.#port;
     try {
       const all = await sessionPauses(session, (id) => storedChild(context, id));
       const standIns = new Map<string, string>();
@@ -190,4 +194,5 @@ export class AgentPauseAnswers implements AgentPauses {
   }
 }
 
+const NOTHING_PENDING: Promise<void> = Promise.resolve();
 const NO_CHILDREN = { standIns: new Map<string, string>(), approvals: [], inputs: [] } as const;

@@ -43,18 +43,43 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: n
   return Math.max(0, Math.round(capped * spread));
 }
 
-/** Runs `attempt` until it succeeds, fails for good, or the signal aborts. */
-export async function withRetries(
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the signal aborts. An attempt that answers
+ * synchronously and needs no retry costs no async frame (the replay's model: decision 0032).
+ */
+export function withRetries(
   policy: RetryPolicy,
   signal: AbortSignal,
-  attempt: () => Promise<AssistantResult>,
+  attempt: () => AssistantResult | Promise<AssistantResult>,
   log: RetryAttemptLog,
 ): Promise<AssistantResult> {
-  const maxAttempts = Math.max(1, policy.maxAttempts ?? 5);
+  let first: AssistantResult | Promise<AssistantResult>;
+  try {
+    first = attempt();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (!(first instanceof Promise) && isFinal(policy, signal, first, 1)) return Promise.resolve(first);
+  return retrying(policy, signal, attempt, log, first);
+}
+
+const isFinal = (policy: RetryPolicy, signal: AbortSignal, result: AssistantResult, n: number): boolean =>
+  result.finish !== "error" ||
+  result.error?.retryable !== true ||
+  n >= Math.max(1, policy.maxAttempts ?? 5) ||
+  signal.aborted;
+
+async function retrying(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: () => AssistantResult | Promise<AssistantResult>,
+  log: RetryAttemptLog,
+  first: AssistantResult | Promise<AssistantResult>,
+): Promise<AssistantResult> {
   for (let n = 1; ; n++) {
-    const result = await attempt();
+    const result = await (n === 1 ? first : attempt());
     const error = result.error;
-    if (result.finish !== "error" || error?.retryable !== true || n >= maxAttempts || signal.aborted) return result;
+    if (isFinal(policy, signal, result, n) || error === undefined) return result;
     const delayMs = retryDelay(policy, n, error.retryAfterMs);
     log(n, error.code ?? "provider-error", delayMs);
     await (policy.sleep ?? defaultSleep)(delayMs, signal);

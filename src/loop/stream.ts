@@ -1,6 +1,8 @@
 // The innermost `llm/stream` default: run the provider, assemble its chunks, emit each chunk
-// live (synchronously, chunk by chunk, when the provider's stream is also a sync iterable). A partial stream (aborted or failed) never reaches history: the caller only appends a
-// result whose finish is not `aborted`/`error`.
+// live. A partial stream (aborted or failed) never reaches history: the caller only appends a
+// result whose finish is not `aborted`/`error`. A stream that is also a sync iterable (chunks
+// already at hand: the replay's model) is read in a plain loop and its result returned at once,
+// without a promise (decision 0032); any other is read with `for await`.
 import { errorMessage, MissingPackageError } from "../errors/index.js";
 import {
   type AssistantResult,
@@ -11,53 +13,68 @@ import {
   type StreamChunk,
 } from "../llm/core.js";
 
-export async function streamProvider(
+export function streamProvider(
   provider: Provider,
   request: ProviderRequest,
   onChunk: (chunk: StreamChunk) => void,
-): Promise<AssistantResult> {
+): AssistantResult | Promise<AssistantResult> {
   const assembler = new BlockAssembler();
   try {
     const stream = provider.stream(request);
-    if (isIterable(stream)) {
-      // Chunks already at hand (a replay's model, a script): read without a promise per chunk.
-      for (const chunk of stream) {
-        assembler.push(chunk);
-        onChunk(chunk);
-        if (assembler.finished) break;
-      }
-    } else {
-      for await (const chunk of stream) {
-        assembler.push(chunk);
-        onChunk(chunk);
-        if (assembler.finished) break;
-      }
+    if (!isIterable(stream)) return streamAsync(stream, request, assembler, onChunk);
+    for (const chunk of stream) {
+      assembler.push(chunk);
+      onChunk(chunk);
+      if (assembler.finished) break;
     }
   } catch (error) {
-    if (request.signal.aborted) return { content: [], finish: "aborted" };
-    if (error instanceof ProviderError) {
-      return {
-        content: [],
-        finish: "error",
-        error: {
-          message: error.message,
-          code: error.code,
-          retryable: error.retryable,
-          ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-        },
-      };
+    return failed(request, error);
+  }
+  return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+}
+
+async function streamAsync(
+  stream: AsyncIterable<StreamChunk>,
+  request: ProviderRequest,
+  assembler: BlockAssembler,
+  onChunk: (chunk: StreamChunk) => void,
+): Promise<AssistantResult> {
+  try {
+    for await (const chunk of stream) {
+      assembler.push(chunk);
+      onChunk(chunk);
+      if (assembler.finished) break;
     }
+  } catch (error) {
+    return failed(request, error);
+  }
+  return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+}
+
+/** A provider that threw (or a stream that broke the protocol) as an error result. */
+function failed(request: ProviderRequest, error: unknown): AssistantResult {
+  if (request.signal.aborted) return { content: [], finish: "aborted" };
+  if (error instanceof ProviderError) {
     return {
       content: [],
       finish: "error",
-      // a provider SDK the application did not install keeps its code: the fix is an install
       error: {
-        message: errorMessage(error),
-        code: error instanceof MissingPackageError ? error.code : "provider-failed",
+        message: error.message,
+        code: error.code,
+        retryable: error.retryable,
+        ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
       },
     };
   }
-  return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+  return {
+    content: [],
+    finish: "error",
+    // a provider SDK the application did not install keeps its code: the fix is an install
+    error: {
+      message: errorMessage(error),
+      code: error instanceof MissingPackageError ? error.code : "provider-failed",
+    },
+  };
 }
 
 const isIterable = (value: AsyncIterable<StreamChunk>): value is AsyncIterable<StreamChunk> & Iterable<StreamChunk> =>

@@ -48,21 +48,24 @@ interface Call {
 /** What `dispatch` returns for a call suspended by a question nobody answered yet. */
 const SUSPENDED = Symbol("suspended");
 
-/** Runs a step's calls; returns how many tool calls the answer made (0: no tools, the turn may end). */
-export async function runTools(
+/**
+ * Runs a step's calls; gives how many tool calls the answer made (0: no tools, the turn may end) —
+ * at once, without a promise, for an answer that made none.
+ */
+export function runTools(
   ctx: TurnContext,
   turn: number,
   step: number,
   content: readonly AssistantContent[],
   state: TurnState,
   signal: AbortSignal,
-): Promise<number> {
+): number | Promise<number> {
   const calls: Call[] = [];
   for (const block of content)
     if (block.type === "tool-call")
       calls.push({ turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
-  await runCalls(ctx, state, calls, signal);
-  return calls.length;
+  if (calls.length === 0) return 0;
+  return runCalls(ctx, state, calls, signal).then(() => calls.length);
 }
 
 /**

@@ -284,7 +284,8 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       ...(result.usage === undefined ? {} : { usage: result.usage }),
       stopReason: result.finish,
     });
-    const calls = await runTools(ctx, turn, step, content, state, signal);
+    const running = runTools(ctx, turn, step, content, state, signal);
+    const calls = typeof running === "number" ? running : await running;
     checkAbort(signal);
     session.append("step/end", { turn, step });
     if (flushDue(ctx, state)) await commit(ctx, state);
