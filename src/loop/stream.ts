@@ -22,15 +22,11 @@ export function streamProvider(
   try {
     const stream = provider.stream(request);
     if (!isIterable(stream)) return streamAsync(stream, request, assembler, onChunk);
-    for (const chunk of stream) {
-      assembler.push(chunk);
-      onChunk(chunk);
-      if (assembler.finished) break;
-    }
+    for (const chunk of stream) if (take(assembler, onChunk, chunk)) break;
   } catch (error) {
     return failed(request, error);
   }
-  return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+  return resultOf(request, assembler);
 }
 
 async function streamAsync(
@@ -40,16 +36,23 @@ async function streamAsync(
   onChunk: (chunk: StreamChunk) => void,
 ): Promise<AssistantResult> {
   try {
-    for await (const chunk of stream) {
-      assembler.push(chunk);
-      onChunk(chunk);
-      if (assembler.finished) break;
-    }
+    for await (const chunk of stream) if (take(assembler, onChunk, chunk)) break;
   } catch (error) {
     return failed(request, error);
   }
-  return request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+  return resultOf(request, assembler);
 }
+
+/** One chunk assembled, then emitted live; true once the answer is finished. */
+function take(assembler: BlockAssembler, onChunk: (chunk: StreamChunk) => void, chunk: StreamChunk): boolean {
+  assembler.push(chunk);
+  onChunk(chunk);
+  return assembler.finished;
+}
+
+/** The assembled answer, unless the step was aborted meanwhile (a partial stream never counts). */
+const resultOf = (request: ProviderRequest, assembler: BlockAssembler): AssistantResult =>
+  request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
 
 /** A provider that threw (or a stream that broke the protocol) as an error result. */
 function failed(request: ProviderRequest, error: unknown): AssistantResult {

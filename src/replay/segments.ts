@@ -10,7 +10,6 @@
 // frozen and shared with its neighbours, and a history is compared from where the previous
 // request's check stopped, so comparing a whole replay looks at each message about once.
 import { canonicalJson, type JsonValue, jsonEquals } from "../json/index.js";
-import type { EpochHeader } from "../header/index.js";
 import type { ToolSchema } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 import type { HistoryView, ReconstructedRequest } from "../reconstruct/index.js";
@@ -69,6 +68,8 @@ export interface PairMemo {
    */
   sameHeads?: { readonly logged: EpochHeader; readonly replayed: EpochHeader };
 }
+
+type EpochHeader = ReconstructedRequest["header"];
 
 const sameParts = (a: EpochHeader, b: EpochHeader): boolean =>
   a.config === b.config && a.system === b.system && a.tools === b.tools && a.messagePrefix === b.messagePrefix;
