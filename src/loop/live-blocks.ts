@@ -15,13 +15,16 @@ interface OpenBlock {
 export class LiveBlocks {
   #turn = 0;
   #step = 0;
-  #blocks = new Map<number, OpenBlock>();
+  /** Open blocks by position: an array, emptied per step without reallocating a map (the assembler has
+   * already refused a block-start out of order, so positions are 0, 1, 2, … — a delta at any other
+   * reads undefined and is dropped). */
+  readonly #blocks: (OpenBlock | undefined)[] = [];
 
   /** A new step (or a retried attempt of it) starts: blocks restart at position 0. */
   reset(turn: number, step: number): void {
     this.#turn = turn;
     this.#step = step;
-    this.#blocks.clear();
+    this.#blocks.length = 0;
   }
 
   /** The live event for `chunk`, or undefined (usage, finish, or a block not seen starting). */
@@ -33,22 +36,22 @@ export class LiveBlocks {
         const { block, index } = chunk;
         if (block.type === "tool-call") {
           const callId = loopCallId(turn, step, index);
-          this.#blocks.set(index, { kind: "tool-call", id: callId });
+          this.#blocks[index] = { kind: "tool-call", id: callId };
           return { type: "tool-call-start", turn, step, index, callId, name: block.name };
         }
         const id = liveBlockId(block.type, turn, step, index);
-        this.#blocks.set(index, { kind: block.type, id });
+        this.#blocks[index] = { kind: block.type, id };
         return { type: `${block.type}-start`, turn, step, index, id };
       }
       case "text-delta":
       case "reasoning-delta": {
         const kind = chunk.type === "text-delta" ? "text" : "reasoning";
-        const open = this.#blocks.get(chunk.index);
+        const open = this.#blocks[chunk.index];
         if (open?.kind !== kind || chunk.text === "") return undefined;
         return { type: `${kind}-delta`, turn, step, index: chunk.index, id: open.id, delta: chunk.text };
       }
       case "tool-call-delta": {
-        const open = this.#blocks.get(chunk.index);
+        const open = this.#blocks[chunk.index];
         if (open?.kind !== "tool-call" || chunk.argumentsDelta === "") return undefined;
         return {
           type: "tool-call-delta",
@@ -60,9 +63,9 @@ export class LiveBlocks {
         };
       }
       case "block-end": {
-        const open = this.#blocks.get(chunk.index);
+        const open = this.#blocks[chunk.index];
         if (open === undefined) return undefined;
-        this.#blocks.delete(chunk.index);
+        this.#blocks[chunk.index] = undefined;
         if (open.kind === "tool-call")
           return { type: "tool-call-end", turn, step, index: chunk.index, callId: open.id };
         return { type: `${open.kind}-end`, turn, step, index: chunk.index, id: open.id };

@@ -159,6 +159,8 @@ export interface SubagentTurnEvent {
 export type TurnEvent = LiveTurnEvent | CommittedTurnEvent | SubagentTurnEvent;
 export type TurnEventType = TurnEvent["type"];
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 const of = <T extends AnySessionEvent["type"]>(event: SessionEvent, _type: T): SessionEvent<T>["data"] =>
   event.data as SessionEvent<T>["data"];
 
@@ -180,15 +182,17 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
     }
     case "assistant/message": {
       const d = of(event, "assistant/message");
-      return {
+      // Optional fields assigned, not spread: this runs for every step of every stream.
+      const out: Writable<Extract<CommittedTurnEvent, { type: "assistant-message" }>> = {
         type: "assistant-message",
         seq,
         turn: d.turn,
         step: d.step,
         content: d.content,
-        ...(d.usage === undefined ? {} : { usage: d.usage }),
-        ...(d.stopReason === undefined ? {} : { stopReason: d.stopReason }),
       };
+      if (d.usage !== undefined) out.usage = d.usage;
+      if (d.stopReason !== undefined) out.stopReason = d.stopReason;
+      return out;
     }
     case "tool/call": {
       const d = of(event, "tool/call");
@@ -204,7 +208,7 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
     }
     case "tool/result": {
       const d = of(event, "tool/result");
-      return {
+      const out: Writable<Extract<CommittedTurnEvent, { type: "tool-result" }>> = {
         type: "tool-result",
         seq,
         turn: d.turn,
@@ -212,8 +216,9 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
         callId: d.callId,
         content: d.content,
         isError: d.isError,
-        ...(d.error === undefined ? {} : { error: d.error }),
       };
+      if (d.error !== undefined) out.error = d.error;
+      return out;
     }
     case "step/end": {
       const d = of(event, "step/end");

@@ -34,15 +34,20 @@ export type LiveSignal = StreamChunk | ToolProgressEvent;
 
 /** Listeners of one kind of live value (an agent's provider chunks, its subagents' events): what feeds tap. */
 export class Taps<T> {
-  readonly #listeners = new Set<(value: T) => void>();
+  /** Copied when a listener is added or removed, never per value (an emit allocates nothing). */
+  #listeners: readonly ((value: T) => void)[] = [];
   /** Adds a listener; returns its removal. Bound: pass it as a `FeedSource` tap. */
   readonly add = (listener: (value: T) => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#listeners = [...this.#listeners, listener];
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
   };
 
+  /** Calls the listeners in force when `value` arrived (one removed meanwhile still hears it). */
   emit(value: T): void {
-    for (const listener of this.#listeners) listener(value);
+    const listeners = this.#listeners;
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(value);
   }
 }
 
@@ -67,11 +72,26 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   /** Next seq to read; undefined until the feed's turn starts. */
   #cursor: number | undefined;
   #turn: number | undefined;
-  /** The step whose deltas overflowed: its further deltas are dropped. */
-  #gappedStep: string | undefined;
-  #currentStep = "";
-  /** The consumer's pending `next()` calls, in order, each settled as soon as something is readable. */
-  #waiters: Waiter[] = [];
+  /** The step in flight (turn, step) and the one whose deltas overflowed: its further deltas are dropped. */
+  #stepTurn = -1;
+  #step = -1;
+  #gapTurn = -2;
+  #gapStep = -2;
+  /**
+   * The consumer's pending `next()` calls, in order, each settled as soon as something is
+   * readable: the first in `#resolve` / `#reject` (a drained stream never has more than one), later
+   * overlapping ones in `#later`.
+   */
+  #resolve: ((result: IteratorResult<TurnEvent>) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  #later: Waiter[] = [];
+  /** The one executor of every pending `next()` promise: parks its settlers (no closure per call). */
+  readonly #park = (resolve: (result: IteratorResult<TurnEvent>) => void, reject: (error: unknown) => void): void => {
+    if (this.#resolve === undefined) {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    } else this.#later.push({ resolve, reject });
+  };
   #polling = false;
   #failure: { error: unknown } | undefined;
   #outcome: TurnOutcome | undefined;
@@ -131,12 +151,10 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (result !== undefined && this.#waiters.length === 0) return Promise.resolve(result);
-    const pending = new Promise<IteratorResult<TurnEvent>>((resolve, reject) => {
-      this.#waiters.push({ resolve, reject });
-    });
+    if (result !== undefined && this.#resolve === undefined) return Promise.resolve(result);
+    const pending = new Promise<IteratorResult<TurnEvent>>(this.#park);
     if (result !== undefined) {
-      this.#waiters.shift()!.resolve(result); // an earlier call still waits: it gets this event
+      this.#settle(result); // an earlier call still waits: it gets this event
       this.#notify();
     }
     return pending;
@@ -213,37 +231,68 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
 
   #notify(): void {
     if (this.#polling) return; // reached from inside a poll (the feed stopping): that poll delivers
-    const waiters = this.#waiters;
-    while (waiters.length > 0) {
+    while (this.#resolve !== undefined) {
       let result: IteratorResult<TurnEvent> | undefined;
       try {
         result = this.#poll();
       } catch (error) {
-        waiters.shift()!.reject(error);
+        const reject = this.#reject!;
+        this.#shiftWaiter();
+        reject(error);
         continue;
       }
       if (result === undefined) return;
-      waiters.shift()!.resolve(result);
+      this.#settle(result);
     }
+  }
+
+  /** Settles the oldest pending `next()` with `result`. */
+  #settle(result: IteratorResult<TurnEvent>): void {
+    const resolve = this.#resolve!;
+    this.#shiftWaiter();
+    resolve(result);
+  }
+
+  #shiftWaiter(): void {
+    const next = this.#later.shift();
+    this.#resolve = next?.resolve;
+    this.#reject = next?.reject;
   }
 
   #onEvent(event: SessionEvent): void {
     if (event.type === "step/start" || event.type === "llm/retry") {
       const { turn, step } = event.data as { turn: number; step: number };
       this.#blocks.reset(turn, step);
-      this.#currentStep = `${turn}/${step}`;
+      this.#stepTurn = turn;
+      this.#step = step;
     }
-    if (event.type === "assistant/message" && this.#gappedStep === this.#currentStep) this.#dropLive();
-    if (this.#cursor !== undefined) this.#notify();
+    if (event.type === "assistant/message" && this.#gapped()) this.#dropLive();
+    if (this.#cursor === undefined) return;
+    if (
+      this.#resolve !== undefined &&
+      this.#cursor === event.seq &&
+      this.#queue.length === 0 &&
+      event.type !== "turn/end"
+    ) {
+      // The consumer waits and this event is next: what a poll would take, without one.
+      this.#cursor = event.seq + 1;
+      this.#settle({ done: false, value: committedTurnEvent(event) });
+      return;
+    }
+    this.#notify();
   }
 
   #onChunk(chunk: LiveSignal): void {
     if (this.#cursor === undefined || this.#done) return;
     const event = chunk.type === "tool-progress" ? chunk : this.#blocks.map(chunk);
     if (event === undefined) return;
-    if (this.#gappedStep === this.#currentStep && isDelta(event)) return;
-    const tail = this.#queue.at(-1);
+    if (isDelta(event) && this.#gapped()) return;
     const afterSeq = this.#session.length - 1;
+    if (this.#resolve !== undefined && this.#queue.length === 0 && this.#cursor === afterSeq + 1) {
+      this.#settle({ done: false, value: event }); // the consumer waits and nothing is ahead of it
+      return;
+    }
+    const tail = this.#queue.at(-1);
     if (isDelta(event) && tail !== undefined && tail.afterSeq === afterSeq && sameBlock(tail.event, event)) {
       tail.event = { ...tail.event, delta: (tail.event as { delta: string }).delta + event.delta } as LiveTurnEvent;
       this.#queuedChars += event.delta.length;
@@ -252,7 +301,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       this.#queuedChars += weight(event);
     }
     if (this.#queuedChars > this.#maxChars) {
-      this.#gappedStep = this.#currentStep;
+      this.#gapTurn = this.#stepTurn;
+      this.#gapStep = this.#step;
       this.#dropLive();
     }
     this.#notify();
@@ -264,6 +314,10 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#queue.push({ afterSeq: this.#session.length - 1, event });
     this.#queuedChars += EVENT_WEIGHT;
     this.#notify();
+  }
+
+  #gapped(): boolean {
+    return this.#gapStep === this.#step && this.#gapTurn === this.#stepTurn;
   }
 
   /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */
