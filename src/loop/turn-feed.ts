@@ -286,7 +286,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (this.#cursor === undefined || this.#done) return;
     const event = chunk.type === "tool-progress" ? chunk : this.#blocks.map(chunk);
     if (event === undefined) return;
-    if (isDelta(event) && this.#gapped()) return;
+    if (this.#gapped() && isDelta(event)) return;
     const afterSeq = this.#session.length - 1;
     if (this.#resolve !== undefined && this.#queue.length === 0 && this.#cursor === afterSeq + 1) {
       this.#settle({ done: false, value: event }); // the consumer waits and nothing is ahead of it
@@ -333,7 +333,9 @@ interface Waiter {
 }
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
-const isDelta = (event: LiveTurnEvent | SubagentTurnEvent): event is DeltaEvent => "delta" in event;
+/** By type, not `"delta" in event`: a check on many shapes of event is a megamorphic lookup. */
+const isDelta = (event: LiveTurnEvent | SubagentTurnEvent): event is DeltaEvent =>
+  event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta";
 const sameBlock = (a: LiveTurnEvent | SubagentTurnEvent, b: DeltaEvent): boolean =>
   a.type === b.type && "index" in a && a.index === b.index && a.turn === b.turn && a.step === b.step;
 const weight = (event: LiveTurnEvent | SubagentTurnEvent): number =>
