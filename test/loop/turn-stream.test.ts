@@ -147,6 +147,53 @@ describe("agent.stream", () => {
     await agent.dispose();
   });
 
+  test("a consumer that waits (events handed over as they come) and one that reads afterwards (from the queue and the log) get the same turn", async () => {
+    const script = () =>
+      new ScriptedProvider([
+        { reasoning: "hmm", text: "calling", toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+        { text: "done" },
+      ]);
+    const live = createAgent({ provider: script(), model: "m", tools: [echo], clock: () => 0, sessionId: "s" });
+    const late = createAgent({ provider: script(), model: "m", tools: [echo], clock: () => 0, sessionId: "s" });
+    const waited = await drain(live.stream("go"));
+    const lateStream = late.stream("go");
+    await lateStream.outcome;
+    const read = await drain(lateStream);
+    const committed = (events: TurnEvent[]) => events.filter((e) => "seq" in e);
+    expect(committed(waited)).toEqual(committed(read));
+    // live events: the same blocks with the same ids, the same text once deltas are joined
+    const blocks = (events: TurnEvent[]) => {
+      const out: string[] = [];
+      for (const e of events) {
+        if ("seq" in e || e.type === "subagent" || e.type === "tool-progress") continue;
+        const id = "id" in e ? e.id : e.callId;
+        if (e.type.endsWith("-delta") && out.at(-1)?.startsWith(`${e.type} ${id} `))
+          out[out.length - 1] += (e as { delta: string }).delta;
+        else out.push(`${e.type} ${id} ${"delta" in e ? e.delta : ""}`);
+      }
+      return out;
+    };
+    expect(blocks(waited)).toEqual(blocks(read));
+    expect(blocks(waited)).toContain('tool-call-delta call_1_1_2 {"text":"a"}');
+    await Promise.all([live.dispose(), late.dispose()]);
+  });
+
+  test("a step whose deltas overflowed streams none, and the next step streams its deltas again", async () => {
+    const provider = new ScriptedProvider([
+      { text: "x".repeat(5_000), toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "short answer" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [echo] });
+    const stream = agent.stream("go", { maxBufferedChars: 1_000 });
+    await stream.outcome; // nobody read: the first step overflowed the bound
+    const events = await drain(stream);
+    const deltaText = (step: number) =>
+      events.map((e) => (e.type === "text-delta" && e.step === step ? e.delta : "")).join("");
+    expect(deltaText(1)).toBe("");
+    expect(deltaText(2)).toBe("short answer");
+    await agent.dispose();
+  });
+
   test("breaking the iteration early cancels the turn (it ends aborted)", async () => {
     const provider = new ScriptedProvider(["hang"]);
     const agent = createAgent({ provider, model: "m" });
