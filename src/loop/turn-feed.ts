@@ -3,7 +3,8 @@
 // no committed event is lost), live deltas wait in a bounded queue where adjacent deltas of one
 // block coalesce. Over the bound, the step's queued deltas are dropped and the rest of the step
 // streams no deltas: its committed answer carries the content. A slow consumer never blocks the
-// loop — nothing here is awaited by it.
+// loop — nothing here is awaited by it. A consumer that keeps up (its `next()` waiting when the
+// append or chunk arrives) is handed that event directly: the queue and the poll serve one that lags.
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { LiveBlocks } from "./live-blocks.js";
