@@ -79,6 +79,21 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
             `${latency}-${n}`,
           ),
         );
+    // The same 8 slots as one worker, spread over 4 processes: the same turns/s, so what 4
+    // processes cost per turn apart from the box running out of CPU (#20 F21).
+    const spread = LATENCIES[0];
+    served.push(
+      await turnsPerSecond(
+        db.url,
+        postmaster,
+        4,
+        PER_WORKER / 4,
+        spread,
+        QUEUE.sessions,
+        QUEUE.turnsPerSession,
+        `${spread}-spread`,
+      ),
+    );
     const follows = await followingRows(db.url, postmaster, FOLLOW);
     const base = (r: WorkerRow): WorkerRow => served.find((b) => b.latencyMs === r.latencyMs && b.workers === 1)!;
     const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
@@ -95,21 +110,24 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
           "× 1",
           "PostgreSQL CPU ms/turn",
           "× 1",
+          "switches/turn vol.+invol.",
           "load avg",
         ],
         rows: served.map((r) => [
           `${r.latencyMs} ms`,
-          String(r.workers),
+          r.concurrency === PER_WORKER ? String(r.workers) : `${r.workers} × ${r.concurrency} slots`,
           r.turnsPerSecond,
           r.workers === 1 ? "" : x(r.turnsPerSecond, base(r).turnsPerSecond),
           r.workerCpuMsPerTurn,
           r.workers === 1 ? "" : x(r.workerCpuMsPerTurn, base(r).workerCpuMsPerTurn),
           r.postgresCpuMsPerTurn,
           r.workers === 1 ? "" : x(r.postgresCpuMsPerTurn, base(r).postgresCpuMsPerTurn),
+          `${r.switchesPerTurn.voluntary.toFixed(1)}+${r.switchesPerTurn.involuntary.toFixed(1)}`,
           `${r.load[0].toFixed(1)}→${r.load[1].toFixed(1)}`,
         ]),
         notes: [
           `goal: CPU per turn at 4 workers ≤ ${GOAL.cpuFlat}× that at 1 (200 ms model latency), for the workers and for PostgreSQL; a load average above the core count means the row is noisy`,
+          `"4 × ${PER_WORKER / 4} slots": the 1-worker row's ${PER_WORKER} slots spread over 4 processes (same turns/s, the box not CPU-bound); switches = the workers' voluntary (a wake-up each) + involuntary (preempted) context switches per turn`,
           "",
           ...followNotes(follows),
         ],

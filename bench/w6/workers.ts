@@ -21,6 +21,8 @@ const TICK_MS = 10; // USER_HZ on Linux: /proc stat times are in 1/100 s
 
 export interface WorkerRow {
   readonly workers: number;
+  /** Slots per worker (`--concurrency`). */
+  readonly concurrency: number;
   readonly latencyMs: number;
   readonly turns: number;
   readonly seconds: number;
@@ -28,6 +30,8 @@ export interface WorkerRow {
   /** CPU of the worker processes and of PostgreSQL per turn, ms. */
   readonly workerCpuMsPerTurn: number;
   readonly postgresCpuMsPerTurn: number;
+  /** Context switches of the worker processes per turn: voluntary (a wake-up each) and involuntary (preempted). */
+  readonly switchesPerTurn: { readonly voluntary: number; readonly involuntary: number };
   /** 1-minute load average at the row's start and end. */
   readonly load: readonly [number, number];
 }
@@ -48,6 +52,22 @@ export function cpuMsOf(pids: ReadonlySet<number>): number {
     }
   }
   return total;
+}
+
+/** Context switches of the live processes `pids` so far (/proc status): voluntary and involuntary. */
+export function switchesOf(pids: ReadonlySet<number>): { voluntary: number; involuntary: number } {
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const pid of pids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return { voluntary, involuntary };
 }
 
 /**
@@ -192,11 +212,13 @@ export async function turnsPerSecond(
     await batch(WARMUP_TURNS, "warm-up ");
     const l0 = loadavg()[0]!;
     const w0 = workerCpu();
+    const s0 = switchesOf(pids);
     const p0 = postgresCpuMs(postmasterPid);
     const t0 = performance.now();
     const ids = await batch(turnsPerSession, "");
     const seconds = (performance.now() - t0) / 1000;
     const workerMs = workerCpu() - w0;
+    const s1 = switchesOf(pids);
     const postgresMs = postgresCpuMs(postmasterPid) - p0;
     const { rows: bad } = await client.pool.query(
       "SELECT id, status, error FROM keelson_turns WHERE id = ANY ($1::bigint[]) AND status <> 'done' LIMIT 1",
@@ -206,12 +228,17 @@ export async function turnsPerSecond(
     const turns = ids.length;
     return {
       workers,
+      concurrency,
       latencyMs,
       turns,
       seconds,
       turnsPerSecond: turns / seconds,
       workerCpuMsPerTurn: workerMs / turns,
       postgresCpuMsPerTurn: postgresMs / turns,
+      switchesPerTurn: {
+        voluntary: (s1.voluntary - s0.voluntary) / turns,
+        involuntary: (s1.involuntary - s0.involuntary) / turns,
+      },
       load: [l0, loadavg()[0]!],
     };
   } finally {
