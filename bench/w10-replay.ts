@@ -8,25 +8,29 @@
 //     call answered with 1.5 KB and 0.8 KB of text, answers of 300–400 bytes (3,000 requests);
 //   - small — 10-byte prompts, a 200-byte result and a 100-byte answer per turn (2,000 requests):
 //     the per-step cost of the loop is all there is, so this is the hard case for the ratio.
-// Both figures are best of REPEATS, run interleaved (verify, replay, verify, …) so load on a
-// shared box hits both alike; CPU time (user + system) is the robust figure, wall time rides along.
+// Both figures are the best of fresh processes (bench/w10/worker.ts) run alternately (verify,
+// replay, verify, …) so load on a shared box hits both alike and neither shapes the other's JIT; CPU time (user + system) is the robust figure, wall time rides along.
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { ScriptedProvider, type ScriptedReply } from "../src/llm/index.js";
 import { type AgentOptions, createAgent } from "../src/loop/index.js";
 import type { Message } from "../src/messages/index.js";
-import { reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
-import { replaySession } from "../src/replay/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
 import { defineTool } from "../src/tools/index.js";
 import { filler } from "./logs.js";
-import { bestOf, type Timing } from "./measure.js";
+import { best, type Timing } from "./measure.js";
 import { ratio } from "./table.js";
-import type { WorkloadResult } from "./workload.js";
+import { KEELSON_FROM_DIST, type WorkloadResult } from "./workload.js";
 
 const TURNS = 1000;
-const REPEATS = 7;
+/** Fresh processes per side, alternating verify / replay, and runs in each (the first warms it up). */
+const PROCESSES = 5;
+const REPEATS_PER_PROCESS = 3;
+const WORKER = join(import.meta.dirname, "w10", "worker.ts");
+const run = promisify(execFile);
 
 export interface Shape {
   readonly name: string;
@@ -107,37 +111,36 @@ export async function recordSession(shape: Shape, dir: string): Promise<{ id: st
   return { id: agent.session.id, events: agent.session.length };
 }
 
+/** One side of the pair in a fresh process (bench/w10/worker.ts): best of `repeats` runs. */
+async function inProcess(
+  shape: Shape,
+  dir: string,
+  id: string,
+  what: "verify" | "replay",
+): Promise<Timing & { requests: number }> {
+  const config = JSON.stringify({ shape: shape.name, dir, id, what, repeats: REPEATS_PER_PROCESS });
+  const { stdout } = await run(process.execPath, ["--expose-gc", ...KEELSON_FROM_DIST, WORKER, config], {
+    cwd: join(import.meta.dirname, ".."),
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as Timing & { requests: number };
+}
+
 async function measure(shape: Shape, dir: string): Promise<Row> {
-  const options = appOptions(shape);
   const { id, events } = await recordSession(shape, dir);
-  const fresh = (): JsonlSessionStore => new JsonlSessionStore({ root: dir, cacheSessions: 0 });
-  let requests = 0;
-  const verify = async (): Promise<Timing> =>
-    bestOf(async () => {
-      const { session } = await fresh().load(id, { readOnly: true });
-      if (!verifyLog(session.events).ok) throw new Error("W10: the recorded log does not verify");
-      requests = 0;
-      for (const r of reconstructRequests(session.events)) {
-        void r.request; // materialized, as `keelson verify` does
-        requests++;
-      }
-    });
-  const replay = async (): Promise<Timing> =>
-    bestOf(async () => {
-      const report = await replaySession(fresh(), id, options);
-      if (!report.identical) throw new Error(`W10: the replay of the ${shape.name} session is not identical`);
-    });
   const verifies: Timing[] = [];
   const replays: Timing[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    verifies.push(await verify());
-    replays.push(await replay());
+  let requests = 0;
+  for (let i = 0; i < PROCESSES; i++) {
+    const v = await inProcess(shape, dir, id, "verify");
+    const r = await inProcess(shape, dir, id, "replay");
+    if (r.requests !== v.requests)
+      throw new Error(`W10: replay compared ${r.requests} requests, verify rebuilt ${v.requests}`);
+    requests = v.requests;
+    verifies.push(v);
+    replays.push(r);
   }
-  const minOf = (ts: Timing[]): Timing => ({
-    ms: Math.min(...ts.map((t) => t.ms)),
-    cpuMs: Math.min(...ts.map((t) => t.cpuMs)),
-  });
-  return { shape: shape.name, events, requests, verify: minOf(verifies), replay: minOf(replays) };
+  return { shape: shape.name, events, requests, verify: best(verifies), replay: best(replays) };
 }
 
 export async function runW10(): Promise<WorkloadResult> {
@@ -182,7 +185,7 @@ export async function runW10(): Promise<WorkloadResult> {
       notes: [
         "replay = load (read-only) + the recorded log indexed + every turn re-run by the loop (model and tools answering from the log) + every request compared; each replay checked identical",
         "realistic: W3/W4 sizes (1.5 KB and 0.8 KB tool results, 300–400 B answers, 3 steps a turn); small: 200 B results, 2 steps a turn — the loop's per-step cost alone",
-        `best of ${REPEATS}, verify and replay interleaved; CPU = user + system of the process`,
+        `best of ${PROCESSES} fresh processes per side × ${REPEATS_PER_PROCESS} runs each, verify and replay processes alternating (one process for both let the replays slow the verifies after them); CPU = user + system of the process`,
       ],
     },
     data: rows,
