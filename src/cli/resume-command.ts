@@ -12,6 +12,7 @@ import {
   parseSandbox,
   SANDBOX_HELP,
 } from "./agent-plugins.js";
+import { JsonlSessionStore, moreRecent, type SessionSummary } from "../store/index.js";
 import { CliError } from "./errors.js";
 import { runHeadlessTurn, SYSTEM_PROMPT } from "./headless-turn.js";
 import { type CliStore, cliErrorOf, openStore } from "./log-source.js";
@@ -81,16 +82,14 @@ export async function resumeTarget(
 ): Promise<ResumeTarget> {
   let id = idOrLast;
   if (id === undefined) {
-    const sessions = await store.list();
-    id = sessions.reduce<(typeof sessions)[number] | undefined>(
-      (best, s) =>
-        best === undefined ||
-        s.updatedAt > best.updatedAt ||
-        (s.updatedAt === best.updatedAt && s.createdAt > best.createdAt)
-          ? s
-          : best,
-      undefined,
-    )?.id;
+    // The JSONL store finds it without a summary per log (its index); a database lists them in one query.
+    id =
+      store instanceof JsonlSessionStore
+        ? (await store.latest())?.id
+        : (await store.list()).reduce<SessionSummary | undefined>(
+            (best, s) => (best === undefined || moreRecent(s, best) ? s : best),
+            undefined,
+          )?.id;
     if (id === undefined) throw new CliError(`no sessions to resume in ${store.label}`);
   }
   try {

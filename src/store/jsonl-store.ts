@@ -31,6 +31,7 @@ import { referenceFor, type SeedSource } from "./seed-source.js";
 import { checkSessionId, SessionWriters } from "./session-writers.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 import { type ListedLog, listLogs, listSummaries } from "./session-index.js";
+import { latestSummary } from "./session-index-latest.js";
 import type { IndexedDirectory } from "./session-index-scan.js";
 import { journalRelease } from "./session-index-journal.js";
 import {
@@ -199,6 +200,16 @@ export class JsonlSessionStore implements SessionStore {
   async list(): Promise<SessionSummary[]> {
     this.#writers.ensureOpen();
     return listSummaries(this.#indexed);
+  }
+
+  /**
+   * The most recently written session `list()` would list (the newest of `list()` by
+   * `moreRecent`), or undefined: `keelson resume --last`. Reads only that log's header (from the
+   * summary index while the log is unchanged), not every summary.
+   */
+  async latest(): Promise<SessionSummary | undefined> {
+    this.#writers.ensureOpen();
+    return latestSummary(this.#indexed);
   }
 
   /**

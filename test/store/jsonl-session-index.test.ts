@@ -11,8 +11,10 @@ import { forkSession, Session } from "../../src/session/index.js";
 import {
   JsonlSessionStore,
   type ListedLog,
+  moreRecent,
   SESSION_INDEX_DIR,
   SESSION_INDEX_FILE,
+  type SessionSummary,
   StoreError,
   type StoreFileSystem,
 } from "../../src/store/index.js";
@@ -519,5 +521,65 @@ describe("which logs a listing stats (the release journal)", () => {
     await threeSessions();
     await oneMoreTurn("a", "unlisted");
     expect(await nodeFs.readdir(dir.root)).not.toContain(SESSION_INDEX_DIR);
+  });
+});
+
+describe("latest(): the most recently written session without a summary per log", () => {
+  /** The newest of `list()` by `moreRecent`: what latest() must give. */
+  const newestListed = async (): Promise<SessionSummary | undefined> =>
+    (await withoutIndex().list()).reduce<SessionSummary | undefined>(
+      (best, s) => (best === undefined || moreRecent(s, best) ? s : best),
+      undefined,
+    );
+
+  const touch = (id: string, seconds: number): Promise<void> => nodeFs.utimes(dir.fileOf(id), seconds, seconds);
+
+  test("agrees with the newest of list() as logs change, appear, vanish or turn foreign — and peeks only the winner", async () => {
+    expect(await dir.open().latest()).toBeUndefined();
+    await threeSessions();
+    await touch("a", 1_700_000_300);
+    await touch("b", 1_700_000_100);
+    await touch("c", 1_700_000_200);
+    expect(await dir.open().latest()).toEqual(await newestListed()); // no index yet: a peek of the winner
+    await dir.open().listLogs(); // indexed
+    const { fs, opened } = countingFs();
+    expect((await dir.open(fs).latest())?.id).toBe("a");
+    expect(opened).toEqual([]); // the index's header facts: no log opened
+    await oneMoreTurn("b", "again"); // b is now the newest (its mtime is now)
+    expect((await dir.open().latest())?.id).toBe("b");
+    expect(await dir.open().latest()).toEqual(await newestListed());
+    // A foreign file written last is left out, as list() leaves it out; so is a log that vanished.
+    await nodeFs.writeFile(dir.fileOf("zz"), "not a log\n");
+    expect((await dir.open().latest())?.id).toBe("b");
+    await nodeFs.rm(dir.fileOf("b"));
+    expect((await dir.open().latest())?.id).toBe("a");
+    expect(await dir.open().latest()).toEqual(await newestListed());
+  });
+
+  test("equal mtimes: the later created wins, then the smaller id — as list() orders them", async () => {
+    for (const [id, createdAt] of [
+      ["p", 2000],
+      ["q", 3000],
+      ["r", 3000],
+    ] as const)
+      await stored(twoTurnLog(Session.create({ id, createdAt, cwd: "/w" }, { clock: () => createdAt })));
+    for (const id of ["p", "q", "r"]) await touch(id, 1_700_000_000);
+    await dir.open().listLogs();
+    expect((await dir.open().latest())?.id).toBe("q");
+    expect(await dir.open().latest()).toEqual(await newestListed());
+    // (A touch outside Keelson's lock is not journaled: seen at the next full stat, here a new index.)
+    await touch("p", 1_700_000_001);
+    await nodeFs.rm(join(dir.root, SESSION_INDEX_DIR), { recursive: true });
+    expect((await dir.open().latest())?.id).toBe("p");
+  });
+
+  test("with many logs it stays exact when the newest ones are all left out", async () => {
+    for (let i = 0; i < 20; i++) await stored(twoTurnLog(newSession(`s${String(i).padStart(2, "0")}`)));
+    for (let i = 0; i < 20; i++) await touch(`s${String(i).padStart(2, "0")}`, 1_700_000_000 + i);
+    // The twelve newest turn foreign (more than latest()'s single passes): s07 is the newest left.
+    for (let i = 8; i < 20; i++) await nodeFs.writeFile(dir.fileOf(`s${String(i).padStart(2, "0")}`), "{}\n");
+    for (let i = 8; i < 20; i++) await touch(`s${String(i).padStart(2, "0")}`, 1_700_000_000 + i);
+    expect((await dir.open().latest())?.id).toBe("s07");
+    expect(await dir.open().latest()).toEqual(await newestListed());
   });
 });

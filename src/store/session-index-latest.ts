@@ -1,0 +1,91 @@
+// The most recently written session (`JsonlSessionStore.latest()`, `keelson resume --last`)
+// over the summary index, without building the 10,000 summaries `list()` would: the directory
+// scan (session-index-scan.ts: only logs that can have changed are stat'ed) gives every log's
+// identity, the newest identity is found in one pass, and only that log's header is needed —
+// the index's when the log still has the recorded identity, else a peek. A log `list()` leaves
+// out (foreign, broken, newer) is passed over for the next newest. Same answer as the newest of
+// `list()` (`moreRecent`: greatest `updatedAt`, then greatest `createdAt`, then the smaller id),
+// never a stale one; the index is not rewritten (the next listing does that).
+import { join } from "node:path";
+import { sameIdentity } from "./load-cache.js";
+import { peekSummary } from "./meta-peek.js";
+import { type IndexedDirectory, type Scan, scanDirectory } from "./session-index-scan.js";
+import type { SessionSummary } from "./types.js";
+
+/** The newest session `list()` would list, or undefined when it would list none. */
+export async function latestSummary(dir: IndexedDirectory): Promise<SessionSummary | undefined> {
+  const scan = await scanDirectory(dir);
+  const { names, identities } = scan;
+  // Each log's mtime (a log that could not be stat'ed first: list() peeks it, and so does this).
+  const mtimes = new Float64Array(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const identity = identities.get(names[i]!);
+    mtimes[i] = identity === null ? Number.NEGATIVE_INFINITY : identity === undefined ? Infinity : identity.mtimeMs;
+  }
+  const order = newestFirst(mtimes);
+  let best: SessionSummary | undefined;
+  for (let i = order.next(); i >= 0; i = order.next()) {
+    // Every log from here on is older than the best one found (a peeked one's mtime may move: always looked at).
+    if (best !== undefined && mtimes[i] !== Infinity && Math.floor(mtimes[i]!) < best.updatedAt) break;
+    const summary = await summaryOf(dir, scan, names[i]!);
+    if (summary !== undefined && (best === undefined || moreRecent(summary, best))) best = summary;
+  }
+  return best;
+}
+
+/** The log's summary as list() gives it: the index's header facts while the log is unchanged, else a peek. */
+async function summaryOf(dir: IndexedDirectory, scan: Scan, name: string): Promise<SessionSummary | undefined> {
+  const identity = scan.identities.get(name);
+  const stored = scan.index.get(name);
+  if (identity && stored !== undefined && sameIdentity(stored, identity)) {
+    const facts = stored.digest ?? stored.header;
+    if (facts === null) return undefined; // list() leaves this log out
+    if (facts !== undefined)
+      return {
+        id: facts.id,
+        createdAt: facts.createdAt,
+        updatedAt: Math.floor(identity.mtimeMs),
+        ...(facts.cwd === undefined ? {} : { cwd: facts.cwd }),
+        ...(facts.parentSession === undefined ? {} : { parentSession: facts.parentSession }),
+      };
+  }
+  return peekSummary(dir.fs, join(dir.root, name), dir.maxLogBytes);
+}
+
+/** Whether `a` is the more recent: greater `updatedAt`, then greater `createdAt`, then the smaller id. */
+export const moreRecent = (a: SessionSummary, b: SessionSummary): boolean =>
+  a.updatedAt !== b.updatedAt
+    ? a.updatedAt > b.updatedAt
+    : a.createdAt !== b.createdAt
+      ? a.createdAt > b.createdAt
+      : a.id.localeCompare(b.id) < 0;
+
+/**
+ * The positions of `mtimes` from the newest down (absent logs never): the largest left, found by a
+ * pass each for the first few (usually one is enough), then by one sort of the rest.
+ */
+function newestFirst(mtimes: Float64Array): { next: () => number } {
+  const taken = new Uint8Array(mtimes.length);
+  let picks = 0;
+  let sorted: number[] | undefined;
+  let at = 0;
+  return {
+    next: () => {
+      if (sorted === undefined && picks++ < PASSES) {
+        let found = -1;
+        for (let i = 0; i < mtimes.length; i++)
+          if (taken[i] === 0 && mtimes[i] !== Number.NEGATIVE_INFINITY && (found < 0 || mtimes[i]! > mtimes[found]!))
+            found = i;
+        if (found >= 0) taken[found] = 1;
+        return found;
+      }
+      sorted ??= Array.from(mtimes.keys())
+        .filter((i) => taken[i] === 0 && mtimes[i] !== Number.NEGATIVE_INFINITY)
+        .sort((a, b) => mtimes[b]! - mtimes[a]!);
+      return at < sorted.length ? sorted[at++]! : -1;
+    },
+  };
+}
+
+/** Passes over all mtimes before the rest are sorted once. */
+const PASSES = 8;
