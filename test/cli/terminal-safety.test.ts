@@ -35,7 +35,25 @@ describe("terminal text", () => {
   });
 
   it("escapes a listing's lines as terminalLine escapes each (one scan when none needs it)", () => {
-    const cell = fc.oneof(fc.string(), fc.constantFrom("\n", "\t", "\x1b[2J", "\u202e", "\u0085", "\ud800", "plain"));
+    const cell = fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        "\n",
+        "\t",
+        "\x1b[2J",
+        "\u202e",
+        "\u0085",
+        "\ud800",
+        "plain",
+        "\u00ad",
+        "\u00a0",
+        "é",
+        "\u2028",
+        "\ufeff",
+        "\x7f",
+        "\x9f",
+      ),
+    );
     fc.assert(
       fc.property(
         fc.array(
