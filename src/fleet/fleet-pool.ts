@@ -4,6 +4,7 @@
 // as is and left open. Failures name the server without credentials.
 import { errorMessage, isKeelsonError, loadOptionalPackage, MissingPackageError } from "../errors/index.js";
 import { type PgPool, redactUrl } from "../store/postgres/index.js";
+import { watchConnections } from "../store/postgres/prepared-statements.js";
 import { FleetError, type FleetStore } from "./types.js";
 
 export interface OpenedPool {
@@ -47,7 +48,8 @@ export async function openPool(
   // transaction, the store's included) emits `error` on the client itself, unhandled unless every
   // client has a listener. Its next statement then fails and the caller sees that.
   pool.on("error", () => undefined);
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  // Each connection also names its parameterized statements (store/postgres/prepared-statements.ts).
+  watchConnections(pool, store);
   let ended = false;
   return {
     pool: pool as unknown as PgPool,

@@ -6,6 +6,7 @@
 // Failures become StoreErrors naming the server by a URL without credentials.
 import { errorMessage, loadOptionalPackage, MissingPackageError } from "../../errors/index.js";
 import { StoreError, type StoreErrorCode } from "../types.js";
+import { watchConnections } from "./prepared-statements.js";
 
 /** A query result as `pg` returns it (the fields we read). */
 export interface PgResult<R = Record<string, unknown>> {
@@ -88,8 +89,9 @@ export async function poolOf(target: PostgresTarget): Promise<{ pool: PgPool; ow
   // An idle connection that dies (server restart) must not crash the process: the next query reports it.
   pool.on("error", () => undefined);
   // A checked-out connection terminated between statements (pg_terminate_backend, failover) emits
-  // `error` on the client: the statement in flight fails; the process must not.
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  // `error` on the client: the statement in flight fails; the process must not. Each connection
+  // names its parameterized statements (prepared once, planned once).
+  watchConnections(pool, target.url);
   return { pool: pool as unknown as PgPool, owned: true };
 }
 
