@@ -3,8 +3,11 @@
 // built-in emulator profile) at a realistic 200 ms model latency and at zero latency, with the
 // CPU a turn costs split between the workers and PostgreSQL; and the time another worker takes to
 // take over the session of a worker killed (SIGKILL) mid-turn. Each row warms its workers up
-// first (WARMUP_TURNS per session, not counted: JIT, connections, each worker's cache of logs)
-// so the CPU per turn is the steady state; the measured turns are enqueued by one stream per
+// first (WARMUP_TURNS per session for each worker process, not counted: JIT, connections, each
+// worker's cache of logs) so the CPU per turn is the steady state — every process warmed by as many
+// turns as the one-worker row's (with a fixed 2 turns per session, each of 4 workers had run a
+// quarter as many when measuring started and was still compiling: TurboFan ~1.9 ms of its 9.7 ms
+// per turn, one worker ~1.1 of 6.0 — perf samples of the workers, 2026-12-04); the measured turns are enqueued by one stream per
 // session at once (a single sequential enqueuer was the bottleneck of the old rows), and the
 // end is awaited with one count query every 50 ms (not one awaitTurn poll per turn, whose cost
 // landed in PostgreSQL's CPU per turn). The load average is recorded with every row: on a
@@ -36,7 +39,7 @@ export interface WorkerRow {
   readonly load: readonly [number, number];
 }
 
-/** Turns per session run before each row's measurement (not counted). */
+/** Turns per session and per worker process run before each row's measurement (not counted). */
 const WARMUP_TURNS = 2;
 
 /** CPU ms (user + system) of the live processes `pids`. */
@@ -209,7 +212,7 @@ export async function turnsPerSecond(
     return ids;
   };
   try {
-    await batch(WARMUP_TURNS, "warm-up ");
+    await batch(WARMUP_TURNS * workers, "warm-up ");
     const l0 = loadavg()[0]!;
     const w0 = workerCpu();
     const s0 = switchesOf(pids);
