@@ -4,6 +4,7 @@
 // A failed attempt's partial stream is discarded: only the final attempt's result can reach
 // history. Non-retryable failures and exhausted attempts return the error result as is.
 import type { AssistantResult } from "../llm/core.js";
+import type { AbortState } from "../tools/index.js";
 
 export interface RetryPolicy {
   /** Total attempts per step, the first included. Default 5. */
@@ -49,7 +50,7 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: n
  */
 export function withRetries(
   policy: RetryPolicy,
-  signal: AbortSignal,
+  abort: AbortState,
   attempt: () => AssistantResult | Promise<AssistantResult>,
   log: RetryAttemptLog,
 ): Promise<AssistantResult> {
@@ -59,19 +60,19 @@ export function withRetries(
   } catch (error) {
     return Promise.reject(error);
   }
-  if (!(first instanceof Promise) && isFinal(policy, signal, first, 1)) return Promise.resolve(first);
-  return retrying(policy, signal, attempt, log, first);
+  if (!(first instanceof Promise) && isFinal(policy, abort, first, 1)) return Promise.resolve(first);
+  return retrying(policy, abort, attempt, log, first);
 }
 
-const isFinal = (policy: RetryPolicy, signal: AbortSignal, result: AssistantResult, n: number): boolean =>
+const isFinal = (policy: RetryPolicy, abort: AbortState, result: AssistantResult, n: number): boolean =>
   result.finish !== "error" ||
   result.error?.retryable !== true ||
   n >= Math.max(1, policy.maxAttempts ?? 5) ||
-  signal.aborted;
+  abort.aborted;
 
 async function retrying(
   policy: RetryPolicy,
-  signal: AbortSignal,
+  abort: AbortState,
   attempt: () => AssistantResult | Promise<AssistantResult>,
   log: RetryAttemptLog,
   first: AssistantResult | Promise<AssistantResult>,
@@ -79,10 +80,10 @@ async function retrying(
   for (let n = 1; ; n++) {
     const result = await (n === 1 ? first : attempt());
     const error = result.error;
-    if (isFinal(policy, signal, result, n) || error === undefined) return result;
+    if (isFinal(policy, abort, result, n) || error === undefined) return result;
     const delayMs = retryDelay(policy, n, error.retryAfterMs);
     log(n, error.code ?? "provider-error", delayMs);
-    await (policy.sleep ?? defaultSleep)(delayMs, signal);
-    if (signal.aborted) return { content: [], finish: "aborted" };
+    await (policy.sleep ?? defaultSleep)(delayMs, abort.signal);
+    if (abort.aborted) return { content: [], finish: "aborted" };
   }
 }

@@ -2,7 +2,8 @@
 // live. A partial stream (aborted or failed) never reaches history: the caller only appends a
 // result whose finish is not `aborted`/`error`. A stream that is also a sync iterable (chunks
 // already at hand: the replay's model) is read in a plain loop and its result returned at once,
-// without a promise (decision 0032); any other is read with `for await`.
+// without a promise (decision 0032); any other is read with `for await`. Whether the step was
+// aborted is read from the turn's `AbortState` (request.signal is the provider's).
 import { errorMessage, MissingPackageError } from "../errors/index.js";
 import {
   type AssistantResult,
@@ -12,35 +13,37 @@ import {
   type ProviderRequest,
   type StreamChunk,
 } from "../llm/core.js";
+import type { AbortState } from "../tools/index.js";
 
 export function streamProvider(
   provider: Provider,
   request: ProviderRequest,
+  abort: AbortState,
   onChunk: (chunk: StreamChunk) => void,
 ): AssistantResult | Promise<AssistantResult> {
   const assembler = new BlockAssembler();
   try {
     const stream = provider.stream(request);
-    if (!isIterable(stream)) return streamAsync(stream, request, assembler, onChunk);
+    if (!isIterable(stream)) return streamAsync(stream, abort, assembler, onChunk);
     for (const chunk of stream) if (take(assembler, onChunk, chunk)) break;
   } catch (error) {
-    return failed(request, error);
+    return failed(abort, error);
   }
-  return resultOf(request, assembler);
+  return resultOf(abort, assembler);
 }
 
 async function streamAsync(
   stream: AsyncIterable<StreamChunk>,
-  request: ProviderRequest,
+  abort: AbortState,
   assembler: BlockAssembler,
   onChunk: (chunk: StreamChunk) => void,
 ): Promise<AssistantResult> {
   try {
     for await (const chunk of stream) if (take(assembler, onChunk, chunk)) break;
   } catch (error) {
-    return failed(request, error);
+    return failed(abort, error);
   }
-  return resultOf(request, assembler);
+  return resultOf(abort, assembler);
 }
 
 /** One chunk assembled, then emitted live; true once the answer is finished. */
@@ -51,12 +54,12 @@ function take(assembler: BlockAssembler, onChunk: (chunk: StreamChunk) => void, 
 }
 
 /** The assembled answer, unless the step was aborted meanwhile (a partial stream never counts). */
-const resultOf = (request: ProviderRequest, assembler: BlockAssembler): AssistantResult =>
-  request.signal.aborted ? { content: [], finish: "aborted" } : assembler.result();
+const resultOf = (abort: AbortState, assembler: BlockAssembler): AssistantResult =>
+  abort.aborted ? { content: [], finish: "aborted" } : assembler.result();
 
 /** A provider that threw (or a stream that broke the protocol) as an error result. */
-function failed(request: ProviderRequest, error: unknown): AssistantResult {
-  if (request.signal.aborted) return { content: [], finish: "aborted" };
+function failed(abort: AbortState, error: unknown): AssistantResult {
+  if (abort.aborted) return { content: [], finish: "aborted" };
   if (error instanceof ProviderError) {
     return {
       content: [],

@@ -18,6 +18,7 @@ import type { JsonValue } from "../json/index.js";
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { InputState, PendingApproval, PendingInput } from "../session/index.js";
 import {
+  type AbortState,
   type ApprovalContext,
   approvalNeed,
   executeToolCall,
@@ -58,14 +59,14 @@ export function runTools(
   step: number,
   content: readonly AssistantContent[],
   state: TurnState,
-  signal: AbortSignal,
+  abort: AbortState,
 ): number | Promise<number> {
   const calls: Call[] = [];
   for (const block of content)
     if (block.type === "tool-call")
       calls.push({ turn, step, callId: block.callId, name: block.name, arguments: block.arguments });
   if (calls.length === 0) return 0;
-  return runCalls(ctx, state, calls, signal).then(() => calls.length);
+  return runCalls(ctx, state, calls, abort).then(() => calls.length);
 }
 
 /**
@@ -74,8 +75,8 @@ export function runTools(
  * came from a dispose or a crash) is checked now, and may pause the turn again. Logged outside
  * any step, naming the step that made the call.
  */
-export async function runHeldCalls(ctx: TurnContext, state: TurnState, signal: AbortSignal): Promise<void> {
-  await runCalls(ctx, state, ctx.session.waitingCalls(), signal);
+export async function runHeldCalls(ctx: TurnContext, state: TurnState, abort: AbortState): Promise<void> {
+  await runCalls(ctx, state, ctx.session.waitingCalls(), abort);
 }
 
 /**
@@ -83,15 +84,10 @@ export async function runHeldCalls(ctx: TurnContext, state: TurnState, signal: A
  * as decided; pause (requesting every later undecided one together) when nobody answers. Stops
  * at an abort: the closers close the rest.
  */
-async function runCalls(
-  ctx: TurnContext,
-  state: TurnState,
-  calls: readonly Call[],
-  signal: AbortSignal,
-): Promise<void> {
+async function runCalls(ctx: TurnContext, state: TurnState, calls: readonly Call[], abort: AbortState): Promise<void> {
   const extra: (readonly UserContent[])[] = [];
   for (let i = 0; i < calls.length; i++) {
-    if (signal.aborted) return; // the undispatched rest get synthetic aborted results (closeOpenStep)
+    if (abort.aborted) return; // the undispatched rest get synthetic aborted results (closeOpenStep)
     const call = calls[i]!;
     if (call.asked !== undefined) {
       // Suspended by a question asked while it ran: it runs again once every such question is answered.
@@ -99,7 +95,7 @@ async function runCalls(
         state.awaiting = true;
         return;
       }
-      const outcome = await dispatch(ctx, state, call, call.approval?.decision, signal, call.input?.response?.value);
+      const outcome = await dispatch(ctx, state, call, call.approval?.decision, abort, call.input?.response?.value);
       if (outcome === SUSPENDED) return pause(ctx, state, calls.slice(i + 1), extra);
       if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
       continue;
@@ -113,8 +109,8 @@ async function runCalls(
     const reason = asking === undefined ? undefined : await asking;
     if (reason !== undefined) {
       const request = logRequest(ctx, call, reason);
-      decision = await askLive(ctx, request, signal);
-      if (signal.aborted) return;
+      decision = await askLive(ctx, request, abort.signal);
+      if (abort.aborted) return;
       if (decision === undefined) return pause(ctx, state, calls.slice(i + 1), extra);
       ctx.session.append("approval/decision", decision);
     }
@@ -128,20 +124,20 @@ async function runCalls(
     const question = questioning === undefined ? undefined : await questioning;
     if (question !== undefined) {
       const request = logQuestion(ctx, call, question);
-      answer = await answerLive(ctx, request, signal);
-      if (signal.aborted) return;
+      answer = await answerLive(ctx, request, abort.signal);
+      if (abort.aborted) return;
       if (answer === undefined) return pause(ctx, state, calls.slice(i + 1), extra);
       ctx.session.append("input/response", answer);
     }
     if (decision?.approve !== false && isSubagentCall(ctx, call.name)) {
       const end = await subagentRunEnd(ctx, calls, i);
-      const paused = await runSubagents(ctx, state, calls.slice(i, end), decision, extra, signal);
+      const paused = await runSubagents(ctx, state, calls.slice(i, end), decision, extra, abort.signal);
       if (paused !== undefined) return pause(ctx, state, calls.slice(i + paused.at + 1), extra, paused.proxies);
-      if (signal.aborted) return;
+      if (abort.aborted) return;
       i = end - 1;
       continue;
     }
-    const outcome = await dispatch(ctx, state, call, decision, signal, answer?.value);
+    const outcome = await dispatch(ctx, state, call, decision, abort, answer?.value);
     if (outcome === SUSPENDED) return pause(ctx, state, calls.slice(i + 1), extra);
     if (outcome.additionalContext !== undefined) extra.push(outcome.additionalContext);
   }
@@ -338,13 +334,13 @@ async function dispatch(
   state: TurnState,
   call: Call,
   decision: LoggedDecision | undefined,
-  signal: AbortSignal,
+  abort: AbortState,
   answer?: JsonValue,
 ): Promise<ToolCallOutcome | typeof SUSPENDED> {
   const { session } = ctx;
   const args = decision?.approve === true ? (decision.arguments ?? call.arguments) : call.arguments;
   if (call.asked === undefined) logCall(ctx, call, args);
-  const questions = askDuring(ctx, call, signal);
+  const questions = askDuring(ctx, call, abort.signal);
   let outcome: ToolCallOutcome;
   if (decision?.approve === false) outcome = denied(decision);
   else {
@@ -362,7 +358,8 @@ async function dispatch(
         step: call.step,
         sessionId: session.id,
       },
-      signal,
+      signal: abort.signal,
+      abort,
       ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
       ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
       ...(answer === undefined ? {} : { answer }),

@@ -10,7 +10,7 @@ import type { Message } from "../messages/index.js";
 import type { PromptSections } from "../prompt/index.js";
 import type { Session } from "../session/index.js";
 import type { SessionPersistence, SessionStore } from "../store/index.js";
-import type { ToolRegistry } from "../tools/index.js";
+import type { AbortState, ToolRegistry } from "../tools/index.js";
 import type { Answerer, Approver } from "./approval-types.js";
 import type { Inbox, QueuedInject, QueuedSteer } from "./inbox.js";
 import type { RetryPolicy } from "./retry.js";
@@ -116,6 +116,7 @@ export async function commit(ctx: TurnContext, state: TurnState): Promise<void> 
   }
 }
 
-export function checkAbort(signal: AbortSignal): void {
-  if (signal.aborted) throw new Aborted();
+/** Unwinds the turn if it was aborted (reads the turn's `AbortState`, never the signal: one shape every turn). */
+export function checkAbort(abort: AbortState): void {
+  if (abort.aborted) throw new Aborted();
 }

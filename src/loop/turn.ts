@@ -28,6 +28,7 @@ import {
 import { assembleSystemPrompt, renderedSystemPrompt } from "../prompt/index.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { OutputError } from "../output/index.js";
+import { AbortState } from "../tools/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import type { Claim, QueuedInject } from "./inbox.js";
 import { freezePrefix, prefixSeed } from "./prefix.js";
@@ -58,6 +59,7 @@ export async function runTurn(
   trigger: string,
   signal: AbortSignal,
 ): Promise<TurnOutcome> {
+  const abort = new AbortState(signal); // read on every step instead of the signal (one shape every turn)
   const { session } = ctx;
   const turn = session.lastTurn + 1;
   const state: TurnState = {
@@ -74,32 +76,32 @@ export async function runTurn(
   const startSeq = session.append("turn/start", { turn, trigger }).seq;
   for (const item of [...claim.prompts, ...claim.decisions]) item.onStart?.(turn, startSeq);
   try {
-    checkAbort(signal);
-    if (claim.compacts.length > 0) await compactNow(ctx, signal);
+    checkAbort(abort);
+    if (claim.compacts.length > 0) await compactNow(ctx, abort);
     const admitted =
       claim.decisions.length > 0
-        ? await admitDecisions(ctx, claim, state, signal)
-        : await admit(ctx, claim, turn, state, signal);
+        ? await admitDecisions(ctx, claim, state, abort)
+        : await admit(ctx, claim, turn, state, abort);
     if (admitted === "rejected") state.rejected = "every prompt of the turn was blocked";
-    else if (admitted === "steps") await runSteps(ctx, turn, state, signal);
+    else if (admitted === "steps") await runSteps(ctx, turn, state, abort);
   } catch (error) {
-    if (!(error instanceof Aborted) && !signal.aborted) {
+    if (!(error instanceof Aborted) && !abort.aborted) {
       state.error = { step: state.step, ...turnErrorOf(error) };
       if (error instanceof OutputError && error.code === "invalid-output") state.issues = error.issues;
       ctx.hooks.emit("agent/error", { agent: ctx.agent, error, where: `turn ${turn}` });
     }
   }
   // A cancel closes the calls held behind a subagent's pause: their children are cancelled too.
-  const cancelling = isCancel(ctx, signal) ? cancelWaitingChildren(ctx) : undefined;
+  const cancelling = isCancel(ctx, abort) ? cancelWaitingChildren(ctx) : undefined;
   if (cancelling !== undefined) await cancelling;
-  closeOpenStep(ctx, signal, state.dispatched);
+  closeOpenStep(ctx, abort, state.dispatched);
   // Claimed injects the turn never admitted (it was cancelled or failed before `admit`) are
   // logged now, like those that arrived after the last boundary: an inject resolves only once logged.
   const unadmitted = claim.injects.filter((inject) => !state.injects.includes(inject));
   const late = [...unadmitted, ...ctx.inbox.takeInjects()];
   if (session.waitingCalls().length === 0) appendInjects(ctx, state, late);
   else refuseWhileWaiting(late);
-  const reason = endReason(ctx, signal, state);
+  const reason = endReason(ctx, abort, state);
   session.append("turn/end", { turn, reason });
   let outcome: Omit<TurnOutcome, "text"> = { turn, reason };
   if (ctx.persistence !== undefined) {
@@ -142,7 +144,7 @@ async function admitDecisions(
   ctx: TurnContext,
   claim: Claim,
   state: TurnState,
-  signal: AbortSignal,
+  abort: AbortState,
 ): Promise<"steps" | "none"> {
   for (const item of claim.decisions) {
     for (const answer of item.answers)
@@ -154,8 +156,8 @@ async function admitDecisions(
     state.awaiting = true;
     return "none";
   }
-  await runHeldCalls(ctx, state, signal);
-  checkAbort(signal);
+  await runHeldCalls(ctx, state, abort);
+  checkAbort(abort);
   return state.awaiting ? "none" : "steps";
 }
 
@@ -165,7 +167,7 @@ async function admit(
   claim: Claim,
   turn: number,
   state: TurnState,
-  signal: AbortSignal,
+  abort: AbortState,
 ): Promise<"steps" | "rejected" | "none"> {
   const { session, hooks, agent } = ctx;
   appendInjects(ctx, state, claim.injects);
@@ -179,7 +181,7 @@ async function admit(
       { agent, prompt: input },
       () => ({ action: "allow" }) as const,
     );
-    checkAbort(signal);
+    checkAbort(abort);
     if (decision.action === "block") {
       session.append("prompt/blocked", { content: prompt.content, source: prompt.source, reason: decision.reason });
       continue;
@@ -197,7 +199,7 @@ async function admit(
   return allowed > 0 || claim.steers.length > 0 ? "steps" : "none";
 }
 
-async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal: AbortSignal): Promise<void> {
+async function runSteps(ctx: TurnContext, turn: number, state: TurnState, abort: AbortState): Promise<void> {
   const { session, hooks, agent } = ctx;
   // An older zod's schema converts asynchronously; a schema it refuses ends the turn here.
   const format = state.output === undefined ? undefined : await state.output.compiled.format;
@@ -209,13 +211,13 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const fullSystemPrompt =
       renderedSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars) ??
       (await assembleSystemPrompt(hooks, ctx.prompt.snapshot(), ctx.promptVars));
-    checkAbort(signal);
-    await hooks.serial("agent/tool-set", { agent, turn, step, signal });
+    checkAbort(abort);
+    await hooks.serial("agent/tool-set", { agent, turn, step, signal: abort.signal });
     if (!ctx.tools.settled) await ctx.tools.ready();
     const tools = ctx.tools.schemas();
-    const sessionPrefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
-    await hooks.serial("agent/pre-step", { agent, turn, step, fullSystemPrompt, sessionPrefix, signal });
-    checkAbort(signal);
+    const sessionPrefix = ctx.instance.prefix ?? (await composePrefix(ctx, abort));
+    await hooks.serial("agent/pre-step", { agent, turn, step, fullSystemPrompt, sessionPrefix, signal: abort.signal });
+    checkAbort(abort);
     const boundary = ctx.inbox.takeBoundary();
     appendInjects(ctx, state, boundary.injects);
     for (const steer of boundary.steers) {
@@ -231,14 +233,14 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     const base =
       ctx.instance.requestsSent === 0 ? ctx.initialConfig : (ctx.instance.writer.current?.config ?? ctx.initialConfig);
     const seed: RequestConfig = Object.freeze(withOutput(base, format));
-    const payload = { agent, config: seed, system: fullSystemPrompt, tools, sessionPrefix, signal };
+    const payload = { agent, config: seed, system: fullSystemPrompt, tools, sessionPrefix, signal: abort.signal };
     // no listener: the seed is what the waterfall would give (no payload frozen, no await)
     const config =
       hooks.count("agent/request") === 0 ? seed : await hooks.waterfall("agent/request", payload, () => seed);
-    checkAbort(signal);
+    checkAbort(abort);
     ctx.instance.writer.record({ config, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
     ctx.instance.requestsSent++;
-    const request = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
+    const request = buildRequest(ctx.instance.writer.current!, history, abort.signal, session.id);
     if (ctx.invariants) checkInvariant(session.events, request, stepStart.seq);
     state.dispatched = true;
 
@@ -246,9 +248,9 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       const innermost = (): Promise<AssistantResult> =>
         withRetries(
           ctx.retry,
-          signal,
+          abort,
           () =>
-            streamProvider(ctx.provider, sent, (chunk) => {
+            streamProvider(ctx.provider, sent, abort, (chunk) => {
               ctx.onChunk?.(chunk);
               if (hooks.count("llm/chunk") > 0) hooks.emit("llm/chunk", { agent, chunk });
             }),
@@ -259,23 +261,23 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
         : hooks.waterfall("llm/stream", { agent, request: sent }, innermost);
     };
     let result = await send(request);
-    if (result.finish === "error" && result.error?.code === "cache-missing" && !signal.aborted) {
+    if (result.finish === "error" && result.error?.code === "cache-missing" && !abort.aborted) {
       // A provider-side cache the request named is gone: ask `agent/request` once more; a new
       // config (the cache recreated under a new name) is logged, then sent — the step's request
       // is the one that answered (reconstruct: a header record after `llm/retry` re-prepares it).
       const current = ctx.instance.writer.current!.config;
       const retryOf = result.error;
       const again = await hooks.waterfall("agent/request", { ...payload, config: current, retryOf }, () => current);
-      checkAbort(signal);
+      checkAbort(abort);
       if (canonicalJson(again as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
         session.append("llm/retry", { turn, step, attempt: 1, code: "cache-missing", delayMs: 0 });
         ctx.instance.writer.record({ config: again, system: fullSystemPrompt, tools, messagePrefix: sessionPrefix });
-        const retried = buildRequest(ctx.instance.writer.current!, history, signal, session.id);
+        const retried = buildRequest(ctx.instance.writer.current!, history, abort.signal, session.id);
         if (ctx.invariants) checkInvariant(session.events, retried, stepStart.seq);
         result = await send(retried);
       }
     }
-    checkAbort(signal); // a partial stream is discarded
+    checkAbort(abort); // a partial stream is discarded
     const content = assistantContent(result, turn, step);
     session.append("assistant/message", {
       turn,
@@ -284,9 +286,9 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
       ...(result.usage === undefined ? {} : { usage: result.usage }),
       stopReason: result.finish,
     });
-    const running = runTools(ctx, turn, step, content, state, signal);
+    const running = runTools(ctx, turn, step, content, state, abort);
     const calls = typeof running === "number" ? running : await running;
-    checkAbort(signal);
+    checkAbort(abort);
     session.append("step/end", { turn, step });
     if (flushDue(ctx, state)) await commit(ctx, state);
     if (state.awaiting) return;
@@ -298,14 +300,14 @@ async function runSteps(ctx: TurnContext, turn: number, state: TurnState, signal
     if (ctx.inbox.hasSteers) continue;
     if (state.output === undefined) return;
     const verdict = await checkAnswer(state.output, content, state.progress);
-    checkAbort(signal);
+    checkAbort(abort);
     if (verdict.kind === "done") return;
     logRepair(session, verdict.prompt); // a repair round: the next step sends this prompt
   }
 }
 
 /** A manual compaction (`agent.compact()`): the same system prompt and prefix a step would use. */
-async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> {
+async function compactNow(ctx: TurnContext, abort: AbortState): Promise<void> {
   const gate = ctx.compaction;
   if (gate?.compactNow === undefined)
     throw new LoopError(
@@ -314,17 +316,21 @@ async function compactNow(ctx: TurnContext, signal: AbortSignal): Promise<void> 
     );
   const system = await assembleSystemPrompt(ctx.hooks, ctx.prompt.snapshot(), ctx.promptVars);
   await ctx.tools.ready();
-  checkAbort(signal);
-  const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, signal));
-  await gate.compactNow(ctx.agent, system, prefix, signal);
-  checkAbort(signal);
+  checkAbort(abort);
+  const prefix = ctx.instance.prefix ?? (await composePrefix(ctx, abort));
+  await gate.compactNow(ctx.agent, system, prefix, abort.signal);
+  checkAbort(abort);
 }
 
 /** Fires `agent/session-prefix` once per instance; discards the product if the turn was aborted meanwhile. */
-async function composePrefix(ctx: TurnContext, signal: AbortSignal): Promise<readonly Message[]> {
+async function composePrefix(ctx: TurnContext, abort: AbortState): Promise<readonly Message[]> {
   const seed = prefixSeed();
-  const composed = await ctx.hooks.waterfall("agent/session-prefix", { agent: ctx.agent, seed, signal }, () => seed);
-  checkAbort(signal); // never cached, logged or sent
+  const composed = await ctx.hooks.waterfall(
+    "agent/session-prefix",
+    { agent: ctx.agent, seed, signal: abort.signal },
+    () => seed,
+  );
+  checkAbort(abort); // never cached, logged or sent
   const fresh = freezePrefix(composed);
   const logged = ctx.instance.writer.current?.messagePrefix;
   const prefix =
@@ -387,8 +393,8 @@ function appendInjects(ctx: TurnContext, state: TurnState, injects: readonly Que
  * step/end — marked `dispatched: false` when the request never reached `llm/stream`, so
  * reconstruction does not list a request that was not sent.
  */
-function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolean): void {
-  const cause = signal.aborted ? (signal.reason as AbortCause | undefined) : undefined;
+function closeOpenStep(ctx: TurnContext, abort: AbortState, dispatched: boolean): void {
+  const cause = abort.aborted ? (abort.reason as AbortCause | undefined) : undefined;
   const why =
     cause === undefined
       ? "the turn ended with an error"
@@ -411,14 +417,14 @@ function closeOpenStep(ctx: TurnContext, signal: AbortSignal, dispatched: boolea
 }
 
 /** True when the turn ends by a cancel (not a dispose). */
-function isCancel(ctx: TurnContext, signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as AbortCause | undefined)?.kind === "cancel" && !ctx.isDisposed();
+function isCancel(ctx: TurnContext, abort: AbortState): boolean {
+  return abort.aborted && (abort.reason as AbortCause | undefined)?.kind === "cancel" && !ctx.isDisposed();
 }
 
-function endReason(ctx: TurnContext, signal: AbortSignal, state: TurnState): TurnEndReason {
+function endReason(ctx: TurnContext, abort: AbortState, state: TurnState): TurnEndReason {
   if (ctx.isDisposed()) return { kind: "disposed" };
-  if (signal.aborted) {
-    const cause = signal.reason as AbortCause | undefined;
+  if (abort.aborted) {
+    const cause = abort.reason as AbortCause | undefined;
     return cause?.kind === "dispose"
       ? { kind: "disposed" }
       : { kind: "aborted", reason: cause?.kind === "cancel" ? cause.reason : "aborted" };

@@ -18,6 +18,7 @@ import {
   validateToolResultContent,
   validateUserContent,
 } from "../messages/index.js";
+import { AbortState } from "./abort-state.js";
 import type { ToolRegistry } from "./registry.js";
 import {
   type ToolCallOutcome,
@@ -36,6 +37,11 @@ export interface ExecuteToolCallInput {
   readonly hooks: HookBus<ToolHooks>;
   readonly call: Omit<ToolInvocation, "arguments">;
   readonly signal: AbortSignal;
+  /**
+   * The turn's abort state over `signal` (the loop passes its own: one listener per turn instead
+   * of one per call, and no per-turn deopt); made for the call when absent.
+   */
+  readonly abort?: AbortState;
   readonly cwd?: string;
   /** Default per-call timeout (ms) when the tool sets none. Default 120 000. */
   readonly timeoutMs?: number;
@@ -192,7 +198,8 @@ export async function finishToolCall(
 
 async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Promise<ToolCallOutcome> {
   const { invocation, tool } = prepared;
-  const outer = input.signal;
+  const own = input.abort === undefined;
+  const outer = input.abort ?? new AbortState(input.signal);
   if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
   // The call's own signal aborts when the turn's does or the call times out; whichever comes
@@ -216,7 +223,7 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
   };
   const onAbort = (): void =>
     abort(outer.reason, failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
-  outer.addEventListener("abort", onAbort, { once: true });
+  outer.listen(onAbort);
   const expire = (): void =>
     abort(
       new ToolError("timeout", `timed out after ${timeoutMs} ms`),
@@ -256,7 +263,8 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     return await Promise.race([executed, stopped]);
   } finally {
     clearTimeout(timer);
-    outer.removeEventListener("abort", onAbort);
+    outer.unlisten(onAbort);
+    if (own) outer.detach();
   }
 }
 

@@ -1,4 +1,5 @@
 // Public API of the tools layer (depends on errors, hooks, json, messages, llm types). Imports no zod.
+export { AbortState } from "./abort-state.js";
 export { type ApprovalNeed, approvalNeed, questionOf, TEXT_ANSWER } from "./approval-need.js";
 export {
   type ExecuteToolCallInput,
