@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { HookBus } from "../../src/hooks/index.js";
 import {
+  type AbortState,
   type ToolCallOutcome,
   type ToolContext,
   type ToolDefinition,
@@ -28,6 +29,8 @@ export function deferred<T>(): Deferred<T> {
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** The turn's abort state over `signal`, as the loop passes it. */
+  readonly abort?: AbortState;
   readonly timeoutMs?: number;
   readonly cwd?: string;
   readonly callId?: string;
@@ -62,7 +65,8 @@ export function harness(): Harness {
           step: 1,
           sessionId: "s-tools",
         },
-        signal: options.signal ?? new AbortController().signal,
+        signal: options.signal ?? options.abort?.signal ?? new AbortController().signal,
+        ...(options.abort === undefined ? {} : { abort: options.abort }),
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       }),
