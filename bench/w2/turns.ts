@@ -14,6 +14,7 @@ const config = JSON.parse(process.argv[2] ?? "{}") as {
   steps?: number;
   turns?: number;
   warmup?: number;
+  gc?: boolean;
 };
 const name = config.harness ?? "keelson";
 if (!isHarnessName(name)) throw new Error(`unknown harness ${name}`);
@@ -29,7 +30,7 @@ const script = new LoopScript();
 const harness = await factory(config.messages ?? 1000, script);
 const perTurn: number[] = [];
 for (let t = 1; t <= (config.turns ?? 10); t++) {
-  gc();
+  if (config.gc !== false) gc();
   console.log(`TURN ${t}`);
   script.arm(steps);
   const c0 = process.cpuUsage();
