@@ -85,6 +85,43 @@ export async function streamOverSend(): Promise<{ messages: number; ratio: numbe
   return out;
 }
 
+/** Turns per process of the settled pair, and the first one timed (the earlier ones are its warm-up). */
+const SETTLED_TURNS = 10;
+const FIRST_SETTLED = 5;
+const SETTLED_PROCESSES = 3;
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * The same ratio over settled turns (#22): each process runs ten 2,000-step turns on one agent
+ * (bench/w2/turns.ts), and its figure is the median CPU per step of turns 5–10 — the JIT is done
+ * with a new turn's objects by then (the deopts per turn of a process fall to 0–3 by turn 4,
+ * docs/benchmarks.md) — send and stream processes alternating, three of each per history, the
+ * ratio of the two medians. The pair above times turns 3, 5 and 7, still inside that window.
+ */
+export async function streamOverSendSettled(): Promise<{ messages: number; ratio: number }[]> {
+  const out: { messages: number; ratio: number }[] = [];
+  for (const messages of HISTORIES) {
+    const figures = { keelson: [] as number[], "keelson stream()": [] as number[] };
+    for (let round = 0; round < SETTLED_PROCESSES; round++)
+      for (const harness of ["keelson", "keelson stream()"] as const) {
+        const config = { harness, messages, steps: RATIO_STEPS, turns: SETTLED_TURNS };
+        const { stdout } = await run(
+          process.execPath,
+          ["--expose-gc", ...KEELSON_FROM_DIST, join(import.meta.dirname, "w2", "turns.ts"), JSON.stringify(config)],
+          { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+        );
+        const { cpuMsPerStep } = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { cpuMsPerStep: number[] };
+        figures[harness].push(median(cpuMsPerStep.slice(FIRST_SETTLED - 1)));
+      }
+    out.push({ messages, ratio: median(figures["keelson stream()"]) / median(figures.keelson) });
+  }
+  return out;
+}
+
 export async function runW2(): Promise<WorkloadResult> {
   const results: WorkerResult[] = [];
   for (const messages of HISTORIES) {
@@ -126,6 +163,7 @@ export async function runW2(): Promise<WorkloadResult> {
     (m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`,
   ).join(", ");
   const streamed = (await streamOverSend()).map((r) => `${r.messages}: ${num(r.ratio)}×`).join(", ");
+  const settled = (await streamOverSendSettled()).map((r) => `${r.messages}: ${num(r.ratio)}×`).join(", ");
   const latency = await firstEventLatency();
   const versions = Object.entries(peerVersions())
     .map(([n, v]) => `${n}@${v}`)
@@ -152,6 +190,7 @@ export async function runW2(): Promise<WorkloadResult> {
         `Keelson's JSONL store (write + fsync per turn end, amortized over the turn) changes CPU per step by ${jsonl} (within noise when small)`,
         `peers: ${versions}; peers have no store (Keelson's comparable row is "keelson")`,
         `agent.stream() drained ÷ agent.send(), CPU per step, ${RATIO_STEPS}-step turns after a ${RATIO_STEPS}-step warm-up, best of ${2 * REPEATS} each in alternating processes: ${streamed} (goal ≤ 1.1×)`,
+        `the same, settled: median CPU per step of turns ${FIRST_SETTLED}–${SETTLED_TURNS} of ${SETTLED_TURNS} ${RATIO_STEPS}-step turns per process, ${SETTLED_PROCESSES} alternating processes per path, ratio of the medians: ${settled} (goal ≤ 1.1×)`,
         `provider's first chunk → first stream event out, in process: median ${num(latency.median)} ms, p99 ${num(latency.p99)} ms over ${latency.turns} turns (goal: median ≤ 1 ms)`,
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
       ],
