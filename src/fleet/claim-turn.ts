@@ -7,9 +7,13 @@
 // can no longer append and the decision cannot race its last flush. A turn whose prompt reached
 // the log is adopted for closing instead (`repair`): the worker loads the session (crash repair)
 // and records it interrupted; nothing else of the session runs until then.
+// The common case — a queued head, nothing to recover — is one statement (CLAIM_HEAD: one round
+// trip instead of BEGIN + six statements + COMMIT, #20 F21); the transaction runs only when that
+// statement found a session needing more (a dead worker's turn, a head out of attempts).
 import { inTransaction, type PgClient, type PgPool } from "../store/postgres/index.js";
 import {
   ADOPT_STARTED,
+  CLAIM_HEAD,
   CLEAR_SESSION,
   HEAD_QUEUED,
   MARK_ABANDONED,
@@ -19,7 +23,7 @@ import {
   REQUEUE_UNSTARTED,
   TAKE_SESSION,
 } from "./turn-queries.js";
-import type { QueuedDecision, TurnStatus } from "./types.js";
+import { FleetError, type QueuedDecision, type TurnStatus } from "./types.js";
 
 /** A turn this worker now runs, under its session's lease at `epoch`. */
 export interface ClaimedTurn {
@@ -67,9 +71,47 @@ export interface ClaimOptions {
 
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
 
-/** Claims the next turn for `options.owner`, in one transaction. */
+interface HeadRow {
+  session_id: string;
+  turn_id: string | null;
+  prompt: string;
+  profile: string;
+  attempts: number;
+  decision: QueuedDecision | null;
+  epoch: string;
+  lease_epoch: string | null;
+}
+
+/** Claims the next turn for `options.owner`: one statement as a rule, one transaction when the session needs recovery. */
 export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<ClaimResult> {
-  return inTransaction(pool, (client) => claimIn(client, options));
+  const { owner, leaseMs, profiles, maxAttempts } = options;
+  const { rows } = await pool.query<HeadRow>(CLAIM_HEAD, [
+    profiles,
+    options.preferred ?? [],
+    options.affinityMs ?? 0,
+    owner,
+    leaseMs,
+    maxAttempts,
+  ]);
+  const head = rows[0];
+  if (head === undefined) return NOTHING;
+  if (head.turn_id === null) return inTransaction(pool, (client) => claimIn(client, options));
+  if (head.lease_epoch !== head.epoch)
+    // The session row is locked from the pick to the lease update: they cannot differ.
+    throw new FleetError(
+      "unavailable",
+      `claim of turn ${head.turn_id}: lease epoch ${String(head.lease_epoch)} is not the claim's ${head.epoch}`,
+    );
+  const claimed: ClaimedTurn = {
+    id: head.turn_id,
+    sessionId: head.session_id,
+    prompt: head.prompt,
+    profile: head.profile,
+    ...(head.decision === null ? {} : { decision: head.decision }),
+    attempts: head.attempts,
+    epoch: Number(head.epoch),
+  };
+  return { found: true, claimed, recovered: [] };
 }
 
 async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {

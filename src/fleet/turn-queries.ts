@@ -36,6 +36,18 @@ export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson
 /** Whether session $1 exists. */
 export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
 
+/** PICK_SESSION's FROM … FOR clause, shared with CLAIM_HEAD. */
+const PICK_FROM = `FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status, enqueued_at
+          FROM keelson_turns WHERE status IN ('queued', 'running')
+          ORDER BY session_id, id) h
+  JOIN keelson_sessions s ON s.id = h.session_id
+  WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+    AND (h.status = 'running' OR h.profile = ANY ($1::text[]))
+  ORDER BY h.enqueued_at - CASE WHEN s.id = ANY ($2::text[]) THEN $3 * interval '1 millisecond' ELSE interval '0' END,
+    h.id
+  LIMIT 1
+  FOR NO KEY UPDATE OF s SKIP LOCKED`;
+
 /**
  * The claim's first step: the session to serve next, locked (SKIP LOCKED: a session another
  * worker is claiming is passed over; NO KEY UPDATE, so an enqueue's foreign-key check on the
@@ -50,16 +62,38 @@ export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
  * being read whole by another (#20 F21).
  */
 export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
-  FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status, enqueued_at
-          FROM keelson_turns WHERE status IN ('queued', 'running')
-          ORDER BY session_id, id) h
-  JOIN keelson_sessions s ON s.id = h.session_id
-  WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
-    AND (h.status = 'running' OR h.profile = ANY ($1::text[]))
-  ORDER BY h.enqueued_at - CASE WHEN s.id = ANY ($2::text[]) THEN $3 * interval '1 millisecond' ELSE interval '0' END,
-    h.id
-  LIMIT 1
-  FOR NO KEY UPDATE OF s SKIP LOCKED`;
+  ${PICK_FROM}`;
+
+/**
+ * The claim in one statement, one round trip (#20 F21; autocommit: its own transaction), for the
+ * common case: the session PICK_SESSION picks ($1–$3) has a queued head ($4 owner) that had
+ * fewer than $6 attempts and no running turn to recover. Then, as the full claim does: the head
+ * is marked running under epoch + 1 and the lease is taken for $5 ms (fencing the previous
+ * holder) — the lease only when the head was marked, which re-checks `status = 'queued'` on the
+ * row's latest version (a turn finished since the statement's snapshot is not claimed) — and
+ * `<id> running <owner>` is notified. Returns no row when no session qualifies; `turn_id` null
+ * when one does but needs the full claim (claim-turn.ts: a dead worker's turn, too many attempts).
+ */
+export const CLAIM_HEAD = `WITH p AS (
+    SELECT s.id, s.lease_epoch, h.id AS head_id, h.status AS head_status
+    ${PICK_FROM}
+  ), r AS (
+    UPDATE keelson_turns t SET status = 'running', attempts = t.attempts + 1, claimed_by = $4, claimed_at = now(),
+      claim_epoch = p.lease_epoch + 1, start_seq = NULL, started_at = NULL, updated_at = now()
+    FROM p
+    WHERE t.id = p.head_id AND p.head_status = 'queued' AND t.status = 'queued' AND t.attempts < $6
+      AND NOT EXISTS (SELECT 1 FROM keelson_turns o WHERE o.session_id = p.id AND o.status = 'running')
+    RETURNING t.id::text AS id, t.session_id, t.prompt, t.profile, t.attempts, t.decision, t.claim_epoch::text AS epoch,
+      pg_notify('${TURNS_CHANNEL}', t.id::text || ' running ' || $4)
+  ), l AS (
+    UPDATE keelson_sessions s SET lease_owner = $4, lease_epoch = s.lease_epoch + 1,
+      lease_expires_at = now() + $5 * interval '1 millisecond', lease_heartbeat_at = now()
+    FROM r WHERE s.id = r.session_id
+    RETURNING s.lease_epoch::text AS lease_epoch
+  )
+  SELECT p.id AS session_id, r.id AS turn_id, r.prompt, r.profile, r.attempts, r.decision, r.epoch,
+    (SELECT lease_epoch FROM l) AS lease_epoch
+  FROM p LEFT JOIN r ON true`;
 
 /**
  * Takes the (locked, free or expired) lease of session $1 for owner $2 for $3 ms: epoch + 1,
