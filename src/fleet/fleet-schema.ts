@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 4;
+export const FLEET_SCHEMA_VERSION = 5;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -49,6 +49,10 @@ const MIGRATIONS: readonly string[] = [
   // (already-decided, cancelled, awaiting-approval, …) so a client can branch on it.
   `ALTER TABLE keelson_turns ADD COLUMN decision jsonb;
    ALTER TABLE keelson_turns ADD COLUMN error_code text;`,
+  // 5: the queue protocol changed (#20 F21, decision 0030) — workers hear enqueues and claims on
+  // keelson_queue only, so a client or worker of version 4 (which notifies or LISTENs
+  // keelson_turns alone) must not share the database with version 5: the version check refuses it.
+  `COMMENT ON TABLE keelson_turns IS 'Keelson turn queue; enqueues and claims notify keelson_turns and keelson_queue (fleet schema 5)';`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

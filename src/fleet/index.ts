@@ -16,7 +16,7 @@ export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-sc
 export { FOLLOW_CHANNEL, liveChannel } from "./follow-wire.js";
 export type { FollowOptions, FollowSessionOptions } from "./turn-follower.js";
 export { statusOf } from "./run-turn.js";
-export { TURNS_CHANNEL } from "./turn-queries.js";
+export { QUEUE_CHANNEL, TURNS_CHANNEL } from "./turn-queries.js";
 export type { AgentProfile, ProfileAgentOptions, ProfileContext } from "../loop/index.js";
 export {
   FINISHED_STATUSES,

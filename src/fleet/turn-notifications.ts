@@ -4,7 +4,9 @@
 // commit), and on whatever other channels `listen` adds (the follow channels, decision 0016). A
 // notification only says "look again": it is missed while the connection is down, so everyone
 // who waits on it also polls. A lost connection is dropped and opened again (with every channel
-// LISTENed again) by the next `listening()` or `listen()` call.
+// LISTENed again) by the next `listening()` or `listen()` call. A worker opens it without
+// `keelson_turns` (`{ turns: false }`): it hears the queue on QUEUE_CHANNEL, and only while it
+// has a slot to claim with (worker.ts, decision 0030).
 import type { PgClient, PgPool } from "../store/postgres/index.js";
 import { TURNS_CHANNEL } from "./turn-queries.js";
 import type { TurnStatus } from "./types.js";
@@ -28,9 +30,12 @@ export class TurnNotifications {
   /** The (UN)LISTEN statements on the open connection, one at a time and in order. */
   #commands: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Whether the connection LISTENs on TURNS_CHANNEL (every status change: the clients' channel). */
+  readonly #turns: boolean;
 
-  constructor(pool: PgPool) {
+  constructor(pool: PgPool, options: { readonly turns?: boolean } = {}) {
     this.#pool = pool;
+    this.#turns = options.turns ?? true;
   }
 
   /** Calls `listener` for every notification; returns the unsubscribe function. */
@@ -129,7 +134,7 @@ export class TurnNotifications {
     });
     client.on("error", () => this.#drop(client));
     try {
-      await client.query(`LISTEN ${TURNS_CHANNEL}`);
+      if (this.#turns) await client.query(`LISTEN ${TURNS_CHANNEL}`);
       const channels = [...this.#channels.keys()];
       for (const channel of channels) await client.query(`LISTEN ${channel}`);
       this.#listened = new Set(channels);
@@ -146,11 +151,9 @@ export class TurnNotifications {
   }
 
   #notified(payload: string): void {
-    const [id, status] = payload.split(" ", 2);
-    if (id === undefined || status === undefined) return;
-    const rest = payload.slice(id.length + status.length + 2);
-    const detail = rest === "" ? undefined : rest;
-    for (const listener of this.#listeners) listener(id, status as TurnStatus, detail);
+    const parsed = parseTurnPayload(payload);
+    if (parsed === undefined) return;
+    for (const listener of this.#listeners) listener(parsed.id, parsed.status, parsed.detail);
   }
 
   #drop(client: PgClient): void {
@@ -172,4 +175,14 @@ export class TurnNotifications {
     const opened = await client.catch(() => undefined);
     if (opened !== undefined && this.#connected === opened) this.#drop(opened);
   }
+}
+
+/** A queue notification's payload, `<turn id> <status>[ <detail>]`; undefined when it is not one. */
+export function parseTurnPayload(
+  payload: string,
+): { readonly id: string; readonly status: TurnStatus; readonly detail: string | undefined } | undefined {
+  const [id, status] = payload.split(" ", 2);
+  if (id === undefined || status === undefined) return undefined;
+  const rest = payload.slice(id.length + status.length + 2);
+  return { id, status: status as TurnStatus, detail: rest === "" ? undefined : rest };
 }

@@ -11,11 +11,24 @@
  */
 export const TURNS_CHANNEL = "keelson_turns";
 
+/**
+ * The workers' channel (#20 F21, decision 0030): only what a worker needs to claim — an
+ * enqueue's `<turn id> queued <profile>` (a recovered turn's `<turn id> queued`) and a claim's
+ * `<turn id> running <worker id>` — sent beside the same notification on TURNS_CHANNEL. A worker
+ * LISTENs on it only while one of its slots may claim, so a busy worker is not woken by every
+ * turn of the fleet, and never by a turn's end.
+ */
+export const QUEUE_CHANNEL = "keelson_queue";
+
+/** `pg_notify` of an enqueue's `<id> queued <profile>` on both channels (ENQUEUE, ENQUEUE_DECISION). */
+const NOTIFY_QUEUED = `pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile),
+    pg_notify('${QUEUE_CHANNEL}', id::text || ' queued ' || profile)`;
+
 /** Enqueues a turn ($1 session, $2 prompt, $3 profile) and notifies it with its profile; returns its id. */
 export const ENQUEUE = `WITH t AS (
     INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3) RETURNING id, profile
   )
-  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
+  SELECT id::text AS id, ${NOTIFY_QUEUED} FROM t`;
 
 /**
  * Enqueues a decision on a pending approval ($1 session, $2 prompt column: a label, $3 profile,
@@ -26,7 +39,7 @@ export const ENQUEUE_DECISION = `WITH t AS (
     INSERT INTO keelson_turns (session_id, prompt, profile, decision) VALUES ($1, $2, $3, $4::jsonb)
     RETURNING id, profile
   )
-  SELECT id::text AS id, pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile) FROM t`;
+  SELECT id::text AS id, ${NOTIFY_QUEUED} FROM t`;
 
 /** The oldest queued turn of each profile not among $1 (text[]): turns no worker of those profiles runs. */
 export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson_turns
@@ -84,7 +97,8 @@ export const CLAIM_HEAD = `WITH p AS (
     WHERE t.id = p.head_id AND p.head_status = 'queued' AND t.status = 'queued' AND t.attempts < $6
       AND NOT EXISTS (SELECT 1 FROM keelson_turns o WHERE o.session_id = p.id AND o.status = 'running')
     RETURNING t.id::text AS id, t.session_id, t.prompt, t.profile, t.attempts, t.decision, t.claim_epoch::text AS epoch,
-      pg_notify('${TURNS_CHANNEL}', t.id::text || ' running ' || $4)
+      pg_notify('${TURNS_CHANNEL}', t.id::text || ' running ' || $4),
+      pg_notify('${QUEUE_CHANNEL}', t.id::text || ' running ' || $4)
   ), l AS (
     UPDATE keelson_sessions s SET lease_owner = $4, lease_epoch = s.lease_epoch + 1,
       lease_expires_at = now() + $5 * interval '1 millisecond', lease_heartbeat_at = now()
@@ -145,8 +159,13 @@ export const MARK_RUNNING = `UPDATE keelson_turns SET status = 'running', attemp
 export const MARK_ABANDONED = `UPDATE keelson_turns SET status = 'failed', error = $2, finished_at = now(), updated_at = now()
   WHERE id = $1`;
 
-/** Notifies each `<id> <status>` in $1 (text[]). */
-export const NOTIFY_TURNS = `SELECT pg_notify('${TURNS_CHANNEL}', p) FROM unnest($1::text[]) AS p`;
+/**
+ * Notifies each `<id> <status>[ <detail>]` in $1 (text[]) on TURNS_CHANNEL, and the queued and
+ * running ones on QUEUE_CHANNEL too (the workers').
+ */
+export const NOTIFY_TURNS = `SELECT pg_notify(c, p) FROM unnest($1::text[]) WITH ORDINALITY AS m (p, n),
+    LATERAL (VALUES ('${TURNS_CHANNEL}'), (CASE WHEN split_part(p, ' ', 2) IN ('queued', 'running') THEN '${QUEUE_CHANNEL}' END)) AS v (c)
+  WHERE c IS NOT NULL ORDER BY n`;
 
 /**
  * Records that turn $1 (claim $2 owner, $3 attempt) starts at log length $4 — only while the

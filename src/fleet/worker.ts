@@ -6,7 +6,11 @@
 // the claim takes each lease for, so the store's writable load keeps the claim's epoch — and
 // whose heartbeat keeps the leases of running turns alive. The notification connection also
 // LISTENs on the follow channel: a client's announcement starts the publication of the turn the
-// worker runs in that session (turn-publication.ts, decision 0016).
+// worker runs in that session (turn-publication.ts, decision 0016). The queue itself is heard on
+// QUEUE_CHANNEL (enqueues and claims only) and only while a slot may claim: a worker whose every
+// slot runs a turn UNLISTENs at the first notification it hears, and a slot about to wait LISTENs
+// again and claims once more before it sleeps (nothing enqueued meanwhile is missed). A busy
+// worker is thus not woken by the rest of the fleet's turns (#20 F21, decision 0030).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
@@ -21,8 +25,8 @@ import { ClaimRace } from "./claim-race.js";
 import { FOLLOW_CHANNEL } from "./follow-wire.js";
 import { Publications } from "./turn-publication.js";
 import { IdleSlots, type WakeReason } from "./idle-slots.js";
-import { TurnNotifications } from "./turn-notifications.js";
-import { UNSERVED_QUEUED } from "./turn-queries.js";
+import { parseTurnPayload, TurnNotifications } from "./turn-notifications.js";
+import { QUEUE_CHANNEL, UNSERVED_QUEUED } from "./turn-queries.js";
 import { FleetError, type StopOptions, type Worker, type WorkerOptions, type WorkerTurnEvent } from "./types.js";
 
 /** Starts a worker on a migrated database; resolves once its connections and schemas are checked. */
@@ -43,6 +47,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   }
   const worker = new FleetWorker(opened, settings, options);
   await worker.reportUnserved(); // before any slot claims: startWorker resolves before a turn starts
+  await worker.hear(); // before the slots' first claims: they need not look twice
   worker.start();
   return worker;
 }
@@ -111,6 +116,12 @@ class FleetWorker implements Worker {
   #stopped = false;
   #cancelling = false;
   #running = 0;
+  /** The QUEUE_CHANNEL subscription: resolves once LISTENed (undefined: not listening). */
+  #hearing: Promise<(() => void) | undefined> | undefined;
+  /** Counts the LISTENs of QUEUE_CHANNEL confirmed: a slot whose claim began before the latest one claims again before it waits. */
+  #heard = 0;
+  /** Whether QUEUE_CHANNEL is LISTENed (confirmed) now. */
+  #hearingNow = false;
 
   constructor(opened: OpenedPool, settings: Settings, options: WorkerOptions) {
     this.id = settings.id;
@@ -118,17 +129,8 @@ class FleetWorker implements Worker {
     this.#settings = settings;
     this.#options = options;
     this.#idleSlots = new IdleSlots(settings.pollMs);
-    this.#notifications = new TurnNotifications(opened.pool);
-    const served = new Set(Object.keys(options.profiles));
+    this.#notifications = new TurnNotifications(opened.pool, { turns: false });
     this.#race = new ClaimRace(settings.id, () => this.#idleSlots.announce());
-    this.#notifications.subscribe((id, status, detail) => {
-      // Only a queued turn is new work (running/done/… are not); a profile named and not ours is not ours.
-      if (status === "running") this.#race.running(id, detail);
-      else if (status !== "queued") this.#race.gone(id);
-      else if (detail === undefined || served.has(detail)) {
-        if (this.#running < settings.concurrency) this.#race.queued(id); // a slot is free to claim it
-      } else this.#unserved(detail, id);
-    });
     this.#publications = new Publications(opened.pool, (error, where) => this.#onError(error, where));
     // Announcements are heard once the connection is up (an idle slot opens it before it waits).
     this.#notifications.subscribeChannel(FOLLOW_CHANNEL, (sessionId) => this.#publications.announced(sessionId));
@@ -141,7 +143,7 @@ class FleetWorker implements Worker {
   }
 
   start(): void {
-    void this.#notifications.listening(); // up before the first claim: a busy worker hears announcements too
+    void this.#notifications.listening(); // up before the first claim: a busy worker hears follow announcements too
     for (let i = 0; i < this.#settings.concurrency; i++) this.#slots.push(this.#slot());
   }
 
@@ -189,12 +191,13 @@ class FleetWorker implements Worker {
     let woken: WakeReason | undefined;
     while (!this.#stopped) {
       const mark = this.#idleSlots.mark();
+      const heardAt = this.#hearingNow ? this.#heard : -1;
       let result: Awaited<ReturnType<typeof claimTurn>>;
       try {
         result = await claimTurn(this.#opened.pool, claim());
       } catch (error) {
         this.#onError(fleetDbError(error, this.#opened.label, "claiming a turn"), "claim");
-        woken = await this.#idle(mark);
+        woken = await this.#idle(mark, heardAt);
         continue;
       }
       for (const r of result.recovered)
@@ -217,7 +220,7 @@ class FleetWorker implements Worker {
         this.#servedNow(work.sessionId);
         // This slot claims again at once: the session's next turn, now claimable, is found by it.
       } else if (!result.found) {
-        woken = await this.#idle(mark);
+        woken = await this.#idle(mark, heardAt);
       }
     }
   }
@@ -252,11 +255,74 @@ class FleetWorker implements Worker {
     if (this.#served.size > PREFERRED_SESSIONS) this.#served.delete(this.#served.values().next().value!);
   }
 
-  /** Waits for work announced since `mark`, the worker's poll, or stop. */
-  async #idle(mark: number): Promise<WakeReason> {
+  /**
+   * Waits for work announced since `mark`, the worker's poll, or stop — once the queue is heard:
+   * when it was not when the slot's claim began (`heardAt`), returns at once ("more": the slot
+   * claims again, finding what was enqueued while nobody here listened).
+   */
+  async #idle(mark: number, heardAt: number): Promise<WakeReason> {
     if (this.#stopped) return "closed";
     await this.#notifications.listening();
+    if (await this.hear()) {
+      if (this.#stopped) return "closed";
+      if (heardAt !== this.#heard) return "more";
+    }
     return this.#idleSlots.wait(mark);
+  }
+
+  /** LISTENs on QUEUE_CHANNEL unless it is; resolves whether it is (false: the connection is down, the poll covers). */
+  async hear(): Promise<boolean> {
+    if (this.#hearing === undefined) {
+      const hearing = this.#notifications
+        .listen(QUEUE_CHANNEL, (payload) => this.#queueNotified(payload))
+        .then(
+          (unlisten) => {
+            if (this.#hearing !== hearing) {
+              unlisten(); // deafened (or stopped) while it was being LISTENed
+              return undefined;
+            }
+            this.#heard++;
+            this.#hearingNow = true;
+            if (this.#heard > 1) void this.reportUnserved(); // what was enqueued while the queue was not heard
+            return unlisten;
+          },
+          () => {
+            if (this.#hearing === hearing) this.#hearing = undefined; // the next idle slot tries again
+            return undefined;
+          },
+        );
+      this.#hearing = hearing;
+    }
+    return (await this.#hearing) !== undefined;
+  }
+
+  /** Stops hearing the queue (every slot runs a turn); the next slot about to wait hears it again. */
+  #deafen(): void {
+    const hearing = this.#hearing;
+    if (hearing === undefined) return;
+    this.#hearing = undefined;
+    this.#hearingNow = false;
+    this.#race.close();
+    void hearing.then((unlisten) => unlisten?.());
+  }
+
+  #queueNotified(payload: string): void {
+    const turn = parseTurnPayload(payload);
+    if (turn === undefined) return;
+    const { id, status, detail } = turn;
+    if (this.#running >= this.#settings.concurrency && !this.#stopped) {
+      this.#deafen(); // no slot can claim: a slot that finishes its turn claims by itself, and hears again before it waits
+      return;
+    }
+    // Only a queued turn is new work; a profile named and not ours is not ours.
+    if (status === "running") this.#race.running(id, detail);
+    else if (status !== "queued") this.#race.gone(id);
+    else if (detail === undefined || this.#serves(detail)) this.#race.queued(id);
+    else this.#unserved(detail, id);
+  }
+
+  #serves(profile: string): boolean {
+    return Object.hasOwn(this.#options.profiles, profile);
   }
 
   #report(event: WorkerTurnEvent): void {

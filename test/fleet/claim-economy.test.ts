@@ -103,6 +103,78 @@ describe("session affinity (PICK_SESSION)", () => {
   });
 });
 
+describe("the claim in one statement (CLAIM_HEAD)", () => {
+  const options = { owner: "w-head", leaseMs: 30_000, profiles: ["echo"], maxAttempts: 2 };
+
+  test("a queued head is claimed in one round trip: running under the lease's new epoch, notified on both channels", async () => {
+    await database().query("DELETE FROM keelson_turns");
+    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "head-1", prompt: "p", profile: "echo" });
+    const [before] = await database().query<{ e: string }>(
+      "SELECT lease_epoch::text AS e FROM keelson_sessions WHERE id = 'head-1'",
+    );
+    const counted = countingPool(database().url);
+    const listener = new pg.Client({ connectionString: database().url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (m) => heard.push(`${m.channel}: ${m.payload}`));
+    await listener.query("LISTEN keelson_turns; LISTEN keelson_queue");
+    let statements = 0;
+    const pool = counted.pool;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      statements++;
+      return query(...args);
+    };
+    try {
+      const result = await claimTurn(pool, options);
+      expect(statements).toBe(1);
+      expect(result.claimed).toMatchObject({ id, sessionId: "head-1", prompt: "p", attempts: 1 });
+      expect(result.claimed!.epoch).toBe(Number(before!.e) + 1);
+      const [row] = await database().query<{ status: string; claim_epoch: string; lease_epoch: string; owner: string }>(
+        `SELECT t.status, t.claim_epoch::text AS claim_epoch, s.lease_epoch::text AS lease_epoch, s.lease_owner AS owner
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id WHERE t.id = $1`,
+        [id],
+      );
+      expect(row).toEqual({
+        status: "running",
+        claim_epoch: row!.lease_epoch,
+        lease_epoch: String(result.claimed!.epoch),
+        owner: "w-head",
+      });
+      await until(() => heard.length >= 2, "the running notifications");
+      expect(heard.sort()).toEqual([`keelson_queue: ${id} running w-head`, `keelson_turns: ${id} running w-head`]);
+      // Nothing to claim: one statement too.
+      statements = 0;
+      expect((await claimTurn(pool, options)).found).toBe(false);
+      expect(statements).toBe(1);
+    } finally {
+      await listener.end();
+      await counted.end();
+    }
+  });
+
+  test("a head out of attempts, or a dead worker's running turn, goes through the full claim", async () => {
+    await database().query("DELETE FROM keelson_turns");
+    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const client = await database().client();
+    const spent = await client.enqueueTurn({ sessionId: "head-2", prompt: "spent", profile: "echo" });
+    const next = await client.enqueueTurn({ sessionId: "head-2", prompt: "next", profile: "echo" });
+    await database().query("UPDATE keelson_turns SET attempts = 2 WHERE id = $1", [spent]);
+    const result = await claimTurn(client.pool, options);
+    expect(result.recovered).toEqual([{ id: spent, sessionId: "head-2", status: "failed" }]);
+    expect(result.claimed?.id).toBe(next);
+    // Its worker dies (the lease lapses): the next claim queues the unstarted turn again and runs it.
+    await database().query(
+      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'head-2'",
+    );
+    const again = await claimTurn(client.pool, { ...options, owner: "w-other" });
+    expect(again.recovered).toEqual([{ id: next, sessionId: "head-2", status: "queued" }]);
+    expect(again.claimed).toMatchObject({ id: next, attempts: 2, epoch: result.claimed!.epoch + 1 });
+  });
+});
+
 describe("IdleSlots and ClaimRace (no database)", () => {
   afterEach(() => vi.useRealTimers());
 

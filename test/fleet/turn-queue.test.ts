@@ -20,15 +20,18 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 4 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 4, to: 4 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 5 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 5, to: 5 });
       // A version-1 queue (before started_attempts, followed_until, decision and error_code) is upgraded in place.
       await adminQuery(
         fresh.url,
         "ALTER TABLE keelson_turns DROP COLUMN started_attempts, DROP COLUMN followed_until, DROP COLUMN decision, DROP COLUMN error_code",
       );
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 4 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 5 });
+      // 5 (decision 0030): the queue protocol's version is recorded on the table (no column changes).
+      const described = await adminQuery(fresh.url, "SELECT obj_description('keelson_turns'::regclass) AS d");
+      expect(described).toEqual([{ d: expect.stringContaining("keelson_queue") }]);
       const client = await openFleetClient(fresh.url);
       await client.enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" });
       await client.close();
