@@ -30,7 +30,7 @@ import { KnownLogs, seedReference } from "./known-logs.js";
 import { LeaseKeeper, takenError } from "./lease-keeper.js";
 import { eventText, metaText, parseLines, storableText, titleOf } from "./log-rows.js";
 import { CLEAR_LEASE, EVENT_RANGE, INSERT_EVENTS, INSERT_SESSION, LIST, TAKE_LEASE } from "./queries.js";
-import { readStoredLog } from "./stored-log-reader.js";
+import { readStoredLog, type StoredHead } from "./stored-log-reader.js";
 import { checkSchema } from "./schema.js";
 import { type PostgresStoreOptions, resolveStoreOptions } from "./store-options.js";
 import { type RetryPolicy, retryConnection } from "./transient.js";
@@ -216,9 +216,13 @@ export class PostgresSessionStore implements SessionStore {
       this.#known.set(id, { session, length: session.length });
       return { session, repaired: [], droppedBytes: 0, needsRepair: session.openTurn !== null };
     }
-    let taken: { lease_epoch: string } | undefined;
+    let taken: (StoredHead & { lease_epoch: string }) | undefined;
     try {
-      const { rows } = await pool.query<{ lease_epoch: string }>(TAKE_LEASE, [id, this.owner, this.leaseMs]);
+      const { rows } = await pool.query<StoredHead & { lease_epoch: string }>(TAKE_LEASE, [
+        id,
+        this.owner,
+        this.leaseMs,
+      ]);
       taken = rows[0];
       if (taken === undefined) throw await takenError(pool, id, this.owner, this.whereOf(id), false);
     } catch (e) {
@@ -227,7 +231,7 @@ export class PostgresSessionStore implements SessionStore {
     const epoch = Number(taken.lease_epoch);
     let session: Session;
     try {
-      session = await this.#read(pool, id, options);
+      session = await this.#read(pool, id, options, taken);
     } catch (e) {
       await pool.query(CLEAR_LEASE, [id, this.owner, epoch]).catch(() => undefined);
       throw e;
@@ -249,9 +253,16 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /** Session `id`'s log, validated (stored-log-reader.ts: what this store knows is not read again). */
-  async #read(pool: PgPool, id: string, options: LoadOptions): Promise<Session> {
+  async #read(pool: PgPool, id: string, options: LoadOptions, head?: StoredHead): Promise<Session> {
     try {
-      return await readStoredLog(pool, id, this.whereOf(id), (sid) => this.#known.get(sid), options.session ?? {});
+      return await readStoredLog(
+        pool,
+        id,
+        this.whereOf(id),
+        (sid) => this.#known.get(sid),
+        options.session ?? {},
+        head,
+      );
     } catch (e) {
       throw dbError(e, this.label, `loading session ${id}`, "unavailable", this.#secret);
     }

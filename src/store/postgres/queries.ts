@@ -95,13 +95,14 @@ export const NOTIFY = `SELECT pg_notify('keelson_events', $1 || ' ' || $2::text)
 /**
  * Takes the lease of session $1 for owner $2 for $3 ms: when it is free or expired (epoch + 1:
  * a take-over fences the previous holder), or already this owner's and live (epoch kept). No
- * row: held by another owner, or no such session.
+ * row: held by another owner, or no such session. Returns SESSION_HEAD's columns too: a writable
+ * load needs no second statement to decide how much of the log to read (#20 F21).
  */
 export const TAKE_LEASE = `UPDATE keelson_sessions SET
     lease_epoch = CASE WHEN lease_owner = $2 AND lease_expires_at > now() THEN lease_epoch ELSE lease_epoch + 1 END,
     lease_owner = $2, lease_expires_at = now() + $3 * interval '1 millisecond', lease_heartbeat_at = now()
   WHERE id = $1 AND (lease_owner IS NULL OR lease_expires_at <= now() OR lease_owner = $2)
-  RETURNING lease_epoch, next_seq`;
+  RETURNING lease_epoch, next_seq, header, seed_from, seed_length`;
 
 /** Renews this owner's ($1) live leases on sessions $2 (text[]) at epochs $3 (bigint[]) for $4 ms; returns the renewed ids. */
 export const RENEW_LEASES = `UPDATE keelson_sessions s SET

@@ -10,20 +10,24 @@ import type { KnownLog } from "./known-logs.js";
 import { decodeStoredFork, decodeStoredLog, metaText } from "./log-rows.js";
 import { LOAD_LOG, OWN_EVENTS, SESSION_HEAD } from "./queries.js";
 
+/** SESSION_HEAD's row: what a load needs before deciding how much to read. */
+export interface StoredHead {
+  readonly header: string;
+  readonly next_seq: string;
+  readonly seed_from: string | null;
+  readonly seed_length: string;
+}
+
+/** `read`: the session's head as the caller just read it (a writable load's TAKE_LEASE returns it), else it is read here. */
 export async function readStoredLog(
   pool: PgPool,
   id: string,
   where: string,
   known: (id: string) => KnownLog | undefined,
   options: SessionOptions,
+  read?: StoredHead,
 ): Promise<Session> {
-  const { rows } = await pool.query<{
-    header: string;
-    next_seq: string;
-    seed_from: string | null;
-    seed_length: string;
-  }>(SESSION_HEAD, [id]);
-  const head = rows[0];
+  const head = read ?? (await pool.query<StoredHead>(SESSION_HEAD, [id])).rows[0];
   if (head === undefined) throw new StoreError("not-found", `no session ${id} (${where})`);
   const length = Number(head.next_seq);
   const self = known(id);
