@@ -10,7 +10,7 @@
 // The common case — a queued head, nothing to recover — is one statement (CLAIM_HEAD: one round
 // trip instead of BEGIN + six statements + COMMIT, #20 F21); the transaction runs only when that
 // statement found a session needing more (a dead worker's turn, a head out of attempts).
-import { inTransaction, type PgClient, type PgPool } from "../store/postgres/index.js";
+import { inTransaction, type PgClient, type PgPool, type StoredHead } from "../store/postgres/index.js";
 import {
   ADOPT_STARTED,
   CLAIM_HEAD,
@@ -36,6 +36,8 @@ export interface ClaimedTurn {
   /** This claim's number (1 for the first); with the owner, it identifies the claim. */
   readonly attempts: number;
   readonly epoch: number;
+  /** The session's head as the one-statement claim read it with the lease (the writable load adopts both). */
+  readonly head?: StoredHead;
 }
 
 /** A turn whose worker died after its prompt was logged, now this worker's to close (session leased at `epoch`). */
@@ -71,7 +73,7 @@ export interface ClaimOptions {
 
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
 
-interface HeadRow {
+interface HeadRow extends Partial<StoredHead> {
   session_id: string;
   turn_id: string | null;
   prompt: string;
@@ -110,6 +112,12 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
     ...(head.decision === null ? {} : { decision: head.decision }),
     attempts: head.attempts,
     epoch: Number(head.epoch),
+    head: {
+      header: head.header!,
+      next_seq: head.next_seq!,
+      seed_from: head.seed_from ?? null,
+      seed_length: head.seed_length!,
+    },
   };
   return { found: true, claimed, recovered: [] };
 }

@@ -95,7 +95,14 @@ async function runClaimed(context: TurnRunnerContext, claim: ClaimedTurn, public
   const where = `turn ${claim.id} (session ${claim.sessionId})`;
   let agent: Agent;
   try {
-    agent = await resumeAgent(store, claim.sessionId, await agentOptions(context, claim));
+    const options = await agentOptions(context, claim);
+    // The claim took the lease and read the session's head: the load needs no statement of its own.
+    if (claim.head !== undefined) store.adoptLease(claim.sessionId, { epoch: claim.epoch, head: claim.head });
+    try {
+      agent = await resumeAgent(store, claim.sessionId, options);
+    } finally {
+      store.adoptLease(claim.sessionId, undefined); // used by the load, or withdrawn if it never ran
+    }
   } catch (error) {
     if (isKeelsonError<StoreErrorCode>(error, ...TRANSIENT)) {
       context.onError(error, `starting ${where}`);

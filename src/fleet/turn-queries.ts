@@ -84,7 +84,8 @@ export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
  * is marked running under epoch + 1 and the lease is taken for $5 ms (fencing the previous
  * holder) — the lease only when the head was marked, which re-checks `status = 'queued'` on the
  * row's latest version (a turn finished since the statement's snapshot is not claimed) — and
- * `<id> running <owner>` is notified. Returns no row when no session qualifies; `turn_id` null
+ * `<id> running <owner>` is notified; the session's head (SESSION_HEAD's columns) comes back for
+ * the worker's writable load (store `adoptLease`). Returns no row when no session qualifies; `turn_id` null
  * when one does but needs the full claim (claim-turn.ts: a dead worker's turn, too many attempts).
  */
 export const CLAIM_HEAD = `WITH p AS (
@@ -103,11 +104,12 @@ export const CLAIM_HEAD = `WITH p AS (
     UPDATE keelson_sessions s SET lease_owner = $4, lease_epoch = s.lease_epoch + 1,
       lease_expires_at = now() + $5 * interval '1 millisecond', lease_heartbeat_at = now()
     FROM r WHERE s.id = r.session_id
-    RETURNING s.lease_epoch::text AS lease_epoch
+    RETURNING s.lease_epoch::text AS lease_epoch, s.header, s.next_seq::text AS next_seq, s.seed_from,
+      s.seed_length::text AS seed_length
   )
   SELECT p.id AS session_id, r.id AS turn_id, r.prompt, r.profile, r.attempts, r.decision, r.epoch,
-    (SELECT lease_epoch FROM l) AS lease_epoch
-  FROM p LEFT JOIN r ON true`;
+    l.lease_epoch, l.header, l.next_seq, l.seed_from, l.seed_length
+  FROM p LEFT JOIN r ON true LEFT JOIN l ON true`;
 
 /**
  * Takes the (locked, free or expired) lease of session $1 for owner $2 for $3 ms: epoch + 1,

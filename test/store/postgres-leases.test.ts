@@ -112,6 +112,55 @@ describe("leases", () => {
     expect(await leaseOf(crashed.id)).toMatchObject({ lease_owner: b.owner, epoch: 2, live: true });
   });
 
+  test("adoptLease: a load uses a lease the caller's own statement took; a wrong epoch is still fenced ('lease-lost')", async () => {
+    const creator = database().open();
+    const open = crashedLog("adopted"); // its open turn: the load's repair flushes under the adopted epoch
+    const other = crashedLog("adopted-wrong");
+    for (const log of [open, other]) {
+      await creator.create(log.header, log.events);
+      await creator.release(log.id);
+    }
+    const headOf = async (id: string) =>
+      (
+        await database().query<{ header: string; next_seq: string; seed_from: string | null; seed_length: string }>(
+          "SELECT header, next_seq::text AS next_seq, seed_from, seed_length::text AS seed_length FROM keelson_sessions WHERE id = $1",
+          [id],
+        )
+      )[0]!;
+    // The caller takes the lease itself (as the fleet's claim does: epoch 1 → 2), then hands it to the store.
+    const takeFor = (id: string, owner: string) =>
+      database().query(
+        "UPDATE keelson_sessions SET lease_owner = $2, lease_epoch = lease_epoch + 1, lease_expires_at = now() + interval '30 seconds' WHERE id = $1",
+        [id, owner],
+      );
+    const holder = database().open();
+    await takeFor(open.id, holder.owner);
+    holder.adoptLease(open.id, { epoch: 2, head: await headOf(open.id) });
+    const loaded = await holder.load(open.id);
+    expect(loaded.repaired.length).toBeGreaterThan(0);
+    expect(await storedLines(open.id)).toEqual([...open.events, ...loaded.repaired]);
+    expect(await leaseOf(open.id)).toMatchObject({ lease_owner: holder.owner, epoch: 2, live: true });
+    await holder.release(open.id);
+    // For one load only: the next load takes the lease itself (epoch 3).
+    await holder.load(open.id);
+    expect(await leaseOf(open.id)).toMatchObject({ lease_owner: holder.owner, epoch: 3 });
+    await holder.release(open.id);
+
+    // An adopted epoch that is not the lease's writes nothing: the repair's flush is refused.
+    const wrong = database().open();
+    await takeFor(other.id, wrong.owner);
+    wrong.adoptLease(other.id, { epoch: 1, head: await headOf(other.id) }); // the lease is at 2
+    await expectStoreError(() => wrong.load(other.id), "lease-lost");
+    expect(await storedLines(other.id)).toEqual(other.events);
+
+    // Withdrawn before its load: the load takes the lease itself.
+    const withdrawn = database().open();
+    withdrawn.adoptLease(open.id, { epoch: 99, head: await headOf(open.id) });
+    withdrawn.adoptLease(open.id, undefined);
+    await withdrawn.load(open.id);
+    expect(await leaseOf(open.id)).toMatchObject({ lease_owner: withdrawn.owner, epoch: 4, live: true });
+  });
+
   test("an expired lease nobody took over still fences its holder ('lease-lost')", async () => {
     const a = database().open();
     const session = twoTurnLog(newSession("lapsed"));

@@ -6,3 +6,4 @@ export type { SessionWatch, WatchOptions } from "./event-tail.js";
 export { DEFAULT_RECONNECT_MS, type PostgresStoreOptions, PostgresSessionStore } from "./postgres-store.js";
 export { isConnectionError, type RetryPolicy } from "./transient.js";
 export { checkSchema, type MigrateResult, migrate, SCHEMA_VERSION } from "./schema.js";
+export type { StoredHead } from "./stored-log-reader.js";
