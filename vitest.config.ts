@@ -19,6 +19,8 @@ export default defineConfig({
     isolate: false,
     sequence: { sequencer: SlowFirstSequencer },
     globalSetup: ["./test/support/fresh-build.ts", "./test/support/postgres-global-setup.ts"],
+    // After each test of every file: what support modules made for it (test/support/test-cleanups.ts).
+    setupFiles: ["./test/support/run-test-cleanups.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],
   },
 });

@@ -4,20 +4,15 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach } from "vitest";
+import { afterThisTest } from "../support/test-cleanups.js";
 import { type BuiltinToolName, builtinToolDefinitions, Workspace } from "../../src/builtin-tools/index.js";
 import type { SandboxMode } from "../../src/sandbox/index.js";
 import { type Harness, harness } from "../tools/support.js";
 
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
 /** A fresh empty directory (real path), removed after the test. */
 export async function tempDir(label = "ws"): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), `keelson-builtin-${label}-`)));
-  made.push(dir);
+  afterThisTest(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -4,7 +4,8 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
+import { afterThisTest } from "../support/test-cleanups.js";
 import { z } from "zod";
 import type { EpochHeader } from "../../src/header/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
@@ -14,15 +15,10 @@ import { reconstructRequests, verifyLog } from "../../src/reconstruct/index.js";
 import { defineTool } from "../../src/tools/index.js";
 import { fixedClock } from "../support/builders.js";
 
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
 /** A fresh empty directory (real path), removed after the test. */
 export async function tempDir(label = "ctx"): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), `keelson-${label}-`)));
-  made.push(dir);
+  afterThisTest(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -2,7 +2,8 @@
 // pointed at it, a raw SSE fetch for golden transcripts, and a caught-rejection helper.
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
+import { afterThisTest } from "../support/test-cleanups.js";
 import {
   type EmulatorOptions,
   type EmulatorServer,
@@ -11,16 +12,10 @@ import {
   startEmulator,
 } from "../../src/emulator/index.js";
 
-const open: EmulatorServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-});
-
 /** Starts an emulator that is closed after the current test. */
 export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
   const server = await startEmulator(options);
-  open.push(server);
+  afterThisTest(() => server.close());
   return server;
 }
 

@@ -3,7 +3,8 @@
 // one builder per adapter; retries that never sleep; and the checks every test ends with — the
 // log verifies, every turn and step is closed, and every request that reached the wire is the
 // request the log reconstructs (attempt by attempt, as far as each wire can carry it).
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
+import { afterThisTest } from "../support/test-cleanups.js";
 import { z } from "zod";
 import {
   countTokens,
@@ -41,28 +42,22 @@ import { fixedClock } from "../support/builders.js";
 // while, which a 200 ms stall timeout would read as a silent provider. Load it up front.
 countTokens("warm the tokenizer up");
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 /** Runs `cleanup` after the current test (last registered, first run). */
 export function onCleanup(cleanup: () => Promise<void>): void {
-  cleanups.push(cleanup);
+  afterThisTest(cleanup);
 }
 
 /** An emulator closed after the current test. */
 export async function emulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
   const server = await startEmulator(options);
-  cleanups.push(() => server.close());
+  afterThisTest(() => server.close());
   return server;
 }
 
 /** A JSONL store over a temp dir removed after the current test. */
 export async function tempStore(): Promise<JsonlSessionStore> {
   const dir: TempJsonlRoot = await tempJsonlRoot();
-  cleanups.push(() => dir.cleanup());
+  afterThisTest(() => dir.cleanup());
   return dir.open();
 }
 

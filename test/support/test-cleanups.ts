@@ -1,0 +1,28 @@
+// Clean-ups for the current test, run after each test of every file by the setup file
+// test/support/run-test-cleanups.ts. The suite runs with `isolate: false` (vitest.config.ts), so
+// a support module is evaluated once per worker: an `afterEach` it registered at its top level
+// ran after the tests of the first file that imported it only, and every later file's temp
+// directories and emulator servers were left behind (~150 directories in /tmp per run). A
+// support module registers what it made here instead; the setup file, evaluated for every test
+// file, runs them.
+type Cleanup = () => unknown;
+
+const pending: Cleanup[] = [];
+
+/** Runs `cleanup` once the current test ends (the last registered first). */
+export function afterThisTest(cleanup: Cleanup): void {
+  pending.push(cleanup);
+}
+
+/** Runs and forgets every registered clean-up, the last registered first; a failure is rethrown after the rest ran. */
+export async function runTestCleanups(): Promise<void> {
+  let failure: unknown;
+  for (const cleanup of pending.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
+}
