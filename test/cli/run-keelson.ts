@@ -1,9 +1,10 @@
 // Runs the real `keelson` launcher (bin/keelson.js) as a subprocess with a private KEELSON_HOME
 // and no provider keys, so nothing can reach the network unless a test points it somewhere.
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterThisFile } from "../support/test-cleanups.js";
 
 export const BIN = resolve(import.meta.dirname, "../../bin/keelson.js");
 
@@ -13,8 +14,11 @@ export interface Result {
   readonly stderr: string;
 }
 
+/** A private KEELSON_HOME, removed when the test file ends (it may be made in a `beforeAll`). */
 export async function tempHome(): Promise<string> {
-  return mkdtemp(join(tmpdir(), "keelson-cli-"));
+  const home = await mkdtemp(join(tmpdir(), "keelson-cli-"));
+  afterThisFile(() => rm(home, { recursive: true, force: true }));
+  return home;
 }
 
 /** The environment of a subprocess: PATH and HOME only, plus `extra`. */

@@ -6,7 +6,7 @@
 // file and key; env values never appear in any output. The workspace's servers start only with
 // consent (issue #20, F8): `--allow mcp…`, a trusted content, or chat's question.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -14,6 +14,7 @@ import { type EmulatorServer, ScriptedEmulatorModel, startEmulator } from "../..
 import { ChatProcess } from "../cli/chat-process.js";
 import { keelson, sessionIdOf, tempHome } from "../cli/run-keelson.js";
 import { FIXTURES } from "./support.js";
+import { afterThisFile } from "../support/test-cleanups.js";
 
 const SECRET = "fixture-env-secret-4711";
 let emulator: EmulatorServer;
@@ -42,6 +43,7 @@ afterAll(async () => {
 
 async function workspace(config: unknown): Promise<string> {
   const ws = await mkdtemp(join(tmpdir(), "keelson-mcp-ws-"));
+  afterThisFile(() => rm(ws, { recursive: true, force: true }));
   await mkdir(join(ws, ".keelson"));
   await writeFile(join(ws, ".keelson", "mcp.json"), typeof config === "string" ? config : JSON.stringify(config));
   return ws;

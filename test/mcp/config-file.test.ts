@@ -1,14 +1,16 @@
 // The mcp.json files: `<home>/mcp.json` and `<cwd>/.keelson/mcp.json` merged by server name (the
 // workspace wins), and every mistake an McpError naming the file and the key — never a value
 // of env or headers.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { loadMcpConfig, mcpTools } from "../../src/mcp/index.js";
+import { afterThisFile } from "../support/test-cleanups.js";
 
 async function dirs(home: unknown, workspace: unknown) {
   const root = await mkdtemp(join(tmpdir(), "keelson-mcp-config-"));
+  afterThisFile(() => rm(root, { recursive: true, force: true }));
   const paths = { home: join(root, "home"), cwd: join(root, "ws") };
   await mkdir(paths.home);
   await mkdir(join(paths.cwd, ".keelson"), { recursive: true });

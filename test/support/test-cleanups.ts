@@ -7,17 +7,28 @@
 // file, runs them.
 type Cleanup = () => unknown;
 
-const pending: Cleanup[] = [];
+const afterTest: Cleanup[] = [];
+const afterFile: Cleanup[] = [];
 
 /** Runs `cleanup` once the current test ends (the last registered first). */
 export function afterThisTest(cleanup: Cleanup): void {
-  pending.push(cleanup);
+  afterTest.push(cleanup);
 }
 
-/** Runs and forgets every registered clean-up, the last registered first; a failure is rethrown after the rest ran. */
-export async function runTestCleanups(): Promise<void> {
+/** Runs `cleanup` once the current test file's tests all ran (for what a `beforeAll` makes too). */
+export function afterThisFile(cleanup: Cleanup): void {
+  afterFile.push(cleanup);
+}
+
+/** After each test: its clean-ups. */
+export const runTestCleanups = (): Promise<void> => runAll(afterTest);
+/** After each file: its clean-ups. */
+export const runFileCleanups = (): Promise<void> => runAll(afterFile);
+
+/** Runs and forgets `cleanups`, the last registered first; a failure is rethrown after the rest ran. */
+async function runAll(cleanups: Cleanup[]): Promise<void> {
   let failure: unknown;
-  for (const cleanup of pending.splice(0).reverse()) {
+  for (const cleanup of cleanups.splice(0).reverse()) {
     try {
       await cleanup();
     } catch (error) {
