@@ -3,6 +3,9 @@
 // session, whose log continues and verifies clean. Time is a manual clock; the default clock's
 // timer never keeps a process alive.
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/session/index.js";
 import {
@@ -14,6 +17,7 @@ import {
   storedLog,
   useHostFixture,
 } from "./support.js";
+import { afterThisTest } from "../support/test-cleanups.js";
 
 const fixture = useHostFixture();
 
@@ -128,15 +132,14 @@ describe("idleMs", () => {
   });
 });
 
-test("the default clock's timer never keeps the process alive (a script ends without host.close)", () => {
+test("the default clock's timer never keeps the process alive (a script ends without host.close)", async () => {
+  const root = await mkdtemp(join(tmpdir(), "keelson-host-unref-"));
+  afterThisTest(() => rm(root, { recursive: true, force: true }));
   const script = `
-    import { mkdtempSync } from "node:fs";
-    import { tmpdir } from "node:os";
-    import { join } from "node:path";
     import { createAgentHost } from "./src/host/index.ts";
     import { ScriptedProvider } from "./src/llm/core.ts";
     import { JsonlSessionStore } from "./src/store/index.ts";
-    const store = new JsonlSessionStore({ root: mkdtempSync(join(tmpdir(), "keelson-host-unref-")) });
+    const store = new JsonlSessionStore({ root: ${JSON.stringify(root)} });
     const host = createAgentHost({ store, profile: { provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" }, idleMs: 3_600_000 });
     const outcome = await host.send("s1", "hi");
     console.log(outcome.text, JSON.stringify(host.stats()));

@@ -2,10 +2,11 @@
 // (and the package root) loads neither @modelcontextprotocol/sdk nor @opentelemetry/api; and
 // otelTracing without @opentelemetry/api installed is a clear OtelError saying how to install it.
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "vitest";
+import { afterThisTest } from "../support/test-cleanups.js";
 
 const DIST = resolve(import.meta.dirname, "../../dist");
 
@@ -19,6 +20,7 @@ function node(args: string[], cwd: string): Promise<{ code: number; stdout: stri
 
 test("importing keelson, its mcp and its otel layers loads no MCP SDK and no OpenTelemetry API", async () => {
   const dir = await mkdtemp(join(tmpdir(), "keelson-lazy-"));
+  afterThisTest(() => rm(dir, { recursive: true, force: true }));
   await writeFile(
     join(dir, "hooks.mjs"),
     "export async function resolve(s, c, next) { const r = await next(s, c); process.stdout.write(r.url + '\\n'); return r; }\n",
@@ -41,6 +43,7 @@ test("importing keelson, its mcp and its otel layers loads no MCP SDK and no Ope
 test("otelTracing without @opentelemetry/api installed is an OtelError naming the package", async () => {
   // the built otel and errors layers, alone in a directory with no node_modules above it
   const dir = await mkdtemp(join(tmpdir(), "keelson-no-otel-"));
+  afterThisTest(() => rm(dir, { recursive: true, force: true }));
   await cp(join(DIST, "otel"), join(dir, "otel"), { recursive: true });
   await cp(join(DIST, "errors"), join(dir, "errors"), { recursive: true });
   await writeFile(join(dir, "package.json"), '{ "type": "module" }');
