@@ -1,9 +1,11 @@
 // A feed of turn events over one agent's session: committed events are read from the log at the
 // feed's cursor (never copied into a buffer, so a lagging consumer catches up from the log and
 // no committed event is lost), live deltas wait in a bounded queue where adjacent deltas of one
-// block coalesce. Over the bound, the step's queued deltas are dropped and the rest of the step
-// streams no deltas: its committed answer carries the content. A slow consumer never blocks the
-// loop — nothing here is awaited by it. A consumer that keeps up (its `next()` waiting when the
+// block coalesce. Over the bound, the queued deltas and progress reports and every live event of
+// an earlier step are dropped, and the rest of the step in flight streams no deltas: the committed
+// answers carry the content. Memory stays bounded and each event is shed once (a consumer that
+// never reads costs the turn nothing per step). A slow consumer never blocks the loop — nothing
+// here is awaited by it. A consumer that keeps up (its `next()` waiting when the
 // append or chunk arrives) is handed that event directly: the queue and the poll serve one that lags.
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
@@ -70,6 +72,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #onClose: () => void;
   #queue: Queued[] = [];
   #queuedChars = 0;
+  /** The queued weight over which the queue is shed (`#shed`): the bound, plus what the last shed kept. */
+  #shedAt: number;
   /** Next seq to read; undefined until the feed's turn starts. */
   #cursor: number | undefined;
   #turn: number | undefined;
@@ -102,6 +106,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#session = source.session;
     this.#end = end;
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_MAX_BUFFERED_CHARS;
+    this.#shedAt = this.#maxChars;
     this.#onClose = options.onClose ?? (() => {});
     this.#unsubscribe.push(
       source.session.observe((event) => this.#onEvent(event)),
@@ -202,6 +207,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (head === undefined) return undefined;
     this.#queue.shift();
     this.#queuedChars -= weight(head.event);
+    if (this.#queue.length === 0) this.#shedAt = this.#maxChars;
     return head.event;
   }
 
@@ -301,11 +307,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       this.#queue.push({ afterSeq, event });
       this.#queuedChars += weight(event);
     }
-    if (this.#queuedChars > this.#maxChars) {
-      this.#gapTurn = this.#stepTurn;
-      this.#gapStep = this.#step;
-      this.#dropLive();
-    }
+    if (this.#queuedChars > this.#shedAt) this.#shed();
     this.#notify();
   }
 
@@ -319,6 +321,26 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
 
   #gapped(): boolean {
     return this.#gapStep === this.#step && this.#gapTurn === this.#stepTurn;
+  }
+
+  /**
+   * Over the bound: drops what a lagging consumer can do without — every queued delta and progress
+   * report, and every live event of an earlier step (its committed answer, read from the log,
+   * carries its content) — and the step in flight streams no more deltas. What stays (the step in
+   * flight's block starts and ends, subagents' events) is not weighed again until the queue grows
+   * by the bound once more: each queued event is shed at most once, however long the turn.
+   */
+  #shed(): void {
+    this.#gapTurn = this.#stepTurn;
+    this.#gapStep = this.#step;
+    this.#queue = this.#queue.filter((item) => {
+      const event = item.event;
+      if (event.type === "subagent") return true;
+      if (isDelta(event) || event.type === "tool-progress") return false;
+      return event.turn === this.#stepTurn && event.step === this.#step;
+    });
+    this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
+    this.#shedAt = this.#queuedChars + this.#maxChars;
   }
 
   /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */

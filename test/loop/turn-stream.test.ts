@@ -147,6 +147,31 @@ describe("agent.stream", () => {
     await agent.dispose();
   });
 
+  test("a consumer that never reads a long turn: the live events held stay within the bound, every committed one is read after", async () => {
+    const steps = 2_000;
+    let calls = 0;
+    const provider = new ScriptedProvider([], {
+      record: false, // each request holds the whole history: 2,000 of them would be quadratic
+      fallback: () =>
+        ++calls < steps
+          ? { text: `step ${calls} text`, toolCalls: [{ name: "echo", arguments: { text: `${calls}` } }] }
+          : { text: "done" },
+    });
+    const agent = createAgent({ provider, model: "m", tools: [echo], maxSteps: steps + 1, invariants: false });
+    const stream = agent.stream("go", { maxBufferedChars: 10_000 });
+    const outcome = await stream.outcome; // nobody read while the turn ran
+    expect(outcome.reason.kind).toBe("completed");
+    const events = await drain(stream);
+    const live = events.filter((e) => !("seq" in e));
+    // Every live event weighs at least 64: a queue kept within 10,000 holds under 160 of them
+    // (block starts and ends of every step were kept before: ~8,000).
+    expect(live.length).toBeLessThan(160);
+    expect(events.filter((e) => "seq" in e).map((e) => (e as { seq: number }).seq)).toEqual(
+      agent.session.events.map((e) => e.seq),
+    );
+    await agent.dispose();
+  });
+
   test("a consumer that waits (events handed over as they come) and one that reads afterwards (from the queue and the log) get the same turn", async () => {
     const script = () =>
       new ScriptedProvider([
