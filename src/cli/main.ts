@@ -51,6 +51,14 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   return program;
 }
 
+// A reader that stops early (`keelson sessions | head`) does not want the rest: end quietly, as
+// the shell's own tools do, instead of an unhandled EPIPE's stack trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+
 const debug = process.argv.includes("--debug");
 try {
   await (await buildProgram(process.argv)).parseAsync(process.argv);
