@@ -6,6 +6,12 @@ import { type LiveTurnEvent, liveBlockId, loopCallId } from "./turn-events.js";
 
 type BlockKind = "text" | "reasoning" | "tool-call";
 
+// Event types as constants, never built per chunk (`${kind}-delta`): a built string is a fresh,
+// uninternalized one that every later `type ===` check compares character by character.
+const START = { text: "text-start", reasoning: "reasoning-start" } as const;
+const DELTA = { text: "text-delta", reasoning: "reasoning-delta" } as const;
+const END = { text: "text-end", reasoning: "reasoning-end" } as const;
+
 /** A block seen starting: its kind and its id (`callId` for a tool call), made once per block, not per delta. */
 interface OpenBlock {
   readonly kind: BlockKind;
@@ -41,14 +47,14 @@ export class LiveBlocks {
         }
         const id = liveBlockId(block.type, turn, step, index);
         this.#blocks[index] = { kind: block.type, id };
-        return { type: `${block.type}-start`, turn, step, index, id };
+        return { type: START[block.type], turn, step, index, id };
       }
       case "text-delta":
       case "reasoning-delta": {
         const kind = chunk.type === "text-delta" ? "text" : "reasoning";
         const open = this.#blocks[chunk.index];
         if (open?.kind !== kind || chunk.text === "") return undefined;
-        return { type: `${kind}-delta`, turn, step, index: chunk.index, id: open.id, delta: chunk.text };
+        return { type: DELTA[kind], turn, step, index: chunk.index, id: open.id, delta: chunk.text };
       }
       case "tool-call-delta": {
         const open = this.#blocks[chunk.index];
@@ -68,7 +74,7 @@ export class LiveBlocks {
         this.#blocks[chunk.index] = undefined;
         if (open.kind === "tool-call")
           return { type: "tool-call-end", turn, step, index: chunk.index, callId: open.id };
-        return { type: `${open.kind}-end`, turn, step, index: chunk.index, id: open.id };
+        return { type: END[open.kind], turn, step, index: chunk.index, id: open.id };
       }
       default:
         return undefined;

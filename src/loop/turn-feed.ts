@@ -151,6 +151,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
    * none of an async function's: a drained stream pays about a dozen per step.
    */
   next(): Promise<IteratorResult<TurnEvent>> {
+    // A consumer that keeps up finds nothing readable, most of the time: it waits, without a poll.
+    if (this.#resolve === undefined && this.#nothingReadable()) return new Promise(this.#park);
     let result: IteratorResult<TurnEvent> | undefined;
     try {
       result = this.#poll();
@@ -164,6 +166,19 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       this.#notify();
     }
     return pending;
+  }
+
+  /** Whether a poll would find nothing (and not end the feed): the common case, checked without one. */
+  #nothingReadable(): boolean {
+    const cursor = this.#cursor;
+    return (
+      cursor !== undefined &&
+      cursor >= this.#session.length &&
+      this.#queue.length === 0 &&
+      !this.#done &&
+      this.#failure === undefined &&
+      this.#end.kind === "turn"
+    );
   }
 
   /** What `next()` settles with now, or undefined when nothing is readable yet. Throws the feed's failure. */
@@ -261,6 +276,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   }
 
   #shiftWaiter(): void {
+    if (this.#later.length === 0) {
+      this.#resolve = undefined;
+      this.#reject = undefined;
+      return;
+    }
     const next = this.#later.shift();
     this.#resolve = next?.resolve;
     this.#reject = next?.reject;
