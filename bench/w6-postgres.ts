@@ -80,8 +80,22 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
           ),
         );
     // The same 8 slots as one worker, spread over 4 processes: the same turns/s, so what 4
-    // processes cost per turn apart from the box running out of CPU (#20 F21).
+    // processes cost per turn apart from the box running out of CPU (#20 F21) — compared with
+    // one process of 2 slots, so each process carries the same load in both rows and only the
+    // number of workers differs.
     const spread = LATENCIES[0];
+    served.push(
+      await turnsPerSecond(
+        db.url,
+        postmaster,
+        1,
+        PER_WORKER / 4,
+        spread,
+        QUEUE.sessions,
+        QUEUE.turnsPerSession,
+        `${spread}-one-small`,
+      ),
+    );
     served.push(
       await turnsPerSecond(
         db.url,
@@ -95,7 +109,9 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
       ),
     );
     const follows = await followingRows(db.url, postmaster, FOLLOW);
-    const base = (r: WorkerRow): WorkerRow => served.find((b) => b.latencyMs === r.latencyMs && b.workers === 1)!;
+    // Each row against one worker with as many slots per process (the spread row's: 1 × 2 slots).
+    const base = (r: WorkerRow): WorkerRow =>
+      served.find((b) => b.latencyMs === r.latencyMs && b.workers === 1 && b.concurrency === r.concurrency)!;
     const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
     return {
       id: "W6F",
@@ -127,7 +143,7 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
         ]),
         notes: [
           `goal: CPU per turn at 4 workers ≤ ${GOAL.cpuFlat}× that at 1 (200 ms model latency), for the workers and for PostgreSQL; a load average above the core count means the row is noisy`,
-          `"4 × ${PER_WORKER / 4} slots": the 1-worker row's ${PER_WORKER} slots spread over 4 processes (same turns/s, the box not CPU-bound); switches = the workers' voluntary (a wake-up each) + involuntary (preempted) context switches per turn`,
+          `"4 × ${PER_WORKER / 4} slots": the 1-worker row's ${PER_WORKER} slots spread over 4 processes (same turns/s, the box not CPU-bound), compared (× 1) with "1 × ${PER_WORKER / 4} slots" — each process as loaded as in that row, only the number of workers differs; switches = the workers' voluntary (a wake-up each) + involuntary (preempted) context switches per turn`,
           "",
           ...followNotes(follows),
         ],
