@@ -70,7 +70,9 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #blocks = new LiveBlocks();
   readonly #unsubscribe: (() => void)[] = [];
   readonly #onClose: () => void;
+  /** Live events for a consumer that lags; the pending ones are `#queue[#head..]` (no `shift()`: O(n) on a large array). */
   #queue: Queued[] = [];
+  #head = 0;
   #queuedChars = 0;
   /** The queued weight over which the queue is shed (`#shed`): the bound, plus what the last shed kept. */
   #shedAt: number;
@@ -174,7 +176,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     return (
       cursor !== undefined &&
       cursor >= this.#session.length &&
-      this.#queue.length === 0 &&
+      this.#queue.length === this.#head &&
       !this.#done &&
       this.#failure === undefined &&
       this.#end.kind === "turn"
@@ -205,7 +207,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   #take(): TurnEvent | undefined {
     const cursor = this.#cursor;
     if (cursor === undefined) return undefined;
-    const head = this.#queue[0];
+    const head = this.#queue[this.#head];
     if (cursor < this.#session.length && (head === undefined || head.afterSeq >= cursor)) {
       const event = this.#session.eventAt(cursor)!;
       const turnEvent = committedTurnEvent(event);
@@ -220,16 +222,20 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       return turnEvent;
     }
     if (head === undefined) return undefined;
-    this.#queue.shift();
+    this.#head++;
     this.#queuedChars -= weight(head.event);
-    if (this.#queue.length === 0) this.#shedAt = this.#maxChars;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+      this.#shedAt = this.#maxChars;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) this.#compact();
     return head.event;
   }
 
   #finished(): boolean {
     if (this.#failure !== undefined) return true;
     if (this.#end.kind === "turn" || this.#cursor === undefined) return false;
-    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queue.length === 0;
+    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queue.length === this.#head;
   }
 
   #close(): IteratorResult<TurnEvent> {
@@ -243,6 +249,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#done = true;
     this.#unsubscribeAll();
     this.#queue = [];
+    this.#head = 0;
     this.#queuedChars = 0;
     this.#notify();
   }
@@ -298,7 +305,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (
       this.#resolve !== undefined &&
       this.#cursor === event.seq &&
-      this.#queue.length === 0 &&
+      this.#queue.length === this.#head &&
       event.type !== "turn/end"
     ) {
       // The consumer waits and this event is next: what a poll would take, without one.
@@ -315,11 +322,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (event === undefined) return;
     if (this.#gapped() && isDelta(event)) return;
     const afterSeq = this.#session.length - 1;
-    if (this.#resolve !== undefined && this.#queue.length === 0 && this.#cursor === afterSeq + 1) {
+    if (this.#resolve !== undefined && this.#queue.length === this.#head && this.#cursor === afterSeq + 1) {
       this.#settle({ done: false, value: event }); // the consumer waits and nothing is ahead of it
       return;
     }
-    const tail = this.#queue.at(-1);
+    const tail = this.#queue.length > this.#head ? this.#queue[this.#queue.length - 1] : undefined;
     if (isDelta(event) && tail !== undefined && tail.afterSeq === afterSeq && sameBlock(tail.event, event)) {
       tail.event = { ...tail.event, delta: (tail.event as { delta: string }).delta + event.delta } as LiveTurnEvent;
       this.#queuedChars += event.delta.length;
@@ -353,6 +360,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   #shed(): void {
     this.#gapTurn = this.#stepTurn;
     this.#gapStep = this.#step;
+    this.#compact();
     this.#queue = this.#queue.filter((item) => {
       const event = item.event;
       if (event.type === "subagent") return true;
@@ -363,8 +371,16 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#shedAt = this.#queuedChars + this.#maxChars;
   }
 
+  /** Drops the delivered entries before `#head`. */
+  #compact(): void {
+    if (this.#head === 0) return;
+    this.#queue = this.#queue.slice(this.#head);
+    this.#head = 0;
+  }
+
   /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */
   #dropLive(): void {
+    this.#compact();
     this.#queue = this.#queue.filter((item) => !isDelta(item.event));
     this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
   }

@@ -172,6 +172,39 @@ describe("agent.stream", () => {
     await agent.dispose();
   });
 
+  test("a consumer that reads a long turn's queue afterwards (a bound large enough to keep it all) gets every live event once, each inside its step", async () => {
+    const steps = 2_000;
+    let calls = 0;
+    const provider = new ScriptedProvider([], {
+      record: false,
+      fallback: () =>
+        ++calls < steps
+          ? { text: `step ${calls} text`, toolCalls: [{ name: "echo", arguments: { text: `${calls}` } }] }
+          : { text: "done" },
+    });
+    const agent = createAgent({ provider, model: "m", tools: [echo], maxSteps: steps + 1, invariants: false });
+    const stream = agent.stream("go", { maxBufferedChars: 100_000_000 });
+    await stream.outcome;
+    const events = await drain(stream);
+    // Per tool step: text start, its deltas (coalesced), end, tool-call start, delta, end; the last step's text.
+    const live = events.filter((e) => !("seq" in e));
+    expect(live).toHaveLength(6 * (steps - 1) + 3);
+    let step = 0;
+    let answered = false;
+    for (const e of events) {
+      if (e.type === "step-start") [step, answered] = [e.step, false];
+      else if (e.type === "assistant-message") answered = true;
+      else if (!("seq" in e) && e.type !== "subagent") {
+        expect(e.step).toBe(step);
+        expect(answered).toBe(false);
+      }
+    }
+    const texts = live.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.delta : ""));
+    expect(texts.slice(0, 2)).toEqual(["step 1 text", "step 2 text"]);
+    expect(texts.at(-1)).toBe("done");
+    await agent.dispose();
+  });
+
   test("a consumer that waits (events handed over as they come) and one that reads afterwards (from the queue and the log) get the same turn", async () => {
     const script = () =>
       new ScriptedProvider([
