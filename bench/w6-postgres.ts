@@ -116,7 +116,7 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
     return {
       id: "W6F",
       table: {
-        title: `W6 fleet only — ${QUEUE.sessions} sessions × ${QUEUE.turnsPerSession} turns on 1 / 2 / 4 \`keelson worker --emulator --concurrency ${PER_WORKER}\` processes (after a warm-up)`,
+        title: `W6 fleet only — ${QUEUE.sessions} sessions × ${QUEUE.turnsPerSession} turns per worker on 1 / 2 / 4 \`keelson worker --emulator --concurrency ${PER_WORKER}\` processes (after a warm-up)`,
         columns: [
           "model latency",
           "workers",
@@ -241,7 +241,7 @@ export async function runW6(): Promise<WorkloadResult> {
           `listing ${LISTED} sessions: store.list() ${num(listSeconds * 1000)} ms (${listed} rows); \`keelson sessions --store …\` ${num(cli.seconds * 1000)} ms wall for ${cli.lines} rows (median of 3 processes) — goal < ${GOAL.listSeconds} s ${cli.seconds < GOAL.listSeconds ? "met" : "missed"}; creating them through the store took ${num(createSeconds)} s (16 at a time)`,
           "throwaway PostgreSQL 15 cluster, fsync on, on the same 2-core machine as the client (their CPU competes)",
           "",
-          `workers — ${QUEUE.sessions} sessions × ${QUEUE.turnsPerSession} turns ("hello", one model request each, built-in emulator profile) enqueued by one stream per session, \`keelson worker --emulator --concurrency ${PER_WORKER}\` processes; turns/s from the first enqueue to the last turn done`,
+          `workers — ${QUEUE.sessions} sessions × ${QUEUE.turnsPerSession} turns per worker process ("hello", one model request each, built-in emulator profile) enqueued by one stream per session, \`keelson worker --emulator --concurrency ${PER_WORKER}\` processes; turns/s from the first enqueue to the last turn done`,
           ...printRows(
             [
               "workers",

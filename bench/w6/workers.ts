@@ -176,7 +176,13 @@ export async function stopWorkers(children: readonly ChildProcess[]): Promise<vo
   );
 }
 
-/** Enqueues `turnsPerSession` turns in each of `sessions` sessions and waits for all of them with `workers` workers. */
+/**
+ * Enqueues `turnsPerSession` turns per worker in each of `sessions` sessions and waits for all of
+ * them with `workers` workers: every worker process runs about as many timed turns as the one of
+ * the 1-worker row, so CPU per turn is each process's steady state, not its fixed costs (the JIT's
+ * late compiles, timers, heartbeats, collections) spread over a quarter of the turns (#20 F21:
+ * 4 × 2 slots at 200 ms measured 6.85 ms/turn with 120 timed turns per process, 5.55 with 480).
+ */
 export async function turnsPerSecond(
   url: string,
   postmasterPid: number,
@@ -218,7 +224,7 @@ export async function turnsPerSecond(
     const s0 = switchesOf(pids);
     const p0 = postgresCpuMs(postmasterPid);
     const t0 = performance.now();
-    const ids = await batch(turnsPerSession, "");
+    const ids = await batch(turnsPerSession * workers, "");
     const seconds = (performance.now() - t0) / 1000;
     const workerMs = workerCpu() - w0;
     const s1 = switchesOf(pids);
