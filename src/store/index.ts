@@ -21,6 +21,7 @@ export {
 export { type SessionPauses, type SessionReader, sessionPauses, storeReader } from "./session-pauses.js";
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
+export type { LogChanges } from "./session-index-changes.js";
 export { moreRecent } from "./session-index-latest.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
 export type { StoreFileSystem } from "./store-file-system.js";

@@ -31,6 +31,7 @@ import { referenceFor, type SeedSource } from "./seed-source.js";
 import { checkSessionId, SessionWriters } from "./session-writers.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 import { type ListedLog, listLogs, listSummaries } from "./session-index.js";
+import { type LogChanges, listChanges } from "./session-index-changes.js";
 import { latestSummary } from "./session-index-latest.js";
 import type { IndexedDirectory } from "./session-index-scan.js";
 import { journalRelease } from "./session-index-journal.js";
@@ -220,6 +221,18 @@ export class JsonlSessionStore implements SessionStore {
   async listLogs(): Promise<ListedLog[]> {
     this.#writers.ensureOpen();
     return listLogs(this.#indexed, async (id) => (await this.load(id, { readOnly: true })).session);
+  }
+
+  /**
+   * What changed in `listLogs()`'s rows since the listing of generation `since` (a generation this
+   * method returned): the rows that may differ and the names gone — or every row, when `since` is
+   * undefined or not this index's. For a caller that keeps something derived from the rows
+   * (`keelson sessions` keeps its rendered listing) and wants to patch it, not rebuild it.
+   * Decision record 0031.
+   */
+  async listLogChanges(since?: string): Promise<LogChanges> {
+    this.#writers.ensureOpen();
+    return listChanges(this.#indexed, since, async (id) => (await this.load(id, { readOnly: true })).session);
   }
 
   async release(sessionId: string): Promise<void> {

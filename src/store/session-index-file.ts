@@ -18,11 +18,31 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { JournalMark } from "./session-index-journal.js";
-import type { FileIdentity } from "./load-cache.js";
+import { readDelta, removeDelta } from "./session-index-delta.js";
+import {
+  type Dependency,
+  decodeDeps,
+  encodeDeps,
+  encodeEntry,
+  isSpecial,
+  type HeaderFacts,
+  type IndexEntry,
+  isCount,
+  isMark,
+  isNumber,
+  isOptionalString,
+  isProblem,
+  isRecord,
+  type LogDigest,
+  type LogProblem,
+  type Mutable,
+  type SessionDigest,
+} from "./session-index-entry.js";
 import { readLogFile } from "./read-log-file.js";
 import { REFERENCING_LOG_VERSION } from "./seed-reference.js";
 import type { StoreFileSystem } from "./store-file-system.js";
-import type { StoreErrorCode } from "./types.js";
+
+export type { Dependency, HeaderFacts, IndexEntry, LogDigest, LogProblem, SessionDigest };
 
 /** The index's directory in the sessions directory (not `*.jsonl`: never taken for a log). */
 export const INDEX_DIR = ".sessions-index";
@@ -35,62 +55,6 @@ const INDEX_VERSION = 2;
 const MAX_INDEX_BYTES = 256 * 1024 * 1024;
 const LOG_SUFFIX = ".jsonl";
 
-/** What a log's header says, as `list()` reports it (no `updatedAt`: that is the file's mtime, always current). */
-export interface HeaderFacts {
-  readonly id: string;
-  readonly createdAt: number;
-  readonly cwd?: string;
-  readonly parentSession?: string;
-}
-
-/** What a full read-only load of a log gave: its listing row. */
-export interface LogDigest extends HeaderFacts {
-  /** The last turn's number (`Session.lastTurn`). */
-  readonly turns: number;
-  readonly events: number;
-  /** Whether the last turn is open (a writable load would repair it). */
-  readonly open: boolean;
-  /** The last `user/message`'s text (`contentText`) as a preview (`previewText`, `LAST_PROMPT_CHARS`), when there is one. */
-  readonly lastPrompt?: string;
-}
-
-/** A readable log's listing row (`JsonlSessionStore.listLogs`). */
-export interface SessionDigest extends LogDigest {
-  /** The log file's mtime (ms since epoch). */
-  readonly updatedAt: number;
-}
-
-/** Why a full load refused the log (a `StoreError`'s fields). */
-export interface LogProblem {
-  readonly code: StoreErrorCode;
-  readonly message: string;
-  readonly file?: string;
-  readonly line?: number;
-}
-
-/** A log whose file another log's load reads (a fork stored by reference), and its identity then (null: absent). */
-export interface Dependency {
-  readonly name: string;
-  readonly identity: FileIdentity | null;
-}
-
-/**
- * One log, in memory. Its identity fields are the file's when the rest was computed; `header`
- * and (`digest` or `problem`) are filled lazily, by `list()` and `listLogs()` respectively.
- */
-export interface IndexEntry extends FileIdentity {
-  /** The log's file name in the sessions directory (`<id>.jsonl`). */
-  readonly name: string;
-  /** `list()`'s view: the header's facts, or null when `list()` skips the file (foreign, broken, newer). */
-  readonly header?: HeaderFacts | null;
-  /** `listLogs()`'s view of a readable log (valid while `deps` are unchanged too). */
-  readonly digest?: LogDigest;
-  /** `listLogs()`'s view of a log a load refuses (valid while `deps` are unchanged too). */
-  readonly problem?: LogProblem;
-  /** For `digest` / `problem`: the logs the load read the seed from (a fork stored by reference). */
-  readonly deps?: readonly Dependency[];
-}
-
 export interface StoredIndex {
   readonly entries: Map<string, IndexEntry>;
   /** Where the index stands in the release journal (session-index-journal.ts). */
@@ -99,6 +63,10 @@ export interface StoredIndex {
   readonly verifiedAt: number | undefined;
   /** Adds the load results to `entries` (once; later calls do nothing). */
   readonly details: () => void;
+  /** The generation of the rows read (the delta's last, else the base's), undefined without one. */
+  readonly generation: string | undefined;
+  /** Whether a delta was applied (a full write folds it into the base). */
+  readonly delta: boolean;
 }
 
 /** The on-disk line 1. */
@@ -110,49 +78,110 @@ interface Facts {
   readonly count: number;
   readonly verifiedAt?: number;
   readonly journal?: JournalMark;
+  /**
+   * The index's generation (a random tag, new whenever its rows change; decision record 0031):
+   * written with `special`, and a delta (session-index-delta.ts) applies to the base of this tag
+   * only. A base without it (an older Keelson's) is read as before, with no fast listing.
+   */
+  readonly gen?: string;
+  /** The entries a fast listing cannot take from the columns: no kept load result, or a seed read from other logs. */
+  readonly special?: unknown[];
 }
 
-/**
- * The index in `root` for a store reading logs up to `maxLogBytes`; empty when there is no
- * usable index. The entries have their identity and header facts; `details()` adds the load
- * results (line 3, decoded on the first call only: `list()` does not need them, unless it
- * rewrites the index).
- */
-export async function readIndex(fs: StoreFileSystem, root: string, maxLogBytes: number): Promise<StoredIndex> {
-  const entries = new Map<string, IndexEntry>();
-  const none: StoredIndex = { entries, journal: undefined, verifiedAt: undefined, details: () => undefined };
+/** An index file's line 1 and its bytes, before the columns are decoded. */
+export interface IndexFile {
+  readonly bytes: Buffer;
+  readonly count: number;
+  readonly journal: JournalMark | undefined;
+  readonly verifiedAt: number | undefined;
+  readonly gen: string | undefined;
+  readonly special: readonly unknown[] | undefined;
+  /** Line 2 (the heads) and line 3 (the details), as JSON text. */
+  readonly heads: () => string;
+  readonly details: () => string;
+}
+
+/** The index file in `root` (line 1 checked), or undefined when missing, torn, foreign or from another version. */
+export async function readIndexFile(
+  fs: StoreFileSystem,
+  root: string,
+  maxLogBytes: number,
+): Promise<IndexFile | undefined> {
   try {
     const bytes = await readLogFile(fs, join(root, INDEX_FILE), MAX_INDEX_BYTES);
     const first = bytes.indexOf(0x0a);
     const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
     const third = second < 0 ? -1 : bytes.indexOf(0x0a, second + 1);
-    if (third < 0) return none; // torn
+    if (third < 0) return undefined; // torn
     const facts: unknown = JSON.parse(bytes.toString("utf8", 0, first));
-    if (!isRecord(facts) || facts.format !== FORMAT || facts.version !== INDEX_VERSION) return none;
+    if (!isRecord(facts) || facts.format !== FORMAT || facts.version !== INDEX_VERSION) return undefined;
     if (facts.reads !== REFERENCING_LOG_VERSION || facts.maxLogBytes !== maxLogBytes || !isCount(facts.count))
-      return none;
-    const count = facts.count;
-    const decoded = decodeHeads(JSON.parse(bytes.toString("utf8", first + 1, second)), count);
-    for (const entry of decoded) if (entry !== undefined && !entries.has(entry.name)) entries.set(entry.name, entry);
-    let pending = true;
-    const details = (): void => {
-      if (!pending) return;
-      pending = false;
-      try {
-        decodeDetails(JSON.parse(bytes.toString("utf8", second + 1, third)), count, decoded);
-      } catch {
-        // not JSON: no load result is kept, every log is loaded again
-      }
-    };
+      return undefined;
+    const gen = typeof facts.gen === "string" && Array.isArray(facts.special) ? facts.gen : undefined;
     return {
-      entries,
+      bytes,
+      count: facts.count,
       journal: isMark(facts.journal) ? facts.journal : undefined,
       verifiedAt: isNumber(facts.verifiedAt) ? facts.verifiedAt : undefined,
-      details,
+      gen,
+      special: gen === undefined ? undefined : (facts.special as unknown[]),
+      heads: () => bytes.toString("utf8", first + 1, second),
+      details: () => bytes.toString("utf8", second + 1, third),
     };
   } catch {
-    return none; // missing, not a regular file, too large, torn or not JSON: rebuilt
+    return undefined; // missing, not a regular file, too large or not JSON: rebuilt
   }
+}
+
+/**
+ * The index in `root` for a store reading logs up to `maxLogBytes`, with its delta applied (when
+ * the delta is this base's); empty when there is no usable index. The entries have their
+ * identity and header facts; `details()` adds the load results (line 3, decoded on the first
+ * call only: `list()` does not need them, unless it rewrites the index).
+ */
+export async function readIndex(fs: StoreFileSystem, root: string, maxLogBytes: number): Promise<StoredIndex> {
+  const entries = new Map<string, IndexEntry>();
+  const none: StoredIndex = {
+    entries,
+    journal: undefined,
+    verifiedAt: undefined,
+    generation: undefined,
+    delta: false,
+    details: () => undefined,
+  };
+  const file = await readIndexFile(fs, root, maxLogBytes);
+  if (file === undefined) return none;
+  const { count } = file;
+  let decoded: (Mutable<IndexEntry> | undefined)[];
+  try {
+    decoded = decodeHeads(JSON.parse(file.heads()), count);
+  } catch {
+    return none; // not JSON: rebuilt
+  }
+  const delta = file.gen === undefined ? undefined : await readDelta(fs, root, file.gen);
+  const overridden = delta?.entries;
+  for (const entry of decoded)
+    if (entry !== undefined && !entries.has(entry.name) && !overridden?.has(entry.name)) entries.set(entry.name, entry);
+  if (overridden !== undefined)
+    for (const [name, { entry }] of overridden) if (entry !== undefined) entries.set(name, entry);
+  let pending = true;
+  const details = (): void => {
+    if (!pending) return;
+    pending = false;
+    try {
+      decodeDetails(JSON.parse(file.details()), count, decoded);
+    } catch {
+      // not JSON: no load result is kept, every log is loaded again
+    }
+  };
+  return {
+    entries,
+    journal: delta?.journal ?? file.journal,
+    verifiedAt: delta === undefined ? file.verifiedAt : delta.verifiedAt,
+    generation: delta === undefined ? file.gen : (delta.gens.at(-1) ?? file.gen),
+    delta: delta !== undefined,
+    details,
+  };
 }
 
 /**
@@ -165,9 +194,15 @@ export async function writeIndex(
   root: string,
   maxLogBytes: number,
   entries: readonly IndexEntry[],
-  state: { readonly journal: JournalMark | undefined; readonly verifiedAt: number | undefined },
-): Promise<void> {
+  state: {
+    readonly journal: JournalMark | undefined;
+    readonly verifiedAt: number | undefined;
+    /** The generation to record: the one read when no row changed, else a new one. */
+    readonly generation: string;
+  },
+): Promise<boolean> {
   const file = join(root, INDEX_FILE);
+  const special = entries.filter(isSpecial);
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   await fs.mkdir(join(root, INDEX_DIR), { recursive: true }).catch(() => undefined);
   const facts: Facts = {
@@ -178,6 +213,8 @@ export async function writeIndex(
     count: entries.length,
     ...(state.verifiedAt === undefined ? {} : { verifiedAt: state.verifiedAt }),
     ...(state.journal === undefined ? {} : { journal: state.journal }),
+    // Too many special entries (a base `list()` wrote, without load results): no fast listing.
+    ...(special.length > MAX_SPECIAL ? {} : { gen: state.generation, special: special.map(encodeEntry) }),
   };
   const text = `${JSON.stringify(facts)}\n${JSON.stringify(encodeHeads(entries))}\n${JSON.stringify(encodeDetails(entries))}\n`;
   try {
@@ -190,8 +227,17 @@ export async function writeIndex(
     await fs.rename(temp, file);
   } catch {
     await fs.unlink(temp).catch(() => undefined);
+    return false;
   }
+  await removeDelta(fs, root); // folded into this base (a delta of another base is never applied anyway)
+  return true;
 }
+
+/** A new generation tag. */
+export const newGeneration = (): string => randomBytes(8).toString("hex");
+
+/** At most this many special entries in line 1 (more: the base gets no generation). */
+const MAX_SPECIAL = 256;
 
 // Line 2, the heads. `head[i]`: 0 not known yet, 1 the facts (`created`, `cwd` as an index into
 // `cwds` or -1, `ids` / `parents` by position when present; the id only when it is not the file
@@ -272,30 +318,43 @@ function encodeDetails(entries: readonly IndexEntry[]): Details {
     d.open.push(g?.open === true ? 1 : 0);
     d.prompt.push(g?.lastPrompt ?? null);
     if (g === undefined && e.problem !== undefined) d.problems[i] = e.problem;
-    if (e.deps !== undefined && (g !== undefined || e.problem !== undefined))
-      d.deps[i] = e.deps.map((dep) =>
-        dep.identity === null
-          ? [dep.name]
-          : [dep.name, dep.identity.dev, dep.identity.ino, dep.identity.size, dep.identity.mtimeMs],
-      );
+    if (e.deps !== undefined && (g !== undefined || e.problem !== undefined)) d.deps[i] = encodeDeps(e.deps);
   });
   return d;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 /** Line 2's entries by position (undefined where a value is malformed: that log is re-read). */
 function decodeHeads(raw: unknown, count: number): (Mutable<IndexEntry> | undefined)[] {
+  const heads = headColumns(raw, count);
   const out: (Mutable<IndexEntry> | undefined)[] = [];
-  if (!isRecord(raw)) return out;
-  const { names, dev, ino, size, mtime, head, created, cwd, cwds, ids, parents } = raw;
-  if (!isColumn(names, count) || !isColumn(dev, count) || !isColumn(ino, count) || !isColumn(size, count)) return out;
-  if (!isColumn(mtime, count) || !isColumn(head, count) || !isColumn(created, count) || !isColumn(cwd, count))
-    return out;
-  if (!Array.isArray(cwds) || !isRecord(ids) || !isRecord(parents)) return out;
-  for (let i = 0; i < count; i++)
-    out.push(headAt(i, names, dev, ino, size, mtime, head, created, cwd, cwds, ids, parents));
+  if (heads !== undefined) for (let i = 0; i < count; i++) out.push(heads.at(i));
   return out;
+}
+
+/** Line 2 without an object per log: the names column, and one log's entry by position on demand. */
+export interface HeadColumns {
+  /** Per position: the log's file name (anything, in a garbled index: `at` checks it). */
+  readonly names: readonly unknown[];
+  /** Per position: the mtime recorded (anything, in a garbled index). */
+  readonly mtimes: readonly unknown[];
+  /** The entry at position `i` (identity and header facts), undefined when malformed. */
+  readonly at: (i: number) => Mutable<IndexEntry> | undefined;
+}
+
+/** Line 2's columns (`IndexFile.heads()` parsed), or undefined when they are not `count` long. */
+export function headColumns(raw: unknown, count: number): HeadColumns | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { names, dev, ino, size, mtime, head, created, cwd, cwds, ids, parents } = raw;
+  if (!isColumn(names, count) || !isColumn(dev, count) || !isColumn(ino, count) || !isColumn(size, count))
+    return undefined;
+  if (!isColumn(mtime, count) || !isColumn(head, count) || !isColumn(created, count) || !isColumn(cwd, count))
+    return undefined;
+  if (!Array.isArray(cwds) || !isRecord(ids) || !isRecord(parents)) return undefined;
+  return {
+    names,
+    mtimes: mtime,
+    at: (i) => headAt(i, names, dev, ino, size, mtime, head, created, cwd, cwds, ids, parents),
+  };
 }
 
 function headAt(
@@ -383,32 +442,5 @@ function decodeDetails(raw: unknown, count: number, entries: (Mutable<IndexEntry
   }
 }
 
-function decodeDeps(raw: unknown): Dependency[] | undefined {
-  if (!Array.isArray(raw)) return undefined;
-  const out: Dependency[] = [];
-  for (const d of raw) {
-    if (!Array.isArray(d) || typeof d[0] !== "string") return undefined;
-    if (d.length === 1) out.push({ name: d[0], identity: null });
-    else if (d.length === 5 && d.slice(1).every(isNumber))
-      out.push({ name: d[0], identity: { dev: d[1], ino: d[2], size: d[3], mtimeMs: d[4] } });
-    else return undefined;
-  }
-  return out;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isOptionalString = (v: unknown): boolean => v === undefined || typeof v === "string";
-
 /** Whether a value is a column: an array of `count` elements. */
 const isColumn = (v: unknown, count: number): v is unknown[] => Array.isArray(v) && v.length === count;
-
-const isMark = (v: unknown): v is JournalMark => isRecord(v) && typeof v.tag === "string" && isCount(v.offset);
-
-const isProblem = (v: unknown): v is LogProblem =>
-  isRecord(v) &&
-  typeof v.code === "string" &&
-  typeof v.message === "string" &&
-  isOptionalString(v.file) &&
-  (v.line === undefined || isNumber(v.line));

@@ -25,7 +25,10 @@ export interface IndexedDirectory {
 }
 
 /** Per `*.jsonl` name: its identity, or null when it vanished since the directory was listed, or undefined when it could not be stat'ed. */
-export type Identities = ReadonlyMap<string, FileIdentity | null | undefined>;
+export interface Identities {
+  get(name: string): FileIdentity | null | undefined;
+  has(name: string): boolean;
+}
 
 export interface Scan {
   /** The `*.jsonl` names, sorted. */
@@ -39,6 +42,8 @@ export interface Scan {
   readonly verifiedAt: number | undefined;
   /** Whether those differ from the stored index's (worth writing even if no entry changed). */
   readonly news: boolean;
+  /** The stored index's generation (undefined: none, or no index). */
+  readonly generation: string | undefined;
 }
 
 /** At most this many stats in flight with an injected (asynchronous) file system. */
@@ -48,7 +53,13 @@ const LOCK_SUFFIX = ".lock";
 /** A listing stats every log when the last one that did is older than this (bounds what a foreign writer hides). */
 export const FULL_STAT_MS = 10 * 60 * 1000;
 
-const NOTHING = { details: () => undefined, journal: undefined, verifiedAt: undefined, news: false } as const;
+const NOTHING = {
+  details: () => undefined,
+  journal: undefined,
+  verifiedAt: undefined,
+  news: false,
+  generation: undefined,
+} as const;
 
 /** Lists the directory and stats what can have changed (see the module comment). */
 export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
@@ -77,8 +88,19 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
     );
     const identities: Map<string, FileIdentity | null | undefined> = new Map(await statAll(dir, restat));
     for (const name of names) if (!identities.has(name)) identities.set(name, index.get(name)!);
-    const news = journal.mark.offset !== stored.journal?.offset;
-    return { names, identities, index, details, journal: journal.mark, verifiedAt: stored.verifiedAt, news };
+    // A delta is folded into the base by the next write (it has news only when it holds entries).
+    const news = journal.mark.offset !== stored.journal?.offset || stored.delta;
+    const { generation } = stored;
+    return {
+      names,
+      identities,
+      index,
+      details,
+      journal: journal.mark,
+      verifiedAt: stored.verifiedAt,
+      news,
+      generation,
+    };
   }
   const identities = await statAll(dir, names);
   // Without a journal (it could not be created) no later listing may skip a stat: no mark, no time.
@@ -89,7 +111,8 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
     details,
     journal: journal?.mark,
     verifiedAt: journal === undefined ? undefined : started,
-    news: journal !== undefined,
+    news: journal !== undefined || stored.delta,
+    generation: stored.generation,
   };
 }
 
@@ -98,7 +121,10 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
  * 10,000 logs `statSync` took 85–115 ms on the 2-core test box where `fs.promises.stat` took
  * 160–400 ms (the thread pool's round trips); an injected file system is awaited, a few at a time.
  */
-async function statAll(dir: IndexedDirectory, names: readonly string[]): Promise<Identities> {
+export async function statAll(
+  dir: IndexedDirectory,
+  names: readonly string[],
+): Promise<Map<string, FileIdentity | null | undefined>> {
   const identities = new Map<string, FileIdentity | null | undefined>();
   if (dir.fs === nodeFs) {
     const prefix = `${dir.root}${sep}`; // not path.join per name: a tenth of the loop's time

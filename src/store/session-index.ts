@@ -20,10 +20,12 @@ import {
   type IndexEntry,
   type LogDigest,
   type LogProblem,
+  newGeneration,
   type SessionDigest,
   writeIndex,
 } from "./session-index-file.js";
-import { type SessionSummary, StoreError, type StoreErrorCode } from "./types.js";
+import { hasKeptResult, KEPT_PROBLEMS } from "./session-index-entry.js";
+import { type SessionSummary, StoreError } from "./types.js";
 
 /** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
 export type ListedLog =
@@ -31,18 +33,6 @@ export type ListedLog =
   /** `error`: why the log cannot be loaded — a `StoreError` (`newer-version`, `corrupt`, …) or a file-system error. */
   | { readonly kind: "unreadable"; readonly name: string; readonly error: unknown };
 
-/**
- * The load refusals a log keeps until its file (or a file its seed is read from) changes; their
- * verdict is kept in the index. `newer-version` is not: a newer Keelson may read the log.
- */
-const KEPT_PROBLEMS: ReadonlySet<StoreErrorCode> = new Set([
-  "corrupt",
-  "foreign",
-  "seed-unavailable",
-  "not-a-file",
-  "too-large",
-  "invalid-id",
-]);
 const LOG_SUFFIX = ".jsonl";
 /** How much of the last prompt a digest keeps (a preview: whitespace collapsed, cut with an ellipsis). */
 export const LAST_PROMPT_CHARS = 80;
@@ -85,8 +75,16 @@ const summaryFrom = (facts: HeaderFacts, identity: FileIdentity): SessionSummary
  * readable log's digest, or why it cannot be loaded.
  */
 export async function listLogs(dir: IndexedDirectory, load: (id: string) => Promise<Session>): Promise<ListedLog[]> {
+  return (await listLogsAt(dir, load)).logs;
+}
+
+/** `listLogs()`, and the generation of the index it leaves (undefined: no index kept). */
+export async function listLogsAt(
+  dir: IndexedDirectory,
+  load: (id: string) => Promise<Session>,
+): Promise<{ logs: ListedLog[]; generation: string | undefined }> {
   const out: ListedLog[] = [];
-  await refresh(dir, true, (name, identity, entry, identities) => {
+  const generation = await refresh(dir, true, (name, identity, entry, identities) => {
     if (identity === undefined)
       return statError(dir, name).then((error) => {
         out.push({ kind: "unreadable", name, error });
@@ -97,23 +95,37 @@ export async function listLogs(dir: IndexedDirectory, load: (id: string) => Prom
       out.push(rowOf(name, entry, updatedAt));
       return entry;
     }
-    return detailOf(dir, name, load, identities).then((loaded) => {
-      const base = withoutDetail(entry ?? newEntry(name, identity));
-      if ("error" in loaded) {
-        out.push({ kind: "unreadable", name, error: loaded.error });
-        return base;
-      }
-      out.push(rowOf(name, loaded.detail, updatedAt));
-      if (!loaded.keep) return base;
-      // A digest carries the header's facts: no separate `header` is kept with it.
-      if (loaded.detail.digest !== undefined) {
-        const { header: _header, ...rest } = base;
-        return { ...rest, ...loaded.detail };
-      }
-      return { ...base, ...loaded.detail };
+    return loadEntry(dir, name, identity, entry, identities, load).then((loaded) => {
+      out.push(loaded.row);
+      return loaded.entry;
     });
   });
-  return out;
+  return { logs: out, generation };
+}
+
+/**
+ * Loads `name` read-only: its row, and its entry now (`entry`, the stored one for this identity,
+ * gives the header facts kept when the load result is not kept).
+ */
+export async function loadEntry(
+  dir: IndexedDirectory,
+  name: string,
+  identity: FileIdentity,
+  entry: IndexEntry | undefined,
+  identities: Identities,
+  load: (id: string) => Promise<Session>,
+): Promise<{ row: ListedLog; entry: IndexEntry }> {
+  const loaded = await detailOf(dir, name, load, identities);
+  const base = withoutDetail(entry ?? newEntry(name, identity));
+  if ("error" in loaded) return { row: { kind: "unreadable", name, error: loaded.error }, entry: base };
+  const row = rowOf(name, loaded.detail, Math.floor(identity.mtimeMs));
+  if (!loaded.keep) return { row, entry: base };
+  // A digest carries the header's facts: no separate `header` is kept with it.
+  if (loaded.detail.digest !== undefined) {
+    const { header: _header, ...rest } = base;
+    return { row, entry: { ...rest, ...loaded.detail } };
+  }
+  return { row, entry: { ...base, ...loaded.detail } };
 }
 
 /**
@@ -121,8 +133,9 @@ export async function listLogs(dir: IndexedDirectory, load: (id: string) => Prom
  * calls `visit` for each log with its identity and its index entry (when the file still has the
  * entry's identity), one log after the other. `visit` returns the log's entry now — the same
  * object when nothing was computed. The index is rewritten, newest log first, when any entry
- * changed, a log is gone, or the scan has news (a journal mark, a full stat) to record.
- * `details`: whether `visit` needs the stored load results.
+ * changed, a log is gone, or the scan has news (a journal mark, a full stat, a delta to fold in)
+ * to record. `details`: whether `visit` needs the stored load results. Returns the generation of
+ * the index the listing leaves (undefined: none was kept) — the one read when no entry changed.
  */
 async function refresh(
   dir: IndexedDirectory,
@@ -133,7 +146,7 @@ async function refresh(
     entry: IndexEntry | undefined,
     identities: Identities,
   ) => IndexEntry | undefined | Promise<IndexEntry | undefined>,
-): Promise<void> {
+): Promise<string | undefined> {
   const scan = await scanDirectory(dir);
   if (details) scan.details();
   const entries: IndexEntry[] = [];
@@ -150,10 +163,14 @@ async function refresh(
     if (next !== entry) changed = true;
     entries.push(next);
   }
-  if (!dir.useIndex || (!changed && !scan.news && entries.length === scan.index.size)) return;
+  if (!dir.useIndex) return undefined;
+  changed ||= entries.length !== scan.index.size;
+  if (!changed && !scan.news && scan.generation !== undefined) return scan.generation;
   scan.details(); // the entries kept as they were keep their load results
   entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-  await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, scan);
+  const generation = changed || scan.generation === undefined ? newGeneration() : scan.generation;
+  const written = await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, { ...scan, generation });
+  return written ? generation : undefined;
 }
 
 const newEntry = (name: string, identity: FileIdentity): IndexEntry => ({
@@ -180,9 +197,8 @@ const factsOf = (s: HeaderFacts): HeaderFacts => ({
 });
 
 /** Whether an entry's load result still holds: a kept problem, and every log its seed was read from unchanged. */
-function usable(entry: IndexEntry, identities: Identities): boolean {
-  if (entry.digest === undefined && (entry.problem === undefined || !KEPT_PROBLEMS.has(entry.problem.code)))
-    return false;
+export function usable(entry: IndexEntry, identities: Identities): boolean {
+  if (!hasKeptResult(entry)) return false;
   return (entry.deps ?? []).every((dep) => {
     const now = identities.get(dep.name) ?? null; // not listed: absent
     if (now === undefined) return false;
@@ -195,7 +211,7 @@ function usable(entry: IndexEntry, identities: Identities): boolean {
  * edit), without object spreads: this runs once per log on every listing, mostly in code not yet
  * optimized, where a spread costs several times a plain literal.
  */
-function rowOf(name: string, result: LoadResult, updatedAt: number): ListedLog {
+export function rowOf(name: string, result: LoadResult, updatedAt: number): ListedLog {
   const d = result.digest;
   // The index's own row object (session-index-file.ts builds it whole) when it is this file's.
   if (d !== undefined && (d as Partial<SessionDigest>).updatedAt === updatedAt)

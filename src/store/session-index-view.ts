@@ -1,0 +1,141 @@
+// A fast listing's view of the sessions directory (decision record 0031): the directory's
+// `*.jsonl` names, the index's base as columns (no object per log: line 2 parsed, line 3 left as
+// bytes), its delta, and the identities of the logs that can have changed since (new names,
+// released and locked logs, by the release journal — session-index-scan.ts's rule and order:
+// directory listed, then the journal read, then the stats). Every other log is taken to be as the
+// index recorded it. Undefined whenever that does not hold and the full listing must decide: no
+// base with a generation (an older Keelson's, or none), malformed columns, a journal mark that
+// no longer holds, the last full stat over `FULL_STAT_MS` old, or a delta past `COMPACT_AT`
+// entries (the full listing folds it into a new base).
+import { isNotFound } from "./meta-peek.js";
+import { type FileIdentity, sameIdentity } from "./load-cache.js";
+import { type Delta, readDelta } from "./session-index-delta.js";
+import { decodeEntry, type IndexEntry, isSpecial } from "./session-index-entry.js";
+import { type HeadColumns, headColumns, type IndexFile, readIndexFile } from "./session-index-file.js";
+import { readJournal } from "./session-index-journal.js";
+import { FULL_STAT_MS, type Identities, type IndexedDirectory, statAll } from "./session-index-scan.js";
+
+/** A delta with more entries than this is folded into a new base by a full listing. */
+export const COMPACT_AT = 512;
+const LOG_SUFFIX = ".jsonl";
+const LOCK_SUFFIX = ".lock";
+
+export interface IndexView {
+  readonly file: IndexFile & { readonly gen: string };
+  readonly heads: HeadColumns;
+  readonly delta: Delta | undefined;
+  /** The `*.jsonl` names listed. */
+  readonly present: ReadonlySet<string>;
+  /** The logs stat'ed (new to the index, released since its mark, locked now), with their identity. */
+  readonly restat: ReadonlyMap<string, FileIdentity | null | undefined>;
+  /** The logs released since the index's mark. */
+  readonly released: ReadonlySet<string>;
+  /** The journal mark after this read (to record). */
+  readonly journal: import("./session-index-journal.js").JournalMark;
+  /** The generations of the rows the index holds, oldest first: the base's, then the delta's. */
+  readonly chain: readonly string[];
+  /** A known log's entry as the index holds it (base entries without their load result), undefined for unknown or removed. */
+  readonly stored: (name: string) => IndexEntry | undefined;
+  /** Base position of a name, when the base lists it. */
+  readonly position: ReadonlyMap<string, number>;
+  /** Every log's identity: stat'ed now, else recorded (undefined for a log not listed). */
+  readonly identities: Identities;
+  /** The special entries (isSpecial) the index holds, by name. */
+  readonly special: () => Map<string, IndexEntry>;
+}
+
+/** The view of `dir`, or undefined when a full listing must decide (see the module comment). */
+export async function openView(dir: IndexedDirectory): Promise<IndexView | undefined> {
+  if (!dir.useIndex) return undefined;
+  const started = Date.now();
+  let all: string[];
+  try {
+    all = await dir.fs.readdir(dir.root);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+  const file = await readIndexFile(dir.fs, dir.root, dir.maxLogBytes);
+  if (file?.gen === undefined || file.count === 0) return undefined;
+  let heads: HeadColumns | undefined;
+  try {
+    heads = headColumns(JSON.parse(file.heads()), file.count);
+  } catch {
+    return undefined;
+  }
+  if (heads === undefined) return undefined;
+  const delta = await readDelta(dir.fs, dir.root, file.gen);
+  if (delta !== undefined && delta.entries.size > COMPACT_AT) return undefined;
+  const verifiedAt = delta === undefined ? file.verifiedAt : delta.verifiedAt;
+  const journal = await readJournal(dir.fs, dir.root, delta?.journal ?? file.journal);
+  if (journal?.released === undefined || verifiedAt === undefined || started - verifiedAt >= FULL_STAT_MS)
+    return undefined;
+  const position = new Map<string, number>();
+  for (let i = 0; i < heads.names.length; i++) {
+    const name = heads.names[i];
+    if (typeof name === "string" && !position.has(name)) position.set(name, i);
+  }
+  const stored = (name: string): IndexEntry | undefined => {
+    const change = delta?.entries.get(name);
+    if (change !== undefined) return change.entry;
+    const at = position.get(name);
+    const entry = at === undefined ? undefined : heads.at(at);
+    return entry?.name === name ? entry : undefined;
+  };
+  const present = new Set<string>();
+  const locked = new Set<string>();
+  for (const name of all)
+    if (name.endsWith(LOG_SUFFIX)) present.add(name);
+    else if (name.endsWith(LOCK_SUFFIX)) locked.add(`${name.slice(0, -LOCK_SUFFIX.length)}${LOG_SUFFIX}`);
+  const { released } = journal;
+  const known = (name: string): boolean => {
+    const change = delta?.entries.get(name);
+    return change !== undefined ? change.entry !== undefined : position.has(name);
+  };
+  const toStat: string[] = [];
+  for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
+  const restat = await statAll(dir, toStat);
+  const identities: Identities = {
+    get: (name: string): FileIdentity | null | undefined =>
+      restat.has(name) ? restat.get(name) : present.has(name) ? stored(name) : undefined,
+    has: (name: string): boolean => restat.has(name) || present.has(name),
+  };
+  const special = (): Map<string, IndexEntry> => {
+    const out = new Map<string, IndexEntry>();
+    for (const raw of file.special ?? []) {
+      const entry = decodeEntry(raw);
+      // A garbled special entry: its log cannot be vouched for here.
+      if (entry === undefined) throw new GarbledIndex();
+      if (!delta?.entries.has(entry.name)) out.set(entry.name, entry);
+    }
+    for (const [name, { entry }] of delta?.entries ?? [])
+      if (entry !== undefined && isSpecial(entry)) out.set(name, entry);
+    return out;
+  };
+  return {
+    file: file as IndexFile & { gen: string },
+    heads,
+    delta,
+    present,
+    restat,
+    released,
+    journal: journal.mark,
+    chain: [file.gen, ...(delta?.gens ?? [])],
+    stored,
+    position,
+    identities,
+    special,
+  };
+}
+
+/** Thrown by `special()` when line 1's special entries are malformed: the full listing decides. */
+export class GarbledIndex extends Error {}
+
+/** Whether the stored entry of `name` is for the file as it is now (stat'ed, or unchanged by the journal). */
+export function unchanged(view: IndexView, name: string): boolean {
+  const entry = view.stored(name);
+  if (entry === undefined) return false;
+  if (!view.restat.has(name)) return true;
+  const now = view.restat.get(name);
+  return now !== null && now !== undefined && !view.released.has(name) && sameIdentity(entry, now);
+}
