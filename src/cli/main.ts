@@ -3,16 +3,12 @@
 // Messages quote untrusted text (ids, paths, log contents): escaped for the terminal.
 // Exit codes: 0 ok · 1 the log or the turn failed (verify issues, corrupt log, turn error) ·
 // 2 bad input (ours, and commander's usage errors) · 3–6 other turn end reasons (see headless-turn.ts).
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
 import { chooseStore } from "./store-choice.js";
 import { terminalLine, terminalText } from "./terminal-text.js";
-
-const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
+import { KEELSON_VERSION as version } from "./version.js";
 
 /**
  * The commander program for `argv`: the command being run (or asked about with `help <name>`)

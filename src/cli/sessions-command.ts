@@ -6,16 +6,27 @@
 // PostgreSQL store the listing is one query over the sessions table (no log is read): id,
 // created, updated, cwd, parent and the first prompt. Prompts, cwds, file names and problems
 // are untrusted: escaped for the terminal (terminal-text.ts), JSON lines included.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
 import type { Command } from "commander";
-import { JsonlSessionStore, type SessionDigest, StoreError, type SessionSummary } from "../store/index.js";
+import {
+  JsonlSessionStore,
+  type ListedLog,
+  SESSION_INDEX_DIR,
+  type SessionDigest,
+  type SessionSummary,
+  StoreError,
+} from "../store/index.js";
 import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { preview } from "./transcript.js";
 import { commandSummary } from "./commands.js";
+import { patchListing, readListing, type RenderedRow, writeListing } from "./sessions-listing.js";
 import { terminalJson, terminalLine, terminalLines } from "./terminal-text.js";
+import { KEELSON_VERSION } from "./version.js";
 
 type Row =
-  | { readonly kind: "session"; readonly digest: SessionDigest }
+  | { readonly kind: "session"; readonly name: string; readonly digest: SessionDigest }
   | { readonly kind: "unreadable"; readonly name: string; readonly problem: string; readonly code?: string }
   | { readonly kind: "newer"; readonly name: string; readonly problem: string };
 
@@ -27,51 +38,98 @@ export function registerSessions(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const store = await openStore();
       if (!(store instanceof JsonlSessionStore)) return listDatabase(store, flags.json === true);
-      const rows: Row[] = [];
-      for (const log of await store.listLogs()) {
-        const { name } = log;
-        if (log.kind === "session")
-          rows.push(log); // a row as it is: no copy per session
-        else if (log.error instanceof StoreError && log.error.code === "newer-version")
-          rows.push({ kind: "newer", name, problem: problemOf(log.error) });
-        else
-          rows.push({
-            kind: "unreadable",
-            name,
-            problem: describeError(log.error),
-            ...(log.error instanceof StoreError ? { code: log.error.code } : {}),
-          });
-      }
+      if (flags.json !== true) return listText(store);
+      const rows = (await store.listLogs()).map(rowOf);
       await store.close();
       rows.sort((a, b) => createdOf(a) - createdOf(b));
       // One write for the whole listing: a write per row costs more than the listing itself at
       // thousands of sessions (a system call each when stdout is a file).
-      if (flags.json === true) {
-        const lines = rows.map((row) =>
-          terminalJson(JSON.stringify(row.kind === "session" ? summary(row.digest) : jsonProblem(row))),
-        );
-        if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
-        return;
-      }
-      if (rows.length === 0) {
-        process.stdout.write(`no sessions in ${terminalLine(store.root)}\n`);
-        return;
-      }
-      const lines = [["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ")];
-      for (const row of rows) {
-        if (row.kind !== "session") {
-          const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
-          lines.push(`${row.name.padEnd(36)}  ${problem}`);
-          continue;
-        }
-        const d = row.digest;
-        const created = new Date(d.createdAt).toISOString().padEnd(24);
-        const prompt = JSON.stringify(preview(d.lastPrompt ?? "", 50));
-        lines.push(`${d.id.padEnd(36)}  ${created}  ${String(d.turns).padStart(5)}  ${d.cwd ?? "-"}  ${prompt}`);
-      }
-      process.stdout.write(`${terminalLines(lines)}\n`); // every cell escaped as terminalLine would
+      const lines = rows.map((row) =>
+        terminalJson(JSON.stringify(row.kind === "session" ? summary(row.digest) : jsonProblem(row))),
+      );
+      if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
     });
 }
+
+function rowOf(log: ListedLog): Row {
+  const { name } = log;
+  if (log.kind === "session") return log; // a row as it is: no copy per session
+  if (log.error instanceof StoreError && log.error.code === "newer-version")
+    return { kind: "newer", name, problem: problemOf(log.error) };
+  return {
+    kind: "unreadable",
+    name,
+    problem: describeError(log.error),
+    ...(log.error instanceof StoreError ? { code: log.error.code } : {}),
+  };
+}
+
+const HEADER = ["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ");
+
+/** A row's line, before escaping. */
+function rowLine(row: Row): string {
+  if (row.kind !== "session") {
+    const problem = row.kind === "newer" ? row.problem : `unreadable: ${row.problem}`;
+    return `${row.name.padEnd(36)}  ${problem}`;
+  }
+  const d = row.digest;
+  const created = new Date(d.createdAt).toISOString().padEnd(24);
+  const prompt = JSON.stringify(preview(d.lastPrompt ?? "", 50));
+  return `${d.id.padEnd(36)}  ${created}  ${String(d.turns).padStart(5)}  ${d.cwd ?? "-"}  ${prompt}`;
+}
+
+/**
+ * What a kept listing is valid for: Keelson's version, the listing's format, and the code that
+ * renders and escapes a row (an edit to it re-renders every kept listing).
+ */
+const RENDER_TAG = `${KEELSON_VERSION}/1/${createHash("sha1")
+  .update([rowLine, preview, terminalLine, terminalLines].map(String).join("\n"))
+  .digest("hex")
+  .slice(0, 12)}`;
+
+/**
+ * The text listing, patched from the one kept at the last listing (sessions-listing.ts) when the
+ * store knows its generation: only the rows changed since are rendered.
+ */
+async function listText(store: JsonlSessionStore): Promise<void> {
+  const file = join(store.root, SESSION_INDEX_DIR, "listing");
+  let listing: { names: string[]; created: number[]; body: Buffer } | undefined;
+  let generation: string | undefined;
+  try {
+    const kept = await readListing(file, RENDER_TAG);
+    const changes = await store.listLogChanges(kept?.generation);
+    generation = changes.generation;
+    if (changes.kind === "changes" && kept !== undefined) {
+      if (changes.changed.length === 0 && changes.removed.length === 0) {
+        process.stdout.write(kept.count === 0 ? empty(store) : Buffer.concat([HEADER_LINE, kept.body]));
+        return; // nothing to keep anew
+      }
+      const gone = new Set(changes.removed);
+      const rendered = changes.changed.map((log): RenderedRow => {
+        gone.add(log.name);
+        const row = rowOf(log);
+        return { name: log.name, created: createdOf(row), text: terminalLine(rowLine(row)) };
+      });
+      listing = patchListing(kept, rendered, gone);
+    }
+    if (listing === undefined) {
+      // Every row, rendered in one piece (one escape scan of the whole text).
+      const logs = changes.kind === "all" ? changes.logs : await store.listLogs();
+      const rows = logs.map(rowOf).sort((a, b) => createdOf(a) - createdOf(b));
+      const text = rows.length === 0 ? "" : `${terminalLines(rows.map(rowLine))}\n`;
+      listing = { names: rows.map((r) => r.name), created: rows.map(createdOf), body: Buffer.from(text) };
+    }
+  } finally {
+    await store.close();
+  }
+  // One write for the whole listing: a write per row costs more than the listing itself at
+  // thousands of sessions (a system call each when stdout is a file).
+  process.stdout.write(listing.names.length === 0 ? empty(store) : Buffer.concat([HEADER_LINE, listing.body]));
+  if (generation !== undefined) await writeListing(file, { render: RENDER_TAG, generation, ...listing });
+}
+
+const HEADER_LINE = Buffer.from(`${terminalLine(HEADER)}\n`);
+const empty = (store: JsonlSessionStore): string => `no sessions in ${terminalLine(store.root)}\n`;
 
 function jsonProblem(row: Exclude<Row, { kind: "session" }>): Record<string, string> {
   return {

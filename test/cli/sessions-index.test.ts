@@ -48,7 +48,7 @@ it("the full scan writes no index; the indexed listing writes one and prints the
   for (let i = 0; i < 2; i++) {
     const indexed = await keelson(home, ["sessions"]);
     expect(indexed).toMatchObject({ code: 0, stdout: scanned.stdout, stderr: "" });
-    expect((await readdir(join(sessions, SESSION_INDEX_DIR))).sort()).toEqual(["index.json", "released"]);
+    expect((await readdir(join(sessions, SESSION_INDEX_DIR))).sort()).toEqual(["index.json", "listing", "released"]);
   }
   const json = await bothWays(["sessions", "--json"]);
   expect(json.indexed).toBe(json.scanned);
