@@ -21,7 +21,14 @@ import { describeError } from "./errors.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { preview } from "./transcript.js";
 import { commandSummary } from "./commands.js";
-import { patchListing, readListing, type RenderedRow, writeListing } from "./sessions-listing.js";
+import {
+  type Listing,
+  listingOf,
+  patchListing,
+  readListing,
+  type RenderedRow,
+  writeListing,
+} from "./sessions-listing.js";
 import { terminalJson, terminalLine, terminalLines } from "./terminal-text.js";
 import { KEELSON_VERSION } from "./version.js";
 
@@ -93,7 +100,7 @@ const RENDER_TAG = `${KEELSON_VERSION}/1/${createHash("sha1")
  */
 async function listText(store: JsonlSessionStore): Promise<void> {
   const file = join(store.root, SESSION_INDEX_DIR, "listing");
-  let listing: { names: string[]; created: number[]; body: Buffer } | undefined;
+  let listing: Listing | undefined;
   let generation: string | undefined;
   try {
     const kept = await readListing(file, RENDER_TAG);
@@ -101,7 +108,7 @@ async function listText(store: JsonlSessionStore): Promise<void> {
     generation = changes.generation;
     if (changes.kind === "changes" && kept !== undefined) {
       if (changes.changed.length === 0 && changes.removed.length === 0) {
-        process.stdout.write(kept.count === 0 ? empty(store) : Buffer.concat([HEADER_LINE, kept.body]));
+        print(store, kept.count, [kept.body]);
         return; // nothing to keep anew
       }
       const gone = new Set(changes.removed);
@@ -116,20 +123,26 @@ async function listText(store: JsonlSessionStore): Promise<void> {
       // Every row, rendered in one piece (one escape scan of the whole text).
       const logs = changes.kind === "all" ? changes.logs : await store.listLogs();
       const rows = logs.map(rowOf).sort((a, b) => createdOf(a) - createdOf(b));
-      const text = rows.length === 0 ? "" : `${terminalLines(rows.map(rowLine))}\n`;
-      listing = { names: rows.map((r) => r.name), created: rows.map(createdOf), body: Buffer.from(text) };
+      const texts = rows.length === 0 ? [] : terminalLines(rows.map(rowLine)).split("\n");
+      listing = listingOf(rows.map((r, i) => ({ name: r.name, created: createdOf(r), text: texts[i]! })));
     }
   } finally {
     await store.close();
   }
-  // One write for the whole listing: a write per row costs more than the listing itself at
+  // A few writes for the whole listing: a write per row costs more than the listing itself at
   // thousands of sessions (a system call each when stdout is a file).
-  process.stdout.write(listing.names.length === 0 ? empty(store) : Buffer.concat([HEADER_LINE, listing.body]));
+  print(store, listing.count, listing.body);
   if (generation !== undefined) await writeListing(file, { render: RENDER_TAG, generation, ...listing });
 }
 
-const HEADER_LINE = Buffer.from(`${terminalLine(HEADER)}\n`);
-const empty = (store: JsonlSessionStore): string => `no sessions in ${terminalLine(store.root)}\n`;
+/** The listing: the header and the rows (no copy of the rows' bytes), or that there are none. */
+function print(store: JsonlSessionStore, count: number, body: readonly Buffer[]): void {
+  if (count === 0) process.stdout.write(`no sessions in ${terminalLine(store.root)}\n`);
+  else {
+    process.stdout.write(`${terminalLine(HEADER)}\n`);
+    for (const piece of body) if (piece.length > 0) process.stdout.write(piece);
+  }
+}
 
 function jsonProblem(row: Exclude<Row, { kind: "session" }>): Record<string, string> {
   return {

@@ -7,12 +7,15 @@
 // changed it prints the kept text as it is. Kept in the index's directory: it belongs to one
 // sessions directory, goes when the index is removed, and is keyed by the index's generation.
 //
-// File: line 1 JSON (format, render tag, generation, row count, a SHA-1 of everything after
-// line 1); line 2 the rows' file names (JSON array); line 3 their created times (JSON array;
-// a problem row sorts last); then the rows, one per line. A file that is missing, torn, edited
-// (the digest), of another render tag or whose generation the store does not know costs a full
-// render, never a wrong row. Written as a private temp file renamed into place, not fsynced;
-// never fails the listing (a read-only directory: no cache).
+// File: line 1 JSON (format, render tag, generation, row count, the key section's length, a
+// SHA-1 of everything after line 1); then a key line per row, `<created>\t<file name as JSON>`
+// (a problem row's created is the largest safe integer: it sorts last); then the rows, one per
+// line. A row changed in place (same name and created: a new turn) or a row removed is found by
+// a byte search of the keys, and a new row that sorts last is appended, without decoding the
+// other keys; anything else decodes them all. A file that is missing, torn, edited (the digest),
+// of another render tag or whose generation the store does not know costs a full render, never
+// a wrong row. Written as a private temp file renamed into place, not fsynced; never fails the
+// listing (a read-only directory: no kept listing).
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -20,6 +23,7 @@ import { dirname } from "node:path";
 const FORMAT = "keelson-sessions-listing";
 /** The largest listing kept (a larger one is rendered every time). */
 const MAX_BYTES = 64 * 1024 * 1024;
+const NEWLINE = 0x0a;
 
 /** One rendered row: its sort key (created, then file name) and its escaped text (no newline). */
 export interface RenderedRow {
@@ -28,39 +32,53 @@ export interface RenderedRow {
   readonly text: string;
 }
 
+/** A listing as pieces of bytes (kept slices and new rows): `count` key lines and `count` rows. */
+export interface Listing {
+  readonly count: number;
+  readonly keys: readonly Buffer[];
+  readonly body: readonly Buffer[];
+}
+
 /** A kept listing whose render tag matched. */
 export interface KeptListing {
   readonly generation: string;
   readonly count: number;
+  readonly keys: Buffer;
   /** The rows, each ending with a newline. */
   readonly body: Buffer;
-  /** Line 2 and line 3 (parsed only to patch). */
-  readonly keys: () => { names: unknown; created: unknown };
 }
+
+/** The listing of `rows` (in order), rendered whole. */
+export function listingOf(rows: readonly RenderedRow[]): Listing {
+  return {
+    count: rows.length,
+    keys: [Buffer.from(rows.map(keyLine).join(""))],
+    body: [Buffer.from(rows.map((r) => `${r.text}\n`).join(""))],
+  };
+}
+
+const keyLine = (r: { readonly name: string; readonly created: number }): string =>
+  `${r.created}\t${JSON.stringify(r.name)}\n`;
 
 /** The kept listing in `file` rendered with `render`, or undefined (see the module comment). */
 export async function readListing(file: string, render: string): Promise<KeptListing | undefined> {
   try {
     const bytes = await readFile(file);
     if (bytes.length > MAX_BYTES) return undefined;
-    const first = bytes.indexOf(0x0a);
-    const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
-    const third = second < 0 ? -1 : bytes.indexOf(0x0a, second + 1);
-    if (third < 0) return undefined;
+    const first = bytes.indexOf(NEWLINE);
+    if (first < 0) return undefined;
     const facts: unknown = JSON.parse(bytes.toString("utf8", 0, first));
     if (typeof facts !== "object" || facts === null) return undefined;
-    const { format, render: tag, generation, count, digest } = facts as Record<string, unknown>;
+    const { format, render: tag, generation, count, keys, digest } = facts as Record<string, unknown>;
     if (format !== FORMAT || tag !== render || typeof generation !== "string") return undefined;
-    if (!Number.isSafeInteger(count) || typeof digest !== "string") return undefined;
-    if (sha1(bytes.subarray(first + 1)) !== digest) return undefined; // torn or edited
+    if (!Number.isSafeInteger(count) || !Number.isSafeInteger(keys) || typeof digest !== "string") return undefined;
+    const rest = bytes.subarray(first + 1);
+    if ((keys as number) > rest.length || sha1([rest]) !== digest) return undefined; // torn or edited
     return {
       generation,
       count: count as number,
-      body: bytes.subarray(third + 1),
-      keys: () => ({
-        names: JSON.parse(bytes.toString("utf8", first + 1, second)),
-        created: JSON.parse(bytes.toString("utf8", second + 1, third)),
-      }),
+      keys: rest.subarray(0, keys as number),
+      body: rest.subarray(keys as number),
     };
   } catch {
     return undefined;
@@ -70,23 +88,15 @@ export async function readListing(file: string, render: string): Promise<KeptLis
 /** Writes a listing (best effort: a failure leaves the previous one, or none, and no temp file). */
 export async function writeListing(
   file: string,
-  listing: {
-    readonly render: string;
-    readonly generation: string;
-    readonly names: readonly string[];
-    readonly created: readonly number[];
-    readonly body: Buffer;
-  },
+  listing: Listing & { readonly render: string; readonly generation: string },
 ): Promise<void> {
-  const rest = Buffer.concat([
-    Buffer.from(`${JSON.stringify(listing.names)}\n${JSON.stringify(listing.created)}\n`),
-    listing.body,
-  ]);
+  const rest = [...listing.keys, ...listing.body];
   const facts = {
     format: FORMAT,
     render: listing.render,
     generation: listing.generation,
-    count: listing.names.length,
+    count: listing.count,
+    keys: listing.keys.reduce((n, b) => n + b.length, 0),
     digest: sha1(rest),
   };
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
@@ -94,7 +104,7 @@ export async function writeListing(
     await mkdir(dirname(file), { recursive: true });
     const handle = await open(temp, "wx");
     try {
-      await handle.writeFile(Buffer.concat([Buffer.from(`${JSON.stringify(facts)}\n`), rest]));
+      await handle.writev([Buffer.from(`${JSON.stringify(facts)}\n`), ...rest]);
     } finally {
       await handle.close();
     }
@@ -105,64 +115,114 @@ export async function writeListing(
 }
 
 /** Row order: created, then file name (UTF-16 code units, as the store sorts names). */
-const before = (aCreated: number, aName: string, bCreated: number, bName: string): boolean =>
-  aCreated !== bCreated ? aCreated < bCreated : aName < bName;
+const before = (a: { created: number; name: string }, b: { created: number; name: string }): boolean =>
+  a.created !== b.created ? a.created < b.created : a.name < b.name;
 
 /**
- * The kept rows with the rows named in `gone` or `fresh` taken out and `fresh` put in their
- * place by order; undefined when the kept keys are malformed (render everything instead).
+ * The kept rows with the rows named in `gone` (which names every fresh row too) taken out and
+ * `fresh` put in their place by order; undefined when the kept keys are malformed (render
+ * everything instead).
  */
 export function patchListing(
   kept: KeptListing,
   fresh: readonly RenderedRow[],
   gone: ReadonlySet<string>,
-): { names: string[]; created: number[]; body: Buffer } | undefined {
-  const { names: keptNames, created: keptCreated } = kept.keys();
-  if (!Array.isArray(keptNames) || !Array.isArray(keptCreated)) return undefined;
-  if (keptNames.length !== kept.count || keptCreated.length !== kept.count) return undefined;
-  const out = { names: [] as string[], created: [] as number[] };
-  const pieces: Buffer[] = [];
-  const add = [...fresh].sort((a, b) => (before(a.created, a.name, b.created, b.name) ? -1 : 1));
-  let next = 0;
-  let runStart = 0; // the byte where the current run of kept rows began
-  let at = 0;
-  for (let i = 0; i < kept.count; i++) {
-    const end = kept.body.indexOf(0x0a, at);
-    const name = keptNames[i];
-    const created = keptCreated[i];
-    if (end < 0 || typeof name !== "string" || typeof created !== "number") return undefined;
-    const drop = gone.has(name);
-    const insert = next < add.length && !drop && before(add[next]!.created, add[next]!.name, created, name);
-    if (drop || insert) {
-      pieces.push(kept.body.subarray(runStart, at));
-      runStart = drop ? end + 1 : at;
-    }
-    if (insert) {
-      const rows: string[] = [];
-      while (next < add.length && before(add[next]!.created, add[next]!.name, created, name)) {
-        const row = add[next++]!;
-        rows.push(`${row.text}\n`);
-        out.names.push(row.name);
-        out.created.push(row.created);
-      }
-      pieces.push(Buffer.from(rows.join("")));
-    }
-    if (!drop) {
-      out.names.push(name);
-      out.created.push(created);
-    }
-    at = end + 1;
-  }
-  if (at !== kept.body.length) return undefined;
-  pieces.push(kept.body.subarray(runStart, at));
-  const rows: string[] = [];
-  for (; next < add.length; next++) {
-    rows.push(`${add[next]!.text}\n`);
-    out.names.push(add[next]!.name);
-    out.created.push(add[next]!.created);
-  }
-  pieces.push(Buffer.from(rows.join("")));
-  return { ...out, body: Buffer.concat(pieces) };
+): Listing | undefined {
+  const add = [...fresh].sort((a, b) => (before(a, b) ? -1 : 1));
+  return inPlace(kept, add, gone) ?? merged(kept, add, gone);
 }
 
-const sha1 = (bytes: Buffer): string => createHash("sha1").update(bytes).digest("hex");
+/**
+ * The common patches without decoding the keys: each gone row found by a byte search of the
+ * keys and dropped, or replaced by the fresh row of the same name and created; the other fresh
+ * rows (new names) appended when they sort after the last kept row. Undefined otherwise.
+ */
+function inPlace(kept: KeptListing, add: readonly RenderedRow[], gone: ReadonlySet<string>): Listing | undefined {
+  const byName = new Map(add.map((r) => [r.name, r]));
+  const found: { line: number; keyStart: number; keyEnd: number; row: RenderedRow | undefined }[] = [];
+  for (const name of gone) {
+    const at = kept.keys.indexOf(`\t${JSON.stringify(name)}\n`);
+    if (at < 0) continue; // not kept: a new row (appended below) or one gone already
+    const keyStart = kept.keys.lastIndexOf(NEWLINE, at) + 1;
+    const row = byName.get(name);
+    if (row !== undefined && Number(kept.keys.toString("latin1", keyStart, at)) !== row.created) return undefined;
+    byName.delete(name);
+    found.push({ line: -1, keyStart, keyEnd: kept.keys.indexOf(NEWLINE, at) + 1, row });
+  }
+  const appended = add.filter((r) => byName.has(r.name));
+  if (appended.length > 0 && kept.count > 0) {
+    const lastStart = kept.keys.lastIndexOf(NEWLINE, kept.keys.length - 2) + 1;
+    const last = kept.keys.toString("utf8", lastStart, kept.keys.length - 1).split("\t");
+    const lastKey = { created: Number(last[0]), name: JSON.parse(last[1] ?? "null") as string };
+    if (typeof lastKey.name !== "string" || !before(lastKey, appended[0]!)) return undefined;
+  }
+  // Line numbers of the found keys: one pass over the newlines, in key order.
+  found.sort((a, b) => a.keyStart - b.keyStart);
+  let line = 0;
+  let at = 0;
+  for (const f of found) {
+    for (; at < f.keyStart; line++) at = kept.keys.indexOf(NEWLINE, at) + 1;
+    f.line = line;
+  }
+  const keys: Buffer[] = [];
+  const body: Buffer[] = [];
+  let keyFrom = 0;
+  let rowFrom = 0;
+  let row = 0;
+  let rowAt = 0;
+  for (const f of found) {
+    for (; row < f.line; row++) rowAt = kept.body.indexOf(NEWLINE, rowAt) + 1;
+    if (rowAt === 0 && f.line > 0) return undefined; // fewer rows than keys
+    const rowEnd = kept.body.indexOf(NEWLINE, rowAt) + 1;
+    if (rowEnd === 0) return undefined;
+    keys.push(kept.keys.subarray(keyFrom, f.keyStart));
+    body.push(kept.body.subarray(rowFrom, rowAt));
+    if (f.row !== undefined) {
+      keys.push(Buffer.from(keyLine(f.row)));
+      body.push(Buffer.from(`${f.row.text}\n`));
+    }
+    keyFrom = f.keyEnd;
+    rowFrom = rowEnd;
+    rowAt = rowEnd;
+    row++;
+  }
+  keys.push(kept.keys.subarray(keyFrom), Buffer.from(appended.map(keyLine).join("")));
+  body.push(kept.body.subarray(rowFrom), Buffer.from(appended.map((r) => `${r.text}\n`).join("")));
+  const removed = found.filter((f) => f.row === undefined).length;
+  return { count: kept.count - removed + appended.length, keys, body };
+}
+
+/** Any patch: every kept key decoded, kept and fresh rows merged in order. */
+function merged(kept: KeptListing, add: readonly RenderedRow[], gone: ReadonlySet<string>): Listing | undefined {
+  const lines = kept.keys.toString("utf8").split("\n");
+  if (lines.length !== kept.count + 1 || lines[kept.count] !== "") return undefined;
+  const rows: (RenderedRow | { created: number; name: string; start: number; end: number })[] = [];
+  let at = 0;
+  for (let i = 0; i < kept.count; i++) {
+    const tab = lines[i]!.indexOf("\t");
+    const created = Number(lines[i]!.slice(0, tab));
+    let name: unknown;
+    try {
+      name = JSON.parse(lines[i]!.slice(tab + 1));
+    } catch {
+      return undefined;
+    }
+    const end = kept.body.indexOf(NEWLINE, at) + 1;
+    if (tab < 0 || !Number.isFinite(created) || typeof name !== "string" || end === 0) return undefined;
+    if (!gone.has(name)) rows.push({ created, name, start: at, end });
+    at = end;
+  }
+  if (at !== kept.body.length) return undefined;
+  const out = [...rows, ...add].sort((a, b) => (before(a, b) ? -1 : 1));
+  return {
+    count: out.length,
+    keys: [Buffer.from(out.map(keyLine).join(""))],
+    body: out.map((r) => ("text" in r ? Buffer.from(`${r.text}\n`) : kept.body.subarray(r.start, r.end))),
+  };
+}
+
+const sha1 = (pieces: readonly Buffer[]): string => {
+  const hash = createHash("sha1");
+  for (const piece of pieces) hash.update(piece);
+  return hash.digest("hex");
+};

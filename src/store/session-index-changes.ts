@@ -12,7 +12,7 @@ import type { Session } from "../session/index.js";
 import { statError } from "./session-index-scan.js";
 import type { IndexedDirectory } from "./session-index-scan.js";
 import { type DeltaChange, writeDelta } from "./session-index-delta.js";
-import { hasKeptResult, type IndexEntry } from "./session-index-entry.js";
+import { hasKeptResult, type IndexEntry, namesDigest } from "./session-index-entry.js";
 import { newGeneration } from "./session-index-file.js";
 import { type ListedLog, listLogsAt, loadEntry, rowOf, usable } from "./session-index.js";
 import { GarbledIndex, type IndexView, openView, unchanged } from "./session-index-view.js";
@@ -51,12 +51,11 @@ export async function listChanges(dir: IndexedDirectory, since: string | undefin
 async function changesSince(dir: IndexedDirectory, view: IndexView, after: number, load: Load): Promise<LogChanges> {
   const rows = new Map<string, ListedLog>();
   const changes = new Map<string, IndexEntry | undefined>(); // this listing's, undefined: gone
-  const known = (name: string): boolean => view.stored(name) !== undefined;
   const reload = async (name: string, entry: IndexEntry | undefined): Promise<void> => {
     const identity = view.identities.get(name);
     if (identity === null || identity === undefined) {
       rows.set(name, { kind: "unreadable", name, error: await statError(dir, name) });
-      if (known(name)) changes.set(name, undefined); // as the full listing: dropped, stat'ed again next time
+      changes.set(name, undefined); // as the full listing: not kept, stat'ed again next time
       return;
     }
     const loaded = await loadEntry(dir, name, identity, entry, view.identities, load);
@@ -64,13 +63,10 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
     if (loaded.entry !== entry) changes.set(name, loaded.entry);
   };
   for (const name of view.restat.keys()) {
-    if (view.restat.get(name) === null) {
-      if (known(name)) changes.set(name, undefined);
-    } else if (!unchanged(view, name)) await reload(name, undefined);
+    if (view.restat.get(name) === null) changes.set(name, undefined);
+    else if (!unchanged(view, name)) await reload(name, undefined);
   }
-  for (const name of view.position.keys()) if (!view.present.has(name) && known(name)) changes.set(name, undefined);
-  for (const [name, { entry }] of view.delta?.entries ?? [])
-    if (entry !== undefined && !view.present.has(name)) changes.set(name, undefined);
+  for (const name of view.gone()) changes.set(name, undefined);
   // Rows not kept (read on every listing), and rows whose seed comes from a log that changed.
   const touched = (name: string): boolean => changes.has(name) || view.restat.has(name);
   for (const [name, entry] of view.special()) {
@@ -89,6 +85,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   if (changes.size > 0 || moved)
     recorded = await writeDelta(dir.fs, dir.root, {
       base: view.file.gen,
+      names: namesDigest(view.present, new Set([...changes].filter(([, e]) => e === undefined).map(([n]) => n))),
       gens,
       journal: view.journal,
       verifiedAt: view.delta === undefined ? view.file.verifiedAt : view.delta.verifiedAt,

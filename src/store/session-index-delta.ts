@@ -47,6 +47,8 @@ export interface Delta {
   readonly journal: JournalMark | undefined;
   readonly verifiedAt: number | undefined;
   readonly entries: ReadonlyMap<string, DeltaChange>;
+  /** The digest of the logs' names with the delta applied (`namesDigest`). */
+  readonly names: string;
 }
 
 /** The delta in `root` for the base of generation `base`, or undefined (none, another base's, torn, malformed). */
@@ -54,8 +56,9 @@ export async function readDelta(fs: StoreFileSystem, root: string, base: string)
   try {
     const raw: unknown = JSON.parse((await readLogFile(fs, join(root, DELTA_FILE), MAX_DELTA_BYTES)).toString("utf8"));
     if (!isRecord(raw) || raw.format !== FORMAT || raw.base !== base) return undefined;
-    const { gens, journal, verifiedAt, changes } = raw;
+    const { gens, journal, verifiedAt, changes, names } = raw;
     if (!Array.isArray(gens) || !gens.every((g) => typeof g === "string") || !Array.isArray(changes)) return undefined;
+    if (typeof names !== "string") return undefined;
     if (journal !== undefined && !isMark(journal)) return undefined;
     if (verifiedAt !== undefined && !isNumber(verifiedAt)) return undefined;
     const entries = new Map<string, DeltaChange>();
@@ -69,7 +72,7 @@ export async function readDelta(fs: StoreFileSystem, root: string, base: string)
       if (entry === undefined) return undefined;
       entries.set(entry.name, { at: change.at, entry });
     }
-    return { base, gens, journal, verifiedAt, entries };
+    return { base, gens, journal, verifiedAt, entries, names };
   } catch {
     return undefined;
   }
@@ -88,6 +91,7 @@ export async function writeDelta(fs: StoreFileSystem, root: string, delta: Delta
     gens: delta.gens,
     ...(delta.journal === undefined ? {} : { journal: delta.journal }),
     ...(delta.verifiedAt === undefined ? {} : { verifiedAt: delta.verifiedAt }),
+    names: delta.names,
     changes,
   });
   try {

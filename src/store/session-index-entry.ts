@@ -3,6 +3,7 @@
 // the store learned about the log (its file identity, header facts, the read-only load's
 // result), the load refusals an entry keeps, and the tolerant checks every index reader uses (a
 // malformed value drops the entry: its log is read again).
+import { createHash } from "node:crypto";
 import type { FileIdentity } from "./load-cache.js";
 import type { JournalMark } from "./session-index-journal.js";
 import type { StoreErrorCode } from "./types.js";
@@ -162,6 +163,18 @@ export function decodeDeps(raw: unknown): Dependency[] | undefined {
     else return undefined;
   }
   return out;
+}
+
+/**
+ * A digest of a set of log file names, whatever their order (SHA-1 of the sorted names): a fast
+ * listing compares the directory's names with the index's by it, without decoding the index's
+ * names. Native sort, join and hash: a hash loop in JavaScript took 10–20 ms over 10,000 names
+ * in a fresh process (not yet optimized), this takes 2–5 ms.
+ */
+export function namesDigest(names: Iterable<string>, without?: ReadonlySet<string>): string {
+  const list: string[] = [];
+  for (const name of names) if (without === undefined || !without.has(name)) list.push(name);
+  return createHash("sha1").update(list.sort().join("\n")).digest("hex");
 }
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

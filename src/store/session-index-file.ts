@@ -25,6 +25,7 @@ import {
   encodeDeps,
   encodeEntry,
   isSpecial,
+  namesDigest,
   type HeaderFacts,
   type IndexEntry,
   isCount,
@@ -86,6 +87,8 @@ interface Facts {
   readonly gen?: string;
   /** The entries a fast listing cannot take from the columns: no kept load result, or a seed read from other logs. */
   readonly special?: unknown[];
+  /** With `gen`: the digest of the logs' names (`namesDigest`): a fast listing compares the directory's with it. */
+  readonly names?: string;
 }
 
 /** An index file's line 1 and its bytes, before the columns are decoded. */
@@ -96,6 +99,8 @@ export interface IndexFile {
   readonly verifiedAt: number | undefined;
   readonly gen: string | undefined;
   readonly special: readonly unknown[] | undefined;
+  /** The digest of the logs' names (`namesDigest`), with `gen`. */
+  readonly names: string | undefined;
   /** Line 2 (the heads) and line 3 (the details), as JSON text. */
   readonly heads: () => string;
   readonly details: () => string;
@@ -117,7 +122,8 @@ export async function readIndexFile(
     if (!isRecord(facts) || facts.format !== FORMAT || facts.version !== INDEX_VERSION) return undefined;
     if (facts.reads !== REFERENCING_LOG_VERSION || facts.maxLogBytes !== maxLogBytes || !isCount(facts.count))
       return undefined;
-    const gen = typeof facts.gen === "string" && Array.isArray(facts.special) ? facts.gen : undefined;
+    const withGen = typeof facts.gen === "string" && Array.isArray(facts.special) && typeof facts.names === "string";
+    const gen = withGen ? (facts.gen as string) : undefined;
     return {
       bytes,
       count: facts.count,
@@ -125,6 +131,7 @@ export async function readIndexFile(
       verifiedAt: isNumber(facts.verifiedAt) ? facts.verifiedAt : undefined,
       gen,
       special: gen === undefined ? undefined : (facts.special as unknown[]),
+      names: gen === undefined ? undefined : (facts.names as string),
       heads: () => bytes.toString("utf8", first + 1, second),
       details: () => bytes.toString("utf8", second + 1, third),
     };
@@ -214,7 +221,13 @@ export async function writeIndex(
     ...(state.verifiedAt === undefined ? {} : { verifiedAt: state.verifiedAt }),
     ...(state.journal === undefined ? {} : { journal: state.journal }),
     // Too many special entries (a base `list()` wrote, without load results): no fast listing.
-    ...(special.length > MAX_SPECIAL ? {} : { gen: state.generation, special: special.map(encodeEntry) }),
+    ...(special.length > MAX_SPECIAL
+      ? {}
+      : {
+          gen: state.generation,
+          special: special.map(encodeEntry),
+          names: namesDigest(entries.map((e) => e.name)),
+        }),
   };
   const text = `${JSON.stringify(facts)}\n${JSON.stringify(encodeHeads(entries))}\n${JSON.stringify(encodeDetails(entries))}\n`;
   try {

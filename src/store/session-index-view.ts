@@ -10,9 +10,9 @@
 import { isNotFound } from "./meta-peek.js";
 import { type FileIdentity, sameIdentity } from "./load-cache.js";
 import { type Delta, readDelta } from "./session-index-delta.js";
-import { decodeEntry, type IndexEntry, isSpecial } from "./session-index-entry.js";
+import { decodeEntry, type IndexEntry, isSpecial, namesDigest } from "./session-index-entry.js";
 import { type HeadColumns, headColumns, type IndexFile, readIndexFile } from "./session-index-file.js";
-import { readJournal } from "./session-index-journal.js";
+import { type JournalMark, readJournal } from "./session-index-journal.js";
 import { FULL_STAT_MS, type Identities, type IndexedDirectory, statAll } from "./session-index-scan.js";
 
 /** A delta with more entries than this is folded into a new base by a full listing. */
@@ -22,7 +22,6 @@ const LOCK_SUFFIX = ".lock";
 
 export interface IndexView {
   readonly file: IndexFile & { readonly gen: string };
-  readonly heads: HeadColumns;
   readonly delta: Delta | undefined;
   /** The `*.jsonl` names listed. */
   readonly present: ReadonlySet<string>;
@@ -31,17 +30,19 @@ export interface IndexView {
   /** The logs released since the index's mark. */
   readonly released: ReadonlySet<string>;
   /** The journal mark after this read (to record). */
-  readonly journal: import("./session-index-journal.js").JournalMark;
+  readonly journal: JournalMark;
   /** The generations of the rows the index holds, oldest first: the base's, then the delta's. */
   readonly chain: readonly string[];
   /** A known log's entry as the index holds it (base entries without their load result), undefined for unknown or removed. */
   readonly stored: (name: string) => IndexEntry | undefined;
-  /** Base position of a name, when the base lists it. */
-  readonly position: ReadonlyMap<string, number>;
+  /** The logs the index knows that are not listed. */
+  readonly gone: () => string[];
   /** Every log's identity: stat'ed now, else recorded (undefined for a log not listed). */
   readonly identities: Identities;
   /** The special entries (isSpecial) the index holds, by name. */
   readonly special: () => Map<string, IndexEntry>;
+  /** The base's columns (line 2 parsed on the first call; undefined when malformed). */
+  readonly heads: () => HeadColumns | undefined;
 }
 
 /** The view of `dir`, or undefined when a full listing must decide (see the module comment). */
@@ -55,43 +56,58 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     if (isNotFound(e)) return undefined;
     throw e;
   }
-  const file = await readIndexFile(dir.fs, dir.root, dir.maxLogBytes);
-  if (file?.gen === undefined || file.count === 0) return undefined;
-  let heads: HeadColumns | undefined;
-  try {
-    heads = headColumns(JSON.parse(file.heads()), file.count);
-  } catch {
-    return undefined;
-  }
-  if (heads === undefined) return undefined;
+  const read = await readIndexFile(dir.fs, dir.root, dir.maxLogBytes);
+  if (read?.gen === undefined || read.count === 0) return undefined;
+  const file = read as IndexFile & { readonly gen: string };
   const delta = await readDelta(dir.fs, dir.root, file.gen);
   if (delta !== undefined && delta.entries.size > COMPACT_AT) return undefined;
   const verifiedAt = delta === undefined ? file.verifiedAt : delta.verifiedAt;
   const journal = await readJournal(dir.fs, dir.root, delta?.journal ?? file.journal);
   if (journal?.released === undefined || verifiedAt === undefined || started - verifiedAt >= FULL_STAT_MS)
     return undefined;
-  const position = new Map<string, number>();
-  for (let i = 0; i < heads.names.length; i++) {
-    const name = heads.names[i];
-    if (typeof name === "string" && !position.has(name)) position.set(name, i);
-  }
-  const stored = (name: string): IndexEntry | undefined => {
-    const change = delta?.entries.get(name);
-    if (change !== undefined) return change.entry;
-    const at = position.get(name);
-    const entry = at === undefined ? undefined : heads.at(at);
-    return entry?.name === name ? entry : undefined;
-  };
   const present = new Set<string>();
   const locked = new Set<string>();
   for (const name of all)
     if (name.endsWith(LOG_SUFFIX)) present.add(name);
     else if (name.endsWith(LOCK_SUFFIX)) locked.add(`${name.slice(0, -LOCK_SUFFIX.length)}${LOG_SUFFIX}`);
-  const { released } = journal;
-  const known = (name: string): boolean => {
-    const change = delta?.entries.get(name);
-    return change !== undefined ? change.entry !== undefined : position.has(name);
+  // The same names as the index's: every listed log is known, none is gone (the columns stay undecoded).
+  const sameNames = namesDigest(present) === (delta?.names ?? file.names);
+  let columns: { heads: HeadColumns; position: Map<string, number> } | null | undefined;
+  const decoded = (): { heads: HeadColumns; position: Map<string, number> } | undefined => {
+    if (columns === undefined) {
+      columns = null;
+      try {
+        const heads = headColumns(JSON.parse(file.heads()), file.count);
+        if (heads !== undefined) {
+          const position = new Map<string, number>();
+          for (let i = 0; i < heads.names.length; i++) {
+            const name = heads.names[i];
+            if (typeof name === "string" && !position.has(name)) position.set(name, i);
+          }
+          columns = { heads, position };
+        }
+      } catch {
+        // not JSON: columns stays null
+      }
+    }
+    if (columns === null) throw new GarbledIndex();
+    return columns;
   };
+  const stored = (name: string): IndexEntry | undefined => {
+    const change = delta?.entries.get(name);
+    if (change !== undefined) return change.entry;
+    if (sameNames && !present.has(name)) return undefined;
+    const { heads, position } = decoded()!;
+    const at = position.get(name);
+    const entry = at === undefined ? undefined : heads.at(at);
+    return entry?.name === name ? entry : undefined;
+  };
+  const known = (name: string): boolean => {
+    if (sameNames) return present.has(name);
+    const change = delta?.entries.get(name);
+    return change !== undefined ? change.entry !== undefined : decoded()!.position.has(name);
+  };
+  const { released } = journal;
   const toStat: string[] = [];
   for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
   const restat = await statAll(dir, toStat);
@@ -99,6 +115,13 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     get: (name: string): FileIdentity | null | undefined =>
       restat.has(name) ? restat.get(name) : present.has(name) ? stored(name) : undefined,
     has: (name: string): boolean => restat.has(name) || present.has(name),
+  };
+  const gone = (): string[] => {
+    if (sameNames) return [];
+    const out: string[] = [];
+    for (const name of decoded()!.position.keys()) if (!present.has(name) && !delta?.entries.has(name)) out.push(name);
+    for (const [name, { entry }] of delta?.entries ?? []) if (entry !== undefined && !present.has(name)) out.push(name);
+    return out;
   };
   const special = (): Map<string, IndexEntry> => {
     const out = new Map<string, IndexEntry>();
@@ -113,8 +136,7 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     return out;
   };
   return {
-    file: file as IndexFile & { gen: string },
-    heads,
+    file,
     delta,
     present,
     restat,
@@ -122,20 +144,21 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     journal: journal.mark,
     chain: [file.gen, ...(delta?.gens ?? [])],
     stored,
-    position,
+    gone,
     identities,
     special,
+    heads: () => decoded()?.heads,
   };
 }
 
-/** Thrown by `special()` when line 1's special entries are malformed: the full listing decides. */
+/** Thrown when the index's columns or special entries turn out malformed: the full listing decides. */
 export class GarbledIndex extends Error {}
 
 /** Whether the stored entry of `name` is for the file as it is now (stat'ed, or unchanged by the journal). */
 export function unchanged(view: IndexView, name: string): boolean {
-  const entry = view.stored(name);
-  if (entry === undefined) return false;
-  if (!view.restat.has(name)) return true;
+  if (view.released.has(name)) return false; // released since: read again (its old entry is not decoded)
+  if (!view.restat.has(name)) return view.stored(name) !== undefined;
   const now = view.restat.get(name);
-  return now !== null && now !== undefined && !view.released.has(name) && sameIdentity(entry, now);
+  const entry = view.stored(name);
+  return entry !== undefined && now !== null && now !== undefined && sameIdentity(entry, now);
 }

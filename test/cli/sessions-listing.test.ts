@@ -75,7 +75,9 @@ it("lists what the full read lists through every kind of change, escaped", async
   expect(await readFile(listingFile)).toEqual(before);
 
   await oneMoreTurn("second", `again ${HOSTILE}`);
-  expect(await listed()).toMatch(/\nsecond .*evil\\x1b\]0;pwned\\x07\\u\{202e\} +"again evil\\u001b\]0;pwned\\u0007\\u\{202e\}"\n/);
+  expect(await listed()).toMatch(
+    /\nsecond .*evil\\x1b\]0;pwned\\x07\\u\{202e\} +"again evil\\u001b\]0;pwned\\u0007\\u\{202e\}"\n/,
+  );
   expect(await kept()).not.toBe(generation);
 
   await create("zero", 1_600_000_000_000); // sorts first
@@ -94,7 +96,10 @@ it("lists what the full read lists through every kind of change, escaped", async
   await announce("third");
   expect(await listed()).toMatch(/\nthird\.jsonl +unreadable: /);
   const [meta, ...rest] = third.split("\n");
-  await writeFile(join(sessions, "third.jsonl"), [JSON.stringify({ ...JSON.parse(meta!), version: 99 }), ...rest].join("\n"));
+  await writeFile(
+    join(sessions, "third.jsonl"),
+    [JSON.stringify({ ...JSON.parse(meta!), version: 99 }), ...rest].join("\n"),
+  );
   await announce("third");
   await listed();
   await listed();
@@ -106,10 +111,15 @@ it("lists what the full read lists through every kind of change, escaped", async
 it("kept rows are patched, not rendered again; an edited, garbled or other-render listing is rendered in full", async () => {
   await listed();
   const listing = await readListing(listingFile, await renderTag());
-  const { names, created } = listing!.keys() as { names: string[]; created: number[] };
   // Plant a row text the full render would never print, with a valid digest: the kept rows are trusted.
   const planted = Buffer.from(listing!.body.toString("utf8").replace(/^zero .*$/m, "zero PLANTED"));
-  await writeListing(listingFile, { render: await renderTag(), generation: listing!.generation, names, created, body: planted });
+  const keep = { count: listing!.count, keys: [listing!.keys] };
+  await writeListing(listingFile, {
+    render: await renderTag(),
+    generation: listing!.generation,
+    ...keep,
+    body: [planted],
+  });
   await oneMoreTurn("second", "patched");
   const patched = await keelson(home, ["sessions"]);
   expect(patched.stdout).toContain("\nzero PLANTED\n");
@@ -117,8 +127,8 @@ it("kept rows are patched, not rendered again; an edited, garbled or other-rende
 
   // Another render's listing (same generation, valid digest) is not used.
   const now = await readListing(listingFile, await renderTag());
-  const keys = now!.keys() as { names: string[]; created: number[] };
-  await writeListing(listingFile, { render: "another", generation: now!.generation, ...keys, body: now!.body });
+  const same = { count: now!.count, keys: [now!.keys], body: [now!.body] };
+  await writeListing(listingFile, { render: "another", generation: now!.generation, ...same });
   await listed();
   // Edited by hand (digest no longer matches), then garbled.
   const text = await readFile(listingFile, "utf8");

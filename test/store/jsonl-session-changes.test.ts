@@ -209,6 +209,7 @@ test("a delta past its bound is folded into a new base by the next listing", asy
       gens,
       journal: facts.journal,
       verifiedAt: facts.verifiedAt,
+      names: facts.names,
       changes,
     }),
   );
