@@ -89,6 +89,8 @@ interface Facts {
   readonly special?: unknown[];
   /** With `gen`: the digest of the logs' names (`namesDigest`): a fast listing compares the directory's with it. */
   readonly names?: string;
+  /** With `gen`: the `TOP` newest entries whole (`latest()` reads them instead of the columns). */
+  readonly top?: unknown[];
 }
 
 /** An index file's line 1 and its bytes, before the columns are decoded. */
@@ -101,6 +103,8 @@ export interface IndexFile {
   readonly special: readonly unknown[] | undefined;
   /** The digest of the logs' names (`namesDigest`), with `gen`. */
   readonly names: string | undefined;
+  /** With `gen`: the `TOP` newest entries (by mtime), encoded, newest first. */
+  readonly top: readonly unknown[] | undefined;
   /** Line 2 (the heads) and line 3 (the details), as JSON text. */
   readonly heads: () => string;
   readonly details: () => string;
@@ -132,6 +136,7 @@ export async function readIndexFile(
       gen,
       special: gen === undefined ? undefined : (facts.special as unknown[]),
       names: gen === undefined ? undefined : (facts.names as string),
+      top: gen !== undefined && Array.isArray(facts.top) ? facts.top : undefined,
       heads: () => bytes.toString("utf8", first + 1, second),
       details: () => bytes.toString("utf8", second + 1, third),
     };
@@ -227,6 +232,7 @@ export async function writeIndex(
           gen: state.generation,
           special: special.map(encodeEntry),
           names: namesDigest(entries.map((e) => e.name)),
+          top: entries.slice(0, TOP).map(encodeEntry),
         }),
   };
   const text = `${JSON.stringify(facts)}\n${JSON.stringify(encodeHeads(entries))}\n${JSON.stringify(encodeDetails(entries))}\n`;
@@ -248,6 +254,9 @@ export async function writeIndex(
 
 /** A new generation tag. */
 export const newGeneration = (): string => randomBytes(8).toString("hex");
+
+/** The newest entries line 1 repeats whole (`top`): what `latest()` reads without decoding the columns. */
+export const TOP = 16;
 
 /** At most this many special entries in line 1 (more: the base gets no generation). */
 const MAX_SPECIAL = 256;

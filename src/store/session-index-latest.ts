@@ -9,11 +9,18 @@
 import { join } from "node:path";
 import { sameIdentity } from "./load-cache.js";
 import { peekSummary } from "./meta-peek.js";
+import { decodeEntry, type IndexEntry } from "./session-index-entry.js";
 import { type IndexedDirectory, type Scan, scanDirectory } from "./session-index-scan.js";
+import { type IndexView, openView } from "./session-index-view.js";
 import type { SessionSummary } from "./types.js";
 
 /** The newest session `list()` would list, or undefined when it would list none. */
 export async function latestSummary(dir: IndexedDirectory): Promise<SessionSummary | undefined> {
+  const view = await openView(dir);
+  if (view !== undefined) {
+    const fast = await latestInView(dir, view);
+    if (fast !== UNDECIDED) return fast;
+  }
   const scan = await scanDirectory(dir);
   const { names, identities } = scan;
   // Each log's mtime (a log that could not be stat'ed first: list() peeks it, and so does this).
@@ -31,6 +38,64 @@ export async function latestSummary(dir: IndexedDirectory): Promise<SessionSumma
     if (summary !== undefined && (best === undefined || moreRecent(summary, best))) best = summary;
   }
   return best;
+}
+
+const UNDECIDED = Symbol("undecided");
+
+/**
+ * The newest over the fast view (session-index-view.ts), without decoding the index's columns:
+ * the candidates are the logs stat'ed now, the delta's entries and line 1's `TOP` newest base
+ * entries; every other base entry is no newer than the last of those. UNDECIDED when the best
+ * found is not strictly newer than that bound (a log further down could tie or win).
+ */
+async function latestInView(
+  dir: IndexedDirectory,
+  view: IndexView,
+): Promise<SessionSummary | undefined | typeof UNDECIDED> {
+  const top: IndexEntry[] = [];
+  for (const raw of view.file.top ?? []) {
+    const entry = decodeEntry(raw);
+    if (entry === undefined) return UNDECIDED;
+    top.push(entry);
+  }
+  const candidates = new Map<string, { mtime: number; entry: IndexEntry | undefined }>();
+  for (const [name, identity] of view.restat) {
+    if (identity === null) continue;
+    const known = view.delta?.entries.get(name)?.entry ?? top.find((e) => e.name === name);
+    const entry = identity !== undefined && known !== undefined && sameIdentity(known, identity) ? known : undefined;
+    candidates.set(name, { mtime: identity === undefined ? Infinity : identity.mtimeMs, entry });
+  }
+  for (const [name, { entry }] of view.delta?.entries ?? [])
+    if (entry !== undefined && view.present.has(name) && !candidates.has(name))
+      candidates.set(name, { mtime: entry.mtimeMs, entry });
+  for (const entry of top)
+    if (view.present.has(entry.name) && !candidates.has(entry.name) && !view.delta?.entries.has(entry.name))
+      candidates.set(entry.name, { mtime: entry.mtimeMs, entry });
+  // Base entries past `top` are no newer than its last (the base is written newest first).
+  const bound = view.file.count > top.length ? Math.floor(top.at(-1)?.mtimeMs ?? Infinity) : -Infinity;
+  const order = [...candidates].sort((a, b) => b[1].mtime - a[1].mtime);
+  let best: SessionSummary | undefined;
+  for (const [name, { mtime, entry }] of order) {
+    if (best !== undefined && mtime !== Infinity && Math.floor(mtime) < best.updatedAt) break;
+    const summary =
+      entry === undefined ? await peekSummary(dir.fs, join(dir.root, name), dir.maxLogBytes) : summaryFrom(entry);
+    if (summary === null) continue;
+    if (summary !== undefined && (best === undefined || moreRecent(summary, best))) best = summary;
+  }
+  return best !== undefined && best.updatedAt > bound ? best : UNDECIDED;
+}
+
+/** An entry's summary (its header facts, `updatedAt` its mtime); null when list() leaves the log out; undefined when not known. */
+function summaryFrom(entry: IndexEntry): SessionSummary | null | undefined {
+  const facts = entry.digest ?? entry.header;
+  if (facts === null || facts === undefined) return facts;
+  return {
+    id: facts.id,
+    createdAt: facts.createdAt,
+    updatedAt: Math.floor(entry.mtimeMs),
+    ...(facts.cwd === undefined ? {} : { cwd: facts.cwd }),
+    ...(facts.parentSession === undefined ? {} : { parentSession: facts.parentSession }),
+  };
 }
 
 /** The log's summary as list() gives it: the index's header facts while the log is unchanged, else a peek. */

@@ -6,12 +6,14 @@ import { constants } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import type { Session } from "../../src/session/index.js";
+import { Session } from "../../src/session/index.js";
 import {
   JsonlSessionStore,
   type ListedLog,
   type LogChanges,
   SESSION_INDEX_FILE,
+  moreRecent,
+  type SessionSummary,
   StoreError,
   type StoreFileSystem,
 } from "../../src/store/index.js";
@@ -100,6 +102,14 @@ async function journal(id: string): Promise<void> {
   await handle.close();
 }
 
+/** latest() agrees with the newest of the full read's list(). */
+async function latestAgrees(): Promise<void> {
+  const newest = (await new JsonlSessionStore({ root: dir.root, index: false }).list()).reduce<
+    SessionSummary | undefined
+  >((best, s) => (best === undefined || moreRecent(s, best) ? s : best), undefined);
+  expect(await dir.open().latest()).toEqual(newest);
+}
+
 const changedNames = (m: Mirror): string[] =>
   m.last?.kind === "changes" ? m.last.changed.map((r) => r.name).sort() : ["(all)"];
 
@@ -110,6 +120,7 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   expect(m.last?.kind).toBe("all");
   expect(m.generation).toMatch(/^[0-9a-f]{16}$/);
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 
   // Nothing changed: no row, no log read, the same generation, nothing written.
   const indexBefore = await nodeFs.stat(join(dir.root, SESSION_INDEX_FILE));
@@ -125,6 +136,7 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   expect(m.opened).toEqual(["b.jsonl"]);
   expect(m.generation).not.toBe(generation);
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
   expect((await nodeFs.stat(join(dir.root, SESSION_INDEX_FILE))).mtimeMs).toBe(indexBefore.mtimeMs);
   expect(JSON.parse(await nodeFs.readFile(join(dir.root, DELTA_FILE), "utf8"))).toMatchObject({ gens: [m.generation] });
 
@@ -136,6 +148,7 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   expect(m.last).toMatchObject({ kind: "changes", removed: ["a.jsonl"] });
   expect(changedNames(m)).toEqual(["d.jsonl", "zz.jsonl"]);
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 
   // c replaced by a corrupt file and by a newer Keelson's log, each announced in the journal.
   await nodeFs.writeFile(dir.fileOf("c"), "{ torn");
@@ -143,6 +156,7 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   await m.refresh();
   expect(changedNames(m)).toEqual(["c.jsonl"]);
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
   const lines = (await dir.bytesOf("d")).toString("utf8").split("\n");
   await nodeFs.writeFile(
     dir.fileOf("c"),
@@ -151,10 +165,12 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   await journal("c");
   await m.refresh();
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
   // A newer Keelson's log is read on every listing: it is in every answer.
   await m.refresh();
   expect(changedNames(m)).toEqual(["c.jsonl"]);
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 
   // A mirror of an older generation gets everything changed since it.
   const old = new Mirror();
@@ -184,11 +200,13 @@ test("an unknown generation, a garbled delta, a removed journal: every row (and 
   await oneMoreTurn("b", "y");
   await m.refresh();
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 
   await nodeFs.rm(join(dir.root, JOURNAL_FILE));
   await m.refresh();
   expect(m.last?.kind).toBe("all");
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 });
 
 test("a delta past its bound is folded into a new base by the next listing", async () => {
@@ -218,4 +236,41 @@ test("a delta past its bound is folded into a new base by the next listing", asy
   expect(m.last?.kind).toBe("all");
   await expect(nodeFs.stat(join(dir.root, DELTA_FILE))).rejects.toThrow();
   expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
+});
+
+test("latest() over more logs than line 1 repeats: the newest in the delta, in the base, or past the bound", async () => {
+  const ids = Array.from({ length: 20 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+  for (const [i, id] of ids.entries()) {
+    await stored(twoTurnLog(newSession(id)));
+    await nodeFs.utimes(dir.fileOf(id), 1_700_000_000 + i, 1_700_000_000 + i);
+  }
+  const m = new Mirror();
+  await m.refresh();
+  await latestAgrees(); // the newest base entry, from line 1
+  await oneMoreTurn("s03", "now the newest");
+  await m.refresh();
+  await latestAgrees(); // from the delta
+  // The 17 newest all made foreign (announced as rewritten): the answer lies past line 1's entries.
+  for (const id of ids.slice(3)) {
+    await nodeFs.writeFile(dir.fileOf(id), "not a log\n");
+    await nodeFs.utimes(dir.fileOf(id), 1_800_000_000, 1_800_000_000);
+    await journal(id);
+  }
+  await latestAgrees();
+  await m.refresh();
+  await latestAgrees();
+  expect(m.plain()).toEqual(await truth());
+});
+
+test("latest() with equal mtimes past line 1's entries: the later created wins though it is listed last", async () => {
+  const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, "0")}`);
+  for (const [i, id] of ids.entries()) {
+    const createdAt = 1_700_000_000_000 + i; // t19 created last: the newest by list()'s order
+    await stored(twoTurnLog(Session.create({ id, createdAt, cwd: "/work" }, { clock: () => createdAt })));
+    await nodeFs.utimes(dir.fileOf(id), 1_700_000_000, 1_700_000_000);
+  }
+  await new Mirror().refresh(); // the index: t00…t15 in line 1 (same mtime: by name), t19 past it
+  await latestAgrees();
+  expect((await dir.open().latest())?.id).toBe("t19");
 });
