@@ -156,25 +156,18 @@ function inPlace(kept: KeptListing, add: readonly RenderedRow[], gone: ReadonlyS
     const lastKey = { created: Number(last[0]), name: JSON.parse(last[1] ?? "null") as string };
     if (typeof lastKey.name !== "string" || !before(lastKey, appended[0]!)) return undefined;
   }
-  // Line numbers of the found keys: one pass over the newlines, in key order.
+  // Each found key's line number, and that row's bytes, walked to from the nearer end (the
+  // changed row is usually among the newest, listed last).
   found.sort((a, b) => a.keyStart - b.keyStart);
-  let line = 0;
-  let at = 0;
-  for (const f of found) {
-    for (; at < f.keyStart; line++) at = kept.keys.indexOf(NEWLINE, at) + 1;
-    f.line = line;
-  }
   const keys: Buffer[] = [];
   const body: Buffer[] = [];
   let keyFrom = 0;
   let rowFrom = 0;
-  let row = 0;
-  let rowAt = 0;
   for (const f of found) {
-    for (; row < f.line; row++) rowAt = kept.body.indexOf(NEWLINE, rowAt) + 1;
-    if (rowAt === 0 && f.line > 0) return undefined; // fewer rows than keys
-    const rowEnd = kept.body.indexOf(NEWLINE, rowAt) + 1;
-    if (rowEnd === 0) return undefined;
+    f.line = lineAt(kept.keys, f.keyStart, kept.count);
+    const rowAt = lineStart(kept.body, f.line, kept.count);
+    const rowEnd = rowAt < 0 ? 0 : kept.body.indexOf(NEWLINE, rowAt) + 1;
+    if (rowEnd === 0 || rowAt < rowFrom) return undefined; // fewer rows than keys
     keys.push(kept.keys.subarray(keyFrom, f.keyStart));
     body.push(kept.body.subarray(rowFrom, rowAt));
     if (f.row !== undefined) {
@@ -183,13 +176,41 @@ function inPlace(kept: KeptListing, add: readonly RenderedRow[], gone: ReadonlyS
     }
     keyFrom = f.keyEnd;
     rowFrom = rowEnd;
-    rowAt = rowEnd;
-    row++;
   }
   keys.push(kept.keys.subarray(keyFrom), Buffer.from(appended.map(keyLine).join("")));
   body.push(kept.body.subarray(rowFrom), Buffer.from(appended.map((r) => `${r.text}\n`).join("")));
   const removed = found.filter((f) => f.row === undefined).length;
   return { count: kept.count - removed + appended.length, keys, body };
+}
+
+/** The number of the line starting at `offset` in `lines` (`count` lines, each ending with a newline). */
+function lineAt(lines: Buffer, offset: number, count: number): number {
+  let line = 0;
+  if (offset <= lines.length / 2) {
+    for (let at = 0; at < offset; line++) at = lines.indexOf(NEWLINE, at) + 1;
+    return line;
+  }
+  for (let at = lines.length - 1; at >= offset; line++) at = lines.lastIndexOf(NEWLINE, at - 1);
+  return count - line;
+}
+
+/** Where line `line` of `lines` (`count` lines, each ending with a newline) starts; -1 when there are fewer. */
+function lineStart(lines: Buffer, line: number, count: number): number {
+  let at = 0;
+  if (line <= count / 2) {
+    for (let i = 0; i < line; i++) {
+      const newline = lines.indexOf(NEWLINE, at);
+      if (newline < 0) return -1;
+      at = newline + 1;
+    }
+    return at;
+  }
+  at = lines.length; // the start of line `count` (one past the last)
+  for (let i = count; i > line; i--) {
+    if (at <= 0) return -1;
+    at = (at >= 2 ? lines.lastIndexOf(NEWLINE, at - 2) : -1) + 1;
+  }
+  return at;
 }
 
 /** Any patch: every kept key decoded, kept and fresh rows merged in order. */

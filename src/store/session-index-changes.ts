@@ -15,7 +15,7 @@ import { type DeltaChange, writeDelta } from "./session-index-delta.js";
 import { hasKeptResult, type IndexEntry, namesDigest } from "./session-index-entry.js";
 import { newGeneration } from "./session-index-file.js";
 import { type ListedLog, listLogsAt, loadEntry, rowOf, usable } from "./session-index.js";
-import { GarbledIndex, type IndexView, openView, unchanged } from "./session-index-view.js";
+import { GarbledIndex, type IndexView, NeedColumns, openView, unchanged } from "./session-index-view.js";
 
 export type LogChanges =
   /** Every row, in name order (as `listLogs()`); `generation` undefined when no index keeps them. */
@@ -40,7 +40,12 @@ export async function listChanges(dir: IndexedDirectory, since: string | undefin
   const from = view === undefined ? -1 : view.chain.lastIndexOf(since!);
   if (view !== undefined && from >= 0)
     try {
-      return await changesSince(dir, view, from - 1, load);
+      // Nothing is written before the end: an attempt that needs the columns starts over with them.
+      return await changesSince(dir, view, from - 1, load).catch(async (e: unknown) => {
+        if (!(e instanceof NeedColumns)) throw e;
+        await view.loadColumns();
+        return changesSince(dir, view, from - 1, load);
+      });
     } catch (e) {
       if (!(e instanceof GarbledIndex)) throw e;
     }
@@ -62,6 +67,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
     rows.set(name, loaded.row);
     if (loaded.entry !== entry) changes.set(name, loaded.entry);
   };
+  const special = view.special();
   for (const name of view.restat.keys()) {
     if (view.restat.get(name) === null) changes.set(name, undefined);
     else if (!unchanged(view, name)) await reload(name, undefined);
@@ -69,7 +75,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   for (const name of view.gone()) changes.set(name, undefined);
   // Rows not kept (read on every listing), and rows whose seed comes from a log that changed.
   const touched = (name: string): boolean => changes.has(name) || view.restat.has(name);
-  for (const [name, entry] of view.special()) {
+  for (const [name, entry] of special) {
     if (rows.has(name) || changes.has(name) || !view.present.has(name)) continue;
     if (!hasKeptResult(entry) || (entry.deps ?? []).some((dep) => touched(dep.name)) || !usable(entry, view.identities))
       await reload(name, entry);
@@ -80,12 +86,13 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
     gens.push(newGeneration());
     for (const [name, entry] of changes) entries.set(name, { at: gens.length - 1, entry });
   }
+  const gone = new Set([...changes].filter(([, e]) => e === undefined).map(([name]) => name));
   const moved = view.journal.offset !== (view.delta?.journal ?? view.file.journal)?.offset;
   let recorded = true;
   if (changes.size > 0 || moved)
     recorded = await writeDelta(dir.fs, dir.root, {
       base: view.file.gen,
-      names: namesDigest(view.present, new Set([...changes].filter(([, e]) => e === undefined).map(([n]) => n))),
+      names: gone.size === 0 ? view.digest : namesDigest(view.present, gone),
       gens,
       journal: view.journal,
       verifiedAt: view.delta === undefined ? view.file.verifiedAt : view.delta.verifiedAt,

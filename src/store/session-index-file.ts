@@ -25,7 +25,6 @@ import {
   encodeDeps,
   encodeEntry,
   isSpecial,
-  namesDigest,
   type HeaderFacts,
   type IndexEntry,
   isCount,
@@ -39,7 +38,7 @@ import {
   type Mutable,
   type SessionDigest,
 } from "./session-index-entry.js";
-import { readLogFile } from "./read-log-file.js";
+import { openLogFile, readLogFile } from "./read-log-file.js";
 import { REFERENCING_LOG_VERSION } from "./seed-reference.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 
@@ -95,7 +94,6 @@ interface Facts {
 
 /** An index file's line 1 and its bytes, before the columns are decoded. */
 export interface IndexFile {
-  readonly bytes: Buffer;
   readonly count: number;
   readonly journal: JournalMark | undefined;
   readonly verifiedAt: number | undefined;
@@ -105,31 +103,57 @@ export interface IndexFile {
   readonly names: string | undefined;
   /** With `gen`: the `TOP` newest entries (by mtime), encoded, newest first. */
   readonly top: readonly unknown[] | undefined;
-  /** Line 2 (the heads) and line 3 (the details), as JSON text. */
+  /** Line 2 (the heads) and line 3 (the details), as JSON text (only when the whole file was read). */
   readonly heads: () => string;
   readonly details: () => string;
+  /** After a read of line 1 alone: the whole file, when it still has that line 1 (else undefined). */
+  readonly whole: () => Promise<IndexFile | undefined>;
+  readonly line1: Buffer;
 }
 
-/** The index file in `root` (line 1 checked), or undefined when missing, torn, foreign or from another version. */
+/**
+ * The index file in `root` (line 1 checked), or undefined when missing, torn, foreign or from
+ * another version. `head`: read line 1 alone (the first 64 KiB; all of it when line 1 is longer)
+ * — then `heads()` and `details()` throw until `whole()` gave the whole file.
+ */
 export async function readIndexFile(
   fs: StoreFileSystem,
   root: string,
   maxLogBytes: number,
+  head = false,
 ): Promise<IndexFile | undefined> {
+  const file = join(root, INDEX_FILE);
   try {
-    const bytes = await readLogFile(fs, join(root, INDEX_FILE), MAX_INDEX_BYTES);
+    let bytes: Buffer | undefined;
+    if (head) {
+      const { handle, info } = await openLogFile(fs, file, MAX_INDEX_BYTES);
+      try {
+        const buffer = Buffer.allocUnsafe(Math.min(HEAD_BYTES, info.size));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+        const first = buffer.subarray(0, bytesRead).indexOf(0x0a);
+        if (first >= 0) bytes = buffer.subarray(0, first + 1);
+      } finally {
+        await handle.close();
+      }
+    }
+    const whole = bytes === undefined;
+    bytes ??= await readLogFile(fs, file, MAX_INDEX_BYTES);
     const first = bytes.indexOf(0x0a);
-    const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
+    const second = first < 0 || !whole ? -1 : bytes.indexOf(0x0a, first + 1);
     const third = second < 0 ? -1 : bytes.indexOf(0x0a, second + 1);
-    if (third < 0) return undefined; // torn
+    if (first < 0 || (whole && third < 0)) return undefined; // torn
     const facts: unknown = JSON.parse(bytes.toString("utf8", 0, first));
     if (!isRecord(facts) || facts.format !== FORMAT || facts.version !== INDEX_VERSION) return undefined;
     if (facts.reads !== REFERENCING_LOG_VERSION || facts.maxLogBytes !== maxLogBytes || !isCount(facts.count))
       return undefined;
     const withGen = typeof facts.gen === "string" && Array.isArray(facts.special) && typeof facts.names === "string";
     const gen = withGen ? (facts.gen as string) : undefined;
-    return {
-      bytes,
+    const line1 = bytes.subarray(0, first + 1);
+    const part = (from: number, to: number) => (): string => {
+      if (!whole) throw new Error("only line 1 of the index was read");
+      return bytes.toString("utf8", from, to);
+    };
+    const index: IndexFile = {
       count: facts.count,
       journal: isMark(facts.journal) ? facts.journal : undefined,
       verifiedAt: isNumber(facts.verifiedAt) ? facts.verifiedAt : undefined,
@@ -137,13 +161,24 @@ export async function readIndexFile(
       special: gen === undefined ? undefined : (facts.special as unknown[]),
       names: gen === undefined ? undefined : (facts.names as string),
       top: gen !== undefined && Array.isArray(facts.top) ? facts.top : undefined,
-      heads: () => bytes.toString("utf8", first + 1, second),
-      details: () => bytes.toString("utf8", second + 1, third),
+      heads: part(first + 1, second),
+      details: part(second + 1, third),
+      // The whole file — the same index only if its line 1 is the same bytes (a new write has a new line 1).
+      whole: async () => {
+        if (whole) return index;
+        const all = await readIndexFile(fs, root, maxLogBytes);
+        return all?.line1.equals(line1) ? all : undefined;
+      },
+      line1,
     };
+    return index;
   } catch {
     return undefined; // missing, not a regular file, too large or not JSON: rebuilt
   }
 }
+
+/** What `readIndexFile(…, head)` reads first: line 1 (facts, special and top entries) is expected within it. */
+const HEAD_BYTES = 64 * 1024;
 
 /**
  * The index in `root` for a store reading logs up to `maxLogBytes`, with its delta applied (when
@@ -211,6 +246,8 @@ export async function writeIndex(
     readonly verifiedAt: number | undefined;
     /** The generation to record: the one read when no row changed, else a new one. */
     readonly generation: string;
+    /** The digest of the entries' names in the directory's order (`namesDigest`). */
+    readonly names: string;
   },
 ): Promise<boolean> {
   const file = join(root, INDEX_FILE);
@@ -231,7 +268,7 @@ export async function writeIndex(
       : {
           gen: state.generation,
           special: special.map(encodeEntry),
-          names: namesDigest(entries.map((e) => e.name)),
+          names: state.names,
           top: entries.slice(0, TOP).map(encodeEntry),
         }),
   };

@@ -33,6 +33,8 @@ export interface Identities {
 export interface Scan {
   /** The `*.jsonl` names, sorted. */
   readonly names: readonly string[];
+  /** The same names in the directory's order (what `namesDigest` is taken over). */
+  readonly listed: readonly string[];
   readonly identities: Identities;
   readonly index: ReadonlyMap<string, IndexEntry>;
   /** Adds the stored load results to `index`'s entries (see `readIndex`). */
@@ -68,13 +70,14 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
   try {
     all = await dir.fs.readdir(dir.root);
   } catch (e) {
-    if (isNotFound(e)) return { ...NOTHING, names: [], identities: new Map(), index: new Map() };
+    if (isNotFound(e)) return { ...NOTHING, names: [], listed: [], identities: new Map(), index: new Map() };
     throw e;
   }
-  const names = all.filter((n) => n.endsWith(LOG_SUFFIX)).sort();
+  const listed = all.filter((n) => n.endsWith(LOG_SUFFIX));
+  const names = [...listed].sort();
   if (!dir.useIndex) {
     const identities = await statAll(dir, names);
-    return { ...NOTHING, names, identities, index: new Map() };
+    return { ...NOTHING, names, listed, identities, index: new Map() };
   }
   const stored = await readIndex(dir.fs, dir.root, dir.maxLogBytes);
   const { entries: index, details } = stored;
@@ -93,6 +96,7 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
     const { generation } = stored;
     return {
       names,
+      listed,
       identities,
       index,
       details,
@@ -106,6 +110,7 @@ export async function scanDirectory(dir: IndexedDirectory): Promise<Scan> {
   // Without a journal (it could not be created) no later listing may skip a stat: no mark, no time.
   return {
     names,
+    listed,
     identities,
     index,
     details,

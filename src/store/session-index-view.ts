@@ -41,8 +41,12 @@ export interface IndexView {
   readonly identities: Identities;
   /** The special entries (isSpecial) the index holds, by name. */
   readonly special: () => Map<string, IndexEntry>;
-  /** The base's columns (line 2 parsed on the first call; undefined when malformed). */
+  /** The base's columns (line 2 parsed on the first call, after `loadColumns`; GarbledIndex when malformed or not read). */
   readonly heads: () => HeadColumns | undefined;
+  /** Reads the rest of the index file (line 1 alone is read at first): before anything may need a base entry's columns. */
+  readonly loadColumns: () => Promise<void>;
+  /** `namesDigest` of the listed names. */
+  readonly digest: string;
 }
 
 /** The view of `dir`, or undefined when a full listing must decide (see the module comment). */
@@ -56,9 +60,10 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     if (isNotFound(e)) return undefined;
     throw e;
   }
-  const read = await readIndexFile(dir.fs, dir.root, dir.maxLogBytes);
+  const read = await readIndexFile(dir.fs, dir.root, dir.maxLogBytes, true);
   if (read?.gen === undefined || read.count === 0) return undefined;
   const file = read as IndexFile & { readonly gen: string };
+  let whole: IndexFile | undefined; // the columns' bytes, read when needed (`loadColumns`)
   const delta = await readDelta(dir.fs, dir.root, file.gen);
   if (delta !== undefined && delta.entries.size > COMPACT_AT) return undefined;
   const verifiedAt = delta === undefined ? file.verifiedAt : delta.verifiedAt;
@@ -71,13 +76,22 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     if (name.endsWith(LOG_SUFFIX)) present.add(name);
     else if (name.endsWith(LOCK_SUFFIX)) locked.add(`${name.slice(0, -LOCK_SUFFIX.length)}${LOG_SUFFIX}`);
   // The same names as the index's: every listed log is known, none is gone (the columns stay undecoded).
-  const sameNames = namesDigest(present) === (delta?.names ?? file.names);
+  const digest = namesDigest(present);
+  const sameNames = digest === (delta?.names ?? file.names);
+  let attempted = false;
+  const loadColumns = async (): Promise<void> => {
+    if (attempted) return;
+    attempted = true;
+    whole = await file.whole();
+  };
+  if (!sameNames) await loadColumns();
   let columns: { heads: HeadColumns; position: Map<string, number> } | null | undefined;
   const decoded = (): { heads: HeadColumns; position: Map<string, number> } | undefined => {
+    if (!attempted) throw new NeedColumns();
     if (columns === undefined) {
       columns = null;
       try {
-        const heads = headColumns(JSON.parse(file.heads()), file.count);
+        const heads = whole === undefined ? undefined : headColumns(JSON.parse(whole.heads()), file.count);
         if (heads !== undefined) {
           const position = new Map<string, number>();
           for (let i = 0; i < heads.names.length; i++) {
@@ -110,6 +124,8 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
   const { released } = journal;
   const toStat: string[] = [];
   for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
+  // A locked log's recorded identity (to compare) may be in the columns.
+  if (toStat.some((name) => !released.has(name) && !delta?.entries.has(name))) await loadColumns();
   const restat = await statAll(dir, toStat);
   const identities: Identities = {
     get: (name: string): FileIdentity | null | undefined =>
@@ -148,11 +164,16 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     identities,
     special,
     heads: () => decoded()?.heads,
+    loadColumns,
+    digest,
   };
 }
 
 /** Thrown when the index's columns or special entries turn out malformed: the full listing decides. */
 export class GarbledIndex extends Error {}
+
+/** Thrown when a base entry's columns are needed before `loadColumns()`: load them, and start over. */
+export class NeedColumns extends Error {}
 
 /** Whether the stored entry of `name` is for the file as it is now (stat'ed, or unchanged by the journal). */
 export function unchanged(view: IndexView, name: string): boolean {

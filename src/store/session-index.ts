@@ -24,7 +24,7 @@ import {
   type SessionDigest,
   writeIndex,
 } from "./session-index-file.js";
-import { hasKeptResult, KEPT_PROBLEMS } from "./session-index-entry.js";
+import { hasKeptResult, KEPT_PROBLEMS, namesDigest } from "./session-index-entry.js";
 import { type SessionSummary, StoreError } from "./types.js";
 
 /** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
@@ -169,7 +169,9 @@ async function refresh(
   scan.details(); // the entries kept as they were keep their load results
   entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
   const generation = changed || scan.generation === undefined ? newGeneration() : scan.generation;
-  const written = await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, { ...scan, generation });
+  const kept = new Set(entries.map((e) => e.name));
+  const names = namesDigest(scan.listed.filter((name) => kept.has(name)));
+  const written = await writeIndex(dir.fs, dir.root, dir.maxLogBytes, entries, { ...scan, generation, names });
   return written ? generation : undefined;
 }
 
