@@ -6,7 +6,7 @@ import { constants } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { Session } from "../../src/session/index.js";
+import { forkSession, Session } from "../../src/session/index.js";
 import {
   JsonlSessionStore,
   type ListedLog,
@@ -273,4 +273,35 @@ test("latest() with equal mtimes past line 1's entries: the later created wins t
   await new Mirror().refresh(); // the index: t00…t15 in line 1 (same mtime: by name), t19 past it
   await latestAgrees();
   expect((await dir.open().latest())?.id).toBe("t19");
+});
+
+test("a fork stored by reference: its row follows its parent's log (the columns decoded only then)", async () => {
+  const store = dir.open();
+  await storeSession(store, twoTurnLog(newSession("parent")));
+  await store.release("parent");
+  const child = forkSession((await store.load("parent", { readOnly: true })).session, { id: "child" });
+  await store.create(child.header, child.events);
+  await store.release("child");
+  await stored(twoTurnLog(newSession("other")));
+  const m = new Mirror();
+  await m.refresh();
+  expect(m.plain()).toEqual(await truth());
+
+  await oneMoreTurn("child", "on the fork"); // a fork read again: its seed's identity comes from the columns
+  await m.refresh();
+  expect(changedNames(m)).toEqual(["child.jsonl"]);
+  expect(m.plain()).toEqual(await truth());
+
+  const parentBytes = await dir.bytesOf("parent");
+  await nodeFs.rm(dir.fileOf("parent"));
+  await m.refresh();
+  expect(changedNames(m)).toEqual(["child.jsonl"]); // unreadable now: its seed is gone
+  expect(m.plain()).toEqual(await truth());
+  await nodeFs.writeFile(dir.fileOf("parent"), parentBytes);
+  await m.refresh();
+  expect(m.plain()).toEqual(await truth());
+  await oneMoreTurn("parent", "on the parent");
+  await m.refresh();
+  expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
 });
