@@ -3,10 +3,13 @@
 // replaces — the same build with `KEELSON_SESSION_INDEX=off`, which reads every log as before —
 // measured in the same run, rows interleaved round-robin (w5-startup.ts's runner: fresh
 // `node bin/keelson.js …` processes, wall = spawn → exit, peak RSS = the child's maxRSS).
-// Rows: the full scan; the index rebuilt from nothing (it is removed before each sample); the
-// index up to date (each round's `resume --last` rows changed one log since, so it re-reads
-// one); `resume --last "hi"` (the built-in emulator model; each sample appends a turn to the
-// newest session) with the full scan and with the index. Goal: ≤ 300 ms for both at 10k.
+// Rows (their order matters: each round runs them in turn): the full scan; the index rebuilt
+// from nothing (it is removed before each sample); the index with nothing changed since the
+// last listing (right after the rebuild); `resume --last` to the provider; `resume --last "hi"`
+// (the built-in emulator model; each sample appends a turn to the newest session) with the full
+// scan and with the index; then `sessions` with the newest log changed since the last listing
+// (right after that turn: one log re-read, one row of the kept listing patched). Goal: ≤ 300 ms
+// for `sessions` and `resume --last` at 10k.
 // The sessions are written as files directly (one 2-turn log, re-headed per id; mtimes one
 // second apart; cwd the temporary home, so `resume` scans no large workspace) — creating 10,000
 // through the store would fsync 20,000 times.
@@ -77,7 +80,8 @@ function commands(sessions: string, count: number): Row[] {
       before: () => rm(join(sessions, INDEX_DIR), { recursive: true, force: true }),
       versus: 0,
     },
-    { label: "sessions — index up to date", args: list, expect: newest, goal: atMost(GOAL_MS), versus: 0 },
+    // Right after the rebuilt row: nothing changed since the last listing (its kept rendering printed as is).
+    { label: "sessions — index, nothing changed since", args: list, expect: newest, goal: atMost(GOAL_MS), versus: 0 },
     {
       label: "resume --last, to the provider — full scan",
       args: choose,
@@ -110,6 +114,14 @@ function commands(sessions: string, count: number): Row[] {
       env: { ...OFF, ...MODEL },
     },
     { label: "resume --last + emulated turn — index", args: turn, expect: "Understood: hi", env: MODEL, versus: 6 },
+    // Right after the turn row: the newest log changed since the last listing (one log read, one row patched).
+    {
+      label: "sessions — index, the newest log changed since",
+      args: list,
+      expect: newest,
+      goal: atMost(GOAL_MS),
+      versus: 0,
+    },
   ];
 }
 
@@ -153,7 +165,7 @@ export async function runW7(): Promise<WorkloadResult> {
         notes: [
           `median of ${RUNS} fresh processes per row, rows interleaved round-robin (after one discarded warm-up round); wall = spawn → exit seen by the parent; peak RSS = the child's maxRSS`,
           `${SESSIONS} sessions of ${SESSION_STEPS} steps (${SESSION_STEPS / 3} turns, bench/logs.ts sizes, ${num(logBytes / 1024)} KB each, written directly); full scan = KEELSON_SESSION_INDEX=off (every log read and validated, as before the index)`,
-          "index rebuilt: the index file is removed before each sample (every log read once, the index written); up to date: each round's turn rows changed the newest log since, so it re-reads that one and rewrites the index",
+          "index rebuilt: the index directory is removed before each sample (every log read once, the index and the kept listing written); nothing changed since: right after the rebuild (the kept listing printed as is); the newest log changed since: right after the turn row (the newest log re-read, its row patched into the kept listing, the delta and the listing rewritten)",
           'resume --last, to the provider: --model anthropic:… without a key, so the command stops (exit 2, "no API key") after choosing the session and loading it read-only — what the number of sessions costs, without a turn',
           "+ emulated turn: the built-in emulator model (its tokenizer's start-up included), one headless turn appended to the newest session per sample; resume <id> is the same turn without the listing",
         ],
