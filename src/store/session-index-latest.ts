@@ -103,16 +103,9 @@ async function summaryOf(dir: IndexedDirectory, scan: Scan, name: string): Promi
   const identity = scan.identities.get(name);
   const stored = scan.index.get(name);
   if (identity && stored !== undefined && sameIdentity(stored, identity)) {
-    const facts = stored.digest ?? stored.header;
-    if (facts === null) return undefined; // list() leaves this log out
-    if (facts !== undefined)
-      return {
-        id: facts.id,
-        createdAt: facts.createdAt,
-        updatedAt: Math.floor(identity.mtimeMs),
-        ...(facts.cwd === undefined ? {} : { cwd: facts.cwd }),
-        ...(facts.parentSession === undefined ? {} : { parentSession: facts.parentSession }),
-      };
+    const summary = summaryFrom(stored);
+    if (summary === null) return undefined; // list() leaves this log out
+    if (summary !== undefined) return summary;
   }
   return peekSummary(dir.fs, join(dir.root, name), dir.maxLogBytes);
 }
