@@ -11,7 +11,8 @@ import { isNotFound } from "./meta-peek.js";
 import { type FileIdentity, sameIdentity } from "./load-cache.js";
 import { type Delta, readDelta } from "./session-index-delta.js";
 import { decodeEntry, type IndexEntry, isSpecial, namesDigest } from "./session-index-entry.js";
-import { type HeadColumns, headColumns, type IndexFile, readIndexFile } from "./session-index-file.js";
+import { type HeadColumns, headColumns } from "./session-index-columns.js";
+import { type IndexFile, readIndexFile } from "./session-index-file.js";
 import { type JournalMark, readJournal } from "./session-index-journal.js";
 import { FULL_STAT_MS, type Identities, type IndexedDirectory, statAll } from "./session-index-scan.js";
 
