@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlSessionStore, type StoreFileSystem } from "../../src/store/index.js";
 import type { Session } from "../../src/session/index.js";
+import { LogDriver } from "../support/builders.js";
 import { type StoreHarness, storeSession } from "../support/store-contract.js";
 
 export interface TempJsonlRoot {
@@ -64,4 +65,15 @@ export async function rootWithStoredSession(session: Session): Promise<TempJsonl
   await storeSession(writer, session);
   await writer.release(session.id);
   return dir;
+}
+
+/** One more turn on stored session `id` in `dir`, through a writable load, flushed and released. */
+export async function oneMoreTurnIn(dir: TempJsonlRoot, id: string, prompt: string): Promise<void> {
+  const store = dir.open();
+  const { session } = await store.load(id);
+  const persistence = store.attach(session);
+  new LogDriver(session).turn({ prompt, steps: [{ text: `re: ${prompt}` }] });
+  await persistence.flush();
+  persistence.dispose();
+  await store.release(id);
 }

@@ -20,9 +20,9 @@ import {
 import { DELTA_FILE } from "../../src/store/session-index-delta.js";
 import { JOURNAL_FILE } from "../../src/store/session-index-journal.js";
 import { COMPACT_AT } from "../../src/store/session-index-view.js";
-import { LogDriver, newSession, twoTurnLog } from "../support/builders.js";
+import { newSession, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
+import { oneMoreTurnIn, type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
 
 let dir: TempJsonlRoot;
 beforeEach(async () => {
@@ -85,15 +85,7 @@ async function stored(session: Session): Promise<void> {
   await store.release(session.id);
 }
 
-async function oneMoreTurn(id: string, prompt: string): Promise<void> {
-  const store = dir.open();
-  const { session } = await store.load(id);
-  const persistence = store.attach(session);
-  new LogDriver(session).turn({ prompt, steps: [{ text: `re: ${prompt}` }] });
-  await persistence.flush();
-  persistence.dispose();
-  await store.release(id);
-}
+const oneMoreTurn = (id: string, prompt: string): Promise<void> => oneMoreTurnIn(dir, id, prompt);
 
 /** Appends `<id>.jsonl` to the release journal, as a Keelson writer does when it lets a log go. */
 async function journal(id: string): Promise<void> {

@@ -24,7 +24,7 @@ import { JOURNAL_FILE, ROTATE_BYTES } from "../../src/store/session-index-journa
 import { MAX_LOG_BYTES } from "../../src/store/read-log-file.js";
 import { LogDriver, newSession, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
-import { type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
+import { oneMoreTurnIn, type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
 
 let dir: TempJsonlRoot;
 beforeEach(async () => {
@@ -82,16 +82,7 @@ async function stored(session: Session, store: JsonlSessionStore = dir.open()): 
   return session;
 }
 
-/** One more turn on stored session `id`, through a writable load. */
-async function oneMoreTurn(id: string, prompt: string): Promise<void> {
-  const store = dir.open();
-  const { session } = await store.load(id);
-  const persistence = store.attach(session);
-  new LogDriver(session).turn({ prompt, steps: [{ text: `re: ${prompt}` }] });
-  await persistence.flush();
-  persistence.dispose();
-  await store.release(id);
-}
+const oneMoreTurn = (id: string, prompt: string): Promise<void> => oneMoreTurnIn(dir, id, prompt);
 
 /** The rows as plain values (a problem as its code and message). */
 const plain = (rows: readonly ListedLog[]): unknown[] =>
