@@ -89,13 +89,13 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   const gone = new Set([...changes].filter(([, e]) => e === undefined).map(([name]) => name));
   const moved = view.journal.offset !== (view.delta?.journal ?? view.file.journal)?.offset;
   let recorded = true;
-  if (changes.size > 0 || moved)
+  if (changes.size > 0 || moved || view.fullStat)
     recorded = await writeDelta(dir.fs, dir.root, {
       base: view.file.gen,
       names: gone.size === 0 ? view.digest : namesDigest(view.present, gone),
       gens,
       journal: view.journal,
-      verifiedAt: view.delta === undefined ? view.file.verifiedAt : view.delta.verifiedAt,
+      verifiedAt: view.verifiedAt,
       entries,
     });
   const changed: ListedLog[] = [];

@@ -3,6 +3,7 @@
 // field, newest log first — their encoding, and their tolerant decoding (a malformed value drops
 // that log's entry alone: its log is read again). `headColumns` gives line 2 without an object
 // per log, for the fast view (session-index-view.ts).
+import type { FileIdentity } from "./load-cache.js";
 import {
   decodeDeps,
   encodeDeps,
@@ -119,6 +120,8 @@ export interface HeadColumns {
   readonly mtimes: readonly unknown[];
   /** The entry at position `i` (identity and header facts), undefined when malformed. */
   readonly at: (i: number) => Mutable<IndexEntry> | undefined;
+  /** Whether the identity recorded at position `i` is `identity` (no object built). */
+  readonly identityIs: (i: number, identity: FileIdentity) => boolean;
 }
 
 /** Line 2's columns (`IndexFile.heads()` parsed), or undefined when they are not `count` long. */
@@ -134,6 +137,8 @@ export function headColumns(raw: unknown, count: number): HeadColumns | undefine
     names,
     mtimes: mtime,
     at: (i) => headAt(i, names, dev, ino, size, mtime, head, created, cwd, cwds, ids, parents),
+    identityIs: (i, identity) =>
+      dev[i] === identity.dev && ino[i] === identity.ino && size[i] === identity.size && mtime[i] === identity.mtimeMs,
   };
 }
 

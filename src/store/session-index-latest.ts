@@ -16,7 +16,7 @@ import type { SessionSummary } from "./types.js";
 
 /** The newest session `list()` would list, or undefined when it would list none. */
 export async function latestSummary(dir: IndexedDirectory): Promise<SessionSummary | undefined> {
-  const view = await openView(dir);
+  const view = await openView(dir, { fullStat: false }); // a full stat: the scan's pass below
   if (view !== undefined) {
     const fast = await latestInView(dir, view);
     if (fast !== UNDECIDED) return fast;

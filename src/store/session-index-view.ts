@@ -1,12 +1,13 @@
 // A fast listing's view of the sessions directory (decision record 0031): the directory's
-// `*.jsonl` names, the index's base as columns (no object per log: line 2 parsed, line 3 left as
-// bytes), its delta, and the identities of the logs that can have changed since (new names,
+// `*.jsonl` names, the index's line 1 (its columns read and decoded only when needed: no object
+// per log), its delta, and the identities of the logs that can have changed since (new names,
 // released and locked logs, by the release journal — session-index-scan.ts's rule and order:
 // directory listed, then the journal read, then the stats). Every other log is taken to be as the
-// index recorded it. Undefined whenever that does not hold and the full listing must decide: no
-// base with a generation (an older Keelson's, or none), malformed columns, a journal mark that
-// no longer holds, the last full stat over `FULL_STAT_MS` old, or a delta past `COMPACT_AT`
-// entries (the full listing folds it into a new base).
+// index recorded it. When the journal's mark no longer holds or the last full stat is over
+// `FULL_STAT_MS` old, every log is stat'ed and compared with the recorded identities in the
+// columns (`fullStat`). Undefined whenever the full listing must decide: no base with a
+// generation (an older Keelson's, or none), no journal can be kept, or a delta past `COMPACT_AT`
+// entries (the full listing folds it into a new base); malformed columns throw `GarbledIndex`.
 import { isNotFound } from "./meta-peek.js";
 import { type FileIdentity, sameIdentity } from "./load-cache.js";
 import { type Delta, readDelta } from "./session-index-delta.js";
@@ -48,10 +49,23 @@ export interface IndexView {
   readonly loadColumns: () => Promise<void>;
   /** `namesDigest` of the listed names. */
   readonly digest: string;
+  /** Whether the recorded entry of `name` is for the file with `identity`. */
+  readonly storedIs: (name: string, identity: FileIdentity) => boolean;
+  /** Whether every log was stat'ed (the journal's mark lost, or the last full stat too old). */
+  readonly fullStat: boolean;
+  /** When every log was last stat'ed, to record (this listing's start after a full stat). */
+  readonly verifiedAt: number;
 }
 
-/** The view of `dir`, or undefined when a full listing must decide (see the module comment). */
-export async function openView(dir: IndexedDirectory): Promise<IndexView | undefined> {
+/**
+ * The view of `dir`, or undefined when a full listing must decide (see the module comment).
+ * `fullStat: false`: undefined rather than a view that stats every log (the caller's full path
+ * would stat them again).
+ */
+export async function openView(
+  dir: IndexedDirectory,
+  { fullStat: allowFullStat = true }: { readonly fullStat?: boolean } = {},
+): Promise<IndexView | undefined> {
   if (!dir.useIndex) return undefined;
   const started = Date.now();
   let all: string[];
@@ -69,8 +83,11 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
   if (delta !== undefined && delta.entries.size > COMPACT_AT) return undefined;
   const verifiedAt = delta === undefined ? file.verifiedAt : delta.verifiedAt;
   const journal = await readJournal(dir.fs, dir.root, delta?.journal ?? file.journal);
-  if (journal?.released === undefined || verifiedAt === undefined || started - verifiedAt >= FULL_STAT_MS)
-    return undefined;
+  if (journal === undefined) return undefined; // no journal can be kept: the full listing records no mark
+  // The journal's mark lost, or the last full stat too old: every log is stat'ed and compared
+  // with the recorded identities (the columns, without an object per log).
+  const fullStat = journal.released === undefined || verifiedAt === undefined || started - verifiedAt >= FULL_STAT_MS;
+  if (fullStat && !allowFullStat) return undefined;
   const present = new Set<string>();
   const locked = new Set<string>();
   for (const name of all)
@@ -122,12 +139,22 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     const change = delta?.entries.get(name);
     return change !== undefined ? change.entry !== undefined : decoded()!.position.has(name);
   };
-  const { released } = journal;
-  const toStat: string[] = [];
-  for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
-  // A locked log's recorded identity (to compare) may be in the columns.
+  const released = journal.released ?? new Set<string>();
+  const toStat: string[] = fullStat ? [...present] : [];
+  if (!fullStat)
+    for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
+  // A recorded identity to compare with (a locked log's, every log's in a full stat) may be in the columns.
   if (toStat.some((name) => !released.has(name) && !delta?.entries.has(name))) await loadColumns();
   const restat = await statAll(dir, toStat);
+  /** Whether `name`'s recorded entry is for `identity` (compared in the columns for a base entry). */
+  const storedIs = (name: string, identity: FileIdentity): boolean => {
+    const change = delta?.entries.get(name);
+    if (change !== undefined) return change.entry !== undefined && sameIdentity(change.entry, identity);
+    if (sameNames && !present.has(name)) return false;
+    const { heads, position } = decoded()!;
+    const at = position.get(name);
+    return at !== undefined && heads.identityIs(at, identity);
+  };
   const identities: Identities = {
     get: (name: string): FileIdentity | null | undefined =>
       restat.has(name) ? restat.get(name) : present.has(name) ? stored(name) : undefined,
@@ -167,6 +194,9 @@ export async function openView(dir: IndexedDirectory): Promise<IndexView | undef
     heads: () => decoded()?.heads,
     loadColumns,
     digest,
+    storedIs,
+    verifiedAt: fullStat ? started : verifiedAt,
+    fullStat,
   };
 }
 
@@ -181,6 +211,5 @@ export function unchanged(view: IndexView, name: string): boolean {
   if (view.released.has(name)) return false; // released since: read again (its old entry is not decoded)
   if (!view.restat.has(name)) return view.stored(name) !== undefined;
   const now = view.restat.get(name);
-  const entry = view.stored(name);
-  return entry !== undefined && now !== null && now !== undefined && sameIdentity(entry, now);
+  return now !== null && now !== undefined && view.storedIs(name, now);
 }

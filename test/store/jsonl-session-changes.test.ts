@@ -5,7 +5,7 @@
 import { constants } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { basename, join } from "node:path";
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { forkSession, Session } from "../../src/session/index.js";
 import {
   JsonlSessionStore,
@@ -19,6 +19,7 @@ import {
 } from "../../src/store/index.js";
 import { DELTA_FILE } from "../../src/store/session-index-delta.js";
 import { JOURNAL_FILE } from "../../src/store/session-index-journal.js";
+import { FULL_STAT_MS } from "../../src/store/session-index-scan.js";
 import { COMPACT_AT } from "../../src/store/session-index-view.js";
 import { newSession, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
@@ -175,7 +176,7 @@ test("a mirror kept by the changes equals the full read through every kind of ch
   expect(old.plain()).toEqual(await truth());
 });
 
-test("an unknown generation, a garbled delta, a removed journal: every row (and the mirror still equals the full read)", async () => {
+test("an unknown generation: every row; a garbled delta, a removed journal: the mirror still equals the full read", async () => {
   for (const id of ["a", "b"]) await stored(twoTurnLog(newSession(id)));
   const m = new Mirror();
   await m.refresh();
@@ -196,7 +197,7 @@ test("an unknown generation, a garbled delta, a removed journal: every row (and 
 
   await nodeFs.rm(join(dir.root, JOURNAL_FILE));
   await m.refresh();
-  expect(m.last?.kind).toBe("all");
+  expect(m.last?.kind).toBe("changes"); // every log stat'ed against the columns (see the full-stat test)
   expect(m.plain()).toEqual(await truth());
   await latestAgrees();
 });
@@ -294,6 +295,34 @@ test("a fork stored by reference: its row follows its parent's log (the columns 
   expect(m.plain()).toEqual(await truth());
   await oneMoreTurn("parent", "on the parent");
   await m.refresh();
+  expect(m.plain()).toEqual(await truth());
+  await latestAgrees();
+});
+
+test("a full stat (journal gone, or the last one too old) compares every identity without a full listing", async () => {
+  for (const id of ["a", "b", "c"]) await stored(twoTurnLog(newSession(id)));
+  const m = new Mirror();
+  await m.refresh();
+  const generation = m.generation;
+  // The last full stat 11 minutes ago: every log stat'ed, none read, nothing changed, the same generation.
+  const now = Date.now();
+  const clock = vi.spyOn(Date, "now").mockReturnValue(now + FULL_STAT_MS + 60_000);
+  try {
+    await m.refresh();
+  } finally {
+    clock.mockRestore();
+  }
+  expect(m.last).toEqual({ kind: "changes", generation, changed: [], removed: [] });
+  expect(m.opened).toEqual([]);
+  // A log rewritten without its writer's release (not journaled) and the journal removed: seen by the full stat.
+  await nodeFs.appendFile(dir.fileOf("b"), "");
+  const lines = (await dir.bytesOf("b")).toString("utf8");
+  await nodeFs.writeFile(dir.fileOf("b"), lines.replace('"Thanks!"', '"Rewritten"'));
+  await nodeFs.rm(join(dir.root, JOURNAL_FILE));
+  await m.refresh();
+  expect(m.last?.kind).toBe("changes");
+  expect(changedNames(m)).toEqual(["b.jsonl"]);
+  expect(m.opened).toEqual(["b.jsonl"]);
   expect(m.plain()).toEqual(await truth());
   await latestAgrees();
 });
