@@ -5,7 +5,9 @@
 // and a log written by a newer Keelson as such, instead of stopping the listing. With the
 // PostgreSQL store the listing is one query over the sessions table (no log is read): id,
 // created, updated, cwd, parent and the first prompt. Prompts, cwds, file names and problems
-// are untrusted: escaped for the terminal (terminal-text.ts), JSON lines included.
+// are untrusted: escaped for the terminal (terminal-text.ts), JSON lines included. The JSONL
+// text listing is kept rendered between runs (sessions-listing.ts) and patched with the rows the
+// store says changed since (`listLogChanges`); `--json` lists every row.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Command } from "commander";
