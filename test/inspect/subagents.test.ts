@@ -128,10 +128,11 @@ describe("the inspector's page in Chromium", () => {
     expect(await page.textContent('[data-testid="session-id"]')).toBe(childId);
     expect(await page.textContent('[data-testid="timeline"]')).toContain("Find the answer.");
     await page.click('[data-testid="spawned-by"]');
-    // Back in the parent, the call's result row is selected and its event shown.
-    await page.waitForSelector(".row.sel");
-    expect(await page.textContent('[data-testid="session-id"]')).toBe(parentId);
-    expect(await page.getAttribute(".row.sel", "data-kind")).toBe("tool-result");
+    // Back in the parent, the call's result row is selected and its event shown — each waited
+    // for: the page renders the session, the selection and the event's detail one after the other.
+    await page.waitForSelector(`[data-testid="session-id"]:text-is("${parentId}")`);
+    await page.waitForSelector('.row.sel[data-kind="tool-result"]');
+    await page.waitForSelector(`[data-testid="event-detail"]:has-text("${childId}")`);
     expect(await page.textContent('[data-testid="event-detail"]')).toContain(childId);
   });
 });
