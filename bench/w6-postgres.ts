@@ -84,30 +84,19 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
     // one process of 2 slots, so each process carries the same load in both rows and only the
     // number of workers differs.
     const spread = LATENCIES[0];
-    served.push(
-      await turnsPerSecond(
-        db.url,
-        postmaster,
-        1,
-        PER_WORKER / 4,
-        spread,
-        QUEUE.sessions,
-        QUEUE.turnsPerSession,
-        `${spread}-one-small`,
-      ),
-    );
-    served.push(
-      await turnsPerSecond(
-        db.url,
-        postmaster,
-        4,
-        PER_WORKER / 4,
-        spread,
-        QUEUE.sessions,
-        QUEUE.turnsPerSession,
-        `${spread}-spread`,
-      ),
-    );
+    for (const workers of [1, 4])
+      served.push(
+        await turnsPerSecond(
+          db.url,
+          postmaster,
+          workers,
+          PER_WORKER / 4,
+          spread,
+          QUEUE.sessions,
+          QUEUE.turnsPerSession,
+          `${spread}-small-${workers}`,
+        ),
+      );
     const follows = await followingRows(db.url, postmaster, FOLLOW);
     // Each row against one worker with as many slots per process (the spread row's: 1 × 2 slots).
     const base = (r: WorkerRow): WorkerRow =>

@@ -176,7 +176,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     return (
       cursor !== undefined &&
       cursor >= this.#session.length &&
-      this.#queue.length === this.#head &&
+      this.#queueEmpty() &&
       !this.#done &&
       this.#failure === undefined &&
       this.#end.kind === "turn"
@@ -235,7 +235,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   #finished(): boolean {
     if (this.#failure !== undefined) return true;
     if (this.#end.kind === "turn" || this.#cursor === undefined) return false;
-    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queue.length === this.#head;
+    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queueEmpty();
   }
 
   #close(): IteratorResult<TurnEvent> {
@@ -302,12 +302,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     }
     if (event.type === "assistant/message" && this.#gapped()) this.#dropLive();
     if (this.#cursor === undefined) return;
-    if (
-      this.#resolve !== undefined &&
-      this.#cursor === event.seq &&
-      this.#queue.length === this.#head &&
-      event.type !== "turn/end"
-    ) {
+    if (this.#resolve !== undefined && this.#cursor === event.seq && this.#queueEmpty() && event.type !== "turn/end") {
       // The consumer waits and this event is next: what a poll would take, without one.
       this.#cursor = event.seq + 1;
       this.#settle({ done: false, value: committedTurnEvent(event) });
@@ -322,11 +317,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (event === undefined) return;
     if (this.#gapped() && isDelta(event)) return;
     const afterSeq = this.#session.length - 1;
-    if (this.#resolve !== undefined && this.#queue.length === this.#head && this.#cursor === afterSeq + 1) {
+    if (this.#resolve !== undefined && this.#queueEmpty() && this.#cursor === afterSeq + 1) {
       this.#settle({ done: false, value: event }); // the consumer waits and nothing is ahead of it
       return;
     }
-    const tail = this.#queue.length > this.#head ? this.#queue[this.#queue.length - 1] : undefined;
+    const tail = this.#queueEmpty() ? undefined : this.#queue[this.#queue.length - 1];
     if (isDelta(event) && tail !== undefined && tail.afterSeq === afterSeq && sameBlock(tail.event, event)) {
       tail.event = { ...tail.event, delta: (tail.event as { delta: string }).delta + event.delta } as LiveTurnEvent;
       this.#queuedChars += event.delta.length;
@@ -369,6 +364,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     });
     this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
     this.#shedAt = this.#queuedChars + this.#maxChars;
+  }
+
+  /** Whether no live event waits (those before `#head` are delivered). */
+  #queueEmpty(): boolean {
+    return this.#queue.length === this.#head;
   }
 
   /** Drops the delivered entries before `#head`. */
