@@ -92,7 +92,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   if (changes.size > 0 || moved || view.fullStat)
     recorded = await writeDelta(dir.fs, dir.root, {
       base: view.file.gen,
-      names: gone.size === 0 ? view.digest : namesDigest(view.present, gone),
+      names: gone.size === 0 ? view.digest : namesDigest(view.listed, gone),
       gens,
       journal: view.journal,
       verifiedAt: view.verifiedAt,

@@ -172,9 +172,10 @@ export function decodeDeps(raw: unknown): Dependency[] | undefined {
  * file systems): a sort of 10,000 names took 3–10 ms in a fresh process, the join and hash
  * 1–2 ms. A reordered listing only costs the decoded comparison, and records the new order.
  */
-export function namesDigest(names: Iterable<string>, without?: ReadonlySet<string>): string {
-  const list: string[] = [];
-  for (const name of names) if (without === undefined || !without.has(name)) list.push(name);
+export function namesDigest(names: readonly string[], without?: ReadonlySet<string>): string {
+  // An array, joined as it is when nothing is left out: a fresh process runs this loop-free path
+  // over 10,000 names in the interpreter (iterating a Set of them there took ~9 ms).
+  const list = without === undefined ? names : names.filter((name) => !without.has(name));
   return createHash("sha1").update(list.join("\n")).digest("hex");
 }
 

@@ -27,6 +27,8 @@ export interface IndexView {
   readonly delta: Delta | undefined;
   /** The `*.jsonl` names listed. */
   readonly present: ReadonlySet<string>;
+  /** The same names in the directory's order (what `digest` is taken over). */
+  readonly listed: readonly string[];
   /** The logs stat'ed (new to the index, released since its mark, locked now), with their identity. */
   readonly restat: ReadonlyMap<string, FileIdentity | null | undefined>;
   /** The logs released since the index's mark. */
@@ -89,12 +91,15 @@ export async function openView(
   const fullStat = journal.released === undefined || verifiedAt === undefined || started - verifiedAt >= FULL_STAT_MS;
   if (fullStat && !allowFullStat) return undefined;
   const present = new Set<string>();
+  const listed: string[] = []; // the same names in the directory's order, for the digest
   const locked = new Set<string>();
   for (const name of all)
-    if (name.endsWith(LOG_SUFFIX)) present.add(name);
-    else if (name.endsWith(LOCK_SUFFIX)) locked.add(`${name.slice(0, -LOCK_SUFFIX.length)}${LOG_SUFFIX}`);
+    if (name.endsWith(LOG_SUFFIX)) {
+      present.add(name);
+      listed.push(name);
+    } else if (name.endsWith(LOCK_SUFFIX)) locked.add(`${name.slice(0, -LOCK_SUFFIX.length)}${LOG_SUFFIX}`);
   // The same names as the index's: every listed log is known, none is gone (the columns stay undecoded).
-  const digest = namesDigest(present);
+  const digest = namesDigest(listed);
   const sameNames = digest === (delta?.names ?? file.names);
   let attempted = false;
   const loadColumns = async (): Promise<void> => {
@@ -141,7 +146,11 @@ export async function openView(
   };
   const released = journal.released ?? new Set<string>();
   const toStat: string[] = fullStat ? [...present] : [];
-  if (!fullStat)
+  if (!fullStat && sameNames) {
+    // Every listed log is known: only the released and the locked ones (a few) need a stat.
+    for (const name of released) if (present.has(name)) toStat.push(name);
+    for (const name of locked) if (present.has(name) && !released.has(name)) toStat.push(name);
+  } else if (!fullStat)
     for (const name of present) if (released.has(name) || locked.has(name) || !known(name)) toStat.push(name);
   // A recorded identity to compare with (a locked log's, every log's in a full stat) may be in the columns.
   if (toStat.some((name) => !released.has(name) && !delta?.entries.has(name))) await loadColumns();
@@ -183,6 +192,7 @@ export async function openView(
     file,
     delta,
     present,
+    listed,
     restat,
     released,
     journal: journal.mark,
