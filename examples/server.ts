@@ -69,9 +69,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const host = createAgentHost({ store, profile, maxOpen: 500 });
   const server = await serve(host, Number(process.env.PORT ?? 8787));
   console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
-  process.once("SIGINT", async () => {
+  const stop = async (): Promise<void> => {
     server.close(); // no new connections; open streams end with their turns
     await host.close(); // running and queued turns finish; every session flushed and released
     await Promise.all([store.close(), emulator.close()]);
-  });
+  };
+  process.once("SIGINT", stop).once("SIGTERM", stop); // Ctrl-C, or a container being stopped
 }

@@ -20,6 +20,7 @@ import {
   StoreError,
 } from "../store/index.js";
 import { describeError } from "./errors.js";
+import { listingKey } from "./listing-key.js";
 import { type CliStore, openStore, problemOf } from "./log-source.js";
 import { preview } from "./transcript.js";
 import { commandSummary } from "./commands.js";
@@ -104,8 +105,9 @@ async function listText(store: JsonlSessionStore): Promise<void> {
   const file = join(store.root, SESSION_INDEX_DIR, "listing");
   let listing: Listing | undefined;
   let generation: string | undefined;
+  const key = await listingKey(); // none (unreadable, not private): every listing rendered in full
   try {
-    const kept = await readListing(file, RENDER_TAG);
+    const kept = key === undefined ? undefined : await readListing(file, RENDER_TAG, key);
     const changes = await store.listLogChanges(kept?.generation);
     generation = changes.generation;
     if (changes.kind === "changes" && kept !== undefined) {
@@ -134,7 +136,8 @@ async function listText(store: JsonlSessionStore): Promise<void> {
   // A few writes for the whole listing: a write per row costs more than the listing itself at
   // thousands of sessions (a system call each when stdout is a file).
   print(store, listing.count, listing.body);
-  if (generation !== undefined) await writeListing(file, { render: RENDER_TAG, generation, ...listing });
+  if (generation !== undefined && key !== undefined)
+    await writeListing(file, { render: RENDER_TAG, generation, ...listing }, key);
 }
 
 /** The listing: the header and the rows (no copy of the rows' bytes), or that there are none. */

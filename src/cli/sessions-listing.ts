@@ -8,15 +8,18 @@
 // sessions directory, goes when the index is removed, and is keyed by the index's generation.
 //
 // File: line 1 JSON (format, render tag, generation, row count, the key section's length, a
-// SHA-1 of everything after line 1); then a key line per row, `<created>\t<file name as JSON>`
+// seal of everything after line 1: HMAC-SHA256 under this user's listing key, listing-key.ts);
+// then a key line per row, `<created>\t<file name as JSON>`
 // (a problem row's created is the largest safe integer: it sorts last); then the rows, one per
 // line. A row changed in place (same name and created: a new turn) or a row removed is found by
 // a byte search of the keys, and a new row that sorts last is appended, without decoding the
-// other keys; anything else decodes them all. A file that is missing, torn, edited (the digest),
-// of another render tag or whose generation the store does not know costs a full render, never
-// a wrong row. Written as a private temp file renamed into place, not fsynced; never fails the
+// other keys; anything else decodes them all. A file that is missing, torn, edited or written
+// by anyone without the key (the seal), of another render tag or whose generation the store does
+// not know costs a full render, never a wrong row: the kept rows are printed without escaping
+// again, so only rows this user's Keelson escaped are (a listing planted in a shared sessions
+// directory with raw escape sequences never reaches the terminal). Written as a private temp file renamed into place, not fsynced; never fails the
 // listing (a read-only directory: no kept listing).
-import { createHash, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -61,7 +64,7 @@ const keyLine = (r: { readonly name: string; readonly created: number }): string
   `${r.created}\t${JSON.stringify(r.name)}\n`;
 
 /** The kept listing in `file` rendered with `render`, or undefined (see the module comment). */
-export async function readListing(file: string, render: string): Promise<KeptListing | undefined> {
+export async function readListing(file: string, render: string, key: Buffer): Promise<KeptListing | undefined> {
   try {
     const bytes = await readFile(file);
     if (bytes.length > MAX_BYTES) return undefined;
@@ -69,11 +72,11 @@ export async function readListing(file: string, render: string): Promise<KeptLis
     if (first < 0) return undefined;
     const facts: unknown = JSON.parse(bytes.toString("utf8", 0, first));
     if (typeof facts !== "object" || facts === null) return undefined;
-    const { format, render: tag, generation, count, keys, digest } = facts as Record<string, unknown>;
+    const { format, render: tag, generation, count, keys, seal } = facts as Record<string, unknown>;
     if (format !== FORMAT || tag !== render || typeof generation !== "string") return undefined;
-    if (!Number.isSafeInteger(count) || !Number.isSafeInteger(keys) || typeof digest !== "string") return undefined;
+    if (!Number.isSafeInteger(count) || !Number.isSafeInteger(keys) || typeof seal !== "string") return undefined;
     const rest = bytes.subarray(first + 1);
-    if ((keys as number) > rest.length || sha1([rest]) !== digest) return undefined; // torn or edited
+    if ((keys as number) > rest.length || !sameSeal(sealOf(key, [rest]), seal)) return undefined; // torn, edited, foreign
     return {
       generation,
       count: count as number,
@@ -89,6 +92,7 @@ export async function readListing(file: string, render: string): Promise<KeptLis
 export async function writeListing(
   file: string,
   listing: Listing & { readonly render: string; readonly generation: string },
+  key: Buffer,
 ): Promise<void> {
   const rest = [...listing.keys, ...listing.body];
   const facts = {
@@ -97,7 +101,7 @@ export async function writeListing(
     generation: listing.generation,
     count: listing.count,
     keys: listing.keys.reduce((n, b) => n + b.length, 0),
-    digest: sha1(rest),
+    seal: sealOf(key, rest),
   };
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
@@ -242,8 +246,12 @@ function merged(kept: KeptListing, add: readonly RenderedRow[], gone: ReadonlySe
   };
 }
 
-const sha1 = (pieces: readonly Buffer[]): string => {
-  const hash = createHash("sha1");
-  for (const piece of pieces) hash.update(piece);
-  return hash.digest("hex");
+const sealOf = (key: Buffer, pieces: readonly Buffer[]): string => {
+  const mac = createHmac("sha256", key);
+  for (const piece of pieces) mac.update(piece);
+  return mac.digest("hex");
 };
+
+/** Compared in constant time: the seal is a MAC. */
+const sameSeal = (a: string, b: string): boolean =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));

@@ -4,10 +4,12 @@
 // file or by a newer Keelson's, an edited or garbled listing, one of another render, two
 // listings at once — with hostile text escaped; and the kept rows are really patched, not
 // rendered again (a row planted in the kept listing survives a change to another session).
+import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { open, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { listingKey } from "../../src/cli/listing-key.js";
 import { readListing, writeListing } from "../../src/cli/sessions-listing.js";
 import { Session } from "../../src/session/index.js";
 import { JsonlSessionStore, SESSION_INDEX_DIR } from "../../src/store/index.js";
@@ -50,7 +52,11 @@ async function listed(): Promise<string> {
   return indexed.stdout;
 }
 
-const kept = async (): Promise<string | undefined> => (await readListing(listingFile, await renderTag()))?.generation;
+const kept = async (): Promise<string | undefined> =>
+  (await readListing(listingFile, await renderTag(), await key()))?.generation;
+
+/** The sealing key the CLI made in this home (its first listing made it). */
+const key = async (): Promise<Buffer> => (await listingKey(home))!;
 
 /** The render tag of the kept listing (read from its first line: the test does not compute it). */
 const renderTag = async (): Promise<string> =>
@@ -110,25 +116,42 @@ it("lists what the full read lists through every kind of change, escaped", async
 
 it("kept rows are patched, not rendered again; an edited, garbled or other-render listing is rendered in full", async () => {
   await listed();
-  const listing = await readListing(listingFile, await renderTag());
-  // Plant a row text the full render would never print, with a valid digest: the kept rows are trusted.
+  const listing = await readListing(listingFile, await renderTag(), await key());
+  // Plant a row text the full render would never print, sealed with this user's key: the kept rows are trusted.
   const planted = Buffer.from(listing!.body.toString("utf8").replace(/^zero .*$/m, "zero PLANTED"));
   const keep = { count: listing!.count, keys: [listing!.keys] };
-  await writeListing(listingFile, {
-    render: await renderTag(),
-    generation: listing!.generation,
-    ...keep,
-    body: [planted],
-  });
+  await writeListing(
+    listingFile,
+    { render: await renderTag(), generation: listing!.generation, ...keep, body: [planted] },
+    await key(),
+  );
   await oneMoreTurn("second", "patched");
   const patched = await keelson(home, ["sessions"]);
   expect(patched.stdout).toContain("\nzero PLANTED\n");
   expect(patched.stdout).toMatch(/\nsecond .*"patched"\n/);
 
-  // Another render's listing (same generation, valid digest) is not used.
-  const now = await readListing(listingFile, await renderTag());
+  // The same planted row with raw escape sequences, by someone without the key (a shared
+  // sessions directory): a plain digest of the rows, as anyone can compute it, or another key.
+  const sealed = await readListing(listingFile, await renderTag(), await key());
+  const hostile = Buffer.from(sealed!.body.toString("utf8").replace(/^zero .*$/m, `zero ${HOSTILE}`));
+  const rest = Buffer.concat([sealed!.keys, hostile]);
+  const facts = JSON.parse((await readFile(listingFile, "utf8")).split("\n")[0]!) as Record<string, unknown>;
+  const digest = (hash: string): string => createHash(hash).update(rest).digest("hex");
+  const forged = { ...facts, digest: digest("sha1"), seal: digest("sha256") }; // what an unkeyed check could accept
+  await writeFile(listingFile, Buffer.concat([Buffer.from(`${JSON.stringify(forged)}\n`), rest]));
+  expect(await listed()).not.toContain("pwned\u0007"); // rendered in full, byte for byte the full read's
+  const keep2 = { count: sealed!.count, keys: [sealed!.keys], body: [hostile] };
+  await writeListing(
+    listingFile,
+    { render: await renderTag(), generation: sealed!.generation, ...keep2 },
+    randomBytes(32),
+  );
+  await listed();
+
+  // Another render's listing (same generation, valid seal) is not used.
+  const now = await readListing(listingFile, await renderTag(), await key());
   const same = { count: now!.count, keys: [now!.keys], body: [now!.body] };
-  await writeListing(listingFile, { render: "another", generation: now!.generation, ...same });
+  await writeListing(listingFile, { render: "another", generation: now!.generation, ...same }, await key());
   await listed();
   // Edited by hand (digest no longer matches), then garbled.
   const text = await readFile(listingFile, "utf8");

@@ -3,11 +3,14 @@
 // (one held mid-turn while the other finishes), a busy session answers 409 with
 // `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
 // stream, a page's approval continues a paused turn in the same message (a resent one is 409),
-// and bad requests get their status (400, 404, 416). Loopback only.
-import { mkdtemp, rm } from "node:fs/promises";
+// and bad requests get their status (400, 404, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import {
   type AgentHost,
   createAgentHost,
@@ -154,3 +157,30 @@ test("a page's approval continues the paused turn in the same message; a resent 
   await new Promise((resolve) => other.close(resolve));
   await approvals.close();
 });
+
+test("run as a program: SIGTERM (a container being stopped) closes the host — every session flushed and released, exit 0", async () => {
+  const sessions = join(root, "program");
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/server.ts"], {
+    cwd: join(import.meta.dirname, "../.."),
+    env: { PATH: process.env.PATH ?? "", HOME: root, KEELSON_HOME: root, PORT: "0", SERVER_SESSIONS: sessions },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+    const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    expect(url).toBeDefined();
+    const events: TurnEvent[] = [];
+    for await (const event of readSSE(
+      await fetch(`${url}/sessions/kept/turns`, { method: "POST", body: '{"prompt":"hi"}' }),
+    ))
+      events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
+    expect(await readdir(sessions)).toContain("kept.lock"); // open in the host
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect((await readdir(sessions)).sort()).toEqual(["kept.jsonl"]); // flushed and released
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}, 60_000);
