@@ -4,7 +4,8 @@
 //   - survives an over-size answer: a line over `maxMessageBytes` is skipped as it streams (never
 //     held whole) and, when it is a response whose id can be read from its first or last bytes,
 //     the request gets an error `the answer was too large (N bytes > limit)` and the connection
-//     stays; otherwise the transport reports the error and closes (the caller may reopen);
+//     stays; otherwise the transport reports the error and closes (the caller may reopen) and
+//     reads nothing more the child writes (a late answer settles no call already failed);
 //   - ends the child whatever it is doing: `close()` ends stdin, sends SIGTERM after `graceMs`,
 //     SIGKILL after `termMs` more, and resolves only once the child has exited;
 //   - runs the server in the sandbox when the server's config asks for one (src/sandbox): the
@@ -154,6 +155,9 @@ export class StdioTransport implements Transport {
   }
 
   #read(chunk: Buffer): void {
+    // Closing (after an over-size line it could not attribute, or asked to): what the child still
+    // writes is not read — a late answer must not settle a call the caller was told had failed.
+    if (this.#closing !== undefined) return;
     let rest = chunk;
     while (rest.length > 0) {
       const newline = rest.indexOf(0x0a);

@@ -1,12 +1,15 @@
 // mcpTools over a spawned stdio server (test/mcp/fixtures/stdio-server.mjs, plain node): the
 // child runs while the agent does and is gone after dispose; a crash mid-call is an error result
 // and the turn goes on; a server that never answers initialize is a clear error in bounded time;
-// a command that cannot start names the server — and no env value appears in any message.
+// a command that cannot start names the server — and no env value appears in any message. The
+// transport itself: once it closes after an over-size line, a late answer settles nothing.
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider, type ScriptedStep } from "../../src/llm/index.js";
 import { createAgent } from "../../src/loop/index.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type McpServerConfig, type McpToolsOptions, mcpServers, mcpTools } from "../../src/mcp/index.js";
+import { StdioTransport } from "../../src/mcp/stdio-transport.js";
 import { alive, childrenRunning, eventually, FIXTURES, stdioServer, textOf, toolResults } from "./support.js";
 
 function agentWith(
@@ -113,4 +116,36 @@ describe("stdio servers", () => {
     expect(plugin.servers(agent)).toEqual([]);
     expect(await eventually(() => childrenRunning("stdio-server.mjs").length === 0)).toBe(true);
   });
+});
+
+test("after an over-size line it cannot attribute, the transport reads nothing more: a late answer settles no call", async () => {
+  // The child writes an over-size notification, then — only once its stdin ends, i.e. after the
+  // transport has begun to close — a well-formed answer to request 1, in a separate write.
+  const child = [
+    'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(5000) } }) + "\\n");',
+    'process.stdin.resume().on("end", () => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }) + "\\n", () => process.exit(0)));',
+  ].join("\n");
+  const messages: unknown[] = [];
+  const errors: string[] = [];
+  const transport = new StdioTransport({
+    command: process.execPath,
+    args: ["-e", child],
+    env: { PATH: process.env.PATH ?? "" },
+    maxMessageBytes: 1000,
+    parse: (line) => JSON.parse(line) as JSONRPCMessage,
+    serialize: (message) => `${JSON.stringify(message)}\n`,
+    onStderr: () => {},
+  });
+  transport.onmessage = (message) => messages.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  await transport.start();
+  await closed; // the over-size line closed it: stdin ended, the child answered and exited
+  expect(errors).toEqual([
+    expect.stringMatching(/^the answer was too large \(\d+ bytes > 1000, .*\) and was dropped$/),
+  ]);
+  expect(messages).toEqual([]);
+  await transport.close();
 });
