@@ -14,11 +14,20 @@ import { keelsonHome } from "../home/index.js";
 const KEY_FILE = "listing.key";
 const KEY_HEX = /^[0-9a-f]{64}$/;
 
-/** The sealing key of this user's kept listings, or undefined (keep none). */
-export async function listingKey(home: string = keelsonHome()): Promise<Buffer | undefined> {
+/**
+ * The sealing key of this user's kept listings, or undefined (keep none). Made (home included)
+ * only with `create` — when a listing is about to be kept: reading one never writes anything.
+ */
+export async function listingKey({
+  home = keelsonHome(),
+  create = false,
+}: {
+  readonly home?: string;
+  readonly create?: boolean;
+} = {}): Promise<Buffer | undefined> {
   const file = join(home, KEY_FILE);
   try {
-    return (await readKey(file)) ?? (await createKey(home, file));
+    return (await readKey(file)) ?? (create ? await createKey(home, file) : undefined);
   } catch {
     return undefined;
   }

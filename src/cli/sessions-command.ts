@@ -105,7 +105,7 @@ async function listText(store: JsonlSessionStore): Promise<void> {
   const file = join(store.root, SESSION_INDEX_DIR, "listing");
   let listing: Listing | undefined;
   let generation: string | undefined;
-  const key = await listingKey(); // none (unreadable, not private): every listing rendered in full
+  const key = await listingKey(); // none yet, or unusable (not private): rendered in full
   try {
     const kept = key === undefined ? undefined : await readListing(file, RENDER_TAG, key);
     const changes = await store.listLogChanges(kept?.generation);
@@ -136,8 +136,9 @@ async function listText(store: JsonlSessionStore): Promise<void> {
   // A few writes for the whole listing: a write per row costs more than the listing itself at
   // thousands of sessions (a system call each when stdout is a file).
   print(store, listing.count, listing.body);
-  if (generation !== undefined && key !== undefined)
-    await writeListing(file, { render: RENDER_TAG, generation, ...listing }, key);
+  if (generation === undefined) return;
+  const sealWith = key ?? (await listingKey({ create: true }));
+  if (sealWith !== undefined) await writeListing(file, { render: RENDER_TAG, generation, ...listing }, sealWith);
 }
 
 /** The listing: the header and the rows (no copy of the rows' bytes), or that there are none. */

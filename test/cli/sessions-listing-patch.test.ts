@@ -102,19 +102,23 @@ test("a listing sealed without this user's key — or with a digest anyone can c
   expect(await readListing(file, "r", key)).toMatchObject({ generation: "g", count: 1 }); // the same rows, sealed
 });
 
-test("the listing key: made once (0600), the same on every read, refused when others could read or write it", async () => {
+test("the listing key: made once (0600) when asked to, the same on every read, refused when others could read or write it", async () => {
   const home = join(dir, "home");
-  const first = await listingKey(home);
+  expect(await listingKey({ home })).toBeUndefined(); // reading makes nothing
+  await expect(stat(home)).rejects.toMatchObject({ code: "ENOENT" });
+  const first = await listingKey({ home, create: true });
   expect(first).toHaveLength(32);
   expect((await stat(join(home, "listing.key"))).mode & 0o777).toBe(0o600);
-  expect(await listingKey(home)).toEqual(first);
-  const both = await Promise.all([listingKey(join(dir, "race")), listingKey(join(dir, "race"))]);
+  expect(await listingKey({ home })).toEqual(first);
+  expect(await listingKey({ home, create: true })).toEqual(first);
+  const race = { home: join(dir, "race"), create: true };
+  const both = await Promise.all([listingKey(race), listingKey(race)]);
   expect(both.every((k) => k === undefined || k.equals(both.find((x) => x !== undefined)!))).toBe(true);
   await chmod(join(home, "listing.key"), 0o644);
-  expect(await listingKey(home)).toBeUndefined(); // readable by others: not a secret
+  expect(await listingKey({ home, create: true })).toBeUndefined(); // readable by others: not a secret, not replaced
   await chmod(join(home, "listing.key"), 0o600);
   await writeFile(join(home, "listing.key"), "not hex\n");
-  expect(await listingKey(home)).toBeUndefined();
+  expect(await listingKey({ home })).toBeUndefined();
   await writeFile(join(dir, "file-home"), "");
-  expect(await listingKey(join(dir, "file-home"))).toBeUndefined(); // no home can be made: no key, no failure
+  expect(await listingKey({ home: join(dir, "file-home"), create: true })).toBeUndefined(); // no home: no key, no failure
 });

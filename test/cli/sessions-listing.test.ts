@@ -56,7 +56,7 @@ const kept = async (): Promise<string | undefined> =>
   (await readListing(listingFile, await renderTag(), await key()))?.generation;
 
 /** The sealing key the CLI made in this home (its first listing made it). */
-const key = async (): Promise<Buffer> => (await listingKey(home))!;
+const key = async (): Promise<Buffer> => (await listingKey({ home }))!;
 
 /** The render tag of the kept listing (read from its first line: the test does not compute it). */
 const renderTag = async (): Promise<string> =>
