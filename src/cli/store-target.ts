@@ -3,12 +3,12 @@
 // postgresql:// URL is the PostgreSQL store (its module is loaded only then, and `pg` only on
 // the first query); anything else is a JSONL sessions directory. Commands work the same on both;
 // where a message names a session's location it uses `whereOf` (a file path, or the database).
-import { resolve } from "node:path";
-import { defaultSessionsDir } from "../home/index.js";
 import { JsonlSessionStore, type SessionStore } from "../store/index.js";
+import { isPostgresUrl, jsonlTarget } from "./jsonl-target.js";
 import { storeSpec } from "./store-choice.js";
 
 export { chooseStore, storeSpec } from "./store-choice.js";
+export { isPostgresUrl, usesJsonl } from "./jsonl-target.js";
 
 /** A store as the CLI uses it: the contract plus a human-readable location. */
 export type CliStore = SessionStore & {
@@ -17,14 +17,6 @@ export type CliStore = SessionStore & {
   /** Where session `id` is kept: its log file, or `<database> session <id>`. */
   whereOf(id: string): string;
 };
-
-export const isPostgresUrl = (spec: string): boolean => /^postgres(ql)?:\/\//i.test(spec);
-
-/** True when the store in force is a JSONL directory (sessions are files a FILE target can name). */
-export function usesJsonl(): boolean {
-  const spec = storeSpec();
-  return spec === undefined || !isPostgresUrl(spec);
-}
 
 /** Opens the store in force (nothing is connected or read until it is used). */
 export async function openStore(): Promise<CliStore> {
@@ -36,13 +28,7 @@ export async function openStore(): Promise<CliStore> {
   return openJsonlStore(spec);
 }
 
-/**
- * The JSONL store of `spec` (a sessions directory) or of $KEELSON_HOME. `KEELSON_SESSION_INDEX=off`
- * lists without the summary index (every log read on every listing, no index written).
- */
+/** The JSONL store of `spec` (a sessions directory) or of $KEELSON_HOME (jsonl-target.ts). */
 export function openJsonlStore(spec = storeSpec()): JsonlSessionStore {
-  return new JsonlSessionStore({
-    root: spec === undefined || isPostgresUrl(spec) ? defaultSessionsDir() : resolve(spec),
-    index: process.env.KEELSON_SESSION_INDEX !== "off",
-  });
+  return new JsonlSessionStore(jsonlTarget(spec));
 }

@@ -22,6 +22,7 @@ export { type SessionPauses, type SessionReader, sessionPauses, storeReader } fr
 export { INDEX_DIR as SESSION_INDEX_DIR, INDEX_FILE as SESSION_INDEX_FILE } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export type { LogChanges } from "./session-index-changes.js";
+export { type LogChangesOptions, listLogChangesAt } from "./listing.js";
 export { moreRecent } from "./session-index-latest.js";
 export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
 export type { StoreFileSystem } from "./store-file-system.js";

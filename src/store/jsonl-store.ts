@@ -18,8 +18,8 @@ import { Session, type SessionEvent, type SessionMeta } from "../session/index.j
 import { defaultSessionsDir } from "../home/index.js";
 import { extendLayout, type FileLayout, sha256Over } from "./file-layout.js";
 import { encodeEventLine, encodeMetaLine, FORMAT, newerLogError } from "./jsonl-codec.js";
-import { fsErrorText } from "./fs-error-text.js";
-import { isNotFound, peekMeta } from "./meta-peek.js";
+import { fsErrorText, isNotFound } from "./fs-error-text.js";
+import { peekMeta } from "./meta-peek.js";
 import { acquireLock, releaseLock } from "./lock.js";
 import { flushWriter, type Writer } from "./jsonl-writer.js";
 import { publishNewFile } from "./publish.js";

@@ -9,7 +9,7 @@ import type { Stats } from "node:fs";
 import { previewJson } from "../json/index.js";
 import { Session, SessionError, type SessionOptions } from "../session/index.js";
 import { type FileLayout, prefixEnd, sha256Over } from "./file-layout.js";
-import { isNotFound } from "./meta-peek.js";
+import { isNotFound } from "./fs-error-text.js";
 import { decodeLog, newerLogError } from "./jsonl-codec.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 import { readLogFileWithInfo } from "./read-log-file.js";

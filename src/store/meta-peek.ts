@@ -3,6 +3,7 @@
 // regular-file and size checks as a load, so a FIFO in the sessions directory never blocks.
 import { SessionError, validateSessionMeta } from "../session/index.js";
 import { decodeStoredMetaLine } from "./jsonl-codec.js";
+import { isNotFound } from "./fs-error-text.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 import { openLogFile } from "./read-log-file.js";
 import type { SeedFrom } from "./seed-reference.js";
@@ -10,8 +11,6 @@ import { type SessionSummary, StoreError } from "./types.js";
 
 /** How much of a log's start is read for its meta line. */
 const META_PEEK_BYTES = 64 * 1024;
-
-export const isNotFound = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
 
 /**
  * The raw header from the first line of `file` (undefined when no complete line fits in the

@@ -8,10 +8,10 @@
 // loading a log without its first N events. In memory the session's meta is the ordinary
 // version-1 SessionMeta (the reference is how the file stores it, not part of the session).
 import { isSafeSessionId, LOG_VERSION, type SessionMeta } from "../session/index.js";
+import { REFERENCING_LOG_VERSION } from "./referencing-version.js";
 import { StoreError } from "./types.js";
 
-/** The log version of a file whose seed is a reference (`seedFrom`) rather than copied lines. */
-export const REFERENCING_LOG_VERSION = 2;
+export { REFERENCING_LOG_VERSION };
 
 /** Where a referencing log's first `seedLength` events are. */
 export interface SeedFrom {

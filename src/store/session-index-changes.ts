@@ -8,14 +8,22 @@
 // generation of this index, the answer is every row (`listLogs`' slow path, which writes a new
 // base). Rows a load must give afresh on every listing (a log a newer Keelson wrote, one that
 // could not be stat'ed) are in every answer.
+//
+// With nothing changed this module runs alone with the view's (the light listing entry,
+// listing.ts): the full listing's module (session-index.ts: loading a log, its digest, the
+// messages and session layers) is loaded at its first use, once per process.
 import type { Session } from "../session/index.js";
 import { statError } from "./session-index-scan.js";
 import type { IndexedDirectory } from "./session-index-scan.js";
 import { type DeltaChange, writeDelta } from "./session-index-delta.js";
-import { hasKeptResult, type IndexEntry, namesDigest } from "./session-index-entry.js";
+import { hasKeptResult, type IndexEntry, namesDigest, usable } from "./session-index-entry.js";
 import { newGeneration } from "./session-index-file.js";
-import { type ListedLog, listLogsAt, loadEntry, rowOf, usable } from "./session-index.js";
+import type { ListedLog } from "./session-index.js";
 import { GarbledIndex, type IndexView, NeedColumns, openView, unchanged } from "./session-index-view.js";
+
+let fullListing: Promise<typeof import("./session-index.js")> | undefined;
+/** The full listing's module (session-index.ts), loaded once: only a listing that reads a log needs it. */
+const full = (): Promise<typeof import("./session-index.js")> => (fullListing ??= import("./session-index.js"));
 
 export type LogChanges =
   /** Every row, in name order (as `listLogs()`); `generation` undefined when no index keeps them. */
@@ -49,7 +57,7 @@ export async function listChanges(dir: IndexedDirectory, since: string | undefin
     } catch (e) {
       if (!(e instanceof GarbledIndex)) throw e;
     }
-  return { kind: "all", ...(await listLogsAt(dir, load)) };
+  return { kind: "all", ...(await (await full()).listLogsAt(dir, load)) };
 }
 
 /** The changes after the delta's generation `after` (-1: since the base). */
@@ -63,7 +71,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
       changes.set(name, undefined); // as the full listing: not kept, stat'ed again next time
       return;
     }
-    const loaded = await loadEntry(dir, name, identity, entry, view.identities, load);
+    const loaded = await (await full()).loadEntry(dir, name, identity, entry, view.identities, load);
     rows.set(name, loaded.row);
     if (loaded.entry !== entry) changes.set(name, loaded.entry);
   };
@@ -103,7 +111,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   for (const [name, { at, entry }] of entries) {
     if (at <= after || rows.has(name)) continue;
     if (entry === undefined) removed.push(name);
-    else if (hasKeptResult(entry)) changed.push(rowOf(name, entry, Math.floor(entry.mtimeMs)));
+    else if (hasKeptResult(entry)) changed.push((await full()).rowOf(name, entry, Math.floor(entry.mtimeMs)));
     else await reload(name, entry);
   }
   for (const row of rows.values()) changed.push(row);

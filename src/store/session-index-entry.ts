@@ -4,7 +4,8 @@
 // result), the load refusals an entry keeps, and the tolerant checks every index reader uses (a
 // malformed value drops the entry: its log is read again).
 import { createHash } from "node:crypto";
-import type { FileIdentity } from "./load-cache.js";
+import { type FileIdentity, sameIdentity } from "./load-cache.js";
+import type { Identities } from "./session-index-scan.js";
 import type { JournalMark } from "./session-index-journal.js";
 import type { StoreErrorCode } from "./types.js";
 
@@ -88,6 +89,16 @@ export const hasKeptResult = (e: IndexEntry): boolean =>
  * result (read again on every listing), or one that depends on other logs' files.
  */
 export const isSpecial = (e: IndexEntry): boolean => e.deps !== undefined || !hasKeptResult(e);
+
+/** Whether an entry's load result still holds: a kept problem, and every log its seed was read from unchanged. */
+export function usable(entry: IndexEntry, identities: Identities): boolean {
+  if (!hasKeptResult(entry)) return false;
+  return (entry.deps ?? []).every((dep) => {
+    const now = identities.get(dep.name) ?? null; // not listed: absent
+    if (now === undefined) return false;
+    return dep.identity === null ? now === null : now !== null && sameIdentity(dep.identity, now);
+  });
+}
 
 /** An entry as one JSON object (the delta's and line 1's form). */
 export function encodeEntry(e: IndexEntry): Record<string, unknown> {

@@ -40,7 +40,7 @@ import {
 } from "./session-index-entry.js";
 import { decodeDetails, decodeHeads, encodeDetails, encodeHeads } from "./session-index-columns.js";
 import { openLogFile, readLogFile } from "./read-log-file.js";
-import { REFERENCING_LOG_VERSION } from "./seed-reference.js";
+import { REFERENCING_LOG_VERSION } from "./referencing-version.js";
 import type { StoreFileSystem } from "./store-file-system.js";
 
 export type { Dependency, HeaderFacts, IndexEntry, LogDigest, LogProblem, SessionDigest };

@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import { join, sep } from "node:path";
 import { type FileIdentity, identityOf } from "./load-cache.js";
-import { isNotFound } from "./meta-peek.js";
+import { isNotFound } from "./fs-error-text.js";
 import { type IndexEntry, readIndex } from "./session-index-file.js";
 import { type JournalMark, readJournal } from "./session-index-journal.js";
 import type { StoreFileSystem } from "./store-file-system.js";

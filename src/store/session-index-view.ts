@@ -8,7 +8,7 @@
 // columns (`fullStat`). Undefined whenever the full listing must decide: no base with a
 // generation (an older Keelson's, or none), no journal can be kept, or a delta past `COMPACT_AT`
 // entries (the full listing folds it into a new base); malformed columns throw `GarbledIndex`.
-import { isNotFound } from "./meta-peek.js";
+import { isNotFound } from "./fs-error-text.js";
 import { type FileIdentity, sameIdentity } from "./load-cache.js";
 import { type Delta, readDelta } from "./session-index-delta.js";
 import { decodeEntry, type IndexEntry, isSpecial, namesDigest } from "./session-index-entry.js";

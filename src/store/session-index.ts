@@ -24,7 +24,7 @@ import {
   type SessionDigest,
   writeIndex,
 } from "./session-index-file.js";
-import { hasKeptResult, KEPT_PROBLEMS, namesDigest } from "./session-index-entry.js";
+import { KEPT_PROBLEMS, namesDigest, usable } from "./session-index-entry.js";
 import { type SessionSummary, StoreError } from "./types.js";
 
 /** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
@@ -197,16 +197,6 @@ const factsOf = (s: HeaderFacts): HeaderFacts => ({
   ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
   ...(s.parentSession === undefined ? {} : { parentSession: s.parentSession }),
 });
-
-/** Whether an entry's load result still holds: a kept problem, and every log its seed was read from unchanged. */
-export function usable(entry: IndexEntry, identities: Identities): boolean {
-  if (!hasKeptResult(entry)) return false;
-  return (entry.deps ?? []).every((dep) => {
-    const now = identities.get(dep.name) ?? null; // not listed: absent
-    if (now === undefined) return false;
-    return dep.identity === null ? now === null : now !== null && sameIdentity(dep.identity, now);
-  });
-}
 
 /**
  * A load result (kept or fresh) as a row; fields copied one by one (an index is a file anyone can
