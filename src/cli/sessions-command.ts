@@ -44,8 +44,11 @@ async function listText(target: { readonly root: string; readonly index: boolean
   const file = join(target.root, SESSION_INDEX_DIR, "listing");
   const key = await listingKey(); // none yet, or unusable (not private): rendered in full
   const kept = key === undefined ? undefined : await readListing(file, RENDER_TAG, key);
+  // No kept listing: every row will be rendered, and their module loads while the store lists.
+  const render = kept === undefined ? import("./sessions-render.js") : undefined;
+  render?.catch(() => undefined); // awaited below; a listing that fails first reports its own error
   const changes = await listLogChangesAt(target.root, kept?.generation, { index: target.index });
   if (kept !== undefined && changes.kind === "changes" && changes.changed.length + changes.removed.length === 0)
     return printListing(target.root, kept.count, [kept.body]); // nothing to keep anew
-  await (await import("./sessions-render.js")).renderText({ ...target, file, key, kept, changes });
+  await (await (render ?? import("./sessions-render.js"))).renderText({ ...target, file, key, kept, changes });
 }
