@@ -21,7 +21,9 @@ import {
   type SessionStore,
   StoreError,
 } from "../store/index.js";
-import { CliError } from "./errors.js";
+import { CliError, problemOf } from "./errors.js";
+
+export { problemOf } from "./errors.js";
 import { openJsonlStore, openStore, usesJsonl } from "./store-target.js";
 
 export interface LoadedLog {
@@ -164,13 +166,6 @@ export function eventsOf(log: LoadedLog): readonly SessionEvent[] {
 export function isNewerLog(error: unknown): boolean {
   const store = error instanceof CliError ? error.cause : error;
   return store instanceof StoreError && store.code === "newer-version";
-}
-
-/** A StoreError's message without the `file: ` / `file: line N: ` it starts with (the CLI puts `file:line:` first). */
-export function problemOf(error: StoreError): string {
-  return error.file !== undefined && error.message.startsWith(`${error.file}:`)
-    ? error.message.slice(error.file.length).replace(/^(: line \d+)?:\s*/, "")
-    : error.message;
 }
 
 // The log itself is the problem (exit 1); any other refusal was of the request (exit 2: an

@@ -11,8 +11,9 @@
 //
 // This module is the kept listing's path alone: when nothing changed since it was kept it is
 // printed as it is, with the store's light entry (store/listing.ts) and no row rendered — neither
-// the store's JsonlSessionStore nor the session layer is loaded. Every other listing (rows to
-// render, `--json`, PostgreSQL) is sessions-render.ts's, loaded when it is needed.
+// the store's JsonlSessionStore nor the session layer is loaded. Every other listing is loaded
+// when it is needed: rows to render (sessions-render.ts), `--json` and PostgreSQL
+// (sessions-full.ts).
 import { join } from "node:path";
 import type { Command } from "commander";
 import { listLogChangesAt, SESSION_INDEX_DIR } from "../store/listing.js";
@@ -30,8 +31,8 @@ export function registerSessions(program: Command): void {
     .option("--json", "one JSON object per session")
     .action(async (flags: { json?: boolean }) => {
       if (usesJsonl() && flags.json !== true) return listText(jsonlTarget(storeSpec()));
-      const render = await import("./sessions-render.js");
-      return usesJsonl() ? render.listJson() : render.listDatabase(flags.json === true);
+      const full = await import("./sessions-full.js");
+      return usesJsonl() ? full.listJson() : full.listDatabase(flags.json === true);
     });
 }
 

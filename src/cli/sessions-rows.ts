@@ -1,9 +1,11 @@
-// `keelson sessions`' text rows: the header, a row's line (id, created, turns, cwd, the last
-// prompt's preview) and the render tag a kept listing is valid for (sessions-listing.ts). Loaded
-// by the kept-listing path, which renders no row: the preview (transcript.ts, the messages
-// layer) is loaded by `rowRenderer()` before the first row is rendered, once per process.
+// `keelson sessions`' rows: a listed log as a row, the text header, a row's line (id, created,
+// turns, cwd, the last prompt's preview) and the render tag a kept listing is valid for
+// (sessions-listing.ts). Loaded by the kept-listing path, which renders no row: the preview
+// (transcript.ts, the messages layer) is loaded by `rowRenderer()` before the first row is
+// rendered, once per process.
 import { createHash } from "node:crypto";
-import type { SessionDigest } from "../store/listing.js";
+import { type ListedLog, type SessionDigest, StoreError } from "../store/listing.js";
+import { describeError, problemOf } from "./errors.js";
 import { terminalLine, terminalLines } from "./terminal-text.js";
 import { KEELSON_VERSION } from "./version.js";
 
@@ -12,6 +14,20 @@ export type Row =
   | { readonly kind: "session"; readonly name: string; readonly digest: SessionDigest }
   | { readonly kind: "unreadable"; readonly name: string; readonly problem: string; readonly code?: string }
   | { readonly kind: "newer"; readonly name: string; readonly problem: string };
+
+/** A listed log as a row: a session's as it is (no copy per session), or its problem. */
+export function rowOf(log: ListedLog): Row {
+  const { name } = log;
+  if (log.kind === "session") return log;
+  if (log.error instanceof StoreError && log.error.code === "newer-version")
+    return { kind: "newer", name, problem: problemOf(log.error) };
+  return {
+    kind: "unreadable",
+    name,
+    problem: describeError(log.error),
+    ...(log.error instanceof StoreError ? { code: log.error.code } : {}),
+  };
+}
 
 const HEADER = ["id".padEnd(36), "created".padEnd(24), "turns", "cwd", "last prompt"].join("  ");
 

@@ -14,6 +14,7 @@ import { type LogChanges, listChanges } from "./session-index-changes.js";
 export { INDEX_DIR as SESSION_INDEX_DIR } from "./session-index-file.js";
 export type { ListedLog, SessionDigest } from "./session-index.js";
 export type { LogChanges } from "./session-index-changes.js";
+export { StoreError } from "./types.js";
 
 export interface LogChangesOptions {
   /** Whether listings read and keep the summary index (`JsonlStoreOptions.index`); default true. */

@@ -9,16 +9,15 @@
 // base). Rows a load must give afresh on every listing (a log a newer Keelson wrote, one that
 // could not be stat'ed) are in every answer.
 //
-// With nothing changed this module runs alone with the view's (the light listing entry,
+// With nothing to read this module runs alone with the view's (the light listing entry,
 // listing.ts): the full listing's module (session-index.ts: loading a log, its digest, the
 // messages and session layers) is loaded at its first use, once per process.
 import type { Session } from "../session/index.js";
 import { statError } from "./session-index-scan.js";
 import type { IndexedDirectory } from "./session-index-scan.js";
 import { type DeltaChange, writeDelta } from "./session-index-delta.js";
-import { hasKeptResult, type IndexEntry, namesDigest, usable } from "./session-index-entry.js";
+import { hasKeptResult, type IndexEntry, type ListedLog, namesDigest, rowOf, usable } from "./session-index-entry.js";
 import { newGeneration } from "./session-index-file.js";
-import type { ListedLog } from "./session-index.js";
 import { GarbledIndex, type IndexView, NeedColumns, openView, unchanged } from "./session-index-view.js";
 
 let fullListing: Promise<typeof import("./session-index.js")> | undefined;
@@ -111,7 +110,7 @@ async function changesSince(dir: IndexedDirectory, view: IndexView, after: numbe
   for (const [name, { at, entry }] of entries) {
     if (at <= after || rows.has(name)) continue;
     if (entry === undefined) removed.push(name);
-    else if (hasKeptResult(entry)) changed.push((await full()).rowOf(name, entry, Math.floor(entry.mtimeMs)));
+    else if (hasKeptResult(entry)) changed.push(rowOf(name, entry, Math.floor(entry.mtimeMs)));
     else await reload(name, entry);
   }
   for (const row of rows.values()) changed.push(row);

@@ -1,13 +1,14 @@
 // One log's entry in the session summary index, as held in memory, and its JSON form where an
 // entry is kept whole (the delta, session-index-delta.ts, and line 1's special entries): what
 // the store learned about the log (its file identity, header facts, the read-only load's
-// result), the load refusals an entry keeps, and the tolerant checks every index reader uses (a
-// malformed value drops the entry: its log is read again).
+// result), the load refusals an entry keeps, whether a kept result still holds and the row it
+// gives (`usable`, `rowOf`: what a listing with nothing to read runs), and the tolerant checks
+// every index reader uses (a malformed value drops the entry: its log is read again).
 import { createHash } from "node:crypto";
 import { type FileIdentity, sameIdentity } from "./load-cache.js";
 import type { Identities } from "./session-index-scan.js";
 import type { JournalMark } from "./session-index-journal.js";
-import type { StoreErrorCode } from "./types.js";
+import { StoreError, type StoreErrorCode } from "./types.js";
 
 /** What a log's header says, as `list()` reports it (no `updatedAt`: that is the file's mtime, always current). */
 export interface HeaderFacts {
@@ -67,6 +68,12 @@ export interface IndexEntry extends FileIdentity {
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
+export type ListedLog =
+  | { readonly kind: "session"; readonly name: string; readonly digest: SessionDigest }
+  /** `error`: why the log cannot be loaded — a `StoreError` (`newer-version`, `corrupt`, …) or a file-system error. */
+  | { readonly kind: "unreadable"; readonly name: string; readonly error: unknown };
+
 /**
  * The load refusals a log keeps until its file (or a file its seed is read from) changes; their
  * verdict is kept in the index. `newer-version` is not: a newer Keelson may read the log.
@@ -98,6 +105,46 @@ export function usable(entry: IndexEntry, identities: Identities): boolean {
     if (now === undefined) return false;
     return dep.identity === null ? now === null : now !== null && sameIdentity(dep.identity, now);
   });
+}
+
+/**
+ * A load result (kept or fresh) as a row; fields copied one by one (an index is a file anyone can
+ * edit), without object spreads: this runs once per log on every listing, mostly in code not yet
+ * optimized, where a spread costs several times a plain literal.
+ */
+export function rowOf(name: string, result: LoadResult, updatedAt: number): ListedLog {
+  const d = result.digest;
+  // The index's own row object (session-index-file.ts builds it whole) when it is this file's.
+  if (d !== undefined && (d as Partial<SessionDigest>).updatedAt === updatedAt)
+    return { kind: "session", name, digest: d as SessionDigest };
+  if (d !== undefined) {
+    const digest: { -readonly [K in keyof SessionDigest]: SessionDigest[K] } = {
+      id: d.id,
+      createdAt: d.createdAt,
+      turns: d.turns,
+      events: d.events,
+      open: d.open,
+      updatedAt,
+    };
+    if (d.cwd !== undefined) digest.cwd = d.cwd;
+    if (d.parentSession !== undefined) digest.parentSession = d.parentSession;
+    if (d.lastPrompt !== undefined) digest.lastPrompt = d.lastPrompt;
+    return { kind: "session", name, digest };
+  }
+  const { code, message, file, line } = result.problem!;
+  return { kind: "unreadable", name, error: new StoreError(code, message, placeOf(file, line)) };
+}
+
+export const placeOf = (file: string | undefined, line: number | undefined): { file?: string; line?: number } => ({
+  ...(file === undefined ? {} : { file }),
+  ...(line === undefined ? {} : { line }),
+});
+
+/** What a load gave, as kept in an entry: a digest or a problem, and the files the seed came from. */
+export interface LoadResult {
+  readonly digest?: LogDigest;
+  readonly problem?: LogProblem;
+  readonly deps?: readonly Dependency[];
 }
 
 /** An entry as one JSON object (the delta's and line 1's form). */

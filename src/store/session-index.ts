@@ -24,20 +24,22 @@ import {
   type SessionDigest,
   writeIndex,
 } from "./session-index-file.js";
-import { KEPT_PROBLEMS, namesDigest, usable } from "./session-index-entry.js";
+import {
+  KEPT_PROBLEMS,
+  type ListedLog,
+  type LoadResult,
+  namesDigest,
+  placeOf,
+  rowOf,
+  usable,
+} from "./session-index-entry.js";
 import { type SessionSummary, StoreError } from "./types.js";
-
-/** One `*.jsonl` file of the sessions directory, as `listLogs()` lists it. */
-export type ListedLog =
-  | { readonly kind: "session"; readonly name: string; readonly digest: SessionDigest }
-  /** `error`: why the log cannot be loaded — a `StoreError` (`newer-version`, `corrupt`, …) or a file-system error. */
-  | { readonly kind: "unreadable"; readonly name: string; readonly error: unknown };
 
 const LOG_SUFFIX = ".jsonl";
 /** How much of the last prompt a digest keeps (a preview: whitespace collapsed, cut with an ellipsis). */
 export const LAST_PROMPT_CHARS = 80;
 
-export type { SessionDigest };
+export type { ListedLog, SessionDigest };
 
 /** `list()`: each log's header summary, oldest first; foreign, broken and newer logs are left out. */
 export async function listSummaries(dir: IndexedDirectory): Promise<SessionSummary[]> {
@@ -197,46 +199,6 @@ const factsOf = (s: HeaderFacts): HeaderFacts => ({
   ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
   ...(s.parentSession === undefined ? {} : { parentSession: s.parentSession }),
 });
-
-/**
- * A load result (kept or fresh) as a row; fields copied one by one (an index is a file anyone can
- * edit), without object spreads: this runs once per log on every listing, mostly in code not yet
- * optimized, where a spread costs several times a plain literal.
- */
-export function rowOf(name: string, result: LoadResult, updatedAt: number): ListedLog {
-  const d = result.digest;
-  // The index's own row object (session-index-file.ts builds it whole) when it is this file's.
-  if (d !== undefined && (d as Partial<SessionDigest>).updatedAt === updatedAt)
-    return { kind: "session", name, digest: d as SessionDigest };
-  if (d !== undefined) {
-    const digest: { -readonly [K in keyof SessionDigest]: SessionDigest[K] } = {
-      id: d.id,
-      createdAt: d.createdAt,
-      turns: d.turns,
-      events: d.events,
-      open: d.open,
-      updatedAt,
-    };
-    if (d.cwd !== undefined) digest.cwd = d.cwd;
-    if (d.parentSession !== undefined) digest.parentSession = d.parentSession;
-    if (d.lastPrompt !== undefined) digest.lastPrompt = d.lastPrompt;
-    return { kind: "session", name, digest };
-  }
-  const { code, message, file, line } = result.problem!;
-  return { kind: "unreadable", name, error: new StoreError(code, message, placeOf(file, line)) };
-}
-
-const placeOf = (file: string | undefined, line: number | undefined): { file?: string; line?: number } => ({
-  ...(file === undefined ? {} : { file }),
-  ...(line === undefined ? {} : { line }),
-});
-
-/** What a load gave, as kept in an entry: a digest or a problem, and the files the seed came from. */
-interface LoadResult {
-  readonly digest?: LogDigest;
-  readonly problem?: LogProblem;
-  readonly deps?: readonly Dependency[];
-}
 
 /**
  * Loads `name` read-only: its result (`keep`: whether it may go into the index — not when a file
