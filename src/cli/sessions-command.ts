@@ -21,7 +21,7 @@ import { commandSummary } from "./commands.js";
 import { jsonlTarget, usesJsonl } from "./jsonl-target.js";
 import { listingKey } from "./listing-key.js";
 import { readListing } from "./sessions-listing.js";
-import { printListing, RENDER_TAG } from "./sessions-rows.js";
+import { printListing, RENDER_TAG, rowRenderer } from "./sessions-rows.js";
 import { storeSpec } from "./store-choice.js";
 
 export function registerSessions(program: Command): void {
@@ -51,5 +51,7 @@ async function listText(target: { readonly root: string; readonly index: boolean
   const changes = await listLogChangesAt(target.root, kept?.generation, { index: target.index });
   if (kept !== undefined && changes.kind === "changes" && changes.changed.length + changes.removed.length === 0)
     return printListing(target.root, kept.count, [kept.body]); // nothing to keep anew
-  await (await (render ?? import("./sessions-render.js"))).renderText({ ...target, file, key, kept, changes });
+  // The render module and what a row's line needs (rowRenderer) load side by side, not one after the other.
+  const [{ renderText }] = await Promise.all([render ?? import("./sessions-render.js"), rowRenderer()]);
+  await renderText({ ...target, file, key, kept, changes });
 }
