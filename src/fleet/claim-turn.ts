@@ -69,6 +69,11 @@ export interface ClaimOptions {
   readonly preferred?: readonly string[];
   /** How much earlier a preferred session's turn counts as queued (ms, default 0: strictly oldest first). */
   readonly affinityMs?: number;
+  /**
+   * Whether to look for orphans — running turns whose lease lapsed (default true). That search
+   * reads every running turn of the fleet, where the rest of the pick reads a few index pages.
+   */
+  readonly orphans?: boolean;
 }
 
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
@@ -94,6 +99,7 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
     owner,
     leaseMs,
     maxAttempts,
+    options.orphans ?? true,
   ]);
   const head = rows[0];
   if (head === undefined) return NOTHING;
@@ -125,7 +131,12 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
 async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
   const picked = (
-    await client.query<{ id: string }>(PICK_SESSION, [profiles, options.preferred ?? [], options.affinityMs ?? 0])
+    await client.query<{ id: string }>(PICK_SESSION, [
+      profiles,
+      options.preferred ?? [],
+      options.affinityMs ?? 0,
+      options.orphans ?? true,
+    ])
   ).rows[0];
   if (picked === undefined) return NOTHING;
   const sessionId = picked.id;

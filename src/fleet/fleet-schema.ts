@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 5;
+export const FLEET_SCHEMA_VERSION = 6;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -53,6 +53,84 @@ const MIGRATIONS: readonly string[] = [
   // keelson_queue only, so a client or worker of version 4 (which notifies or LISTENs
   // keelson_turns alone) must not share the database with version 5: the version check refuses it.
   `COMMENT ON TABLE keelson_turns IS 'Keelson turn queue; enqueues and claims notify keelson_turns and keelson_queue (fleet schema 5)';`,
+  // 6: the claim's pick costs the same whatever the backlog (decision 0034), where it read every
+  // open turn of the fleet. First, without locks, each branch's best candidate, each from an
+  // index: the oldest queued turn of each served profile that heads its session (no older open
+  // turn) under a free lease; the best preferred session (its head counted affinity_ms earlier);
+  // and, only when `orphans` is true, the oldest orphan (a running head under a lapsed lease: its
+  // worker died) — that search reads every running turn, O(the fleet's concurrency), so a worker
+  // asks for it on a timer, not on every claim. Then, earliest candidate first, its branch takes
+  // the first session it can lock (SKIP LOCKED: one another claimer holds is passed over) whose
+  // lease is still free: the candidate itself unless another claim holds it. Only the session
+  // returned is locked, so a concurrent claim never finds nothing while a turn waits. A function,
+  // so its plans are made once per connection (generic: planning the statement cost more than
+  // running it), whatever sits between worker and server (PgBouncer forgets prepared statements).
+  `CREATE INDEX keelson_turns_queued ON keelson_turns (profile, enqueued_at, id) WHERE status = 'queued';
+   CREATE FUNCTION keelson_pick_session(profiles text[], preferred text[], affinity_ms double precision, orphans boolean)
+     RETURNS TABLE (session_id text, lease_epoch bigint, next_seq bigint, head_id bigint, head_status text)
+     LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan
+   AS $pick$
+   #variable_conflict use_column
+   DECLARE
+     c record;
+   BEGIN
+     FOR c IN
+       WITH queued AS (
+         SELECT 'queued' AS kind, w.profile, h.* FROM unnest(profiles) AS w (profile) CROSS JOIN LATERAL (
+           SELECT t.session_id AS sid, t.id AS head, t.enqueued_at AS k
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'queued' AND t.profile = w.profile
+             AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1) h
+       ), orphaned AS (
+         SELECT 'orphaned' AS kind, NULL::text AS profile, t.session_id AS sid, t.id AS head, t.enqueued_at AS k
+         FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+         WHERE orphans AND t.status = 'running' AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+             WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+         ORDER BY t.enqueued_at, t.id LIMIT 1
+       ), affine AS (
+         SELECT 'affine' AS kind, NULL::text AS profile, s.id AS sid, h.id AS head,
+           h.enqueued_at - affinity_ms * interval '1 millisecond' AS k
+         FROM keelson_sessions s CROSS JOIN LATERAL (
+           SELECT o.id, o.status, o.profile, o.enqueued_at FROM keelson_turns o
+           WHERE o.session_id = s.id AND o.status IN ('queued', 'running') ORDER BY o.id LIMIT 1) h
+         WHERE s.id = ANY (preferred) AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           AND (h.status = 'running' OR h.profile = ANY (profiles))
+         ORDER BY 5, 4 LIMIT 1
+       )
+       SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM orphaned UNION ALL SELECT * FROM affine) b
+       ORDER BY b.k, b.head
+     LOOP
+       IF c.kind = 'queued' THEN
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'queued' AND t.profile = c.profile
+             AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       ELSIF c.kind = 'orphaned' THEN
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'running' AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       ELSE -- a preferred session held by another claim is among the others' (its profile's, or as an orphan)
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_sessions s JOIN keelson_turns t ON t.id = c.head
+           WHERE s.id = c.sid AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       END IF;
+       IF FOUND THEN RETURN; END IF;
+     END LOOP;
+   END
+   $pick$;`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

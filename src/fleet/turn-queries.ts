@@ -49,18 +49,6 @@ export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson
 /** Whether session $1 exists. */
 export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
 
-/** PICK_SESSION's FROM … FOR clause, shared with CLAIM_HEAD. */
-const PICK_FROM = `FROM (SELECT DISTINCT ON (session_id) session_id, id, profile, status, enqueued_at
-          FROM keelson_turns WHERE status IN ('queued', 'running')
-          ORDER BY session_id, id) h
-  JOIN keelson_sessions s ON s.id = h.session_id
-  WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
-    AND (h.status = 'running' OR h.profile = ANY ($1::text[]))
-  ORDER BY h.enqueued_at - CASE WHEN s.id = ANY ($2::text[]) THEN $3 * interval '1 millisecond' ELSE interval '0' END,
-    h.id
-  LIMIT 1
-  FOR NO KEY UPDATE OF s SKIP LOCKED`;
-
 /**
  * The claim's first step: the session to serve next, locked (SKIP LOCKED: a session another
  * worker is claiming is passed over; NO KEY UPDATE, so an enqueue's foreign-key check on the
@@ -72,14 +60,18 @@ const PICK_FROM = `FROM (SELECT DISTINCT ON (session_id) session_id, id, profile
  * ones this worker served lately, whose logs its store still holds) counts as queued $3 ms
  * earlier than it was — it goes ahead of turns queued less than $3 ms before it, never of older
  * ones — so a session's next turn tends to stay on the worker that has its log loaded, instead of
- * being read whole by another (#20 F21).
+ * being read whole by another (#20 F21). Orphans are looked for only when $4 is true (that
+ * search reads every running turn; the worker asks for it on a timer). The pick is the function
+ * `keelson_pick_session` (fleet schema 6, fleet-schema.ts; decision 0034): a few index reads
+ * whatever the backlog — it read every open turn of the fleet before — and only the session it
+ * returns is locked (to the end of the caller's transaction).
  */
-export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
-  ${PICK_FROM}`;
+export const PICK_SESSION = `SELECT session_id AS id, next_seq::text AS next_seq
+  FROM keelson_pick_session($1::text[], $2::text[], $3::double precision, $4::boolean)`;
 
 /**
  * The claim in one statement, one round trip (#20 F21; autocommit: its own transaction), for the
- * common case: the session PICK_SESSION picks ($1–$3) has a queued head ($4 owner) that had
+ * common case: the session PICK_SESSION picks ($1–$3, orphans $7) has a queued head ($4 owner) that had
  * fewer than $6 attempts and no running turn to recover. Then, as the full claim does: the head
  * is marked running under epoch + 1 and the lease is taken for $5 ms (fencing the previous
  * holder) — the lease only when the head was marked, which re-checks `status = 'queued'` on the
@@ -89,8 +81,8 @@ export const PICK_SESSION = `SELECT s.id, s.next_seq::text AS next_seq
  * when one does but needs the full claim (claim-turn.ts: a dead worker's turn, too many attempts).
  */
 export const CLAIM_HEAD = `WITH p AS (
-    SELECT s.id, s.lease_epoch, h.id AS head_id, h.status AS head_status
-    ${PICK_FROM}
+    SELECT session_id AS id, lease_epoch, head_id, head_status
+    FROM keelson_pick_session($1::text[], $2::text[], $3::double precision, $7::boolean)
   ), r AS (
     UPDATE keelson_turns t SET status = 'running', attempts = t.attempts + 1, claimed_by = $4, claimed_at = now(),
       claim_epoch = p.lease_epoch + 1, start_seq = NULL, started_at = NULL, updated_at = now()

@@ -59,6 +59,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
 const SESSION_AFFINITY_MS = 1000;
 /** How many recently served sessions a worker prefers (the store keeps as many logs: knownSessions). */
 const PREFERRED_SESSIONS = 64;
+/**
+ * How often, at most, a worker's claims look for orphans (running turns whose lease lapsed): the
+ * search reads every running turn of the fleet (decision 0034), so it runs on this timer, or
+ * every lease period when that is shorter, not on every claim. An orphan waits its lease out
+ * first anyway; this adds at most one period, or one poll when nothing wakes the worker.
+ */
+const ORPHAN_SEARCH_MS = 1000;
 
 interface Settings {
   readonly id: string;
@@ -108,6 +115,8 @@ class FleetWorker implements Worker {
   readonly #publications: Publications;
   /** Sessions served lately, oldest first (their logs are in #store's cache). */
   readonly #served = new Set<string>();
+  /** When this worker's claims last looked for orphans (performance.now()). */
+  #orphansSearchedAt = Number.NEGATIVE_INFINITY;
   /** Profile names already reported to onUnserved. */
   readonly #unservedSeen = new Set<string>();
   #store: PostgresSessionStore;
@@ -187,6 +196,7 @@ class FleetWorker implements Worker {
       maxAttempts: this.#settings.maxAttempts,
       preferred: [...this.#served],
       affinityMs: SESSION_AFFINITY_MS,
+      orphans: this.#orphanSearchDue(),
     });
     let woken: WakeReason | undefined;
     while (!this.#stopped) {
@@ -247,6 +257,14 @@ class FleetWorker implements Worker {
     } catch (error) {
       this.#onError(fleetDbError(error, this.#opened.label, "looking for unserved turns"), "start");
     }
+  }
+
+  /** Whether this claim looks for orphans: once per ORPHAN_SEARCH_MS (or lease period) across the worker's slots. */
+  #orphanSearchDue(): boolean {
+    const now = performance.now();
+    if (now - this.#orphansSearchedAt < Math.min(ORPHAN_SEARCH_MS, this.#settings.leaseMs)) return false;
+    this.#orphansSearchedAt = now;
+    return true;
   }
 
   #servedNow(sessionId: string): void {

@@ -16,7 +16,7 @@ import { until } from "../support/until.js";
 const database = useFleetDatabase();
 
 /** What every claim's first query (PICK_SESSION) says. */
-const PICKS = "DISTINCT ON (session_id)";
+const PICKS = "keelson_pick_session(";
 
 /** A pool that counts the claim queries (PICK_SESSION) made through it. */
 function countingPool(url: string): { pool: PgPool; claims: () => number; end: () => Promise<void> } {

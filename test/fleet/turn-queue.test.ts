@@ -3,6 +3,7 @@
 // only the worker's own profiles — and the recovery of a claim whose worker died.
 import { inject, describe, expect, test } from "vitest";
 import { claimTurn } from "../../src/fleet/claim-turn.js";
+import { PICK_SESSION } from "../../src/fleet/turn-queries.js";
 import { FleetError, migrateFleet, openFleetClient } from "../../src/fleet/index.js";
 import { adminQuery, freshDatabase } from "../support/postgres.js";
 import { useFleetDatabase } from "./fleet-harness.js";
@@ -20,15 +21,17 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 5 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 5, to: 5 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 6 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 6, to: 6 });
       // A version-1 queue (before started_attempts, followed_until, decision and error_code) is upgraded in place.
       await adminQuery(
         fresh.url,
         "ALTER TABLE keelson_turns DROP COLUMN started_attempts, DROP COLUMN followed_until, DROP COLUMN decision, DROP COLUMN error_code",
       );
+      // …and 6's pick function and index go with them (made again by the upgrade).
+      await adminQuery(fresh.url, "DROP FUNCTION keelson_pick_session; DROP INDEX keelson_turns_queued");
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 5 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 6 });
       // 5 (decision 0030): the queue protocol's version is recorded on the table (no column changes).
       const described = await adminQuery(fresh.url, "SELECT obj_description('keelson_turns'::regclass) AS d");
       expect(described).toEqual([{ d: expect.stringContaining("keelson_queue") }]);
@@ -174,6 +177,88 @@ describe("claims", () => {
     expect((await claimTurn(client.pool, claimOptions("w-echo"))).found).toBe(false);
     expect((await claimTurn(client.pool, claimOptions("w-other", ["other"]))).claimed?.prompt).toBe("other first");
   });
+
+  test("a claim reads a few rows whatever the backlog, of its own profiles or another's (decision 0034)", async () => {
+    // (Without the orphan search, which reads every running turn: a worker runs it on a timer.)
+    await emptyQueue();
+    // 3,000 sessions each with a queued turn no echo worker serves, queued before 3,000 echo
+    // sessions' turns, and 32 sessions whose echo turns run under a live lease.
+    const bulk = (from: number, to: number, profile: string) =>
+      database().query(
+        `WITH s AS (INSERT INTO keelson_sessions (id, header, created_at, next_seq)
+           SELECT 'bulk-' || g, '{}', g, 1 FROM generate_series($1::int, $2::int) g RETURNING id)
+         INSERT INTO keelson_turns (session_id, prompt, profile) SELECT id, 'p', $3 FROM s`,
+        [from, to, profile],
+      );
+    try {
+      await bulk(0, 2999, "other");
+      await bulk(3000, 5999, "echo");
+      await database().query(
+        `UPDATE keelson_sessions SET lease_owner = 'busy', lease_expires_at = now() + interval '1 hour'
+         WHERE id IN (SELECT 'bulk-' || g FROM generate_series(3000, 3031) g)`,
+      );
+      await database().query(
+        "UPDATE keelson_turns SET status = 'running' WHERE session_id IN (SELECT 'bulk-' || g FROM generate_series(3000, 3031) g)",
+      );
+      await database().query("ANALYZE keelson_turns");
+      await database().query("ANALYZE keelson_sessions");
+      const client = await database().client();
+      const connection = await client.pool.connect();
+      try {
+        await connection.query("BEGIN");
+        const rowsRead = async (): Promise<number> =>
+          (
+            await connection.query<{ n: number }>(
+              `SELECT coalesce(sum(pg_stat_get_xact_tuples_returned(oid) + pg_stat_get_xact_tuples_fetched(oid)), 0)::int AS n
+               FROM pg_class WHERE relname LIKE 'keelson%'`,
+            )
+          ).rows[0]!.n;
+        const pick = () => connection.query<{ id: string }>(PICK_SESSION, [["echo"], ["bulk-4000"], 0, false]);
+        await pick(); // the connection's first call also plans the function's statements
+        const before = await rowsRead();
+        const picked = await pick();
+        const read = (await rowsRead()) - before;
+        expect(picked.rows.map((r) => r.id)).toEqual(["bulk-3032"]); // the oldest echo head under a free lease
+        // The pick before schema 6 read every open turn and session here: 12,000 rows. This one reads 12.
+        expect(read).toBeLessThan(40);
+      } finally {
+        await connection.query("ROLLBACK");
+        connection.release();
+      }
+    } finally {
+      await database().query("DELETE FROM keelson_turns WHERE session_id LIKE 'bulk-%'");
+      await database().query("DELETE FROM keelson_sessions WHERE id LIKE 'bulk-%'");
+    }
+  });
+
+  test("a claim locks only the session it picks: a concurrent claim takes the runner-up, never nothing", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const oldest = await client.enqueueTurn({ sessionId: "only-a", prompt: "a", profile: "echo" });
+    const preferred = await client.enqueueTurn({ sessionId: "only-b", prompt: "b", profile: "echo" });
+    const orphan = await client.enqueueTurn({ sessionId: "only-c", prompt: "c", profile: "echo" });
+    // only-c's turn runs under a lease that lapsed: an orphan, a candidate of its own.
+    await database().query("UPDATE keelson_turns SET status = 'running' WHERE id = $1", [orphan]);
+    await database().query(
+      "UPDATE keelson_sessions SET lease_owner = 'dead', lease_expires_at = now() - interval '1 second' WHERE id = 'only-c'",
+    );
+    const holder = await client.pool.connect();
+    try {
+      await holder.query("BEGIN");
+      // A claim that prefers only-b (within 0 ms: it still loses to the oldest) picks only-a and holds it.
+      const held = await holder.query<{ id: string }>(PICK_SESSION, [["echo"], ["only-b"], 0, true]);
+      expect(held.rows.map((r) => r.id)).toEqual(["only-a"]);
+      // The candidates it did not pick (only-b, as a preferred session and as a queued head; only-c) are free.
+      expect((await claimTurn(client.pool, claimOptions("w-second"))).claimed?.id).toBe(preferred);
+      const third = await claimTurn(client.pool, claimOptions("w-third"));
+      expect(third.recovered).toEqual([{ id: orphan, sessionId: "only-c", status: "queued" }]);
+      expect((await claimTurn(client.pool, claimOptions("w-fourth"))).found).toBe(false);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await claimTurn(client.pool, claimOptions("w-fifth"))).claimed?.id).toBe(oldest);
+  });
 });
 
 describe("recovery of a dead worker's claim", () => {
@@ -190,6 +275,32 @@ describe("recovery of a dead worker's claim", () => {
     const next = await claimTurn(client.pool, claimOptions("alive"));
     expect(next.recovered).toEqual([{ id, sessionId: "dead-unstarted", status: "queued" }]);
     expect(next.claimed).toMatchObject({ id, attempts: 2 });
+  });
+
+  test("orphans are looked for only when the claim asks (a worker does on a timer), a preferred one included", async () => {
+    await emptyQueue();
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "dead-timer", prompt: "p", profile: "echo" });
+    await client.enqueueTurn({ sessionId: "dead-timer", prompt: "behind it", profile: "echo" });
+    await claimTurn(client.pool, claimOptions("dead"));
+    await database().query(
+      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'dead-timer'",
+    );
+    // Not looking: the orphan's session is not a candidate (its queued turn waits behind the orphan).
+    expect((await claimTurn(client.pool, { ...claimOptions("quick"), orphans: false })).found).toBe(false);
+    // A preferred session's running head is recovered either way.
+    const preferred = await claimTurn(client.pool, {
+      ...claimOptions("fond"),
+      orphans: false,
+      preferred: ["dead-timer"],
+    });
+    expect(preferred.recovered).toEqual([{ id, sessionId: "dead-timer", status: "queued" }]);
+    expect(preferred.claimed).toMatchObject({ id, attempts: 2 });
+    await database().query(
+      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'dead-timer'",
+    );
+    const looking = await claimTurn(client.pool, claimOptions("search"));
+    expect(looking.recovered).toEqual([{ id, sessionId: "dead-timer", status: "queued" }]);
   });
 
   test("a started claim whose log grew is adopted for closing, not run again; the session's next turn waits for it", async () => {
