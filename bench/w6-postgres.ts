@@ -6,7 +6,8 @@
 // `keelson worker` processes at 200 ms and at zero model latency, with the CPU per turn of the
 // workers and of PostgreSQL, and the take-over of a SIGKILLed worker's session. And following
 // (w6/follow.ts, #22 §5): turns/s with a remote follower on every turn vs none, and the
-// first-token latency to that follower.
+// first-token latency to that follower. And the claim's pick as the backlog grows
+// (w6/pick-backlog.ts, decision 0034), next to the schema-5 statement it replaced.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -18,6 +19,7 @@ import { migrate, PostgresSessionStore } from "../src/store/postgres/index.js";
 import { freshDatabase, startCluster } from "../test/support/postgres.js";
 import { type AppendRow, appendThroughput, BATCH, createSessions } from "./w6/appends.js";
 import { type FollowRow, type FollowSetup, followingRows, quantile } from "./w6/follow.js";
+import { BACKLOGS, type PickRow, pickBacklogRows } from "./w6/pick-backlog.js";
 import { takeover, turnsPerSecond, type WorkerRow } from "./w6/workers.js";
 import { migrateFleet } from "../src/fleet/index.js";
 import { num, ratio } from "./table.js";
@@ -57,7 +59,7 @@ async function cliList(url: string): Promise<{ seconds: number; lines: number }>
   }
 }
 
-/** W6's worker rows only (`bench/run.ts W6F`): a cluster of its own, 1 / 2 / 4 workers at each latency, no appends, no take-over. */
+/** W6's worker rows only (`bench/run.ts W6F`): a cluster of its own, 1 / 2 / 4 workers at each latency, following, the pick vs the backlog; no appends, no take-over. */
 export async function runW6Fleet(): Promise<WorkloadResult> {
   const cluster = await startCluster({ fsync: true });
   try {
@@ -98,6 +100,8 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
         ),
       );
     const follows = await followingRows(db.url, postmaster, FOLLOW);
+    const pickDb = await freshDatabase(cluster.adminUrl);
+    const pickRows = await pickBacklogRows(pickDb.url);
     // Each row against one worker with as many slots per process (the spread row's: 1 × 2 slots).
     const base = (r: WorkerRow): WorkerRow =>
       served.find((b) => b.latencyMs === r.latencyMs && b.workers === 1 && b.concurrency === r.concurrency)!;
@@ -135,9 +139,11 @@ export async function runW6Fleet(): Promise<WorkloadResult> {
           `"4 × ${PER_WORKER / 4} slots": the 1-worker row's ${PER_WORKER} slots spread over 4 processes (same turns/s, the box not CPU-bound), compared (× 1) with "1 × ${PER_WORKER / 4} slots" — each process as loaded as in that row, only the number of workers differs; switches = the workers' voluntary (a wake-up each) + involuntary (preempted) context switches per turn`,
           "",
           ...followNotes(follows),
+          "",
+          ...pickNotes(pickRows),
         ],
       },
-      data: { workers: served, following: follows },
+      data: { workers: served, following: follows, pickRows },
     };
   } finally {
     await cluster.stop();
@@ -179,6 +185,8 @@ export async function runW6(): Promise<WorkloadResult> {
         );
     const took = await takeover(db.url, LEASE_MS);
     const follows = await followingRows(db.url, postmaster, FOLLOW);
+    const pickDb = await freshDatabase(cluster.adminUrl);
+    const pickRows = await pickBacklogRows(pickDb.url);
 
     const floorOf = (r: AppendRow): AppendRow =>
       appends.find((f) => f.writer === "plain INSERT (floor)" && f.sessions === r.sessions)!;
@@ -251,9 +259,12 @@ export async function runW6(): Promise<WorkloadResult> {
           `take-over: a worker (lease ${took.leaseMs} ms) SIGKILLed while its turn waits on the model; a second worker runs the session's next turn ${num(took.ms)} ms after the kill (goal ≤ lease + ${GOAL.takeoverExtraMs} ms: ${took.ms <= took.leaseMs + GOAL.takeoverExtraMs ? "met" : "missed"})`,
           "",
           ...followNotes(follows),
+          "",
+          ...pickNotes(pickRows),
         ],
       },
       data: {
+        pickRows,
         appends,
         listSeconds,
         cliListSeconds: cli.seconds,
@@ -304,6 +315,22 @@ function followNotes(rows: readonly FollowRow[]): string[] {
     ),
     `turns/s followed ÷ not followed (means of the alternating rows): ${ratioOnOff.toFixed(2)}× — goal ≥ ${FOLLOW_GOAL}× ${ratioOnOff >= FOLLOW_GOAL ? "met" : "missed"}`,
     `first-token latency to the remote follower (the model's answer in the worker → the follower's first text delta, same machine clock): median ${num(quantile(latencies, 0.5))} ms, p99 ${num(quantile(latencies, 0.99))} ms over ${latencies.length} turns; ${late} followed turn(s) had no live delta (the follower connected after the turn started: their answer came from the log)`,
+  ];
+}
+
+/** The pick-vs-backlog rows (w6/pick-backlog.ts) as note lines, with the flatness goal. */
+function pickNotes(rows: readonly PickRow[]): string[] {
+  const small = rows.find((r) => r.backlog === BACKLOGS[0])!;
+  const large = rows.find((r) => r.backlog === BACKLOGS[BACKLOGS.length - 1])!;
+  const growth = large.schema6.cpuMs / small.schema6.cpuMs;
+  const cell = (v: { cpuMs: number; wallMs: number }): string => `${num(v.cpuMs)} / ${num(v.wallMs)}`;
+  return [
+    `the claim's pick as the backlog grows (decision 0034) — N sessions with a queued turn each and 32 running under a live lease; one connection picks in a transaction of its own (BEGIN, pick, ROLLBACK) for 1.5 s per cell; ms per pick: server CPU / wall`,
+    ...printRows(
+      ["queued sessions", "schema 5 (baseline)", "schema 6", "schema 6 + orphan search"],
+      rows.map((r) => [String(r.backlog), cell(r.schema5), cell(r.schema6), cell(r.schema6Orphans)]),
+    ),
+    `server CPU per schema-6 pick at ${BACKLOGS[BACKLOGS.length - 1]} queued sessions ÷ at ${BACKLOGS[0]}: ${growth.toFixed(2)}× (goal ≤ 1.5×: flat in the backlog) ${growth <= 1.5 ? "met" : "missed"}; the schema-5 statement's: ${(large.schema5.cpuMs / small.schema5.cpuMs).toFixed(1)}×`,
   ];
 }
 
