@@ -205,18 +205,51 @@ describe("a load does not read again what the store already holds", () => {
     expect(elsewhere.session.length).toBe(writable.session.length);
   });
 
-  test("a session another store appended to since is read again, whole", async () => {
+  test("a session another store appended to since reads the new rows only (a fleet session back from another worker)", async () => {
     const store = database().open();
     const original = await stored(store, twoTurnLog(newSession("moved")));
     const other = database().open();
     const { session } = await other.load("moved");
-    other.append("moved", [session.append("turn/start", { turn: session.lastTurn + 1, trigger: "send" })]);
+    const persistence = other.attach(session);
+    new LogDriver(session).turn({ prompt: "elsewhere", steps: [{ text: "Hi from the other worker" }] });
+    await persistence.flush();
+    persistence.dispose();
     await other.release("moved");
+    await database().query(
+      "UPDATE keelson_events SET line = replace(line, 'Hi', 'Yo') WHERE session_id = $1 AND seq < $2",
+      ["moved", original.length],
+    );
 
-    const loaded = await store.load("moved", { readOnly: true });
-    expect(loaded.session.length).toBe(original.length + 1);
-    expect(loaded.session.events).toEqual(session.events);
-    expect(loaded.needsRepair).toBe(true);
+    expect(store.knownLength("moved")).toBe(original.length); // what a fleet worker's preference names
+    expect(other.knownLength("moved")).toBe(session.length);
+    const loaded = await store.load("moved"); // writable, as a worker's claim loads it
+    expect(store.knownLength("moved")).toBe(session.length);
+    expect(loaded.session.events).toEqual(session.events); // the tampered rows were not read
+    expect(loaded.session.events[0]).toBe(original.events[0]); // its own copy's events, shared
+    expect(loaded.session.deriveMessages()).toEqual(session.deriveMessages());
+    expect(verifyLog(loaded.session.events).ok).toBe(true);
+    await store.release("moved");
+  });
+
+  test("the new rows read over a known prefix are validated as a whole log's: a bad one is `corrupt`, named by line", async () => {
+    const store = database().open();
+    const original = await stored(store, twoTurnLog(newSession("bent")));
+    const other = database().open();
+    const { session } = await other.load("bent");
+    const persistence = other.attach(session);
+    new LogDriver(session).turn({ prompt: "elsewhere", steps: [{ text: "fine" }] });
+    await persistence.flush();
+    persistence.dispose();
+    await other.release("bent");
+    await database().query(
+      'UPDATE keelson_events SET line = \'{"not": "an event"}\' WHERE session_id = $1 AND seq = $2',
+      ["bent", original.length + 1],
+    );
+
+    await expect(store.load("bent", { readOnly: true })).rejects.toMatchObject({
+      code: "corrupt",
+      line: original.length + 3,
+    });
   });
 
   test("a fork whose parent the store knows reads its own rows only, and loads equal to the in-memory fork", async () => {

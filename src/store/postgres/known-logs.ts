@@ -36,6 +36,11 @@ export class KnownLogs {
     return entry;
   }
 
+  /** The known log of `id`, leaving the LRU order as it is. */
+  peek(id: string): KnownLog | undefined {
+    return this.#entries.get(id);
+  }
+
   set(id: string, entry: KnownLog): void {
     if (this.#capacity <= 0) return;
     this.#entries.delete(id);

@@ -63,11 +63,12 @@ export function decodeStoredLog(
 }
 
 /**
- * Decodes a stored fork over its known seed: `seed`'s first `seedLength` events are the stored
- * seed (shared, not read or validated again) and `lines` are the fork's own rows from seq
- * `seedLength` — checked as `decodeStoredLog` checks a whole log.
+ * Decodes a stored log over a known prefix of it: `seed`'s first `seedLength` events are the
+ * stored rows below `seedLength` (a fork's seed, or this store's own earlier copy of the log:
+ * shared, not read or validated again) and `lines` are the rows from seq `seedLength` on —
+ * checked as `decodeStoredLog` checks a whole log.
  */
-export function decodeStoredFork(
+export function decodeOverPrefix(
   sessionId: string,
   header: string,
   seed: Session,

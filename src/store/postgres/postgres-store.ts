@@ -270,6 +270,15 @@ export class PostgresSessionStore implements SessionStore {
     else this.#adopted.set(sessionId, lease);
   }
 
+  /**
+   * How many of session `sessionId`'s committed events this store holds (its next load of the
+   * session reads only the rows after them), or undefined when it holds none. A fleet worker
+   * prefers the sessions whose stored log is still that long (decision 0035).
+   */
+  knownLength(sessionId: string): number | undefined {
+    return this.#known.peek(sessionId)?.length;
+  }
+
   /** Session `id`'s log, validated (stored-log-reader.ts: what this store knows is not read again). */
   async #read(pool: PgPool, id: string, options: LoadOptions, head?: StoredHead): Promise<Session> {
     try {

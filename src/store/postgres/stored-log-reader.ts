@@ -1,13 +1,15 @@
 // How a PostgreSQL store reads a stored log into a validated Session, reading only what it does
 // not already hold (known-logs.ts): a known log that is the whole stored log (same length, same
-// header text) is shared as is (`Session.fromSession`, no event row read); a fork whose parent's
-// prefix is known reads its own rows only (`Session.fromSessionAndParsed`); anything else reads
-// the whole chain of ancestors in one statement (LOAD_LOG) and validates it.
+// header text) is shared as is (`Session.fromSession`, no event row read); a known log that is a
+// prefix of it (another writer appended since: a fleet session that last ran on another worker)
+// reads the rows after that prefix only, as a fork whose parent's prefix is known reads its own
+// rows only (`Session.fromSessionAndParsed`, the new rows validated); anything else reads the
+// whole chain of ancestors in one statement (LOAD_LOG) and validates it.
 import { Session, type SessionOptions } from "../../session/index.js";
 import { StoreError } from "../types.js";
 import type { PgPool } from "./connection.js";
 import type { KnownLog } from "./known-logs.js";
-import { decodeStoredFork, decodeStoredLog, metaText } from "./log-rows.js";
+import { decodeOverPrefix, decodeStoredLog, metaText } from "./log-rows.js";
 import { LOAD_LOG, OWN_EVENTS, SESSION_HEAD } from "./queries.js";
 
 /** SESSION_HEAD's row: what a load needs before deciding how much to read. */
@@ -31,14 +33,19 @@ export async function readStoredLog(
   if (head === undefined) throw new StoreError("not-found", `no session ${id} (${where})`);
   const length = Number(head.next_seq);
   const self = known(id);
-  if (self !== undefined && self.length === length && metaText(self.session.header) === head.header)
-    return Session.fromSession(self.session, self.session.header, length, options);
+  if (self !== undefined && self.length <= length && metaText(self.session.header) === head.header) {
+    if (self.length === length) return Session.fromSession(self.session, self.session.header, length, options);
+    // Another writer appended since (a fleet session that ran on another worker): its rows only.
+    const tail = await pool.query<{ seq: string; line: string }>(OWN_EVENTS, [id, self.length, length]);
+    const lines = linesFrom(tail.rows, self.length, length, where);
+    return decodeOverPrefix(id, head.header, self.session, self.length, lines, where, options);
+  }
   const seedLength = Number(head.seed_length);
   const parent = head.seed_from === null ? undefined : known(head.seed_from);
   if (parent !== undefined && parent.length >= seedLength) {
     const own = await pool.query<{ seq: string; line: string }>(OWN_EVENTS, [id, seedLength, length]);
     const lines = linesFrom(own.rows, seedLength, length, where);
-    return decodeStoredFork(id, head.header, parent.session, seedLength, lines, where, options);
+    return decodeOverPrefix(id, head.header, parent.session, seedLength, lines, where, options);
   }
   const all = await pool.query<{ seq: string; line: string; next_seq: string | null }>(LOAD_LOG, [id]);
   const first = all.rows[0];
