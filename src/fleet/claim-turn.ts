@@ -65,8 +65,12 @@ export interface ClaimOptions {
   readonly leaseMs: number;
   readonly profiles: readonly string[];
   readonly maxAttempts: number;
-  /** Sessions this worker served lately (its store holds their logs): preferred within `affinityMs`. */
-  readonly preferred?: readonly string[];
+  /**
+   * Sessions whose logs this worker's store holds, each with the length of the log it holds:
+   * preferred within `affinityMs` while the stored log is still that long (no other worker ran
+   * the session since, so its load here reads no row).
+   */
+  readonly preferred?: readonly PreferredSession[];
   /** How much earlier a preferred session's turn counts as queued (ms, default 0: strictly oldest first). */
   readonly affinityMs?: number;
   /**
@@ -74,6 +78,12 @@ export interface ClaimOptions {
    * reads every running turn of the fleet, where the rest of the pick reads a few index pages.
    */
   readonly orphans?: boolean;
+}
+
+/** A session a worker prefers to claim: its store holds the session's log up to `nextSeq`. */
+export interface PreferredSession {
+  readonly sessionId: string;
+  readonly nextSeq: number;
 }
 
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
@@ -92,14 +102,16 @@ interface HeadRow extends Partial<StoredHead> {
 /** Claims the next turn for `options.owner`: one statement as a rule, one transaction when the session needs recovery. */
 export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<ClaimResult> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
+  const preferred = options.preferred ?? [];
   const { rows } = await pool.query<HeadRow>(CLAIM_HEAD, [
     profiles,
-    options.preferred ?? [],
+    preferred.map((p) => p.sessionId),
     options.affinityMs ?? 0,
     owner,
     leaseMs,
     maxAttempts,
     options.orphans ?? true,
+    preferred.map((p) => p.nextSeq),
   ]);
   const head = rows[0];
   if (head === undefined) return NOTHING;
@@ -133,9 +145,10 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
   const picked = (
     await client.query<{ id: string }>(PICK_SESSION, [
       profiles,
-      options.preferred ?? [],
+      (options.preferred ?? []).map((p) => p.sessionId),
       options.affinityMs ?? 0,
       options.orphans ?? true,
+      (options.preferred ?? []).map((p) => p.nextSeq),
     ])
   ).rows[0];
   if (picked === undefined) return NOTHING;

@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 6;
+export const FLEET_SCHEMA_VERSION = 7;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -98,6 +98,82 @@ const MIGRATIONS: readonly string[] = [
            SELECT o.id, o.status, o.profile, o.enqueued_at FROM keelson_turns o
            WHERE o.session_id = s.id AND o.status IN ('queued', 'running') ORDER BY o.id LIMIT 1) h
          WHERE s.id = ANY (preferred) AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           AND (h.status = 'running' OR h.profile = ANY (profiles))
+         ORDER BY 5, 4 LIMIT 1
+       )
+       SELECT * FROM (SELECT * FROM queued UNION ALL SELECT * FROM orphaned UNION ALL SELECT * FROM affine) b
+       ORDER BY b.k, b.head
+     LOOP
+       IF c.kind = 'queued' THEN
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'queued' AND t.profile = c.profile
+             AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       ELSIF c.kind = 'orphaned' THEN
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'running' AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       ELSE -- a preferred session held by another claim is among the others' (its profile's, or as an orphan)
+         RETURN QUERY SELECT s.id, s.lease_epoch, s.next_seq, t.id, t.status
+           FROM keelson_sessions s JOIN keelson_turns t ON t.id = c.head
+           WHERE s.id = c.sid AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           FOR NO KEY UPDATE OF s SKIP LOCKED;
+       END IF;
+       IF FOUND THEN RETURN; END IF;
+     END LOOP;
+   END
+   $pick$;`,
+  // 7: affinity means "this worker holds the log as it is" (decision 0035). A preferred session
+  // comes with the next_seq of the log the worker holds, and counts as preferred only when the
+  // stored log has not moved since: a session another worker ran meanwhile is a fresh load here
+  // like anywhere, so it is no one's preference. (Preferring every session a worker ever served
+  // made the preference meaningless once each worker had served most sessions: with 4 workers
+  // 62–70 % of claims took a session whose log the worker no longer held.) Only the affine
+  // branch changes; the function takes the held next_seqs beside the ids.
+  `DROP FUNCTION keelson_pick_session(text[], text[], double precision, boolean);
+   CREATE FUNCTION keelson_pick_session(profiles text[], preferred text[], preferred_next_seq bigint[],
+       affinity_ms double precision, orphans boolean)
+     RETURNS TABLE (session_id text, lease_epoch bigint, next_seq bigint, head_id bigint, head_status text)
+     LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan
+   AS $pick$
+   #variable_conflict use_column
+   DECLARE
+     c record;
+   BEGIN
+     FOR c IN
+       WITH queued AS (
+         SELECT 'queued' AS kind, w.profile, h.* FROM unnest(profiles) AS w (profile) CROSS JOIN LATERAL (
+           SELECT t.session_id AS sid, t.id AS head, t.enqueued_at AS k
+           FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+           WHERE t.status = 'queued' AND t.profile = w.profile
+             AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+             AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+               WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+           ORDER BY t.enqueued_at, t.id LIMIT 1) h
+       ), orphaned AS (
+         SELECT 'orphaned' AS kind, NULL::text AS profile, t.session_id AS sid, t.id AS head, t.enqueued_at AS k
+         FROM keelson_turns t JOIN keelson_sessions s ON s.id = t.session_id
+         WHERE orphans AND t.status = 'running' AND (s.lease_owner IS NULL OR s.lease_expires_at <= now())
+           AND NOT EXISTS (SELECT 1 FROM keelson_turns o
+             WHERE o.session_id = t.session_id AND o.status IN ('queued', 'running') AND o.id < t.id)
+         ORDER BY t.enqueued_at, t.id LIMIT 1
+       ), affine AS (
+         SELECT 'affine' AS kind, NULL::text AS profile, s.id AS sid, h.id AS head,
+           h.enqueued_at - affinity_ms * interval '1 millisecond' AS k
+         FROM unnest(preferred, preferred_next_seq) AS p (id, held)
+           JOIN keelson_sessions s ON s.id = p.id AND s.next_seq = p.held
+           CROSS JOIN LATERAL (
+             SELECT o.id, o.status, o.profile, o.enqueued_at FROM keelson_turns o
+             WHERE o.session_id = s.id AND o.status IN ('queued', 'running') ORDER BY o.id LIMIT 1) h
+         WHERE (s.lease_owner IS NULL OR s.lease_expires_at <= now())
            AND (h.status = 'running' OR h.profile = ANY (profiles))
          ORDER BY 5, 4 LIMIT 1
        )

@@ -57,21 +57,23 @@ export const SESSION_EXISTS = "SELECT 1 FROM keelson_sessions WHERE id = $1";
  * oldest among such sessions; a queued head must be one of this worker's profiles ($1 text[]),
  * a running head is an orphan any worker recovers. A session whose turn runs under a live lease
  * is never a candidate: one running turn per session. Affinity: a session among $2 (text[], the
- * ones this worker served lately, whose logs its store still holds) counts as queued $3 ms
- * earlier than it was — it goes ahead of turns queued less than $3 ms before it, never of older
- * ones — so a session's next turn tends to stay on the worker that has its log loaded, instead of
- * being read whole by another (#20 F21). Orphans are looked for only when $4 is true (that
- * search reads every running turn; the worker asks for it on a timer). The pick is the function
- * `keelson_pick_session` (fleet schema 6, fleet-schema.ts; decision 0034): a few index reads
- * whatever the backlog — it read every open turn of the fleet before — and only the session it
- * returns is locked (to the end of the caller's transaction).
+ * ones this worker served lately) whose stored next_seq is still the one at the same index of $5
+ * (bigint[], the length of the log this worker's store holds: no other worker ran it since)
+ * counts as queued $3 ms earlier than it was — it goes ahead of turns queued less than $3 ms
+ * before it, never of older ones — so a session's next turn tends to stay on the worker that has
+ * its log loaded, instead of being read by another (#20 F21; decision 0035). Orphans are looked
+ * for only when $4 is true (that search reads every running turn; the worker asks for it on a
+ * timer). The pick is the function `keelson_pick_session` (fleet schema 6, fleet-schema.ts;
+ * decisions 0034, 0035 — schema 7): a few index reads whatever the backlog — it read every open
+ * turn of the fleet before — and only the session it returns is locked (to the end of the
+ * caller's transaction).
  */
 export const PICK_SESSION = `SELECT session_id AS id, next_seq::text AS next_seq
-  FROM keelson_pick_session($1::text[], $2::text[], $3::double precision, $4::boolean)`;
+  FROM keelson_pick_session($1::text[], $2::text[], $5::bigint[], $3::double precision, $4::boolean)`;
 
 /**
  * The claim in one statement, one round trip (#20 F21; autocommit: its own transaction), for the
- * common case: the session PICK_SESSION picks ($1–$3, orphans $7) has a queued head ($4 owner) that had
+ * common case: the session PICK_SESSION picks ($1–$3, held next_seqs $8, orphans $7) has a queued head ($4 owner) that had
  * fewer than $6 attempts and no running turn to recover. Then, as the full claim does: the head
  * is marked running under epoch + 1 and the lease is taken for $5 ms (fencing the previous
  * holder) — the lease only when the head was marked, which re-checks `status = 'queued'` on the
@@ -82,7 +84,7 @@ export const PICK_SESSION = `SELECT session_id AS id, next_seq::text AS next_seq
  */
 export const CLAIM_HEAD = `WITH p AS (
     SELECT session_id AS id, lease_epoch, head_id, head_status
-    FROM keelson_pick_session($1::text[], $2::text[], $3::double precision, $7::boolean)
+    FROM keelson_pick_session($1::text[], $2::text[], $8::bigint[], $3::double precision, $7::boolean)
   ), r AS (
     UPDATE keelson_turns t SET status = 'running', attempts = t.attempts + 1, claimed_by = $4, claimed_at = now(),
       claim_epoch = p.lease_epoch + 1, start_seq = NULL, started_at = NULL, updated_at = now()

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
 import { checkSchema, PostgresSessionStore } from "../store/postgres/index.js";
 import { retryConnection } from "../store/postgres/transient.js";
-import { claimTurn } from "./claim-turn.js";
+import { claimTurn, type PreferredSession } from "./claim-turn.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
@@ -113,7 +113,7 @@ class FleetWorker implements Worker {
   readonly #idleSlots: IdleSlots;
   readonly #race: ClaimRace;
   readonly #publications: Publications;
-  /** Sessions served lately, oldest first (their logs are in #store's cache). */
+  /** Sessions served lately, oldest first: preferred while the store holds their logs as stored (#preferred). */
   readonly #served = new Set<string>();
   /** When this worker's claims last looked for orphans (performance.now()). */
   #orphansSearchedAt = Number.NEGATIVE_INFINITY;
@@ -194,7 +194,7 @@ class FleetWorker implements Worker {
       leaseMs: this.#settings.leaseMs,
       profiles: Object.keys(this.#options.profiles),
       maxAttempts: this.#settings.maxAttempts,
-      preferred: [...this.#served],
+      preferred: this.#preferred(),
       affinityMs: SESSION_AFFINITY_MS,
       orphans: this.#orphanSearchDue(),
     });
@@ -265,6 +265,16 @@ class FleetWorker implements Worker {
     if (now - this.#orphansSearchedAt < Math.min(ORPHAN_SEARCH_MS, this.#settings.leaseMs)) return false;
     this.#orphansSearchedAt = now;
     return true;
+  }
+
+  /** The sessions served lately whose logs the store still holds, with their lengths (PICK_SESSION's affinity). */
+  #preferred(): PreferredSession[] {
+    const preferred: PreferredSession[] = [];
+    for (const sessionId of this.#served) {
+      const nextSeq = this.#store.knownLength(sessionId);
+      if (nextSeq !== undefined) preferred.push({ sessionId, nextSeq });
+    }
+    return preferred;
   }
 
   #servedNow(sessionId: string): void {

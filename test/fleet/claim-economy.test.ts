@@ -5,7 +5,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { ClaimRace } from "../../src/fleet/claim-race.js";
-import { claimTurn } from "../../src/fleet/claim-turn.js";
+import { claimTurn, type PreferredSession } from "../../src/fleet/claim-turn.js";
 import { IdleSlots } from "../../src/fleet/idle-slots.js";
 import type { Worker } from "../../src/fleet/index.js";
 import type { PgPool } from "../../src/store/postgres/index.js";
@@ -73,7 +73,7 @@ describe("claims per turn with several idle workers", () => {
 });
 
 describe("session affinity (PICK_SESSION)", () => {
-  const options = (preferred: string[], affinityMs: number) => ({
+  const options = (preferred: PreferredSession[], affinityMs: number) => ({
     owner: "w-affinity",
     leaseMs: 30_000,
     profiles: ["echo"],
@@ -93,13 +93,29 @@ describe("session affinity (PICK_SESSION)", () => {
     expect(plain.claimed?.id).toBe(a);
     await database().query("UPDATE keelson_turns SET status = 'queued' WHERE id = $1", [a]);
     await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
-    // Preferring aff-b (its log is loaded here): b goes ahead of a, queued just before it.
-    expect((await claimTurn(client.pool, options(["aff-b"], 1000))).claimed?.id).toBe(b);
-    await database().query("UPDATE keelson_turns SET status = 'queued' WHERE id = $1", [b]);
-    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const [{ n }] = (await database().query<{ n: string }>(
+      "SELECT next_seq AS n FROM keelson_sessions WHERE id = 'aff-b'",
+    )) as [{ n: string }];
+    const held = Number(n);
+    const free = async (id: string) => {
+      await database().query("UPDATE keelson_turns SET status = 'queued' WHERE id = $1", [id]);
+      await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    };
+    // Preferring aff-b (its log is held here as stored): b goes ahead of a, queued just before it.
+    expect((await claimTurn(client.pool, options([{ sessionId: "aff-b", nextSeq: held }], 1000))).claimed?.id).toBe(b);
+    await free(b);
+    // A log held at another length (another worker ran the session since) is no preference: oldest first.
+    expect((await claimTurn(client.pool, options([{ sessionId: "aff-b", nextSeq: held + 3 }], 1000))).claimed?.id).toBe(
+      a,
+    );
+    await free(a);
+    await database().query("UPDATE keelson_sessions SET next_seq = next_seq + 3 WHERE id = 'aff-b'");
+    expect((await claimTurn(client.pool, options([{ sessionId: "aff-b", nextSeq: held }], 1000))).claimed?.id).toBe(a);
+    await free(a);
+    await database().query("UPDATE keelson_sessions SET next_seq = next_seq - 3 WHERE id = 'aff-b'");
     // A turn queued longer than affinityMs before is never overtaken: no starvation.
     await database().query("UPDATE keelson_turns SET enqueued_at = now() - interval '5 seconds' WHERE id = $1", [a]);
-    expect((await claimTurn(client.pool, options(["aff-b"], 1000))).claimed?.id).toBe(a);
+    expect((await claimTurn(client.pool, options([{ sessionId: "aff-b", nextSeq: held }], 1000))).claimed?.id).toBe(a);
   });
 });
 

@@ -21,8 +21,8 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 6 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 6, to: 6 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 7 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 7, to: 7 });
       // A version-1 queue (before started_attempts, followed_until, decision and error_code) is upgraded in place.
       await adminQuery(
         fresh.url,
@@ -31,7 +31,7 @@ describe("migration", () => {
       // …and 6's pick function and index go with them (made again by the upgrade).
       await adminQuery(fresh.url, "DROP FUNCTION keelson_pick_session; DROP INDEX keelson_turns_queued");
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 6 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 7 });
       // 5 (decision 0030): the queue protocol's version is recorded on the table (no column changes).
       const described = await adminQuery(fresh.url, "SELECT obj_description('keelson_turns'::regclass) AS d");
       expect(described).toEqual([{ d: expect.stringContaining("keelson_queue") }]);
@@ -213,7 +213,7 @@ describe("claims", () => {
                FROM pg_class WHERE relname LIKE 'keelson%'`,
             )
           ).rows[0]!.n;
-        const pick = () => connection.query<{ id: string }>(PICK_SESSION, [["echo"], ["bulk-4000"], 0, false]);
+        const pick = () => connection.query<{ id: string }>(PICK_SESSION, [["echo"], ["bulk-4000"], 0, false, [1]]);
         await pick(); // the connection's first call also plans the function's statements
         const before = await rowsRead();
         const picked = await pick();
@@ -246,7 +246,10 @@ describe("claims", () => {
     try {
       await holder.query("BEGIN");
       // A claim that prefers only-b (within 0 ms: it still loses to the oldest) picks only-a and holds it.
-      const held = await holder.query<{ id: string }>(PICK_SESSION, [["echo"], ["only-b"], 0, true]);
+      const [{ n }] = (await database().query<{ n: string }>(
+        "SELECT next_seq AS n FROM keelson_sessions WHERE id = 'only-b'",
+      )) as [{ n: string }];
+      const held = await holder.query<{ id: string }>(PICK_SESSION, [["echo"], ["only-b"], 0, true, [Number(n)]]);
       expect(held.rows.map((r) => r.id)).toEqual(["only-a"]);
       // The candidates it did not pick (only-b, as a preferred session and as a queued head; only-c) are free.
       expect((await claimTurn(client.pool, claimOptions("w-second"))).claimed?.id).toBe(preferred);
@@ -288,11 +291,14 @@ describe("recovery of a dead worker's claim", () => {
     );
     // Not looking: the orphan's session is not a candidate (its queued turn waits behind the orphan).
     expect((await claimTurn(client.pool, { ...claimOptions("quick"), orphans: false })).found).toBe(false);
-    // A preferred session's running head is recovered either way.
+    // A preferred session's running head (its log held here as stored) is recovered either way.
+    const [{ n }] = (await database().query<{ n: string }>(
+      "SELECT next_seq AS n FROM keelson_sessions WHERE id = 'dead-timer'",
+    )) as [{ n: string }];
     const preferred = await claimTurn(client.pool, {
       ...claimOptions("fond"),
       orphans: false,
-      preferred: ["dead-timer"],
+      preferred: [{ sessionId: "dead-timer", nextSeq: Number(n) }],
     });
     expect(preferred.recovered).toEqual([{ id, sessionId: "dead-timer", status: "queued" }]);
     expect(preferred.claimed).toMatchObject({ id, attempts: 2 });
