@@ -6,6 +6,7 @@ import { claimTurn } from "../../src/fleet/claim-turn.js";
 import { startWorker, type WorkerTurnEvent } from "../../src/fleet/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
+import type { PgClient, PgPool } from "../../src/store/postgres/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
 import { until } from "../support/until.js";
@@ -163,18 +164,25 @@ test("a worker whose lease is taken over mid-turn notices, stops the turn, and r
     );
     return Number(row?.next_seq) > 0 && events.some((e) => e.kind === "started");
   }, "the turn to park in its tool");
-  // Its lease lapses (as if it had paused) and another worker takes the session over. The old
-  // worker's heartbeat may renew the lease between the two statements (a loaded box): then the
-  // claim finds it held, changes nothing, and the lapse is made again.
-  let takeover: Awaited<ReturnType<typeof claimTurn>> | undefined;
-  await until(async () => {
-    await database().query(
-      "UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'stolen'",
-    );
-    takeover = await claimTurn(client.pool, { owner: "thief", leaseMs: 30_000, profiles: ["echo"], maxAttempts: 5 });
-    return takeover.repair !== undefined;
-  }, "the session to be taken over");
-  expect(takeover?.repair).toMatchObject({ id, sessionId: "stolen" });
+  // Its lease lapses (as if it had paused) and another worker takes the session over — in one
+  // transaction, so the old worker never sees the lease lapsed and not yet taken (its lease watch,
+  // every 200 ms, would give the turn up first on a loaded box, and no take-over would find it).
+  const tx = await client.pool.connect();
+  let takeover: Awaited<ReturnType<typeof claimTurn>>;
+  try {
+    await tx.query("BEGIN");
+    await tx.query("UPDATE keelson_sessions SET lease_expires_at = now() - interval '1 second' WHERE id = 'stolen'");
+    takeover = await claimTurn(withinTransaction(tx), {
+      owner: "thief",
+      leaseMs: 30_000,
+      profiles: ["echo"],
+      maxAttempts: 5,
+    });
+    await tx.query("COMMIT");
+  } finally {
+    tx.release();
+  }
+  expect(takeover.repair).toMatchObject({ id, sessionId: "stolen" });
   const [taken] = await database().query<{ next_seq: string }>(
     "SELECT next_seq::text FROM keelson_sessions WHERE id = 'stolen'",
   );
@@ -188,6 +196,31 @@ test("a worker whose lease is taken over mid-turn notices, stops the turn, and r
   expect(after!.next_seq).toBe(taken!.next_seq); // nothing appended after the take-over
   expect(events.map((e) => e.kind)).toEqual(["started", "abandoned"]);
 });
+
+/**
+ * A pool whose every statement and transaction runs inside `client`'s open transaction (a
+ * transaction of the caller's becomes a savepoint): what the caller's statements changed is seen
+ * by the claim, and by no one else until the caller commits.
+ */
+function withinTransaction(client: PgClient): PgPool {
+  const nested: PgClient = {
+    query: (text, values) =>
+      client.query(
+        text === "BEGIN"
+          ? "SAVEPOINT nested"
+          : text === "COMMIT"
+            ? "RELEASE SAVEPOINT nested"
+            : text === "ROLLBACK"
+              ? "ROLLBACK TO SAVEPOINT nested"
+              : text,
+        values,
+      ),
+    release: () => undefined,
+    on: () => undefined,
+    removeAllListeners: () => undefined,
+  };
+  return { query: nested.query, connect: async () => nested, end: async () => undefined };
+}
 
 /** An emulator provider that answers "slow" after `ms`. */
 function slowProvider(ms: number) {
