@@ -322,15 +322,15 @@ function followNotes(rows: readonly FollowRow[]): string[] {
 function pickNotes(rows: readonly PickRow[]): string[] {
   const small = rows.find((r) => r.backlog === BACKLOGS[0])!;
   const large = rows.find((r) => r.backlog === BACKLOGS[BACKLOGS.length - 1])!;
-  const growth = large.schema6.cpuMs / small.schema6.cpuMs;
+  const growth = large.fn.cpuMs / small.fn.cpuMs;
   const cell = (v: { cpuMs: number; wallMs: number }): string => `${num(v.cpuMs)} / ${num(v.wallMs)}`;
   return [
-    `the claim's pick as the backlog grows (decision 0034) — N sessions with a queued turn each and 32 running under a live lease; one connection picks in a transaction of its own (BEGIN, pick, ROLLBACK) for 1.5 s per cell; ms per pick: server CPU / wall`,
+    `the claim's pick as the backlog grows (decision 0034; the function of fleet schema 6, as 7 has it) — N sessions with a queued turn each and 32 running under a live lease; one connection picks in a transaction of its own (BEGIN, pick, ROLLBACK) for 1.5 s per cell; ms per pick: server CPU / wall`,
     ...printRows(
-      ["queued sessions", "schema 5 (baseline)", "schema 6", "schema 6 + orphan search"],
-      rows.map((r) => [String(r.backlog), cell(r.schema5), cell(r.schema6), cell(r.schema6Orphans)]),
+      ["queued sessions", "schema 5 (baseline)", "keelson_pick_session", "+ orphan search"],
+      rows.map((r) => [String(r.backlog), cell(r.schema5), cell(r.fn), cell(r.fnOrphans)]),
     ),
-    `server CPU per schema-6 pick at ${BACKLOGS[BACKLOGS.length - 1]} queued sessions ÷ at ${BACKLOGS[0]}: ${growth.toFixed(2)}× (goal ≤ 1.5×: flat in the backlog) ${growth <= 1.5 ? "met" : "missed"}; the schema-5 statement's: ${(large.schema5.cpuMs / small.schema5.cpuMs).toFixed(1)}×`,
+    `server CPU per keelson_pick_session pick at ${BACKLOGS[BACKLOGS.length - 1]} queued sessions ÷ at ${BACKLOGS[0]}: ${growth.toFixed(2)}× (goal ≤ 1.5×: flat in the backlog) ${growth <= 1.5 ? "met" : "missed"}; the schema-5 statement's: ${(large.schema5.cpuMs / small.schema5.cpuMs).toFixed(1)}×`,
   ];
 }
 

@@ -1,7 +1,7 @@
 // W6 part 4 — what the claim's pick costs PostgreSQL as the queue's backlog grows (decision
 // 0034): N sessions with a queued turn each, 32 more whose turns run under a live lease, then
 // the same connection picks over and over — the pick every claim makes (`keelson_pick_session`,
-// fleet schema 6, with and without its orphan search) next to the schema-5 statement it replaced
+// fleet schema 6, its affinity made exact in 7; with and without its orphan search) next to the schema-5 statement it replaced
 // (kept here as the baseline: it read every open turn and session). Backend CPU per pick is read
 // from /proc for the connection's server process; nothing is claimed (each pick runs in its own
 // transaction and releases its lock).
@@ -33,8 +33,8 @@ export interface PickRow {
   readonly backlog: number;
   /** Backend CPU ms and wall ms per pick, per variant. */
   readonly schema5: { readonly cpuMs: number; readonly wallMs: number };
-  readonly schema6: { readonly cpuMs: number; readonly wallMs: number };
-  readonly schema6Orphans: { readonly cpuMs: number; readonly wallMs: number };
+  readonly fn: { readonly cpuMs: number; readonly wallMs: number };
+  readonly fnOrphans: { readonly cpuMs: number; readonly wallMs: number };
 }
 
 export async function pickBacklogRows(url: string): Promise<PickRow[]> {
@@ -68,8 +68,8 @@ export async function pickBacklogRows(url: string): Promise<PickRow[]> {
       rows.push({
         backlog,
         schema5: await picks(pool, SCHEMA_5_PICK, [["default"], preferred, 1000]),
-        schema6: await picks(pool, PICK_SESSION, [["default"], preferred, 1000, false]),
-        schema6Orphans: await picks(pool, PICK_SESSION, [["default"], preferred, 1000, true]),
+        fn: await picks(pool, PICK_SESSION, [["default"], preferred, 1000, false, [1]]),
+        fnOrphans: await picks(pool, PICK_SESSION, [["default"], preferred, 1000, true, [1]]),
       });
     }
     return rows;
