@@ -2,6 +2,11 @@
 // only: leases never trust a client clock. A session's events are its own rows from `lo` (0, or
 // its seed_length when its seed is a reference) plus, through `seed_from`, its ancestors' rows
 // below that bound — one recursive CTE reads the whole chain (forks of forks) in one snapshot.
+// Each ancestor's rows are read by a LATERAL subquery behind `OFFSET 0` (which keeps the planner
+// from flattening it): an index range scan per ancestor, whatever the size of keelson_events. A
+// plain join let the planner, guessing 101 rows for the recursive CTE, hash-join a sequential
+// scan of every session's events instead: 1.8 ms to read 6 rows at 12,000 events in all, 0.08
+// this way (and 3–4× faster past the point where it switched to the index).
 
 /** The chain of a session's ancestors with the seq range [lo, hi) each contributes ($1: the id). */
 const CHAIN = `WITH RECURSIVE chain (id, lo, hi, seed_from) AS (
@@ -19,14 +24,17 @@ const CHAIN = `WITH RECURSIVE chain (id, lo, hi, seed_from) AS (
 export const LOAD_LOG = `${CHAIN}
 SELECT -1::bigint AS seq, header AS line, next_seq FROM keelson_sessions WHERE id = $1
 UNION ALL
-SELECT e.seq, e.line, NULL FROM chain c
-  JOIN keelson_events e ON e.session_id = c.id AND e.seq >= c.lo AND e.seq < c.hi
+SELECT e.seq, e.line, NULL FROM chain c CROSS JOIN LATERAL (
+  SELECT e.seq, e.line FROM keelson_events e WHERE e.session_id = c.id AND e.seq >= c.lo AND e.seq < c.hi
+  OFFSET 0) e
 ORDER BY seq`;
 
 /** Event lines of session $1 with seq in [$2, $3), through its chain, in seq order. */
 export const EVENT_RANGE = `${CHAIN}
-SELECT e.seq, e.line FROM chain c
-  JOIN keelson_events e ON e.session_id = c.id AND e.seq >= GREATEST(c.lo, $2) AND e.seq < LEAST(c.hi, $3)
+SELECT e.seq, e.line FROM chain c CROSS JOIN LATERAL (
+  SELECT e.seq, e.line FROM keelson_events e
+  WHERE e.session_id = c.id AND e.seq >= GREATEST(c.lo, $2) AND e.seq < LEAST(c.hi, $3)
+  OFFSET 0) e
 ORDER BY e.seq`;
 
 /**
