@@ -51,6 +51,17 @@ async function forkAndTurn(store: PostgresSessionStore, parent: Session, id: str
   return child;
 }
 
+/** Runs one more turn on stored session `id` through `other` (another writer, as another worker), released. */
+async function turnElsewhere(other: PostgresSessionStore, id: string, answer: string): Promise<Session> {
+  const { session } = await other.load(id);
+  const persistence = other.attach(session);
+  new LogDriver(session).turn({ prompt: "elsewhere", steps: [{ text: answer }] });
+  await persistence.flush();
+  persistence.dispose();
+  await other.release(id);
+  return session;
+}
+
 async function expectLoadsEqual(child: Session): Promise<void> {
   const loaded = await database().open().load(child.id, { readOnly: true });
   expect(loaded.session.header).toEqual(child.header);
@@ -209,12 +220,7 @@ describe("a load does not read again what the store already holds", () => {
     const store = database().open();
     const original = await stored(store, twoTurnLog(newSession("moved")));
     const other = database().open();
-    const { session } = await other.load("moved");
-    const persistence = other.attach(session);
-    new LogDriver(session).turn({ prompt: "elsewhere", steps: [{ text: "Hi from the other worker" }] });
-    await persistence.flush();
-    persistence.dispose();
-    await other.release("moved");
+    const session = await turnElsewhere(other, "moved", "Hi from the other worker");
     await database().query(
       "UPDATE keelson_events SET line = replace(line, 'Hi', 'Yo') WHERE session_id = $1 AND seq < $2",
       ["moved", original.length],
@@ -234,13 +240,7 @@ describe("a load does not read again what the store already holds", () => {
   test("the new rows read over a known prefix are validated as a whole log's: a bad one is `corrupt`, named by line", async () => {
     const store = database().open();
     const original = await stored(store, twoTurnLog(newSession("bent")));
-    const other = database().open();
-    const { session } = await other.load("bent");
-    const persistence = other.attach(session);
-    new LogDriver(session).turn({ prompt: "elsewhere", steps: [{ text: "fine" }] });
-    await persistence.flush();
-    persistence.dispose();
-    await other.release("bent");
+    await turnElsewhere(database().open(), "bent", "fine");
     await database().query(
       'UPDATE keelson_events SET line = \'{"not": "an event"}\' WHERE session_id = $1 AND seq = $2',
       ["bent", original.length + 1],
