@@ -86,6 +86,12 @@ export interface PreferredSession {
   readonly nextSeq: number;
 }
 
+/** The preferred sessions as the pick takes them: the ids and, at the same index, the lengths held. */
+const preferredColumns = (preferred: readonly PreferredSession[] = []): [string[], number[]] => [
+  preferred.map((p) => p.sessionId),
+  preferred.map((p) => p.nextSeq),
+];
+
 const NOTHING: ClaimResult = { found: false, claimed: undefined, recovered: [] };
 
 interface HeadRow extends Partial<StoredHead> {
@@ -102,16 +108,16 @@ interface HeadRow extends Partial<StoredHead> {
 /** Claims the next turn for `options.owner`: one statement as a rule, one transaction when the session needs recovery. */
 export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<ClaimResult> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
-  const preferred = options.preferred ?? [];
+  const [preferred, held] = preferredColumns(options.preferred);
   const { rows } = await pool.query<HeadRow>(CLAIM_HEAD, [
     profiles,
-    preferred.map((p) => p.sessionId),
+    preferred,
     options.affinityMs ?? 0,
     owner,
     leaseMs,
     maxAttempts,
     options.orphans ?? true,
-    preferred.map((p) => p.nextSeq),
+    held,
   ]);
   const head = rows[0];
   if (head === undefined) return NOTHING;
@@ -142,13 +148,14 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
 
 async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
+  const [preferred, held] = preferredColumns(options.preferred);
   const picked = (
     await client.query<{ id: string }>(PICK_SESSION, [
       profiles,
-      (options.preferred ?? []).map((p) => p.sessionId),
+      preferred,
       options.affinityMs ?? 0,
       options.orphans ?? true,
-      (options.preferred ?? []).map((p) => p.nextSeq),
+      held,
     ])
   ).rows[0];
   if (picked === undefined) return NOTHING;
