@@ -2,11 +2,9 @@
 //   POST /sessions/:id/turns {"prompt": "..."} — the prompt runs as the session's next turn (one
 //     at a time per session, in order; `?ifBusy=reject` answers 409 instead), streamed as SSE;
 //   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its request body in, the AI
-//     SDK's UI message stream out; its stop button cancels the turn. When the page answers the
-//     approvals and questions a paused turn waits for (`addToolApprovalResponse`, `addToolOutput`),
-//     the answers continue that turn, streamed into the same message;
-//   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — the committed events after SEQ, then
-//     the turn in flight live: how a client that lost its connection catches up.
+//     SDK's UI message stream out; its stop button cancels the turn; the page's answers to a paused
+//     turn's approvals and questions continue that turn, streamed into the same message;
+//   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — committed events after SEQ, then the live turn.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
 //   curl -N -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -23,21 +21,23 @@ import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, ServeError 
 
 const STATUS: Record<string, number> = { "not-found": 404, busy: 409, "invalid-position": 416, closed: 503 };
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   let body = "";
   for await (const chunk of req) body += chunk;
-  return JSON.parse(body);
+  const json: unknown = JSON.parse(body);
+  if (typeof json === "object" && json !== null) return json as Record<string, unknown>;
+  throw new SyntaxError("the body is not a JSON object");
 }
 
 /** Serves `host` on `port` (0: any free port); resolves once it listens. */
 export function serve(host: AgentHost, port = 8787): Promise<Server> {
   const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|chat|events)$/.exec(url.pathname) ?? [];
-    const sessionId = decodeURIComponent(id);
     try {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|chat|events)$/.exec(url.pathname) ?? [];
+      const sessionId = decodeURIComponent(id); // a malformed escape throws URIError: 400 below
       if (route === "turns" && req.method === "POST") {
-        const { prompt } = (await readJson(req)) as { prompt?: string };
+        const { prompt } = await readJson(req); // the host refuses a prompt that is not text or content
         const ifBusy = url.searchParams.get("ifBusy") === "reject" ? "reject" : "queue";
         // A client that leaves does not stop the turn: it runs to its end and is stored.
         await pipeSSE(host.stream(sessionId, prompt as string, { ifBusy }), res);
@@ -52,7 +52,8 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
       } else res.writeHead(404).end();
     } catch (error) {
       if (res.headersSent) return void res.end(); // failed mid-stream: the client resumes from its last id
-      const code = isKeelsonError(error) ? error.code : error instanceof SyntaxError ? "invalid-body" : "internal";
+      const bad = error instanceof SyntaxError || error instanceof URIError; // a malformed body or path
+      const code = isKeelsonError(error) ? error.code : bad ? "invalid-request" : "internal";
       const status =
         error instanceof ServeError ? error.status : (STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500));
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: code }));

@@ -3,15 +3,18 @@
 // (session-slot.ts) that run one turn at a time; open-or-create on a prompt's turn (open-agent.ts);
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
+import { isKeelsonError } from "../errors/index.js";
 import { previewJson } from "../json/index.js";
-import type {
-  Agent,
-  AnswerBatch,
-  ApprovalDecision,
-  InputAnswer,
-  TurnEvent,
-  TurnOutcome,
-  TurnStream,
+import {
+  type Agent,
+  type AnswerBatch,
+  type ApprovalDecision,
+  type InputAnswer,
+  checkStreamOptions,
+  promptContent,
+  type TurnEvent,
+  type TurnOutcome,
+  type TurnStream,
 } from "../loop/index.js";
 import { isSafeSessionId } from "../session/index.js";
 import { type SessionStore, sessionPauses, storeReader } from "../store/index.js";
@@ -118,7 +121,10 @@ class SessionHost implements AgentHost, SlotPort {
   async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    const agent = this.#slots.get(sessionId)?.agent;
+    checkOptions(options);
+    const slot = this.#slots.get(sessionId);
+    await slot?.turnUnderway(); // an admitted prompt's turn is followed, even while its agent opens
+    const agent = slot?.agent;
     if (agent === undefined) return followStored(this.#store, sessionId, options.from);
     const from = checkPosition(options.from, agent.session.length, sessionId);
     const { maxBufferedChars } = options;
@@ -217,11 +223,8 @@ class SessionHost implements AgentHost, SlotPort {
   #admit(sessionId: string, prompt: HostPrompt | typeof DECISION, options: HostPromptOptions): SessionSlot {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    if (prompt !== DECISION && typeof prompt !== "string" && !Array.isArray(prompt))
-      throw new HostError(
-        "invalid-prompt",
-        `the prompt for session ${sessionId} must be a string or content parts, got ${previewJson(prompt)}`,
-      );
+    if (prompt !== DECISION) checkPrompt(sessionId, prompt);
+    checkOptions(options);
     if (options.ifBusy !== undefined && options.ifBusy !== "queue" && options.ifBusy !== "reject")
       throw new HostError("invalid-options", `ifBusy must be "queue" or "reject", got ${previewJson(options.ifBusy)}`);
     this.#profiles.check(options.profile);
@@ -322,4 +325,24 @@ class SessionHost implements AgentHost, SlotPort {
 function checkSessionId(sessionId: unknown): asserts sessionId is string {
   if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
     throw new HostError("invalid-id", `${previewJson(sessionId)} is not a valid session id`);
+}
+
+/** The agent's own check of a prompt (loop/prompt-content.ts), made before the prompt is queued. */
+function checkPrompt(sessionId: string, prompt: unknown): void {
+  asHostError(() => promptContent(prompt, `the prompt for session ${sessionId}`), "invalid-prompt");
+}
+
+/** The agent's own check of a stream's options (loop/stream-options.ts), made at the host's door. */
+function checkOptions(options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void {
+  asHostError(() => checkStreamOptions(options), "invalid-options");
+}
+
+/** Runs a loop check; its `LoopError` of `code` as the same `HostError`. */
+function asHostError(check: () => unknown, code: "invalid-prompt" | "invalid-options"): void {
+  try {
+    check();
+  } catch (error) {
+    if (isKeelsonError(error, code)) throw new HostError(code, error.message);
+    throw error;
+  }
 }

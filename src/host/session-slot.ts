@@ -33,6 +33,8 @@ export class SessionSlot {
   #current: QueuedPrompt | undefined;
   #running = false;
   #drain: Promise<void> | undefined;
+  /** Settles the `turnUnderway` calls waiting for the next change (an agent opened, a turn started, the queue ran dry). */
+  #changed: (() => void)[] = [];
 
   constructor(id: string, port: SlotPort) {
     this.id = id;
@@ -70,6 +72,20 @@ export class SessionSlot {
     this.#current?.abandon(error);
   }
 
+  /**
+   * Resolves once the turn of an admitted prompt has started on the open agent, or once nothing
+   * runs or waits: a follower that comes right after a prompt was admitted (its agent still
+   * opening, its turn not yet started) then sees that turn instead of an idle log.
+   */
+  async turnUnderway(): Promise<void> {
+    while (this.busy && (this.agent === undefined || this.agent.session.openTurn === null))
+      await new Promise<void>((resolve) => this.#changed.push(resolve));
+  }
+
+  #change(): void {
+    for (const resolve of this.#changed.splice(0)) resolve();
+  }
+
   /** Resolves once nothing runs or waits. */
   whenIdle(): Promise<void> {
     return this.#drain ?? Promise.resolve();
@@ -89,13 +105,20 @@ export class SessionSlot {
           continue;
         }
         this.#running = !prompt.settled;
+        const unobserve = agent.session.observe((event) => {
+          if (event.type === "turn/start") this.#change();
+        });
+        this.#change(); // the agent is open
         // Idle again before the prompt's caller learns the outcome: a caller that awaits it and
         // sends again (`ifBusy: 'reject'`) finds the session free.
-        await prompt.run(agent, () => {
-          this.#running = false;
-          this.#current = undefined;
-          if (this.#queue.length === 0) this.#port.idle(this);
-        });
+        await prompt
+          .run(agent, () => {
+            this.#running = false;
+            this.#current = undefined;
+            if (this.#queue.length === 0) this.#port.idle(this);
+            this.#change();
+          })
+          .finally(unobserve);
       } finally {
         this.#running = false;
         this.#current = undefined;
@@ -103,5 +126,6 @@ export class SessionSlot {
     }
     this.#drain = undefined;
     this.#port.idle(this);
+    this.#change();
   }
 }

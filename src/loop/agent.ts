@@ -37,6 +37,8 @@ import {
   type TurnStream,
 } from "./types.js";
 import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
+import { promptContent } from "./prompt-content.js";
+import { checkStreamOptions } from "./stream-options.js";
 import { type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
@@ -48,9 +50,6 @@ export interface AgentOrigin {
   /** True when the store already holds this session open for writing (resume, fork). */
   readonly storeOpen: boolean;
 }
-
-const toContent = (content: string | readonly UserContent[]): readonly UserContent[] =>
-  typeof content === "string" ? [{ type: "text", text: content }] : content;
 
 function deferred<T>(): { promise: Promise<T>; settle: Settle<T> } {
   let settle!: Settle<T>;
@@ -199,6 +198,7 @@ class LoopAgent implements Agent {
   }
 
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
+    checkStreamOptions(options);
     const from = options.from ?? -1;
     if (!Number.isSafeInteger(from) || from < -1 || from >= this.session.length)
       throw new LoopError(
@@ -216,7 +216,7 @@ class LoopAgent implements Agent {
 
   /** Throws (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
   stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
-    const prompt = toContent(content);
+    const prompt = promptContent(content);
     const output = turnOutput(options ?? {}, this.#output);
     return this.#openStream(
       (settle, onStart) =>
@@ -250,7 +250,9 @@ class LoopAgent implements Agent {
   send(content: string | readonly UserContent[], options?: SendOptions): Promise<TurnOutcome> {
     const { promise, settle } = deferred<TurnOutcome>();
     let output: ReturnType<typeof turnOutput>;
+    let prompt: readonly UserContent[];
     try {
+      prompt = promptContent(content);
       output = turnOutput(options ?? {}, this.#output);
     } catch (error) {
       return Promise.reject(error);
@@ -258,7 +260,7 @@ class LoopAgent implements Agent {
     this.#enqueue(
       () =>
         this.#inbox.prompt({
-          content: toContent(content),
+          content: prompt,
           source: "user",
           settle,
           ...(output === undefined ? {} : { output }),
@@ -268,9 +270,11 @@ class LoopAgent implements Agent {
     return promise;
   }
 
-  steer(content: string | readonly UserContent[]): Promise<TurnOutcome> {
+  /** Rejects (`LoopError('invalid-prompt')`) at once for a message no turn should log. */
+  async steer(content: string | readonly UserContent[]): Promise<TurnOutcome> {
+    const steering = promptContent(content, "the steering message"); // before anything is queued
     const { promise, settle } = deferred<TurnOutcome>();
-    this.#enqueue(() => this.#inbox.steer({ content: toContent(content), settle }), settle);
+    this.#enqueue(() => this.#inbox.steer({ content: steering, settle }), settle);
     return promise;
   }
 
@@ -280,9 +284,11 @@ class LoopAgent implements Agent {
     return promise;
   }
 
-  inject(content: string | readonly UserContent[]): Promise<void> {
+  /** Rejects (`LoopError('invalid-prompt')`) at once for a message no turn should log. */
+  async inject(content: string | readonly UserContent[]): Promise<void> {
+    const injected = promptContent(content, "the injected message"); // before anything is queued
     const { promise, settle } = deferred<void>();
-    this.#enqueue(() => this.#inbox.inject({ content: toContent(content), settle }), settle);
+    this.#enqueue(() => this.#inbox.inject({ content: injected, settle }), settle);
     return promise;
   }
 

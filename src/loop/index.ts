@@ -28,6 +28,8 @@ export {
 export { globalHooks, globalPrompt } from "./global.js";
 export { namedPlugin } from "./plugin-name.js";
 export { freezePrefix } from "./prefix.js";
+export { promptContent } from "./prompt-content.js";
+export { checkStreamOptions } from "./stream-options.js";
 export {
   type AgentProfile,
   type ProfileAgentOptions,

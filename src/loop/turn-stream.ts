@@ -2,6 +2,7 @@
 // outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
 // when it runs, as it starts when it is still queued).
 import type { Settle } from "./inbox.js";
+import { checkStreamOptions } from "./stream-options.js";
 import { type FeedSource, TurnFeed } from "./turn-feed.js";
 import type { TurnEvent } from "./turn-events.js";
 import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
@@ -14,6 +15,7 @@ export interface TurnStreamPort extends FeedSource {
 }
 
 export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}): TurnStream {
+  checkStreamOptions(options); // before anything is queued
   let settle!: Settle<TurnOutcome>;
   const outcome = new Promise<TurnOutcome>((resolve, reject) => {
     settle = { resolve, reject };

@@ -414,6 +414,8 @@ export type LoopErrorCode =
   | "invariant"
   | "max-steps"
   | "not-saved"
+  /** A prompt (`send`, `stream`, `steer`, `inject`) that is not text or content parts, or has nothing in it: nothing is logged. */
+  | "invalid-prompt"
   /** `follow({ from })` past the end of the log (or not an integer ≥ -1). */
   | "invalid-position"
   /** Input (a prompt, steer, inject or compaction) while a tool call awaits approval: decide it first. */

@@ -101,7 +101,12 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   expect((await fetch(`${base}/sessions/..%2Fescape/events`)).status).toBe(400);
   expect((await post("..%2Fescape", "hi")).status).toBe(400);
   const noJson = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "not json" });
-  expect([noJson.status, await noJson.json()]).toEqual([400, { error: "invalid-body" }]);
+  expect([noJson.status, await noJson.json()]).toEqual([400, { error: "invalid-request" }]);
+  const nullBody = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "null" });
+  expect([nullBody.status, await nullBody.json()]).toEqual([400, { error: "invalid-request" }]);
+  const badEscape = await fetch(`${base}/sessions/%E0%A4%A/events`);
+  expect([badEscape.status, await badEscape.json()]).toEqual([400, { error: "invalid-request" }]);
+  expect((await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "{}" })).status).toBe(400);
   const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", body: "{}" });
   expect(noMessages.status).toBe(400);
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);

@@ -64,4 +64,29 @@ describe("host.follow", () => {
     expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "invalid-position" });
     expect(seqs(await drain(await host.follow("s1", { from: length - 1 })))).toEqual([]);
   });
+
+  test("right after a prompt is admitted, its agent still opening: follow waits for that turn and follows it", async () => {
+    await host.send("s1", "one");
+    clock.advance(1000); // evicted: the next prompt reopens it
+    expect(host.stats().open).toBe(0);
+    const sent = host.send("s1", "two");
+    const feed = await host.follow("s1"); // no event has been logged for the prompt yet
+    const events = await drain(feed);
+    await sent;
+    expect(events.filter((e) => e.type === "turn-end").map((e) => (e as { turn: number }).turn)).toEqual([1, 2]);
+  });
+
+  test("a new session whose first prompt is admitted is followed, not 'not-found'", async () => {
+    const sent = host.send("fresh", "hello");
+    const events = await drain(await host.follow("fresh"));
+    await sent;
+    expect(events[0]).toMatchObject({ type: "turn-start", turn: 1, seq: 0 });
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", turn: 1 });
+  });
+
+  test("a prompt whose agent cannot open: follow does not wait for ever", async () => {
+    const sent = host.send("s1", "x", { profile: "nope" }).catch((error: unknown) => error);
+    expect(await refusal(() => host.follow("s1"))).toMatchObject({ code: "not-found" });
+    expect(await sent).toBeDefined();
+  });
 });

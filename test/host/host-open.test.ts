@@ -70,9 +70,23 @@ describe("refused at the door", () => {
 
   test("a prompt that is not text or content parts: HostError('invalid-prompt'), nothing queued", async () => {
     const host = fixture().host({ profile: profileOf(new ScriptedProvider()) });
-    for (const prompt of [undefined, 42, { text: "hi" }] as unknown[])
+    const refused = [undefined, 42, { text: "hi" }, "", "  \n", [], [{ type: "text" }], [{ type: "text", text: " " }]];
+    for (const prompt of refused as unknown[]) {
       expect(await refusal(() => host.stream("s", prompt as string))).toMatchObject({ code: "invalid-prompt" });
-    expect(host.stats().queued).toBe(0);
+      expect(await refusal(() => host.send("s", prompt as string))).toMatchObject({ code: "invalid-prompt" });
+    }
+    expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
+    expect(await fixture().store.list()).toEqual([]); // no session file was created for any of them
+  });
+
+  test("stream options that would lift the bound or fail later: HostError('invalid-options'), nothing queued", async () => {
+    const host = fixture().host({ profile: profileOf(new ScriptedProvider()) });
+    for (const options of [{ maxBufferedChars: Number.NaN }, { maxBufferedChars: "1000000" }, { signal: "nope" }]) {
+      const bad = options as { maxBufferedChars?: number };
+      expect(await refusal(() => host.stream("s", "hi", bad))).toMatchObject({ code: "invalid-options" });
+      expect(await refusal(() => host.follow("s", bad))).toMatchObject({ code: "invalid-options" });
+    }
+    expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
   });
 
   test("bad host options: HostError('invalid-options' | 'invalid-profile')", async () => {

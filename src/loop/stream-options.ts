@@ -1,0 +1,19 @@
+// The options every event stream takes (`agent.stream`, `follow`, the answer streams, and the
+// host's and fleet's streams over them), checked where they are given: a bound that is not a
+// positive integer (NaN, a numeric string from an environment variable) would otherwise lift the
+// memory bound silently — `queued > NaN` is never true — and a `signal` that is not an
+// AbortSignal would fail later, untyped. `LoopError('invalid-options')` names the bad value.
+import { previewJson } from "../json/index.js";
+import { LoopError } from "./types.js";
+
+/** Throws `LoopError('invalid-options')` unless `maxBufferedChars` and `signal` are usable (both may be absent). */
+export function checkStreamOptions(options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void {
+  const { maxBufferedChars, signal } = options;
+  if (maxBufferedChars !== undefined && !(Number.isSafeInteger(maxBufferedChars) && (maxBufferedChars as number) > 0))
+    throw new LoopError(
+      "invalid-options",
+      `maxBufferedChars must be a positive integer (characters), got ${previewJson(maxBufferedChars)}`,
+    );
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new LoopError("invalid-options", `signal must be an AbortSignal, got ${previewJson(signal)}`);
+}

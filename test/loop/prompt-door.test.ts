@@ -1,0 +1,96 @@
+// The agent's doors refuse what no turn should log (issue #22, found from outside): a prompt that
+// is not text or content parts, a malformed part, or an empty one (no image, no text but
+// whitespace — on the Anthropic wire an empty user message vanished and the request ended with
+// the last answer: a prefill) is LoopError('invalid-prompt') at the call, and nothing is logged;
+// stream options that would lift the memory bound (`maxBufferedChars: NaN`, a numeric string) or
+// fail later untyped (`signal: "nope"`) are LoopError('invalid-options').
+import { describe, expect, test } from "vitest";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { createAgent, LoopError } from "../../src/loop/index.js";
+
+const agentOf = () => {
+  const provider = new ScriptedProvider([{ text: "ok" }, { text: "ok" }]);
+  return { provider, agent: createAgent({ provider, model: "scripted:door", invariants: false }) };
+};
+
+const REFUSED: unknown[] = [
+  undefined,
+  null,
+  42,
+  {},
+  { type: "text", text: "hi" }, // a part, not a list of parts
+  "",
+  " \n\t",
+  [],
+  [{ type: "text" }],
+  [
+    { type: "text", text: "" },
+    { type: "text", text: "  " },
+  ],
+  [{ type: "tool-call", id: "x", name: "y", arguments: {} }],
+];
+
+async function rejection(run: () => unknown): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("a prompt is checked at the door", () => {
+  test("send, stream, steer and inject refuse it with LoopError('invalid-prompt'); nothing is logged or sent", async () => {
+    const { agent, provider } = agentOf();
+    for (const prompt of REFUSED) {
+      const p = prompt as string;
+      for (const call of [() => agent.send(p), () => agent.stream(p), () => agent.steer(p), () => agent.inject(p)]) {
+        const error = await rejection(call);
+        expect(error).toBeInstanceOf(LoopError);
+        expect(error).toMatchObject({ code: "invalid-prompt" });
+      }
+    }
+    expect(agent.session.length).toBe(0);
+    expect(provider.requests).toHaveLength(0);
+    const outcome = await agent.send("a real prompt"); // the agent is unharmed
+    expect(outcome.reason.kind).toBe("completed");
+  });
+
+  test("stream() throws at once (before anything is queued), send() rejects", async () => {
+    const { agent } = agentOf();
+    expect(() => agent.stream("")).toThrow(/empty/);
+    await expect(agent.send("   ")).rejects.toThrow(/empty/);
+  });
+
+  test("an image with no text, and text around blank parts, are prompts", async () => {
+    const { agent } = agentOf();
+    const image = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" } as const;
+    expect((await agent.send([image])).reason.kind).toBe("completed");
+    expect(
+      (
+        await agent.send([
+          { type: "text", text: "" },
+          { type: "text", text: "x" },
+        ])
+      ).reason.kind,
+    ).toBe("completed");
+  });
+});
+
+describe("stream options are checked at the door", () => {
+  test("maxBufferedChars NaN / a string / 0, a signal that is not an AbortSignal: LoopError('invalid-options')", async () => {
+    const { agent } = agentOf();
+    for (const options of [
+      { maxBufferedChars: Number.NaN },
+      { maxBufferedChars: "1000000" },
+      { maxBufferedChars: 0 },
+      { maxBufferedChars: 1.5 },
+      { signal: "nope" },
+    ]) {
+      const bad = options as { maxBufferedChars?: number };
+      expect(() => agent.stream("hi", bad)).toThrow(expect.objectContaining({ code: "invalid-options" }));
+      expect(() => agent.follow(bad)).toThrow(expect.objectContaining({ code: "invalid-options" }));
+    }
+    expect(agent.session.length).toBe(0);
+  });
+});
