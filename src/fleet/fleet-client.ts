@@ -5,7 +5,7 @@
 // separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
 // `stream` / `streamSession` follow a turn or a session from whichever worker runs it
 // (turn-follower.ts, decision 0016).
-import type { TurnEvent } from "../loop/index.js";
+import { checkStreamOptions, type TurnEvent } from "../loop/index.js";
 import { Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
@@ -312,6 +312,7 @@ export class FleetClient {
     options: FollowOptions,
   ): AsyncIterableIterator<TurnEvent> {
     if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
+    checkStreamOptions(options, (message) => new FleetError("invalid-options", message)); // a NaN bound lifts it
     const follower = new TurnFollower(
       {
         pool: this.#opened.pool,

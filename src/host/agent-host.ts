@@ -3,7 +3,6 @@
 // (session-slot.ts) that run one turn at a time; open-or-create on a prompt's turn (open-agent.ts);
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
-import { isKeelsonError } from "../errors/index.js";
 import { previewJson } from "../json/index.js";
 import {
   type Agent,
@@ -329,20 +328,9 @@ function checkSessionId(sessionId: unknown): asserts sessionId is string {
 
 /** The agent's own check of a prompt (loop/prompt-content.ts), made before the prompt is queued. */
 function checkPrompt(sessionId: string, prompt: unknown): void {
-  asHostError(() => promptContent(prompt, `the prompt for session ${sessionId}`), "invalid-prompt");
+  promptContent(prompt, `the prompt for session ${sessionId}`, (message) => new HostError("invalid-prompt", message));
 }
 
 /** The agent's own check of a stream's options (loop/stream-options.ts), made at the host's door. */
-function checkOptions(options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void {
-  asHostError(() => checkStreamOptions(options), "invalid-options");
-}
-
-/** Runs a loop check; its `LoopError` of `code` as the same `HostError`. */
-function asHostError(check: () => unknown, code: "invalid-prompt" | "invalid-options"): void {
-  try {
-    check();
-  } catch (error) {
-    if (isKeelsonError(error, code)) throw new HostError(code, error.message);
-    throw error;
-  }
-}
+const checkOptions = (options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void =>
+  checkStreamOptions(options, (message) => new HostError("invalid-options", message));

@@ -9,18 +9,24 @@ import { previewJson } from "../json/index.js";
 import { MessageShapeError, type UserContent, validateUserContent } from "../messages/index.js";
 import { LoopError } from "./types.js";
 
-/** `content` as content parts, or `LoopError('invalid-prompt')` for what no turn should log. */
-export function promptContent(content: unknown, what = "the prompt"): readonly UserContent[] {
+/**
+ * `content` as content parts; for what no turn should log, `refuse`'s error (the host's own
+ * `invalid-prompt`), by default `LoopError('invalid-prompt')`.
+ */
+export function promptContent(
+  content: unknown,
+  what = "the prompt",
+  refuse: (message: string) => Error = (message) => new LoopError("invalid-prompt", message),
+): readonly UserContent[] {
   const parts: unknown = typeof content === "string" ? [{ type: "text", text: content }] : content;
-  if (!Array.isArray(parts))
-    throw new LoopError("invalid-prompt", `${what} must be a string or content parts, got ${previewJson(content)}`);
+  if (!Array.isArray(parts)) throw refuse(`${what} must be a string or content parts, got ${previewJson(content)}`);
   try {
     validateUserContent(parts, what);
   } catch (error) {
-    if (error instanceof MessageShapeError) throw new LoopError("invalid-prompt", error.message);
+    if (error instanceof MessageShapeError) throw refuse(error.message);
     throw error;
   }
   if (!parts.some((part) => part.type === "image" || part.text.trim() !== ""))
-    throw new LoopError("invalid-prompt", `${what} is empty: no text (other than whitespace) and no image`);
+    throw refuse(`${what} is empty: no text (other than whitespace) and no image`);
   return parts;
 }

@@ -6,14 +6,17 @@
 import { previewJson } from "../json/index.js";
 import { LoopError } from "./types.js";
 
-/** Throws `LoopError('invalid-options')` unless `maxBufferedChars` and `signal` are usable (both may be absent). */
-export function checkStreamOptions(options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void {
+/**
+ * Throws unless `maxBufferedChars` and `signal` are usable (both may be absent): `refuse`'s error
+ * (the host's and the fleet's own `invalid-options`), by default `LoopError('invalid-options')`.
+ */
+export function checkStreamOptions(
+  options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown },
+  refuse: (message: string) => Error = (message) => new LoopError("invalid-options", message),
+): void {
   const { maxBufferedChars, signal } = options;
   if (maxBufferedChars !== undefined && !(Number.isSafeInteger(maxBufferedChars) && (maxBufferedChars as number) > 0))
-    throw new LoopError(
-      "invalid-options",
-      `maxBufferedChars must be a positive integer (characters), got ${previewJson(maxBufferedChars)}`,
-    );
+    throw refuse(`maxBufferedChars must be a positive integer (characters), got ${previewJson(maxBufferedChars)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal))
-    throw new LoopError("invalid-options", `signal must be an AbortSignal, got ${previewJson(signal)}`);
+    throw refuse(`signal must be an AbortSignal, got ${previewJson(signal)}`);
 }

@@ -282,4 +282,16 @@ describe("unknown turns and sessions", () => {
       code: "invalid-position",
     });
   });
+
+  test("a bound that is not a positive integer (NaN, a string) or a signal that is not one: invalid-options at once", async () => {
+    const client = await database().client();
+    await client.createSession({ id: "follow-options" });
+    for (const options of [{ maxBufferedChars: Number.NaN }, { maxBufferedChars: "1000000" }, { signal: "nope" }]) {
+      const bad = options as { maxBufferedChars?: number };
+      expect(() => client.streamSession("follow-options", bad)).toThrow(
+        expect.objectContaining({ code: "invalid-options" }),
+      );
+      expect(() => client.stream("1", bad)).toThrow(expect.objectContaining({ code: "invalid-options" }));
+    }
+  });
 });
