@@ -15,7 +15,7 @@ import {
   type TurnOutcome,
   type TurnStream,
 } from "../loop/index.js";
-import { isSafeSessionId } from "../session/index.js";
+import { isSafeSessionId, type SessionEvent } from "../session/index.js";
 import { type SessionStore, sessionPauses, storeReader } from "../store/index.js";
 import { systemClock } from "./host-clock.js";
 import { HostProfiles } from "./host-profiles.js";
@@ -115,6 +115,16 @@ class SessionHost implements AgentHost, SlotPort {
     if (session === undefined) return { approvals: [], inputs: [] };
     // Its subagents' requests too (each child read-only), as the open agent lists them.
     return sessionPauses(session, storeReader(this.#store));
+  }
+
+  async log(sessionId: string): Promise<readonly SessionEvent[]> {
+    this.#refuseClosed();
+    checkSessionId(sessionId);
+    const agent = this.#slots.get(sessionId)?.agent;
+    if (agent !== undefined) return agent.session.events; // frozen: later appends do not change it
+    const session = await loadStored(this.#store, sessionId);
+    if (session === undefined) throw new HostError("not-found", `no session ${sessionId} in the store`);
+    return session.events;
   }
 
   async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {

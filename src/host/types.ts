@@ -14,6 +14,7 @@ import type {
   TurnStream,
 } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
+import type { SessionEvent } from "../session/index.js";
 import type { SessionStore } from "../store/index.js";
 
 /**
@@ -156,6 +157,13 @@ export interface AgentHost {
    * `HostError` `invalid-id`, `closed`.
    */
   pending(sessionId: string): Promise<HostPending>;
+  /**
+   * The session's committed events as they stand: a frozen snapshot of the open agent's log, or —
+   * when it is not open — read from the store (read-only: nothing opened, locked or written). What
+   * a reloaded page's history is rebuilt from: `uiMessagesFromLog(await host.log(id))`
+   * (keelson/serve). `HostError` `invalid-id`, `not-found`, `closed`.
+   */
+  log(sessionId: string): Promise<readonly SessionEvent[]>;
   /**
    * A reconnecting client's feed: the open agent's `follow` (committed events after `from`, then
    * the turn in flight live), or — when the session is not open — its committed events read from

@@ -89,4 +89,21 @@ describe("host.follow", () => {
     expect(await refusal(() => host.follow("s1"))).toMatchObject({ code: "not-found" });
     expect(await sent).toBeDefined();
   });
+
+  test("host.log: the open agent's events, then the same read from the store once evicted; not-found, nothing created", async () => {
+    await host.send("s1", "one");
+    const open = await host.log("s1");
+    expect(Object.isFrozen(open)).toBe(true);
+    expect(open.map((e) => e.type)).toContain("turn/end");
+    await host.send("s1", "two");
+    expect(open.filter((e) => e.type === "turn/end")).toHaveLength(1); // a snapshot: later appends do not change it
+    const live = await host.log("s1");
+    clock.advance(1000);
+    expect(host.stats().open).toBe(0);
+    expect((await host.log("s1")).map((e) => e.seq)).toEqual(live.map((e) => e.seq));
+    expect(host.stats().open).toBe(0); // reading opened nothing
+    expect(await refusal(() => host.log("nobody"))).toMatchObject({ code: "not-found" });
+    expect(await refusal(() => host.log("../x"))).toMatchObject({ code: "invalid-id" });
+    expect((await fixture().store.list()).map((s) => s.id)).toEqual(["s1"]);
+  });
 });
