@@ -77,13 +77,16 @@ async function runNew(prompt: string, flags: TurnFlags): Promise<number> {
 
 /**
  * The prompt argument, or for `-` the whole of `input` (stdin) as UTF-8 with one trailing
- * newline dropped; an empty or blank one is a CliError.
+ * newline dropped; an empty or blank one is a CliError, before any session is created.
  */
 export async function readPrompt(
   prompt: string,
   input: AsyncIterable<Buffer | string> = process.stdin,
 ): Promise<string> {
-  if (prompt !== "-") return prompt;
+  if (prompt !== "-") {
+    if (prompt.trim() === "") throw new CliError("no prompt: the prompt argument is empty");
+    return prompt;
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of input) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   const text = Buffer.concat(chunks)

@@ -69,4 +69,17 @@ describe("the prompt from stdin", () => {
     }
     expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual(before);
   }, 60_000);
+
+  it("run with an empty or blank prompt argument exits 2 with one line, and stores nothing", async () => {
+    const before = await readdir(join(home, "sessions")).catch(() => []);
+    for (const prompt of ["", "   ", "\n\t"]) {
+      const r = await keelsonWithStdin(["run", prompt], "");
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "keelson: no prompt: the prompt argument is empty\n",
+      });
+    }
+    expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual(before);
+  }, 60_000);
 });
