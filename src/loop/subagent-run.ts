@@ -17,6 +17,7 @@ import type { SubagentSpec } from "./subagent-tool.js";
 import { isCommittedTurnEvent, type SubagentTurnEvent, type TurnEvent } from "./turn-events.js";
 import { finalText } from "./turn-outcome.js";
 import type { AbortCause, TurnContext } from "./turn-state.js";
+import { promptContent } from "./prompt-content.js";
 import type { Agent } from "./types.js";
 
 /** What became of a subagent call: its result, or a pause (the child waits for a person). */
@@ -41,6 +42,7 @@ export async function runSubagent(
   let prompt: string;
   try {
     prompt = spec.prompt(args);
+    promptContent(prompt, "the task"); // an empty task is refused before the child's session is created
   } catch (error) {
     return failed("threw", `Subagent ${spec.name} could not start: its prompt failed: ${errorMessage(error)}`);
   }

@@ -92,6 +92,19 @@ describe("a subagent call", () => {
     await agent.dispose();
   });
 
+  test("an empty or blank task is an error result; no child session is created and no child request sent", async () => {
+    const child = model([]);
+    const parent = model([{ toolCalls: [{ name: "research", arguments: { task: "  " } }] }]);
+    const agent = parentAgent(parent, [readTool, research(child)]);
+    expect((await agent.send("Find out.")).reason).toEqual({ kind: "completed" });
+    const result = resultOf(agent, "call_1_1_0");
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/could not start: .*the task is empty/);
+    expect(child.requests).toHaveLength(0);
+    expect((await store.list()).map((s) => s.id)).toEqual([agent.session.id]);
+    await agent.dispose();
+  });
+
   test("lands only its result in the parent: the parent's next request extends the previous one", async () => {
     const child = model([{ text: "a long investigation, summarized" }]);
     const parent = model([{ toolCalls: [{ name: "research", arguments: { task: "dig" } }] }, { text: "thanks" }]);
