@@ -3,11 +3,12 @@
 // when the turn started (MARK_STARTED says so: a session follower watches the session's log) or
 // a client announced the session on FOLLOW_CHANNEL (a turn follower does when it sees its turn
 // claimed; an announcement heard shortly before the claim is registered counts). From then until the turn
-// ends, `agent.follow()` feeds its events (from its `turn/start`, or from where the log is when
-// an announcement arrives mid-turn) into a PublishBatch, which the worker's LiveSender sends
+// ends, `agent.follow()` feeds its events (from its `turn/start`, also when an announcement
+// arrives mid-turn: the turn's first events may not be durable yet) into a PublishBatch, which the worker's LiveSender sends
 // with the next NOTIFY statement (live-sender.ts: one in flight per worker, no timers). A turn
 // nobody follows sends nothing on any live channel.
 import type { Agent, TurnEvent } from "../loop/index.js";
+import type { Session } from "../session/index.js";
 import type { PgPool } from "../store/postgres/index.js";
 import { liveChannel, PublishBatch } from "./follow-wire.js";
 import { type LiveSource, LiveSender } from "./live-sender.js";
@@ -63,7 +64,10 @@ export class TurnPublication implements LiveSource {
     if (this.#unobserve !== undefined) return;
     const session = agent.session;
     if (session.openTurn !== null) {
-      this.#open(agent, session.length - 1);
+      // Followed mid-turn: from the turn's start all the same. Its first events may not be in the
+      // log yet (a step is flushed when it ends), so a follower joining now could read none of
+      // them, and would hold every live event behind that gap until the step's flush.
+      this.#open(agent, openTurnStart(session) - 1);
       return;
     }
     this.#unobserve = session.observe((event) => {
@@ -173,4 +177,10 @@ export class Publications {
     await Promise.all(this.#closing);
     await this.#sender.close();
   }
+}
+
+/** The seq of the open turn's `turn/start` (`session` has an open turn: it is in the log). */
+function openTurnStart(session: Session): number {
+  for (let seq = session.length - 1; seq > 0; seq--) if (session.eventAt(seq)?.type === "turn/start") return seq;
+  return 0;
 }

@@ -33,7 +33,7 @@ afterEach(async () => {
  * Step 1: streams "Hel" "lo", waits for `gates.text`, streams " wor" "ld" and a tool call's start
  * and argument deltas, waits for `gates.call`, then ends the step (the call runs). Step 2: text.
  */
-function gatedProvider(gates: { text: Deferred<void>; call: Deferred<void> }): Provider {
+function gatedProvider(gates: { text: Deferred<void>; call: Deferred<void>; reached?: Deferred<void> }): Provider {
   let calls = 0;
   return {
     id: "gated",
@@ -51,6 +51,7 @@ function gatedProvider(gates: { text: Deferred<void>; call: Deferred<void> }): P
       yield { type: "block-start", index: 0, block: { type: "text" } };
       yield { type: "text-delta", index: 0, text: "Hel" };
       yield { type: "text-delta", index: 0, text: "lo" };
+      gates.reached?.resolve();
       await gate(gates.text);
       yield { type: "text-delta", index: 0, text: " wor" };
       yield { type: "text-delta", index: 0, text: "ld" };
@@ -74,7 +75,7 @@ const echoTool = {
   execute: async (args: { say?: string }) => `said ${args.say ?? ""}`,
 };
 
-function gatedProfile(gates: { text: Deferred<void>; call: Deferred<void> }) {
+function gatedProfile(gates: { text: Deferred<void>; call: Deferred<void>; reached?: Deferred<void> }) {
   return {
     gated: {
       provider: () => gatedProvider(gates),
@@ -182,6 +183,29 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(seen).toEqual(loggedTurn(await storedEvents("follow-late"), record.startSeq!));
     expect(seen.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
   });
+
+  test("a client whose first look finds the turn running mid-step gets the turn from its start before the step ends", async () => {
+    // Nobody followed the turn while it was queued: the worker publishes only once this client
+    // announces it, mid-step, before the step's first flush — the turn's first events are in
+    // no log yet. It must get them (and the rest) without waiting for the step to end.
+    const gates = { text: deferred(), call: deferred(), reached: deferred() };
+    const client = await database().client();
+    await database().worker({ profiles: gatedProfile(gates) });
+    const id = await client.enqueueTurn({ sessionId: "follow-running", prompt: "hello", profile: "gated" });
+    await gates.reached.promise; // the step is open, held at its first gate
+    const seen: TurnEvent[] = [];
+    for await (const event of client.stream(id)) {
+      seen.push(event);
+      if (event.type === "turn-start") {
+        expect(seen.some((e) => e.type === "assistant-message")).toBe(false); // the step has not ended
+        gates.text.resolve();
+        gates.call.resolve();
+      }
+    }
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents("follow-running"), record.startSeq!));
+    expect(seen.some((e) => e.type === "text-delta")).toBe(true);
+  }, 20_000);
 
   test("a client that connects mid-step gets the committed events so far, then the rest", async () => {
     const gates = { text: deferred(), call: deferred() };
