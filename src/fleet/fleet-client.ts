@@ -226,8 +226,18 @@ export class FleetClient {
    * cannot be reached meanwhile (restarted, failed over, a connection cut) is not an answer: the
    * read is retried with a backoff (up to `pollMs` apart) and the LISTEN connection reopened,
    * until the turn finishes or `timeoutMs` passes (`timeout`, naming the last failure).
+   * `invalid-options` for a `timeoutMs` or `pollMs` that is not a positive finite number (a `NaN`
+   * from `Number(process.env.X)` would wait for ever).
    */
   async awaitTurn(id: string, options: AwaitOptions = {}): Promise<TurnRecord> {
+    for (const key of ["timeoutMs", "pollMs"] as const) {
+      const value: unknown = options[key];
+      if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0))
+        throw new FleetError(
+          "invalid-options",
+          `${key} must be a positive number of milliseconds, got ${String(value)}`,
+        );
+    }
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     const pollMs = options.pollMs ?? 1000;
     let wake: (() => void) | undefined;

@@ -160,7 +160,7 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
       if (!Number.isSafeInteger(target.from) || target.from < -1 || target.from >= state.nextSeq)
         throw new FleetError(
           "invalid-position",
-          `follow session ${JSON.stringify(sessionId)} from seq ${String(target.from)}: the log has seqs 0..${state.nextSeq - 1}`,
+          `follow session ${JSON.stringify(sessionId)} from seq ${typeof target.from === "number" ? String(target.from) : JSON.stringify(target.from)}: the log has seqs 0..${state.nextSeq - 1}`,
         );
       this.#merge.start(target.from + 1);
       this.#tail = new LogTail(this.#port.store, sessionId, (events) => {

@@ -33,8 +33,12 @@ export function checkTurnInput(input: unknown): TurnInput {
   const { sessionId, prompt, profile } = (input ?? {}) as Partial<Record<keyof TurnInput, unknown>>;
   if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
     throw new FleetError("invalid-turn", `${bounded(sessionId)} is not a valid session id`);
-  if (typeof prompt !== "string" || prompt.trim() === "")
-    throw new FleetError("invalid-turn", `the prompt for session ${sessionId} is empty`);
+  if (typeof prompt !== "string")
+    throw new FleetError(
+      "invalid-turn",
+      `the prompt for session ${sessionId} must be a string, got ${bounded(prompt)}`,
+    );
+  if (prompt.trim() === "") throw new FleetError("invalid-turn", `the prompt for session ${sessionId} is empty`);
   const badPrompt = unstorable(prompt);
   if (badPrompt !== undefined)
     throw new FleetError("invalid-turn", `the prompt for session ${sessionId} ${badPrompt}; nothing was queued`);

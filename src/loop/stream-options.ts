@@ -16,7 +16,10 @@ export function checkStreamOptions(
 ): void {
   const { maxBufferedChars, signal } = options;
   if (maxBufferedChars !== undefined && !(Number.isSafeInteger(maxBufferedChars) && (maxBufferedChars as number) > 0))
-    throw refuse(`maxBufferedChars must be a positive integer (characters), got ${previewJson(maxBufferedChars)}`);
+    throw refuse(`maxBufferedChars must be a positive integer (characters), got ${shown(maxBufferedChars)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal))
-    throw refuse(`signal must be an AbortSignal, got ${previewJson(signal)}`);
+    throw refuse(`signal must be an AbortSignal, got ${shown(signal)}`);
 }
+
+/** A bad value as the message shows it: a number as written (`NaN`, not JSON's `null`), anything else as JSON. */
+const shown = (value: unknown): string => (typeof value === "number" ? String(value) : previewJson(value));

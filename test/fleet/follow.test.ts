@@ -317,5 +317,27 @@ describe("unknown turns and sessions", () => {
       );
       expect(() => client.stream("1", bad)).toThrow(expect.objectContaining({ code: "invalid-options" }));
     }
+    expect(() => client.stream("1", { maxBufferedChars: Number.NaN })).toThrow(/got NaN/);
+  });
+
+  test("awaitTurn: a timeoutMs or pollMs that is not a positive finite number is invalid-options, not a wait for ever", async () => {
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "await-options", prompt: "hi", profile: "nobody-serves-this" });
+    for (const options of [
+      { timeoutMs: Number.NaN },
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      { timeoutMs: -1 },
+      { timeoutMs: "100" },
+      { pollMs: 0 },
+    ]) {
+      const error = await rejection(() => client.awaitTurn(id, options as { timeoutMs?: number }));
+      expect(error).toMatchObject({ code: "invalid-options" });
+    }
+    expect(
+      await rejection(() => client.enqueueTurn({ sessionId: "s", prompt: 42 as unknown as string, profile: "echo" })),
+    ).toMatchObject({
+      code: "invalid-turn",
+      message: expect.stringMatching(/must be a string, got 42/),
+    });
   });
 });
