@@ -9,7 +9,10 @@
 // and records it interrupted; nothing else of the session runs until then.
 // The common case — a queued head, nothing to recover — is one statement (CLAIM_HEAD: one round
 // trip instead of BEGIN + six statements + COMMIT, #20 F21); the transaction runs only when that
-// statement found a session needing more (a dead worker's turn, a head out of attempts).
+// statement found a session needing more (a dead worker's turn, a head out of attempts). What a
+// claim changed (`<id> running <owner>`, recovered turns) is notified once it has committed, by
+// a notify-only statement (notify-turns.ts, decision 0036): a second round trip, which keeps the
+// claim's commit out of PostgreSQL's notify lock.
 import { inTransaction, type PgClient, type PgPool, type StoredHead } from "../store/postgres/index.js";
 import {
   ADOPT_STARTED,
@@ -18,11 +21,11 @@ import {
   HEAD_QUEUED,
   MARK_ABANDONED,
   MARK_RUNNING,
-  NOTIFY_TURNS,
   PICK_SESSION,
   REQUEUE_UNSTARTED,
   TAKE_SESSION,
 } from "./turn-queries.js";
+import { notifyTurns } from "./notify-turns.js";
 import { FleetError, type QueuedDecision, type TurnStatus } from "./types.js";
 
 /** A turn this worker now runs, under its session's lease at `epoch`. */
@@ -78,6 +81,8 @@ export interface ClaimOptions {
    * reads every running turn of the fleet, where the rest of the pick reads a few index pages.
    */
   readonly orphans?: boolean;
+  /** Called when the claim committed but its notification could not be sent (the claim stands; listeners poll). */
+  readonly onNotifyError?: (error: unknown) => void;
 }
 
 /** A session a worker prefers to claim: its store holds the session's log up to `nextSeq`. */
@@ -121,7 +126,12 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
   ]);
   const head = rows[0];
   if (head === undefined) return NOTHING;
-  if (head.turn_id === null) return inTransaction(pool, (client) => claimIn(client, options));
+  if (head.turn_id === null) {
+    const { result, changed } = await inTransaction(pool, (client) => claimIn(client, options));
+    await notifyTurns(pool, changed, options.onNotifyError); // committed: who won, what was recovered
+    return result;
+  }
+  await notifyTurns(pool, [`${head.turn_id} running ${owner}`], options.onNotifyError); // who won (claim-race.ts)
   if (head.lease_epoch !== head.epoch)
     // The session row is locked from the pick to the lease update: they cannot differ.
     throw new FleetError(
@@ -146,7 +156,11 @@ export async function claimTurn(pool: PgPool, options: ClaimOptions): Promise<Cl
   return { found: true, claimed, recovered: [] };
 }
 
-async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimResult> {
+/** The full claim, in the caller's transaction: what it found, and the changes to notify once it has committed. */
+async function claimIn(
+  client: PgClient,
+  options: ClaimOptions,
+): Promise<{ readonly result: ClaimResult; readonly changed: readonly string[] }> {
   const { owner, leaseMs, profiles, maxAttempts } = options;
   const [preferred, held] = preferredColumns(options.preferred);
   const picked = (
@@ -158,7 +172,7 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
       held,
     ])
   ).rows[0];
-  if (picked === undefined) return NOTHING;
+  if (picked === undefined) return { result: NOTHING, changed: [] };
   const sessionId = picked.id;
   const lease = (
     await client.query<{ lease_epoch: string; next_seq: string }>(TAKE_SESSION, [sessionId, owner, leaseMs])
@@ -176,10 +190,6 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
     ])
   ).rows[0]; // one at most: one running turn per session
   if (adopted !== undefined) {
-    await notify(
-      client,
-      recovered.map((r) => `${r.id} ${r.status}`),
-    );
     const repair = {
       id: adopted.id,
       sessionId,
@@ -187,7 +197,10 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
       attempts: adopted.attempts,
       epoch,
     };
-    return { found: true, claimed: undefined, recovered, repair };
+    return {
+      result: { found: true, claimed: undefined, recovered, repair },
+      changed: recovered.map((r) => `${r.id} ${r.status}`),
+    };
   }
   let claimed: ClaimedTurn | undefined;
   for (;;) {
@@ -224,12 +237,7 @@ async function claimIn(client: PgClient, options: ClaimOptions): Promise<ClaimRe
     ...recovered.map((r) => `${r.id} ${r.status}`),
     ...(claimed === undefined ? [] : [`${claimed.id} running ${owner}`]), // who won (claim-race.ts)
   ];
-  await notify(client, changed);
-  return { found: true, claimed, recovered };
-}
-
-async function notify(client: PgClient, changes: readonly string[]): Promise<void> {
-  if (changes.length > 0) await client.query(NOTIFY_TURNS, [changes]);
+  return { result: { found: true, claimed, recovered }, changed };
 }
 
 /**

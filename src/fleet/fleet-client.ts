@@ -19,6 +19,7 @@ import {
   pendingInput,
   pendingRequest,
 } from "../loop/index.js";
+import { notifyTurns } from "./notify-turns.js";
 import { ENQUEUE, ENQUEUE_DECISION, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
@@ -108,12 +109,23 @@ export class FleetClient {
     const { sessionId, prompt, profile } = checkTurnInput(options); // before anything is written
     await this.#ready();
     await this.#ensureSession(sessionId);
+    let queued: { id: string; profile: string };
     try {
-      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE, [sessionId, prompt, profile]);
-      return rows[0]!.id;
+      queued = (await this.#opened.pool.query<{ id: string; profile: string }>(ENQUEUE, [sessionId, prompt, profile]))
+        .rows[0]!;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing a turn for session ${sessionId}`);
     }
+    await this.#notifyQueued(queued);
+    return queued.id;
+  }
+
+  /**
+   * Notifies a committed enqueue (`<id> queued <profile>`) by a statement of its own (decision
+   * 0036). A failure is not the enqueue's: the turn is queued, and the workers' poll finds it.
+   */
+  #notifyQueued(queued: { id: string; profile: string }): Promise<void> {
+    return notifyTurns(this.#opened.pool, [`${queued.id} queued ${queued.profile}`]);
   }
 
   /**
@@ -156,17 +168,21 @@ export class FleetClient {
 
   /** Inserts a queued decision or answer (`label` in the prompt column) and returns its turn id. */
   async #continuation(sessionId: string, label: string, profile: string, queued: QueuedDecision): Promise<string> {
+    let row: { id: string; profile: string };
     try {
-      const { rows } = await this.#opened.pool.query<{ id: string }>(ENQUEUE_DECISION, [
-        sessionId,
-        label,
-        profile,
-        JSON.stringify(queued),
-      ]);
-      return rows[0]!.id;
+      row = (
+        await this.#opened.pool.query<{ id: string; profile: string }>(ENQUEUE_DECISION, [
+          sessionId,
+          label,
+          profile,
+          JSON.stringify(queued),
+        ])
+      ).rows[0]!;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing "${label}" for session ${sessionId}`);
     }
+    await this.#notifyQueued(row);
+    return row.id;
   }
 
   /**

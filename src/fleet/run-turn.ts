@@ -16,6 +16,7 @@ import type { Session } from "../session/index.js";
 import type { AdoptedTurn, ClaimedTurn } from "./claim-turn.js";
 import type { LeaseWatch } from "./lease-watch.js";
 import type { Publications, TurnPublication } from "./turn-publication.js";
+import { notifyTurns } from "./notify-turns.js";
 import { CLEAR_SESSION, MARK_FINISHED, MARK_STARTED } from "./turn-queries.js";
 import type { TurnStatus, WorkerTurnEvent } from "./types.js";
 
@@ -290,6 +291,11 @@ async function finish(
     return undefined;
   });
   const kept = recorded?.rows.length === 1;
+  // Committed: now its notification (waiting clients, followers), sent on its own (decision 0036).
+  if (kept)
+    await notifyTurns(context.pool, [`${claim.id} ${status}`], (e) =>
+      context.onError(e, `notifying the end of turn ${claim.id} (recorded; clients poll)`),
+    );
   context.report({
     kind: kept ? kind : "abandoned",
     turnId: claim.id,

@@ -1,7 +1,7 @@
 // The queue's notifications: one dedicated connection LISTENing on `keelson_turns` (payload
 // `<turn id> <status>`, plus ` <profile>` when an enqueue queued it and ` <worker id>` when a
-// claim made it running, sent in the transaction of every status change, so delivered at its
-// commit), and on whatever other channels `listen` adds (the follow channels, decision 0016). A
+// claim made it running, sent right after every status change has committed, by a notify-only
+// statement of its own: notify-turns.ts, decision 0036), and on whatever other channels `listen` adds (the follow channels, decision 0016). A
 // notification only says "look again": it is missed while the connection is down, so everyone
 // who waits on it also polls. A lost connection is dropped and opened again (with every channel
 // LISTENed again) by the next `listening()` or `listen()` call. A worker opens it without

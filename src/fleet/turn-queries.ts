@@ -20,26 +20,21 @@ export const TURNS_CHANNEL = "keelson_turns";
  */
 export const QUEUE_CHANNEL = "keelson_queue";
 
-/** `pg_notify` of an enqueue's `<id> queued <profile>` on both channels (ENQUEUE, ENQUEUE_DECISION). */
-const NOTIFY_QUEUED = `pg_notify('${TURNS_CHANNEL}', id::text || ' queued ' || profile),
-    pg_notify('${QUEUE_CHANNEL}', id::text || ' queued ' || profile)`;
-
-/** Enqueues a turn ($1 session, $2 prompt, $3 profile) and notifies it with its profile; returns its id. */
-export const ENQUEUE = `WITH t AS (
-    INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3) RETURNING id, profile
-  )
-  SELECT id::text AS id, ${NOTIFY_QUEUED} FROM t`;
+/**
+ * Enqueues a turn ($1 session, $2 prompt, $3 profile); returns its id and profile. Notified after
+ * its commit (`<id> queued <profile>`, NOTIFY_TURNS: decision 0036).
+ */
+export const ENQUEUE = `INSERT INTO keelson_turns (session_id, prompt, profile) VALUES ($1, $2, $3)
+  RETURNING id::text AS id, profile`;
 
 /**
  * Enqueues a decision on a pending approval ($1 session, $2 prompt column: a label, $3 profile,
  * $4 the decision as jsonb text) as a continuation any worker of the profile runs; notified like
- * a turn. Returns its id.
+ * a turn, after its commit. Returns its id and profile.
  */
-export const ENQUEUE_DECISION = `WITH t AS (
-    INSERT INTO keelson_turns (session_id, prompt, profile, decision) VALUES ($1, $2, $3, $4::jsonb)
-    RETURNING id, profile
-  )
-  SELECT id::text AS id, ${NOTIFY_QUEUED} FROM t`;
+export const ENQUEUE_DECISION = `INSERT INTO keelson_turns (session_id, prompt, profile, decision)
+  VALUES ($1, $2, $3, $4::jsonb)
+  RETURNING id::text AS id, profile`;
 
 /** The oldest queued turn of each profile not among $1 (text[]): turns no worker of those profiles runs. */
 export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson_turns
@@ -72,13 +67,14 @@ export const PICK_SESSION = `SELECT session_id AS id, next_seq::text AS next_seq
   FROM keelson_pick_session($1::text[], $2::text[], $5::bigint[], $3::double precision, $4::boolean)`;
 
 /**
- * The claim in one statement, one round trip (#20 F21; autocommit: its own transaction), for the
- * common case: the session PICK_SESSION picks ($1–$3, held next_seqs $8, orphans $7) has a queued head ($4 owner) that had
+ * The claim in one statement (#20 F21; autocommit: its own transaction), for the common case:
+ * the session PICK_SESSION picks ($1–$3, held next_seqs $8, orphans $7) has a queued head ($4 owner) that had
  * fewer than $6 attempts and no running turn to recover. Then, as the full claim does: the head
  * is marked running under epoch + 1 and the lease is taken for $5 ms (fencing the previous
  * holder) — the lease only when the head was marked, which re-checks `status = 'queued'` on the
- * row's latest version (a turn finished since the statement's snapshot is not claimed) — and
- * `<id> running <owner>` is notified; the session's head (SESSION_HEAD's columns) comes back for
+ * row's latest version (a turn finished since the statement's snapshot is not claimed). The
+ * caller notifies `<id> running <owner>` once this has committed (NOTIFY_TURNS, decision 0036).
+ * The session's head (SESSION_HEAD's columns) comes back for
  * the worker's writable load (store `adoptLease`). Returns no row when no session qualifies; `turn_id` null
  * when one does but needs the full claim (claim-turn.ts: a dead worker's turn, too many attempts).
  */
@@ -91,9 +87,7 @@ export const CLAIM_HEAD = `WITH p AS (
     FROM p
     WHERE t.id = p.head_id AND p.head_status = 'queued' AND t.status = 'queued' AND t.attempts < $6
       AND NOT EXISTS (SELECT 1 FROM keelson_turns o WHERE o.session_id = p.id AND o.status = 'running')
-    RETURNING t.id::text AS id, t.session_id, t.prompt, t.profile, t.attempts, t.decision, t.claim_epoch::text AS epoch,
-      pg_notify('${TURNS_CHANNEL}', t.id::text || ' running ' || $4),
-      pg_notify('${QUEUE_CHANNEL}', t.id::text || ' running ' || $4)
+    RETURNING t.id::text AS id, t.session_id, t.prompt, t.profile, t.attempts, t.decision, t.claim_epoch::text AS epoch
   ), l AS (
     UPDATE keelson_sessions s SET lease_owner = $4, lease_epoch = s.lease_epoch + 1,
       lease_expires_at = now() + $5 * interval '1 millisecond', lease_heartbeat_at = now()
@@ -157,11 +151,15 @@ export const MARK_ABANDONED = `UPDATE keelson_turns SET status = 'failed', error
 
 /**
  * Notifies each `<id> <status>[ <detail>]` in $1 (text[]) on TURNS_CHANNEL, and the queued and
- * running ones on QUEUE_CHANNEL too (the workers').
+ * running ones on QUEUE_CHANNEL too (the workers'), in order. Sent on its own, after the change it
+ * announces has committed (notify-turns.ts, decision 0036): a transaction that notifies holds
+ * PostgreSQL's notify lock from its pre-commit to the end of its commit, so one that also wrote
+ * rows would hold it across its WAL flush; this one writes nothing and holds it for the queue
+ * append only.
  */
 export const NOTIFY_TURNS = `SELECT pg_notify(c, p) FROM unnest($1::text[]) WITH ORDINALITY AS m (p, n),
-    LATERAL (VALUES ('${TURNS_CHANNEL}'), (CASE WHEN split_part(p, ' ', 2) IN ('queued', 'running') THEN '${QUEUE_CHANNEL}' END)) AS v (c)
-  WHERE c IS NOT NULL ORDER BY n`;
+    LATERAL (VALUES (1, '${TURNS_CHANNEL}'), (2, CASE WHEN split_part(p, ' ', 2) IN ('queued', 'running') THEN '${QUEUE_CHANNEL}' END)) AS v (o, c)
+  WHERE c IS NOT NULL ORDER BY n, o`;
 
 /**
  * Records that turn $1 (claim $2 owner, $3 attempt) starts at log length $4 — only while the
@@ -178,15 +176,13 @@ export const MARK_STARTED = `UPDATE keelson_turns t SET start_seq = $4, started_
 
 /**
  * Records how turn $1 (claim $2 owner, $3 attempt) ended: status $4, outcome $5 (jsonb text),
- * error $6, error code $7; notifies. No row: the claim was lost (the turn was recovered by another worker).
+ * error $6, error code $7; the caller notifies `<id> <status>` once it has committed (NOTIFY_TURNS).
+ * No row: the claim was lost (the turn was recovered by another worker).
  */
-export const MARK_FINISHED = `WITH t AS (
-    UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, error_code = $7, finished_at = now(),
-      updated_at = now()
-    WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
-    RETURNING id
-  )
-  SELECT id, pg_notify('${TURNS_CHANNEL}', id::text || ' ' || $4) FROM t`;
+export const MARK_FINISHED = `UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, error_code = $7,
+    finished_at = now(), updated_at = now()
+  WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
+  RETURNING id::text AS id`;
 
 /** The sessions among $2 (text[]) whose lease owner $1 still holds live at the epochs $3 (bigint[]). */
 export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s

@@ -197,6 +197,9 @@ class FleetWorker implements Worker {
       preferred: this.#preferred(),
       affinityMs: SESSION_AFFINITY_MS,
       orphans: this.#orphanSearchDue(),
+      // The claim committed; only its notification was lost (the other workers' poll covers it).
+      onNotifyError: (error: unknown) =>
+        this.#onError(fleetDbError(error, this.#opened.label, "notifying a claim"), "claim"),
     });
     let woken: WakeReason | undefined;
     while (!this.#stopped) {

@@ -122,7 +122,7 @@ describe("session affinity (PICK_SESSION)", () => {
 describe("the claim in one statement (CLAIM_HEAD)", () => {
   const options = { owner: "w-head", leaseMs: 30_000, profiles: ["echo"], maxAttempts: 2 };
 
-  test("a queued head is claimed in one round trip: running under the lease's new epoch, notified on both channels", async () => {
+  test("a queued head is claimed in one statement, then notified on both channels by a notify-only one (decision 0036)", async () => {
     await database().query("DELETE FROM keelson_turns");
     await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
     const client = await database().client();
@@ -145,7 +145,7 @@ describe("the claim in one statement (CLAIM_HEAD)", () => {
     };
     try {
       const result = await claimTurn(pool, options);
-      expect(statements).toBe(1);
+      expect(statements).toBe(2); // CLAIM_HEAD, committed; then NOTIFY_TURNS on its own
       expect(result.claimed).toMatchObject({ id, sessionId: "head-1", prompt: "p", attempts: 1 });
       expect(result.claimed!.epoch).toBe(Number(before!.e) + 1);
       const [row] = await database().query<{ status: string; claim_epoch: string; lease_epoch: string; owner: string }>(

@@ -118,9 +118,17 @@ function freePort(): Promise<number> {
 
 /**
  * Starts a cluster from `serverBinaries(options)`. Tests run it with `fsync=off`; a benchmark
- * passes `{ fsync: true }` to measure commits as a server makes them.
+ * passes `{ fsync: true }` to measure commits as a server makes them. `settings`: more server
+ * parameters (`-c name=value`; names and values without spaces or quotes), for a test that needs
+ * a cluster of its own configured otherwise.
  */
-export async function startCluster(options: BinaryOptions & { fsync?: boolean } = {}): Promise<Cluster> {
+export async function startCluster(
+  options: BinaryOptions & { fsync?: boolean; settings?: Readonly<Record<string, string>> } = {},
+): Promise<Cluster> {
+  const settings = Object.entries(options.settings ?? {});
+  for (const [name, value] of settings)
+    if (!/^[a-z_.]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value))
+      throw new Error(`startCluster: setting ${name}=${value} is not a plain name and value`);
   const binaries = serverBinaries(options);
   if (binaries === undefined)
     throw new Error(
@@ -137,7 +145,7 @@ export async function startCluster(options: BinaryOptions & { fsync?: boolean } 
     // A port free a moment ago may be taken by the time the server binds: try a few.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      const server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync === true ? "on" : "off"} -c max_connections=200`;
+      const server = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync === true ? "on" : "off"} -c max_connections=200${settings.map(([name, value]) => ` -c ${name}=${value}`).join("")}`;
       try {
         await run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", "-o", server, "start"], as);
       } catch (e) {

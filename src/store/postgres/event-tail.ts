@@ -1,7 +1,8 @@
 // Live tail of stored sessions over LISTEN/NOTIFY. An append to a watched session notifies
-// `keelson_events` with `<id> <next_seq>` at commit (a watch marks its session watched for
-// WATCH_TTL_MS and renews the mark every third of that; unwatched appends do not notify, since
-// PostgreSQL serializes notifying commits); one dedicated connection per store LISTENs,
+// `keelson_events` with `<id> <next_seq>` right after its commit, by a statement of its own
+// (guarded-append.ts, decision 0036; a watch marks its session watched for WATCH_TTL_MS and
+// renews the mark every third of that; unwatched appends do not notify, since PostgreSQL
+// serializes notifying transactions); one dedicated connection per store LISTENs,
 // and each watcher fetches the rows between what it delivered and the notified next_seq. A
 // watcher's fetches are chained, so it delivers every newly committed event in seq order,
 // exactly once, however notifications bunch up. The connection is opened with the first watcher

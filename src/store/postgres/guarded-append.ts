@@ -1,11 +1,14 @@
 // One flush of one session as one statement (APPEND in queries.ts: atomic by itself, one round
 // trip): the append guard (optimistic concurrency + fencing), the rows in one multi-row insert
-// through the guard, the live-tail notification. When the guard matches no row nothing is
-// written and the error says why — unless an earlier attempt of this very batch committed and
-// only its answer was lost, which is recognised by its rows.
+// through the guard. A watched session's live-tail notification follows the commit as a
+// statement of its own (NOTIFY; decision 0036: a writing transaction that notified committed
+// under PostgreSQL's notify lock, one at a time, each with its own WAL flush); it is a hint, so
+// failing to send it fails nothing. When the guard matches no row nothing is written and the
+// error says why — unless an earlier attempt of this very batch committed and only its answer was
+// lost, which is recognised by its rows.
 import { StoreError } from "../types.js";
 import type { PgClient } from "./connection.js";
-import { APPEND, OWN_EVENTS, WRITE_STATE } from "./queries.js";
+import { APPEND, NOTIFY, OWN_EVENTS, WRITE_STATE } from "./queries.js";
 
 /** The lease a write is made under. */
 export interface WriteLease {
@@ -32,7 +35,7 @@ export async function writeGuardedBatch(
 ): Promise<number> {
   const { from, lines } = batch;
   const to = from + lines.length;
-  const appended = await client.query(APPEND, [
+  const appended = await client.query<{ watched: boolean }>(APPEND, [
     id,
     from,
     to,
@@ -48,7 +51,17 @@ export async function writeGuardedBatch(
     if (typeof why === "number") return why;
     throw why;
   }
+  if (appended.rows[0]!.watched) await notifyAppended(client, id, to);
   return lines.length;
+}
+
+/**
+ * Tells the session's watchers (event-tail.ts) that its log is committed up to `nextSeq`, by a
+ * notify-only statement after the commit. A failure is dropped: the rows are stored, and a
+ * watcher catches up at the session's next notified append (the inspector also polls).
+ */
+async function notifyAppended(client: Pick<PgClient, "query">, id: string, nextSeq: number): Promise<void> {
+  await client.query(NOTIFY, [id, nextSeq]).catch(() => undefined);
 }
 
 /**
@@ -70,6 +83,7 @@ async function guardFailure(
     lease_owner: string | null;
     lease_epoch: string;
     live: boolean | null;
+    watched: boolean;
   }>(WRITE_STATE, [id]);
   const row = rows[0];
   if (row === undefined) return new StoreError("not-found", `session ${id} no longer exists (${where})`);
@@ -88,7 +102,11 @@ async function guardFailure(
   const ahead = Number(row.next_seq) - from;
   if (ahead > 0 && ahead <= count) {
     const stored = await client.query<{ line: string }>(OWN_EVENTS, [id, from, from + ahead]);
-    if (stored.rows.length === ahead && stored.rows.every((r, i) => r.line === lines[i])) return ahead;
+    if (stored.rows.length === ahead && stored.rows.every((r, i) => r.line === lines[i])) {
+      // That attempt committed but never got to notify (its answer, and the statement after it, were lost).
+      if (row.watched) await notifyAppended(client, id, from + ahead);
+      return ahead;
+    }
   }
   return new StoreError(
     "conflict",

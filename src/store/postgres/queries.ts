@@ -66,10 +66,12 @@ export const ADVANCE = `UPDATE keelson_sessions SET next_seq = $3, updated_at = 
 /**
  * One flush as ONE statement (atomic on its own: no BEGIN/COMMIT round trips): the append guard
  * of ADVANCE ($1–$7 as there), then the rows $8 (bigint[] seqs) / $9 (text[] lines) inserted
- * only through the guard's row, then the live-tail notification — only while someone watches
- * the session (`watched_until`, set by WATCHED): PostgreSQL serializes the commits of every
- * transaction that notifies, which capped concurrent appends at a fraction of a plain insert.
- * One row back when the guard held (the batch is stored); none when it did not (nothing was written).
+ * only through the guard's row. One row back when the guard held (the batch is stored), with
+ * `watched`: someone watches the session (`watched_until`, set by WATCHED), so the caller sends
+ * the live-tail notification (NOTIFY) once this has committed — never in this statement:
+ * PostgreSQL serializes notifying transactions from pre-commit to the end of their commit, WAL
+ * flush included (decision 0036); unwatched appends do not notify at all. No row when the guard
+ * did not hold (nothing was written).
  */
 export const APPEND = `WITH guard AS (
     UPDATE keelson_sessions SET next_seq = $3, updated_at = now(), title = COALESCE(title, $7),
@@ -81,8 +83,7 @@ export const APPEND = `WITH guard AS (
     SELECT g.id, t.s, t.l FROM guard g, unnest($8::bigint[], $9::text[]) AS t (s, l)
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM stored) AS stored,
-    CASE WHEN g.watched THEN pg_notify('keelson_events', g.id || ' ' || g.next_seq::text) END AS notified
+  SELECT (SELECT count(*) FROM stored) AS stored, coalesce(g.watched, false) AS watched
   FROM guard g`;
 
 /**
@@ -93,11 +94,15 @@ export const WATCHED = `UPDATE keelson_sessions
   SET watched_until = GREATEST(COALESCE(watched_until, now()), now() + $2 * interval '1 millisecond')
   WHERE id = $1`;
 
-/** Why a guard failed: the session's log position and lease as the server sees them now. */
-export const WRITE_STATE = `SELECT next_seq, lease_owner, lease_epoch, lease_expires_at > now() AS live
+/**
+ * Why a guard failed: the session's log position and lease as the server sees them now (and
+ * whether it is watched: a batch found committed by a lost attempt is notified then).
+ */
+export const WRITE_STATE = `SELECT next_seq, lease_owner, lease_epoch, lease_expires_at > now() AS live,
+    coalesce(watched_until > now(), false) AS watched
   FROM keelson_sessions WHERE id = $1`;
 
-/** The live-tail notification of an append: payload `<id> <next_seq>`. */
+/** The live-tail notification of a committed append ($1 id, $2 next_seq): payload `<id> <next_seq>`, sent on its own. */
 export const NOTIFY = `SELECT pg_notify('keelson_events', $1 || ' ' || $2::text)`;
 
 /**
