@@ -21,7 +21,7 @@ import { claimAnswers, claimInput, claimItems, notLogged } from "./pause-claims.
 import { AgentPauseAnswers } from "./pause-answers.js";
 import type { AnswerBatch, AnswerStreamOptions, ApprovalDecision, InputAnswer } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
-import { type Claim, Inbox, type Settle } from "./inbox.js";
+import { type Claim, deferred, Inbox, type Settle } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
 import {
   type Agent,
@@ -49,14 +49,6 @@ export interface AgentOrigin {
   readonly session: Session;
   /** True when the store already holds this session open for writing (resume, fork). */
   readonly storeOpen: boolean;
-}
-
-function deferred<T>(): { promise: Promise<T>; settle: Settle<T> } {
-  let settle!: Settle<T>;
-  const promise = new Promise<T>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  return { promise, settle };
 }
 
 class LoopAgent implements Agent {

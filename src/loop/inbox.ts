@@ -46,6 +46,15 @@ export interface Settle<T> {
   reject(error: unknown): void;
 }
 
+/** A promise and the `Settle` that settles it (what a queued item carries to its caller). */
+export function deferred<T>(): { promise: Promise<T>; settle: Settle<T> } {
+  let settle!: Settle<T>;
+  const promise = new Promise<T>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return { promise, settle };
+}
+
 /** What a turn claims when it starts. */
 export interface Claim {
   readonly prompts: readonly QueuedPrompt[];

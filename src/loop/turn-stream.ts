@@ -1,7 +1,7 @@
 // `agent.stream()`: queues a prompt and returns the feed of the turn that claims it, with its
 // outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
 // when it runs, as it starts when it is still queued).
-import type { Settle } from "./inbox.js";
+import { deferred, type Settle } from "./inbox.js";
 import { checkStreamOptions } from "./stream-options.js";
 import { type FeedSource, TurnFeed } from "./turn-feed.js";
 import type { TurnEvent } from "./turn-events.js";
@@ -16,10 +16,7 @@ export interface TurnStreamPort extends FeedSource {
 
 export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}): TurnStream {
   checkStreamOptions(options); // before anything is queued
-  let settle!: Settle<TurnOutcome>;
-  const outcome = new Promise<TurnOutcome>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
+  const { promise: outcome, settle } = deferred<TurnOutcome>();
   outcome.catch(() => {}); // the feed rethrows it to whoever iterates
   let state: "queued" | "running" | "ended" = "queued";
   let cancelled: string | undefined;
