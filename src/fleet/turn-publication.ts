@@ -3,10 +3,10 @@
 // when the turn started (MARK_STARTED says so: a session follower watches the session's log) or
 // a client announced the session on FOLLOW_CHANNEL (a turn follower does when it sees its turn
 // claimed; an announcement heard shortly before the claim is registered counts). From then until the turn
-// ends, `agent.follow()` feeds its events (from its `turn/start`, also when an announcement
-// arrives mid-turn: the turn's first events may not be durable yet) into a PublishBatch, which the worker's LiveSender sends
-// with the next NOTIFY statement (live-sender.ts: one in flight per worker, no timers). A turn
-// nobody follows sends nothing on any live channel.
+// ends, `agent.follow()` feeds its events — from its `turn/start`, also when an announcement
+// arrives mid-turn (the turn's first events may not be durable yet) — into a PublishBatch, which
+// the worker's LiveSender sends with the next NOTIFY statement (live-sender.ts: one in flight per
+// worker, no timers). A turn nobody follows sends nothing on any live channel.
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { PgPool } from "../store/postgres/index.js";
