@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/session/index.js";
 import { LogDriver, newSession, twoTurnLog } from "../support/builders.js";
+import { CATCH_UP_MS } from "../../src/store/postgres/event-tail.js";
 import { usePgDatabase } from "./postgres-harness.js";
 
 const database = usePgDatabase();
@@ -119,5 +120,23 @@ describe("watch", () => {
     } finally {
       await raw.end();
     }
+  });
+
+  test("a lost notification (its writer gone between commit and NOTIFY) delays a watch one catch-up poll, no more", async () => {
+    const writer = database().open();
+    const session = newSession("unannounced");
+    await writer.create(session.header);
+    const seen: SessionEvent[] = [];
+    const watch = await database()
+      .open()
+      .watch(session.id, (events) => seen.push(...events));
+    // As if the append's NOTIFY never came: the writer sees no watch mark, so it sends none.
+    await database().query("UPDATE keelson_sessions SET watched_until = NULL WHERE id = $1", [session.id]);
+    const persistence = writer.attach(session);
+    new LogDriver(session).turn({ prompt: "committed, never announced", steps: [{ text: "still delivered" }] });
+    await persistence.flush();
+    await until("the catch-up poll delivered the append", () => seen.length === session.length, CATCH_UP_MS * 5);
+    expect(seen).toEqual(session.events);
+    await watch.close();
   });
 });

@@ -4,16 +4,20 @@
 // renews the mark every third of that; unwatched appends do not notify, since PostgreSQL
 // serializes notifying transactions); one dedicated connection per store LISTENs,
 // and each watcher fetches the rows between what it delivered and the notified next_seq. A
+// notification lost with its writer (gone between commit and NOTIFY) delays a watcher at most
+// one catch-up poll (every CATCH_UP_MS, one statement for every watched session). A
 // watcher's fetches are chained, so it delivers every newly committed event in seq order,
 // exactly once, however notifications bunch up. The connection is opened with the first watcher
 // and destroyed with the last.
 import type { SessionEvent } from "../../session/index.js";
 import { StoreError } from "../types.js";
 import type { PgClient, PgPool } from "./connection.js";
-import { SESSION_STATE, WATCHED } from "./queries.js";
+import { NEXT_SEQS, SESSION_STATE, WATCHED } from "./queries.js";
 
 /** How long a watch's mark on its session lasts without renewal (renewed every third of it). */
 export const WATCH_TTL_MS = 30_000;
+/** How often open watches read their sessions' next seq, in case a notification was lost. */
+export const CATCH_UP_MS = 2_000;
 
 export interface WatchOptions {
   /** Deliver from this seq on (events already stored included); default: only events committed after the watch starts. */
@@ -45,6 +49,8 @@ export class EventTail {
   readonly #watchers = new Set<Watcher>();
   #client: Promise<PgClient> | undefined;
   #renewal: NodeJS.Timeout | undefined;
+  #catchUp: NodeJS.Timeout | undefined;
+  #catchingUp = false;
 
   constructor(pool: () => Promise<PgPool>, fetch: FetchEvents) {
     this.#pool = pool;
@@ -84,7 +90,7 @@ export class EventTail {
     return { close: () => this.#remove(watcher) };
   }
 
-  /** Renews the watched marks of every watched session while any watch is open (unref'd timer). */
+  /** While any watch is open: renews the watched marks, and polls for lost notifications (unref'd timers). */
   #renewing(): void {
     if (this.#renewal !== undefined) return;
     this.#renewal = setInterval(() => {
@@ -96,6 +102,33 @@ export class EventTail {
         });
     }, WATCH_TTL_MS / 3);
     this.#renewal.unref();
+    this.#catchUp = setInterval(() => this.#catchUpPoll(), CATCH_UP_MS);
+    this.#catchUp.unref();
+  }
+
+  /** Reads every watched session's next seq and pulls what a notification should have announced. */
+  #catchUpPoll(): void {
+    if (this.#catchingUp || this.#watchers.size === 0) return;
+    this.#catchingUp = true;
+    const ids = [...new Set([...this.#watchers].map((w) => w.id))];
+    void this.#pool()
+      .then((pool) => pool.query<{ id: string; next_seq: string }>(NEXT_SEQS, [ids]))
+      .then(({ rows }) => {
+        for (const row of rows) this.#advance(row.id, Number(row.next_seq));
+      })
+      .catch((error: unknown) => {
+        for (const watcher of this.#watchers) watcher.onError(error);
+      })
+      .finally(() => {
+        this.#catchingUp = false;
+      });
+  }
+
+  #stopTimers(): void {
+    clearInterval(this.#renewal);
+    clearInterval(this.#catchUp);
+    this.#renewal = undefined;
+    this.#catchUp = undefined;
   }
 
   /** Stops every watch and the LISTEN connection. */
@@ -128,6 +161,11 @@ export class EventTail {
     const id = payload.slice(0, space);
     const next = Number(payload.slice(space + 1));
     if (space < 0 || !Number.isSafeInteger(next)) return;
+    this.#advance(id, next);
+  }
+
+  /** Session `id`'s log now ends before `next`: its watchers pull up to there. */
+  #advance(id: string, next: number): void {
     for (const watcher of this.#watchers) if (watcher.id === id) this.#pull(watcher, next);
   }
 
@@ -155,8 +193,7 @@ export class EventTail {
   #lost(error: unknown): void {
     const client = this.#client;
     this.#client = undefined;
-    clearInterval(this.#renewal);
-    this.#renewal = undefined;
+    this.#stopTimers();
     void client?.then((c) => c.release(true)).catch(() => undefined);
     for (const watcher of [...this.#watchers]) {
       watcher.closed = true;
@@ -168,8 +205,7 @@ export class EventTail {
   async #remove(watcher: Watcher): Promise<void> {
     watcher.closed = true;
     if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
-    clearInterval(this.#renewal);
-    this.#renewal = undefined;
+    this.#stopTimers();
     const client = this.#client;
     this.#client = undefined;
     if (client === undefined) return;

@@ -95,6 +95,12 @@ export const WATCHED = `UPDATE keelson_sessions
   WHERE id = $1`;
 
 /**
+ * The next seq of each watched session ($1 ids): a watch's catch-up poll, which delivers what a
+ * lost notification (a writer gone between its commit and its NOTIFY) would otherwise hold back.
+ */
+export const NEXT_SEQS = `SELECT id, next_seq FROM keelson_sessions WHERE id = ANY($1::text[])`;
+
+/**
  * Why a guard failed: the session's log position and lease as the server sees them now (and
  * whether it is watched: a batch found committed by a lost attempt is notified then).
  */
