@@ -19,7 +19,7 @@ import {
 } from "keelson";
 import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, ServeError } from "keelson/serve";
 
-const STATUS: Record<string, number> = { "not-found": 404, busy: 409, "invalid-position": 416, closed: 503 };
+const STATUS: Record<string, number> = { "not-found": 404, busy: 409, "position-beyond-log": 416, closed: 503 };
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   let body = "";

@@ -327,7 +327,8 @@ export class FleetClient {
    * The events of session `sessionId` after seq `from` (default -1: all of it), then its turns as
    * they run — queued ones included — from whichever worker; ends when the session has no open
    * turn and everything logged is delivered. `not-found` for an unknown session,
-   * `invalid-position` for a `from` beyond the log, otherwise as `stream`.
+   * `position-beyond-log` for a `from` at or past the end of the log (`invalid-position`:
+   * not an integer ≥ -1), otherwise as `stream`.
    */
   streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
     return this.#follow({ kind: "session", sessionId, from: options.from ?? -1 }, options);

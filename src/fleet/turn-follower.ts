@@ -7,7 +7,7 @@
 // reference holds it up and the worker has committed more, and when the turn finished — its
 // `turn-end` is always the log's. A session follower tails the log (log-tail.ts) from `from` on
 // and ends when the session has no open turn and everything logged is delivered.
-import type { TurnEvent } from "../loop/index.js";
+import { followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { FollowMerge } from "./follow-merge.js";
 import { QueueWatch } from "./follow-queue.js";
@@ -157,11 +157,8 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     const state = await this.#queue.first();
     if (this.#closed) return;
     if (target.kind === "session") {
-      if (!Number.isSafeInteger(target.from) || target.from < -1 || target.from >= state.nextSeq)
-        throw new FleetError(
-          "invalid-position",
-          `follow session ${JSON.stringify(sessionId)} from seq ${typeof target.from === "number" ? String(target.from) : JSON.stringify(target.from)}: the log has seqs 0..${state.nextSeq - 1}`,
-        );
+      const fault = followPositionFault(target.from, state.nextSeq, `follow session ${JSON.stringify(sessionId)}`);
+      if (fault !== undefined) throw new FleetError(fault.code, fault.message);
       this.#merge.start(target.from + 1);
       this.#tail = new LogTail(this.#port.store, sessionId, (events) => {
         this.#merge.durable(events);

@@ -157,6 +157,7 @@ export type FleetErrorCode =
   | "newer-version"
   | "not-found"
   | "invalid-position"
+  | "position-beyond-log"
   | "not-run"
   | "worker-lost"
   | "timeout"

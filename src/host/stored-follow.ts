@@ -3,8 +3,7 @@
 // process runs on it is not followed live, the caller reconnects for more — and what
 // `host.pending` reads.
 import { isKeelsonError } from "../errors/index.js";
-import { previewJson } from "../json/index.js";
-import { committedTurnEvent, type TurnEvent } from "../loop/index.js";
+import { committedTurnEvent, followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { SessionStore, StoreErrorCode } from "../store/index.js";
 import { HostError } from "./types.js";
@@ -12,12 +11,9 @@ import { HostError } from "./types.js";
 /** Refuses a `from` that is not a seq of the log (or -1: everything). */
 export function checkPosition(from: unknown, length: number, sessionId: string): number {
   const at = from ?? -1;
-  if (typeof at !== "number" || !Number.isSafeInteger(at) || at < -1 || at >= length)
-    throw new HostError(
-      "invalid-position",
-      `follow session ${sessionId} from seq ${previewJson(at)}: the log has seqs 0..${length - 1}`,
-    );
-  return at;
+  const fault = followPositionFault(at, length, `follow session ${sessionId}`);
+  if (fault !== undefined) throw new HostError(fault.code, fault.message);
+  return at as number;
 }
 
 /** The stored session read-only, or undefined when the store has none with that id. */

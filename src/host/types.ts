@@ -167,8 +167,9 @@ export interface AgentHost {
   /**
    * A reconnecting client's feed: the open agent's `follow` (committed events after `from`, then
    * the turn in flight live), or — when the session is not open — its committed events read from
-   * the store. `HostError` `invalid-id`, `not-found` (no such session), `invalid-position`
-   * (`from` beyond the log), `closed`, before any event.
+   * the store. `HostError` `invalid-id`, `not-found` (no such session), `position-beyond-log`
+   * (`from` at or past the end of the log), `invalid-position` (not an integer ≥ -1), `closed`,
+   * before any event.
    */
   follow(sessionId: string, options?: HostFollowOptions): Promise<AsyncIterableIterator<TurnEvent>>;
   /** Counts of open agents, running turns and waiting prompts. */
@@ -199,7 +200,9 @@ export type HostErrorCode =
   | "cancelled"
   /** `follow` of a session the store does not have. */
   | "not-found"
-  /** `follow({ from })` beyond the end of the log, or not an integer ≥ -1. */
-  | "invalid-position";
+  /** `follow({ from })` with a `from` that is not an integer ≥ -1. */
+  | "invalid-position"
+  /** `follow({ from })` at or past the end of the log. */
+  | "position-beyond-log";
 
 export class HostError extends KeelsonError<HostErrorCode> {}

@@ -38,6 +38,7 @@ import {
 } from "./types.js";
 import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
 import { promptContent } from "./prompt-content.js";
+import { followPositionFault } from "./follow-position.js";
 import { checkStreamOptions } from "./stream-options.js";
 import { type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
@@ -192,11 +193,8 @@ class LoopAgent implements Agent {
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
     checkStreamOptions(options);
     const from = options.from ?? -1;
-    if (!Number.isSafeInteger(from) || from < -1 || from >= this.session.length)
-      throw new LoopError(
-        "invalid-position",
-        `follow from seq ${previewJson(from)}: the log has seqs 0..${this.session.length - 1}`,
-      );
+    const fault = followPositionFault(from, this.session.length, "follow");
+    if (fault !== undefined) throw new LoopError(fault.code, fault.message);
     const feed = new TurnFeed(
       { session: this.session, tapChunks: this.#chunkTaps.add, tapSubagents: this.#subagentTaps.add },
       { kind: "idle" },

@@ -83,6 +83,7 @@ export {
   type TurnEvent,
   type TurnEventType,
 } from "./turn-events.js";
+export { followPositionFault, type FollowPositionFault } from "./follow-position.js";
 export { DEFAULT_MAX_BUFFERED_CHARS, type FeedEnd, type FeedSource, TurnFeed } from "./turn-feed.js";
 export { LoopError } from "./types.js";
 export { DEFAULT_REPAIR } from "./turn-output.js";

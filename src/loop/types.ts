@@ -338,7 +338,7 @@ export interface Agent<Out = unknown> extends AgentPauses, AgentQuestions {
    * The session's events after seq `from` (default: from the start), read from the log, then
    * the turn in flight live (deltas only for blocks that start after the feed joined: the
    * committed answer replaces what it missed), ending once the log is read and no turn is open.
-   * What a reconnecting client asks for (`Last-Event-ID`). `from` beyond the log: `LoopError('invalid-position')`.
+   * What a reconnecting client asks for (`Last-Event-ID`). `from` at or past the end of the log: `LoopError('position-beyond-log')`; not an integer ≥ -1: `invalid-position`.
    */
   follow(options?: FollowOptions): AsyncIterableIterator<TurnEvent>;
   /**
@@ -416,8 +416,10 @@ export type LoopErrorCode =
   | "not-saved"
   /** A prompt (`send`, `stream`, `steer`, `inject`) that is not text or content parts, or has nothing in it: nothing is logged. */
   | "invalid-prompt"
-  /** `follow({ from })` past the end of the log (or not an integer ≥ -1). */
+  /** `follow({ from })` with a `from` that is not an integer ≥ -1. */
   | "invalid-position"
+  /** `follow({ from })` with a `from` at or past the end of the log. */
+  | "position-beyond-log"
   /** Input (a prompt, steer, inject or compaction) while a tool call awaits approval: decide it first. */
   | "awaiting-approval"
   /** A subagent spent its `tokenBudget`: its next request is not sent. */

@@ -96,8 +96,10 @@ test("a useChat request streams the turn as the AI SDK's UI message stream", asy
 
 test("bad requests: unknown session 404, a position beyond the log 416, a bad id or body 400", async () => {
   expect((await fetch(`${base}/sessions/nobody/events`)).status).toBe(404);
-  expect((await fetch(`${base}/sessions/s2/events?from=100000`)).status).toBe(416);
-  expect((await fetch(`${base}/sessions/s2/events?from=abc`)).status).toBe(400);
+  const beyond = await fetch(`${base}/sessions/s2/events?from=100000`);
+  expect([beyond.status, await beyond.json()]).toEqual([416, { error: "position-beyond-log" }]);
+  const malformed = await fetch(`${base}/sessions/s2/events?from=abc`);
+  expect([malformed.status, await malformed.json()]).toEqual([400, { error: "invalid-position" }]);
   expect((await fetch(`${base}/sessions/..%2Fescape/events`)).status).toBe(400);
   expect((await post("..%2Fescape", "hi")).status).toBe(400);
   const noJson = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "not json" });

@@ -298,11 +298,14 @@ describe("unknown turns and sessions", () => {
     }
   });
 
-  test("an unknown session is not-found; a `from` beyond the log is invalid-position", async () => {
+  test("an unknown session is not-found; a `from` beyond the log is position-beyond-log, not a seq invalid-position", async () => {
     const client = await database().client();
     expect(await rejection(() => client.streamSession("no-such-session").next())).toMatchObject({ code: "not-found" });
     await client.createSession({ id: "follow-empty" });
     expect(await rejection(() => client.streamSession("follow-empty", { from: 0 }).next())).toMatchObject({
+      code: "position-beyond-log",
+    });
+    expect(await rejection(() => client.streamSession("follow-empty", { from: -3 }).next())).toMatchObject({
       code: "invalid-position",
     });
   });

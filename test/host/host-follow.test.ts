@@ -1,7 +1,7 @@
 // host.follow (issue #22 §3–4): a reconnecting client's feed — the open agent's follow (the log
 // after `from`, then the turn in flight live), or the stored log's committed events when the
 // session is not open; an unknown session is HostError('not-found') and a `from` beyond the log
-// HostError('invalid-position'), before any event.
+// HostError('position-beyond-log') (or 'invalid-position' for what is not a seq), before any event.
 import { beforeEach, describe, expect, test } from "vitest";
 import type { AgentHost } from "../../src/host/index.js";
 import type { TurnEvent } from "../../src/loop/index.js";
@@ -52,16 +52,18 @@ describe("host.follow", () => {
     expect(await fixture().store.list()).toEqual([]);
   });
 
-  test("a position beyond the log or not a seq: HostError('invalid-position'), open or stored", async () => {
+  test("a position beyond the log: HostError('position-beyond-log'); not a seq: 'invalid-position' — open or stored", async () => {
     await host.send("s1", "one");
     const length = (await drain(await host.follow("s1"))).filter((e) => "seq" in e).length;
-    for (const from of [length, 1.5, -2, "3"]) {
+    for (const from of [1.5, -2, "3"]) {
       expect(await refusal(() => host.follow("s1", { from: from as number }))).toMatchObject({
         code: "invalid-position",
       });
     }
+    expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "position-beyond-log" });
     clock.advance(1000);
-    expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "invalid-position" });
+    expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "position-beyond-log" });
+    expect(await refusal(() => host.follow("s1", { from: -1.5 }))).toMatchObject({ code: "invalid-position" });
     expect(seqs(await drain(await host.follow("s1", { from: length - 1 })))).toEqual([]);
   });
 
