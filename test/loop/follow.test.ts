@@ -57,8 +57,10 @@ describe("agent.follow", () => {
   test("a position beyond the log, or not a seq, is a typed error and reads nothing", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([{ text: "x" }]), model: "m" });
     await agent.send("go");
-    for (const from of [1.5, -2, Number.NaN])
+    for (const from of [1.5, -2, Number.NaN]) {
+      expect(() => agent.follow({ from })).toThrow(LoopError);
       expect(() => agent.follow({ from })).toThrow(expect.objectContaining({ code: "invalid-position" }));
+    }
     expect(() => agent.follow({ from: agent.session.length })).toThrow(
       expect.objectContaining({ code: "position-beyond-log", message: expect.stringMatching(/seqs 0\.\./) }),
     );
