@@ -7,8 +7,9 @@
 // LISTEN is accepted but no notification ever arrives (issue #20 F7). So each watch also looks
 // at the stored log every `pollMs` (an unchanged PostgreSQL log costs one head query); when the
 // log holds events a whole poll period after a poll first saw them and the store's watch has
-// still not delivered them — or the store's watch cannot start — the watch falls back to
-// delivering from those loads and tells the page (`onNotice`).
+// still not delivered them — or the store's watch cannot start, or reports events its own
+// catch-up poll found unannounced — the watch falls back to delivering from those loads and
+// tells the page (`onNotice`).
 import { errorMessage } from "../errors/index.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import type { LoadedSession, SessionSummary } from "../store/index.js";
@@ -31,7 +32,12 @@ export interface WatchableStore {
   watch(
     id: string,
     onEvents: (events: readonly SessionEvent[]) => void,
-    options: { readonly fromSeq?: number; readonly onError?: (error: unknown) => void },
+    options: {
+      readonly fromSeq?: number;
+      readonly onError?: (error: unknown) => void;
+      /** The store delivered events by polling that no notification announced (PostgreSQL's catch-up poll). */
+      readonly onUnannounced?: (gap: { readonly from: number; readonly to: number }) => void;
+    },
   ): Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
   /** How messages name session `id`'s log (default `<label> session <id>`). */
@@ -114,7 +120,11 @@ export class StoreInspectSource implements InspectSource {
       await stopping?.close().catch(() => undefined);
     };
     try {
-      notified = await store.watch(id, deliver, { fromSeq, onError });
+      // The store may poll for lost notifications itself: the first gap it reports is enough to tell the page.
+      const onUnannounced = (gap: { readonly from: number; readonly to: number }): void => {
+        if (!polling && !closed) void fallBack(noNotification(gap.from, gap.to));
+      };
+      notified = await store.watch(id, deliver, { fromSeq, onError, onUnannounced });
       onNotice({ mode: "notify", message: "the store notifies appends (LISTEN/NOTIFY)" });
     } catch (error) {
       await fallBack(`the store's notifications could not start (${errorMessage(error)})`);
@@ -128,10 +138,7 @@ export class StoreInspectSource implements InspectSource {
           const length = session.events.length;
           if (!polling && length > delivered) {
             if (pending === undefined || delivered >= pending) pending = length;
-            else
-              await fallBack(
-                `no notification came for events ${delivered}–${pending - 1}, stored a poll period ago (a connection pooler in transaction mode, such as PgBouncer, drops LISTEN)`,
-              );
+            else await fallBack(noNotification(delivered, pending));
           }
           if (polling) deliver(session.events.slice(delivered));
         } catch (error) {
@@ -155,3 +162,7 @@ export class StoreInspectSource implements InspectSource {
     return this.#store.close();
   }
 }
+
+/** The notice's reason when events [from, to) came without their notification. */
+const noNotification = (from: number, to: number): string =>
+  `no notification came for events ${from}–${to - 1}, stored a poll period ago (a connection pooler in transaction mode, such as PgBouncer, drops LISTEN)`;

@@ -122,14 +122,15 @@ describe("watch", () => {
     }
   });
 
-  test("a lost notification (its writer gone between commit and NOTIFY) delays a watch one catch-up poll, no more", async () => {
+  test("a lost notification (its writer gone between commit and NOTIFY) delays a watch one catch-up poll, no more, and is reported once", async () => {
     const writer = database().open();
     const session = newSession("unannounced");
     await writer.create(session.header);
     const seen: SessionEvent[] = [];
+    const gaps: { from: number; to: number }[] = [];
     const watch = await database()
       .open()
-      .watch(session.id, (events) => seen.push(...events));
+      .watch(session.id, (events) => seen.push(...events), { onUnannounced: (gap) => gaps.push(gap) });
     // As if the append's NOTIFY never came: the writer sees no watch mark, so it sends none.
     await database().query("UPDATE keelson_sessions SET watched_until = NULL WHERE id = $1", [session.id]);
     const persistence = writer.attach(session);
@@ -137,6 +138,10 @@ describe("watch", () => {
     await persistence.flush();
     await until("the catch-up poll delivered the append", () => seen.length === session.length, CATCH_UP_MS * 5);
     expect(seen).toEqual(session.events);
+    // One poll later the notification still has not come: reported, once (what the inspector shows).
+    await until("the gap was reported", () => gaps.length > 0, CATCH_UP_MS * 5);
+    await new Promise((r) => setTimeout(r, CATCH_UP_MS * 1.5));
+    expect(gaps).toEqual([{ from: 0, to: session.length }]);
     await watch.close();
   });
 });

@@ -24,6 +24,12 @@ export interface WatchOptions {
   readonly fromSeq?: number;
   /** Called when the tail fails (a fetch, the LISTEN connection, or a throwing `onEvents`); the watch stays open unless the connection is gone. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called when a catch-up poll delivered events whose notification had still not come one poll
+   * later: seqs `from` to `to - 1`. Once is a writer lost between commit and NOTIFY; every time is
+   * a connection that cannot LISTEN (a pooler in transaction mode, such as PgBouncer).
+   */
+  readonly onUnannounced?: (gap: { readonly from: number; readonly to: number }) => void;
 }
 
 /** A running watch; `close` stops deliveries (one already being delivered completes). */
@@ -38,7 +44,12 @@ interface Watcher {
   readonly id: string;
   readonly onEvents: (events: readonly SessionEvent[]) => void;
   readonly onError: (error: unknown) => void;
+  readonly onUnannounced: (gap: { readonly from: number; readonly to: number }) => void;
   delivered: number;
+  /** The highest next seq a notification (or the watch's first read, or a report) accounted for. */
+  announced: number;
+  /** Events a catch-up poll found unannounced, [from, to); reported if still unannounced at the next poll. */
+  unannounced: { from: number; to: number } | undefined;
   chain: Promise<void>;
   closed: boolean;
 }
@@ -66,7 +77,10 @@ export class EventTail {
       id,
       onEvents,
       onError: options.onError ?? (() => undefined),
+      onUnannounced: options.onUnannounced ?? (() => undefined),
       delivered: 0,
+      announced: 0,
+      unannounced: undefined,
       chain: Promise.resolve(),
       closed: false,
     };
@@ -82,6 +96,7 @@ export class EventTail {
       if (rows[0] === undefined) throw new StoreError("not-found", `no session ${id}: there is nothing to watch`);
       const stored = Number(rows[0].next_seq);
       watcher.delivered = options.fromSeq ?? stored;
+      watcher.announced = stored;
       if (stored > watcher.delivered) this.#pull(watcher, stored);
     } catch (e) {
       await this.#remove(watcher);
@@ -114,7 +129,7 @@ export class EventTail {
     void this.#pool()
       .then((pool) => pool.query<{ id: string; next_seq: string }>(NEXT_SEQS, [ids]))
       .then(({ rows }) => {
-        for (const row of rows) this.#advance(row.id, Number(row.next_seq));
+        for (const row of rows) this.#caughtUp(row.id, Number(row.next_seq));
       })
       .catch((error: unknown) => {
         for (const watcher of this.#watchers) watcher.onError(error);
@@ -161,6 +176,26 @@ export class EventTail {
     const id = payload.slice(0, space);
     const next = Number(payload.slice(space + 1));
     if (space < 0 || !Number.isSafeInteger(next)) return;
+    for (const watcher of this.#watchers)
+      if (watcher.id === id) {
+        watcher.announced = Math.max(watcher.announced, next);
+        if (watcher.unannounced !== undefined && next >= watcher.unannounced.to) watcher.unannounced = undefined;
+      }
+    this.#advance(id, next);
+  }
+
+  /** A catch-up poll read `next` for session `id`: what no notification announced is pulled, and reported one poll later if none has come. */
+  #caughtUp(id: string, next: number): void {
+    for (const watcher of this.#watchers) {
+      if (watcher.id !== id) continue;
+      const gap = watcher.unannounced;
+      watcher.unannounced = undefined;
+      if (gap !== undefined && watcher.announced < gap.to) {
+        watcher.announced = gap.to; // reported once
+        watcher.onUnannounced(gap);
+      }
+      if (next > watcher.announced) watcher.unannounced = { from: watcher.announced, to: next };
+    }
     this.#advance(id, next);
   }
 

@@ -323,7 +323,9 @@ export class PostgresSessionStore implements SessionStore {
   /**
    * Follows session `id` as it grows, in this process or any other: `onEvents` gets every event
    * committed after the watch started (or from `options.fromSeq`), in seq order, exactly once.
-   * One LISTEN connection serves all of a store's watches.
+   * One LISTEN connection serves all of a store's watches; a catch-up poll every 2 s (one
+   * statement for all of them) delivers what a lost notification held back, and says so
+   * (`options.onUnannounced`) when the notification still has not come one poll later.
    */
   async watch(
     sessionId: string,
