@@ -6,8 +6,8 @@
 //     turn's approvals and questions continue that turn, streamed into the same message;
 //   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — committed events after SEQ, then the live turn.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
-//   curl -N -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
-import { createServer, type IncomingMessage, type Server } from "node:http";
+//   curl -N -H 'content-type: application/json' -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
+import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import {
   type AgentHost,
@@ -17,17 +17,15 @@ import {
   JsonlSessionStore,
   startEmulator,
 } from "keelson";
-import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, ServeError } from "keelson/serve";
+import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, readJsonBody, ServeError } from "keelson/serve";
 
-const STATUS: Record<string, number> = { "not-found": 404, busy: 409, "position-beyond-log": 416, closed: 503 };
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  const json: unknown = JSON.parse(body);
-  if (typeof json === "object" && json !== null) return json as Record<string, unknown>;
-  throw new SyntaxError("the body is not a JSON object");
-}
+const STATUS: Record<string, number> = {
+  "not-found": 404,
+  busy: 409,
+  "awaiting-approval": 409,
+  "position-beyond-log": 416,
+  closed: 503,
+};
 
 /** Serves `host` on `port` (0: any free port); resolves once it listens. */
 export function serve(host: AgentHost, port = 8787): Promise<Server> {
@@ -37,12 +35,12 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
       const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|chat|events)$/.exec(url.pathname) ?? [];
       const sessionId = decodeURIComponent(id); // a malformed escape throws URIError: 400 below
       if (route === "turns" && req.method === "POST") {
-        const { prompt } = await readJson(req); // the host refuses a prompt that is not text or content
+        const { prompt } = await readJsonBody(req); // 415 unless JSON (no cross-site form posts), 413 over 8 MiB
         const ifBusy = url.searchParams.get("ifBusy") === "reject" ? "reject" : "queue";
         // A client that leaves does not stop the turn: it runs to its end and is stored.
         await pipeSSE(host.stream(sessionId, prompt as string, { ifBusy }), res);
       } else if (route === "chat" && req.method === "POST") {
-        const chat = parseChatRequest(await readJson(req), { pending: await host.pending(sessionId) });
+        const chat = parseChatRequest(await readJsonBody(req), { pending: await host.pending(sessionId) });
         const turn =
           chat.kind === "prompt" ? host.stream(sessionId, chat.content) : host.streamAnswers(sessionId, chat);
         await pipeUIMessageStream(turn, res, { cancelOnDisconnect: true });
@@ -52,7 +50,7 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
       } else res.writeHead(404).end();
     } catch (error) {
       if (res.headersSent) return void res.end(); // failed mid-stream: the client resumes from its last id
-      const bad = error instanceof SyntaxError || error instanceof URIError; // a malformed body or path
+      const bad = error instanceof URIError; // a malformed path
       const code = isKeelsonError(error) ? error.code : bad ? "invalid-request" : "internal";
       const status =
         error instanceof ServeError ? error.status : (STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500));

@@ -240,6 +240,13 @@ class SessionHost implements AgentHost, SlotPort {
     const existing = this.#slots.get(sessionId);
     if (options.ifBusy === "reject" && existing?.busy === true)
       throw new HostError("busy", `session ${sessionId} has a turn running or waiting`);
+    // An open session paused for a person refuses a prompt at the door (the loop would, once queued).
+    const waiting = prompt !== DECISION && existing?.busy !== true ? existing?.agent?.session.waitingCalls().length : 0;
+    if (waiting !== undefined && waiting > 0)
+      throw new HostError(
+        "awaiting-approval",
+        `session ${sessionId} awaits ${waiting} approval(s) or answer(s): decide or answer them (host.streamAnswers), or cancel, before a new prompt`,
+      );
     if (options.profile === undefined && existing?.agent === undefined && existing?.busy !== true)
       this.#profiles.choose(undefined, undefined, sessionId); // throws when no profile would apply
     const slot = existing ?? new SessionSlot(sessionId, this);

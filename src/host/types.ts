@@ -194,6 +194,11 @@ export type HostErrorCode =
   | "unknown-profile"
   /** `ifBusy: 'reject'` and the session has a turn running or queued. */
   | "busy"
+  /**
+   * A prompt while the open session waits for approvals or answers (checked at the door when its
+   * agent is open and idle; otherwise the queued turn is refused with the loop's `awaiting-approval`).
+   */
+  | "awaiting-approval"
   /** The host is closing or closed. */
   | "closed"
   /** A waiting prompt was dropped (its stream closed, `cancel()`, its signal) before its turn started. */

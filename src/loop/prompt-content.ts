@@ -1,12 +1,13 @@
 // The door of every prompt an agent takes (`send`, `stream`, `steer`, `inject`, and the host's
 // queue before it): a string is one text block, content parts are checked for their shape, and
-// a prompt with nothing in it — no image and no text but whitespace — is refused. Refused at
+// an image must be base64 of a type every wire takes (messages/prompt-image.ts), and a prompt
+// with nothing in it — no image and no text but whitespace — is refused. Refused at
 // the call, with `LoopError('invalid-prompt')` naming what was wrong, so nothing is logged for
 // it (checked inside the turn instead, a bad prompt would end an error turn in the log, and an
 // empty one would reach the model as nothing — on the Anthropic wire, a prefill of the last
 // answer). The fleet's queue refuses the same empty prompts (fleet/turn-input.ts).
 import { previewJson } from "../json/index.js";
-import { MessageShapeError, type UserContent, validateUserContent } from "../messages/index.js";
+import { MessageShapeError, promptImageProblem, type UserContent, validateUserContent } from "../messages/index.js";
 import { LoopError } from "./types.js";
 
 /**
@@ -25,6 +26,10 @@ export function promptContent(
   } catch (error) {
     if (error instanceof MessageShapeError) throw refuse(error.message);
     throw error;
+  }
+  for (const [i, part] of parts.entries()) {
+    const problem = part.type === "image" ? promptImageProblem(part.mediaType, part.data) : undefined;
+    if (problem !== undefined) throw refuse(`${what}: the image at part ${i} cannot be sent: ${problem}`);
   }
   if (!parts.some((part) => part.type === "image" || part.text.trim() !== ""))
     throw refuse(`${what} is empty: no text (other than whitespace) and no image`);

@@ -26,4 +26,5 @@ export {
   validateToolResultContent,
   validateUserContent,
 } from "./validate.js";
+export { PROMPT_IMAGE_TYPES, promptImageProblem } from "./prompt-image.js";
 export { contentText, messageText, previewText } from "./text.js";

@@ -12,6 +12,7 @@
 // `regenerate` is refused: the log is append-only.
 import type { InputAnswer } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
+import { promptImageProblem } from "../messages/prompt-image.js"; // alone: keelson/serve is bundled for browsers
 import { ServeError } from "./types.js";
 import { subagentPartId } from "./ui-subagent.js";
 
@@ -89,7 +90,8 @@ const DATA_URL = /^data:(image\/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/]*={0,2})$/
  * The chat id and the prompt, or — with `pending` — the answers, of a `useChat` request body
  * (parsed JSON). `ServeError`: `invalid-request` (400) for a body without a usable last message
  * (an assistant's without `pending`), `nothing-to-answer` (409) for answers none of which the
- * log is waiting for.
+ * log is waiting for, `awaiting-approval` (409) for a prompt while — by `pending` — the session
+ * waits for approvals or answers (refused before any response is written).
  */
 export function parseChatRequest(
   body: unknown,
@@ -111,7 +113,17 @@ export function parseChatRequest(body: unknown, options: ChatRequestOptions = {}
   if (last.role === "assistant") return { kind: "answers", ...chatId, ...answers(last.parts, options) };
   if (last.role !== "user")
     throw invalid(`the last message is ${JSON.stringify(String(last.role))}, not the user's or the assistant's`);
-  return { kind: "prompt", ...chatId, content: prompt(last.parts) };
+  const content = prompt(last.parts);
+  if (options.pending !== undefined) {
+    const { approvals, inputs } = pendingIds(options.pending);
+    // The turn would be refused once queued, after the response's headers: say so now, as a 409.
+    if (approvals.size + inputs.size > 0)
+      throw new ServeError(
+        "awaiting-approval",
+        `the session awaits ${approvals.size} approval(s) and ${inputs.size} answer(s): answer them (or cancel the turn) before a new prompt`,
+      );
+  }
+  return { kind: "prompt", ...chatId, content };
 }
 
 function prompt(parts: readonly unknown[]): UserContent[] {
@@ -196,6 +208,8 @@ const session = (pending: { readonly session?: string }): { session?: string } =
 function image(part: Record<string, unknown>, i: number): UserContent {
   const match = typeof part.url === "string" ? DATA_URL.exec(part.url) : null;
   if (match === null) throw invalid(`part ${i} of the last message is a file that is not a base64 data-URL image`);
+  const problem = promptImageProblem(match[1]!, match[2]!);
+  if (problem !== undefined) throw invalid(`the image at part ${i} of the last message cannot be sent: ${problem}`);
   return { type: "image", mediaType: match[1]!, data: match[2]! };
 }
 

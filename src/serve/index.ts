@@ -12,6 +12,7 @@ export {
   parseChatRequest,
 } from "./chat-request.js";
 export { type FollowFromOptions, followFrom, openTurnFrom, type PositionRequest } from "./follow-position.js";
+export { DEFAULT_MAX_BODY_BYTES, type JsonBodyOptions, readJsonBody } from "./json-body.js";
 export { type ReadSSEOptions, readSSE } from "./sse-reader.js";
 export {
   isClientTurnEvent,

@@ -8,8 +8,14 @@ export type ServeErrorCode =
   | "invalid-position"
   /** A position at or past the end of the log (HTTP 416). */
   | "position-beyond-log"
-  /** A chat request body without a usable last message (HTTP 400). */
+  /** A chat request body without a usable last message, or a body that is not UTF-8 JSON of an object (HTTP 400). */
   | "invalid-request"
+  /** `readJsonBody`: a body that is not `application/json` (HTTP 415). */
+  | "unsupported-media-type"
+  /** `readJsonBody`: a body over the server's limit (HTTP 413). */
+  | "body-too-large"
+  /** `parseChatRequest`: a new prompt while the session waits for approvals or answers (HTTP 409). */
+  | "awaiting-approval"
   /** A chat request whose answers answer nothing the session waits for: answered already, or never asked (HTTP 409). */
   | "nothing-to-answer"
   /** `readSSE`: the response was not 2xx (`status` is the response's). */
@@ -27,6 +33,9 @@ const STATUS: Record<ServeErrorCode, number> = {
   "invalid-position": 400,
   "position-beyond-log": 416,
   "invalid-request": 400,
+  "unsupported-media-type": 415,
+  "body-too-large": 413,
+  "awaiting-approval": 409,
   "nothing-to-answer": 409,
   "http-error": 502,
   "not-event-stream": 502,

@@ -47,8 +47,13 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+const JSON_TYPE = { "content-type": "application/json" };
 const post = (id: string, prompt: string, query = ""): Promise<Response> =>
-  fetch(`${base}/sessions/${id}/turns${query}`, { method: "POST", body: JSON.stringify({ prompt }) });
+  fetch(`${base}/sessions/${id}/turns${query}`, {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify({ prompt }),
+  });
 
 async function events(response: Response | Promise<Response>): Promise<TurnEvent[]> {
   const out: TurnEvent[] = [];
@@ -87,7 +92,11 @@ test("a useChat request streams the turn as the AI SDK's UI message stream", asy
     trigger: "submit-message",
     messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "chat" }] }],
   };
-  const response = await fetch(`${base}/sessions/s3/chat`, { method: "POST", body: JSON.stringify(body) });
+  const response = await fetch(`${base}/sessions/s3/chat`, {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify(body),
+  });
   expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
   const text = await response.text();
   expect(text).toContain('"delta":"re: chat"');
@@ -102,14 +111,34 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   expect([malformed.status, await malformed.json()]).toEqual([400, { error: "invalid-position" }]);
   expect((await fetch(`${base}/sessions/..%2Fescape/events`)).status).toBe(400);
   expect((await post("..%2Fescape", "hi")).status).toBe(400);
-  const noJson = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "not json" });
+  const noJson = await fetch(`${base}/sessions/s4/turns`, { method: "POST", headers: JSON_TYPE, body: "not json" });
   expect([noJson.status, await noJson.json()]).toEqual([400, { error: "invalid-request" }]);
-  const nullBody = await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "null" });
+  const nullBody = await fetch(`${base}/sessions/s4/turns`, { method: "POST", headers: JSON_TYPE, body: "null" });
   expect([nullBody.status, await nullBody.json()]).toEqual([400, { error: "invalid-request" }]);
   const badEscape = await fetch(`${base}/sessions/%E0%A4%A/events`);
   expect([badEscape.status, await badEscape.json()]).toEqual([400, { error: "invalid-request" }]);
-  expect((await fetch(`${base}/sessions/s4/turns`, { method: "POST", body: "{}" })).status).toBe(400);
-  const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", body: "{}" });
+  expect((await fetch(`${base}/sessions/s4/turns`, { method: "POST", headers: JSON_TYPE, body: "{}" })).status).toBe(
+    400,
+  );
+  const array = await fetch(`${base}/sessions/s4/turns`, { method: "POST", headers: JSON_TYPE, body: "[1]" });
+  expect([array.status, await array.json()]).toEqual([400, { error: "invalid-request" }]);
+  // A cross-site page can POST text/plain or a form without a preflight: not JSON, not a turn.
+  for (const type of ["text/plain", "application/x-www-form-urlencoded", undefined]) {
+    const headers: Record<string, string> = {
+      origin: "https://evil.example",
+      ...(type ? { "content-type": type } : {}),
+    };
+    const forged = await fetch(`${base}/sessions/s5/turns`, { method: "POST", headers, body: '{"prompt":"hi"}' });
+    expect([forged.status, await forged.json()], type).toEqual([415, { error: "unsupported-media-type" }]);
+  }
+  const huge = await fetch(`${base}/sessions/s5/turns`, {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify({ prompt: "x".repeat(9 * 1024 * 1024) }),
+  });
+  expect([huge.status, await huge.json()]).toEqual([413, { error: "body-too-large" }]);
+  expect(await host.log("s5").catch((e: { code: string }) => e.code)).toBe("not-found"); // nothing was created
+  const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", headers: JSON_TYPE, body: "{}" });
   expect(noMessages.status).toBe(400);
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
 });
@@ -135,7 +164,9 @@ test("a page's approval continues the paused turn in the same message; a resent 
   const other = await serve(approvals, 0);
   const url = `http://127.0.0.1:${(other.address() as { port: number }).port}/sessions/a1/chat`;
   const user = { id: "m1", role: "user", parts: [{ type: "text", text: "ship it" }] };
-  const first = await chunks(await fetch(url, { method: "POST", body: JSON.stringify({ messages: [user] }) }));
+  const first = await chunks(
+    await fetch(url, { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ messages: [user] }) }),
+  );
   const request = first.find((c) => c.type === "tool-approval-request")!;
   expect(first.at(-1)).toEqual({ type: "finish", finishReason: "other" });
   const callId = String(request.toolCallId);
@@ -154,11 +185,11 @@ test("a page's approval continues the paused turn in the same message; a resent 
     ],
   };
   const body = JSON.stringify({ trigger: "submit-message", messageId: "turn-1", messages: [user, answered] });
-  const next = await chunks(await fetch(url, { method: "POST", body }));
+  const next = await chunks(await fetch(url, { method: "POST", headers: JSON_TYPE, body }));
   expect(next[0]).toEqual({ type: "start" }); // the page's message goes on
   expect(next).toContainEqual({ type: "tool-output-available", toolCallId: callId, output: "deployed prod" });
   expect(next).toContainEqual(expect.objectContaining({ type: "text-delta", delta: "shipped" }));
-  const again = await fetch(url, { method: "POST", body });
+  const again = await fetch(url, { method: "POST", headers: JSON_TYPE, body });
   expect([again.status, await again.json()]).toEqual([409, { error: "nothing-to-answer" }]);
   other.closeAllConnections();
   await new Promise((resolve) => other.close(resolve));
@@ -179,7 +210,7 @@ test("run as a program: SIGTERM (a container being stopped) closes the host — 
     expect(url).toBeDefined();
     const events: TurnEvent[] = [];
     for await (const event of readSSE(
-      await fetch(`${url}/sessions/kept/turns`, { method: "POST", body: '{"prompt":"hi"}' }),
+      await fetch(`${url}/sessions/kept/turns`, { method: "POST", headers: JSON_TYPE, body: '{"prompt":"hi"}' }),
     ))
       events.push(event);
     expect(events.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });

@@ -1,5 +1,5 @@
 // The agent host and approvals (#23 §1): a turn that pauses ends awaiting-approval; a prompt
-// while it waits is refused by the loop (awaiting-approval); host.decide queues the decision as a
+// while it waits is refused (awaiting-approval: at the host's door when the agent is open, else by the loop); host.decide queues the decision as a
 // turn of the session's FIFO and resolves with the continued turn's outcome — also after the
 // agent was evicted and the session is reopened from the store. host.streamAnswers does the same
 // for a batch (what a UI sends) and streams the continued turn; host.pending says what waits.
@@ -43,6 +43,12 @@ describe("host.decide", () => {
     const paused = await host.send("s1", "ship it");
     expect(paused.reason).toEqual({ kind: "awaiting-approval" });
     await expect(host.send("s1", "anything?")).rejects.toMatchObject({ code: "awaiting-approval" });
+    // Open and idle: refused at the door (a server answers 409 before any header), nothing logged.
+    const before = (await host.log("s1")).length;
+    expect(() => host.stream("s1", "anything?")).toThrow(
+      expect.objectContaining({ name: "HostError", code: "awaiting-approval" }),
+    );
+    expect((await host.log("s1")).length).toBe(before);
     expect((await host.send("s2", "other session")).reason).toEqual({ kind: "awaiting-approval" }); // evicts s1
     const { session } = await store.load("s1", { readOnly: true });
     const [pending] = session.pendingApprovals();

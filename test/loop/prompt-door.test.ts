@@ -1,5 +1,6 @@
 // The agent's doors refuse what no turn should log (issue #22, found from outside): a prompt that
-// is not text or content parts, a malformed part, or an empty one (no image, no text but
+// is not text or content parts, a malformed part, an image that is not base64 PNG/JPEG/GIF/WebP,
+// or an empty one (no image, no text but
 // whitespace — on the Anthropic wire an empty user message vanished and the request ended with
 // the last answer: a prefill) is LoopError('invalid-prompt') at the call, and nothing is logged;
 // stream options that would lift the memory bound (`maxBufferedChars: NaN`, a numeric string) or
@@ -28,6 +29,12 @@ const REFUSED: unknown[] = [
     { type: "text", text: "  " },
   ],
   [{ type: "tool-call", id: "x", name: "y", arguments: {} }],
+  // An image a provider would refuse would fail this turn and every later one of the session.
+  [{ type: "image", mediaType: "text/html", data: "PHNjcmlwdD4=" }],
+  [{ type: "image", mediaType: "image/svg+xml", data: "PHN2Zz4=" }],
+  [{ type: "image", mediaType: "image/png", data: "<script>alert(1)</script> not base64" }],
+  [{ type: "image", mediaType: "image/png", data: "" }],
+  [{ type: "image", mediaType: "image/png", data: "abc" }],
 ];
 
 async function rejection(run: () => unknown): Promise<unknown> {

@@ -43,6 +43,8 @@ describe("parseChatRequest", () => {
       body([{ type: "text", text: "  " }]),
       body([{ type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,AA" }]),
       body([{ type: "file", mediaType: "image/png", url: "https://example.com/cat.png" }]),
+      body([{ type: "file", mediaType: "image/svg+xml", url: "data:image/svg+xml;base64,PHN2Zz4=" }]),
+      body([{ type: "file", mediaType: "image/png", url: "data:image/png;base64,abc" }]),
       body([{ type: "tool-x", toolCallId: "1" }]),
       { messages: [{ role: "user", parts: "no" }] },
       { ...body([{ type: "text", text: "again" }]), trigger: "regenerate-message" },
@@ -51,6 +53,15 @@ describe("parseChatRequest", () => {
       expect(() => parseChatRequest(value), JSON.stringify(value)).toThrow(
         expect.objectContaining({ name: "ServeError", code: "invalid-request", status: 400 }),
       );
+  });
+
+  test("a prompt while the session waits for approvals or answers: 409 awaiting-approval, before any response", () => {
+    const waiting = { approvals: [{ callId: "call_1_1_0" }], inputs: [] };
+    expect(() => parseChatRequest(body([{ type: "text", text: "hi" }]), { pending: waiting })).toThrow(
+      expect.objectContaining({ code: "awaiting-approval", status: 409 }),
+    );
+    const idle = { approvals: [], inputs: [] };
+    expect(parseChatRequest(body([{ type: "text", text: "hi" }]), { pending: idle })).toMatchObject({ kind: "prompt" });
   });
 
   describe("answers (the last message is the assistant's)", () => {

@@ -10,7 +10,13 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
 import type { Agent } from "../../src/loop/index.js";
-import { parseChatRequest, pipeUIMessageStream, ServeError, uiMessagesFromLog } from "../../src/serve/index.js";
+import {
+  parseChatRequest,
+  pipeUIMessageStream,
+  readJsonBody,
+  ServeError,
+  uiMessagesFromLog,
+} from "../../src/serve/index.js";
 
 const PAGE = join(import.meta.dirname, "use-chat-page");
 
@@ -67,9 +73,8 @@ async function route(
   } else if (req.method === "GET" && path === "/api/messages") {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(uiMessagesFromLog(agent.session)));
   } else if (req.method === "POST" && path === "/api/chat") {
-    let body = "";
-    for await (const piece of req) body += piece;
-    const chat = parseChatRequest(JSON.parse(body), { pending: agent, by: "page-user" });
+    // useChat's transport sends application/json: the door a real page passes.
+    const chat = parseChatRequest(await readJsonBody(req), { pending: agent, by: "page-user" });
     const turn = chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat);
     await pipeUIMessageStream(turn, res, { cancelOnDisconnect: true });
   } else {
