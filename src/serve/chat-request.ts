@@ -157,11 +157,12 @@ function answers(parts: readonly unknown[], options: ChatRequestOptions): Omit<C
     const where = `part ${i} of the last message`;
     if (part.state === "approval-responded" && isToolPart(part)) {
       const approval = object(part.approval, `the approval of ${where}`);
-      const pending = typeof approval.id === "string" ? approvals.get(approval.id) : undefined;
-      if (pending === undefined) continue; // not pending: decided already, or never asked
+      // Malformed is the client's mistake whether or not the call is still pending (400 before 409).
       if (typeof approval.approved !== "boolean") throw invalid(`the approval of ${where} has no boolean "approved"`);
       if (approval.reason !== undefined && typeof approval.reason !== "string")
         throw invalid(`the approval reason of ${where} is not a string`);
+      const pending = typeof approval.id === "string" ? approvals.get(approval.id) : undefined;
+      if (pending === undefined) continue; // not pending: decided already, or never asked
       const note = approval.reason === undefined || approval.reason === "" ? {} : { note: approval.reason };
       decisions.push({ ...pending, approve: approval.approved, ...note, ...by });
     } else if (part.state === "output-available" && isToolPart(part)) {

@@ -147,6 +147,11 @@ describe("parseChatRequest", () => {
           expect.objectContaining({ code: "invalid-request", status: 400 }),
         );
       expect(() => parseChatRequest(answered(parts))).toThrow(expect.objectContaining({ code: "invalid-request" }));
+      // Malformed answers are the client's mistake even for a call no longer pending: 400, not 409.
+      for (const part of malformed.slice(0, 2))
+        expect(() => parseChatRequest(answered([part]), { pending: none }), JSON.stringify(part)).toThrow(
+          expect.objectContaining({ code: "invalid-request", status: 400 }),
+        );
     });
   });
 });
