@@ -3,7 +3,7 @@
 // session: only this request.
 import type { JsonObject } from "../json/index.js";
 import type { AssistantContent, Message, ProviderData, Usage } from "../messages/index.js";
-import { KeelsonError } from "../errors/index.js";
+import { boundedMessage, KeelsonError } from "../errors/index.js";
 
 /** A tool as the model sees it (in a request and in the logged header). `inputSchema` is a JSON Schema object. */
 export interface ToolSchema {
@@ -144,7 +144,7 @@ export class ProviderError extends KeelsonError<ProviderErrorCode> {
     message: string,
     options: { retryable?: boolean; retryAfterMs?: number; status?: number; cause?: unknown } = {},
   ) {
-    super(code, message, options);
+    super(code, boundedMessage(message), options); // a provider's error body may be megabytes
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;

@@ -6,7 +6,7 @@
 // it (checked inside the turn instead, a bad prompt would end an error turn in the log, and an
 // empty one would reach the model as nothing — on the Anthropic wire, a prefill of the last
 // answer). The fleet's queue refuses the same empty prompts (fleet/turn-input.ts).
-import { previewJson } from "../json/index.js";
+import { JsonError, previewJson, snapshotJson } from "../json/index.js";
 import { MessageShapeError, promptImageProblem, type UserContent, validateUserContent } from "../messages/index.js";
 import { LoopError } from "./types.js";
 
@@ -21,17 +21,22 @@ export function promptContent(
 ): readonly UserContent[] {
   const parts: unknown = typeof content === "string" ? [{ type: "text", text: content }] : content;
   if (!Array.isArray(parts)) throw refuse(`${what} must be a string or content parts, got ${previewJson(content)}`);
+  let copy: readonly UserContent[];
   try {
-    validateUserContent(parts, what);
+    // A detached copy, as the log would take it: NaN, a BigInt, a Date, a cycle or a class
+    // instance is refused here, not in an error turn; a caller's later change touches nothing.
+    copy = snapshotJson(parts, "prompt") as unknown as readonly UserContent[];
+    validateUserContent(copy, what);
   } catch (error) {
     if (error instanceof MessageShapeError) throw refuse(error.message);
+    if (error instanceof JsonError) throw refuse(`${what} is not lossless JSON: ${error.message}`);
     throw error;
   }
-  for (const [i, part] of parts.entries()) {
+  for (const [i, part] of copy.entries()) {
     const problem = part.type === "image" ? promptImageProblem(part.mediaType, part.data) : undefined;
     if (problem !== undefined) throw refuse(`${what}: the image at part ${i} cannot be sent: ${problem}`);
   }
-  if (!parts.some((part) => part.type === "image" || part.text.trim() !== ""))
+  if (!copy.some((part) => part.type === "image" || part.text.trim() !== ""))
     throw refuse(`${what} is empty: no text (other than whitespace) and no image`);
-  return parts;
+  return copy;
 }

@@ -16,7 +16,7 @@
 // loses at most the step in flight and never the record of a tool that ran; a failed flush ends
 // the turn at once (`error`, code `not-saved`) — no further tool runs on a log that cannot be
 // saved — and the outcome says `saved: false`.
-import { isKeelsonError } from "../errors/index.js";
+import { boundedMessage, isKeelsonError } from "../errors/index.js";
 import type { RequestConfig } from "../header/index.js";
 import { type AssistantResult, ProviderError, type ProviderRequest } from "../llm/core.js";
 import {
@@ -437,11 +437,15 @@ function endReason(ctx: TurnContext, abort: AbortState, state: TurnState): TurnE
 }
 
 /** The message and code a turn that failed logs on `turn/end { kind: "error" }`. */
+/** What the turn's end logs of `error`: its code, and its message bounded (a provider may answer with megabytes). */
 function turnErrorOf(error: unknown): { message: string; code: string } {
-  if (isKeelsonError(error)) return { message: error.message, code: error.code };
+  if (isKeelsonError(error)) return { message: boundedMessage(error.message), code: error.code };
   // Any other error that carries a string code (a Node errno, a listener's own) keeps it.
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error)
-    return { message: error.message, code: typeof code === "string" && code !== "" ? code : "exception" };
-  return { message: String(error), code: "exception" };
+    return {
+      message: boundedMessage(error.message),
+      code: typeof code === "string" && code !== "" ? code : "exception",
+    };
+  return { message: boundedMessage(String(error)), code: "exception" };
 }

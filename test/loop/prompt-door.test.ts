@@ -35,6 +35,16 @@ const REFUSED: unknown[] = [
   [{ type: "image", mediaType: "image/png", data: "<script>alert(1)</script> not base64" }],
   [{ type: "image", mediaType: "image/png", data: "" }],
   [{ type: "image", mediaType: "image/png", data: "abc" }],
+  // What the log would refuse (lossless JSON) is refused at the door, not logged as an error turn.
+  [{ type: "text", text: "x", extra: Number.NaN }],
+  [{ type: "text", text: "x", when: new Date(0) }],
+  [{ type: "text", text: "x", big: 1n }],
+  [Object.assign(Object.create({ inherited: 1 }), { type: "text", text: "x" })],
+  (() => {
+    const part: Record<string, unknown> = { type: "text", text: "x" };
+    part.self = part;
+    return [part];
+  })(),
 ];
 
 async function rejection(run: () => unknown): Promise<unknown> {

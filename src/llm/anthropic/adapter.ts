@@ -13,6 +13,7 @@ import { ANTHROPIC_API, type NoticeSink, ReasoningCarryover } from "../reasoning
 import { AttemptDeadlines, DEFAULT_DEADLINES } from "../attempt-deadlines.js";
 import { contextWindowProblem } from "../context-window.js";
 import { describeFailure, httpError } from "../http-errors.js";
+import { withoutKey } from "../key-redaction.js";
 import { ModelRegistry } from "../models.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
 import {
@@ -150,7 +151,8 @@ export class AnthropicProvider implements Provider {
     } catch (error) {
       if (deadlines?.expired !== undefined) throw error instanceof ProviderError ? error : deadlines.error(error);
       if (request.signal.aborted) return; // the loop sees its own signal
-      throw toProviderError(error, sdk, { baseURL: this.baseURL, platform: this.#platform });
+      const failure = toProviderError(error, sdk, { baseURL: this.baseURL, platform: this.#platform });
+      throw withoutKey(failure, this.#clientOptions?.apiKey);
     } finally {
       deadlines?.stop();
       request.signal.removeEventListener("abort", forward);

@@ -24,6 +24,7 @@ import {
 import { toGeminiError } from "./errors.js";
 import { type GeminiChunk, GeminiStreamMapper } from "./stream.js";
 import { GEMINI_API, type GeminiRequestBody, geminiModelId, geminiRequestBody } from "./wire.js";
+import { withoutKey } from "../key-redaction.js";
 
 export interface GeminiProviderOptions {
   /** Defaults to `$GEMINI_API_KEY`, else `$GOOGLE_API_KEY`. */
@@ -132,7 +133,7 @@ export class GeminiProvider implements Provider, ContextCacheClient {
     try {
       return await call();
     } catch (error) {
-      throw toGeminiError(error, { aborted: false, baseURL: this.baseURL });
+      throw withoutKey(toGeminiError(error, { aborted: false, baseURL: this.baseURL }), this.#clientOptions?.apiKey);
     }
   }
 
@@ -151,7 +152,8 @@ export class GeminiProvider implements Provider, ContextCacheClient {
           AsyncIterable<GeminiChunk>
         >,
       mapper: new GeminiStreamMapper(),
-      toError: (error, { deadline, baseURL }) => toGeminiError(error, { deadline, aborted: false, baseURL }),
+      toError: (error, { deadline, baseURL }) =>
+        withoutKey(toGeminiError(error, { deadline, aborted: false, baseURL }), this.#clientOptions?.apiKey),
     });
   }
 }

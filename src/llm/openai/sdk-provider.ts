@@ -12,6 +12,7 @@ import { type DeadlineSettings, type EventMapper, sdkAttempt } from "../sdk-atte
 import type { Provider, ProviderRequest, StreamChunk } from "../types.js";
 import { toProviderError } from "./errors.js";
 import type { ClientOptions } from "./flavors.js";
+import { withoutKey } from "../key-redaction.js";
 
 export type { EventMapper } from "../sdk-attempt.js";
 
@@ -98,7 +99,11 @@ export abstract class OpenAISdkProvider<Body, Event> implements Provider {
       },
       open: (client, signal) => this.open(client, body, signal),
       mapper: this.mapper(),
-      toError: (error, context) => toProviderError(error, sdk!, { ...context, aborted: request.signal.aborted }),
+      toError: (error, context) =>
+        withoutKey(
+          toProviderError(error, sdk!, { ...context, aborted: request.signal.aborted }),
+          (this.#client as { apiKey?: unknown } | undefined)?.apiKey ?? this.#clientOptions?.apiKey,
+        ),
     });
   }
 }
