@@ -102,7 +102,7 @@ async function replayWith(session: Session, options: ReplayOptions, root: string
 async function agentOptions(session: Session, flags: ReplayFlags): Promise<ReplayOptions> {
   if (flags.profiles !== undefined || flags.emulator === true) return profileOptions(session.id, flags);
   if (flags.profile !== undefined) throw new CliError("--profile names a profile of --profiles MODULE (or --emulator)");
-  const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
+  const cwd = await workingDirectory(flags.cwd, session.header.cwd);
   const { reconstructRequests } = await import("../reconstruct/index.js");
   // chat (and run/resume --await-approval) give the agent ask_user: a log whose tools hold it came from one of them
   const askUser = reconstructRequests(session.events).some((r) => r.header.tools?.some((t) => t.name === "ask_user"));

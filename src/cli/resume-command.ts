@@ -96,7 +96,7 @@ export async function resumeTarget(
     const { session } = await store.load(id, { readOnly: true });
     const logged = flags.model === undefined && !process.env.KEELSON_MODEL ? lastModel(session.events) : undefined;
     const choice = chooseModel(flags.model ?? logged);
-    const cwd = await workingDirectory(flags.cwd ?? session.header.cwd);
+    const cwd = await workingDirectory(flags.cwd, session.header.cwd);
     return { id, choice, cwd };
   } catch (error) {
     throw cliErrorOf(error);

@@ -96,10 +96,17 @@ export async function readPrompt(
   return text;
 }
 
-/** Resolves `--cwd`; a missing or non-directory path is a CliError. */
-export async function workingDirectory(dir: string | undefined): Promise<string> {
-  const path = resolve(dir ?? process.cwd());
+/**
+ * Resolves `--cwd` (or, given `stored`, the working directory a stored session recorded, which
+ * `--cwd` overrides); a missing or non-directory path is a CliError naming where it came from.
+ */
+export async function workingDirectory(dir: string | undefined, stored?: string): Promise<string> {
+  const path = resolve(dir ?? stored ?? process.cwd());
   const info = await stat(path).catch(() => undefined);
-  if (info === undefined || !info.isDirectory()) throw new CliError(`--cwd ${path} is not a directory`);
-  return path;
+  if (info?.isDirectory()) return path;
+  if (dir === undefined && stored !== undefined)
+    throw new CliError(
+      `the session's working directory ${JSON.stringify(path)} is not a directory any more: pass --cwd <dir> to continue it elsewhere`,
+    );
+  throw new CliError(`--cwd ${path} is not a directory`);
 }

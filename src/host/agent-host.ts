@@ -171,7 +171,7 @@ class SessionHost implements AgentHost, SlotPort {
     this.#makeRoom(1);
     this.#open++;
     try {
-      slot.agent = await openAgent(this.#store, slot.id, name, this.#profiles.get(name));
+      slot.agent = await openAgent(this.#store, slot.id, name, this.#profiles.get(name), () => !prompt.settled);
       slot.profile = name;
       return slot.agent;
     } catch (error) {

@@ -1,15 +1,19 @@
 // Open-or-create by id: resume the stored session (a writable load: crash-repaired, locked), or —
 // when the store has no such session — create it with that id and publish it before any turn, so
 // a refusal (another writer created it meanwhile, a store that fails) surfaces here, not mid-turn.
+// A prompt dropped while the store was asked (its caller cancelled) creates nothing.
 import { isKeelsonError } from "../errors/index.js";
 import { type Agent, type AgentProfile, createAgent, profileAgentOptions, resumeAgent } from "../loop/index.js";
 import type { SessionStore, StoreErrorCode } from "../store/index.js";
+import { HostError } from "./types.js";
 
 export async function openAgent(
   store: SessionStore,
   sessionId: string,
   name: string,
   profile: AgentProfile,
+  /** Whether the prompt that opens it still wants it: checked before a new session is created. */
+  wanted: () => boolean = () => true,
 ): Promise<Agent> {
   const options = await profileAgentOptions(profile, { profile: name, sessionId });
   try {
@@ -17,6 +21,8 @@ export async function openAgent(
   } catch (error) {
     if (!isKeelsonError<StoreErrorCode>(error, "not-found")) throw error;
   }
+  if (!wanted())
+    throw new HostError("cancelled", `session ${JSON.stringify(sessionId)} was not created: its prompt was dropped`);
   const agent = createAgent({ ...options, store, sessionId });
   try {
     await agent.flush(); // awaits the store's create

@@ -1,6 +1,6 @@
 // `verify` on clean and deliberately corrupted logs, and every kind of bad input: one clear
 // line on stderr, a non-zero exit, no stack trace unless --debug, and nothing written.
-import { copyFile, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
@@ -122,5 +122,21 @@ describe("bad input", () => {
     const debug = await keelson(home, ["show", "no-such-session", "--debug"]);
     expect(debug.code).not.toBe(0);
     expect(debug.stderr).toMatch(/\n\s+at /);
+  }, 60_000);
+});
+
+describe("a session whose working directory is gone", () => {
+  it("resume names the stored directory and the way out (--cwd); --cwd continues it", async () => {
+    const gone = join(home, "gone-workdir");
+    await mkdir(gone);
+    const made = sessionIdOf(await keelson(home, ["run", "--cwd", gone, "hello"]));
+    await rm(gone, { recursive: true });
+    const refused = await keelson(home, ["resume", made, "again"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(
+      /the session's working directory ".*gone-workdir" is not a directory any more: pass --cwd/,
+    );
+    const moved = await keelson(home, ["resume", made, "--cwd", home, "again"]);
+    expect(moved.code).toBe(0);
   }, 60_000);
 });

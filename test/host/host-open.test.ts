@@ -53,6 +53,37 @@ describe("open-or-create", () => {
   });
 });
 
+describe("a prompt dropped while its session opens", () => {
+  test("creates nothing: the store is asked to load, then the caller cancels, and no session is made", async () => {
+    let releaseLoad!: () => void;
+    const loading = new Promise<void>((resolve) => {
+      releaseLoad = resolve;
+    });
+    let loadStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      loadStarted = resolve;
+    });
+    const inner = fixture().store;
+    const { store, calls } = recordingStore(inner, {
+      load: async (id, options) => {
+        loadStarted();
+        await loading; // the caller cancels while the store looks the id up
+        return inner.load(id, options);
+      },
+    });
+    const host = fixture().host({ store, profile: profileOf(new GatedModel().provider) });
+    const controller = new AbortController();
+    const sent = host.send("never-made", "hello", { signal: controller.signal });
+    await started;
+    controller.abort("changed my mind");
+    releaseLoad();
+    await expect(sent).rejects.toMatchObject({ code: "cancelled" });
+    await host.close();
+    expect(calls).not.toContain("create");
+    expect((await inner.list()).map((s) => s.id)).not.toContain("never-made");
+  });
+});
+
 describe("refused at the door", () => {
   test("unsafe or non-string session ids: HostError('invalid-id') before the store is touched", async () => {
     const { store, calls } = recordingStore(fixture().store);

@@ -6,7 +6,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { MAX_ERROR_MESSAGE_CHARS } from "../../src/errors/index.js";
-import { AnthropicProvider, OpenAICompatibleProvider, type Provider } from "../../src/llm/index.js";
+import { AnthropicProvider, OpenAICompatibleProvider, type Provider, ProviderError } from "../../src/llm/index.js";
+import { withoutKey } from "../../src/llm/key-redaction.js";
 import { createAgent } from "../../src/loop/index.js";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
@@ -14,7 +15,7 @@ const HUGE = 2 * 1024 * 1024;
 
 let server: Server | undefined;
 afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  if (server !== undefined) await new Promise((resolve) => server!.close(resolve));
   server = undefined;
 });
 
@@ -59,4 +60,20 @@ describe("a provider's error is bounded and never carries the key", () => {
       expect((outcome.reason as { message: string }).message).toMatch(/\[redacted\].*more characters\)$/s);
       await agent.dispose();
     });
+});
+
+describe("a key the bound cuts through", () => {
+  test("its kept start is redacted too, and only at the cut", () => {
+    for (const kept of [4, 12, KEY.length - 1]) {
+      const head = "x".repeat(MAX_ERROR_MESSAGE_CHARS - kept);
+      const error = new ProviderError("server-error", `${head}${KEY}${"y".repeat(100)}`);
+      expect(error.message).toContain(KEY.slice(0, kept)); // the bound cut the key
+      const message = withoutKey(error, KEY).message;
+      expect(message).toBe(`${head}[redacted]… (${KEY.length - kept + 100} more characters)`);
+    }
+    const short = new ProviderError("server-error", `${"x".repeat(MAX_ERROR_MESSAGE_CHARS - 3)}sk-${"y".repeat(50)}`);
+    expect(withoutKey(short, KEY).message).toBe(short.message); // three characters: too short to tell
+    const uncut = new ProviderError("server-error", `ends with ${KEY.slice(0, 12)}`);
+    expect(withoutKey(uncut, KEY).message).toBe(uncut.message); // not cut: a start of the key is not the key
+  });
 });
