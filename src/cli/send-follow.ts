@@ -1,7 +1,8 @@
 // `keelson send --follow`: prints a queued turn as it streams from whichever worker runs it
 // (fleetClient.stream, decision 0016) — the answer's text deltas as they arrive, each step's text
-// on its own line; a step whose deltas this client did not see (it connected mid-step, or its
-// deltas overflowed) is printed from its committed answer. With --json every event is one JSON
+// on its own line; what of a step's text this client did not see as deltas (it connected mid-step,
+// its deltas overflowed, the database restarted mid-step) is printed from its committed answer
+// when the step ends, so the printed answer is the logged one. With --json every event is one JSON
 // line. Everything printed is untrusted model text: escaped for the terminal (terminal-text.ts).
 import type { FleetClient } from "../fleet/index.js";
 import type { TurnEvent } from "../loop/index.js";
@@ -26,7 +27,7 @@ export async function printFollowedTurn(
     return;
   }
   const answer = new TerminalTextStream();
-  const streamed = new Set<string>(); // steps whose text arrived as deltas
+  let printed = new Map<number, string>(); // the step in flight's text printed from deltas, by content index
   let endedWithNewline = true;
   const print = (text: string): void => {
     if (text === "") return;
@@ -35,18 +36,41 @@ export async function printFollowedTurn(
   };
   try {
     for await (const event of stream) {
-      if (event.type === "step-start" && !endedWithNewline) print("\n");
-      else if (event.type === "text-delta") {
-        streamed.add(`${event.turn}/${event.step}`);
+      if (event.type === "step-start" || event.type === "retry") {
+        if (!endedWithNewline) print("\n");
+        printed = new Map();
+      } else if (event.type === "text-delta") {
+        printed.set(event.index, (printed.get(event.index) ?? "") + event.delta);
         print(event.delta);
-      } else if (event.type === "assistant-message" && !streamed.has(`${event.turn}/${event.step}`))
-        print(textOf(event));
+      } else if (event.type === "assistant-message") {
+        print(unprinted(event, printed));
+        printed = new Map();
+      }
     }
   } finally {
     write(endedWithNewline ? answer.flush() : answer.push("\n"));
   }
 }
 
-function textOf(event: Extract<TurnEvent, { type: "assistant-message" }>): string {
-  return event.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+/**
+ * What of a step's committed text is still to print after `printed` (its deltas, by content
+ * index): the rest of a block whose start was printed, whole blocks none of which was (a new line
+ * before each but the step's first), a whole block on a line of its own when what was printed is
+ * not its start.
+ */
+function unprinted(
+  event: Extract<TurnEvent, { type: "assistant-message" }>,
+  printed: ReadonlyMap<number, string>,
+): string {
+  let out = "";
+  let any = printed.size > 0;
+  event.content.forEach((block, index) => {
+    if (block.type !== "text") return;
+    const seen = printed.get(index) ?? "";
+    if (seen === "") out += `${any ? "\n" : ""}${block.text}`;
+    else if (block.text.startsWith(seen)) out += block.text.slice(seen.length);
+    else out += `\n${block.text}`;
+    any = true;
+  });
+  return out;
 }

@@ -1,0 +1,60 @@
+// `keelson send --follow`'s printing (src/cli/send-follow.ts): the printed answer is the logged
+// one even when live deltas stopped mid-step (found from outside: a PostgreSQL restart while
+// following printed a truncated answer and exited 0) — the rest of the step's text is printed
+// from its committed answer.
+import { describe, expect, test } from "vitest";
+import { printFollowedTurn } from "../../src/cli/send-follow.js";
+import type { FleetClient } from "../../src/fleet/index.js";
+import type { TurnEvent } from "../../src/loop/index.js";
+
+/** What `send --follow` prints for these events (the client's stream yields them, in order). */
+async function printed(events: readonly TurnEvent[]): Promise<string> {
+  const client = {
+    stream: async function* () {
+      yield* events;
+    },
+  } as unknown as FleetClient;
+  let out = "";
+  await printFollowedTurn(client, "turn-1", { json: false, out: (text) => (out += text) });
+  return out;
+}
+
+const at = { turn: 1, step: 1 };
+const stepStart: TurnEvent = { type: "step-start", seq: 1, ...at };
+const delta = (index: number, text: string): TurnEvent => ({
+  type: "text-delta",
+  ...at,
+  index,
+  id: `text_1_1_${index}`,
+  delta: text,
+});
+const answer = (...texts: string[]): TurnEvent => ({
+  type: "assistant-message",
+  seq: 2,
+  ...at,
+  content: texts.map((text) => ({ type: "text" as const, text })),
+});
+
+describe("send --follow prints the logged answer", () => {
+  test("every delta seen: the committed answer adds nothing", async () => {
+    expect(await printed([stepStart, delta(0, "Hello "), delta(0, "world"), answer("Hello world")])).toBe(
+      "Hello world\n",
+    );
+  });
+
+  test("deltas stopped mid-block: the rest of that block, then the blocks never seen", async () => {
+    expect(await printed([stepStart, delta(0, "w0 w1 "), answer("w0 w1 w2 w3", "second")])).toBe(
+      "w0 w1 w2 w3\nsecond\n",
+    );
+  });
+
+  test("no delta seen (connected late): the whole answer, blocks on their own lines", async () => {
+    expect(await printed([stepStart, answer("first", "second")])).toBe("first\nsecond\n");
+  });
+
+  test("deltas of an attempt that was retried: the committed text on a line of its own", async () => {
+    const retry: TurnEvent = { type: "retry", seq: 2, ...at, attempt: 2, code: "overloaded", delayMs: 0 };
+    expect(await printed([stepStart, delta(0, "abandoned"), retry, answer("kept")])).toBe("abandoned\nkept\n");
+    expect(await printed([stepStart, delta(0, "abandon"), answer("kept")])).toBe("abandon\nkept\n");
+  });
+});
