@@ -40,6 +40,7 @@ import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
 import { promptContent } from "./prompt-content.js";
 import { followPositionFault } from "./follow-position.js";
 import { checkStreamOptions } from "./stream-options.js";
+import { StepSoFar } from "./step-so-far.js";
 import { type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
@@ -69,6 +70,8 @@ class LoopAgent implements Agent {
   readonly #output: OutputDefaults;
   /** Live chunk listeners of open turn streams. */
   readonly #chunkTaps = new Taps<LiveSignal>();
+  /** The step in flight so far, for a feed that joins mid-step (`follow`). */
+  readonly #stepSoFar = new StepSoFar();
   /** Listeners of the subagents' forwarded events (open turn streams). */
   readonly #subagentTaps = new Taps<SubagentTurnEvent>();
   #status: AgentStatus = "idle";
@@ -150,7 +153,10 @@ class LoopAgent implements Agent {
       retry: options.retry ?? {},
       compaction: options.compaction,
       prefixOnResume: options.prefixOnResume ?? "recompose",
-      onChunk: (chunk) => this.#chunkTaps.emit(chunk),
+      onChunk: (chunk) => {
+        this.#stepSoFar.push(chunk, this.session.length);
+        this.#chunkTaps.emit(chunk);
+      },
       onProgress: (event) => this.#chunkTaps.emit(event),
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
@@ -196,7 +202,12 @@ class LoopAgent implements Agent {
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
     const feed = new TurnFeed(
-      { session: this.session, tapChunks: this.#chunkTaps.add, tapSubagents: this.#subagentTaps.add },
+      {
+        session: this.session,
+        tapChunks: this.#chunkTaps.add,
+        tapSubagents: this.#subagentTaps.add,
+        stepSoFar: () => this.#stepSoFar.replay(this.session),
+      },
       { kind: "idle" },
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );

@@ -1,6 +1,6 @@
 // Maps the provider's stream chunks of the step in flight to live turn events with the log's
-// ids. A delta for a block whose start this mapper did not see (a feed that joined mid-block) is
-// dropped: the committed answer carries the whole block when the step ends.
+// ids. A delta for a block whose start this mapper did not see is dropped (a feed that joins
+// mid-step is first handed the step so far, step-so-far.ts, so it sees every start).
 import type { StreamChunk } from "../llm/core.js";
 import { type LiveTurnEvent, liveBlockId, loopCallId } from "./turn-events.js";
 

@@ -30,6 +30,8 @@ export interface FeedSource {
   readonly tapChunks: (listener: (chunk: LiveSignal) => void) => () => void;
   /** Subscribes to the subagents' forwarded events; returns the unsubscribe. */
   readonly tapSubagents?: (listener: (event: SubagentTurnEvent) => void) => () => void;
+  /** The chunks of the step in flight so far (a feed that joins mid-step starts from them). */
+  readonly stepSoFar?: () => readonly StreamChunk[];
 }
 
 /** What feeds hear live: the provider's chunks, and running calls' progress reports. */
@@ -70,6 +72,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #blocks = new LiveBlocks();
   readonly #unsubscribe: (() => void)[] = [];
   readonly #onClose: () => void;
+  readonly #stepSoFar: (() => readonly StreamChunk[]) | undefined;
   /** Live events for a consumer that lags; the pending ones are `#queue[#head..]` (no `shift()`: O(n) on a large array). */
   #queue: Queued[] = [];
   #head = 0;
@@ -110,6 +113,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_MAX_BUFFERED_CHARS;
     this.#shedAt = this.#maxChars;
     this.#onClose = options.onClose ?? (() => {});
+    this.#stepSoFar = source.stepSoFar;
     this.#unsubscribe.push(
       source.session.observe((event) => this.#onEvent(event)),
       source.tapChunks((chunk) => this.#onChunk(chunk)),
@@ -133,7 +137,13 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#cursor = seq;
     this.#turn = turn;
     const { openTurn, openStep } = this.#session;
-    if (openTurn !== null && openStep !== null) this.#blocks.reset(openTurn, openStep);
+    if (openTurn !== null && openStep !== null) {
+      this.#blocks.reset(openTurn, openStep);
+      this.#stepTurn = openTurn;
+      this.#step = openStep;
+      // Joined mid-step: the step so far first (each block's start, its text until now as one delta).
+      for (const chunk of this.#stepSoFar?.() ?? []) this.#onChunk(chunk);
+    }
     this.#notify();
   }
 

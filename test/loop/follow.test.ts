@@ -1,7 +1,7 @@
 // agent.follow({ from }) (issue #22 §3): what a reconnecting client gets — the committed events
 // after its last seq from the log, then the turn in flight live, ending when the log is idle.
 import { describe, expect, test } from "vitest";
-import { ScriptedProvider } from "../../src/llm/core.js";
+import { type Provider, ScriptedProvider, type StreamChunk } from "../../src/llm/core.js";
 import { createAgent, LoopError, type TurnEvent } from "../../src/loop/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { deferred } from "../support/deferred.js";
@@ -51,6 +51,77 @@ describe("agent.follow", () => {
     expect(seqs).toEqual([...agent.session.events.keys()].slice(2));
     expect(events.some((e) => e.type === "text-delta" && e.turn === 1 && e.step === 2)).toBe(true);
     expect(events.at(-1)?.type).toBe("turn-end");
+    await agent.dispose();
+  });
+
+  test("joining mid-block (found from outside): the step so far as one delta per block, then the rest live", async () => {
+    // A model that streams a reasoning block, a text block, holds mid-text, then finishes the text
+    // and calls a tool: a feed that joins at the hold gets both blocks' starts, what each streamed
+    // so far, the reasoning's end, then the rest of the text live (it got nothing of the step before).
+    const hold = deferred();
+    const held = deferred();
+    let calls = 0;
+    const provider: Provider = {
+      id: "held",
+      async *stream(): AsyncIterable<StreamChunk> {
+        calls++;
+        if (calls > 1) {
+          yield { type: "block-start", index: 0, block: { type: "text" } };
+          yield { type: "text-delta", index: 0, text: "done" };
+          yield { type: "block-end", index: 0 };
+          yield { type: "finish", reason: "stop" };
+          return;
+        }
+        yield { type: "block-start", index: 0, block: { type: "reasoning" } };
+        yield { type: "reasoning-delta", index: 0, text: "think" };
+        yield { type: "block-end", index: 0 };
+        yield { type: "block-start", index: 1, block: { type: "text" } };
+        yield { type: "text-delta", index: 1, text: "Hello " };
+        yield { type: "text-delta", index: 1, text: "wor" };
+        held.resolve();
+        await hold.promise;
+        yield { type: "text-delta", index: 1, text: "ld" };
+        yield { type: "block-end", index: 1 };
+        yield { type: "block-start", index: 2, block: { type: "tool-call", callId: "p1", name: "wait" } };
+        yield { type: "tool-call-delta", index: 2, argumentsDelta: "{}" };
+        yield { type: "block-end", index: 2 };
+        yield { type: "finish", reason: "tool-calls" };
+      },
+    };
+    const tool = defineTool({
+      name: "wait",
+      description: "waits",
+      input: jsonSchema({ type: "object", properties: {} }),
+      readOnly: true,
+      execute: async () => "waited",
+    });
+    const agent = createAgent({ provider, model: "m", tools: [tool] });
+    const outcome = agent.send("go");
+    await held.promise;
+    const feed = agent.follow({ from: agent.session.length - 1 }); // the step's start is the last logged event
+    hold.resolve();
+    const events = await drain(feed);
+    await outcome;
+    const step1 = events.filter((e) => "step" in e && e.step === 1 && e.type !== "step-start");
+    const types = step1.map((e) => e.type).filter((type, i, all) => type !== all[i - 1]); // deltas may coalesce
+    expect(types.slice(0, 6)).toEqual([
+      "reasoning-start",
+      "reasoning-delta",
+      "reasoning-end",
+      "text-start",
+      "text-delta",
+      "text-end",
+    ]);
+    expect(step1.find((e) => e.type === "reasoning-delta")).toMatchObject({ delta: "think" });
+    expect(step1.find((e) => e.type === "tool-call-start")).toMatchObject({ callId: "call_1_1_2", name: "wait" });
+    const text = step1.filter((e) => e.type === "text-delta").map((e) => (e as { delta: string }).delta);
+    expect(text.join("")).toBe("Hello world");
+    // Step 2 joined from its start: nothing replayed twice, and step 1's blocks are not replayed into it.
+    const step2 = events.filter((e) => "step" in e && e.step === 2 && e.type.startsWith("text"));
+    expect(step2.map((e) => e.type)).toEqual(["text-start", "text-delta", "text-end"]);
+    // A feed that joins between steps (the turn over) replays nothing live.
+    const after = await drain(agent.follow({ from: agent.session.length - 2 }));
+    expect(after.some((e) => e.type.endsWith("-delta"))).toBe(false);
     await agent.dispose();
   });
 
