@@ -173,12 +173,61 @@ export function decodeMessage(text: string): LiveMessage | undefined {
   const { t, a, s, e } = value as { t?: unknown; a?: unknown; s?: unknown; e?: unknown };
   if (typeof t !== "string" || !Number.isSafeInteger(a) || !Number.isSafeInteger(s) || !Array.isArray(e))
     return undefined;
-  const items = e.filter(
-    (item): item is WireItem =>
-      typeof item === "object" &&
-      item !== null &&
-      typeof (item as { type?: unknown }).type === "string" &&
-      (!("seq" in item) || Number.isSafeInteger((item as { seq: unknown }).seq)),
-  );
+  const items = e.filter(isWireItem);
   return { turnId: t, attempt: a as number, afterSeq: s as number, items };
+}
+
+const COMMITTED_TYPES = new Set<string>([
+  "turn-start",
+  "user-message",
+  "step-start",
+  "assistant-message",
+  "tool-call-ready",
+  "tool-result",
+  "step-end",
+  "approval-request",
+  "approval-decision",
+  "input-request",
+  "input-response",
+  "retry",
+  "compaction-start",
+  "compaction-end",
+  "turn-end",
+  "log-event",
+]);
+const DELTA_TYPES = new Set<string>(["text-delta", "reasoning-delta", "tool-call-delta"]);
+const BLOCK_TYPES = new Set<string>(["text-start", "text-end", "reasoning-start", "reasoning-end", ...DELTA_TYPES]);
+const CALL_TYPES = new Set<string>(["tool-call-start", "tool-call-delta", "tool-call-end"]);
+
+const isSeq = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+const isString = (value: unknown): boolean => typeof value === "string";
+
+/**
+ * Whether a decoded item has the shape of the turn event its `type` names, as far as a consumer
+ * reads it (a delta's text is a string, positions are integers): anything else is dropped, so a
+ * malformed or forged NOTIFY never reaches a consumer as a typed event.
+ */
+function isWireItem(item: unknown): item is WireItem {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
+  const i = item as Record<string, unknown>;
+  const type = i.type;
+  if (typeof type !== "string") return false;
+  if (type === "ref") return isSeq(i.seq);
+  if (COMMITTED_TYPES.has(type)) return isSeq(i.seq);
+  if (type === "subagent")
+    return (
+      isString(i.callId) &&
+      Array.isArray(i.path) &&
+      i.path.every(isString) &&
+      typeof i.event === "object" &&
+      i.event !== null &&
+      isString((i.event as { type?: unknown }).type)
+    );
+  if (type === "tool-progress")
+    return isSeq(i.turn) && isSeq(i.step) && isString(i.callId) && Number.isFinite(i.progress);
+  if (!(BLOCK_TYPES.has(type) || CALL_TYPES.has(type))) return false;
+  if (!(isSeq(i.turn) && isSeq(i.step) && isSeq(i.index))) return false;
+  if (DELTA_TYPES.has(type) && !isString(i.delta)) return false;
+  if (CALL_TYPES.has(type)) return isString(i.callId) && (type !== "tool-call-start" || isString(i.name));
+  return isString(i.id);
 }

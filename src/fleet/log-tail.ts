@@ -1,17 +1,23 @@
 // A follower's durable source (decision 0016): the followed session's committed events from a
 // seq on, through the store's watch (LISTEN on the store's channel, rows fetched per commit),
 // reopened where it stopped after a failure (a fetch or its connection), after a short backoff,
-// for as long as the follower lives. Starting it marks the session watched, which is how a
-// worker knows at a turn's start that a follower is there (MARK_STARTED).
+// for as long as the follower lives — unless the log itself is unreadable (a corrupt row, a newer
+// format): retrying cannot mend that, so the follower ends with the store's error. Starting it
+// marks the session watched, which is how a worker knows at a turn's start that a follower is
+// there (MARK_STARTED).
+import { isKeelsonError } from "../errors/index.js";
 import type { SessionEvent } from "../session/index.js";
 import type { PostgresSessionStore, SessionWatch } from "../store/postgres/index.js";
 
 const RETRY_MS = [50, 200, 1000] as const;
+/** Store errors a reopened watch would meet again: the follower fails with them. */
+const UNREADABLE = new Set(["corrupt", "newer-version"]);
 
 export class LogTail {
   readonly #store: () => PostgresSessionStore;
   readonly #sessionId: string;
   readonly #onEvents: (events: readonly SessionEvent[]) => void;
+  readonly #onUnreadable: (error: unknown) => void;
   #watch: SessionWatch | undefined;
   #retry: NodeJS.Timeout | undefined;
   #failures = 0;
@@ -25,10 +31,13 @@ export class LogTail {
     store: () => PostgresSessionStore,
     sessionId: string,
     onEvents: (events: readonly SessionEvent[]) => void,
+    /** The log cannot be read (a corrupt row, a newer format): called once; the tail stops. */
+    onUnreadable: (error: unknown) => void,
   ) {
     this.#store = store;
     this.#sessionId = sessionId;
     this.#onEvents = onEvents;
+    this.#onUnreadable = onUnreadable;
   }
 
   /** Whether the tail runs (or is being reopened). */
@@ -66,17 +75,22 @@ export class LogTail {
           this.#next = events.at(-1)!.seq + 1;
           this.#onEvents(events);
         },
-        { fromSeq: from, onError: () => (current() ? this.#failed(generation) : undefined) },
+        { fromSeq: from, onError: (error) => (current() ? this.#failed(generation, error) : undefined) },
       );
       if (current()) this.#watch = watch;
       else await watch.close();
-    } catch {
-      if (current()) this.#failed(generation);
+    } catch (error) {
+      if (current()) this.#failed(generation, error);
     }
   }
 
-  /** Reopened where it stopped, after a backoff. */
-  #failed(generation: number): void {
+  /** Reopened where it stopped, after a backoff — or, when the log is unreadable, stopped. */
+  #failed(generation: number, error: unknown): void {
+    if (isKeelsonError(error) && UNREADABLE.has(error.code)) {
+      void this.close();
+      this.#onUnreadable(error);
+      return;
+    }
     if (this.#retry !== undefined) return;
     const watch = this.#watch;
     this.#watch = undefined;

@@ -160,10 +160,15 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
       const fault = followPositionFault(target.from, state.nextSeq, `follow session ${JSON.stringify(sessionId)}`);
       if (fault !== undefined) throw new FleetError(fault.code, fault.message);
       this.#merge.start(target.from + 1);
-      this.#tail = new LogTail(this.#port.store, sessionId, (events) => {
-        this.#merge.durable(events);
-        this.#wakeUp();
-      });
+      this.#tail = new LogTail(
+        this.#port.store,
+        sessionId,
+        (events) => {
+          this.#merge.durable(events);
+          this.#wakeUp();
+        },
+        (error) => this.fail(error),
+      );
       await this.#tail.start(target.from + 1); // marks the session watched: a turn starting later is published
       if (state.turns.some((t) => t.status === "running")) await this.#queue.announce();
     }

@@ -111,6 +111,26 @@ test("decodeMessage refuses what is not a message", () => {
   });
 });
 
+test("decodeMessage drops items that do not have their type's shape (a forged NOTIFY crashed send --follow)", () => {
+  const good = delta("ok");
+  const bad = [
+    { ...good, delta: null },
+    { ...good, delta: 7 },
+    { ...good, delta: { x: 1 } },
+    { ...good, index: -1 },
+    { ...good, turn: "1" },
+    { type: "text-start", turn: 1, step: 1, index: 0 }, // no id
+    { type: "tool-call-start", turn: 1, step: 1, index: 0, callId: "c" }, // no name
+    { type: "no-such-event", turn: 1, step: 1, index: 0, id: "x" },
+    { type: "assistant-message", seq: -3, content: [] },
+    { type: "tool-progress", turn: 1, step: 1, callId: "c", progress: "half" },
+    { type: "subagent", callId: "c", path: [1], event: { type: "x" } },
+    [good],
+  ];
+  const message = decodeMessage(JSON.stringify({ t: "1", a: 1, s: 0, e: [...bad, good] }));
+  expect(message?.items).toEqual([good]);
+});
+
 test("a session's live channel is a plain identifier, the same for the same id", () => {
   const channel = liveChannel("any text: ünïcode / spaces");
   expect(channel).toMatch(/^[a-z_][a-z0-9_]{0,62}$/);

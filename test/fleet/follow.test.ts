@@ -298,6 +298,21 @@ describe("unknown turns and sessions", () => {
     }
   });
 
+  test("a log with a corrupt row: streamSession fails with the store's corrupt error, never waits for ever (found from outside)", async () => {
+    const client = await database().client();
+    const done = await client.enqueueTurn({ sessionId: "follow-corrupt", prompt: "zero", profile: "echo" });
+    await database().worker({ profiles });
+    await client.awaitTurn(done, { timeoutMs: 20_000 });
+    const [row] = await database().query<{ next_seq: number }>(
+      "SELECT next_seq FROM keelson_sessions WHERE id = 'follow-corrupt'",
+    );
+    const at = Number(row!.next_seq);
+    await database().query("INSERT INTO keelson_events VALUES ('follow-corrupt', $1, 'this is not json')", [at]);
+    await database().query("UPDATE keelson_sessions SET next_seq = $1 WHERE id = 'follow-corrupt'", [at + 1]);
+    const error = await rejection(() => collect(client.streamSession("follow-corrupt")));
+    expect(error).toMatchObject({ code: "corrupt", message: expect.stringMatching(/is not valid JSON/) });
+  });
+
   test("an unknown session is not-found; a `from` beyond the log is position-beyond-log, not a seq invalid-position", async () => {
     const client = await database().client();
     expect(await rejection(() => client.streamSession("no-such-session").next())).toMatchObject({ code: "not-found" });
