@@ -6,7 +6,8 @@
 // `stream` / `streamSession` follow a turn or a session from whichever worker runs it
 // (turn-follower.ts, decision 0016).
 import { checkStreamOptions, type TurnEvent } from "../loop/index.js";
-import { Session } from "../session/index.js";
+import { previewJson } from "../json/index.js";
+import { isSafeSessionId, Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
@@ -331,7 +332,18 @@ export class FleetClient {
    * not an integer ≥ -1), otherwise as `stream`.
    */
   streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
-    return this.#follow({ kind: "session", sessionId, from: options.from ?? -1 }, options);
+    if (typeof sessionId !== "string" || !isSafeSessionId(sessionId)) {
+      // No session has this id (a NUL, a path, 5,000 characters): said from the first next(), like an unknown one.
+      const error = new FleetError(
+        "not-found",
+        `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`,
+      );
+      return (async function* (): AsyncGenerator<TurnEvent> {
+        throw error;
+      })();
+    }
+    // `from: null` is not "from the start": only an absent `from` is.
+    return this.#follow({ kind: "session", sessionId, from: options.from === undefined ? -1 : options.from }, options);
   }
 
   #follow(

@@ -198,7 +198,7 @@ class LoopAgent implements Agent {
 
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
     checkStreamOptions(options);
-    const from = options.from ?? -1;
+    const from = options.from === undefined ? -1 : options.from; // `null` is refused, not "from the start"
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
     const feed = new TurnFeed(

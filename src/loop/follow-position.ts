@@ -17,7 +17,7 @@ export function followPositionFault(
   if (typeof from !== "number" || !Number.isSafeInteger(from) || from < -1)
     return {
       code: "invalid-position",
-      message: `${what} from seq ${previewJson(from)}: not an integer ≥ -1 (${seqs})`,
+      message: `${what} from seq ${typeof from === "number" ? String(from) : previewJson(from, 80)}: not an integer ≥ -1 (${seqs})`,
     };
   if (from >= length) return { code: "position-beyond-log", message: `${what} from seq ${from}: ${seqs}` };
   return undefined;

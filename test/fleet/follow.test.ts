@@ -316,11 +316,20 @@ describe("unknown turns and sessions", () => {
   test("an unknown session is not-found; a `from` beyond the log is position-beyond-log, not a seq invalid-position", async () => {
     const client = await database().client();
     expect(await rejection(() => client.streamSession("no-such-session").next())).toMatchObject({ code: "not-found" });
+    for (const id of ["nul\u0000id", "x".repeat(5000), "../escape"]) {
+      const error = await rejection(() => client.streamSession(id).next());
+      expect(error).toMatchObject({ code: "not-found" }); // was `unavailable` for a NUL
+      expect((error as Error).message.length).toBeLessThan(200); // the id is not echoed whole
+    }
     await client.createSession({ id: "follow-empty" });
     expect(await rejection(() => client.streamSession("follow-empty", { from: 0 }).next())).toMatchObject({
       code: "position-beyond-log",
     });
     expect(await rejection(() => client.streamSession("follow-empty", { from: -3 }).next())).toMatchObject({
+      code: "invalid-position",
+    });
+    const fromNull = { from: null as unknown as number }; // not "from the start"
+    expect(await rejection(() => client.streamSession("follow-empty", fromNull).next())).toMatchObject({
       code: "invalid-position",
     });
   });

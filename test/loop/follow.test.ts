@@ -128,7 +128,8 @@ describe("agent.follow", () => {
   test("a position beyond the log, or not a seq, is a typed error and reads nothing", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([{ text: "x" }]), model: "m" });
     await agent.send("go");
-    for (const from of [1.5, -2, Number.NaN]) {
+    expect(() => agent.follow({ from: Number.NaN })).toThrow(/from seq NaN: not an integer/); // not "null"
+    for (const from of [1.5, -2, Number.NaN, null as unknown as number]) {
       expect(() => agent.follow({ from })).toThrow(LoopError);
       expect(() => agent.follow({ from })).toThrow(expect.objectContaining({ code: "invalid-position" }));
     }
