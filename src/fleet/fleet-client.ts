@@ -338,9 +338,13 @@ export class FleetClient {
         "not-found",
         `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`,
       );
-      return (async function* (): AsyncGenerator<TurnEvent> {
-        throw error;
-      })();
+      return {
+        next: () => Promise.reject(error),
+        return: () => Promise.resolve({ done: true, value: undefined }),
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
     }
     // `from: null` is not "from the start": only an absent `from` is.
     return this.#follow({ kind: "session", sessionId, from: options.from === undefined ? -1 : options.from }, options);
