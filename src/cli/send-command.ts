@@ -10,7 +10,7 @@
 // · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
 // turn stays queued or running).
 import type { Command } from "commander";
-import type { TurnRecord } from "../fleet/index.js";
+import type { FleetClient, TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
@@ -80,7 +80,8 @@ export function registerSend(program: Command): void {
             });
           } catch (error) {
             if (signal?.aborted === true && error === signal.reason) {
-              process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms\n`);
+              const hint = await unclaimedHint(client, turnId, profile);
+              process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms${hint}\n`);
               process.exitCode = TIMEOUT_EXIT;
               return;
             }
@@ -103,10 +104,7 @@ export function registerSend(program: Command): void {
           record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
         } catch (error) {
           if (error instanceof FleetError && error.code === "timeout") {
-            const unclaimed = (await client.turn(turnId).catch(() => undefined))?.status === "queued";
-            const hint = unclaimed
-              ? `; no worker serving profile ${JSON.stringify(profile)} has claimed it (a worker runs only the profiles it was started with: --profiles MODULE, --emulator)`
-              : "";
+            const hint = await unclaimedHint(client, turnId, profile);
             process.stderr.write(`keelson send: ${error.message}${hint}\n`);
             process.exitCode = TIMEOUT_EXIT;
             return;
@@ -155,4 +153,12 @@ function assistantText(events: readonly SessionEvent[], turn: number): string {
     }
   }
   return parts.join("\n");
+}
+
+/** What a timed-out wait adds when the turn is still queued: no worker serves its profile, perhaps. */
+async function unclaimedHint(client: FleetClient, turnId: string, profile: string): Promise<string> {
+  const unclaimed = (await client.turn(turnId).catch(() => undefined))?.status === "queued";
+  return unclaimed
+    ? `; no worker serving profile ${JSON.stringify(profile)} has claimed it (a worker runs only the profiles it was started with: --profiles MODULE, --emulator)`
+    : "";
 }

@@ -150,6 +150,24 @@ test("the emulator profile is asked for by name: send needs --profile, a worker 
     );
     expect(sent.code).toBe(8);
     expect(sent.stderr).toMatch(/still queued after 300 ms; no worker serving profile "emulator" has claimed it/);
+    const followed = await finished(
+      runCli([
+        "send",
+        "--store",
+        database().url,
+        "named-2",
+        "hello",
+        "--profile",
+        "emulator",
+        "--follow",
+        "--timeout-ms",
+        "300",
+      ]),
+    );
+    expect(followed.code).toBe(8);
+    expect(followed.stderr).toMatch(
+      /still following after 300 ms; no worker serving profile "emulator" has claimed it/,
+    );
     const [row] = await database().query<{ status: string }>(
       "SELECT status FROM keelson_turns WHERE session_id = 'named-2'",
     );
