@@ -67,5 +67,11 @@ export async function openPool(
 export function fleetDbError(error: unknown, label: string, what: string): unknown {
   if (isKeelsonError(error)) return error;
   const text = errorMessage(error);
+  // A refused login or a missing privilege (SQLSTATE class 28, 42501): retrying cannot help, as the store says.
+  const sqlstate = (error as { code?: unknown } | null)?.code;
+  if (sqlstate === "42501" || (typeof sqlstate === "string" && sqlstate.startsWith("28")))
+    return new FleetError("permission-denied", `${label}: ${what} failed: ${text} (SQLSTATE ${sqlstate})`, {
+      cause: error,
+    });
   return new FleetError("unavailable", `${label}: ${what} failed: ${text}`, { cause: error });
 }

@@ -162,6 +162,7 @@ export type FleetErrorCode =
   | "worker-lost"
   | "timeout"
   | "unavailable"
+  | "permission-denied"
   | "closed";
 
 export class FleetError extends KeelsonError<FleetErrorCode> {}
