@@ -41,7 +41,7 @@ import { promptContent } from "./prompt-content.js";
 import { followPositionFault } from "./follow-position.js";
 import { checkStreamOptions } from "./stream-options.js";
 import { StepSoFar } from "./step-so-far.js";
-import { type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
+import { type FeedSource, type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
 import { invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
@@ -153,10 +153,7 @@ class LoopAgent implements Agent {
       retry: options.retry ?? {},
       compaction: options.compaction,
       prefixOnResume: options.prefixOnResume ?? "recompose",
-      onChunk: (chunk) => {
-        this.#stepSoFar.push(chunk, this.session.length);
-        this.#chunkTaps.emit(chunk);
-      },
+      onChunk: (chunk) => this.#chunkTaps.emit(this.#stepSoFar.push(chunk, this.session.length)),
       onProgress: (event) => this.#chunkTaps.emit(event),
       ...(this.#output.output === undefined ? {} : { output: this.#output.output }),
       approver: options.approver,
@@ -202,12 +199,7 @@ class LoopAgent implements Agent {
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
     const feed = new TurnFeed(
-      {
-        session: this.session,
-        tapChunks: this.#chunkTaps.add,
-        tapSubagents: this.#subagentTaps.add,
-        stepSoFar: () => this.#stepSoFar.replay(this.session),
-      },
+      this.#feedSource(),
       { kind: "idle" },
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
@@ -237,14 +229,17 @@ class LoopAgent implements Agent {
   }
 
   #openStream(enqueue: TurnStreamPort["enqueue"], options: AnswerStreamOptions | undefined): TurnStream {
-    const port = {
+    return openTurnStream({ ...this.#feedSource(), enqueue, cancel: this.cancel.bind(this) }, options);
+  }
+
+  /** What a feed over this agent reads: the log, the live taps, the step in flight so far. */
+  #feedSource(): FeedSource {
+    return {
       session: this.session,
       tapChunks: this.#chunkTaps.add,
       tapSubagents: this.#subagentTaps.add,
-      enqueue,
-      cancel: this.cancel.bind(this),
+      stepSoFar: () => this.#stepSoFar.replay(this.session),
     };
-    return openTurnStream(port, options);
   }
 
   /** Rejects (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */

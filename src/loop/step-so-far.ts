@@ -17,8 +17,8 @@ export class StepSoFar {
   #since = 0;
   #blocks: RecordedBlock[] = [];
 
-  /** Records one chunk of the step in flight (`length`: the session's length now). */
-  push(chunk: StreamChunk, length: number): void {
+  /** Records one chunk of the step in flight (`length`: the session's length now); returns it. */
+  push(chunk: StreamChunk, length: number): StreamChunk {
     switch (chunk.type) {
       case "block-start":
         if (chunk.index === 0) {
@@ -26,25 +26,25 @@ export class StepSoFar {
           this.#since = length;
         }
         this.#blocks[chunk.index] = { start: chunk, text: "", open: true };
-        return;
+        return chunk;
       case "text-delta":
       case "reasoning-delta": {
         const block = this.#blocks[chunk.index];
         if (block !== undefined) block.text += chunk.text;
-        return;
+        return chunk;
       }
       case "tool-call-delta": {
         const block = this.#blocks[chunk.index];
         if (block !== undefined) block.text += chunk.argumentsDelta;
-        return;
+        return chunk;
       }
       case "block-end": {
         const block = this.#blocks[chunk.index];
         if (block !== undefined) block.open = false;
-        return;
+        return chunk;
       }
       default:
-        return;
+        return chunk;
     }
   }
 
