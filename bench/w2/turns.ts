@@ -1,6 +1,7 @@
-// Per-turn CPU of one W2 Keelson agent process (not part of `npm run bench`): a warm-up turn on
-// a throwaway 100-message agent, then successive turns on one agent over an H-message history,
-// printing each turn's process CPU per step and a `TURN n` marker line before it — run it with
+// Per-turn CPU of one W2 Keelson agent process (W2's settled stream ÷ send pairs run it): a warm-up
+// turn on a throwaway 100-message agent, then successive turns on one agent over an H-message
+// history — a forced full GC before each unless `"gc": false` — printing each turn's process CPU
+// per step and a `TURN n` marker line before it — run it with
 // `--trace-deopt` to count the deopts each turn of a process makes (docs/benchmarks.md, W2 pair):
 //   node --expose-gc --import tsx --import ./bench/keelson-from-dist.mjs bench/w2/turns.ts \
 //     '{"harness":"keelson stream()","messages":1000,"steps":2000,"turns":10}'
