@@ -11,6 +11,7 @@ import { isSafeSessionId, Session } from "../session/index.js";
 import { StoreError } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
+import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import {
   ApprovalError,
@@ -90,6 +91,8 @@ export class FleetClient {
   readonly #opened: OpenedPool;
   readonly #notifications: TurnNotifications;
   #checked: Promise<void> | undefined;
+  /** The follow key, read at the first follow (a client that only queues and waits need not read it). */
+  #seal: Promise<FollowSeal> | undefined;
   #sessions: PostgresSessionStore | undefined;
   readonly #followers = new Set<TurnFollower>();
   readonly #poll: StatusPoll;
@@ -363,6 +366,7 @@ export class FleetClient {
         notifications: this.#notifications,
         poll: this.#poll,
         store: () => this.#store(),
+        seal: () => this.#followSeal(),
         forget: (f) => this.#followers.delete(f),
       },
       target,
@@ -386,6 +390,19 @@ export class FleetClient {
   #store(): PostgresSessionStore {
     this.#sessions ??= new PostgresSessionStore({ pool: this.#opened.pool });
     return this.#sessions;
+  }
+
+  #followSeal(): Promise<FollowSeal> {
+    this.#seal ??= (async () => {
+      await this.#ready();
+      try {
+        return await loadFollowSeal(this.#opened.pool);
+      } catch (e) {
+        this.#seal = undefined; // read again next time
+        throw fleetDbError(e, this.#opened.label, "reading the fleet's follow key");
+      }
+    })();
+    return this.#seal;
   }
 
   #ready(): Promise<void> {

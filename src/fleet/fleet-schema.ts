@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 7;
+export const FLEET_SCHEMA_VERSION = 8;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -207,6 +207,16 @@ const MIGRATIONS: readonly string[] = [
      END LOOP;
    END
    $pick$;`,
+  // 8: the follow key (decision 0037): followed turns' live messages and follow announcements go
+  // sealed under it (follow-seal.ts), so a login of the database that may not read this table can
+  // neither read them nor forge them. 32 random bytes from two v4 UUIDs (pg_strong_random; 244
+  // random bits), made once by the migration; readable only by the roles the owner grants.
+  `CREATE TABLE keelson_fleet_secret (
+     one boolean PRIMARY KEY DEFAULT true CHECK (one),
+     follow_key bytea NOT NULL CHECK (length(follow_key) = 32)
+   );
+   INSERT INTO keelson_fleet_secret (follow_key)
+     VALUES (decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

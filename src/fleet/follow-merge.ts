@@ -52,8 +52,8 @@ export class FollowMerge {
   #live: QueuedLive[] = [];
   #liveChars = 0;
   #gapped: string | undefined;
-  /** The highest attempt seen per turn: an earlier attempt's messages are stale. */
-  readonly #attempts = new Map<string, number>();
+  /** The highest attempt seen per turn, and its last message: an earlier attempt's messages are stale, one heard again is dropped. */
+  readonly #attempts = new Map<string, { attempt: number; message: number }>();
 
   constructor(options: { maxBufferedChars?: number } = {}) {
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_FOLLOW_BUFFER_CHARS;
@@ -99,9 +99,12 @@ export class FollowMerge {
 
   /** A worker's message; returns false when it was stale (an earlier attempt's). */
   live(message: LiveMessage): boolean {
-    const newest = this.#attempts.get(message.turnId) ?? 0;
-    if (message.attempt < newest) return false;
-    this.#attempts.set(message.turnId, message.attempt);
+    const newest = this.#attempts.get(message.turnId);
+    if (newest !== undefined && message.attempt < newest.attempt) return false;
+    // Within one attempt the worker numbers its messages 1, 2, …: one heard again (a payload replayed
+    // on the channel by someone who heard it) is not delivered twice.
+    if (newest !== undefined && message.attempt === newest.attempt && message.message <= newest.message) return false;
+    this.#attempts.set(message.turnId, { attempt: message.attempt, message: message.message });
     let after = message.afterSeq;
     for (const item of message.items) {
       if (item.type === "ref") after = item.seq;

@@ -9,6 +9,7 @@
 import { fleetDbError } from "./fleet-pool.js";
 import { type FollowState, LeaseJudge, readFollowState } from "./follow-state.js";
 import { FOLLOW_MARK_MS } from "./status-poll.js";
+import { FOLLOW_CHANNEL } from "./follow-wire.js";
 import type { FollowPort, FollowTarget } from "./turn-follower.js";
 import { ANNOUNCE_FOLLOW, TURN_SESSION } from "./turn-queries.js";
 import { FINISHED_STATUSES, FleetError } from "./types.js";
@@ -100,7 +101,10 @@ export class QueueWatch {
 
   /** Tells the workers this session is followed; a failure is not fatal (committed events still come from the log). */
   async announce(): Promise<void> {
-    await this.#port.pool.query(ANNOUNCE_FOLLOW, [this.#sessionId]).catch(() => undefined);
+    const sessionId = this.#sessionId;
+    if (sessionId === undefined) return;
+    const payload = (await this.#port.seal()).seal(FOLLOW_CHANNEL, sessionId); // only workers of the fleet read it
+    await this.#port.pool.query(ANNOUNCE_FOLLOW, [payload]).catch(() => undefined);
   }
 
   /** Session mode: a turn this follower did not know of runs (its message arrived). */

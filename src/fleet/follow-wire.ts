@@ -38,6 +38,8 @@ export interface LiveMessage {
   readonly turnId: string;
   /** The claim attempt that ran the turn (a later attempt's messages supersede an earlier one's). */
   readonly attempt: number;
+  /** The message's number in its publication (1, 2, …): one heard again (replayed) is dropped. */
+  readonly message: number;
   /** The last committed seq before the first item (live items follow the committed seq before them). */
   readonly afterSeq: number;
   readonly items: readonly WireItem[];
@@ -58,6 +60,7 @@ interface Pending {
 export class PublishBatch {
   readonly #turnId: string;
   readonly #attempt: number;
+  readonly #seal: (text: string) => string;
   #items: Pending[] = [];
   #afterSeq: number;
   #lastSeq: number;
@@ -66,9 +69,11 @@ export class PublishBatch {
   /** `turn/step` whose deltas overflowed: its further deltas are dropped. */
   #gapped: string | undefined;
 
-  constructor(turnId: string, attempt: number, afterSeq: number) {
+  /** `seal`: what a message's text becomes on the wire (the publication seals it for its channel). */
+  constructor(turnId: string, attempt: number, afterSeq: number, seal: (text: string) => string) {
     this.#turnId = turnId;
     this.#attempt = attempt;
+    this.#seal = seal;
     this.#afterSeq = afterSeq;
     this.#lastSeq = afterSeq;
   }
@@ -106,11 +111,12 @@ export class PublishBatch {
   /** The frames of one message holding everything added since the last drain (empties the batch). */
   drain(): string[] {
     const body = this.#items.map((p) => p.json ?? JSON.stringify(p.item)).join(",");
-    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"s":${this.#afterSeq},"e":[${body}]}`;
+    const message = ++this.#message;
+    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq},"e":[${body}]}`;
     this.#items = [];
     this.#deltaChars = 0;
     this.#afterSeq = this.#lastSeq;
-    return frames(++this.#message, text);
+    return frames(message, this.#seal(text));
   }
 }
 
@@ -170,11 +176,17 @@ export function decodeMessage(text: string): LiveMessage | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { t, a, s, e } = value as { t?: unknown; a?: unknown; s?: unknown; e?: unknown };
-  if (typeof t !== "string" || !Number.isSafeInteger(a) || !Number.isSafeInteger(s) || !Array.isArray(e))
+  const { t, a, m, s, e } = value as { t?: unknown; a?: unknown; m?: unknown; s?: unknown; e?: unknown };
+  if (
+    typeof t !== "string" ||
+    !Number.isSafeInteger(a) ||
+    !Number.isSafeInteger(m) ||
+    !Number.isSafeInteger(s) ||
+    !Array.isArray(e)
+  )
     return undefined;
   const items = e.filter(isWireItem);
-  return { turnId: t, attempt: a as number, afterSeq: s as number, items };
+  return { turnId: t, attempt: a as number, message: m as number, afterSeq: s as number, items };
 }
 
 const COMMITTED_TYPES = new Set<string>([

@@ -11,6 +11,7 @@ import { followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { FollowMerge } from "./follow-merge.js";
 import { QueueWatch } from "./follow-queue.js";
+import type { FollowSeal } from "./follow-seal.js";
 import { decodeMessage, FrameAssembler, liveChannel } from "./follow-wire.js";
 import { LogTail } from "./log-tail.js";
 import type { StatusPoll } from "./status-poll.js";
@@ -40,6 +41,8 @@ export interface FollowPort {
   readonly notifications: TurnNotifications;
   readonly poll: StatusPoll;
   readonly store: () => PostgresSessionStore;
+  /** The fleet's follow key: live messages are opened with it, announcements sealed (follow-seal.ts). */
+  readonly seal: () => Promise<FollowSeal>;
   /** The follower ended: the client stops tracking it. */
   readonly forget: (follower: TurnFollower) => void;
 }
@@ -53,6 +56,8 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   readonly #queue: QueueWatch;
   readonly #ready: Promise<void>;
   #sessionId: string | undefined;
+  #seal: FollowSeal | undefined;
+  #channel = "";
   #unlisten: (() => void) | undefined;
   /** Session mode: the log's tail. */
   #tail: LogTail | undefined;
@@ -151,9 +156,11 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   /** Listening first (the queue's channel, then the session's live channel), looking after: a change or a message from then on is heard. */
   async #init(): Promise<void> {
     const target = this.#target;
+    this.#seal = await this.#port.seal();
     const sessionId = await this.#queue.subscribe();
     this.#sessionId = sessionId;
-    this.#unlisten = await this.#port.notifications.listen(liveChannel(sessionId), (payload) => this.#onFrame(payload));
+    this.#channel = liveChannel(sessionId);
+    this.#unlisten = await this.#port.notifications.listen(this.#channel, (payload) => this.#onFrame(payload));
     const state = await this.#queue.first();
     if (this.#closed) return;
     if (target.kind === "session") {
@@ -215,8 +222,10 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   }
 
   #onFrame(payload: string): void {
-    const text = this.#frames.push(payload);
-    if (text === undefined || this.#done) return;
+    const sealed = this.#frames.push(payload);
+    if (sealed === undefined || this.#done) return;
+    const text = this.#seal?.open(this.#channel, sealed); // a forged or altered message does not open
+    if (text === undefined) return;
     const message = decodeMessage(text);
     if (message === undefined) return;
     const target = this.#target;

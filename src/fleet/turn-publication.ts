@@ -6,11 +6,13 @@
 // ends, `agent.follow()` feeds its events — from its `turn/start`, also when an announcement
 // arrives mid-turn (the turn's first events may not be durable yet) — into a PublishBatch, which
 // the worker's LiveSender sends with the next NOTIFY statement (live-sender.ts: one in flight per
-// worker, no timers). A turn nobody follows sends nothing on any live channel.
+// worker, no timers). A turn nobody follows sends nothing on any live channel. Messages go sealed
+// for their channel and announcements are opened with the fleet's follow key (follow-seal.ts).
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { PgPool } from "../store/postgres/index.js";
-import { liveChannel, PublishBatch } from "./follow-wire.js";
+import type { FollowSeal } from "./follow-seal.js";
+import { FOLLOW_CHANNEL, liveChannel, PublishBatch } from "./follow-wire.js";
 import { type LiveSource, LiveSender } from "./live-sender.js";
 
 export interface PublishedTurn {
@@ -26,6 +28,7 @@ export class TurnPublication implements LiveSource {
   readonly #sender: LiveSender;
   readonly #turn: PublishedTurn;
   readonly #onError: OnError;
+  readonly #seal: FollowSeal;
   #followed = false;
   #agent: Agent | undefined;
   #unobserve: (() => void) | undefined;
@@ -34,11 +37,12 @@ export class TurnPublication implements LiveSource {
   #pumping: Promise<void> | undefined;
   #closed = false;
 
-  constructor(sender: LiveSender, turn: PublishedTurn, onError: OnError) {
+  constructor(sender: LiveSender, turn: PublishedTurn, onError: OnError, seal: FollowSeal) {
     this.#sender = sender;
     this.#turn = turn;
     this.channel = liveChannel(turn.sessionId);
     this.#onError = onError;
+    this.#seal = seal;
   }
 
   get followed(): boolean {
@@ -81,7 +85,8 @@ export class TurnPublication implements LiveSource {
   #open(agent: Agent, from: number): void {
     const feed = agent.follow({ from });
     this.#feed = feed;
-    this.#batch = new PublishBatch(this.#turn.id, this.#turn.attempts, from);
+    const channel = this.channel;
+    this.#batch = new PublishBatch(this.#turn.id, this.#turn.attempts, from, (text) => this.#seal.seal(channel, text));
     this.#pumping = this.#pump(feed, this.#batch);
   }
 
@@ -130,19 +135,21 @@ const HEARD_MAX = 4096;
 export class Publications {
   readonly #sender: LiveSender;
   readonly #onError: OnError;
+  readonly #seal: FollowSeal;
   readonly #bySession = new Map<string, TurnPublication>();
   /** Announcements of sessions running nothing here: when each was heard (performance.now). */
   readonly #heard = new Map<string, number>();
   readonly #closing = new Set<Promise<void>>();
 
-  constructor(pool: PgPool, onError: OnError) {
+  constructor(pool: PgPool, onError: OnError, seal: FollowSeal) {
     this.#sender = new LiveSender(pool, (error) => onError(error, "publishing followed turns"));
     this.#onError = onError;
+    this.#seal = seal;
   }
 
   /** Registers a claimed turn (at its claim, before it starts: an announcement from then on is heard). */
   open(turn: PublishedTurn): TurnPublication {
-    const publication = new TurnPublication(this.#sender, turn, this.#onError);
+    const publication = new TurnPublication(this.#sender, turn, this.#onError, this.#seal);
     this.#bySession.set(turn.sessionId, publication);
     const heard = this.#heard.get(turn.sessionId);
     if (heard !== undefined) {
@@ -150,6 +157,12 @@ export class Publications {
       if (performance.now() - heard <= HEARD_MS) publication.follow();
     }
     return publication;
+  }
+
+  /** A payload heard on FOLLOW_CHANNEL: an announcement when it opens with the follow key (anything else is dropped). */
+  hear(payload: string): void {
+    const sessionId = this.#seal.open(FOLLOW_CHANNEL, payload);
+    if (sessionId !== undefined) this.announced(sessionId);
   }
 
   /** A client announced that it follows `sessionId`. */

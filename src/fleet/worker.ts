@@ -22,6 +22,7 @@ import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
 import { closeAdopted, runClaimedTurn, type TurnRunnerContext } from "./run-turn.js";
 import { ClaimRace } from "./claim-race.js";
+import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
 import { FOLLOW_CHANNEL } from "./follow-wire.js";
 import { Publications } from "./turn-publication.js";
 import { IdleSlots, type WakeReason } from "./idle-slots.js";
@@ -40,12 +41,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const checked = await retryConnection({ forMs: settings.waitForDatabaseMs }, async () => {
     await checkSchema(opened.pool, opened.label);
     await checkFleetSchema(opened.pool, opened.label);
+    return await loadFollowSeal(opened.pool);
   });
   if (!checked.ok) {
     await opened.close();
     throw fleetDbError(checked.error, opened.label, "checking the schema");
   }
-  const worker = new FleetWorker(opened, settings, options);
+  const worker = new FleetWorker(opened, settings, options, checked.value);
   await worker.reportUnserved(); // before any slot claims: startWorker resolves before a turn starts
   await worker.hear(); // before the slots' first claims: they need not look twice
   worker.start();
@@ -132,7 +134,7 @@ class FleetWorker implements Worker {
   /** Whether QUEUE_CHANNEL is LISTENed (confirmed) now. */
   #hearingNow = false;
 
-  constructor(opened: OpenedPool, settings: Settings, options: WorkerOptions) {
+  constructor(opened: OpenedPool, settings: Settings, options: WorkerOptions, seal: FollowSeal) {
     this.id = settings.id;
     this.#opened = opened;
     this.#settings = settings;
@@ -140,9 +142,9 @@ class FleetWorker implements Worker {
     this.#idleSlots = new IdleSlots(settings.pollMs);
     this.#notifications = new TurnNotifications(opened.pool, { turns: false });
     this.#race = new ClaimRace(settings.id, () => this.#idleSlots.announce());
-    this.#publications = new Publications(opened.pool, (error, where) => this.#onError(error, where));
+    this.#publications = new Publications(opened.pool, (error, where) => this.#onError(error, where), seal);
     // Announcements are heard once the connection is up (an idle slot opens it before it waits).
-    this.#notifications.subscribeChannel(FOLLOW_CHANNEL, (sessionId) => this.#publications.announced(sessionId));
+    this.#notifications.subscribeChannel(FOLLOW_CHANNEL, (payload) => this.#publications.hear(payload));
     this.#leases = new LeaseWatch(opened.pool, settings.id, settings.leaseMs);
     this.#store = this.#newStore();
   }

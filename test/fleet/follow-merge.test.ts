@@ -24,9 +24,12 @@ const delta = (text: string, step = 1): TurnEvent => ({
   id: `text_1_${step}_0`,
   delta: text,
 });
+/** Messages are numbered as a worker numbers them: 1, 2, … in the order made. */
+let made = 0;
 const message = (afterSeq: number, items: WireItem[], attempt = 1): LiveMessage => ({
   turnId: "7",
   attempt,
+  message: ++made,
   afterSeq,
   items,
 });
@@ -123,6 +126,19 @@ describe("a lost worker", () => {
     expect(merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }], 2))).toBe(true);
     expect(merge.live(message(5, [delta("stale")], 1))).toBe(false);
     expect(drain(merge).map(label)).toEqual(["step-start@5"]);
+  });
+
+  test("a message heard again (replayed on the channel) is not delivered twice; a later one is", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    const first = message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, delta("once")]);
+    expect(merge.live(first)).toBe(true);
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:once"]);
+    expect(merge.live(first)).toBe(false);
+    expect(merge.live({ ...first, message: first.message - 1 })).toBe(false);
+    expect(drain(merge)).toEqual([]);
+    expect(merge.live(message(5, [delta(" more")]))).toBe(true);
+    expect(drain(merge).map(label)).toEqual(["text-delta: more"]);
   });
 });
 

@@ -12,7 +12,12 @@ import {
   MAX_PENDING_DELTA_CHARS,
   PublishBatch,
 } from "../../src/fleet/follow-wire.js";
+import { FollowSeal } from "../../src/fleet/follow-seal.js";
 import type { TurnEvent } from "../../src/loop/index.js";
+
+const key = new FollowSeal(Buffer.alloc(32, 7));
+const CHANNEL = liveChannel("wire-test");
+const sealed = (text: string): string => key.seal(CHANNEL, text);
 
 const delta = (text: string, index = 0, step = 1): TurnEvent => ({
   type: "text-delta",
@@ -28,7 +33,7 @@ function sent(batch: PublishBatch) {
   const assembler = new FrameAssembler();
   let text: string | undefined;
   for (const frame of batch.drain()) text = assembler.push(frame);
-  return decodeMessage(text!)!;
+  return decodeMessage(key.open(CHANNEL, text!)!)!;
 }
 
 describe("frames", () => {
@@ -57,8 +62,23 @@ describe("frames", () => {
 });
 
 describe("PublishBatch", () => {
+  test("each message is numbered (1, 2, …) and goes sealed: its frames carry none of its text", () => {
+    const batch = new PublishBatch("42", 1, 3, sealed);
+    batch.add(delta("a secret answer"));
+    const frames1 = batch.drain();
+    expect(frames1.join("")).not.toContain("secret");
+    expect(frames1.join("")).not.toContain("42");
+    const assembler = new FrameAssembler();
+    let text: string | undefined;
+    for (const frame of frames1) text = assembler.push(frame);
+    expect(decodeMessage(key.open(CHANNEL, text!)!)).toMatchObject({ turnId: "42", message: 1 });
+    expect(key.open(liveChannel("another session"), text!)).toBeUndefined();
+    batch.add(delta("next"));
+    expect(sent(batch).message).toBe(2);
+  });
+
   test("adjacent deltas of one block coalesce while a message is in flight; another block starts a new item", () => {
-    const batch = new PublishBatch("42", 1, 3);
+    const batch = new PublishBatch("42", 1, 3, sealed);
     for (const t of ["He", "ll", "o"]) batch.add(delta(t));
     batch.add(delta("!", 1));
     const message = sent(batch);
@@ -67,7 +87,7 @@ describe("PublishBatch", () => {
   });
 
   test("a message names the last committed seq before its first item", () => {
-    const batch = new PublishBatch("42", 2, 3);
+    const batch = new PublishBatch("42", 2, 3, sealed);
     batch.add({ type: "step-start", seq: 4, turn: 1, step: 1 });
     batch.add(delta("a"));
     expect(sent(batch).afterSeq).toBe(3);
@@ -76,7 +96,7 @@ describe("PublishBatch", () => {
   });
 
   test("a committed event over the inline bound travels as a reference to its seq", () => {
-    const batch = new PublishBatch("42", 1, 0);
+    const batch = new PublishBatch("42", 1, 0, sealed);
     const big = "z".repeat(MAX_INLINE_BYTES + 1);
     batch.add({ type: "user-message", seq: 1, content: [{ type: "text", text: big }], source: "user" });
     batch.add({ type: "step-start", seq: 2, turn: 1, step: 1 });
@@ -87,7 +107,7 @@ describe("PublishBatch", () => {
   });
 
   test("over the pending bound a step's deltas are dropped, and its later deltas too; its block events stay", () => {
-    const batch = new PublishBatch("42", 1, 0);
+    const batch = new PublishBatch("42", 1, 0, sealed);
     batch.add({ type: "text-start", turn: 1, step: 1, index: 0, id: "text_1_1_0" });
     batch.add(delta("x".repeat(MAX_PENDING_DELTA_CHARS)));
     batch.add(delta("y"));
@@ -101,14 +121,24 @@ describe("PublishBatch", () => {
 });
 
 test("decodeMessage refuses what is not a message", () => {
-  for (const text of ["", "not json", "[]", '{"t":1,"a":1,"s":0,"e":[]}', '{"t":"1","a":"x","s":0,"e":[]}'])
+  for (const text of [
+    "",
+    "not json",
+    "[]",
+    '{"t":1,"a":1,"m":1,"s":0,"e":[]}',
+    '{"t":"1","a":"x","m":1,"s":0,"e":[]}',
+    '{"t":"1","a":1,"s":0,"e":[]}', // no message number
+  ])
     expect(decodeMessage(text)).toBeUndefined();
-  expect(decodeMessage('{"t":"1","a":1,"s":-1,"e":[7,{"type":"ref","seq":"x"},{"type":"ref","seq":2}]}')).toEqual({
-    turnId: "1",
-    attempt: 1,
-    afterSeq: -1,
-    items: [{ type: "ref", seq: 2 }],
-  });
+  expect(decodeMessage('{"t":"1","a":1,"m":3,"s":-1,"e":[7,{"type":"ref","seq":"x"},{"type":"ref","seq":2}]}')).toEqual(
+    {
+      turnId: "1",
+      attempt: 1,
+      message: 3,
+      afterSeq: -1,
+      items: [{ type: "ref", seq: 2 }],
+    },
+  );
 });
 
 test("decodeMessage drops items that do not have their type's shape (a forged NOTIFY crashed send --follow)", () => {
@@ -127,7 +157,7 @@ test("decodeMessage drops items that do not have their type's shape (a forged NO
     { type: "subagent", callId: "c", path: [1], event: { type: "x" } },
     [good],
   ];
-  const message = decodeMessage(JSON.stringify({ t: "1", a: 1, s: 0, e: [...bad, good] }));
+  const message = decodeMessage(JSON.stringify({ t: "1", a: 1, m: 1, s: 0, e: [...bad, good] }));
   expect(message?.items).toEqual([good]);
 });
 

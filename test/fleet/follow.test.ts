@@ -368,3 +368,67 @@ describe("unknown turns and sessions", () => {
     });
   });
 });
+
+describe("a login of the database that may not read the fleet's tables (decision 0037)", () => {
+  test("hears only sealed payloads, cannot read the follow key, and nothing it notifies or replays reaches a follower", async () => {
+    const role = `keelson_outsider_${process.pid}`;
+    await database().query(`CREATE ROLE ${role} LOGIN`);
+    const url = new URL(database().url);
+    url.username = role;
+    const outsider = new pg.Client({ connectionString: url.toString() });
+    listeners.push(outsider);
+    try {
+      await outsider.connect();
+      await expect(outsider.query("SELECT follow_key FROM keelson_fleet_secret")).rejects.toMatchObject({
+        code: "42501",
+      });
+      const sessionId = "follow-sealed";
+      const channel = liveChannel(sessionId);
+      const heard: { channel: string; payload: string }[] = [];
+      outsider.on("notification", (m) => heard.push({ channel: m.channel, payload: m.payload ?? "" }));
+      await outsider.query(`LISTEN keelson_follow; LISTEN ${channel}`);
+      const gates = { text: deferred(), call: deferred() };
+      const client = await database().client();
+      const id = await client.enqueueTurn({ sessionId, prompt: "hello", profile: "gated" });
+      const stream = client.stream(id);
+      await untilFollowed(id);
+      await database().worker({ profiles: gatedProfile(gates) });
+      const seen: TurnEvent[] = [];
+      const text = (): string => seen.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
+      let forged = false;
+      for await (const event of stream) {
+        seen.push(event);
+        if (forged || text() !== "Hello") continue;
+        forged = true;
+        // The provider holds the step open: the outsider replays what it heard, forges a message
+        // and an announcement in the clear; all of it commits before the worker's next message.
+        while (!heard.some((h) => h.channel === channel)) await outsider.query("SELECT 1");
+        const replayed = heard.find((h) => h.channel === channel)!.payload;
+        const forgedDelta = { type: "text-delta", turn: 1, step: 1, index: 0, id: "text_1_1_0", delta: " FORGED" };
+        const plain = `9 0 1 ${JSON.stringify({ t: id, a: 1, m: 99, s: 0, e: [forgedDelta] })}`;
+        await outsider.query("SELECT pg_notify($1, $2), pg_notify($1, $3), pg_notify('keelson_follow', $4)", [
+          channel,
+          plain,
+          replayed,
+          sessionId,
+        ]);
+        gates.text.resolve();
+        gates.call.resolve();
+      }
+      expect(forged).toBe(true);
+      expect(text()).toBe("Hello worlddone after the tool"); // no forged delta, nothing delivered twice
+      const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+      expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents(sessionId), record.startSeq!));
+      // What the outsider heard from the fleet (not its own three): announcements and live messages, all
+      // sealed — base64, so no quote, colon or hyphen of the clear JSON or the session id survives.
+      const fleets = heard.filter((h) => !h.payload.startsWith("9 0 1 ") && h.payload !== sessionId);
+      expect(fleets.some((h) => h.channel === "keelson_follow")).toBe(true);
+      expect(fleets.filter((h) => h.channel === channel).length).toBeGreaterThan(1);
+      for (const { payload } of fleets)
+        for (const clear of [sessionId, '"delta":', '"t":', "world", "hello"]) expect(payload).not.toContain(clear);
+    } finally {
+      await outsider.end().catch(() => undefined);
+      await database().query(`DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+});

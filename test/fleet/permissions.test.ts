@@ -23,3 +23,31 @@ test("a refused login: the client's first statement is permission-denied, naming
   expect(error).toBeInstanceOf(FleetError);
   expect(error).toMatchObject({ code: "permission-denied", message: expect.stringMatching(/SQLSTATE 28/) });
 });
+
+test("a role granted the queue but not the follow key can queue a turn; following it is permission-denied, not a hang (decision 0037)", async () => {
+  const role = `keelson_queue_only_${process.pid}`;
+  await database().query(`CREATE ROLE ${role} LOGIN`);
+  await database().query(
+    `GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ${role};
+     GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role};
+     REVOKE ALL ON keelson_fleet_secret FROM ${role}`,
+  );
+  const url = new URL(database().url);
+  url.username = role;
+  const client = await openFleetClient(url.toString());
+  try {
+    const id = await client.enqueueTurn({ sessionId: "queue-only", prompt: "hi", profile: "echo" });
+    const error = await client
+      .stream(id)
+      .next()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(FleetError);
+    expect(error).toMatchObject({ code: "permission-denied", message: expect.stringMatching(/follow key/) });
+  } finally {
+    await client.close();
+    await database().query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+  }
+});

@@ -30,13 +30,24 @@ const get = (path: string, from: InspectServer = server): Promise<Response> =>
   fetch(`${from.origin}${path}`, { headers: { authorization: `Bearer ${from.token}` } });
 
 /** Reads a live stream until a `turn/end` is appended: the appends and the notices, in order. */
-async function readLive(res: Response): Promise<{ appended: LiveAppend[]; notices: LiveNotice[] }> {
+/**
+ * Reads the live stream until the turn's end has been appended — and, with `untilNotice`, until a
+ * notice of that mode came too: behind a pooler the store's catch-up poll may deliver the whole
+ * turn before the gap is reported (one poll later), so the notice can follow the turn's end.
+ */
+async function readLive(
+  res: Response,
+  untilNotice?: LiveNotice["mode"],
+): Promise<{ appended: LiveAppend[]; notices: LiveNotice[] }> {
   const reader = res.body!.getReader();
   const appended: LiveAppend[] = [];
   const notices: LiveNotice[] = [];
   let buffer = "";
   const decoder = new TextDecoder();
-  while (!appended.some((a) => a.appended.some((e) => e.type === "turn/end"))) {
+  const done = (): boolean =>
+    appended.some((a) => a.appended.some((e) => e.type === "turn/end")) &&
+    (untilNotice === undefined || notices.some((n) => n.mode === untilNotice));
+  while (!done()) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
@@ -110,7 +121,7 @@ describe("keelson inspect on the PostgreSQL store", () => {
       expect(res.status).toBe(200);
       // the writer talks to PostgreSQL directly; its appends notify, and the proxy drops them
       const resumed = keelson(home, ["resume", "--store", db.url, id, "a turn behind the pooler"]);
-      const { appended, notices } = await readLive(res);
+      const { appended, notices } = await readLive(res, "polling");
       expect((await resumed).code).toBe(0);
       expect(proxy.dropped()).toBeGreaterThan(0); // LISTEN was in play, and its notifications were lost
       expect(notices.map((n) => n.mode)).toEqual(["notify", "polling"]);
