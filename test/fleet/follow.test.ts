@@ -311,6 +311,15 @@ describe("unknown turns and sessions", () => {
     await database().query("UPDATE keelson_sessions SET next_seq = $1 WHERE id = 'follow-corrupt'", [at + 1]);
     const error = await rejection(() => collect(client.streamSession("follow-corrupt")));
     expect(error).toMatchObject({ code: "corrupt", message: expect.stringMatching(/is not valid JSON/) });
+    // What the log holds before the corrupt row is delivered first, each event once, then the error.
+    const delivered: TurnEvent[] = [];
+    const again = await rejection(async () => {
+      for await (const event of client.streamSession("follow-corrupt")) delivered.push(event);
+    });
+    expect(again).toMatchObject({ code: "corrupt" });
+    const readable = await database().store().readEvents("follow-corrupt", 0, at);
+    expect(readable.length).toBe(at);
+    expect(delivered).toEqual(readable.map(committedTurnEvent));
   });
 
   test("an unknown session is not-found; a `from` beyond the log is position-beyond-log, not a seq invalid-position", async () => {

@@ -212,6 +212,7 @@ export class EventTail {
       try {
         events = await this.#fetch(watcher.id, watcher.delivered, next);
       } catch (e) {
+        await this.#deliverBefore(watcher, e); // the rows before a corrupt one, then the error
         watcher.onError(e);
         return;
       }
@@ -223,6 +224,21 @@ export class EventTail {
         watcher.onError(e);
       }
     });
+  }
+
+  /** When `error` names a corrupt row beyond what the watcher has, delivers the readable rows before it. */
+  async #deliverBefore(watcher: Watcher, error: unknown): Promise<void> {
+    if (!(error instanceof StoreError) || error.code !== "corrupt" || error.line === undefined) return;
+    const bad = error.line - 2; // a log's line 1 is its header: seq s is line s + 2
+    if (bad <= watcher.delivered) return;
+    try {
+      const events = await this.#fetch(watcher.id, watcher.delivered, bad);
+      if (watcher.closed || events.length === 0) return;
+      watcher.delivered = events.at(-1)!.seq + 1;
+      watcher.onEvents(events);
+    } catch {
+      // the error at hand is reported either way
+    }
   }
 
   #lost(error: unknown): void {

@@ -325,7 +325,8 @@ export class PostgresSessionStore implements SessionStore {
    * committed after the watch started (or from `options.fromSeq`), in seq order, exactly once.
    * One LISTEN connection serves all of a store's watches; a catch-up poll every 2 s (one
    * statement for all of them) delivers what a lost notification held back, and says so
-   * (`options.onUnannounced`) when the notification still has not come one poll later.
+   * (`options.onUnannounced`) when the notification still has not come one poll later. A row
+   * that does not parse: the events before it are delivered, then `onError` gets the `corrupt` error.
    */
   async watch(
     sessionId: string,
