@@ -102,9 +102,10 @@ export class QueueWatch {
   /** Tells the workers this session is followed; a failure is not fatal (committed events still come from the log). */
   async announce(): Promise<void> {
     const sessionId = this.#sessionId;
-    if (sessionId === undefined) return;
-    const payload = (await this.#port.seal()).seal(FOLLOW_CHANNEL, sessionId); // only workers of the fleet read it
-    await this.#port.pool.query(ANNOUNCE_FOLLOW, [payload]).catch(() => undefined);
+    const seal = await this.#port.seal().catch(() => undefined); // the follower's start read it (or failed on it)
+    if (sessionId === undefined || seal === undefined) return;
+    // Sealed: only the fleet's workers (holders of the follow key) learn which session is followed.
+    await this.#port.pool.query(ANNOUNCE_FOLLOW, [seal.seal(FOLLOW_CHANNEL, sessionId)]).catch(() => undefined);
   }
 
   /** Session mode: a turn this follower did not know of runs (its message arrived). */
