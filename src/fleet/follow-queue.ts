@@ -164,13 +164,21 @@ export class QueueWatch {
             "not-run",
             `turn ${turn.id} ended ${turn.status} without running${turn.error === null ? "" : `: ${turn.error}`}`,
           );
+        if (!inLog(turn.startSeq, state.nextSeq))
+          // start_seq is the log's length when the prompt went in: never past the log (a row written by hand).
+          throw new FleetError(
+            "not-run",
+            `turn ${turn.id} is recorded ${turn.status} from seq ${turn.startSeq}, but the session's log ends before seq ${state.nextSeq}: the queue's record does not match the log`,
+          );
         this.#side.finished(turn.startSeq, state.nextSeq);
         return;
       }
       if (turn.status === "queued") this.#sawQueued = true;
       else {
-        // Before its start is recorded, the log ends where the previous turn (and any repair) left it.
-        this.#side.anchor(turn.startSeq ?? state.nextSeq, this.#sawQueued);
+        // Before its start is recorded, the log ends where the previous turn (and any repair) left it
+        // (and a start no log can have — a row written by hand — is read as not recorded yet).
+        const start = turn.startSeq !== null && inLog(turn.startSeq, state.nextSeq) ? turn.startSeq : state.nextSeq;
+        this.#side.anchor(start, this.#sawQueued);
         if (turn.attempts > this.#announced) {
           this.#announced = turn.attempts;
           if (!this.#claimHeard) await this.announce(); // found running: announced now
@@ -220,3 +228,7 @@ export class QueueWatch {
     });
   }
 }
+
+/** Whether `startSeq` is a position the log (ending before `nextSeq`) can have started a turn at. */
+const inLog = (startSeq: number, nextSeq: number): boolean =>
+  Number.isSafeInteger(startSeq) && startSeq >= 0 && startSeq <= nextSeq;

@@ -223,8 +223,9 @@ export async function closeAdopted(context: TurnRunnerContext, adopted: AdoptedT
   await giveUp(context, store, adopted.sessionId, where);
 }
 
-/** The first `turn/end` at or after `seq` (the one turn a claim's prompt started there). */
+/** The first `turn/end` at or after `seq` (the one turn a claim's prompt started there); none for a `seq` no log position can be (a row written by hand). */
 function turnEndAfter(session: Session, seq: number): TurnOutcome | undefined {
+  if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
   for (let i = seq; i < session.length; i++) {
     const event = session.eventAt(i);
     if (event?.type === "turn/end") return event.data as TurnOutcome;

@@ -322,6 +322,40 @@ describe("unknown turns and sessions", () => {
     expect(delivered).toEqual(readable.map(committedTurnEvent));
   });
 
+  test("a finished turn recorded from a seq no log has (a row written by hand) is not-run at once, not a wait for ever (found from outside)", async () => {
+    const client = await database().client();
+    const first = await client.enqueueTurn({ sessionId: "follow-crafted", prompt: "zero", profile: "echo" });
+    await database().worker({ profiles });
+    await client.awaitTurn(first, { timeoutMs: 20_000 });
+    for (const startSeq of [999_999_999, -7]) {
+      const [row] = await database().query<{ id: string }>(
+        `INSERT INTO keelson_turns (session_id, prompt, profile, status, attempts, start_seq, outcome)
+         VALUES ('follow-crafted', 'crafted', 'echo', 'done', 1, $1, '{"turn":9,"reason":"completed","saved":true}')
+         RETURNING id::text AS id`,
+        [startSeq],
+      );
+      const error = await rejection(() => client.stream(row!.id).next());
+      expect(error).toMatchObject({ code: "not-run", message: expect.stringMatching(/does not match the log/) });
+    }
+  });
+
+  test("a running turn recorded from a seq no log has, its worker gone: closed interrupted, not done with an earlier turn's outcome", async () => {
+    const client = await database().client();
+    const first = await client.enqueueTurn({ sessionId: "follow-crafted-running", prompt: "zero", profile: "echo" });
+    const worker = await database().worker({ profiles });
+    await client.awaitTurn(first, { timeoutMs: 20_000 });
+    await worker.stop();
+    const [row] = await database().query<{ id: string }>(
+      `INSERT INTO keelson_turns (session_id, prompt, profile, status, attempts, start_seq, claimed_by)
+       VALUES ('follow-crafted-running', 'crafted', 'echo', 'running', 1, -7, 'a-worker-gone')
+       RETURNING id::text AS id`,
+    );
+    await database().worker({ profiles });
+    const record = await client.awaitTurn(row!.id, { timeoutMs: 20_000 });
+    expect(record.status).toBe("interrupted");
+    expect(record.outcome).toBeUndefined();
+  });
+
   test("an unknown session is not-found; a `from` beyond the log is position-beyond-log, not a seq invalid-position", async () => {
     const client = await database().client();
     expect(await rejection(() => client.streamSession("no-such-session").next())).toMatchObject({ code: "not-found" });
