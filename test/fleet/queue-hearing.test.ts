@@ -113,7 +113,9 @@ describe("hearing the queue only while a slot may claim", () => {
     await database().query("SELECT pg_notify('keelson_follow', 'hear-sentinel')");
     await until(() => (hearing.heard.get("keelson_follow") ?? 0) >= 1, "the sentinel");
     expect(hearing.heard.get(QUEUE_CHANNEL) ?? 0).toBe(heardBefore);
-    expect(heardBefore).toBeLessThanOrEqual(4); // the one that made it UNLISTEN, and any already on their way
+    // Before the UNLISTEN took effect at most five were sent: the held turn's queued and running, and
+    // the three busy enqueues' (under load all five can arrive before it; a bound of 4 flaked once).
+    expect(heardBefore).toBeLessThanOrEqual(5);
 
     // The gate opens: the slot finishes, then claims the waiting turns one after the other
     // (a slot that finished looks again by itself), then waits — hearing the queue again first.
