@@ -54,23 +54,28 @@ function hearingPool(url: string): Hearing {
   return hearing;
 }
 
-/** A profile whose model answers once `open()` was called. */
-function gated(): { profile: AgentProfile; open: () => void } {
+/** A profile whose model answers once `open()` was called; `reached` resolves when the model is first called. */
+function gated(): { profile: AgentProfile; open: () => void; reached: Promise<void> } {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => {
     open = resolve;
+  });
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
   });
   const profile: AgentProfile = {
     provider: () =>
       new EmulatorProvider({
         model: async () => {
+          reach();
           await gate;
           return { text: "through the gate" };
         },
       }),
     model: "emulator:gate",
   };
-  return { profile, open };
+  return { profile, open, reached };
 }
 
 describe("hearing the queue only while a slot may claim", () => {
@@ -101,6 +106,10 @@ describe("hearing the queue only while a slot may claim", () => {
     // The one slot runs a turn that waits at the gate: nothing it hears now can be claimed.
     const held = await client.enqueueTurn({ sessionId: "hear-1", prompt: "wait", profile: "gate" });
     await until(async () => (await client.turn(held)).status === "running", "the gated turn running");
+    // Running in the worker, not only claimed in the table: its slot counts as busy from here (the
+    // claim's own notify statement comes between the two; enqueues heard in that window found the
+    // slot not yet counted, and under load no later notification came to deafen it).
+    await gate.reached;
     const busy = [];
     for (let i = 0; i < 3; i++)
       busy.push(await client.enqueueTurn({ sessionId: `hear-b${i}`, prompt: `busy ${i}`, profile: "echo" }));
