@@ -5,6 +5,7 @@
 // this stays a fold over the parent's log.
 import { type SubagentLink, subagentLinks } from "./subagent-links.js";
 import type { SessionEvent, SessionMeta } from "./types.js";
+import { previewJson } from "../json/index.js";
 
 /** What the check reads of a stored child; `undefined` from the loader: no such session. */
 export interface ChildState {
@@ -52,7 +53,7 @@ export async function checkSubagents(
         problem(
           link,
           "subagent-mislinked",
-          `says it was spawned by ${by === undefined ? "nothing" : `${by.session} call ${by.callId}`}, not ${parent.id} call ${link.callId}`,
+          `says it was spawned by ${by === undefined ? "nothing" : `${by.session} call ${previewJson(by.callId, 80)}`}, not ${parent.id} call ${previewJson(link.callId, 80)}`,
         ),
       );
     if (child.open)

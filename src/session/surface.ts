@@ -2,6 +2,7 @@
 // `append` adds a tail node; a replace shadows nodes `start..end` (inclusive, by position) with
 // one new node and bumps `generation`. Nothing is deleted from the log; only the surface moves.
 // Nodes are immutable, so a session over a prefix of another's log (`prefixOf`) shares them.
+import { previewJson } from "../json/index.js";
 import type { Message } from "../messages/index.js";
 import { deriveEventMessage } from "./derive.js";
 import { SessionError } from "./errors.js";
@@ -99,7 +100,10 @@ export class Surface {
       const callId = replacement.content[0].callId;
       const only = regionMessages.length === 1 ? regionMessages[0] : undefined;
       if (only?.role !== "tool" || only.content[0].callId !== callId) {
-        fail("replace-splits-tool-pair", `a tool/result may only replace the single result of call ${callId}`);
+        fail(
+          "replace-splits-tool-pair",
+          `a tool/result may only replace the single result of call ${previewJson(callId, 80)}`,
+        );
       }
     } else if (!isPairingBalanced([...regionMessages, replacement])) {
       fail("replace-splits-tool-pair", `replacing nodes ${start}..${end} would separate a tool call from its result`);

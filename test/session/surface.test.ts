@@ -146,6 +146,18 @@ describe("a tool/result replace (pruning)", () => {
     );
   });
 
+  test("the refusal names a megabyte call id cut short: its message stays under 2,000 characters (reliability seed 64093)", () => {
+    const { s } = compactable();
+    let message = "";
+    try {
+      s.append("tool/result", pruned("日本語🚢é".repeat(100_000)), replace(2, 2));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/may only replace the single result of call "日本語/);
+    expect(message.length).toBeLessThan(2000);
+  });
+
   test("may not replace a node that is not a tool result", () => {
     const { s, callId } = compactable();
     expectRejectedUnchanged(
