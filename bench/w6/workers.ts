@@ -2,12 +2,11 @@
 // processes (`node bin/keelson.js worker --emulator --concurrency C --emulator-latency-ms L`, the
 // built-in emulator profile) at a realistic 200 ms model latency and at zero latency, with the
 // CPU a turn costs split between the workers and PostgreSQL; and the time another worker takes to
-// take over the session of a worker killed (SIGKILL) mid-turn. Each row warms its workers up
-// first (WARMUP_TURNS per session for each worker process, not counted: JIT, connections, each
-// worker's cache of logs) so the CPU per turn is the steady state — every process warmed by as many
-// turns as the one-worker row's (with a fixed 2 turns per session, each of 4 workers had run a
-// quarter as many when measuring started and was still compiling: TurboFan ~1.9 ms of its 9.7 ms
-// per turn, one worker ~1.1 of 6.0 — perf samples of the workers, 2026-12-04); the measured turns are enqueued by one stream per
+// take over the session of a worker killed (SIGKILL) mid-turn. Each row serves as many sessions
+// per worker (4 workers: 4 × the sessions, each as long) and first warms its workers up (a number
+// of untimed turns in each session: JIT, connections, each worker's cache of logs), so every timed
+// turn is the same turn of a session of the same length on a process as warm as the one-worker
+// row's; the measured turns are enqueued by one stream per
 // session at once (a single sequential enqueuer was the bottleneck of the old rows), and the
 // end is awaited with one count query every 50 ms (not one awaitTurn poll per turn, whose cost
 // landed in PostgreSQL's CPU per turn). The load average is recorded with every row: on a
@@ -39,7 +38,7 @@ export interface WorkerRow {
   readonly load: readonly [number, number];
 }
 
-/** Turns per session and per worker process run before each row's measurement (not counted). */
+/** Untimed turns in each session before a row's measurement, unless the row says otherwise. */
 const WARMUP_TURNS = 2;
 
 /** CPU ms (user + system) of the live processes `pids`. */
@@ -187,11 +186,17 @@ export async function stopWorkers(children: readonly ChildProcess[]): Promise<vo
 }
 
 /**
- * Enqueues `turnsPerSession` turns per worker in each of `sessions` sessions and waits for all of
- * them with `workers` workers: every worker process runs about as many timed turns as the one of
- * the 1-worker row, so CPU per turn is each process's steady state, not its fixed costs (the JIT's
- * late compiles, timers, heartbeats, collections) spread over a quarter of the turns (#20 F21:
- * 4 × 2 slots at 200 ms measured 6.85 ms/turn with 120 timed turns per process, 5.55 with 480).
+ * Runs `turnsPerSession` timed turns in each of `sessions` sessions per worker (4 workers: 4 × as
+ * many sessions, each as long as in the 1-worker row) with `workers` workers, after `warmupTurns`
+ * untimed turns in each session. Every worker process runs about as many turns as the one of the
+ * 1-worker row, and every timed turn is the same turn of a session of the same length, so the rows
+ * differ only by the number of workers (#20 F21). Two things the rows once differed by: with
+ * 4 × the turns per session instead of 4 × the sessions, the 4-worker row timed turns 9–48 of its
+ * sessions against turns 3–12 — and a worker's CPU per turn grows with the history its request
+ * carries (the emulator runs in the worker: 2.4 ms a turn at turns 1–2 against 2.6–2.9 at 41–52,
+ * 2026-12-05); with 2 warm-up turns per session (96 per worker) the timed turns fell inside the
+ * JIT's warm-up, where one worker's CPU per turn still falls from ~6 to ~2.5–3 ms over its first
+ * ~700 turns, so the rows' ratio moved with when each process's compiles landed.
  */
 export async function turnsPerSecond(
   url: string,
@@ -202,6 +207,7 @@ export async function turnsPerSecond(
   sessions: number,
   turnsPerSession: number,
   tag: string,
+  warmupTurns = WARMUP_TURNS,
 ): Promise<WorkerRow> {
   const client = await openFleetClient(url);
   const children = await Promise.all(
@@ -209,11 +215,11 @@ export async function turnsPerSecond(
   );
   const pids = new Set(children.map((c) => c.pid!));
   const workerCpu = (): number => cpuMsOf(pids);
-  /** Enqueues `turns` turns per session (one stream per session) and waits until all are finished. */
+  /** Enqueues `turns` turns in each session (one stream per session) and waits until all are finished. */
   const batch = async (turns: number, label: string): Promise<string[]> => {
     const ids: string[] = [];
     await Promise.all(
-      Array.from({ length: sessions }, async (_, s) => {
+      Array.from({ length: sessions * workers }, async (_, s) => {
         for (let t = 0; t < turns; t++)
           ids.push(
             await client.enqueueTurn({
@@ -228,13 +234,13 @@ export async function turnsPerSecond(
     return ids;
   };
   try {
-    await batch(WARMUP_TURNS * workers, "warm-up ");
+    await batch(warmupTurns, "warm-up ");
     const l0 = loadavg()[0]!;
     const w0 = workerCpu();
     const s0 = switchesOf(pids);
     const p0 = postgresCpuMs(postmasterPid);
     const t0 = performance.now();
-    const ids = await batch(turnsPerSession * workers, "");
+    const ids = await batch(turnsPerSession, "");
     const seconds = (performance.now() - t0) / 1000;
     const workerMs = workerCpu() - w0;
     const s1 = switchesOf(pids);
