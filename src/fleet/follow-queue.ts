@@ -9,6 +9,7 @@
 import { fleetDbError } from "./fleet-pool.js";
 import { type FollowState, LeaseJudge, readFollowState } from "./follow-state.js";
 import { FOLLOW_MARK_MS } from "./status-poll.js";
+import { announcementText } from "./follow-announcement.js";
 import { FOLLOW_CHANNEL } from "./follow-wire.js";
 import type { FollowPort, FollowTarget } from "./turn-follower.js";
 import { ANNOUNCE_FOLLOW, TURN_SESSION } from "./turn-queries.js";
@@ -105,7 +106,8 @@ export class QueueWatch {
     const seal = await this.#port.seal().catch(() => undefined); // the follower's start read it (or failed on it)
     if (sessionId === undefined || seal === undefined) return;
     // Sealed: only the fleet's workers (holders of the follow key) learn which session is followed.
-    await this.#port.pool.query(ANNOUNCE_FOLLOW, [seal.seal(FOLLOW_CHANNEL, sessionId)]).catch(() => undefined);
+    const text = announcementText(sessionId, Date.now()); // fresh and single-use (follow-announcement.ts)
+    await this.#port.pool.query(ANNOUNCE_FOLLOW, [seal.seal(FOLLOW_CHANNEL, text)]).catch(() => undefined);
   }
 
   /** Session mode: a turn this follower did not know of runs (its message arrived). */

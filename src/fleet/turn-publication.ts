@@ -11,6 +11,7 @@
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { PgPool } from "../store/postgres/index.js";
+import { AnnouncementCheck } from "./follow-announcement.js";
 import type { FollowSeal } from "./follow-seal.js";
 import { FOLLOW_CHANNEL, liveChannel, PublishBatch } from "./follow-wire.js";
 import { type LiveSource, LiveSender } from "./live-sender.js";
@@ -136,15 +137,17 @@ export class Publications {
   readonly #sender: LiveSender;
   readonly #onError: OnError;
   readonly #seal: FollowSeal;
+  readonly #announcements: AnnouncementCheck;
   readonly #bySession = new Map<string, TurnPublication>();
   /** Announcements of sessions running nothing here: when each was heard (performance.now). */
   readonly #heard = new Map<string, number>();
   readonly #closing = new Set<Promise<void>>();
 
-  constructor(pool: PgPool, onError: OnError, seal: FollowSeal) {
+  constructor(pool: PgPool, onError: OnError, seal: FollowSeal, now: () => number = Date.now) {
     this.#sender = new LiveSender(pool, (error) => onError(error, "publishing followed turns"));
     this.#onError = onError;
     this.#seal = seal;
+    this.#announcements = new AnnouncementCheck(now);
   }
 
   /** Registers a claimed turn (at its claim, before it starts: an announcement from then on is heard). */
@@ -159,9 +162,13 @@ export class Publications {
     return publication;
   }
 
-  /** A payload heard on FOLLOW_CHANNEL: an announcement when it opens with the follow key (anything else is dropped). */
+  /**
+   * A payload heard on FOLLOW_CHANNEL: an announcement when it opens with the follow key and is
+   * fresh and new (follow-announcement.ts); anything else is dropped.
+   */
   hear(payload: string): void {
-    const sessionId = this.#seal.open(FOLLOW_CHANNEL, payload);
+    const text = this.#seal.open(FOLLOW_CHANNEL, payload);
+    const sessionId = text === undefined ? undefined : this.#announcements.accept(payload, text);
     if (sessionId !== undefined) this.announced(sessionId);
   }
 

@@ -5,6 +5,8 @@
 // (nobody follows: nothing on any live channel) and unknown turns and sessions.
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
+import { announcementText } from "../../src/fleet/follow-announcement.js";
+import { FollowSeal } from "../../src/fleet/follow-seal.js";
 import { FleetError, liveChannel } from "../../src/fleet/index.js";
 import type { Provider, StreamChunk } from "../../src/llm/core.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
@@ -473,5 +475,72 @@ describe("a login of the database that may not read the fleet's tables (decision
       await outsider.end().catch(() => undefined);
       await database().query(`DROP ROLE IF EXISTS ${role}`);
     }
+  });
+
+  test("a captured announcement replayed makes no worker publish a turn nobody follows", async () => {
+    const [row] = await database().query<{ follow_key: Buffer }>("SELECT follow_key FROM keelson_fleet_secret");
+    const seal = new FollowSeal(row!.follow_key);
+    const replayedSession = "replay-target";
+    const sentinelSession = "replay-sentinel";
+    // What an outsider could have captured earlier: a real announcement of the target session.
+    const captured = seal.seal("keelson_follow", announcementText(replayedSession, Date.now()));
+    const gates = {
+      a: { text: deferred(), call: deferred(), reached: deferred() },
+      b: { text: deferred(), call: deferred(), reached: deferred() },
+    };
+    await database().worker({
+      profiles: { "gated-a": gatedProfile(gates.a).gated, "gated-b": gatedProfile(gates.b).gated },
+      concurrency: 2,
+    });
+    const client = await database().client();
+    // The target's first turn is announced by that payload itself, so the worker has believed it once.
+    const heardLive: string[] = [];
+    const listener = new pg.Client({ connectionString: database().url });
+    listeners.push(listener);
+    await listener.connect();
+    listener.on("notification", (m) => heardLive.push(m.channel));
+    await listener.query(`LISTEN ${liveChannel(replayedSession)}; LISTEN ${liveChannel(sentinelSession)}`);
+    const target = await client.enqueueTurn({
+      sessionId: replayedSession,
+      prompt: "nobody follows",
+      profile: "gated-a",
+    });
+    const sentinel = await client.enqueueTurn({ sessionId: sentinelSession, prompt: "followed", profile: "gated-b" });
+    await gates.a.reached.promise;
+    await gates.b.reached.promise;
+    await database().query("SELECT pg_notify('keelson_follow', $1)", [captured]); // believed: the first time
+    await database().query("SELECT pg_notify('keelson_follow', $1)", [
+      seal.seal("keelson_follow", announcementText(sentinelSession, Date.now())),
+    ]);
+    while (!heardLive.includes(liveChannel(sentinelSession)) || !heardLive.includes(liveChannel(replayedSession)))
+      await listener.query("SELECT 1");
+    gates.a.text.resolve();
+    gates.a.call.resolve();
+    gates.b.text.resolve();
+    gates.b.call.resolve();
+    expect((await client.awaitTurn(target, { timeoutMs: 20_000 })).status).toBe("done");
+    expect((await client.awaitTurn(sentinel, { timeoutMs: 20_000 })).status).toBe("done");
+
+    // The next turn of each session, nobody following either: the captured payload again, then a fresh
+    // announcement of the sentinel — heard after it on the same connection, so once the sentinel's
+    // turn is published the replay has been judged.
+    for (const g of [gates.a, gates.b]) Object.assign(g, { text: deferred(), call: deferred(), reached: deferred() });
+    const again = await client.enqueueTurn({ sessionId: replayedSession, prompt: "still nobody", profile: "gated-a" });
+    const sentinelAgain = await client.enqueueTurn({ sessionId: sentinelSession, prompt: "again", profile: "gated-b" });
+    await gates.a.reached.promise;
+    await gates.b.reached.promise;
+    heardLive.length = 0;
+    await database().query("SELECT pg_notify('keelson_follow', $1)", [captured]); // a replay
+    await database().query("SELECT pg_notify('keelson_follow', $1)", [
+      seal.seal("keelson_follow", announcementText(sentinelSession, Date.now())),
+    ]);
+    while (!heardLive.includes(liveChannel(sentinelSession))) await listener.query("SELECT 1");
+    gates.a.text.resolve();
+    gates.a.call.resolve();
+    gates.b.text.resolve();
+    gates.b.call.resolve();
+    expect((await client.awaitTurn(again, { timeoutMs: 20_000 })).status).toBe("done");
+    expect((await client.awaitTurn(sentinelAgain, { timeoutMs: 20_000 })).status).toBe("done");
+    expect(heardLive.filter((c) => c === liveChannel(replayedSession))).toEqual([]);
   });
 });
