@@ -493,6 +493,14 @@ describe("a login of the database that may not read the fleet's tables (decision
       concurrency: 2,
     });
     const client = await database().client();
+    /** Opens both sessions' gates and waits for their turns `a` and `b` to finish done. */
+    const finishBoth = async (a: string, b: string): Promise<void> => {
+      for (const g of [gates.a, gates.b]) {
+        g.text.resolve();
+        g.call.resolve();
+      }
+      for (const id of [a, b]) expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
+    };
     // The target's first turn is announced by that payload itself, so the worker has believed it once.
     const heardLive: string[] = [];
     const listener = new pg.Client({ connectionString: database().url });
@@ -514,12 +522,7 @@ describe("a login of the database that may not read the fleet's tables (decision
     ]);
     while (!heardLive.includes(liveChannel(sentinelSession)) || !heardLive.includes(liveChannel(replayedSession)))
       await listener.query("SELECT 1");
-    gates.a.text.resolve();
-    gates.a.call.resolve();
-    gates.b.text.resolve();
-    gates.b.call.resolve();
-    expect((await client.awaitTurn(target, { timeoutMs: 20_000 })).status).toBe("done");
-    expect((await client.awaitTurn(sentinel, { timeoutMs: 20_000 })).status).toBe("done");
+    await finishBoth(target, sentinel);
 
     // The next turn of each session, nobody following either: the captured payload again, then a fresh
     // announcement of the sentinel — heard after it on the same connection, so once the sentinel's
@@ -535,12 +538,7 @@ describe("a login of the database that may not read the fleet's tables (decision
       seal.seal("keelson_follow", announcementText(sentinelSession, Date.now())),
     ]);
     while (!heardLive.includes(liveChannel(sentinelSession))) await listener.query("SELECT 1");
-    gates.a.text.resolve();
-    gates.a.call.resolve();
-    gates.b.text.resolve();
-    gates.b.call.resolve();
-    expect((await client.awaitTurn(again, { timeoutMs: 20_000 })).status).toBe("done");
-    expect((await client.awaitTurn(sentinelAgain, { timeoutMs: 20_000 })).status).toBe("done");
+    await finishBoth(again, sentinelAgain);
     expect(heardLive.filter((c) => c === liveChannel(replayedSession))).toEqual([]);
   });
 });
