@@ -143,11 +143,11 @@ export class Publications {
   readonly #heard = new Map<string, number>();
   readonly #closing = new Set<Promise<void>>();
 
-  constructor(pool: PgPool, onError: OnError, seal: FollowSeal, now: () => number = Date.now) {
+  constructor(pool: PgPool, onError: OnError, seal: FollowSeal) {
     this.#sender = new LiveSender(pool, (error) => onError(error, "publishing followed turns"));
     this.#onError = onError;
     this.#seal = seal;
-    this.#announcements = new AnnouncementCheck(now);
+    this.#announcements = new AnnouncementCheck();
   }
 
   /** Registers a claimed turn (at its claim, before it starts: an announcement from then on is heard). */
