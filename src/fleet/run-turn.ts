@@ -17,7 +17,7 @@ import type { AdoptedTurn, ClaimedTurn } from "./claim-turn.js";
 import type { LeaseWatch } from "./lease-watch.js";
 import type { Publications, TurnPublication } from "./turn-publication.js";
 import { notifyTurns } from "./notify-turns.js";
-import { CLEAR_SESSION, MARK_FINISHED, MARK_STARTED } from "./turn-queries.js";
+import { CLEAR_SESSION, FINISH_AND_RELEASE, MARK_FINISHED, MARK_STARTED } from "./turn-queries.js";
 import type { TurnStatus, WorkerTurnEvent } from "./types.js";
 
 /** What running a turn needs from its worker. */
@@ -187,7 +187,9 @@ async function runStarted(
   const status = statusOf(outcome);
   const stored = { turn: outcome.turn, reason: outcome.reason.kind, saved: true };
   const error = outcome.reason.kind === "error" ? outcome.reason.message : undefined;
-  await finish(context, claim, status, stored, error);
+  // The end and the release in one commit; the store then only lets go of the session (no statement).
+  const lease = { epoch: claim.epoch, cleared: () => store.leaseCleared(claim.sessionId, claim.epoch) };
+  await finish(context, claim, status, stored, error, "finished", undefined, lease);
   await release(context, agent, store, where);
 }
 
@@ -269,6 +271,11 @@ async function durable(
   }
 }
 
+/**
+ * Records how the turn ended (MARK_FINISHED), then notifies it. With `lease` (the epoch the claim
+ * holds the session at), the same statement also gives the lease up (FINISH_AND_RELEASE), and
+ * `lease.cleared` is told when it did.
+ */
 async function finish(
   context: TurnRunnerContext,
   claim: Pick<ClaimedTurn, "id" | "sessionId" | "attempts">,
@@ -277,6 +284,7 @@ async function finish(
   error: string | undefined,
   kind: "finished" | "recovered" = "finished",
   errorCode?: string,
+  lease?: { readonly epoch: number; readonly cleared: () => void },
 ): Promise<void> {
   const values = [
     claim.id,
@@ -287,11 +295,16 @@ async function finish(
     error ?? null,
     errorCode ?? null,
   ];
-  const recorded = await retried(() => context.pool.query(MARK_FINISHED, values)).catch((e: unknown) => {
+  const recorded = await retried(() =>
+    lease === undefined
+      ? context.pool.query<{ released?: boolean }>(MARK_FINISHED, values)
+      : context.pool.query<{ released?: boolean }>(FINISH_AND_RELEASE, [...values, claim.sessionId, lease.epoch]),
+  ).catch((e: unknown) => {
     context.onError(e, `recording the end of turn ${claim.id}`);
     return undefined;
   });
   const kept = recorded?.rows.length === 1;
+  if (kept && recorded.rows[0]!.released === true) lease?.cleared();
   // Committed: now its notification (waiting clients, followers), sent on its own (decision 0036).
   if (kept)
     await notifyTurns(context.pool, [`${claim.id} ${status}`], (e) =>

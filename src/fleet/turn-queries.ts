@@ -184,6 +184,33 @@ export const MARK_FINISHED = `UPDATE keelson_turns SET status = $4, outcome = $5
   WHERE id = $1 AND status = 'running' AND claimed_by = $2 AND attempts = $3
   RETURNING id::text AS id`;
 
+/**
+ * MARK_FINISHED ($1–$7 as there) and, in the same statement, the release of owner $2's lease on
+ * the turn's session $8 at epoch $9 — one commit where a finished turn took two (#20 F21). The
+ * lease is cleared only when the turn was recorded (a lost claim leaves it to the store's own
+ * release) and only while owner and epoch still match. Lock order as everywhere: the session row
+ * (`lk`, locked before the turn row can be: the turn's update joins it) before its turn row.
+ * Returns the turn's id and `released`: whether the lease was cleared here (then the caller's
+ * store must not clear it again: `leaseCleared`). The caller notifies `<id> <status>` once this
+ * has committed (NOTIFY_TURNS).
+ */
+export const FINISH_AND_RELEASE = `WITH lk AS MATERIALIZED (
+    SELECT id FROM keelson_sessions WHERE id = $8 FOR NO KEY UPDATE
+  ), t AS (
+    UPDATE keelson_turns SET status = $4, outcome = $5::jsonb, error = $6, error_code = $7,
+      finished_at = now(), updated_at = now()
+    FROM lk
+    WHERE keelson_turns.id = $1 AND keelson_turns.session_id = lk.id AND keelson_turns.status = 'running'
+      AND keelson_turns.claimed_by = $2 AND keelson_turns.attempts = $3
+    RETURNING keelson_turns.id::text AS id
+  ), s AS (
+    UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL
+    FROM t
+    WHERE keelson_sessions.id = $8 AND keelson_sessions.lease_owner = $2 AND keelson_sessions.lease_epoch = $9
+    RETURNING keelson_sessions.id
+  )
+  SELECT t.id, EXISTS (SELECT 1 FROM s) AS released FROM t`;
+
 /** The sessions among $2 (text[]) whose lease owner $1 still holds live at the epochs $3 (bigint[]). */
 export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s
   JOIN unnest($2::text[], $3::bigint[]) AS h (id, epoch) ON h.id = s.id

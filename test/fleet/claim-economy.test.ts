@@ -191,6 +191,49 @@ describe("the claim in one statement (CLAIM_HEAD)", () => {
   });
 });
 
+describe("a finished turn's end and release (FINISH_AND_RELEASE)", () => {
+  test("one statement records the end and gives the lease up: the store sends no release of its own", async () => {
+    await database().query("DELETE FROM keelson_turns");
+    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const { startWorker } = await import("../../src/fleet/index.js");
+    const texts: string[] = [];
+    const pool = new pg.Pool({ connectionString: database().url, max: 4 });
+    pool.on("error", () => undefined);
+    pool.on("connect", (connected) => {
+      connected.on("error", () => undefined);
+      const query = connected.query.bind(connected) as (...args: unknown[]) => unknown;
+      (connected as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const config = args[0] as string | { text?: string };
+        texts.push(String(typeof config === "string" ? config : config?.text).replace(/\s+/g, " "));
+        return query(...args);
+      };
+    });
+    const worker = await startWorker({ store: pool as unknown as PgPool, profiles, concurrency: 1, pollMs: 600_000 });
+    try {
+      const client = await database().client();
+      const turns = 6;
+      for (let i = 0; i < turns; i++) {
+        const id = await client.enqueueTurn({ sessionId: `release-${i % 2}`, prompt: `turn ${i}`, profile: "echo" });
+        expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
+        // Released with its end: the session is free the moment the turn is done.
+        const [lease] = await database().query<{ owner: string | null }>(
+          "SELECT lease_owner AS owner FROM keelson_sessions WHERE id = $1",
+          [`release-${i % 2}`],
+        );
+        expect(lease?.owner).toBeNull();
+      }
+      await until(() => worker.running === 0, "the worker's slot to be free");
+      const count = (head: string) => texts.filter((t) => t.trimStart().startsWith(head)).length;
+      expect(count("WITH lk AS MATERIALIZED")).toBe(turns); // FINISH_AND_RELEASE
+      expect(count("UPDATE keelson_sessions SET lease_owner = NULL")).toBe(0); // no CLEAR_LEASE: 7 statements a turn, 8 before
+      expect(count("UPDATE keelson_turns SET status = $4")).toBe(0); // no separate MARK_FINISHED
+    } finally {
+      await worker.stop({ mode: "cancel" });
+      await pool.end();
+    }
+  }, 60_000);
+});
+
 describe("IdleSlots and ClaimRace (no database)", () => {
   afterEach(() => vi.useRealTimers());
 

@@ -6,8 +6,10 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { resolve } from "node:path";
+import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/session/index.js";
+import { type PgPool, PostgresSessionStore } from "../../src/store/postgres/index.js";
 import { newSession, text, twoTurnLog } from "../support/builders.js";
 import { crashedLog, expectStoreError } from "../support/store-expect.js";
 import { usePgDatabase } from "./postgres-harness.js";
@@ -159,6 +161,51 @@ describe("leases", () => {
     withdrawn.adoptLease(open.id, undefined);
     await withdrawn.load(open.id);
     expect(await leaseOf(open.id)).toMatchObject({ lease_owner: withdrawn.owner, epoch: 4, live: true });
+  });
+
+  test("leaseCleared: a lease the caller's own statement gave up is not cleared again, nor renewed; another epoch is ignored", async () => {
+    const pool = new pg.Pool({ connectionString: database().url, max: 2 });
+    const sent: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const config = args[0] as string | { text?: string };
+      sent.push(
+        String(typeof config === "string" ? config : config?.text)
+          .replace(/\s+/g, " ")
+          .trim(),
+      );
+      return query(...args);
+    };
+    const holder = new PostgresSessionStore({ pool: pool as unknown as PgPool });
+    try {
+      const cleared = twoTurnLog(newSession("cleared"));
+      const kept = twoTurnLog(newSession("kept"));
+      for (const log of [cleared, kept]) await holder.create(log.header, log.events);
+      // The caller gives the first lease up in a statement of its own (the fleet's FINISH_AND_RELEASE)…
+      await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1", [
+        cleared.id,
+      ]);
+      holder.leaseCleared(cleared.id, 1);
+      holder.leaseCleared(kept.id, 7); // not the epoch held: ignored
+      sent.length = 0;
+      // …so the heartbeat renews only the other one, and releasing it sends nothing.
+      expect(await holder.renewLeases()).toEqual([kept.id]);
+      expect(sent.filter((t) => t.includes("lease_heartbeat_at"))).toHaveLength(1);
+      sent.length = 0;
+      await holder.release(cleared.id);
+      expect(sent).toEqual([]);
+      expect(await leaseOf(cleared.id)).toMatchObject({ lease_owner: null, epoch: 1 });
+      // The other is released as always.
+      await holder.release(kept.id);
+      expect(sent.filter((t) => t.startsWith("UPDATE keelson_sessions SET lease_owner = NULL"))).toHaveLength(1);
+      expect(await leaseOf(kept.id)).toMatchObject({ lease_owner: null, epoch: 1 });
+      // Released, the session is no longer held: a later leaseCleared does nothing.
+      holder.leaseCleared(kept.id, 1);
+      expect(await holder.renewLeases()).toEqual([]);
+    } finally {
+      await holder.close();
+      await pool.end();
+    }
   });
 
   test("an expired lease nobody took over still fences its holder ('lease-lost')", async () => {

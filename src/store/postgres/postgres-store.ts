@@ -46,6 +46,8 @@ interface Writer extends WriterState {
   title: string | undefined;
   /** Set when a flush found the log moved or the lease gone: retrying cannot succeed. */
   hopeless: StoreError | undefined;
+  /** Set by `leaseCleared`: the caller's own statement gave the lease up; release does not clear it again. */
+  cleared: boolean;
 }
 
 export class PostgresSessionStore implements SessionStore {
@@ -87,7 +89,7 @@ export class PostgresSessionStore implements SessionStore {
       () => this.#pool?.pool,
       this.owner,
       this.leaseMs,
-      () => [...this.#writers.values()].map((w) => [w.id, w.epoch] as const),
+      () => [...this.#writers.values()].filter((w) => !w.cleared).map((w) => [w.id, w.epoch] as const),
     );
     this.#tail = new EventTail(
       () => this.#connect(),
@@ -148,6 +150,7 @@ export class PostgresSessionStore implements SessionStore {
       flushing: Promise.resolve(),
       session,
       hopeless: undefined,
+      cleared: false,
     };
     this.#writers.set(id, writer);
     this.#known.set(id, { session, length });
@@ -271,6 +274,17 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
+   * The caller's own statement cleared this store's lease on `sessionId` at `epoch` (the fleet's
+   * finish: the turn's end and the release in one commit, #20 F21): the session's next `release`
+   * flushes as always — nothing may be pending, the lease is gone — but sends no statement to
+   * clear the lease again. Ignored when this store holds the session at another epoch.
+   */
+  leaseCleared(sessionId: string, epoch: number): void {
+    const writer = this.#writers.get(sessionId);
+    if (writer !== undefined && writer.epoch === epoch) writer.cleared = true;
+  }
+
+  /**
    * How many of session `sessionId`'s committed events this store holds (its next load of the
    * session reads only the rows after them), or undefined when it holds none. A fleet worker
    * prefers the sessions whose stored log is still that long (decision 0035).
@@ -386,7 +400,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async #clearLease(writer: Writer): Promise<void> {
     const pool = this.#pool?.pool;
-    if (pool === undefined) return;
+    if (pool === undefined || writer.cleared) return;
     // Idempotent: retried on a lost connection like a flush.
     const attempt = await retryConnection(this.#reconnect, () =>
       pool.query(CLEAR_LEASE, [writer.id, this.owner, writer.epoch]),
