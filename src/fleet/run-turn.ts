@@ -187,10 +187,13 @@ async function runStarted(
   const status = statusOf(outcome);
   const stored = { turn: outcome.turn, reason: outcome.reason.kind, saved: true };
   const error = outcome.reason.kind === "error" ? outcome.reason.message : undefined;
-  // The end and the release in one commit; the store then only lets go of the session (no statement).
-  const lease = { epoch: claim.epoch, cleared: () => store.leaseCleared(claim.sessionId, claim.epoch) };
-  await finish(context, claim, status, stored, error, "finished", undefined, lease);
+  // The store lets go of the session first, keeping its lease — the lease freed, another slot of
+  // this worker may claim the session's next turn at once, and its load must find no writer
+  // here —, then the end is recorded and the lease given up in one commit.
+  const epoch = store.keepLeaseOnRelease(claim.sessionId);
   await release(context, agent, store, where);
+  const released = await finish(context, claim, status, stored, error, "finished", undefined, epoch);
+  if (epoch !== undefined && !released) await clearLease(context, { sessionId: claim.sessionId, epoch });
 }
 
 /**
@@ -272,9 +275,9 @@ async function durable(
 }
 
 /**
- * Records how the turn ended (MARK_FINISHED), then notifies it. With `lease` (the epoch the claim
- * holds the session at), the same statement also gives the lease up (FINISH_AND_RELEASE), and
- * `lease.cleared` is told when it did.
+ * Records how the turn ended (MARK_FINISHED), then notifies it. With `leaseEpoch` (the epoch this
+ * worker holds the session's lease at, its store having let the session go), the same statement
+ * also gives the lease up (FINISH_AND_RELEASE); resolves whether it did.
  */
 async function finish(
   context: TurnRunnerContext,
@@ -284,8 +287,8 @@ async function finish(
   error: string | undefined,
   kind: "finished" | "recovered" = "finished",
   errorCode?: string,
-  lease?: { readonly epoch: number; readonly cleared: () => void },
-): Promise<void> {
+  leaseEpoch?: number,
+): Promise<boolean> {
   const values = [
     claim.id,
     context.owner,
@@ -296,15 +299,14 @@ async function finish(
     errorCode ?? null,
   ];
   const recorded = await retried(() =>
-    lease === undefined
+    leaseEpoch === undefined
       ? context.pool.query<{ released?: boolean }>(MARK_FINISHED, values)
-      : context.pool.query<{ released?: boolean }>(FINISH_AND_RELEASE, [...values, claim.sessionId, lease.epoch]),
+      : context.pool.query<{ released?: boolean }>(FINISH_AND_RELEASE, [...values, claim.sessionId, leaseEpoch]),
   ).catch((e: unknown) => {
     context.onError(e, `recording the end of turn ${claim.id}`);
     return undefined;
   });
   const kept = recorded?.rows.length === 1;
-  if (kept && recorded.rows[0]!.released === true) lease?.cleared();
   // Committed: now its notification (waiting clients, followers), sent on its own (decision 0036).
   if (kept)
     await notifyTurns(context.pool, [`${claim.id} ${status}`], (e) =>
@@ -316,6 +318,7 @@ async function finish(
     sessionId: claim.sessionId,
     status: kept ? status : "running",
   });
+  return kept && recorded.rows[0]!.released === true;
 }
 
 /** Disposes the agent (flush, release the lease); a session the store cannot let go of makes that store unusable. */

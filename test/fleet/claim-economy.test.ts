@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { ClaimRace } from "../../src/fleet/claim-race.js";
 import { claimTurn, type PreferredSession } from "../../src/fleet/claim-turn.js";
 import { IdleSlots } from "../../src/fleet/idle-slots.js";
-import type { Worker } from "../../src/fleet/index.js";
+import type { Worker, WorkerTurnEvent } from "../../src/fleet/index.js";
 import type { PgPool } from "../../src/store/postgres/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
@@ -231,6 +231,35 @@ describe("a finished turn's end and release (FINISH_AND_RELEASE)", () => {
       await worker.stop({ mode: "cancel" });
       await pool.end();
     }
+  }, 60_000);
+});
+
+describe("a session's next turn, queued before its turn ends, on a worker with idle slots", () => {
+  test("is claimed by another slot the moment the lease is free, and runs: never abandoned for a writer not yet let go", async () => {
+    // The store must let the session go before the finish frees its lease: an idle slot of the
+    // same worker claims the queued next turn at once (this worker holds the log: affinity), and a
+    // load that found the finishing slot's writer still registered failed `already-open` — the turn
+    // abandoned, the session stalled for a whole lease (the tree that had it: 3 of 3 runs stalled
+    // past awaitTurn's 20 s).
+    await database().query("DELETE FROM keelson_turns");
+    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const turnsSeen: WorkerTurnEvent[] = [];
+    const errors: string[] = [];
+    await database().worker({
+      profiles,
+      concurrency: 4,
+      leaseMs: 60_000, // an abandoned turn would wait for this: the test's timeout is far below it
+      onTurn: (event) => turnsSeen.push(event),
+      onError: (error, where) => errors.push(`${where}: ${String(error)}`),
+    });
+    const client = await database().client();
+    const ids: string[] = [];
+    for (let session = 0; session < 3; session++)
+      for (let i = 0; i < 8; i++)
+        ids.push(await client.enqueueTurn({ sessionId: `next-${session}`, prompt: `turn ${i}`, profile: "echo" }));
+    for (const id of ids) expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
+    expect(turnsSeen.filter((e) => e.kind === "abandoned")).toEqual([]);
+    expect(errors).toEqual([]);
   }, 60_000);
 });
 

@@ -163,7 +163,7 @@ describe("leases", () => {
     expect(await leaseOf(open.id)).toMatchObject({ lease_owner: withdrawn.owner, epoch: 4, live: true });
   });
 
-  test("leaseCleared: a lease the caller's own statement gave up is not cleared again, nor renewed; another epoch is ignored", async () => {
+  test("keepLeaseOnRelease: the release lets the session go but leaves the lease to the caller's own statement", async () => {
     const pool = new pg.Pool({ connectionString: database().url, max: 2 });
     const sent: string[] = [];
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
@@ -178,30 +178,26 @@ describe("leases", () => {
     };
     const holder = new PostgresSessionStore({ pool: pool as unknown as PgPool });
     try {
-      const cleared = twoTurnLog(newSession("cleared"));
+      const handed = twoTurnLog(newSession("handed"));
       const kept = twoTurnLog(newSession("kept"));
-      for (const log of [cleared, kept]) await holder.create(log.header, log.events);
-      // The caller gives the first lease up in a statement of its own (the fleet's FINISH_AND_RELEASE)…
-      await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1", [
-        cleared.id,
-      ]);
-      holder.leaseCleared(cleared.id, 1);
-      holder.leaseCleared(kept.id, 7); // not the epoch held: ignored
+      await holder.create(handed.header, handed.events.slice(0, -1));
+      await holder.create(kept.header, kept.events);
+      expect(holder.keepLeaseOnRelease("not-held")).toBeUndefined();
+      expect(holder.keepLeaseOnRelease(handed.id)).toBe(1); // the epoch, for the caller's guard
+      holder.append(handed.id, handed.events.slice(-1));
       sent.length = 0;
-      // …so the heartbeat renews only the other one, and releasing it sends nothing.
+      // The release still flushes what is pending, drops the session, and clears nothing…
+      await holder.release(handed.id);
+      expect(sent.some((t) => t.includes("lease_owner = NULL"))).toBe(false);
+      expect(await storedLines(handed.id)).toEqual(handed.events);
+      expect(await leaseOf(handed.id)).toMatchObject({ lease_owner: holder.owner, epoch: 1, live: true });
+      // …and the heartbeat no longer renews it: only the session still held.
       expect(await holder.renewLeases()).toEqual([kept.id]);
-      expect(sent.filter((t) => t.includes("lease_heartbeat_at"))).toHaveLength(1);
-      sent.length = 0;
-      await holder.release(cleared.id);
-      expect(sent).toEqual([]);
-      expect(await leaseOf(cleared.id)).toMatchObject({ lease_owner: null, epoch: 1 });
       // The other is released as always.
+      sent.length = 0;
       await holder.release(kept.id);
       expect(sent.filter((t) => t.startsWith("UPDATE keelson_sessions SET lease_owner = NULL"))).toHaveLength(1);
       expect(await leaseOf(kept.id)).toMatchObject({ lease_owner: null, epoch: 1 });
-      // Released, the session is no longer held: a later leaseCleared does nothing.
-      holder.leaseCleared(kept.id, 1);
-      expect(await holder.renewLeases()).toEqual([]);
     } finally {
       await holder.close();
       await pool.end();

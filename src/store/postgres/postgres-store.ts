@@ -46,8 +46,8 @@ interface Writer extends WriterState {
   title: string | undefined;
   /** Set when a flush found the log moved or the lease gone: retrying cannot succeed. */
   hopeless: StoreError | undefined;
-  /** Set by `leaseCleared`: the caller's own statement gave the lease up; release does not clear it again. */
-  cleared: boolean;
+  /** Set by `keepLeaseOnRelease`: release drops the session but leaves the lease to the caller's own statement. */
+  keepLease: boolean;
 }
 
 export class PostgresSessionStore implements SessionStore {
@@ -89,7 +89,7 @@ export class PostgresSessionStore implements SessionStore {
       () => this.#pool?.pool,
       this.owner,
       this.leaseMs,
-      () => [...this.#writers.values()].filter((w) => !w.cleared).map((w) => [w.id, w.epoch] as const),
+      () => [...this.#writers.values()].map((w) => [w.id, w.epoch] as const),
     );
     this.#tail = new EventTail(
       () => this.#connect(),
@@ -150,7 +150,7 @@ export class PostgresSessionStore implements SessionStore {
       flushing: Promise.resolve(),
       session,
       hopeless: undefined,
-      cleared: false,
+      keepLease: false,
     };
     this.#writers.set(id, writer);
     this.#known.set(id, { session, length });
@@ -274,14 +274,19 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
-   * The caller's own statement cleared this store's lease on `sessionId` at `epoch` (the fleet's
-   * finish: the turn's end and the release in one commit, #20 F21): the session's next `release`
-   * flushes as always — nothing may be pending, the lease is gone — but sends no statement to
-   * clear the lease again. Ignored when this store holds the session at another epoch.
+   * The next `release` of `sessionId` flushes and lets the session go as always but leaves its
+   * lease in place: the caller gives it up in a statement of its own (the fleet's finish records
+   * the turn's end and clears the lease in one commit, #20 F21) — after the release, so a new
+   * writable load of the session in this store, which a free lease makes possible at once, never
+   * finds the old writer. Returns the epoch the lease is held at (for that statement's guard), or
+   * undefined when this store does not hold the session. A release that finds the lease lost or
+   * the log moved clears it as always.
    */
-  leaseCleared(sessionId: string, epoch: number): void {
+  keepLeaseOnRelease(sessionId: string): number | undefined {
     const writer = this.#writers.get(sessionId);
-    if (writer !== undefined && writer.epoch === epoch) writer.cleared = true;
+    if (writer === undefined) return undefined;
+    writer.keepLease = true;
+    return writer.epoch;
   }
 
   /**
@@ -395,12 +400,12 @@ export class PostgresSessionStore implements SessionStore {
       throw e;
     }
     this.#writers.delete(sessionId);
-    await this.#clearLease(writer);
+    if (!writer.keepLease) await this.#clearLease(writer);
   }
 
   async #clearLease(writer: Writer): Promise<void> {
     const pool = this.#pool?.pool;
-    if (pool === undefined || writer.cleared) return;
+    if (pool === undefined) return;
     // Idempotent: retried on a lost connection like a flush.
     const attempt = await retryConnection(this.#reconnect, () =>
       pool.query(CLEAR_LEASE, [writer.id, this.owner, writer.epoch]),
