@@ -187,12 +187,12 @@ export const MARK_FINISHED = `UPDATE keelson_turns SET status = $4, outcome = $5
 /**
  * MARK_FINISHED ($1–$7 as there) and, in the same statement, the release of owner $2's lease on
  * the turn's session $8 at epoch $9 — one commit where a finished turn took two (#20 F21). The
- * lease is cleared only when the turn was recorded (a lost claim leaves it to the store's own
- * release) and only while owner and epoch still match. Lock order as everywhere: the session row
+ * caller's store has let the session go already, keeping the lease (`keepLeaseOnRelease`). The
+ * lease is cleared only when the turn was recorded and only while owner and epoch still match;
+ * otherwise the caller clears it (CLEAR_SESSION). Lock order as everywhere: the session row
  * (`lk`, locked before the turn row can be: the turn's update joins it) before its turn row.
- * Returns the turn's id and `released`: whether the lease was cleared here (then the caller's
- * store must not clear it again: `leaseCleared`). The caller notifies `<id> <status>` once this
- * has committed (NOTIFY_TURNS).
+ * Returns the turn's id and `released`: whether the lease was cleared here. The caller notifies
+ * `<id> <status>` once this has committed (NOTIFY_TURNS).
  */
 export const FINISH_AND_RELEASE = `WITH lk AS MATERIALIZED (
     SELECT id FROM keelson_sessions WHERE id = $8 FOR NO KEY UPDATE
