@@ -8,7 +8,8 @@
 import { checkStreamOptions, type TurnEvent } from "../loop/index.js";
 import { previewJson } from "../json/index.js";
 import { isSafeSessionId, Session } from "../session/index.js";
-import { StoreError } from "../store/index.js";
+import { isKeelsonError } from "../errors/index.js";
+import { StoreError, type StoreErrorCode } from "../store/index.js";
 import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
@@ -315,6 +316,17 @@ export class FleetClient {
   }
 
   /**
+   * Throws what would refuse `stream()` / `streamSession()` here — the schema not migrated or
+   * newer (`not-migrated`, `newer-version`), a login that may not read the fleet's follow key
+   * (`permission-denied`, decision 0037), the database away (`unavailable`) — and reads nothing
+   * else, writes nothing: ask it before queueing a turn to follow, so a refused follow leaves
+   * nothing queued (`keelson send --follow` does).
+   */
+  async checkFollow(): Promise<void> {
+    await this.#followSeal();
+  }
+
+  /**
    * The events of turn `turnId` as `agent.stream()` yields them, from whichever worker runs it, in
    * log order: from its `turn/start` (the committed events so far from the log, then live) to its
    * `turn-end` as the log holds it (without `outcome`: the worker has it; `turn()` has the record).
@@ -324,7 +336,9 @@ export class FleetClient {
    * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0016.
    */
   stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
-    return this.#follow({ kind: "turn", turnId }, options);
+    // A turn id given as a number (as `turn()` and `awaitTurn()` take it) is the same turn.
+    const id: unknown = turnId;
+    return this.#follow({ kind: "turn", turnId: typeof id === "number" ? String(id) : turnId }, options);
   }
 
   /**
@@ -413,6 +427,9 @@ export class FleetClient {
         await checkFleetSchema(this.#opened.pool, this.#opened.label);
       } catch (e) {
         this.#checked = undefined; // checked again next time (the database may be migrated meanwhile)
+        // The store's schema check says it as a StoreError: a fleet client's callers catch FleetError.
+        if (isKeelsonError<StoreErrorCode>(e, "not-migrated", "newer-version"))
+          throw new FleetError(e.code as "not-migrated" | "newer-version", e.message, { cause: e });
         throw fleetDbError(e, this.#opened.label, "checking the schema");
       }
     })();

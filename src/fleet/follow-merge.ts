@@ -7,7 +7,9 @@
 // answer carries them). A ref and a `turn-end` wait for the durable source: a follower's end is
 // always in the log. When the log's event at a seq differs from one delivered live (its worker
 // died or was fenced before saving it), the log wins: delivery goes back to that seq and goes on
-// from the log — the only case in which a seq is delivered again.
+// from the log — the only case in which a seq is delivered again. Live block events pass through
+// FollowBlocks first: a delta or an end only for a block whose start arrived, each block's text
+// once (a worker's restart repeats it), none for a block open while messages were missed.
 import { canonicalEquals, type JsonValue } from "../json/index.js";
 import {
   type CommittedTurnEvent,
@@ -20,6 +22,7 @@ import {
 /** What a follower queues between committed events: a live event, or a subagent's forwarded one. */
 type Live = LiveTurnEvent | SubagentTurnEvent;
 import type { SessionEvent } from "../session/index.js";
+import { FollowBlocks } from "./follow-blocks.js";
 import type { LiveMessage } from "./follow-wire.js";
 
 /** Default bound on the characters of live deltas held for a consumer that lags. */
@@ -52,6 +55,7 @@ export class FollowMerge {
   #live: QueuedLive[] = [];
   #liveChars = 0;
   #gapped: string | undefined;
+  readonly #blocks = new FollowBlocks();
   /** The highest attempt seen per turn, and its last message: an earlier attempt's messages are stale, one heard again is dropped. */
   readonly #attempts = new Map<string, { attempt: number; message: number }>();
 
@@ -97,14 +101,22 @@ export class FollowMerge {
     for (const event of events) this.#place(event.seq, committedTurnEvent(event), true);
   }
 
-  /** A worker's message; returns false when it was stale (an earlier attempt's). */
-  live(message: LiveMessage): boolean {
+  /**
+   * A worker's message: `stale` (an earlier attempt's, or one heard already) is dropped; `missed`
+   * — taken, but messages before it were not heard (the follower should ask for a restart:
+   * announce again) — and `taken`.
+   */
+  live(message: LiveMessage): "stale" | "missed" | "taken" {
     const newest = this.#attempts.get(message.turnId);
-    if (newest !== undefined && message.attempt < newest.attempt) return false;
+    if (newest !== undefined && message.attempt < newest.attempt) return "stale";
     // Within one attempt the worker numbers its messages 1, 2, …: one heard again (a payload replayed
     // on the channel by someone who heard it) is not delivered twice.
-    if (newest !== undefined && message.attempt === newest.attempt && message.message <= newest.message) return false;
+    if (newest !== undefined && message.attempt === newest.attempt && message.message <= newest.message) return "stale";
+    const missed = newest !== undefined && message.attempt === newest.attempt && message.message > newest.message + 1;
+    if (newest !== undefined && message.attempt > newest.attempt) this.#blocks.clear();
+    if (missed) this.#blocks.missed();
     this.#attempts.set(message.turnId, { attempt: message.attempt, message: message.message });
+    this.#blocks.message(message.restart);
     let after = message.afterSeq;
     for (const item of message.items) {
       if (item.type === "ref") after = item.seq;
@@ -113,7 +125,7 @@ export class FollowMerge {
         if (item.type !== "turn-end") this.#place(item.seq, item, false); // an end is taken from the log only
       } else this.#queueLive(after, item);
     }
-    return true;
+    return missed ? "missed" : "taken";
   }
 
   /** The next event in order, or undefined when the next one has not arrived. */
@@ -156,7 +168,9 @@ export class FollowMerge {
     this.#committed.set(seq, { event, durable });
   }
 
-  #queueLive(afterSeq: number, event: Live): void {
+  #queueLive(afterSeq: number, received: Live): void {
+    const event = this.#blocks.admit(afterSeq, received);
+    if (event === undefined) return;
     if (isDelta(event) && this.#gapped === `${event.turn}/${event.step}`) return;
     const tail = this.#live.at(-1);
     if (

@@ -42,6 +42,12 @@ export interface LiveMessage {
   readonly message: number;
   /** The last committed seq before the first item (live items follow the committed seq before them). */
   readonly afterSeq: number;
+  /**
+   * The turn published again from its start (its events so far, then the step so far: each open
+   * block's start and its text until now as one delta), for a follower that joined mid-turn; a
+   * follower that has them already takes only what is new (follow-blocks.ts).
+   */
+  readonly restart: boolean;
   readonly items: readonly WireItem[];
 }
 
@@ -65,6 +71,10 @@ export class PublishBatch {
   #afterSeq: number;
   #lastSeq: number;
   #message = 0;
+  /** Frames of messages finished before a restart, not sent yet. */
+  #finished: string[] = [];
+  /** The next message is a restart (`restart()`). */
+  #restart = false;
   #deltaChars = 0;
   /** `turn/step` whose deltas overflowed: its further deltas are dropped. */
   #gapped: string | undefined;
@@ -79,7 +89,24 @@ export class PublishBatch {
   }
 
   get empty(): boolean {
-    return this.#items.length === 0;
+    return this.#items.length === 0 && this.#finished.length === 0;
+  }
+
+  /** A restart is asked for and its message not drained yet (another one would repeat it). */
+  get restarting(): boolean {
+    return this.#restart;
+  }
+
+  /**
+   * What is added from now on is the turn again from after `afterSeq` (a new feed from its start):
+   * what was added before goes as a message of its own first; the next message is marked a restart.
+   */
+  restart(afterSeq: number): void {
+    if (this.#items.length > 0) this.#finished.push(...this.#finishMessage());
+    this.#afterSeq = afterSeq;
+    this.#lastSeq = afterSeq;
+    this.#restart = true;
+    this.#gapped = undefined;
   }
 
   add(event: TurnEvent): void {
@@ -108,14 +135,24 @@ export class PublishBatch {
     }
   }
 
-  /** The frames of one message holding everything added since the last drain (empties the batch). */
+  /** The frames of the messages holding everything added since the last drain (empties the batch). */
   drain(): string[] {
+    const out = this.#finished;
+    this.#finished = [];
+    if (this.#items.length > 0) out.push(...this.#finishMessage());
+    return out;
+  }
+
+  /** The frames of one message of the items added so far (empties them). */
+  #finishMessage(): string[] {
     const body = this.#items.map((p) => p.json ?? JSON.stringify(p.item)).join(",");
     const message = ++this.#message;
-    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq},"e":[${body}]}`;
+    const restart = this.#restart ? `,"r":1` : "";
+    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq}${restart},"e":[${body}]}`;
     this.#items = [];
     this.#deltaChars = 0;
     this.#afterSeq = this.#lastSeq;
+    this.#restart = false;
     return frames(message, this.#seal(text));
   }
 }
@@ -176,7 +213,14 @@ export function decodeMessage(text: string): LiveMessage | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { t, a, m, s, e } = value as { t?: unknown; a?: unknown; m?: unknown; s?: unknown; e?: unknown };
+  const { t, a, m, s, r, e } = value as {
+    t?: unknown;
+    a?: unknown;
+    m?: unknown;
+    s?: unknown;
+    r?: unknown;
+    e?: unknown;
+  };
   if (
     typeof t !== "string" ||
     !Number.isSafeInteger(a) ||
@@ -186,7 +230,7 @@ export function decodeMessage(text: string): LiveMessage | undefined {
   )
     return undefined;
   const items = e.filter(isWireItem);
-  return { turnId: t, attempt: a as number, message: m as number, afterSeq: s as number, items };
+  return { turnId: t, attempt: a as number, message: m as number, afterSeq: s as number, restart: r === 1, items };
 }
 
 const COMMITTED_TYPES = new Set<string>([

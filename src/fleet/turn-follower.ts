@@ -160,7 +160,12 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     const sessionId = await this.#queue.subscribe();
     this.#sessionId = sessionId;
     this.#channel = liveChannel(sessionId);
-    this.#unlisten = await this.#port.notifications.listen(this.#channel, (payload) => this.#onFrame(payload));
+    const unlisten = await this.#port.notifications.listen(this.#channel, (payload) => this.#onFrame(payload));
+    const unreopen = this.#port.notifications.onReopen(() => this.#reopened());
+    this.#unlisten = () => {
+      unlisten();
+      unreopen();
+    };
     const state = await this.#queue.first();
     if (this.#closed) return;
     if (target.kind === "session") {
@@ -231,9 +236,24 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     const target = this.#target;
     if (target.kind === "turn" && message.turnId !== target.turnId) return;
     if (target.kind === "session") this.#queue.track(message.turnId); // may be a turn that started after the last look
-    if (!this.#merge.live(message)) return;
+    const heard = this.#merge.live(message);
+    if (heard === "stale") return;
+    if (heard === "missed") void this.#queue.announce(); // the worker publishes the turn again from its start
     if (message.items.some((item) => "seq" in item)) this.#liveCommits++;
     this.#wakeUp();
+  }
+
+  /**
+   * The LISTEN connection was lost and is back: live messages may have been missed (the next
+   * message's number tells: the merge stops the blocks open across a gap). The worker is asked to
+   * publish the turn again from its start (a restart message: blocks begun meanwhile), and the
+   * queue and the log are read again.
+   */
+  #reopened(): void {
+    if (this.#done) return;
+    void this.#queue.announce();
+    this.#queue.refresh();
+    if (this.#target.kind === "turn") this.#readLog();
   }
 
   #take(): TurnEvent | undefined {

@@ -4,7 +4,9 @@
 // statement of its own: notify-turns.ts, decision 0036), and on whatever other channels `listen` adds (the follow channels, decision 0016). A
 // notification only says "look again": it is missed while the connection is down, so everyone
 // who waits on it also polls. A lost connection is dropped and opened again (with every channel
-// LISTENed again) by the next `listening()` or `listen()` call. A worker opens it without
+// LISTENed again) by the next `listening()` or `listen()` call, or by itself after a short backoff
+// (0.1 s, doubling to 5 s) while anyone listens; `onReopen` listeners then learn that notifications
+// may have been missed (a follower asks for the turn again). A worker opens it without
 // `keelson_turns` (`{ turns: false }`): it hears the queue on QUEUE_CHANNEL, and only while it
 // has a slot to claim with (worker.ts, decision 0030).
 import type { PgClient, PgPool } from "../store/postgres/index.js";
@@ -30,12 +32,24 @@ export class TurnNotifications {
   /** The (UN)LISTEN statements on the open connection, one at a time and in order. */
   #commands: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Called when a connection opens after one was lost (notifications may have been missed meanwhile). */
+  readonly #reopened = new Set<() => void>();
+  /** A connection was lost since the last one opened. */
+  #lost = false;
+  #reopenTimer: ReturnType<typeof setTimeout> | undefined;
+  #reopenDelayMs = REOPEN_FIRST_MS;
   /** Whether the connection LISTENs on TURNS_CHANNEL (every status change: the clients' channel). */
   readonly #turns: boolean;
 
   constructor(pool: PgPool, options: { readonly turns?: boolean } = {}) {
     this.#pool = pool;
     this.#turns = options.turns ?? true;
+  }
+
+  /** Calls `listener` each time a connection opens after one was lost; returns the unsubscribe function. */
+  onReopen(listener: () => void): () => void {
+    this.#reopened.add(listener);
+    return () => this.#reopened.delete(listener);
   }
 
   /** Calls `listener` for every notification; returns the unsubscribe function. */
@@ -147,6 +161,17 @@ export class TurnNotifications {
     // Channels subscribed while it was opening.
     for (const channel of this.#channels.keys())
       if (!this.#listened.has(channel)) void this.#listen(client, channel).catch(() => undefined);
+    this.#reopenDelayMs = REOPEN_FIRST_MS;
+    if (this.#lost) {
+      this.#lost = false;
+      for (const listener of [...this.#reopened]) {
+        try {
+          listener();
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    }
     return client;
   }
 
@@ -162,11 +187,33 @@ export class TurnNotifications {
     this.#client = undefined; // the next listening() opens a new one
     client.removeAllListeners("notification");
     client.release(true);
+    if (this.#closed) return;
+    this.#lost = true;
+    this.#reopenSoon();
+  }
+
+  /** While anyone listens, opens the lost connection again after a backoff (until one opens or it closes). */
+  #reopenSoon(): void {
+    if (this.#reopenTimer !== undefined || this.#closed) return;
+    if (this.#channels.size === 0 && this.#listeners.size === 0 && this.#reopened.size === 0) return;
+    const delay = this.#reopenDelayMs;
+    this.#reopenDelayMs = Math.min(delay * 2, REOPEN_MAX_MS);
+    this.#reopenTimer = setTimeout(() => {
+      this.#reopenTimer = undefined;
+      if (this.#closed || this.#connected !== undefined) return;
+      void this.listening().then((up) => {
+        if (!up) this.#reopenSoon();
+      });
+    }, delay);
+    this.#reopenTimer.unref?.();
   }
 
   /** Ends the LISTEN connection (destroyed, never returned to the pool while listening). */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#reopenTimer);
+    this.#reopenTimer = undefined;
+    this.#reopened.clear();
     const client = this.#client;
     this.#client = undefined;
     this.#listeners.clear();
@@ -176,6 +223,10 @@ export class TurnNotifications {
     if (opened !== undefined && this.#connected === opened) this.#drop(opened);
   }
 }
+
+/** The backoff of opening a lost LISTEN connection again: first wait, and the most it grows to. */
+const REOPEN_FIRST_MS = 100;
+const REOPEN_MAX_MS = 5000;
 
 /** A queue notification's payload, `<turn id> <status>[ <detail>]`; undefined when it is not one. */
 export function parseTurnPayload(

@@ -6,7 +6,12 @@
 // ends, `agent.follow()` feeds its events — from its `turn/start`, also when an announcement
 // arrives mid-turn (the turn's first events may not be durable yet) — into a PublishBatch, which
 // the worker's LiveSender sends with the next NOTIFY statement (live-sender.ts: one in flight per
-// worker, no timers). A turn nobody follows sends nothing on any live channel. Messages go sealed
+// worker, no timers). Another announcement while the turn is published — a second follower, or
+// one that missed messages — restarts the publication: a new feed from the turn's start, its first
+// message marked a restart, so the newcomer gets the turn so far and the step so far (each open
+// block's start and text) and every follower takes only what it lacks (follow-blocks.ts); the
+// announcements that arrive before that message is sent share it. A turn nobody follows sends
+// nothing on any live channel. Messages go sealed
 // for their channel and announcements are opened with the fleet's follow key (follow-seal.ts).
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
@@ -50,9 +55,16 @@ export class TurnPublication implements LiveSource {
     return this.#followed;
   }
 
-  /** Someone follows: publish from the turn's start (or from now, when it runs already). */
+  /**
+   * Someone follows: publish from the turn's start (or from now, when it runs already); when it is
+   * published already, from its start again (a follower that came later lacks what was sent).
+   */
   follow(): void {
-    if (this.#followed || this.#closed) return;
+    if (this.#closed) return;
+    if (this.#followed) {
+      this.#restart();
+      return;
+    }
     this.#followed = true;
     this.#start();
   }
@@ -91,9 +103,27 @@ export class TurnPublication implements LiveSource {
     this.#pumping = this.#pump(feed, this.#batch);
   }
 
+  /** Publishes the open turn again from its start, after what was sent (one restart per message). */
+  #restart(): void {
+    const agent = this.#agent;
+    const batch = this.#batch;
+    const old = this.#feed;
+    // Not started yet (its first message will be from the turn's start), or a restart not sent yet: that one serves.
+    if (agent === undefined || batch === undefined || old === undefined || batch.restarting) return;
+    if (agent.session.openTurn === null) return; // its end is in the log
+    const from = openTurnStart(agent.session) - 1;
+    const feed = agent.follow({ from });
+    this.#feed = feed; // the old pump stops at its next event
+    void old.return?.();
+    batch.restart(from);
+    const pumping = this.#pumping;
+    this.#pumping = Promise.all([pumping, this.#pump(feed, batch)]).then(() => undefined);
+  }
+
   async #pump(feed: AsyncIterableIterator<TurnEvent>, batch: PublishBatch): Promise<void> {
     try {
       for await (const event of feed) {
+        if (this.#feed !== feed) return; // restarted: the new feed publishes from here
         batch.add(event);
         this.#sender.kick(this);
       }

@@ -1,7 +1,8 @@
 // The follower's merge (src/fleet/follow-merge.ts), without a database: live messages and
 // durable events in any interleaving come out in log order, live items after the committed
 // event they follow; refs and turn ends wait for the log; the log wins over what a lost worker
-// streamed; an older attempt is ignored; deltas are bounded.
+// streamed; an older attempt is ignored; deltas are bounded; a block's delta or end comes only
+// after its start, and a worker's restart message repeats nothing a follower has.
 import { describe, expect, test } from "vitest";
 import { FollowMerge } from "../../src/fleet/follow-merge.js";
 import type { LiveMessage, WireItem } from "../../src/fleet/follow-wire.js";
@@ -24,13 +25,28 @@ const delta = (text: string, step = 1): TurnEvent => ({
   id: `text_1_${step}_0`,
   delta: text,
 });
+const textStart = (step = 1, index = 0): TurnEvent => ({
+  type: "text-start",
+  turn: 1,
+  step,
+  index,
+  id: `text_1_${step}_${index}`,
+});
+const textEnd = (step = 1, index = 0): TurnEvent => ({
+  type: "text-end",
+  turn: 1,
+  step,
+  index,
+  id: `text_1_${step}_${index}`,
+});
 /** Messages are numbered as a worker numbers them: 1, 2, … in the order made. */
 let made = 0;
-const message = (afterSeq: number, items: WireItem[], attempt = 1): LiveMessage => ({
+const message = (afterSeq: number, items: WireItem[], attempt = 1, restart = false): LiveMessage => ({
   turnId: "7",
   attempt,
   message: ++made,
   afterSeq,
+  restart,
   items,
 });
 
@@ -47,8 +63,8 @@ describe("ordering", () => {
   test("a live delta comes after the committed event it follows, before the next one", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, delta("Hi")]));
-    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:Hi"]);
+    merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, textStart(), delta("Hi")]));
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:Hi"]);
     merge.durable([stepStart(5), answer(6, "Hi"), stepEnd(7)]);
     expect(drain(merge).map(label)).toEqual(["assistant-message@6", "step-end@7"]);
   });
@@ -56,10 +72,10 @@ describe("ordering", () => {
   test("deltas of a follower that joined mid-step wait for the log to fill what it missed", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    merge.live(message(5, [delta("later")])); // follows seq 5, which this follower never saw live
+    merge.live(message(5, [textStart(), delta("later")])); // follows seq 5, which this follower never saw live
     expect(drain(merge)).toEqual([]);
     merge.durable([stepStart(5)]);
-    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:later"]);
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:later"]);
   });
 
   test("a delta the log overtook (its successor delivered already) is dropped", () => {
@@ -67,17 +83,17 @@ describe("ordering", () => {
     merge.start(5);
     merge.durable([stepStart(5), answer(6, "ab")]);
     expect(drain(merge).map(label)).toEqual(["step-start@5", "assistant-message@6"]);
-    merge.live(message(5, [delta("ab")]));
+    merge.live(message(5, [textStart(), delta("ab")]));
     expect(drain(merge)).toEqual([]);
   });
 
   test("a reference waits for the log, and so does everything after it", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    merge.live(message(4, [{ type: "ref", seq: 5 }, delta("x")]));
+    merge.live(message(4, [{ type: "ref", seq: 5 }, textStart(), delta("x")]));
     expect(drain(merge)).toEqual([]);
     merge.durable([stepStart(5)]);
-    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:x"]);
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:x"]);
   });
 
   test("a turn's end is taken from the log only, never from a live message", () => {
@@ -104,8 +120,8 @@ describe("a lost worker", () => {
   test("when the log holds something else at a seq delivered live, delivery goes back to it and goes on from the log", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, delta("par")]));
-    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:par"]);
+    merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, textStart(), delta("par")]));
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:par"]);
     // The worker died before saving seq 5; crash repair closed the turn there.
     merge.durable([turnEnd(5, "interrupted")]);
     expect(drain(merge).map(label)).toEqual(["turn-end@5"]);
@@ -123,21 +139,21 @@ describe("a lost worker", () => {
   test("a later attempt's messages supersede an earlier attempt's", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    expect(merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }], 2))).toBe(true);
-    expect(merge.live(message(5, [delta("stale")], 1))).toBe(false);
+    expect(merge.live(message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }], 2))).toBe("taken");
+    expect(merge.live(message(5, [textStart(), delta("stale")], 1))).toBe("stale");
     expect(drain(merge).map(label)).toEqual(["step-start@5"]);
   });
 
   test("a message heard again (replayed on the channel) is not delivered twice; a later one is", () => {
     const merge = new FollowMerge();
     merge.start(5);
-    const first = message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, delta("once")]);
-    expect(merge.live(first)).toBe(true);
-    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-delta:once"]);
-    expect(merge.live(first)).toBe(false);
-    expect(merge.live({ ...first, message: first.message - 1 })).toBe(false);
+    const first = message(4, [{ type: "step-start", seq: 5, turn: 1, step: 1 }, textStart(), delta("once")]);
+    expect(merge.live(first)).toBe("taken");
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:once"]);
+    expect(merge.live(first)).toBe("stale");
+    expect(merge.live({ ...first, message: first.message - 1 })).toBe("stale");
     expect(drain(merge)).toEqual([]);
-    expect(merge.live(message(5, [delta(" more")]))).toBe(true);
+    expect(merge.live(message(5, [delta(" more")]))).toBe("taken");
     expect(drain(merge).map(label)).toEqual(["text-delta: more"]);
   });
 });
@@ -157,4 +173,118 @@ test("over the bound a lagging consumer's queued deltas are dropped and the step
   );
   merge.live(message(5, [{ ...delta("z"), index: 1, id: "text_1_1_1" } as TurnEvent]));
   expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-end", "text-start"]);
+});
+
+describe("blocks: a delta or an end only after its start, each block's text once", () => {
+  const stepStartItem = { type: "step-start", seq: 5, turn: 1, step: 1 } as const;
+
+  test("a follower that joined after a block started gets none of its deltas nor its end (the answer carries it)", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(4, [stepStartItem, delta("lost "), textEnd(), textStart(1, 1)]));
+    merge.live(message(5, [{ ...delta("kept", 1), index: 1, id: "text_1_1_1" } as TurnEvent]));
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:kept"]);
+  });
+
+  test("a restart gives a newcomer each open block's start and its text so far", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(5, [delta("w3 w4 ")])); // heard before the restart: its block's start is not known yet
+    merge.live(message(4, [stepStartItem, textStart(), delta("w0 w1 w2 w3 w4 ")], 1, true));
+    merge.live(message(5, [delta("w5 ")]));
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:w0 w1 w2 w3 w4 w5 "]); // queued deltas coalesce
+  });
+
+  test("a follower that has the blocks takes from a restart only the text it lacks, and no start or end twice", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(4, [stepStartItem, textStart(), delta("Hel"), delta("lo"), textEnd(), textStart(1, 1)]));
+    merge.live(message(5, [{ ...delta("wor", 1), index: 1, id: "text_1_1_1" } as TurnEvent]));
+    const before = drain(merge).map(label);
+    merge.live(
+      message(
+        4,
+        [
+          stepStartItem,
+          textStart(),
+          delta("Hello"),
+          textEnd(),
+          textStart(1, 1),
+          { ...delta("world", 1), index: 1, id: "text_1_1_1" } as TurnEvent,
+          textEnd(1, 1),
+          { ...delta("!", 1), index: 1, id: "text_1_1_1" } as TurnEvent, // after its end: dropped
+        ],
+        1,
+        true,
+      ),
+    );
+    expect(before).toEqual([
+      "step-start@5",
+      "text-start",
+      "text-delta:Hello",
+      "text-end",
+      "text-start",
+      "text-delta:wor",
+    ]);
+    expect(drain(merge).map(label)).toEqual(["text-delta:ld", "text-end"]);
+  });
+
+  test("in a restart only a block's first delta is its text so far; the next ones are new text", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(4, [stepStartItem, textStart(), delta("ab")]));
+    expect(drain(merge).map(label)).toEqual(["step-start@5", "text-start", "text-delta:ab"]);
+    merge.live(
+      message(
+        5,
+        [
+          textStart(),
+          delta("abc"),
+          { type: "tool-progress", turn: 1, step: 1, callId: "c", progress: 1 } as TurnEvent,
+          delta("ab"),
+        ],
+        1,
+        true,
+      ),
+    );
+    expect(drain(merge).map(label)).toEqual(["text-delta:c", "tool-progress", "text-delta:ab"]);
+  });
+
+  test("messages missed: the open blocks stream no more (their end still comes); a block started after is whole", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(4, [stepStartItem, textStart(), delta("a")]));
+    made++; // a message this follower never heard
+    expect(merge.live(message(5, [delta("c"), textEnd(), textStart(1, 1)]))).toBe("missed");
+    merge.live(message(5, [{ ...delta("new", 1), index: 1, id: "text_1_1_1" } as TurnEvent]));
+    expect(drain(merge).map(label)).toEqual([
+      "step-start@5",
+      "text-start",
+      "text-delta:a",
+      "text-end",
+      "text-start",
+      "text-delta:new",
+    ]);
+  });
+
+  test("a retried attempt's block at the same position, after the retry's commit, is a new block", () => {
+    const merge = new FollowMerge();
+    merge.start(5);
+    merge.live(message(4, [stepStartItem, textStart(), delta("first try")]));
+    merge.live(
+      message(5, [
+        { type: "retry", seq: 6, turn: 1, step: 1, attempt: 1, code: "overloaded", delayMs: 0 } as TurnEvent,
+        textStart(),
+        delta("second"),
+      ]),
+    );
+    expect(drain(merge).map(label)).toEqual([
+      "step-start@5",
+      "text-start",
+      "text-delta:first try",
+      "retry@6",
+      "text-start",
+      "text-delta:second",
+    ]);
+  });
 });

@@ -136,9 +136,39 @@ test("decodeMessage refuses what is not a message", () => {
       attempt: 1,
       message: 3,
       afterSeq: -1,
+      restart: false,
       items: [{ type: "ref", seq: 2 }],
     },
   );
+  expect(decodeMessage('{"t":"1","a":1,"m":4,"s":2,"r":1,"e":[]}')?.restart).toBe(true);
+});
+
+test("a restart: what was added before goes as a message of its own; the next message is marked and starts after the given seq; one restart until it is drained", () => {
+  const opened: string[] = [];
+  const batch = new PublishBatch("9", 1, 4, (text) => {
+    opened.push(text);
+    return text;
+  });
+  batch.add({ type: "step-start", seq: 5, turn: 1, step: 1 });
+  batch.add(delta("before"));
+  expect(batch.restarting).toBe(false);
+  batch.restart(3);
+  expect(batch.restarting).toBe(true);
+  expect(batch.empty).toBe(false); // the message before the restart waits for the sender
+  batch.add({ type: "turn-start", seq: 4, turn: 1, trigger: "send" } as TurnEvent);
+  batch.add(delta("before and after"));
+  const frames = batch.drain();
+  expect(batch.restarting).toBe(false);
+  expect(batch.empty).toBe(true);
+  expect(frames).toHaveLength(2);
+  const [first, second] = opened.map((text) => decodeMessage(text)!);
+  expect(first).toMatchObject({ message: 1, afterSeq: 4, restart: false });
+  expect(first!.items.map((i) => i.type)).toEqual(["step-start", "text-delta"]);
+  expect(second).toMatchObject({ message: 2, afterSeq: 3, restart: true });
+  expect(second!.items.map((i) => i.type)).toEqual(["turn-start", "text-delta"]);
+  batch.add(delta("next"));
+  batch.drain();
+  expect(decodeMessage(opened[2]!)).toMatchObject({ message: 3, afterSeq: 4, restart: false });
 });
 
 test("decodeMessage drops items that do not have their type's shape (a forged NOTIFY crashed send --follow)", () => {

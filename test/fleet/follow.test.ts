@@ -12,6 +12,7 @@ import type { Provider, StreamChunk } from "../../src/llm/core.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { type Deferred, deferred } from "../support/deferred.js";
+import { until } from "../support/until.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { profiles } from "./fixtures/fleet-profiles.mjs";
 
@@ -128,6 +129,15 @@ async function collect(stream: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 }
 
 describe("a client on another pool follows a turn a worker runs", () => {
+  // Whatever a test did, its held steps end before the harness closes the worker (which waits for
+  // running turns): a failing test fails, it does not hang. This describe's hook runs first.
+  const heldGates: { text: Deferred<void>; call: Deferred<void> }[] = [];
+  afterEach(() => {
+    for (const gates of heldGates.splice(0)) {
+      gates.text.resolve();
+      gates.call.resolve();
+    }
+  });
   test("deltas arrive before the step ends, in order, with the log's ids; the committed events are the log's", async () => {
     const gates = { text: deferred(), call: deferred() };
     const client = await database().client();
@@ -184,6 +194,8 @@ describe("a client on another pool follows a turn a worker runs", () => {
     const seen = await collect(late.stream(id));
     expect(seen).toEqual(loggedTurn(await storedEvents("follow-late"), record.startSeq!));
     expect(seen.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
+    // The same turn when its id is given as a number, as turn() and awaitTurn() take it (it was "gone": found from outside).
+    expect(await collect(late.stream(Number(id) as unknown as string))).toEqual(seen);
   });
 
   test("a client whose first look finds the turn running mid-step gets the turn from its start before the step ends", async () => {
@@ -230,6 +242,114 @@ describe("a client on another pool follows a turn a worker runs", () => {
     const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
     expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents("follow-mid"), record.startSeq!));
   });
+
+  test("a second follower that joins mid-step gets the step so far (each block's start, then its text) live, before the step ends; the first gets nothing twice (found from outside)", async () => {
+    // Before: the worker published the step so far only to the first follower; a second one heard
+    // nothing live until the step's flush, then a text delta without its text-start.
+    const gates = { text: deferred(), call: deferred() };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-second", prompt: "hello", profile: "gated" });
+    heldGates.push(gates);
+    const first = client.stream(id);
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    const firstSeen: TurnEvent[] = [];
+    for await (const event of first) {
+      firstSeen.push(event);
+      if (event.type === "text-delta" && textOf(firstSeen) === "Hello") break; // the step is held at its first gate
+    }
+    const second = await database().client();
+    const secondSeen: TurnEvent[] = [];
+    for await (const event of second.stream(id)) {
+      secondSeen.push(event);
+      if (textOf(secondSeen) === "Hello") {
+        expect(secondSeen.some((e) => e.type === "assistant-message")).toBe(false); // live, not from the step's flush
+        gates.text.resolve();
+        gates.call.resolve();
+      }
+    }
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    const logged = loggedTurn(await storedEvents("follow-second"), record.startSeq!);
+    expect(committedOf(secondSeen)).toEqual(logged);
+    expect(textOf(secondSeen)).toBe("Hello world");
+    expect(blockOrderFaults(secondSeen)).toEqual([]);
+    // What the first follower took before it stopped: in order too.
+    expect(blockOrderFaults(firstSeen)).toEqual([]);
+    expect(textOf(firstSeen)).toBe("Hello");
+  }, 30_000);
+
+  test("a follower whose LISTEN connection is cut mid-step listens again by itself; the blocks streamed after come live, whole, never a delta without its start (found from outside)", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-cut", prompt: "hello", profile: "gated" });
+    heldGates.push(gates);
+    const seen: TurnEvent[] = [];
+    const hello = deferred();
+    const args = deferred();
+    const following = (async () => {
+      for await (const event of client.stream(id)) {
+        seen.push(event);
+        if (textOf(seen) === "Hello") hello.resolve();
+        if (argsOf(seen) === '{"say":"hi"}') args.resolve();
+      }
+    })();
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    await hello.promise; // the step is held at its first gate
+    const listeners = async () =>
+      database().query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'keelson-client' AND query LIKE 'LISTEN keelson_live_%' AND datname = current_database()",
+      );
+    const [cut] = await listeners();
+    expect(cut).toBeDefined();
+    await database().query("SELECT pg_terminate_backend($1)", [cut!.pid]);
+    await until(async () => (await listeners()).some((l) => l.pid !== cut!.pid), "the follower to LISTEN again");
+    gates.text.resolve(); // the rest of the text, then a tool call, held before the step ends
+    await args.promise;
+    expect(seen.some((e) => e.type === "assistant-message")).toBe(false); // live, not from the step's flush
+    gates.call.resolve();
+    await following;
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    expect(committedOf(seen)).toEqual(loggedTurn(await storedEvents("follow-cut"), record.startSeq!));
+    expect(blockOrderFaults(seen)).toEqual([]);
+    expect(textOf(seen)).toBe("Hello world"); // nothing was sent while it was cut: no gap, nothing stopped
+  }, 30_000);
+
+  test("two followers at once, the second joining mid-step: both get every block once, in order, the text exactly once", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-two", prompt: "hello", profile: "gated" });
+    heldGates.push(gates);
+    const firstSeen: TurnEvent[] = [];
+    const secondSeen: TurnEvent[] = [];
+    const hello = deferred();
+    const firstDone = (async () => {
+      for await (const event of client.stream(id)) {
+        firstSeen.push(event);
+        if (textOf(firstSeen) === "Hello") hello.resolve();
+      }
+    })();
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    await hello.promise;
+    const second = await database().client();
+    for await (const event of second.stream(id)) {
+      secondSeen.push(event);
+      if (textOf(secondSeen) === "Hello") {
+        gates.text.resolve();
+        gates.call.resolve();
+      }
+    }
+    await firstDone;
+    const record = await client.awaitTurn(id, { timeoutMs: 20_000 });
+    const logged = loggedTurn(await storedEvents("follow-two"), record.startSeq!);
+    for (const seen of [firstSeen, secondSeen]) {
+      expect(committedOf(seen)).toEqual(logged);
+      expect(textOf(seen)).toBe("Hello world");
+      expect(argsOf(seen)).toBe('{"say":"hi"}');
+      expect(blockOrderFaults(seen)).toEqual([]);
+    }
+  }, 30_000);
 
   test("following a queued turn: it waits behind the session's earlier turn, then streams only its own", async () => {
     const client = await database().client();
@@ -542,3 +662,27 @@ describe("a login of the database that may not read the fleet's tables (decision
     expect(heardLive.filter((c) => c === liveChannel(replayedSession))).toEqual([]);
   });
 });
+
+const textOf = (seen: readonly TurnEvent[]): string =>
+  seen.flatMap((e) => (e.type === "text-delta" && e.step === 1 ? [e.delta] : [])).join("");
+const argsOf = (seen: readonly TurnEvent[]): string =>
+  seen.flatMap((e) => (e.type === "tool-call-delta" ? [e.delta] : [])).join("");
+
+/** What breaks `agent.stream()`'s block order in `seen`: a delta or end without its start, a start or end twice. */
+function blockOrderFaults(seen: readonly TurnEvent[]): string[] {
+  const faults: string[] = [];
+  const state = new Map<string, "open" | "ended">();
+  for (const e of seen) {
+    if (!("index" in e) || !("step" in e) || "seq" in e) continue;
+    const key = `${e.turn}/${e.step}/${e.index}`;
+    const at = state.get(key);
+    if (e.type.endsWith("-start")) {
+      if (at !== undefined) faults.push(`${e.type} twice at ${key}`);
+      state.set(key, "open");
+    } else if (e.type.endsWith("-end")) {
+      if (at !== "open") faults.push(`${e.type} at ${key} while ${at ?? "not started"}`);
+      state.set(key, "ended");
+    } else if (at !== "open") faults.push(`${e.type} at ${key} while ${at ?? "not started"}`);
+  }
+  return faults;
+}

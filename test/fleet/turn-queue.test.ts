@@ -54,9 +54,22 @@ describe("migration", () => {
       const error = await client
         .enqueueTurn({ sessionId: "m1", prompt: "hi", profile: "echo" })
         .catch((e: unknown) => e);
-      // The store's own schema is checked first: neither is there.
+      // The store's own schema is checked first: neither is there. A FleetError all the same (a
+      // caller of the fleet client catches that; it was the store's StoreError, found from outside).
+      expect(error).toBeInstanceOf(FleetError);
       expect((error as { code?: string }).code).toBe("not-migrated");
       expect((error as Error).message).toMatch(/keelson db migrate/);
+      for (const follow of [client.stream("1"), client.streamSession("s1")])
+        expect(await follow.next().catch((e: unknown) => e)).toMatchObject({
+          code: "not-migrated",
+          name: expect.any(String),
+        });
+      expect(
+        await client
+          .stream("1")
+          .next()
+          .catch((e: unknown) => e),
+      ).toBeInstanceOf(FleetError);
     } finally {
       await client.close();
       await fresh.drop();
