@@ -2,8 +2,11 @@
 // (src/store/postgres/schema.ts: one transaction under an advisory lock, idempotent). The URL
 // may also come from $KEELSON_STORE when that is a postgres:// URL. What is printed names the
 // server without credentials; a schema written by a newer Keelson is refused, untouched (exit 1).
+// The turn queue's tables (the fleet schema, src/fleet `migrateFleet`) are migrated with them, and
+// the line printed says what became of both: `migrated the Keelson schema from version 0 to 1 and
+// the fleet schema from 0 to 8`, `the Keelson schema is already at version 1 (fleet schema 8)`.
 import type { Command } from "commander";
-import { migrate, redactUrl } from "../store/postgres/index.js";
+import { type MigrateResult, migrate, redactUrl } from "../store/postgres/index.js";
 import { commandSummary } from "./commands.js";
 import { CliError } from "./errors.js";
 
@@ -20,13 +23,20 @@ export function registerDb(program: Command): void {
         flags.url ?? (POSTGRES_URL.test(process.env.KEELSON_STORE ?? "") ? process.env.KEELSON_STORE : undefined);
       if (url === undefined) throw new CliError("db migrate needs --url postgres://… (or KEELSON_STORE=postgres://…)");
       if (!POSTGRES_URL.test(url)) throw new CliError(`--url must be a postgres:// URL, got ${redactUrl(url)}`);
-      const { from, to } = await migrate({ url });
+      const store = await migrate({ url });
       // The turn queue (src/fleet) lives beside the sessions: `keelson worker` / `send` need it.
-      await (await import("../fleet/index.js")).migrateFleet({ url });
-      process.stdout.write(
-        from === to
-          ? `${redactUrl(url)}: the Keelson schema is already at version ${to}\n`
-          : `${redactUrl(url)}: migrated the Keelson schema from version ${from} to ${to}\n`,
-      );
+      const fleet = await (await import("../fleet/index.js")).migrateFleet({ url });
+      process.stdout.write(`${redactUrl(url)}: ${migrationReport(store, fleet)}\n`);
     });
+}
+
+/** What `db migrate` did, both schemas in one line (the session store's, then the turn queue's). */
+export function migrationReport(store: MigrateResult, fleet: MigrateResult): string {
+  if (store.from === store.to)
+    return fleet.from === fleet.to
+      ? `the Keelson schema is already at version ${store.to} (fleet schema ${fleet.to})`
+      : `the Keelson schema is already at version ${store.to}; migrated the fleet schema from version ${fleet.from} to ${fleet.to}`;
+  return fleet.from === fleet.to
+    ? `migrated the Keelson schema from version ${store.from} to ${store.to} (fleet schema already at ${fleet.to})`
+    : `migrated the Keelson schema from version ${store.from} to ${store.to} and the fleet schema from ${fleet.from} to ${fleet.to}`;
 }

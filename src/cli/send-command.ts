@@ -9,11 +9,18 @@
 // error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
 // · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
 // turn stays queued or running).
+//
+// Nothing is queued that this command cannot then report on: with --follow, what can refuse the
+// follow — the schema, reading the fleet's follow key (decision 0037) — is checked before the
+// enqueue (`client.checkFollow()`; refused: that error, exit 1, nothing written). A failure
+// after the enqueue (following, waiting, reading the answer) is one line naming the turn —
+// `turn <id> was queued; following it failed: …` — exit 1: the turn is in the queue, and sending
+// again would run the prompt a second time.
 import type { Command } from "commander";
 import type { FleetClient, TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { commandSummary } from "./commands.js";
-import { CliError } from "./errors.js";
+import { CliError, describeError } from "./errors.js";
 import { printFollowedTurn } from "./send-follow.js";
 import { terminalJson, terminalLine, terminalText } from "./terminal-text.js";
 import { integer, postgresStore } from "./worker-command.js";
@@ -25,6 +32,14 @@ interface SendFlags {
   follow?: boolean;
   timeoutMs?: string;
   json?: boolean;
+}
+
+/** What `reportTurn` needs of the flags, checked. */
+interface ReportFlags {
+  readonly profile: string;
+  readonly follow?: boolean;
+  readonly json?: boolean;
+  readonly timeoutMs: number | undefined;
 }
 
 const EXIT: Readonly<Record<string, number>> = { done: 0, failed: 1, interrupted: 6 };
@@ -58,6 +73,7 @@ export function registerSend(program: Command): void {
       const { FleetError, openFleetClient } = await import("../fleet/index.js");
       const client = await openFleetClient(url);
       try {
+        if (flags.follow === true) await client.checkFollow(); // refused: nothing is queued
         let turnId: string;
         try {
           turnId = await client.enqueueTurn({ sessionId: id, prompt, profile });
@@ -70,58 +86,84 @@ export function registerSend(program: Command): void {
           process.stdout.write(`${turnId}\n`);
           return;
         }
-        const deadline = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
-        if (flags.follow === true) {
-          const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-          try {
-            await printFollowedTurn(client, turnId, {
-              json: flags.json === true,
-              ...(signal === undefined ? {} : { signal }),
-            });
-          } catch (error) {
-            if (signal?.aborted === true && error === signal.reason) {
-              const hint = await unclaimedHint(client, turnId, profile);
-              process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms${hint}\n`);
-              process.exitCode = TIMEOUT_EXIT;
-              return;
-            }
-            if (error instanceof FleetError && error.code === "worker-lost") {
-              process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
-              process.exitCode = EXIT.interrupted!;
-              return;
-            }
-            // not-run: the record says why, below
-            if (!(error instanceof FleetError && error.code === "not-run")) throw error;
-          }
-        }
-        let record: TurnRecord;
+        const step = { doing: flags.follow === true ? "following it" : "waiting for it" };
         try {
-          // After following, what is left of --timeout-ms (whole ms: the message quotes it).
-          const left =
-            deadline === undefined || flags.follow !== true
-              ? timeoutMs
-              : Math.max(1, Math.round(deadline - performance.now()));
-          record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
+          await reportTurn(client, url, turnId, { ...flags, profile, timeoutMs }, step);
         } catch (error) {
-          if (error instanceof FleetError && error.code === "timeout") {
-            const hint = await unclaimedHint(client, turnId, profile);
-            process.stderr.write(`keelson send: ${error.message}${hint}\n`);
-            process.exitCode = TIMEOUT_EXIT;
-            return;
-          }
-          throw error;
+          // The turn is queued (or running, or over): say so, and which, so that nobody sends it again blindly.
+          throw new CliError(`turn ${turnId} was queued; ${step.doing} failed: ${describeError(error)}`, 1, {
+            cause: error,
+          });
         }
-        if (flags.json === true) process.stdout.write(`${terminalJson(JSON.stringify(record))}\n`);
-        else if (flags.follow !== true) {
-          const answer = terminalText(await answerOf(url, record));
-          if (answer !== "") process.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
-        }
-        process.stderr.write(`${outcomeLine(record)}\n`);
-        process.exitCode = EXIT[record.status] ?? 1;
       } finally {
         await client.close();
       }
     });
+}
+
+/**
+ * After the enqueue: follows (--follow) and awaits turn `turnId`, prints its outcome and sets the
+ * exit code. `step.doing` says what it is at, for the message of a failure.
+ */
+async function reportTurn(
+  client: FleetClient,
+  url: string,
+  turnId: string,
+  flags: ReportFlags,
+  step: { doing: string },
+): Promise<void> {
+  const { FleetError } = await import("../fleet/index.js");
+  const { timeoutMs, profile } = flags;
+  const deadline = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
+  if (flags.follow === true) {
+    const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    try {
+      await printFollowedTurn(client, turnId, {
+        json: flags.json === true,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      if (signal?.aborted === true && error === signal.reason) {
+        const hint = await unclaimedHint(client, turnId, profile);
+        process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms${hint}\n`);
+        process.exitCode = TIMEOUT_EXIT;
+        return;
+      }
+      if (error instanceof FleetError && error.code === "worker-lost") {
+        process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
+        process.exitCode = EXIT.interrupted!;
+        return;
+      }
+      // not-run: the record says why, below
+      if (!(error instanceof FleetError && error.code === "not-run")) throw error;
+    }
+  }
+  step.doing = "waiting for it";
+  let record: TurnRecord;
+  try {
+    // After following, what is left of --timeout-ms (whole ms: the message quotes it).
+    const left =
+      deadline === undefined || flags.follow !== true
+        ? timeoutMs
+        : Math.max(1, Math.round(deadline - performance.now()));
+    record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
+  } catch (error) {
+    if (error instanceof FleetError && error.code === "timeout") {
+      const hint = await unclaimedHint(client, turnId, profile);
+      process.stderr.write(`keelson send: ${error.message}${hint}\n`);
+      process.exitCode = TIMEOUT_EXIT;
+      return;
+    }
+    throw error;
+  }
+  if (flags.json === true) process.stdout.write(`${terminalJson(JSON.stringify(record))}\n`);
+  else if (flags.follow !== true) {
+    step.doing = `it ended ${record.status}; reading its answer`;
+    const answer = terminalText(await answerOf(url, record));
+    if (answer !== "") process.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
+  }
+  process.stderr.write(`${outcomeLine(record)}\n`);
+  process.exitCode = EXIT[record.status] ?? 1;
 }
 
 function outcomeLine(record: TurnRecord): string {

@@ -1,6 +1,11 @@
 // `keelson db migrate` end to end: the built CLI against the run's throwaway PostgreSQL cluster.
+// Its line names both schemas it migrates, the session store's and the turn queue's (found from
+// outside: a fresh database's fleet schema went from 0 to 8 unmentioned).
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { migrationReport } from "../../src/cli/db-command.js";
+import { FLEET_SCHEMA_VERSION } from "../../src/fleet/index.js";
+import { migrate, SCHEMA_VERSION } from "../../src/store/postgres/index.js";
 import { adminQuery, type FreshDatabase, freshDatabase } from "../support/postgres.js";
 import { keelson, tempHome } from "./run-keelson.js";
 
@@ -26,23 +31,58 @@ async function database(): Promise<{ url: string; shown: string; db: FreshDataba
   return { url: url.toString(), shown, db };
 }
 
+const STORE = SCHEMA_VERSION;
+const FLEET = FLEET_SCHEMA_VERSION;
+const fresh = `migrated the Keelson schema from version 0 to ${STORE} and the fleet schema from 0 to ${FLEET}`;
+
 describe("keelson db migrate", () => {
-  test("creates the schema, then reports it is already current; output names the database without the password", async () => {
+  test("creates both schemas, then reports both current; output names the database without the password", async () => {
     const { url, shown, db } = await database();
     const first = await keelson(home, ["db", "migrate", "--url", url]);
     expect(first).toMatchObject({ code: 0, stderr: "" });
-    expect(first.stdout).toBe(`${shown}: migrated the Keelson schema from version 0 to 1\n`);
-    expect(await adminQuery(db.url, "SELECT version FROM keelson_schema_version")).toEqual([{ version: 1 }]);
+    expect(first.stdout).toBe(`${shown}: ${fresh}\n`);
+    expect(await adminQuery(db.url, "SELECT version FROM keelson_schema_version")).toEqual([{ version: STORE }]);
+    expect(await adminQuery(db.url, "SELECT max(version) AS v FROM keelson_fleet_schema_version")).toEqual([
+      { v: FLEET },
+    ]);
 
     const again = await keelson(home, ["db", "migrate", "--url", url]);
-    expect(again).toMatchObject({ code: 0, stdout: `${shown}: the Keelson schema is already at version 1\n` });
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `${shown}: the Keelson schema is already at version ${STORE} (fleet schema ${FLEET})\n`,
+    });
     expect(first.stdout + again.stdout).not.toContain(secret);
+  });
+
+  test("a store migrated without the queue: the store is said current, the fleet schema migrated", async () => {
+    const { url, shown, db } = await database();
+    await migrate({ url: db.url }); // the session store alone (migrate() from keelson/store/postgres)
+    const result = await keelson(home, ["db", "migrate", "--url", url]);
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: `${shown}: the Keelson schema is already at version ${STORE}; migrated the fleet schema from version 0 to ${FLEET}\n`,
+    });
+  });
+
+  test("the line for each pair of outcomes", () => {
+    expect(migrationReport({ from: 0, to: 1 }, { from: 0, to: 8 })).toBe(
+      "migrated the Keelson schema from version 0 to 1 and the fleet schema from 0 to 8",
+    );
+    expect(migrationReport({ from: 1, to: 1 }, { from: 8, to: 8 })).toBe(
+      "the Keelson schema is already at version 1 (fleet schema 8)",
+    );
+    expect(migrationReport({ from: 1, to: 1 }, { from: 7, to: 8 })).toBe(
+      "the Keelson schema is already at version 1; migrated the fleet schema from version 7 to 8",
+    );
+    expect(migrationReport({ from: 1, to: 2 }, { from: 8, to: 8 })).toBe(
+      "migrated the Keelson schema from version 1 to 2 (fleet schema already at 8)",
+    );
   });
 
   test("takes the URL from KEELSON_STORE when --url is not given", async () => {
     const { url, shown } = await database();
     const result = await keelson(home, ["db", "migrate"], { KEELSON_STORE: url });
-    expect(result).toMatchObject({ code: 0, stdout: `${shown}: migrated the Keelson schema from version 0 to 1\n` });
+    expect(result).toMatchObject({ code: 0, stdout: `${shown}: ${fresh}\n` });
   });
 
   test("refuses a schema written by a newer Keelson: exit 1, 'newer-version', nothing changed", async () => {
