@@ -22,6 +22,8 @@ import { followFrom, parseChatRequest, pipeSSE, pipeUIMessageStream, readJsonBod
 const STATUS: Record<string, number> = {
   "not-found": 404,
   busy: 409,
+  locked: 409, // another process (or host) has the session open: a conflict, as busy is
+  "already-open": 409,
   "awaiting-approval": 409,
   "position-beyond-log": 416,
   closed: 503,

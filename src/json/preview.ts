@@ -4,8 +4,14 @@
 
 const DEFAULT_MAX = 60;
 
-/** JSON of `value` cut to `max` characters with "..." (or its type name when it has no JSON). */
+/**
+ * JSON of `value` cut to `max` characters with "..." (or its type name when it has no JSON). A
+ * number JSON cannot write (NaN, ±Infinity: `null` in JSON) and a bigint are shown as written,
+ * so a message about a bad option names the value the caller passed.
+ */
 export function previewJson(value: unknown, max = DEFAULT_MAX): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (typeof value === "bigint") return `${value}n`.slice(0, max);
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

@@ -1,11 +1,16 @@
 // Reading `createAgent`'s options: the checks every agent's options pass, the provider a model
 // id resolves to, and the defaults that depend on the environment.
+import { previewJson } from "../json/index.js";
 import type { Provider } from "../llm/core.js";
 import { type AgentOptions, LoopError } from "./types.js";
 
-/** The provider a model runs on: `provider`, else `providers[<prefix>]` of a `provider:model` id. */
+/**
+ * The provider a model runs on: `provider`, else `providers[<prefix>]` of a `provider:model` id.
+ * Called while the agent is built, before its store creates the session: a provider that is not
+ * one (a name as a string, an object without `stream`) is refused here, with nothing written.
+ */
 export function resolveProvider(options: AgentOptions): Provider {
-  if (options.provider !== undefined) return options.provider;
+  if (options.provider !== undefined) return checkedProvider(options.provider, "provider");
   const id = options.model.includes(":") ? options.model.slice(0, options.model.indexOf(":")) : undefined;
   const provider = id === undefined ? undefined : options.providers?.[id];
   if (provider === undefined) {
@@ -14,7 +19,16 @@ export function resolveProvider(options: AgentOptions): Provider {
       `no provider for model ${JSON.stringify(options.model)}: pass \`provider\`, or \`providers\` with a key matching its "provider:" prefix`,
     );
   }
-  return provider;
+  return checkedProvider(provider, `providers.${id}`);
+}
+
+/** `value` if it can stream a response (`LoopError('invalid-options')` naming `where` otherwise). */
+function checkedProvider(value: unknown, where: string): Provider {
+  if (typeof (value as Partial<Provider> | null)?.stream === "function") return value as Provider;
+  throw new LoopError(
+    "invalid-options",
+    `${where} must be a Provider (an object with a \`stream\` method, e.g. new AnthropicProvider()), got ${previewJson(value, 80)}`,
+  );
 }
 
 /** The dev-mode invariant is on under vitest or with `KEELSON_INVARIANTS=1`. */

@@ -74,6 +74,8 @@ class LoopAgent implements Agent {
   readonly #stepSoFar = new StepSoFar();
   /** Listeners of the subagents' forwarded events (open turn streams). */
   readonly #subagentTaps = new Taps<SubagentTurnEvent>();
+  /** Listeners of the agent becoming idle (follow feeds waiting for queued input's turn). */
+  readonly #idleTaps = new Taps<void>();
   #status: AgentStatus = "idle";
   #controller: AbortController | undefined;
   #driving: Promise<void> | undefined;
@@ -198,8 +200,10 @@ class LoopAgent implements Agent {
     const from = options.from === undefined ? -1 : options.from; // `null` is refused, not "from the start"
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
+    // Queued input is the turn in flight: the follow waits for it (a turn stream's feed needs neither).
+    const source = { ...this.#feedSource(), busy: () => this.#busy, tapIdle: this.#idleTaps.add };
     const feed = new TurnFeed(
-      this.#feedSource(),
+      source,
       { kind: "idle" },
       options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
     );
@@ -240,6 +244,17 @@ class LoopAgent implements Agent {
       tapSubagents: this.#subagentTaps.add,
       stepSoFar: () => this.#stepSoFar.replay(this.session),
     };
+  }
+
+  /** Accepted input not finished: something queued, or the turn driver running. */
+  get #busy(): boolean {
+    return this.#driving !== undefined || !this.#inbox.empty;
+  }
+
+  /** Wakes `whenIdle` callers and idle follow feeds. */
+  #wentIdle(): void {
+    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+    this.#idleTaps.emit();
   }
 
   /** Rejects (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
@@ -342,7 +357,7 @@ class LoopAgent implements Agent {
   }
 
   whenIdle(): Promise<void> {
-    if (this.#driving === undefined && this.#inbox.empty) return Promise.resolve();
+    if (!this.#busy) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -372,7 +387,7 @@ class LoopAgent implements Agent {
       await this.#persistence?.flush();
       await store.release(this.session.id);
     }
-    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+    this.#wentIdle();
   }
 
   #enqueue(push: () => void, settle: Settle<never>): void {
@@ -439,7 +454,7 @@ class LoopAgent implements Agent {
     this.#driving = undefined;
     this.#pendingCancel = undefined; // nothing is queued: a late cancel has no turn to end
     if (this.#status !== "disposed") this.#setStatus("idle");
-    for (const waiter of this.#idleWaiters.splice(0)) waiter();
+    this.#wentIdle();
   }
 
   /** The next turn's claim: queued decisions (re-checked against the log: a lost race is rejected, nothing logged),

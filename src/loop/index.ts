@@ -80,6 +80,7 @@ export {
   liveBlockId,
   loopCallId,
   type SubagentTurnEvent,
+  type ToolProgressEvent,
   type TurnEvent,
   type TurnEventType,
 } from "./turn-events.js";

@@ -7,6 +7,8 @@
 // never reads costs the turn nothing per step). A slow consumer never blocks the loop — nothing
 // here is awaited by it. A consumer that keeps up (its `next()` waiting when the
 // append or chunk arrives) is handed that event directly: the queue and the poll serve one that lags.
+// A follow (`kind: "idle"`) ends once the log is read, no turn is open and the agent holds no
+// accepted input (`busy`); the agent going idle wakes it (`tapIdle`). Only that kind pays for it.
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { LiveBlocks } from "./live-blocks.js";
@@ -32,6 +34,14 @@ export interface FeedSource {
   readonly tapSubagents?: (listener: (event: SubagentTurnEvent) => void) => () => void;
   /** The chunks of the step in flight so far (a feed that joins mid-step starts from them). */
   readonly stepSoFar?: () => readonly StreamChunk[];
+  /**
+   * Whether the agent holds accepted input it has not finished (queued, or its turn driver
+   * running): an idle-kind feed does not end while it does — that input's turn is the one in
+   * flight, even before its `turn/start` is logged.
+   */
+  readonly busy?: () => boolean;
+  /** Subscribes to the agent becoming idle (nothing queued, nothing driving); returns the unsubscribe. */
+  readonly tapIdle?: (listener: () => void) => () => void;
 }
 
 /** What feeds hear live: the provider's chunks, and running calls' progress reports. */
@@ -56,7 +66,7 @@ export class Taps<T> {
   }
 }
 
-/** When a feed ends: after one turn's end (with its outcome), or once the log is idle and read. */
+/** When a feed ends: after one turn's end (with its outcome), or once the log is read and the agent idle. */
 export type FeedEnd = { readonly kind: "turn"; readonly outcome: Promise<TurnOutcome> } | { readonly kind: "idle" };
 
 interface Queued {
@@ -73,6 +83,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #unsubscribe: (() => void)[] = [];
   readonly #onClose: () => void;
   readonly #stepSoFar: (() => readonly StreamChunk[]) | undefined;
+  /** An idle-kind feed's check that the agent has nothing queued or driving (turn-kind feeds: unused). */
+  readonly #busy: (() => boolean) | undefined;
   /** Live events for a consumer that lags; the pending ones are `#queue[#head..]` (no `shift()`: O(n) on a large array). */
   #queue: Queued[] = [];
   #head = 0;
@@ -119,7 +131,11 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       source.tapChunks((chunk) => this.#onChunk(chunk)),
     );
     if (source.tapSubagents !== undefined) this.#unsubscribe.push(source.tapSubagents((e) => this.#onSubagent(e)));
-    if (end.kind === "turn") {
+    if (end.kind === "idle") {
+      this.#busy = source.busy;
+      // Queued input that ends without a turn (refused, disposed) appends nothing: the idle wakes the feed.
+      if (source.tapIdle !== undefined) this.#unsubscribe.push(source.tapIdle(() => this.#notify()));
+    } else {
       end.outcome.then(
         (outcome) => {
           this.#outcome = outcome;
@@ -245,7 +261,12 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   #finished(): boolean {
     if (this.#failure !== undefined) return true;
     if (this.#end.kind === "turn" || this.#cursor === undefined) return false;
-    return this.#cursor >= this.#session.length && this.#session.openTurn === null && this.#queueEmpty();
+    return (
+      this.#cursor >= this.#session.length &&
+      this.#session.openTurn === null &&
+      this.#queueEmpty() &&
+      this.#busy?.() !== true
+    );
   }
 
   #close(): IteratorResult<TurnEvent> {

@@ -337,8 +337,12 @@ export interface Agent<Out = unknown> extends AgentPauses, AgentQuestions {
   /**
    * The session's events after seq `from` (default: from the start), read from the log, then
    * the turn in flight live (deltas only for blocks that start after the feed joined: the
-   * committed answer replaces what it missed), ending once the log is read and no turn is open.
-   * What a reconnecting client asks for (`Last-Event-ID`). `from` at or past the end of the log: `LoopError('position-beyond-log')`; not an integer ≥ -1: `invalid-position`.
+   * committed answer replaces what it missed), ending once the log is read, no turn is open and
+   * the agent has nothing queued or driving: input accepted but not yet started (a `stream` or
+   * `send` just called) counts as the turn in flight, so a follow right after it gets that turn.
+   * What a reconnecting client asks for (`Last-Event-ID`). `from` at or past the end of the log:
+   * `LoopError('position-beyond-log')`; not an integer ≥ -1: `invalid-position`; options that
+   * are not an object: `invalid-options`.
    */
   follow(options?: FollowOptions): AsyncIterableIterator<TurnEvent>;
   /**

@@ -1,10 +1,14 @@
 // A reconnecting client's position in the log, read from its request: the `Last-Event-ID`
 // header an EventSource sends on its own (the last committed seq it received), or `?from=<seq>`.
 // The result is what `agent.follow({ from })` takes. Checked at the boundary: not an integer
-// ≥ -1 is `invalid-position` (HTTP 400), at or past the end of the log `position-beyond-log` (416).
+// ≥ -1 is `invalid-position` (HTTP 400), at or past the end of the log `position-beyond-log` (416);
+// a request without headers or a `logLength` that is no integer ≥ 0 is the server's own bug
+// (`invalid-argument`, `invalid-options`).
 import type { IncomingMessage } from "node:http";
 import type { Session, SessionEvent } from "../session/index.js";
+import { checkOptions } from "./options-check.js";
 import { ServeError } from "./types.js";
+import { valueName } from "./value-name.js";
 
 /** A web `Request`, a node:http `IncomingMessage`, or just its headers and URL. */
 export type PositionRequest =
@@ -24,6 +28,14 @@ const SEQ = /^-?\d{1,16}$/;
  * undefined when it names none (a fresh client: follow from the start, or from where you choose).
  */
 export function followFrom(request: PositionRequest, options: FollowFromOptions = {}): number | undefined {
+  checkRequest(request);
+  checkOptions(options, {});
+  const { logLength } = options;
+  if (logLength !== undefined && !(Number.isSafeInteger(logLength) && logLength >= 0))
+    throw new ServeError(
+      "invalid-options",
+      `logLength must be an integer ≥ 0 (the log's length), got ${valueName(logLength)}`,
+    );
   // An empty value names no position (an EventSource never sends one; a proxy might).
   const header = nonEmpty(headerValue(request.headers, "last-event-id"));
   const raw = header ?? nonEmpty(queryValue(request.url, "from"));
@@ -36,7 +48,6 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
       "invalid-position",
       `${where} ${JSON.stringify(raw.slice(0, 40))} is not a log position (an integer ≥ -1)`,
     );
-  const { logLength } = options;
   if (logLength !== undefined && from >= logLength)
     throw new ServeError(
       "position-beyond-log",
@@ -59,16 +70,32 @@ export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eve
   return undefined;
 }
 
+/** `ServeError('invalid-argument')` unless `request` has headers to read (a Request, an IncomingMessage, `{ headers, url? }`). */
+function checkRequest(request: unknown): asserts request is PositionRequest {
+  const headers: unknown =
+    typeof request === "object" && request !== null ? (request as { headers?: unknown }).headers : undefined;
+  if (typeof headers === "object" && headers !== null) return;
+  const got =
+    typeof request === "object" && request !== null
+      ? `an object whose headers are ${valueName(headers)}`
+      : valueName(request);
+  throw new ServeError(
+    "invalid-argument",
+    `followFrom: request must be a Request, an IncomingMessage or { headers, url? }, got ${got}`,
+  );
+}
+
 const nonEmpty = (value: string | undefined): string | undefined => (value?.trim() === "" ? undefined : value);
 
 function headerValue(headers: PositionRequest["headers"], name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
-  const value = (headers as IncomingMessage["headers"])[name];
-  return Array.isArray(value) ? value[0] : value;
+  const value: unknown = (headers as IncomingMessage["headers"])[name];
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === "string" ? first : undefined; // a hand-made header map may hold anything
 }
 
-function queryValue(url: string | undefined, name: string): string | undefined {
-  if (url === undefined) return undefined;
+function queryValue(url: unknown, name: string): string | undefined {
+  if (typeof url !== "string") return undefined; // none (a `{ headers }` given without one)
   try {
     return new URL(url, "http://localhost").searchParams.get(name) ?? undefined;
   } catch {

@@ -1,25 +1,38 @@
 // pullStream: a web ReadableStream over a turn's events, read only as fast as its consumer
 // reads (so a slow client lags in the turn feed, where deltas coalesce within a bound and
 // committed events wait in the log — never here). What happens to the turn when the consumer
-// cancels (the client disconnected) is the caller's `cancelOnDisconnect`.
+// cancels (the client disconnected) is the caller's `cancelOnDisconnect`. An iteration that
+// throws, or an event the encoder refuses (`invalid-event`), ends the stream with the encoder's
+// error items — or, with `failBeforeOutput` and nothing sent yet, errors the stream itself, so
+// that an HTTP helper can answer the failure with a status instead of a 200 stream.
 import type { EncodeOptions } from "./types.js";
 
 /** What turns events into output items (UI chunks, SSE frames). */
 export interface PullEncoder<T, O> {
+  /** May throw (an event it cannot write): the stream then ends as for an iteration that threw. */
   encode(event: T): readonly O[];
-  /** The items after the last event; `error` when the iteration threw. */
+  /** The items after the last event; `error` when the iteration threw. Must not throw. */
   end(error?: { readonly error: unknown }): readonly O[];
   /** True when no further event is wanted (the UI stream's `finish` was sent). */
   readonly finished?: boolean;
 }
 
+export interface PullOptions extends EncodeOptions {
+  /**
+   * A failure before the first item errors the stream with it (`reader.read()` rejects) instead
+   * of being encoded: what the node:http helpers use to answer it with a status (http-response.ts).
+   */
+  readonly failBeforeOutput?: boolean;
+}
+
 export function pullStream<T, O>(
   events: AsyncIterable<T>,
   encoder: PullEncoder<T, O>,
-  options: EncodeOptions = {},
+  options: PullOptions = {},
 ): ReadableStream<O> {
   let iterator: AsyncIterator<T> | undefined;
   let closed = false;
+  let sent = false;
   const release = (): void => {
     closed = true;
     try {
@@ -29,24 +42,42 @@ export function pullStream<T, O>(
       // an iterable that cannot be iterated again has nothing of ours to close
     }
   };
+  /** Stops reading events without a client's disconnect: a turn stream is left to run (and be saved). */
+  const stopReading = (): void => {
+    if (!isTurnStream(events)) release();
+  };
+  const fail = (controller: ReadableStreamDefaultController<O>, error: unknown): void => {
+    closed = true;
+    if (!sent && options.failBeforeOutput === true) {
+      controller.error(error);
+      return;
+    }
+    for (const item of encoder.end({ error })) controller.enqueue(item);
+    controller.close();
+  };
   return new ReadableStream<O>(
     {
       async pull(controller) {
-        iterator ??= events[Symbol.asyncIterator]();
         for (;;) {
           let next: IteratorResult<T>;
           try {
+            iterator ??= events[Symbol.asyncIterator]();
             next = await iterator.next();
           } catch (error) {
-            if (closed) return;
-            for (const item of encoder.end({ error })) controller.enqueue(item);
-            closed = true;
-            controller.close();
+            if (!closed) fail(controller, error);
             return;
           }
           if (closed) return; // cancelled while waiting
-          const items = next.done ? encoder.end() : encoder.encode(next.value);
+          let items: readonly O[];
+          try {
+            items = next.done ? encoder.end() : encoder.encode(next.value);
+          } catch (error) {
+            if (!next.done) stopReading();
+            fail(controller, error);
+            return;
+          }
           for (const item of items) controller.enqueue(item);
+          if (items.length > 0) sent = true;
           if (next.done || encoder.finished === true) {
             if (!next.done) release(); // e.g. a follow feed past the turn's end: stop reading it
             closed = true;
@@ -70,6 +101,9 @@ export function pullStream<T, O>(
   );
 }
 
-/** `agent.stream()`'s result: closing its iterator cancels the turn. */
-const isTurnStream = (events: object): boolean =>
-  typeof (events as { cancel?: unknown }).cancel === "function" && "outcome" in events;
+/**
+ * `agent.stream()`'s result (and `host.stream()`'s, `streamAnswers`'): closing its iterator cancels
+ * the turn; the turn may fail to start (its session locked), before its first event.
+ */
+export const isTurnStream = (events: unknown): boolean =>
+  typeof (events as { cancel?: unknown } | null)?.cancel === "function" && "outcome" in (events as object);

@@ -2,12 +2,15 @@
 // turn events out, in a browser or in Node. It checks what it is given at the boundary (a 2xx
 // `text/event-stream` response; every frame's data a turn event whose seq matches its id) and
 // turns the server's `stream-error` frame into a thrown `ServeError`. Breaking the loop early
-// cancels the body (which, on the server, is a disconnect).
+// cancels the body (which, on the server, is a disconnect). A wrong input or a bound that is no
+// positive integer is refused at the call, before anything is read.
 import type { TurnEvent } from "../loop/index.js";
 import { type ParsedSSEEvent, SSEParser } from "./sse-parser.js";
+import { checkOptions } from "./options-check.js";
 import { SSE_ERROR_EVENT } from "./sse-stream.js";
 import { ServeError } from "./types.js";
 import { boundedErrorText } from "./ui-parts.js";
+import { valueName } from "./value-name.js";
 
 export interface ReadSSEOptions {
   /** The longest event accepted, in characters (default 16 MiB). */
@@ -17,13 +20,36 @@ export interface ReadSSEOptions {
 const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 const MAX_ERROR_BODY = 2_000;
 
-/** The turn events of an SSE response or body (`toSSE` on the server), in order. */
-export async function* readSSE(
+/**
+ * The turn events of an SSE response or body (`toSSE` on the server), in order. Throws at the
+ * call `ServeError('invalid-argument')` for an input that is neither, `invalid-options` for a
+ * `maxEventChars` that is not a positive integer (NaN or a string would lift the bound).
+ */
+export function readSSE(
   input: Response | ReadableStream<Uint8Array>,
   options: ReadSSEOptions = {},
 ): AsyncGenerator<TurnEvent, void, undefined> {
-  const body = input instanceof ReadableStream ? input : await responseBody(input);
-  const parser = new SSEParser(options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS);
+  if (!isByteStream(input) && !isResponse(input))
+    throw new ServeError(
+      "invalid-argument",
+      `readSSE: input must be a fetch Response or a ReadableStream of bytes, got ${valueName(input)}`,
+    );
+  checkOptions(options, {});
+  const max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+  if (!Number.isSafeInteger(max) || max <= 0)
+    throw new ServeError(
+      "invalid-options",
+      `maxEventChars must be a positive integer (characters), got ${valueName(max)}`,
+    );
+  return events(input, max);
+}
+
+async function* events(
+  input: Response | ReadableStream<Uint8Array>,
+  maxEventChars: number,
+): AsyncGenerator<TurnEvent, void, undefined> {
+  const body = isByteStream(input) ? input : await responseBody(input);
+  const parser = new SSEParser(maxEventChars);
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let finished = false;
@@ -40,6 +66,15 @@ export async function* readSSE(
     reader.releaseLock();
   }
 }
+
+/** A web byte stream (by shape: a stream from another realm or polyfill passes too). */
+const isByteStream = (input: unknown): input is ReadableStream<Uint8Array> =>
+  typeof (input as { getReader?: unknown } | null)?.getReader === "function";
+
+/** A fetch Response (by shape, as for a stream). */
+const isResponse = (input: unknown): input is Response =>
+  typeof (input as { headers?: { get?: unknown } } | null)?.headers?.get === "function" &&
+  typeof (input as { status?: unknown }).status === "number";
 
 async function responseBody(response: Response): Promise<ReadableStream<Uint8Array>> {
   if (!response.ok) {

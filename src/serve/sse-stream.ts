@@ -2,15 +2,20 @@
 // frame per turn event — `id: <seq>` on committed events (so a reconnecting EventSource sends
 // `Last-Event-ID`), `event: <type>`, `data: <the event's JSON>`. Live deltas carry no id: a
 // client's position only moves on what the log holds. An iteration that throws ends the stream
-// with a `stream-error` frame (`{ code, message }`, the message bounded).
+// with a `stream-error` frame (`{ code, message }`, the message bounded); so does an event that
+// cannot be framed (`invalid-event`: no turn event, no JSON form, a type that is not a plain
+// token, a seq that is not an integer) — nothing of it reaches the wire raw.
 import type { ServerResponse } from "node:http";
 import { errorMessage } from "../errors/index.js";
 import type { TurnEvent } from "../loop/index.js";
+import { checkEvents, eventJson, turnEventOf } from "./encoder-input.js";
+import { checkOptions } from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
-import { pullStream } from "./pull-stream.js";
-import { sseBytes } from "./sse-frames.js";
-import type { EncodeOptions, ResponseOptions } from "./types.js";
+import { isTurnStream, pullStream } from "./pull-stream.js";
+import { type SSEFrame, sseBytes } from "./sse-frames.js";
+import { type EncodeOptions, type ResponseOptions, ServeError } from "./types.js";
 import { boundedErrorText } from "./ui-parts.js";
+import { valueName } from "./value-name.js";
 
 /** The headers of a plain SSE response. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -31,6 +36,9 @@ export interface SSEOptions extends EncodeOptions {
 /** Logged events a browser is not sent by default: the request configuration and context an app added. */
 const PRIVATE_LOG_TYPES: ReadonlySet<string> = new Set(["request/header", "request/header-delta", "context/message"]);
 
+/** What an `event:` line may carry: a plain token, as every turn event's type is (`turn-start`, `text-delta`). */
+const EVENT_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
+
 /**
  * The default filter: every turn event except the `log-event`s of `request/header` and
  * `request/header-delta` (the system prompt, tool schemas and model settings) and
@@ -46,40 +54,70 @@ export function wireTurnEvent(event: TurnEvent): TurnEvent {
   return { ...event, outcome: { turn, reason, text, ...(saved === undefined ? {} : { saved }) } };
 }
 
-/** A turn's events as `text/event-stream` bytes, read only as fast as they are read. */
+/**
+ * A turn's events as `text/event-stream` bytes, read only as fast as they are read. Throws
+ * `ServeError('invalid-argument')` for events that are not an async iterable, `invalid-options`
+ * for options of the wrong type.
+ */
 export function toSSE(events: AsyncIterable<TurnEvent>, options: SSEOptions = {}): ReadableStream<Uint8Array> {
-  const include = options.include ?? isClientTurnEvent;
-  return pullStream(
-    events,
-    {
-      encode: (event) => {
-        if (!include(event)) return [];
-        const data = JSON.stringify(wireTurnEvent(event));
-        return [
-          sseBytes("seq" in event ? { id: String(event.seq), event: event.type, data } : { event: event.type, data }),
-        ];
-      },
-      end: (failure) => (failure === undefined ? [] : [sseBytes(errorFrame(failure.error))]),
-    },
-    options,
-  );
+  return sseBody(events, options, "toSSE", false);
 }
 
 /** A web `Response` with the SSE body (status 200 unless given). */
 export function sseResponse(events: AsyncIterable<TurnEvent>, init: SSEOptions & ResponseOptions = {}): Response {
-  return webResponse(toSSE(events, init), SSE_HEADERS, init);
+  return webResponse(sseBody(events, init, "sseResponse", false), SSE_HEADERS, init);
 }
 
-/** Streams the SSE body to a node:http response; resolves when written or the client is gone. */
-export function pipeSSE(
+/**
+ * Streams the SSE body to a node:http response; resolves when written or the client is gone. The
+ * status and headers of a turn stream (`agent.stream()`, `host.stream()`) go with its first frame:
+ * a failure before it (the turn could not start — the session is `locked`) rejects with that error
+ * and writes nothing, for the caller to answer with a status (http-response.ts). A follow's go at once.
+ */
+export async function pipeSSE(
   events: AsyncIterable<TurnEvent>,
   res: ServerResponse,
   options: SSEOptions & ResponseOptions = {},
 ): Promise<void> {
-  return writeBody(res, toSSE(events, options), SSE_HEADERS, options);
+  const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
+  await writeBody(res, sseBody(events, options, "pipeSSE", opening), SSE_HEADERS, options, opening);
 }
 
-function errorFrame(error: unknown): { event: string; data: string } {
+function sseBody(
+  events: AsyncIterable<TurnEvent>,
+  options: SSEOptions,
+  where: string,
+  failBeforeOutput: boolean,
+): ReadableStream<Uint8Array> {
+  checkEvents(events, where);
+  checkOptions(options, { cancelOnDisconnect: "boolean", include: "function" });
+  const include = options.include ?? isClientTurnEvent;
+  return pullStream(
+    events,
+    {
+      encode: (value) => {
+        const event = turnEventOf(value);
+        return include(event) ? [sseBytes(eventFrame(event))] : [];
+      },
+      end: (failure) => (failure === undefined ? [] : [sseBytes(errorFrame(failure.error))]),
+    },
+    { ...options, failBeforeOutput },
+  );
+}
+
+/** The event's frame; `ServeError('invalid-event')` for a type that is not a plain token or a seq that is not an integer. */
+function eventFrame(event: TurnEvent): SSEFrame {
+  if (!EVENT_NAME.test(event.type))
+    throw new ServeError("invalid-event", `the event type ${valueName(event.type)} is not a plain token: not sent`);
+  const data = eventJson(wireTurnEvent(event), event);
+  const seq: unknown = "seq" in event ? event.seq : undefined;
+  if (seq === undefined) return { event: event.type, data };
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0)
+    throw new ServeError("invalid-event", `the ${event.type} event's seq ${valueName(seq)} is not a log position`);
+  return { id: String(seq), event: event.type, data };
+}
+
+function errorFrame(error: unknown): SSEFrame {
   const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "error";
   const message = boundedErrorText(errorMessage(error));
   return { event: SSE_ERROR_EVENT, data: JSON.stringify({ code, message }) };

@@ -27,7 +27,23 @@ export type ServeErrorCode =
   /** `readSSE`: one event longer than `maxEventChars`. */
   | "event-too-large"
   /** `readSSE`: the server ended the stream with a `stream-error` event (its code and message). */
-  | "stream-error";
+  | "stream-error"
+  /**
+   * A function given a value of the wrong kind as its subject (HTTP 500: the server's bug): events
+   * that are not an async iterable, a `readSSE` input that is not a Response or a byte stream, a
+   * `followFrom` request without headers, a `uiMessagesFromLog` log that is not a Session or events.
+   */
+  | "invalid-argument"
+  /** Options of the wrong type or out of range (`maxEventChars: NaN`, `messageId: 7`, `logLength: -1`) (HTTP 500). */
+  | "invalid-options"
+  /**
+   * An encoder's events yielded a value that is no turn event, or one it cannot write (no JSON
+   * form: a cycle, a bigint; an SSE event type that is not a plain token, a seq that is not an
+   * integer): the stream ends with this error (an `error` chunk, a `stream-error` frame) (HTTP 500).
+   */
+  | "invalid-event"
+  /** `uiMessagesFromLog`: an event without the shape of its type (the message names its type and seq) (HTTP 500). */
+  | "invalid-log";
 
 const STATUS: Record<ServeErrorCode, number> = {
   "invalid-position": 400,
@@ -42,12 +58,17 @@ const STATUS: Record<ServeErrorCode, number> = {
   "malformed-event": 502,
   "event-too-large": 502,
   "stream-error": 502,
+  "invalid-argument": 500,
+  "invalid-options": 500,
+  "invalid-event": 500,
+  "invalid-log": 500,
 };
 
 export class ServeError extends KeelsonError<ServeErrorCode> {
   /**
    * The HTTP status a server answers this error with (400, 409, 416); for the reader's errors (a bad
-   * upstream), 502 — except `http-error`, which carries the response's own status.
+   * upstream), 502 — except `http-error`, which carries the response's own status; for a bad
+   * argument, option, event or log (the server's own bug), 500.
    */
   readonly status: number;
 

@@ -6,6 +6,8 @@
 // turn's end mapped to a finish reason. No I/O: ui-message-stream.ts pulls events through it.
 import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
+import { turnEventOf } from "./encoder-input.js";
+import { checkOptions } from "./options-check.js";
 import {
   assistantMessageId,
   boundedErrorText,
@@ -26,10 +28,14 @@ export interface UIEncoderOptions {
   /**
    * The `error` chunk's text for a turn that ended `error` (given its reason) or an iteration
    * that threw (given the error). Default: the reason's code and message / the error's message.
-   * Either way the text is cut to its first line and 300 characters.
+   * Either way the text is cut to its first line and 300 characters. One that throws or returns
+   * no string gets the default: the stream still sends its `error` and `finish` chunks.
    */
   readonly errorText?: (error: unknown) => string;
 }
+
+/** The options' types, checked when an encoder is made (`ServeError('invalid-options')`). */
+const OPTION_KINDS = { messageId: "string", keelsonData: "boolean", errorText: "function" } as const;
 
 type TurnEnd = Extract<CommittedTurnEvent, { type: "turn-end" }>;
 
@@ -54,7 +60,9 @@ export class UIMessageEncoder {
   /** Subagents' pauses shown as parts, and their answers (ui-subagent.ts). */
   readonly #subagents = new SubagentParts();
 
+  /** Throws `ServeError('invalid-options')` for options of the wrong type (a `messageId` that is no string). */
   constructor(options: UIEncoderOptions = {}) {
+    checkOptions(options, OPTION_KINDS);
     this.#options = options;
   }
 
@@ -63,9 +71,10 @@ export class UIMessageEncoder {
     return this.#finished;
   }
 
-  /** The chunks for one event, in order. */
-  encode(event: TurnEvent): UIMessageChunk[] {
+  /** The chunks for one event, in order. Throws `ServeError('invalid-event')` for a value that is no turn event. */
+  encode(value: TurnEvent): UIMessageChunk[] {
     if (this.#finished) return [];
+    const event = turnEventOf(value);
     // The position first: a client that sees `finish` has already seen the turn-end's seq.
     const out: UIMessageChunk[] =
       "seq" in event && this.#options.keelsonData !== false
@@ -241,7 +250,14 @@ export class UIMessageEncoder {
 
   #errorText(error: unknown): string {
     const custom = this.#options.errorText;
-    if (custom !== undefined) return boundedErrorText(String(custom(error)));
+    if (custom !== undefined) {
+      try {
+        const text: unknown = custom(error);
+        if (typeof text === "string") return boundedErrorText(text);
+      } catch {
+        // A callback that throws must not take the stream down with it: the default text below.
+      }
+    }
     if (isErrorReason(error)) return boundedErrorText(`${error.code ?? "error"}: ${error.message}`);
     if (error instanceof Error) {
       const code = (error as { code?: unknown }).code;

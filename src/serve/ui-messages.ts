@@ -10,6 +10,8 @@
 // (ui-subagent-log.ts), and the parent's stand-in request is not an approval on the page.
 import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
+import { checkOptions } from "./options-check.js";
+import { ServeError } from "./types.js";
 import { answeredQuestion, approvalPart, questionOf, questionPart, resultPart } from "./ui-message-parts.js";
 import {
   assistantMessageId,
@@ -19,8 +21,10 @@ import {
   toolInput,
   userMessageId,
 } from "./ui-parts.js";
+import { assistantContentOf, invalidLogEvent, logEventOf, logEventsOf, userContentOf } from "./ui-log-check.js";
 import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
+import { valueName } from "./value-name.js";
 
 type Log = readonly SessionEvent[] | { readonly events: readonly SessionEvent[] };
 type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
@@ -35,9 +39,19 @@ export interface UIMessagesOptions {
   readonly subagents?: SubagentLogs;
 }
 
-/** The log's conversation as UIMessages, oldest first (a Session or its events). */
+/**
+ * The log's conversation as UIMessages, oldest first (a Session or its events). Throws
+ * `ServeError('invalid-argument')` for a log that is neither, `invalid-log` for an event without
+ * the shape its type has (naming it and its seq), `invalid-options` for `subagents` that is no Map.
+ */
 export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
-  const events = "events" in log ? log.events : log;
+  const events = logEventsOf(log);
+  checkOptions(options, {});
+  if (options.subagents !== undefined && !(options.subagents instanceof Map))
+    throw new ServeError(
+      "invalid-options",
+      `subagents must be a Map (subagentLogs(session, read)), got ${valueName(options.subagents)}`,
+    );
   const subagents = options.subagents ?? NO_SUBAGENTS;
   /** Children whose parts are in (once each); whether the current step has a UI step for them yet. */
   const shown = new Set<string>();
@@ -61,19 +75,31 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
   let assistantsInTurn = 0;
   const attempts = new Map<string, number>();
   const tools = new Map<string, { readonly parts: UIMessagePart[]; readonly index: number }>();
-  const user = (seq: number, content: readonly UserContent[], blocked?: string): void => {
+  const user = (seq: number, content: unknown, blocked?: string): void => {
     assistant = undefined;
-    const parts = content.map(userPart);
+    const parts = userContentOf(content).map(userPart);
     messages.push(
       blocked === undefined
         ? { id: userMessageId(seq), role: "user", parts }
         : { id: userMessageId(seq), role: "user", metadata: { blocked }, parts },
     );
   };
-  for (const event of events) {
+  for (let i = 0; i < events.length; i++) {
+    const event = logEventOf(events[i], i);
+    try {
+      walk(event);
+    } catch (error) {
+      throw invalidLogEvent(event, error);
+    }
+  }
+  return messages;
+
+  /** One event's part of the conversation (throws, for the caller to name the event, on data without its type's shape). */
+  function walk(event: SessionEvent): void {
     switch (event.type) {
       case "turn/start": {
         const d = event.data as Data<"turn/start">;
+        if (!Number.isSafeInteger(d.turn)) throw new TypeError(`data.turn is ${valueName(d.turn)}, not a turn number`);
         turn = d.turn;
         // A continuation (answers to a paused turn) goes on in the paused turn's message, as its
         // live stream does; any other turn starts a new one.
@@ -82,12 +108,18 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         assistantsInTurn = assistant === undefined ? 0 : 1;
         break;
       }
-      case "user/message":
+      case "user/message": {
+        const d = event.data as Data<"user/message">;
+        // A compaction summary is context the loop wrote, not a prompt: no message, no split turn.
+        if (d.source !== COMPACTION_SOURCE) user(event.seq, d.content);
+        break;
+      }
       case "steering/message":
-        user(event.seq, (event.data as Data<"user/message">).content);
+        user(event.seq, (event.data as Data<"steering/message">).content);
         break;
       case "prompt/blocked": {
         const d = event.data as Data<"prompt/blocked">;
+        if (typeof d.reason !== "string") throw new TypeError(`data.reason is ${valueName(d.reason)}, not a string`);
         user(event.seq, d.content, d.reason);
         break;
       }
@@ -111,7 +143,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         const attempt = attempts.get(`${d.turn}/${d.step}`) ?? 0;
         const parts = assistant?.parts;
         if (parts === undefined) break; // an answer outside a step: not in a valid log
-        d.content.forEach((block, index) => {
+        assistantContentOf(d.content).forEach((block, index) => {
           if (block.type === "tool-call") tools.set(block.callId, { parts, index: parts.length });
           parts.push(answerPart(block, d.turn, d.step, index, attempt));
         });
@@ -160,10 +192,16 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         break;
     }
   }
-  return messages;
 }
 
 const NO_SUBAGENTS: SubagentLogs = new Map();
+
+/**
+ * The `source` of the `user/message` a compaction lands its summary as (src/compaction/compactor.ts).
+ * Every other source is a person's prompt (`user`: `agent.send` / `stream`, which the host, the
+ * fleet and a subagent's child all go through).
+ */
+const COMPACTION_SOURCE = "compaction";
 
 function userPart(part: UserContent): UIMessagePart {
   return part.type === "text"

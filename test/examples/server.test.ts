@@ -3,10 +3,11 @@
 // (one held mid-turn while the other finishes), a busy session answers 409 with
 // `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
 // stream, a page's approval continues a paused turn in the same message (a resent one is 409),
-// and bad requests get their status (400, 404, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
+// a session another host holds is 409 `locked` before any stream, and bad requests get their
+// status (400, 404, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,6 +144,41 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
 });
 
+test("a session another host holds (two hosts on one JSONL directory) is 409 `locked`, before any stream", async () => {
+  await events(post("held-elsewhere", "first")); // open in `host` (idle, kept open)
+  const secondStore = new JsonlSessionStore({ root });
+  const second = createAgentHost({
+    store: secondStore,
+    profile: { provider: model.provider, model: "scripted:server" },
+  });
+  const other = await serve(second, 0);
+  const origin = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+  try {
+    const turns = await fetch(`${origin}/sessions/held-elsewhere/turns`, {
+      method: "POST",
+      headers: JSON_TYPE,
+      body: JSON.stringify({ prompt: "second" }),
+    });
+    expect([turns.status, turns.headers.get("content-type"), await turns.json()]).toEqual([
+      409,
+      "application/json",
+      { error: "locked" },
+    ]);
+    const chat = await fetch(`${origin}/sessions/held-elsewhere/chat`, {
+      method: "POST",
+      headers: JSON_TYPE,
+      body: JSON.stringify({ messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "second" }] }] }),
+    });
+    expect([chat.status, await chat.json()]).toEqual([409, { error: "locked" }]);
+    expect((await host.log("held-elsewhere")).filter((e) => e.type === "user/message")).toHaveLength(1);
+  } finally {
+    other.closeAllConnections();
+    await new Promise((resolve) => other.close(resolve));
+    await second.close();
+    await secondStore.close();
+  }
+});
+
 /** The UI message stream's chunks in a response body (`data: <json>` lines, then `[DONE]`). */
 async function chunks(response: Response): Promise<{ type: string; [key: string]: unknown }[]> {
   const lines = (await response.text()).split("\n").filter((line) => line.startsWith("data: {"));
@@ -194,6 +230,11 @@ test("a page's approval continues the paused turn in the same message; a resent 
   other.closeAllConnections();
   await new Promise((resolve) => other.close(resolve));
   await approvals.close();
+});
+
+test("the example stays under 80 lines, as the README says", async () => {
+  const source = await readFile(join(import.meta.dirname, "../../examples/server.ts"), "utf8");
+  expect(source.trimEnd().split("\n").length).toBeLessThan(80);
 });
 
 test("run as a program: SIGTERM (a container being stopped) closes the host — every session flushed and released, exit 0", async () => {

@@ -133,6 +133,19 @@ describe("refused at the door", () => {
     expect(await refusal(() => createAgentHost({ store, profile, profiles: { default: profile } }))).toMatchObject({
       code: "invalid-options",
     });
+    // The value as given — not JSON's `null` for NaN and Infinity.
+    for (const [idleMs, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.NEGATIVE_INFINITY, "-Infinity"],
+      ["5", '"5"'],
+    ] as const)
+      expect(await refusal(() => createAgentHost({ store, profile, idleMs: idleMs as number }))).toMatchObject({
+        code: "invalid-options",
+        message: `idleMs must be a number > 0, got ${shown}`,
+      });
+    expect(await refusal(() => createAgentHost({ store, profile, maxOpen: Number.POSITIVE_INFINITY }))).toMatchObject({
+      message: "maxOpen must be an integer ≥ 1, got Infinity",
+    });
     const noModel = { provider: profile.provider, model: "" };
     expect(await refusal(() => createAgentHost({ store, profiles: { a: noModel } }))).toMatchObject({
       code: "invalid-profile",

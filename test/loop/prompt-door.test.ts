@@ -111,3 +111,21 @@ describe("stream options are checked at the door", () => {
     expect(agent.session.length).toBe(0);
   });
 });
+
+describe("options that are not an object are refused typed", () => {
+  test("follow(null), follow(42), stream(prompt, null): LoopError('invalid-options'), not a TypeError", async () => {
+    const { agent } = agentOf();
+    for (const options of [null, 42, "from=3"]) {
+      const bad = options as unknown as { from?: number };
+      expect(() => agent.follow(bad)).toThrow(LoopError);
+      expect(() => agent.follow(bad)).toThrow(
+        expect.objectContaining({
+          code: "invalid-options",
+          message: expect.stringMatching(/options must be an object/),
+        }),
+      );
+      expect(() => agent.stream("hi", bad as never)).toThrow(expect.objectContaining({ code: "invalid-options" }));
+    }
+    expect(agent.session.length).toBe(0);
+  });
+});

@@ -1,0 +1,40 @@
+// What the encoders (`toUIMessageStream`, `toSSE` and the bodies and responses over them) are
+// given, checked at the boundary: the events must be an async iterable (checked at the call), each
+// value it yields a turn event — an object with a string `type` — with a JSON form (checked per
+// event: the encoders end the stream with a typed `invalid-event` error, never a TypeError of
+// their own). The options are options-check.ts's.
+import type { TurnEvent } from "../loop/index.js";
+import { ServeError } from "./types.js";
+import { valueName } from "./value-name.js";
+
+/** Throws `ServeError('invalid-argument')` unless `events` is an async iterable. */
+export function checkEvents(events: unknown, where: string): asserts events is AsyncIterable<TurnEvent> {
+  if (typeof (events as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] !== "function")
+    throw new ServeError(
+      "invalid-argument",
+      `${where}: events must be an async iterable of turn events (agent.stream(), agent.follow()), got ${valueName(events)}`,
+    );
+}
+
+/** `value` as a turn event, or `ServeError('invalid-event')`: an object with a string `type`. */
+export function turnEventOf(value: unknown): TurnEvent {
+  const isObject = typeof value === "object" && value !== null;
+  const type: unknown = isObject ? (value as { type?: unknown }).type : undefined;
+  if (typeof type === "string") return value as TurnEvent;
+  const got = isObject ? `an object whose type is ${valueName(type)}` : valueName(value);
+  throw new ServeError("invalid-event", `the events yielded ${got}, not a turn event`);
+}
+
+/** The JSON text of what an encoder writes for `event`, or `ServeError('invalid-event')` when it has none (a cycle, a bigint). */
+export function eventJson(value: unknown, event: TurnEvent): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    const seq = "seq" in event ? ` (seq ${String(event.seq)})` : "";
+    throw new ServeError(
+      "invalid-event",
+      `the ${valueName(event.type)} event${seq} cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
