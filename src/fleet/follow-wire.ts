@@ -92,6 +92,11 @@ export class PublishBatch {
     return this.#items.length === 0 && this.#finished.length === 0;
   }
 
+  /** Whether any message has been drained (handed to the sender) yet. */
+  get drainedAny(): boolean {
+    return this.#message > 0;
+  }
+
   /** A restart is asked for and its message not drained yet (another one would repeat it). */
   get restarting(): boolean {
     return this.#restart;

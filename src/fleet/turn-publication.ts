@@ -10,7 +10,8 @@
 // one that missed messages — restarts the publication: a new feed from the turn's start, its first
 // message marked a restart, so the newcomer gets the turn so far and the step so far (each open
 // block's start and text) and every follower takes only what it lacks (follow-blocks.ts); the
-// announcements that arrive before that message is sent share it. A turn nobody follows sends
+// announcements that arrive before that message is sent share it, and one heard before the
+// publication's first message was sent needs none. A turn nobody follows sends
 // nothing on any live channel. Messages go sealed
 // for their channel and announcements are opened with the fleet's follow key (follow-seal.ts).
 import type { Agent, TurnEvent } from "../loop/index.js";
@@ -108,8 +109,12 @@ export class TurnPublication implements LiveSource {
     const agent = this.#agent;
     const batch = this.#batch;
     const old = this.#feed;
-    // Not started yet (its first message will be from the turn's start), or a restart not sent yet: that one serves.
-    if (agent === undefined || batch === undefined || old === undefined || batch.restarting) return;
+    // Not started yet, or nothing sent yet (its first message will be from the turn's start, sent
+    // after this announcement was heard, so after its follower LISTENed), or a restart not sent
+    // yet: that one serves. (A turn follower announces when it hears the claim, which is mostly
+    // before the first message: no restart then.)
+    if (agent === undefined || batch === undefined || old === undefined) return;
+    if (!batch.drainedAny || batch.restarting) return;
     if (agent.session.openTurn === null) return; // its end is in the log
     const from = openTurnStart(agent.session) - 1;
     const feed = agent.follow({ from });
