@@ -1,6 +1,8 @@
 // Follow announcements (decision 0037): a client that follows a session tells the fleet's workers
 // on FOLLOW_CHANNEL, sealed with the follow key, so only holders of the key can say or learn which
-// session is followed. The sealed text is `<ms since the epoch> <session id>`, and a worker
+// session is followed. The sealed text is `<ms since the epoch> <session id>` — plus ` fresh` when
+// the client was listening on the session's live channel before the turn was claimed, so it hears
+// the publication's every message and needs no restart of it (decision 0038) —, and a worker
 // believes an announcement once, and only within ANNOUNCEMENT_WINDOW_MS of that time (either
 // way: the client's clock may run ahead): a login of the database that captured one can neither
 // replay it later nor repeat it now to make a worker publish a session's turns to nobody. A
@@ -11,8 +13,19 @@ export const ANNOUNCEMENT_WINDOW_MS = 120_000;
 /** Announcements a worker remembers (within the window) to refuse a repeat of. */
 const REMEMBERED = 4096;
 
-/** The clear text of an announcement that `sessionId` is followed, made at `nowMs`. */
-export const announcementText = (sessionId: string, nowMs: number): string => `${Math.floor(nowMs)} ${sessionId}`;
+/**
+ * The clear text of an announcement that `sessionId` is followed, made at `nowMs`; `fresh`: the
+ * client listened before the turn was claimed (it lacks nothing of the publication).
+ */
+export const announcementText = (sessionId: string, nowMs: number, fresh = false): string =>
+  `${Math.floor(nowMs)} ${sessionId}${fresh ? " fresh" : ""}`;
+
+/** What a believed announcement says. */
+export interface Announcement {
+  readonly sessionId: string;
+  /** The client listened before the turn was claimed: a publication under way needs no restart for it. */
+  readonly fresh: boolean;
+}
 
 /** What a worker believes of the announcements it hears. */
 export class AnnouncementCheck {
@@ -25,10 +38,10 @@ export class AnnouncementCheck {
   }
 
   /**
-   * The session that `text` (opened from `payload`) announces, or undefined: not an announcement's
-   * shape, outside the window, or a payload already believed.
+   * What `text` (opened from `payload`) announces, or undefined: not an announcement's shape,
+   * outside the window, or a payload already believed.
    */
-  accept(payload: string, text: string): string | undefined {
+  accept(payload: string, text: string): Announcement | undefined {
     const space = text.indexOf(" ");
     if (space <= 0 || space === text.length - 1) return undefined;
     const at = Number(text.slice(0, space));
@@ -41,6 +54,8 @@ export class AnnouncementCheck {
     }
     if (this.#seen.has(payload)) return undefined;
     this.#seen.set(payload, at);
-    return text.slice(space + 1);
+    const rest = text.slice(space + 1);
+    const fresh = rest.endsWith(" fresh");
+    return { sessionId: fresh ? rest.slice(0, -" fresh".length) : rest, fresh };
   }
 }

@@ -76,7 +76,9 @@ export class QueueWatch {
       // Claimed: tell its worker at once (before looking), so it publishes from the turn's start.
       if (status === "running" && target.kind === "turn" && this.#sessionId !== undefined) {
         this.#claimHeard = true;
-        void this.announce();
+        // Fresh when a look saw the turn queued: that look came after this follower LISTENed on the
+        // live channel, so the claim, and every message published after it, came later still.
+        void this.announce(this.#sawQueued);
       }
       this.#refresh();
     });
@@ -100,13 +102,18 @@ export class QueueWatch {
     if (this.#deferred) this.#refresh(); // notified while starting
   }
 
-  /** Tells the workers this session is followed; a failure is not fatal (committed events still come from the log). */
-  async announce(): Promise<void> {
+  /**
+   * Tells the workers this session is followed; a failure is not fatal (committed events still come
+   * from the log). `fresh`: this follower listened before the turn was claimed, so a publication
+   * under way needs no restart for it (decision 0038); otherwise the worker publishes the turn
+   * again from its start if it has sent anything of it.
+   */
+  async announce(fresh = false): Promise<void> {
     const sessionId = this.#sessionId;
     const seal = await this.#port.seal().catch(() => undefined); // the follower's start read it (or failed on it)
     if (sessionId === undefined || seal === undefined) return;
     // Sealed: only the fleet's workers (holders of the follow key) learn which session is followed.
-    const text = announcementText(sessionId, Date.now()); // fresh and single-use (follow-announcement.ts)
+    const text = announcementText(sessionId, Date.now(), fresh); // timely and single-use (follow-announcement.ts)
     await this.#port.pool.query(ANNOUNCE_FOLLOW, [seal.seal(FOLLOW_CHANNEL, text)]).catch(() => undefined);
   }
 

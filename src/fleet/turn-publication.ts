@@ -58,12 +58,13 @@ export class TurnPublication implements LiveSource {
 
   /**
    * Someone follows: publish from the turn's start (or from now, when it runs already); when it is
-   * published already, from its start again (a follower that came later lacks what was sent).
+   * published already, from its start again (a follower that came later lacks what was sent) —
+   * unless it is `fresh` (it listened before the turn was claimed: it hears every message).
    */
-  follow(): void {
+  follow(fresh = false): void {
     if (this.#closed) return;
     if (this.#followed) {
-      this.#restart();
+      if (!fresh) this.#restart();
       return;
     }
     this.#followed = true;
@@ -111,8 +112,7 @@ export class TurnPublication implements LiveSource {
     const old = this.#feed;
     // Not started yet, or nothing sent yet (its first message will be from the turn's start, sent
     // after this announcement was heard, so after its follower LISTENed), or a restart not sent
-    // yet: that one serves. (A turn follower announces when it hears the claim, which is mostly
-    // before the first message: no restart then.)
+    // yet: that one serves.
     if (agent === undefined || batch === undefined || old === undefined) return;
     if (!batch.drainedAny || batch.restarting) return;
     if (agent.session.openTurn === null) return; // its end is in the log
@@ -203,15 +203,15 @@ export class Publications {
    */
   hear(payload: string): void {
     const text = this.#seal.open(FOLLOW_CHANNEL, payload);
-    const sessionId = text === undefined ? undefined : this.#announcements.accept(payload, text);
-    if (sessionId !== undefined) this.announced(sessionId);
+    const announcement = text === undefined ? undefined : this.#announcements.accept(payload, text);
+    if (announcement !== undefined) this.announced(announcement.sessionId, announcement.fresh);
   }
 
-  /** A client announced that it follows `sessionId`. */
-  announced(sessionId: string): void {
+  /** A client announced that it follows `sessionId` (`fresh`: it listened before the turn was claimed). */
+  announced(sessionId: string, fresh = false): void {
     const publication = this.#bySession.get(sessionId);
     if (publication !== undefined) {
-      publication.follow();
+      publication.follow(fresh);
       return;
     }
     this.#heard.delete(sessionId); // re-inserted: the map stays in the order heard

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { announcementText } from "../../src/fleet/follow-announcement.js";
 import { FollowSeal } from "../../src/fleet/follow-seal.js";
+import { decodeMessage, FrameAssembler } from "../../src/fleet/follow-wire.js";
 import { FleetError, liveChannel } from "../../src/fleet/index.js";
 import type { Provider, StreamChunk } from "../../src/llm/core.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
@@ -349,6 +350,50 @@ describe("a client on another pool follows a turn a worker runs", () => {
       expect(argsOf(seen)).toBe('{"say":"hi"}');
       expect(blockOrderFaults(seen)).toEqual([]);
     }
+  }, 30_000);
+
+  test("one follower that listened before the claim: the worker never restarts the publication (decision 0038); a second one that comes later makes it restart once", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    const listener = new pg.Client({ connectionString: database().url });
+    listeners.push(listener);
+    await listener.connect();
+    const payloads: string[] = [];
+    listener.on("notification", (message) => payloads.push(message.payload ?? ""));
+    await listener.query(`LISTEN ${liveChannel("follow-fresh")}`);
+    const [secret] = await database().query<{ follow_key: Buffer }>("SELECT follow_key FROM keelson_fleet_secret");
+    const key = secret!.follow_key;
+    const restarts = (): boolean[] => {
+      const frames = new FrameAssembler();
+      const seal = new FollowSeal(key);
+      return payloads.flatMap((payload) => {
+        const sealed = frames.push(payload);
+        const text = sealed === undefined ? undefined : seal.open(liveChannel("follow-fresh"), sealed);
+        const message = text === undefined ? undefined : decodeMessage(text);
+        return message === undefined ? [] : [message.restart];
+      });
+    };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-fresh", prompt: "hello", profile: "gated" });
+    const first = collect(client.stream(id));
+    heldGates.push(gates);
+    await untilFollowed(id); // queued when it looked: it listens before the claim
+    const reached = deferred();
+    await database().worker({ profiles: gatedProfile({ ...gates, reached }) });
+    await reached.promise;
+    const second = await database().client();
+    const late: TurnEvent[] = [];
+    for await (const event of second.stream(id)) {
+      late.push(event);
+      if (textOf(late) === "Hello") {
+        gates.text.resolve();
+        gates.call.resolve();
+      }
+    }
+    await first;
+    await listener.query("SELECT 1");
+    const marks = restarts();
+    expect(marks.length).toBeGreaterThan(1);
+    expect(marks.filter((r) => r)).toHaveLength(1); // the second follower's, once
   }, 30_000);
 
   test("following a queued turn: it waits behind the session's earlier turn, then streams only its own", async () => {
