@@ -23,21 +23,14 @@ import {
   pendingRequest,
 } from "../loop/index.js";
 import { notifyTurns } from "./notify-turns.js";
+import { queuedDecision } from "./queued-decision.js";
+import { recordOf, type TurnRow } from "./turn-record.js";
 import { ENQUEUE, ENQUEUE_DECISION, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
-import {
-  FINISHED_STATUSES,
-  FleetError,
-  type FleetStore,
-  type QueuedApproval,
-  type QueuedDecision,
-  type StoredOutcome,
-  type TurnRecord,
-  type TurnStatus,
-} from "./types.js";
+import { FINISHED_STATUSES, FleetError, type FleetStore, type QueuedDecision, type TurnRecord } from "./types.js";
 
 export interface EnqueueOptions {
   readonly sessionId: string;
@@ -435,62 +428,6 @@ export class FleetClient {
     })();
     return this.#checked;
   }
-}
-
-interface TurnRow {
-  id: string;
-  session_id: string;
-  prompt: string;
-  profile: string;
-  status: TurnStatus;
-  attempts: number;
-  started_attempts: number;
-  start_seq: string | null;
-  claimed_by: string | null;
-  outcome: StoredOutcome | null;
-  error: string | null;
-  error_code: string | null;
-  decision: QueuedDecision | null;
-  enqueued_at: number;
-  finished_at: number | null;
-}
-
-function recordOf(row: TurnRow): TurnRecord {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    prompt: row.prompt,
-    profile: row.profile,
-    status: row.status,
-    attempts: row.attempts,
-    startedAttempts: row.started_attempts,
-    ...(row.start_seq === null ? {} : { startSeq: Number(row.start_seq) }),
-    ...(row.claimed_by === null ? {} : { claimedBy: row.claimed_by }),
-    ...(row.outcome === null ? {} : { outcome: row.outcome }),
-    ...(row.error === null ? {} : { error: row.error }),
-    ...(row.error_code === null ? {} : { errorCode: row.error_code }),
-    ...(row.decision === null ? {} : { decision: row.decision }),
-    enqueuedAt: row.enqueued_at,
-    ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
-  };
-}
-
-/** The decision as a queue row holds it: arguments as JSON text; a malformed one is `ApprovalError('invalid-decision')`. */
-function queuedDecision(callId: string, input: ApprovalDecision): QueuedApproval {
-  if (typeof input !== "object" || input === null || typeof input.approve !== "boolean")
-    throw new ApprovalError("invalid-decision", `the decision for call ${callId} needs approve: true or false`);
-  for (const key of ["by", "note"] as const)
-    if (input[key] !== undefined && typeof input[key] !== "string")
-      throw new ApprovalError("invalid-decision", `the decision for call ${callId}: ${key} must be a string`);
-  const args = input.arguments;
-  return {
-    callId,
-    approve: input.approve,
-    ...(input.by === undefined ? {} : { by: input.by }),
-    ...(input.note === undefined ? {} : { note: input.note }),
-    ...(args === undefined ? {} : { arguments: typeof args === "string" ? args : JSON.stringify(args) }),
-    ...(typeof input.session === "string" ? { session: input.session } : {}),
-  };
 }
 
 /** Queues one turn on `store` (opening and closing a client); returns its id. */

@@ -2,6 +2,7 @@
 // id resolves to, and the defaults that depend on the environment.
 import { previewJson } from "../json/index.js";
 import type { Provider } from "../llm/core.js";
+import { isSafeSessionId } from "../session/index.js";
 import { type AgentOptions, LoopError } from "./types.js";
 
 /**
@@ -43,4 +44,13 @@ export function validateOptions(options: AgentOptions): void {
   if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
+}
+
+/**
+ * Throws `LoopError('invalid-id')` for a `sessionId` no store could hold — the code the stores
+ * (and so resumeAgent / forkAgent) give a bad id, not the header's.
+ */
+export function checkNewSessionId(id: unknown): void {
+  if (id !== undefined && (typeof id !== "string" || !isSafeSessionId(id)))
+    throw new LoopError("invalid-id", `${previewJson(id)} is not a valid session id`);
 }

@@ -7,21 +7,14 @@ import { type Dispose, HookBus, loadPlugin } from "../hooks/index.js";
 import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
-import { previewJson } from "../json/index.js";
-import {
-  type AnySessionEvent,
-  isSafeSessionId,
-  type PendingApproval,
-  type PendingInput,
-  Session,
-} from "../session/index.js";
+import { type AnySessionEvent, type PendingApproval, type PendingInput, Session } from "../session/index.js";
 import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { claimAnswers, claimInput, claimItems, notLogged } from "./pause-claims.js";
 import { AgentPauseAnswers } from "./pause-answers.js";
 import type { AnswerBatch, AnswerStreamOptions, ApprovalDecision, InputAnswer } from "./approval-types.js";
 import { globalHooks, globalPrompt } from "./global.js";
-import { type Claim, deferred, Inbox, type Settle } from "./inbox.js";
+import { type Claim, deferred, Inbox, type Settle, triggerOf } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
 import {
   type Agent,
@@ -44,7 +37,7 @@ import { StepSoFar } from "./step-so-far.js";
 import { type FeedSource, type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
 import { type OutputDefaults, outputDefaults, turnOutput } from "./turn-output.js";
-import { invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
+import { checkNewSessionId, invariantsDefault, resolveProvider, validateOptions } from "./agent-options.js";
 
 /** How the agent's session came to be: a new one (store file still to create) or an opened one. */
 export interface AgentOrigin {
@@ -419,18 +412,7 @@ class LoopAgent implements Agent {
         for (const item of claimItems(claim)) item.settle.reject(error);
         continue;
       }
-      const trigger =
-        claim.decisions.length > 0
-          ? "approval"
-          : claim.prompts.length > 0
-            ? "send"
-            : claim.steers.length > 0
-              ? "steer"
-              : claim.compacts.length > 0
-                ? "compact"
-                : claim.injects.length > 0
-                  ? "inject"
-                  : "cancel";
+      const trigger = triggerOf(claim);
       this.#controller = new AbortController();
       if (this.#pendingCancel !== undefined) this.#controller.abort(this.#pendingCancel);
       this.#pendingCancel = undefined;
@@ -491,10 +473,7 @@ class LoopAgent implements Agent {
 /** A new agent over a new session; with `output`, `outcome.output` is typed by that schema. */
 export function createAgent<O extends AgentOptions>(options: O): Agent<AgentOutput<O>> {
   validateOptions(options);
-  // The code the stores (and so resumeAgent / forkAgent) give a bad id, not the header's.
-  const id: unknown = options.sessionId;
-  if (id !== undefined && (typeof id !== "string" || !isSafeSessionId(id)))
-    throw new LoopError("invalid-id", `${previewJson(id)} is not a valid session id`);
+  checkNewSessionId(options.sessionId);
   if (options.session !== undefined)
     return new LoopAgent(options, { session: options.session, storeOpen: false }) as Agent<AgentOutput<O>>;
   const session = Session.create(

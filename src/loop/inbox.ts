@@ -65,6 +65,15 @@ export interface Claim {
   readonly decisions: readonly QueuedDecision[];
 }
 
+/** What started the turn that runs `claim`, as its `turn/start` records it. */
+export function triggerOf(claim: Claim): "approval" | "send" | "steer" | "compact" | "inject" | "cancel" {
+  if (claim.decisions.length > 0) return "approval";
+  if (claim.prompts.length > 0) return "send";
+  if (claim.steers.length > 0) return "steer";
+  if (claim.compacts.length > 0) return "compact";
+  return claim.injects.length > 0 ? "inject" : "cancel";
+}
+
 export class Inbox {
   #prompts: QueuedPrompt[] = [];
   #steers: QueuedSteer[] = [];
