@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
 import { checkSchema, PostgresSessionStore } from "../store/postgres/index.js";
 import { retryConnection } from "../store/postgres/transient.js";
-import { claimTurn, type PreferredSession } from "./claim-turn.js";
+import { type ClaimOptions, type ClaimResult, claimTurn, type PreferredSession } from "./claim-turn.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
@@ -115,6 +115,13 @@ class FleetWorker implements Worker {
   readonly #idleSlots: IdleSlots;
   readonly #race: ClaimRace;
   readonly #publications: Publications;
+  /**
+   * The claim in flight, if any: a worker's slots claim one at a time. Two slots that finished
+   * together would otherwise both pick the same preferred session (PICK_SESSION's affine branch
+   * offers one), and the one that lost its lock took the oldest head anywhere — usually a
+   * session another worker holds, a whole-log load here (decision 0039).
+   */
+  #claiming: Promise<unknown> = Promise.resolve();
   /** Sessions served lately, oldest first: preferred while the store holds their logs as stored (#preferred). */
   readonly #served = new Set<string>();
   /** When this worker's claims last looked for orphans (performance.now()). */
@@ -207,9 +214,9 @@ class FleetWorker implements Worker {
     while (!this.#stopped) {
       const mark = this.#idleSlots.mark();
       const heardAt = this.#hearingNow ? this.#heard : -1;
-      let result: Awaited<ReturnType<typeof claimTurn>>;
+      let result: ClaimResult;
       try {
-        result = await claimTurn(this.#opened.pool, claim());
+        result = await this.#claimAfterSiblings(claim);
       } catch (error) {
         this.#onError(fleetDbError(error, this.#opened.label, "claiming a turn"), "claim");
         woken = await this.#idle(mark, heardAt);
@@ -238,6 +245,13 @@ class FleetWorker implements Worker {
         woken = await this.#idle(mark, heardAt);
       }
     }
+  }
+
+  /** Claims once the worker's claim in flight, if any, has settled; `options` are taken then (what the sibling served counts). */
+  #claimAfterSiblings(options: () => ClaimOptions): Promise<ClaimResult> {
+    const claim = this.#claiming.then(() => claimTurn(this.#opened.pool, options()));
+    this.#claiming = claim.catch(() => undefined);
+    return claim;
   }
 
   /** Tells `onUnserved` (once per profile name) that turns wait under a profile this worker does not serve. */

@@ -119,6 +119,56 @@ describe("session affinity (PICK_SESSION)", () => {
   });
 });
 
+describe("a worker's slots claim one at a time (decision 0039)", () => {
+  test("with turns waiting in several sessions, no two of a worker's claims are in flight together", async () => {
+    // Two slots claiming together both picked the same preferred session (the pick offers one),
+    // and the one that lost its lock took the oldest head anywhere — a session another worker
+    // holds (10 % of W6's turns at 4 × 8 moved so, a whole-log load each). Turns queued before
+    // the worker starts: its four slots' first claims would all be in flight at once.
+    await database().query("DELETE FROM keelson_turns");
+    await database().query("UPDATE keelson_sessions SET lease_owner = NULL, lease_expires_at = NULL");
+    const client = await database().client();
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++)
+      ids.push(await client.enqueueTurn({ sessionId: `one-claim-${i % 4}`, prompt: `turn ${i}`, profile: "echo" }));
+    let inFlight = 0;
+    let most = 0;
+    const pool = new pg.Pool({ connectionString: database().url, max: 12 });
+    pool.on("error", () => undefined);
+    pool.on("connect", (connection) => {
+      connection.on("error", () => undefined);
+      const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+      (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        if (typeof args[0] !== "string" || !args[0].includes(PICKS)) return query(...args);
+        most = Math.max(most, ++inFlight);
+        const last = args.length - 1;
+        const callback = args[last];
+        if (typeof callback === "function") {
+          // pool.query passes a callback: the claim is in flight until it is called
+          args[last] = (...results: unknown[]) => {
+            inFlight--;
+            return (callback as (...r: unknown[]) => unknown)(...results);
+          };
+          return query(...args);
+        }
+        const settle = () => void inFlight--;
+        const result = query(...args) as Promise<unknown>;
+        result.then(settle, settle);
+        return result;
+      };
+    });
+    const { startWorker } = await import("../../src/fleet/index.js");
+    const worker = await startWorker({ store: pool as unknown as PgPool, profiles, concurrency: 4, pollMs: 600_000 });
+    try {
+      for (const id of ids) expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
+      expect(most).toBe(1);
+    } finally {
+      await worker.stop({ mode: "cancel" });
+      await pool.end();
+    }
+  }, 60_000);
+});
+
 describe("the claim in one statement (CLAIM_HEAD)", () => {
   const options = { owner: "w-head", leaseMs: 30_000, profiles: ["echo"], maxAttempts: 2 };
 
