@@ -18,20 +18,49 @@ const database = useFleetDatabase();
 /** What every claim's first query (PICK_SESSION) says. */
 const PICKS = "keelson_pick_session(";
 
-/** A pool that counts the claim queries (PICK_SESSION) made through it. */
-function countingPool(url: string): { pool: PgPool; claims: () => number; end: () => Promise<void> } {
+/** The claim queries (PICK_SESSION) made through a pool: how many, and the most in flight at once. */
+interface CountingPool {
+  readonly pool: PgPool;
+  readonly claims: () => number;
+  readonly mostInFlight: () => number;
+  readonly end: () => Promise<void>;
+}
+
+function countingPool(url: string): CountingPool {
   let claims = 0;
+  let inFlight = 0;
+  let most = 0;
+  const settle = (): void => void inFlight--;
   const pool = new pg.Pool({ connectionString: url, max: 12 });
   pool.on("error", () => undefined);
   pool.on("connect", (client) => {
     client.on("error", () => undefined);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === "string" && args[0].includes(PICKS)) claims++;
-      return query(...args);
+      if (typeof args[0] !== "string" || !args[0].includes(PICKS)) return query(...args);
+      claims++;
+      most = Math.max(most, ++inFlight);
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === "function") {
+        // pool.query passes a callback: the claim is in flight until it is called
+        args[last] = (...results: unknown[]) => {
+          settle();
+          return (callback as (...r: unknown[]) => unknown)(...results);
+        };
+        return query(...args);
+      }
+      const result = query(...args) as Promise<unknown>;
+      result.then(settle, settle);
+      return result;
     };
   });
-  return { pool: pool as unknown as PgPool, claims: () => claims, end: () => pool.end() };
+  return {
+    pool: pool as unknown as PgPool,
+    claims: () => claims,
+    mostInFlight: () => most,
+    end: () => pool.end(),
+  };
 }
 
 describe("claims per turn with several idle workers", () => {
@@ -131,40 +160,15 @@ describe("a worker's slots claim one at a time (decision 0039)", () => {
     const ids: string[] = [];
     for (let i = 0; i < 16; i++)
       ids.push(await client.enqueueTurn({ sessionId: `one-claim-${i % 4}`, prompt: `turn ${i}`, profile: "echo" }));
-    let inFlight = 0;
-    let most = 0;
-    const pool = new pg.Pool({ connectionString: database().url, max: 12 });
-    pool.on("error", () => undefined);
-    pool.on("connect", (connection) => {
-      connection.on("error", () => undefined);
-      const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
-      (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        if (typeof args[0] !== "string" || !args[0].includes(PICKS)) return query(...args);
-        most = Math.max(most, ++inFlight);
-        const last = args.length - 1;
-        const callback = args[last];
-        if (typeof callback === "function") {
-          // pool.query passes a callback: the claim is in flight until it is called
-          args[last] = (...results: unknown[]) => {
-            inFlight--;
-            return (callback as (...r: unknown[]) => unknown)(...results);
-          };
-          return query(...args);
-        }
-        const settle = () => void inFlight--;
-        const result = query(...args) as Promise<unknown>;
-        result.then(settle, settle);
-        return result;
-      };
-    });
+    const counted = countingPool(database().url);
     const { startWorker } = await import("../../src/fleet/index.js");
-    const worker = await startWorker({ store: pool as unknown as PgPool, profiles, concurrency: 4, pollMs: 600_000 });
+    const worker = await startWorker({ store: counted.pool, profiles, concurrency: 4, pollMs: 600_000 });
     try {
       for (const id of ids) expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
-      expect(most).toBe(1);
+      expect(counted.mostInFlight()).toBe(1);
     } finally {
       await worker.stop({ mode: "cancel" });
-      await pool.end();
+      await counted.end();
     }
   }, 60_000);
 });
