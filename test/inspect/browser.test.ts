@@ -240,9 +240,11 @@ describe("keelson inspect in Chromium", () => {
       );
     });
     const wall = Date.now() - started;
-    const mark = await fresh.evaluate(
-      () => performance.getEntriesByName("keelson-timeline-painted")[0]?.startTime ?? -1,
-    );
+    // the mark is set in the animation frame after the rows are committed, so it can come a frame
+    // after the selector matched (a CI run on a loaded machine read it before it was set)
+    const mark = await fresh
+      .waitForFunction(() => performance.getEntriesByName("keelson-timeline-painted")[0]?.startTime)
+      .then(async (handle) => Number(await handle.jsonValue()));
     const rows = await fresh.$$eval("[data-testid=timeline] .vrow", (els) => els.length);
     const events = Number(/(\d+) events/.exec((await fresh.textContent("[data-testid=session-stats]")) ?? "")?.[1]);
     await fresh.screenshot({ path: join(ARTIFACTS, "timeline-10k.png") });
