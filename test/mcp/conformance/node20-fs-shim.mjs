@@ -1,5 +1,6 @@
 // Node 20 has no fs.globSync (Node 22 does); the conformance CLI imports it for a subcommand the
-// tests never run. This stands in for it in that one package only: importing works, calling throws.
+// tests never run. conformance.test.ts bundles that package with its `fs` import pointed here:
+// importing works, calling throws.
 export * from "node:fs";
 import fs from "node:fs";
 export default fs;
