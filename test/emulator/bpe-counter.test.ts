@@ -66,6 +66,12 @@ describe("BpeCounter (cl100k_base)", () => {
     expect(differing).toEqual([]);
   });
 
+  test("every token of the ranks file is spelled in canonical base64, the key its bytes are looked up by", () => {
+    const tokens = cl100k.bpe_ranks.split("\n").flatMap((line) => line.split(" ").slice(2));
+    expect(tokens.length).toBe(100_256);
+    expect(tokens.filter((t) => Buffer.from(t, "base64").toString("base64") !== t)).toEqual([]);
+  });
+
   test("edge cases: empty, special-token text, CR/LF runs, lone surrogates, one byte", () => {
     for (const text of ["", "a", "<|endoftext|>", "<|fim_prefix|>x", "\r\n\r\n  \n", "\ud800x\udfff", "\u0000", "  "]) {
       expect(counter.count(text), JSON.stringify(text)).toBe(expected(text));
