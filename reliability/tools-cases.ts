@@ -5,7 +5,7 @@
 // the outside tree unchanged — are in tools-checks.ts.
 import { lstat, open, readFile, stat } from "node:fs/promises";
 import { check } from "./violation.js";
-import type { ToolAnswer } from "./tools-protocol.js";
+import { CATASTROPHIC_GREP_DEADLINE_MS, type ToolAnswer } from "./tools-protocol.js";
 import { HUGE_BYTES, type HostileWorkspace, MARK, PATHS, type TextFixture } from "./tools-workspace.js";
 
 export type Expect = "error" | "answer" | "any";
@@ -17,6 +17,8 @@ export interface ToolCase {
   readonly tool: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly expect: Expect;
+  /** grep's deadline for the call, when not the child's default (tools-protocol.ts). */
+  readonly grepDeadlineMs?: number;
   /** Puts the workspace in the state the case needs. */
   readonly before?: (ws: HostileWorkspace) => Promise<void>;
   /** Checks beyond the generic ones; throws a Violation. */
@@ -287,13 +289,24 @@ function catastrophicCases(): ToolCase[] {
     args,
     expect: "any",
   });
+  // A backtracking regex never finishes: the call must end at grep's deadline, saying so.
+  const backtracking = (name: string, args: Record<string, unknown>): ToolCase => ({
+    ...bounded(name, "grep", args),
+    grepDeadlineMs: CATASTROPHIC_GREP_DEADLINE_MS,
+    async check(answer) {
+      check(
+        answer.isError && answer.text.includes(`grep stopped after ${CATASTROPHIC_GREP_DEADLINE_MS} ms`),
+        `not stopped by grep's deadline: ${preview(answer.text)}`,
+      );
+    },
+  });
   return [
-    bounded(`grep /${CATASTROPHIC_REGEX}/ on 41 a's and a !`, "grep", {
+    backtracking(`grep /${CATASTROPHIC_REGEX}/ on 41 a's and a !`, {
       pattern: CATASTROPHIC_REGEX,
       path: PATHS.catastrophic,
     }),
-    bounded("grep /(x+x+)+y/ on a 5000-x line", "grep", { pattern: "(x+x+)+y", path: PATHS.catastrophic }),
-    bounded(`grep /${CATASTROPHIC_REGEX}/ over the workspace`, "grep", { pattern: CATASTROPHIC_REGEX }),
+    backtracking("grep /(x+x+)+y/ on a 5000-x line", { pattern: "(x+x+)+y", path: PATHS.catastrophic }),
+    backtracking(`grep /${CATASTROPHIC_REGEX}/ over the workspace`, { pattern: CATASTROPHIC_REGEX }),
     bounded(`glob ${CATASTROPHIC_GLOB} on a deep path`, "glob", { pattern: CATASTROPHIC_GLOB, path: PATHS.deep }),
     bounded(`glob ${CATASTROPHIC_GLOB} over the workspace`, "glob", { pattern: CATASTROPHIC_GLOB }),
     bounded("grep with a catastrophic glob filter", "grep", {

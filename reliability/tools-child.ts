@@ -3,7 +3,7 @@
 // at a time. For each call it measures what the parent cannot see from outside: the elapsed
 // time, the longest gap in a 10 ms event-loop heartbeat, and the growth of resident memory.
 // Every call runs under an abort signal and a pipeline timeout of CALL_TIMEOUT_MS; grep under
-// its own deadline of GREP_DEADLINE_MS (tools-protocol.ts).
+// its own deadline of GREP_DEADLINE_MS, or the request's grepDeadlineMs (tools-protocol.ts).
 //
 // Usage: node --import tsx tools-child.ts <root> [allowed root ...]
 // stdin: one ToolRequest as JSON per line. stdout: `ready`, then `answer <ToolAnswer JSON>` per
@@ -27,19 +27,29 @@ if (root === undefined) {
   process.exit(1);
 }
 const workspace = new Workspace({ root, allow });
-const registry = new ToolRegistry();
-for (const tool of builtinToolDefinitions({ workspace, outputCap: OUTPUT_CAP }, [
-  "read",
-  "ls",
-  "glob",
-  "write",
-  "edit",
-]))
-  registry.register(tool);
-registry.register(grepTool({ workspace, outputCap: OUTPUT_CAP, deadlineMs: GREP_DEADLINE_MS }));
+const registries = new Map<number, ToolRegistry>();
+
+/** The tools, with grep stopped after `grepDeadlineMs`. */
+function registryFor(grepDeadlineMs: number): ToolRegistry {
+  let registry = registries.get(grepDeadlineMs);
+  if (registry === undefined) {
+    registry = new ToolRegistry();
+    for (const tool of builtinToolDefinitions({ workspace, outputCap: OUTPUT_CAP }, [
+      "read",
+      "ls",
+      "glob",
+      "write",
+      "edit",
+    ]))
+      registry.register(tool);
+    registry.register(grepTool({ workspace, outputCap: OUTPUT_CAP, deadlineMs: grepDeadlineMs }));
+    registries.set(grepDeadlineMs, registry);
+  }
+  return registry;
+}
 const hooks = new HookBus<ToolHooks>({ report: () => {} });
 
-async function run({ id, tool, args }: ToolRequest): Promise<ToolAnswer> {
+async function run({ id, tool, args, grepDeadlineMs = GREP_DEADLINE_MS }: ToolRequest): Promise<ToolAnswer> {
   const baseRss = process.memoryUsage.rss();
   let peakRss = baseRss;
   let maxGapMs = 0;
@@ -54,7 +64,7 @@ async function run({ id, tool, args }: ToolRequest): Promise<ToolAnswer> {
   const started = performance.now();
   try {
     const outcome = await executeToolCall({
-      registry,
+      registry: registryFor(grepDeadlineMs),
       hooks,
       call: {
         callId: `call-${id}`,

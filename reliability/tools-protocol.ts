@@ -9,6 +9,13 @@
 export const CALL_TIMEOUT_MS = 20_000; // generous: a loaded box (load 15+) starts a grep worker slowly
 /** grep's own deadline in the child (GrepToolOptions.deadlineMs): a catastrophic pattern ends here. */
 export const GREP_DEADLINE_MS = 8_000; // a plain grep took > 3 s at load 25; a catastrophic one still ends here
+/**
+ * grep's deadline for the cases whose regex backtracks catastrophically (ToolRequest.grepDeadlineMs):
+ * they can only end at a deadline, and what they prove (the deadline stops the worker, the event
+ * loop keeps ticking, memory stays bounded) holds at any length — at 8 s each they spun a core for
+ * 24 s of every run.
+ */
+export const CATASTROPHIC_GREP_DEADLINE_MS = 1_000;
 /** The child's event-loop heartbeat while a call runs. */
 export const HEARTBEAT_MS = 10;
 /** A heartbeat gap this long means the call blocked the event loop (generous: the box is shared). */
@@ -24,6 +31,8 @@ export interface ToolRequest {
   readonly id: number;
   readonly tool: string;
   readonly args: Readonly<Record<string, unknown>>;
+  /** grep's deadline for this call instead of GREP_DEADLINE_MS. */
+  readonly grepDeadlineMs?: number;
 }
 
 /** What the child measured and got for one call. */

@@ -5,7 +5,7 @@
 // fresh child. A child that dies on its own is reported the same way, with its stderr.
 import { fileURLToPath } from "node:url";
 import { WriterChild } from "./fixtures/writer-child.js";
-import { type ToolAnswer, WATCHDOG_MS } from "./tools-protocol.js";
+import { type ToolAnswer, type ToolRequest, WATCHDOG_MS } from "./tools-protocol.js";
 
 const childScript = fileURLToPath(new URL("./tools-child.ts", import.meta.url));
 
@@ -27,10 +27,12 @@ export class ToolRunner {
     this.#args = [root, ...allow];
   }
 
-  async call(tool: string, args: Readonly<Record<string, unknown>>): Promise<CallResult> {
+  /** `grepDeadlineMs`: grep's deadline for this call (the child's default when absent). */
+  async call(tool: string, args: Readonly<Record<string, unknown>>, grepDeadlineMs?: number): Promise<CallResult> {
     const child = await this.#ready();
     const id = this.#nextId++;
-    child.send(JSON.stringify({ id, tool, args }));
+    const request: ToolRequest = { id, tool, args, ...(grepDeadlineMs === undefined ? {} : { grepDeadlineMs }) };
+    child.send(JSON.stringify(request));
     const sent = performance.now();
     for (;;) {
       const line = await withinWatchdog(child.next());

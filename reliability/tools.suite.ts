@@ -40,6 +40,7 @@ class Worst {
 interface Call {
   readonly tool: string;
   readonly args: Readonly<Record<string, unknown>>;
+  readonly grepDeadlineMs?: number;
   readonly expect: ToolCase["expect"];
   readonly check?: ToolCase["check"];
 }
@@ -50,7 +51,7 @@ async function checkedCall(runner: ToolRunner, ws: HostileWorkspace, call: Call,
   const outside = await ws.snapshotOutside();
   let result: CallResult;
   try {
-    result = await runner.call(call.tool, call.args);
+    result = await runner.call(call.tool, call.args, call.grepDeadlineMs);
   } finally {
     // A reader a broken tool left blocked on the FIFO holds a thread-pool thread: free it.
     if (JSON.stringify(call.args).includes(PATHS.fifo)) await ws.unblockFifo();
