@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
 import { OPTIONAL_PACKAGES } from "../../src/errors/index.js";
 import { COMPILER_SETTINGS } from "./compiler-settings.js";
-import { installedSize, REPO, runIn, TSC, useConsumerProject } from "./consumer.js";
+import { installedSize, REPO, runIn, tscIn, useConsumerProject } from "./consumer.js";
 
 describe("a hello-world project: keelson + @anthropic-ai/sdk only", () => {
   const project = useConsumerProject([`@anthropic-ai/sdk@${OPTIONAL_PACKAGES["@anthropic-ai/sdk"]}`]);
@@ -99,7 +99,7 @@ export const flavor: string = options.flavor;
       typeRoots: [join(REPO, "node_modules/@types")], // @types/node without installing it here
     };
     await writeFile(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["app.ts"] }, null, 2));
-    const result = await runIn(dir, process.execPath, [TSC, "-p", "."]);
+    const result = await tscIn(dir, ["-p", "."]);
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
   }, 60_000);

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OPTIONAL_PACKAGES } from "../../src/errors/index.js";
 import { COMPILER_SETTINGS } from "./compiler-settings.js";
-import { consumerProject, ESBUILD, pack, type Packed, REPO, runIn, TSC } from "./consumer.js";
+import { consumerProject, ESBUILD, pack, type Packed, REPO, runIn, TSC, tscIn } from "./consumer.js";
 
 const APP_MJS = `import { createAgent, defineTool, AnthropicProvider, startEmulator, reconstructRequests } from "keelson";
 import { z } from "zod";
@@ -277,7 +277,7 @@ agent.send("hello").then(async (outcome) => {
         join(dir, "tsconfig.json"),
         JSON.stringify({ compilerOptions: COMPILER_SETTINGS[name], files: ["app.ts"] }, null, 2),
       );
-      const result = await runIn(dir, process.execPath, [TSC, "-p", "."]);
+      const result = await tscIn(dir, ["-p", "."]);
       expect(result.stdout + result.stderr).toBe("");
       expect(result.code).toBe(0);
     },
@@ -290,7 +290,7 @@ agent.send("hello").then(async (outcome) => {
     await writeFile(join(dir, "app.ts"), APP_TS);
     const init = await runIn(dir, process.execPath, [TSC, "--init"]);
     expect(init.code).toBe(0);
-    const result = await runIn(dir, process.execPath, [TSC, "-p", ".", "--noEmit"]);
+    const result = await tscIn(dir, ["-p", ".", "--noEmit"]);
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
   }, 60_000);
