@@ -236,8 +236,12 @@ describe("claims", () => {
         const picked = await pick();
         const read = (await rowsRead()) - before;
         expect(picked.rows.map((r) => r.id)).toEqual(["bulk-3032"]); // the oldest echo head under a free lease
-        // The pick before schema 6 read every open turn and session here: 12,000 rows. This one reads 12.
-        expect(read).toBeLessThan(40);
+        // The pick before schema 6 read every open turn and session here: 12,000 rows. This one
+        // reads 12 — or, on a plan that visits the 32 heads under a live lease before skipping
+        // them, 2 more rows for each (76, seen once in a full run): bounded by the busy sessions,
+        // never by the backlog.
+        const busy = 32;
+        expect(read).toBeLessThanOrEqual(12 + 2 * busy);
       } finally {
         await connection.query("ROLLBACK");
         connection.release();
