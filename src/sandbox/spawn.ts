@@ -8,8 +8,8 @@
 // → the command. When the command exits, init exits and the kernel kills every process left in
 // the namespace — daemons included; when bwrap or Keelson dies, init is killed (die-with-parent).
 import { type ChildProcess, spawn } from "node:child_process";
-import { statSync } from "node:fs";
-import { readdir, readFile, readlink } from "node:fs/promises";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
+import { readFile, readlink } from "node:fs/promises";
 import { bwrapArguments, type PathKind, SECCOMP_FD, STATUS_FD } from "./bwrap-args.js";
 import { seccompFilter } from "./seccomp.js";
 import { sandboxSupport } from "./support.js";
@@ -99,25 +99,21 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
       return;
     }
     if (exited) return; // its report read after it was gone: nothing left to watch
-    watch = setInterval(() => void check(), WATCH_MS);
+    watch = setInterval(check, WATCH_MS);
     watch.unref();
   });
-  let checking = false;
-  const check = async (): Promise<void> => {
-    if (checking || group === undefined || over) return;
-    checking = true;
+  const check = (): void => {
+    if (group === undefined || over) return;
     try {
-      const count = await processCount(group, namespace);
+      const count = processCount(group, namespace);
       if (count === undefined)
         clearInterval(watch); // init is gone, and the sandbox with it
-      else if (count > policy.maxProcesses && !over) {
+      else if (count > policy.maxProcesses) {
         over = true;
-        if (await isInit(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
+        if (isInitNow(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
       }
     } catch {
       // init already gone
-    } finally {
-      checking = false;
     }
   };
   const stopWatching = (): void => {
@@ -160,11 +156,23 @@ function pathKinds(paths: readonly string[]): Map<string, PathKind> {
 /**
  * The processes in the sandbox: the entries of its own /proc, seen through its init's root.
  * Undefined when `pid` is no longer that init (exited; a reused pid is never counted or killed).
+ * Synchronous on purpose, like isInitNow: the watchdog must not queue behind the process's
+ * shared thread pool (four threads, which a tool blocked on a FIFO or busy file reads can hold)
+ * while a fork bomb grows. One readdir of the sandbox's /proc: well under a millisecond.
  */
-async function processCount(pid: number, namespace: string | undefined): Promise<number | undefined> {
-  if (!(await isInit(pid, namespace))) return undefined;
-  const entries = await readdir(`/proc/${pid}/root/proc`);
-  return entries.filter((name) => /^\d+$/.test(name)).length;
+function processCount(pid: number, namespace: string | undefined): number | undefined {
+  if (!isInitNow(pid, namespace)) return undefined;
+  return readdirSync(`/proc/${pid}/root/proc`).filter((name) => /^\d+$/.test(name)).length;
+}
+
+/** isInit, answered in place (for the watchdog). */
+function isInitNow(pid: number, namespace: string | undefined): boolean {
+  if (namespace === undefined) return false;
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`) === namespace;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `pid` is the sandbox's init and still running (not a zombie). */
