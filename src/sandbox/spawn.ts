@@ -110,7 +110,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
         clearInterval(watch); // init is gone, and the sandbox with it
       else if (count > policy.maxProcesses) {
         over = true;
-        if (isInitNow(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
+        if (isInit(group, namespace)) process.kill(group, "SIGKILL"); // init's death ends the namespace
       }
     } catch {
       // init already gone
@@ -156,35 +156,29 @@ function pathKinds(paths: readonly string[]): Map<string, PathKind> {
 /**
  * The processes in the sandbox: the entries of its own /proc, seen through its init's root.
  * Undefined when `pid` is no longer that init (exited; a reused pid is never counted or killed).
- * Synchronous on purpose, like isInitNow: the watchdog must not queue behind the process's
+ * Synchronous on purpose, like isInit: the watchdog must not queue behind the process's
  * shared thread pool (four threads, which a tool blocked on a FIFO or busy file reads can hold)
  * while a fork bomb grows. One readdir of the sandbox's /proc: well under a millisecond.
  */
 function processCount(pid: number, namespace: string | undefined): number | undefined {
-  if (!isInitNow(pid, namespace)) return undefined;
+  if (!isInit(pid, namespace)) return undefined;
   return readdirSync(`/proc/${pid}/root/proc`).filter((name) => /^\d+$/.test(name)).length;
-}
-
-/** isInit, answered in place (for the watchdog). */
-function isInitNow(pid: number, namespace: string | undefined): boolean {
-  if (namespace === undefined) return false;
-  try {
-    return readlinkSync(`/proc/${pid}/ns/pid`) === namespace;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether `pid` is the sandbox's init and still running (not a zombie). */
 async function alive(pid: number, namespace: string | undefined): Promise<boolean> {
-  if (!(await isInit(pid, namespace))) return false;
+  if (!isInit(pid, namespace)) return false;
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
   return state !== "" && state !== "Z" && state !== "X";
 }
 
 /** Whether `pid` is still the sandbox's init: its pid namespace is the one bubblewrap reported. */
-async function isInit(pid: number, namespace: string | undefined): Promise<boolean> {
+function isInit(pid: number, namespace: string | undefined): boolean {
   if (namespace === undefined) return false;
-  return (await readlink(`/proc/${pid}/ns/pid`).catch(() => undefined)) === namespace;
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`) === namespace;
+  } catch {
+    return false;
+  }
 }
