@@ -18,7 +18,11 @@ export default defineConfig({
     // (env, cwd, timers) and keep no module-level state between files.
     isolate: false,
     sequence: { sequencer: SlowFirstSequencer },
-    globalSetup: ["./test/support/fresh-build.ts", "./test/support/postgres-global-setup.ts"],
+    globalSetup: [
+      "./test/support/fresh-build.ts",
+      "./test/support/postgres-global-setup.ts",
+      "./test/support/pack-global-setup.ts",
+    ],
     // After each test of every file: what support modules made for it (test/support/test-cleanups.ts).
     setupFiles: ["./test/support/run-test-cleanups.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],

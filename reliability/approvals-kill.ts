@@ -12,6 +12,7 @@ import { resumeAgent } from "../src/loop/index.js";
 import { JsonlSessionStore } from "../src/store/index.js";
 import { checkApprovalLog } from "./approvals-checks.js";
 import { approvalsAgentOptions, approvalsScript, approvalsTools, effectCounts } from "./fixtures/approvals-session.js";
+import { compiledScript } from "./fixtures/compiled-script.js";
 import { WriterChild } from "./fixtures/writer-child.js";
 import type { TrialOutcome } from "./suite.js";
 import { check } from "./violation.js";
@@ -36,7 +37,7 @@ export async function runKillBatch(trials: readonly KillTrial[]): Promise<TrialO
   const effectsFile = join(effectsDir, "effects");
   try {
     const child = new WriterChild(
-      childScript,
+      await compiledScript(childScript),
       trials.map((t, i) => `${t.seed}:${roots[i]}:${t.mode}`),
       { ...process.env, KEELSON_APPROVALS_EFFECTS: effectsFile },
     );

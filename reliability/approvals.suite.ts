@@ -16,7 +16,7 @@ import { KILL_MODES, type KillTrial, runKillBatch } from "./approvals-kill.js";
 import { type ReliabilitySuite, resultOf, type SuiteResult, type TrialOutcome } from "./suite.js";
 import { runTrials } from "./trial-pool.js";
 
-/** Kill sessions per child (a tsx child that loads the loop costs seconds of CPU to start). */
+/** Kill sessions per child (a child that loads the loop costs about a second of CPU to start). */
 const BATCH = 8;
 
 const trialSeed = (seed: number, trial: number): number => (seed ^ Math.imul(trial + 1, 0x9e3779b1)) >>> 0;

@@ -4,20 +4,19 @@
 // finishes nothing it wrote is lost; then the other two race to open at the same moment (resume,
 // resume over a killed holder's stale lock, or create one id) and exactly one wins. Trial logic:
 // concurrent-writers-trial.ts. The processes serve every trial (roles rotate), so the suite pays
-// for three tsx start-ups plus one per killed holder that a later trial needs.
+// for three child start-ups plus one per killed holder that a later trial needs.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../src/emulator/index.js";
 import { type RaceVariant, writersTrial } from "./concurrent-writers-trial.js";
+import { compiledScript } from "./fixtures/compiled-script.js";
 import { WriterChild } from "./fixtures/writer-child.js";
 import { OutcomeCounter, type ReliabilitySuite, type SuiteResult } from "./suite.js";
 
 const childScript = fileURLToPath(new URL("./fixtures/concurrent-writers-child.ts", import.meta.url));
 const VARIANTS: readonly RaceVariant[] = ["resume", "stale", "create"];
-
-const spawnWriter = (): WriterChild => new WriterChild(childScript, []);
 
 async function stop(writer: WriterChild): Promise<void> {
   writer.endInput();
@@ -39,6 +38,8 @@ const suite: ReliabilitySuite = {
     const counts = new OutcomeCounter();
     const failures: string[] = [];
     const random = mulberry32(seed);
+    const compiled = await compiledScript(childScript);
+    const spawnWriter = (): WriterChild => new WriterChild(compiled, []);
     // A killed holder's slot is refilled at once, unless no trial is left to need it.
     const pool: (WriterChild | undefined)[] = [spawnWriter(), spawnWriter(), spawnWriter()];
     const writerAt = (slot: number): WriterChild => {

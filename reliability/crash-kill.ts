@@ -10,6 +10,7 @@
 // longest prefix the child claimed durable, the steps it reported ended before its window
 // opened, and the tool it was executing (tool windows).
 import { fileURLToPath } from "node:url";
+import { compiledScript } from "./fixtures/compiled-script.js";
 import { WriterChild } from "./fixtures/writer-child.js";
 import { check } from "./violation.js";
 
@@ -64,7 +65,7 @@ export async function killBatch(
 ): Promise<KillReport[]> {
   const blocks = sessions.flatMap((s) => (s.block === undefined ? [] : [`${s.sessionId}:${s.block}`]));
   const child = new WriterChild(
-    childScript,
+    await compiledScript(childScript),
     sessions.map((s) => `${s.seed}:${s.root}`),
     { ...process.env, KEELSON_CRASH_SIDE_DIR: sideDir, KEELSON_CRASH_BLOCK: blocks.join(",") },
   );

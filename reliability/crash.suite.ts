@@ -21,7 +21,7 @@ import { crashScript, sideEffectCalls } from "./fixtures/crash-session.js";
 import { OutcomeCounter, type ReliabilitySuite, type SuiteResult } from "./suite.js";
 import { runTrials } from "./trial-pool.js";
 
-/** Sessions per child: a tsx child that loads the loop costs ~2–3 s of CPU to start. */
+/** Sessions per child: a child that loads the loop costs about a second of CPU to start. */
 const BATCH = 5;
 /** Children alive at once (the box has two cores). */
 const CONCURRENCY = 2;

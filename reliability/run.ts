@@ -7,6 +7,7 @@
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import freshBuild from "../test/support/fresh-build.js";
 import type { ReliabilitySuite, SuiteResult } from "./suite.js";
 
 const args = process.argv.slice(2);
@@ -17,6 +18,9 @@ const flag = (name: string): string | undefined => {
 const fast = args.includes("--fast");
 const only = flag("--only")?.split(",");
 const seed = Number(flag("--seed") ?? 20261202);
+
+// The suites' child processes and the fleet's workers run the compiled library in dist/.
+freshBuild();
 
 const here = import.meta.dirname;
 const files = (await readdir(here)).filter((f) => f.endsWith(".suite.ts")).sort();

@@ -4,6 +4,7 @@
 // shell that could hold shared state) and the call is reported as hung; the next call starts a
 // fresh child. A child that dies on its own is reported the same way, with its stderr.
 import { fileURLToPath } from "node:url";
+import { compiledScript } from "./fixtures/compiled-script.js";
 import { WriterChild } from "./fixtures/writer-child.js";
 import { type ToolAnswer, type ToolRequest, WATCHDOG_MS } from "./tools-protocol.js";
 
@@ -62,10 +63,10 @@ export class ToolRunner {
 
   async #ready(): Promise<WriterChild> {
     if (this.#child !== undefined) return this.#child;
-    const child = new WriterChild(childScript, this.#args);
+    const child = new WriterChild(await compiledScript(childScript), this.#args);
     this.started += 1;
     this.#child = child;
-    // Start-up loads tsx and the tools: bounded by the watchdog like a call.
+    // Start-up loads the tools: bounded by the watchdog like a call.
     const ready = await withinWatchdog(child.waitFor((line) => line === "ready", '"ready"'));
     if (ready === TIMED_OUT) {
       await this.#discard();

@@ -136,15 +136,15 @@ test("the default clock's timer never keeps the process alive (a script ends wit
   const root = await mkdtemp(join(tmpdir(), "keelson-host-unref-"));
   afterThisTest(() => rm(root, { recursive: true, force: true }));
   const script = `
-    import { createAgentHost } from "./src/host/index.ts";
-    import { ScriptedProvider } from "./src/llm/core.ts";
-    import { JsonlSessionStore } from "./src/store/index.ts";
+    import { createAgentHost } from "./dist/host/index.js";
+    import { ScriptedProvider } from "./dist/llm/core.js";
+    import { JsonlSessionStore } from "./dist/store/index.js";
     const store = new JsonlSessionStore({ root: ${JSON.stringify(root)} });
     const host = createAgentHost({ store, profile: { provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" }, idleMs: 3_600_000 });
     const outcome = await host.send("s1", "hi");
     console.log(outcome.text, JSON.stringify(host.stats()));
   `;
-  const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     encoding: "utf8",
     timeout: 60_000,
   });

@@ -2,11 +2,12 @@
 // installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
 // no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
 import { execFile } from "node:child_process";
-import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import type {} from "../support/pack-global-setup.js";
 
 const run = promisify(execFile);
 export const REPO = resolve(import.meta.dirname, "../..");
@@ -44,6 +45,50 @@ export async function pack(into: string): Promise<Packed> {
   const [info] = json;
   if (info === undefined) throw new Error(`npm pack printed no package: ${stdout}`);
   return { tarball: join(into, info.filename), files: info.files.map((f) => f.path) };
+}
+
+/**
+ * Keelson packed once per test run (`pack` into the run's `packDir`), shared by the package test
+ * files: the first to call packs under an mkdir lock and records the result; the others wait
+ * for that record (a failed pack is recorded too, so they fail with its message, not a timeout).
+ */
+export async function sharedPack(): Promise<Packed> {
+  const dir = inject("packDir");
+  const record = join(dir, "packed.json");
+  try {
+    await mkdir(join(dir, "lock"));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    return packedBy(record);
+  }
+  let outcome: { packed?: Packed; error?: string };
+  try {
+    outcome = { packed: await pack(dir) };
+  } catch (e) {
+    outcome = { error: e instanceof Error ? e.message : String(e) };
+  }
+  await writeFile(`${record}.partial`, JSON.stringify(outcome));
+  await rename(`${record}.partial`, record);
+  if (outcome.packed === undefined) throw new Error(`npm pack failed: ${outcome.error}`);
+  return outcome.packed;
+}
+
+/** The pack another file is making: its record, once written (checked every 100 ms). */
+async function packedBy(record: string): Promise<Packed> {
+  for (;;) {
+    let text: string | undefined;
+    try {
+      text = await readFile(record, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (text !== undefined) {
+      const outcome = JSON.parse(text) as { packed?: Packed; error?: string };
+      if (outcome.packed === undefined) throw new Error(`npm pack failed in another test file: ${outcome.error}`);
+      return outcome.packed;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** A fresh ESM project with Keelson installed from `tarball`, plus `extra` packages (all from the cache). */
@@ -109,19 +154,16 @@ export async function installedSize(dir: string): Promise<{ bytes: number; packa
 }
 
 /**
- * For a test file (or describe): Keelson packed and installed with `extra` into a fresh project
- * before its tests, both removed after them. Returns the project's directory (once set up).
+ * For a test file (or describe): Keelson (`sharedPack`) installed with `extra` into a fresh
+ * project before its tests, removed after them. Returns the project's directory (once set up).
  */
 export function useConsumerProject(extra: readonly string[]): () => string {
-  let work: string | undefined;
   let project: string | undefined;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), "keelson-pack-"));
-    project = await consumerProject((await pack(work)).tarball, extra);
+    project = await consumerProject((await sharedPack()).tarball, extra);
   }, 300_000);
   afterAll(async () => {
     if (project !== undefined) await rm(project, { recursive: true, force: true });
-    if (work !== undefined) await rm(work, { recursive: true, force: true });
   });
   return () => {
     if (project === undefined) throw new Error("the consumer project is not set up (its beforeAll failed)");

@@ -1,4 +1,5 @@
-// The package as it ships: `npm pack`, installed from the tarball into a fresh project. Plain
+// The package as it ships: `npm pack` (once per run, shared with the other package test files:
+// consumer.ts `sharedPack`), installed from the tarball into a fresh project. Plain
 // `node app.mjs` runs an agent on the emulator; CommonJS `require("keelson")` works on Node
 // ≥ 20.19; the consumer's own `tsc` passes under common compiler settings with zero errors;
 // an esbuild bundle of the app runs; the tarball holds no tests, benches or configs, ships the docs
@@ -7,13 +8,12 @@
 // all. The other consumers have files of their own, so their installs run in parallel:
 // zod3-project.test.ts (zod is the application's) and hello-world.test.ts (keelson + the
 // Anthropic SDK only).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OPTIONAL_PACKAGES } from "../../src/errors/index.js";
 import { COMPILER_SETTINGS } from "./compiler-settings.js";
-import { consumerProject, ESBUILD, pack, type Packed, REPO, runIn, TSC, tscIn } from "./consumer.js";
+import { consumerProject, ESBUILD, type Packed, REPO, runIn, sharedPack, TSC, tscIn } from "./consumer.js";
 
 const APP_MJS = `import { createAgent, defineTool, AnthropicProvider, startEmulator, reconstructRequests } from "keelson";
 import { z } from "zod";
@@ -89,13 +89,11 @@ export async function main(root: string): Promise<TurnOutcome> {
 }
 `;
 
-let work: string;
 let packed: Packed;
 let project: string;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "keelson-pack-"));
-  packed = await pack(work);
+  packed = await sharedPack();
   const { devDependencies } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as {
     devDependencies: Record<string, string>;
   };
@@ -111,7 +109,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
   if (project !== undefined) await rm(project, { recursive: true, force: true });
 });
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, test } from "vitest";
+import { compiledScript } from "../../reliability/fixtures/compiled-script.js";
 import { WriterChild } from "../../reliability/fixtures/writer-child.js";
 import { ScriptedProvider } from "../../src/llm/index.js";
 import { resumeAgent, subagentTool } from "../../src/loop/index.js";
@@ -30,7 +31,7 @@ const lastEnd = (events: readonly SessionEvent[]) =>
 
 for (const point of ["child-tool", "child-model", "two-children"] as const)
   test(`kill -9 ${point}: resuming the parent repairs it and its running children`, { timeout: 60_000 }, async () => {
-    const writer = new WriterChild(script, [root, point]);
+    const writer = new WriterChild(await compiledScript(script), [root, point]);
     let parentId: string;
     try {
       parentId = (await writer.waitFor((l) => l.startsWith("parent "), "the parent's id")).slice("parent ".length);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { newSession, twoTurnLog } from "../support/builders.js";
 import { expectStoreError } from "../support/store-expect.js";
 import { rootWithStoredSession, type TempJsonlRoot } from "./jsonl-harness.js";
+import { compiledScript } from "../../reliability/fixtures/compiled-script.js";
 
 type Holder = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -43,7 +44,7 @@ function exited(child: Holder): Promise<void> {
 
 /** Starts a process holding `id` writable and resolves once it says "ready" (rejects with its stderr if it dies first). */
 async function holdInAnotherProcess(id: string): Promise<Holder> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, dir.root, id], {
+  const child = spawn(process.execPath, [await compiledScript(script), dir.root, id], {
     cwd: repoRoot,
     stdio: ["pipe", "pipe", "pipe"],
   });

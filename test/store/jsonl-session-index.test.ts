@@ -25,6 +25,7 @@ import { MAX_LOG_BYTES } from "../../src/store/read-log-file.js";
 import { LogDriver, newSession, twoTurnLog } from "../support/builders.js";
 import { storeSession } from "../support/store-contract.js";
 import { oneMoreTurnIn, type TempJsonlRoot, tempJsonlRoot } from "./jsonl-harness.js";
+import { compiledScript } from "../../reliability/fixtures/compiled-script.js";
 
 let dir: TempJsonlRoot;
 beforeEach(async () => {
@@ -417,7 +418,7 @@ describe("which logs a listing stats (the release journal)", () => {
       await dir.open().listLogs();
       await dir.open().list();
       const script = fileURLToPath(new URL("./fixtures/append-turn.ts", import.meta.url));
-      const result = await run(process.execPath, ["--import", "tsx", script, dir.root, "b", "from another process"]);
+      const result = await run(process.execPath, [await compiledScript(script), dir.root, "b", "from another process"]);
       expect(result).toMatchObject({ code: 0, stderr: "" });
       const after = await counted();
       expect(after.statted).toEqual(["b.jsonl"]);

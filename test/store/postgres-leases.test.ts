@@ -13,6 +13,7 @@ import { type PgPool, PostgresSessionStore } from "../../src/store/postgres/inde
 import { newSession, text, twoTurnLog } from "../support/builders.js";
 import { crashedLog, expectStoreError } from "../support/store-expect.js";
 import { usePgDatabase } from "./postgres-harness.js";
+import { compiledScript } from "../../reliability/fixtures/compiled-script.js";
 
 const database = usePgDatabase();
 afterEach(async () => {
@@ -220,7 +221,7 @@ describe("leases", () => {
     const id = "paused";
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", resolve(import.meta.dirname, "postgres-writer-process.ts"), url, id, "300"],
+      [await compiledScript(resolve(import.meta.dirname, "postgres-writer-process.ts")), url, id, "300"],
       { stdio: ["pipe", "pipe", "inherit"] },
     );
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
