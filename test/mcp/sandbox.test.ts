@@ -24,6 +24,11 @@ const temp = async (where: string, label: string): Promise<string> => {
   return dir;
 };
 const outsideBase = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
+/**
+ * The checkout (the server's script, its node_modules): shown read-only, since a checkout under
+ * /tmp would otherwise be hidden by the sandbox's own /tmp.
+ */
+const checkout = resolve(FIXTURES, "../../..");
 
 function server(extra: Partial<McpStdioServer>): McpStdioServer {
   return { command: process.execPath, args: [resolve(FIXTURES, "sandbox-server.mjs")], ...extra };
@@ -58,11 +63,11 @@ describe("a stdio MCP server in the sandbox", () => {
       const outside = await temp(outsideBase, "outside");
       const secret = join(outside, "secret.txt");
       await writeFile(secret, "top secret\n");
-      const { results, tools, outcome } = await run(server({ cwd, sandbox: { hidden: [secret] } }), cwd, [
-        write(join(cwd, "inside.txt"), "ok"),
-        write(join(outside, "outside.txt")),
-        read(secret),
-      ]);
+      const { results, tools, outcome } = await run(
+        server({ cwd, sandbox: { hidden: [secret], readable: [checkout] } }),
+        cwd,
+        [write(join(cwd, "inside.txt"), "ok"), write(join(outside, "outside.txt")), read(secret)],
+      );
       expect(outcome.reason).toEqual({ kind: "completed" });
       expect(results.map((r) => textOf(r))).toEqual([`wrote ${join(cwd, "inside.txt")}`, "EROFS", "EACCES"]);
       expect(await readFile(join(cwd, "inside.txt"), "utf8")).toBe("ok");
