@@ -155,27 +155,43 @@ function check(demo: Demo, ok: boolean, what: string): string {
 
 async function runDemo(keep: boolean): Promise<number> {
   const demo = await prepare(await loadModules());
-  const { parentId, childId } = await runInstances(demo);
-  const sessions = await readStored(demo, parentId, childId);
-  checkPrefixes(demo, sessions);
-  reportCache(demo, sessions);
-  verifyLogs(demo, sessions);
-  auditWire(demo, sessions);
-  return finish(demo, keep, parentId, childId);
+  try {
+    const { parentId, childId } = await runInstances(demo);
+    const sessions = await readStored(demo, parentId, childId);
+    checkPrefixes(demo, sessions);
+    reportCache(demo, sessions);
+    verifyLogs(demo, sessions);
+    auditWire(demo, sessions);
+    return finish(demo, parentId, childId);
+  } finally {
+    // On every way out, a failure included: a demo that stops early leaves no scratch behind.
+    if (!keep) await rm(demo.workspace, { recursive: true, force: true });
+  }
 }
 
-/** The scratch workspace, a home, the emulator; then the banner saying where everything is. */
+/**
+ * The emulator, a home, the scratch workspace; then the banner saying where everything is. The
+ * emulator starts first: when it cannot (its tokenizer is not installed) nothing is left on disk.
+ */
 async function prepare(m: Modules): Promise<Demo> {
   const started = Date.now();
+  const emulator = await m.startEmulator({ model: "rule-based", minCacheableTokens: 1024 });
   const envHome = process.env.KEELSON_HOME;
-  const home = envHome ? keelsonHome() : await mkdtemp(join(tmpdir(), "keelson-home-"));
-  const workspace = await mkdtemp(join(tmpdir(), "keelson-demo-"));
-  for (const [path, text] of Object.entries(FILES)) {
-    await mkdir(dirname(join(workspace, path)), { recursive: true });
-    await writeFile(join(workspace, path), text);
+  let workspace: string | undefined;
+  let home: string;
+  try {
+    home = envHome ? keelsonHome() : await mkdtemp(join(tmpdir(), "keelson-home-"));
+    workspace = await mkdtemp(join(tmpdir(), "keelson-demo-"));
+    for (const [path, text] of Object.entries(FILES)) {
+      await mkdir(dirname(join(workspace, path)), { recursive: true });
+      await writeFile(join(workspace, path), text);
+    }
+  } catch (error) {
+    if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+    await emulator.close();
+    throw error;
   }
   const sessionsDir = join(home, "sessions");
-  const emulator = await m.startEmulator({ model: "rule-based", minCacheableTokens: 1024 });
   out(
     "Keelson demo — offline: the emulator's rule-based model behind AnthropicProvider (real SDK, no key, no network)",
   );
@@ -399,9 +415,8 @@ function auditWire(demo: Demo, sessions: DemoSessions): void {
   }
 }
 
-/** Removes the workspace (unless kept), says where the sessions are and what to try, and the verdict: the exit code. */
-async function finish(demo: Demo, keep: boolean, parentId: string, childId: string): Promise<number> {
-  if (!keep) await rm(demo.workspace, { recursive: true, force: true });
+/** Says where the sessions are and what to try, and the verdict: the exit code. */
+function finish(demo: Demo, parentId: string, childId: string): number {
   out("", `sessions kept in ${demo.sessionsDir}: ${parentId} (parent), ${childId} (child)`);
   const prefix = `${demo.envHome ? "" : `KEELSON_HOME=${demo.home} `}${cliInvocation()}`;
   out(`try: ${prefix} show ${parentId} · ${prefix} cache ${childId} · ${prefix} requests ${parentId} --wire anthropic`);

@@ -2,7 +2,7 @@
 // of node_modules, talks to a model through the SDK, gets a clear missing-package error for the
 // OpenAI provider it did not install, and type-checks with skipLibCheck off. Its own file so its
 // install runs next to the other package tests'.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { startEmulator } from "../../src/emulator/index.js";
@@ -104,14 +104,18 @@ export const flavor: string = options.flavor;
     expect(result.code).toBe(0);
   }, 60_000);
 
-  test("`keelson --help` runs; `keelson demo` names the tokenizer to install", async () => {
+  test("`keelson --help` runs; `keelson demo` names the tokenizer to install and leaves no scratch behind", async () => {
     const help = await runIn(project(), process.execPath, [join(project(), "node_modules/.bin/keelson"), "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: keelson");
+    const tmp = join(project(), ".tmp");
+    await mkdir(tmp);
     const demo = await runIn(project(), process.execPath, [join(project(), "node_modules/.bin/keelson"), "demo"], {
       KEELSON_HOME: join(project(), ".keelson-home"),
+      TMPDIR: tmp,
     });
     expect(demo.code).not.toBe(0);
     expect(demo.stderr).toContain(`npm install js-tiktoken@${OPTIONAL_PACKAGES["js-tiktoken"]}`);
+    expect(await readdir(tmp)).toEqual([]); // its scratch workspace (keelson-demo-…) is not left in $TMPDIR
   }, 60_000);
 });
