@@ -12,6 +12,7 @@ import { type ChatWireOptions, toChatCompletionsParams } from "../src/llm/openai
 import { isLoopBuilt, loggedPartOf } from "../src/loop/index.js";
 import { type ReconstructedRequest, reconstructRequests, verifyLog } from "../src/reconstruct/index.js";
 import { isPairingBalanced, type SessionEvent } from "../src/session/index.js";
+import { expectedOutcome } from "./provider-faults-outcomes.js";
 import { type Flavor, MARKER, marker, type SessionRun } from "./provider-faults-session.js";
 
 /** One attempt as the wire and the log saw it. */
@@ -70,32 +71,6 @@ function wireBody(flavor: Flavor, r: ReconstructedRequest, sessionId: string): s
   return JSON.stringify(params);
 }
 
-/** The code each adapter gives an injected fault (`ok`: the attempt succeeds anyway). */
-export function expectedOutcome(fault: FaultKind | undefined, flavor: Flavor): string {
-  switch (fault) {
-    case undefined:
-      return "ok";
-    case "http-429":
-      return "rate-limited";
-    case "http-500":
-    case "http-503":
-      return "server-error";
-    case "http-529":
-      return "overloaded";
-    case "stream-error":
-      return flavor === "anthropic" ? "overloaded" : "server-error";
-    case "reset":
-      return "connection";
-    case "stall":
-      return "stalled";
-    case "malformed-sse":
-      return "protocol";
-    case "missing-done":
-      // OpenAI: finish_reason and usage arrived, only `[DONE]` is missing; Anthropic: no message_stop is a cut.
-      return flavor === "anthropic" ? "connection" : "ok";
-  }
-}
-
 /** The backoff the loop logs before retrying after failed attempt `n` (jitter centred, retry-after 1 s on 429). */
 const expectedDelay = (outcome: string, n: number): number =>
   outcome === "rate-limited" ? 1000 : Math.min(30_000, 1000 * 2 ** (n - 1));
@@ -136,6 +111,24 @@ export function checkSession(run: SessionRun): SessionVerdict {
     else if (reason.kind !== "completed" && reason.kind !== "error")
       problems.push(`turn ${i + 1} ended ${reason.kind}`);
   }
+  // Transient faults never end a turn: the retries outlast every run of them. An outage (the forced
+  // kind on every attempt of one step) ends exactly that turn, at that step, with a typed error.
+  const forcedStep = events.filter((e): e is SessionEvent<"step/start"> => e.type === "step/start")[
+    plan.forced.atStep - 1
+  ]?.data;
+  for (const [i, end] of ends.entries()) {
+    const reason = end.data.reason;
+    const outageTurn = plan.outage && forcedStep?.turn === i + 1;
+    if (outageTurn && !(reason.kind === "error" && reason.step === forcedStep.step))
+      problems.push(
+        `turn ${i + 1}: ${plan.forced.count} × ${plan.forced.kind} at step ${forcedStep.step} spent the retry budget, yet the turn ended ${JSON.stringify(reason)}`,
+      );
+    else if (!outageTurn && reason.kind !== "completed")
+      problems.push(
+        `turn ${i + 1} ended ${reason.kind}${reason.kind === "error" ? ` (${reason.code}: ${reason.message})` : ""} though no run of faults outlasted its ${plan.maxAttempts} attempts`,
+      );
+  }
+  if (plan.outage && forcedStep === undefined) problems.push(`the outage's step ${plan.forced.atStep} never started`);
   if (!isPairingBalanced(run.history))
     problems.push("the derived history has a tool call without its result (or a result without its call)");
 

@@ -22,8 +22,9 @@ import type { Message } from "../src/messages/index.js";
 import type { SessionEvent } from "../src/session/index.js";
 import { defineTool } from "../src/tools/index.js";
 import { fixedClock } from "../test/support/builders.js";
+import { expectedOutcome, type Flavor } from "./provider-faults-outcomes.js";
 
-export type Flavor = "anthropic" | "openai" | "deepseek";
+export type { Flavor };
 export const FLAVORS: readonly Flavor[] = ["anthropic", "openai", "deepseek"];
 const MODELS: { readonly [F in Flavor]: string } = {
   anthropic: "claude-sonnet-4-5",
@@ -50,11 +51,25 @@ export interface TurnPlan {
 export interface SessionPlan {
   readonly flavor: Flavor;
   readonly seed: number;
+  /** The loop's retry budget; the seeded faults never fault more requests in a row than one less. */
   readonly maxAttempts: number;
-  /** One fault queued for the first attempt of the session's `atStep`-th step, on top of the seeded rate: every 9 sessions see every kind. */
-  readonly forced: { readonly kind: FaultKind; readonly atStep: number };
+  /**
+   * Faults queued for the first attempts of the session's `atStep`-th step, on top of the seeded
+   * rate (every 9 sessions see every kind): `count` 1 — a transient fault, which the retries
+   * outlast — or, in an outage session, `maxAttempts`: every attempt of that step fails, and that
+   * turn (only) ends with the kind's typed error.
+   */
+  readonly forced: { readonly kind: FaultKind; readonly atStep: number; readonly count: number };
+  /** Whether the forced fault outlasts the retry budget (its kind fails the attempt, on this flavor). */
+  readonly outage: boolean;
   readonly turns: readonly TurnPlan[];
 }
+
+/**
+ * One session in three is an outage, spread so that every 27 sessions give each kind one (every
+ * 9 rotate through the kinds; the outage slot moves by one each round).
+ */
+const isOutageTrial = (trial: number): boolean => (trial + Math.floor(trial / FAULT_KINDS.length)) % 3 === 2;
 
 export interface SessionRun {
   readonly plan: SessionPlan;
@@ -81,8 +96,13 @@ export function planSession(trial: number, seed: number): SessionPlan {
     turns.push({ rounds, reasoning: random() < 0.5 });
     planned += rounds.length + 1;
   }
-  const forced = { kind: FAULT_KINDS[trial % FAULT_KINDS.length]!, atStep: 1 + int(STEPS_PER_SESSION - 1) };
-  return { flavor: FLAVORS[trial % FLAVORS.length]!, seed, maxAttempts: [2, 3, 5][int(3)]!, forced, turns };
+  const kind = FAULT_KINDS[trial % FAULT_KINDS.length]!;
+  const atStep = 1 + int(STEPS_PER_SESSION - 1);
+  const flavor = FLAVORS[trial % FLAVORS.length]!;
+  const maxAttempts = [2, 3, 5][int(3)]!;
+  const outage = isOutageTrial(trial) && expectedOutcome(kind, flavor) !== "ok";
+  const forced = { kind, atStep, count: outage ? maxAttempts : 1 };
+  return { flavor, seed, maxAttempts, forced, outage, turns };
 }
 
 const prompt = (turn: number, plan: TurnPlan): string =>
@@ -170,7 +190,8 @@ export async function runSession(plan: SessionPlan): Promise<SessionRun> {
   let server: EmulatorServer | undefined;
   server = await startEmulator({
     model: plannedModel(() => server!.requests.length - 1),
-    faults: { rate: FAULT_RATE, seed: plan.seed },
+    // Transient: a run of faults never spends the whole retry budget (the forced one counts towards it).
+    faults: { rate: FAULT_RATE, seed: plan.seed, maxConsecutive: plan.maxAttempts - 1 },
     ...(plan.flavor === "deepseek" ? { style: "deepseek" as const } : {}),
   });
   try {
@@ -196,7 +217,8 @@ export async function runSession(plan: SessionPlan): Promise<SessionRun> {
     });
     let steps = 0;
     agent.hooks.on("session/event", ({ event }) => {
-      if (event.type === "step/start" && ++steps === plan.forced.atStep) server!.faults.next(plan.forced.kind);
+      if (event.type === "step/start" && ++steps === plan.forced.atStep)
+        server!.faults.next(...Array.from({ length: plan.forced.count }, () => plan.forced.kind));
     });
     const outcomes: TurnOutcome[] = [];
     for (const [i, turn] of plan.turns.entries()) outcomes.push(await agent.send(prompt(i + 1, turn)));

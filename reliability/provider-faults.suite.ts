@@ -2,8 +2,11 @@
 // official SDKs, over HTTP to the emulator on 127.0.0.1) while the emulator injects a seeded
 // fault — HTTP 429/500/503/529, a mid-stream error, a reset, a stall, malformed SSE, a missing
 // end marker — on 20% of requests, plus one fault per session rotating through the kinds (so
-// every 9 sessions see all nine). A trial is one session of several turns with tool rounds (12
-// planned model steps; 50 sessions ≈ 600 steps). Plan and run: provider-faults-session.ts;
+// every 9 sessions see all nine). The seeded faults are transient (never as many in a row as the
+// session's retry budget), and every turn they touch must complete; one session in three is an
+// outage instead — its forced fault strikes every attempt of one step — and exactly that turn
+// must end with the kind's typed error. A trial is one session of several turns with tool rounds
+// (12 planned model steps; 50 sessions ≈ 600 steps). Plan and run: provider-faults-session.ts;
 // properties: provider-faults-checks.ts.
 import { FAULT_KINDS } from "../src/emulator/index.js";
 import { OutcomeCounter, type ReliabilitySuite, type SuiteResult } from "./suite.js";
@@ -15,7 +18,8 @@ const trialSeed = (seed: number, trial: number): number => (seed ^ Math.imul(tri
 
 const suite: ReliabilitySuite = {
   name: "provider-faults",
-  checks: "faults on 20% of requests via real SDKs: typed ends, every attempt logged, wire = log, no partial output",
+  checks:
+    "faults on 20% of requests via real SDKs: transient ones never end a turn, an outage ends its turn typed; every attempt logged, wire = log, no partial output",
   fullTrials: 50,
   fastTrials: 9,
   async run({ trials, seed, log }): Promise<SuiteResult> {
@@ -39,8 +43,13 @@ const suite: ReliabilitySuite = {
           if (a.fault !== undefined) faults.add(a.fault);
           if (a.spurious) totals.add("spurious-stall");
         }
+        if (plan.outage) totals.add("outage-sessions");
         for (const o of run.outcomes)
-          ends.add(o.reason.kind === "error" ? `end:error/${o.reason.code}` : `end:${o.reason.kind}`);
+          ends.add(
+            o.reason.kind === "error"
+              ? `${plan.outage ? "outage " : ""}end:error/${o.reason.code}`
+              : `end:${o.reason.kind}`,
+          );
       } catch (error) {
         problems = [`the session threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`];
       }

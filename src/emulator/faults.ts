@@ -1,6 +1,8 @@
 // Fault injection: a FIFO of faults for the next requests (`faults.next('http-429')`) and, when
-// the FIFO is empty, faults drawn at a seeded rate (mulberry32, so a run is reproducible). HTTP
-// faults answer before the model runs; stream faults strike after `afterEvents` SSE events.
+// the FIFO is empty, faults drawn at a seeded rate (mulberry32, so a run is reproducible), which
+// `maxConsecutive` can make transient: the rate never faults more requests in a row than that, so a
+// client whose retry budget is larger always gets through. HTTP faults answer before the model
+// runs; stream faults strike after `afterEvents` SSE events.
 import { WireError } from "./types.js";
 
 export type FaultKind =
@@ -47,6 +49,12 @@ export interface FaultOptions {
   readonly kinds?: readonly FaultKind[];
   /** Default `retry-after` for `http-429` (default 1 s). */
   readonly retryAfterSeconds?: number;
+  /**
+   * The longest run of consecutive faulted requests the seeded rate makes (a positive integer;
+   * default unbounded). Queued faults are always served and count towards the run: after
+   * `next()` queued this many in a row, the rate leaves the next request alone.
+   */
+  readonly maxConsecutive?: number;
 }
 
 const DEFAULT_AFTER: { readonly [K in FaultKind]?: number } = {
@@ -74,12 +82,19 @@ export class FaultPlan {
   readonly #kinds: readonly FaultKind[];
   readonly #random: () => number;
   readonly #retryAfterSeconds: number;
+  readonly #maxConsecutive: number;
+  /** Requests faulted in a row so far (queued or drawn); 0 after a request served clean. */
+  #run = 0;
 
   constructor(options: FaultOptions = {}) {
     this.#rate = options.rate ?? 0;
     this.#kinds = options.kinds ?? FAULT_KINDS;
     this.#random = mulberry32(options.seed ?? 1);
     this.#retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    const max = options.maxConsecutive;
+    if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1))
+      throw new RangeError(`FaultPlan: maxConsecutive must be a positive integer, got ${String(max)}`);
+    this.#maxConsecutive = max ?? Number.POSITIVE_INFINITY;
     if (this.#kinds.length === 0 && this.#rate > 0)
       throw new RangeError("FaultPlan: a positive rate needs at least one kind");
   }
@@ -100,9 +115,14 @@ export class FaultPlan {
 
   /** The fault for the request now arriving, if any (FIFO first, then the seeded rate). */
   take(): Fault | undefined {
-    const queued = this.#queue.shift();
-    if (queued !== undefined) return queued;
-    if (this.#rate <= 0 || this.#random() >= this.#rate) return undefined;
+    const fault = this.#queue.shift() ?? this.#drawn();
+    this.#run = fault === undefined ? 0 : this.#run + 1;
+    return fault;
+  }
+
+  /** The seeded rate's fault for this request: none once the run has reached `maxConsecutive`. */
+  #drawn(): Fault | undefined {
+    if (this.#rate <= 0 || this.#run >= this.#maxConsecutive || this.#random() >= this.#rate) return undefined;
     return { kind: this.#kinds[Math.floor(this.#random() * this.#kinds.length)]! };
   }
 

@@ -247,6 +247,39 @@ describe("fault plans", () => {
     expect([plan.take()?.kind, plan.take()?.kind, plan.take()?.kind]).toStrictEqual(["reset", "http-503", "http-503"]);
   });
 
+  test("maxConsecutive caps the seeded rate's runs of faulted requests; queued faults count towards a run", () => {
+    const runs = (plan: FaultPlan, n: number): number[] => {
+      const lengths: number[] = [];
+      let run = 0;
+      for (let i = 0; i < n; i++) {
+        if (plan.take() !== undefined) run++;
+        else {
+          if (run > 0) lengths.push(run);
+          run = 0;
+        }
+      }
+      return lengths;
+    };
+    // At rate 0.9 uncapped runs grow long; capped at 2, every run is 1 or 2 and each is followed by a clean request.
+    expect(Math.max(...runs(new FaultPlan({ rate: 0.9, seed: 5 }), 2000))).toBeGreaterThan(10);
+    const capped = runs(new FaultPlan({ rate: 0.9, seed: 5, maxConsecutive: 2 }), 2000);
+    expect(new Set(capped)).toStrictEqual(new Set([1, 2]));
+    expect(capped.length).toBeGreaterThan(500);
+    // Three queued faults are all served, then the rate leaves one request alone.
+    const plan = new FaultPlan({ rate: 1, kinds: ["http-503"], maxConsecutive: 2 }).next("reset", "reset", "stall");
+    expect(Array.from({ length: 7 }, () => plan.take()?.kind ?? "-")).toStrictEqual([
+      "reset",
+      "reset",
+      "stall",
+      "-",
+      "http-503",
+      "http-503",
+      "-",
+    ]);
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => new FaultPlan({ maxConsecutive: bad })).toThrow(/maxConsecutive must be a positive integer/);
+  });
+
   test("a server-wide rate applies to requests", async () => {
     const server = await emulator({ model: reply, faults: { rate: 1, kinds: ["http-503"] satisfies FaultKind[] } });
     expect(((await rejection(() => openaiStream(openaiClient(server)))) as OpenAIAPIError).status).toBe(503);
