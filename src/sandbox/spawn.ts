@@ -2,6 +2,9 @@
 // — nothing runs), the hidden paths looked up, bubblewrap spawned with the seccomp program on fd 3
 // and its JSON status read from fd 4, and a watchdog that kills the whole sandbox when it holds
 // more than `maxProcesses` processes (RLIMIT_NPROC cannot do it: Linux exempts root from it).
+// Where this process can make a pids cgroup (pids-cgroup.ts), bwrap starts inside one of its own
+// — a shell joins it, then execs bwrap — so the kernel refuses forks past a ceiling even while
+// the watchdog waits for CPU.
 //
 // Process layout: bwrap (our child, detached: its own group) → the sandbox's init (bwrap again,
 // pid 1 of the new pid namespace, a new session: its pid is the group that holds the command)
@@ -11,6 +14,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { readFile, readlink } from "node:fs/promises";
 import { bwrapArguments, type PathKind, SECCOMP_FD, STATUS_FD } from "./bwrap-args.js";
+import { type PidsCgroup, pidsCgroup } from "./pids-cgroup.js";
 import { seccompFilter } from "./seccomp.js";
 import { sandboxSupport } from "./support.js";
 import { SandboxError, type SandboxPolicy } from "./types.js";
@@ -20,6 +24,8 @@ const WATCH_MS = 20;
 /** `ended()` looks for the sandbox's init to be gone after 1, 2, 4… ms (at most 50 ms apart), for 2 s at most. */
 const END_POLL_MAX_MS = 50;
 const END_WAIT_MS = 2000;
+/** Run by /bin/sh as bwrap's launcher: joins the cgroup whose `cgroup.procs` is $0, then execs bwrap. */
+const JOIN_CGROUP_THEN_EXEC = '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"';
 
 export interface SandboxedCommand {
   /** The program and its arguments, run inside the sandbox (looked up on `env.PATH` there). */
@@ -43,6 +49,12 @@ export interface SandboxedProcess {
   /** True once the watchdog killed the sandbox for holding more than `maxProcesses` processes. */
   overLimit(): boolean;
   /**
+   * The sandbox's pids cgroup — its directory and `pids.max`, the kernel's ceiling on its tasks
+   * (threads included) — or undefined where this process cannot make one (pids-cgroup.ts). Removed
+   * once the sandbox has ended.
+   */
+  readonly pidsCgroup: { readonly dir: string; readonly max: number } | undefined;
+  /**
    * Resolves once the sandbox's init is dead — and with it every process of the sandbox (a
    * dying pid-namespace init reaps them all first). bubblewrap exits as soon as the command
    * does, a moment before init has killed the rest; wait on this after bwrap's exit to know
@@ -61,7 +73,11 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
     throw new SandboxError("unavailable", `the sandbox cannot start here: ${support.reason}; ${support.fix}`);
   const filter = seccompFilter()!;
   const hidden = pathKinds(policy.hidden);
-  const child = spawn(support.bwrap, bwrapArguments(policy, hidden, command.argv, command.cwd), {
+  const cgroup = await pidsCgroup(policy.maxProcesses);
+  const bwrapArgv = [support.bwrap, ...bwrapArguments(policy, hidden, command.argv, command.cwd)];
+  const [file, ...args] =
+    cgroup === undefined ? bwrapArgv : ["/bin/sh", "-c", JOIN_CGROUP_THEN_EXEC, cgroup.procs, ...bwrapArgv];
+  const child = spawn(file!, args, {
     cwd: policy.root,
     env: { ...command.env },
     detached: true,
@@ -119,6 +135,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   const stopWatching = (): void => {
     exited = true;
     clearInterval(watch);
+    if (cgroup !== undefined) void released(cgroup);
   };
   child.once("exit", stopWatching);
   child.once("error", stopWatching);
@@ -132,7 +149,19 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
     )
       await new Promise((done) => setTimeout(done, pause));
   };
-  return { child, group: () => group, overLimit: () => over, ended };
+  /** The cgroup removed once the sandbox's last process is gone (each way out calls this once). */
+  let releasing: Promise<void> | undefined;
+  const released = (owned: PidsCgroup): Promise<void> => {
+    releasing ??= ended().then(() => owned.release());
+    return releasing;
+  };
+  return {
+    child,
+    group: () => group,
+    overLimit: () => over,
+    pidsCgroup: cgroup && { dir: cgroup.dir, max: cgroup.max },
+    ended,
+  };
 }
 
 /**

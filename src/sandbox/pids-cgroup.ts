@@ -1,0 +1,155 @@
+// The kernel's ceiling on a sandbox's tasks: a pids cgroup of its own per sandbox, with `pids.max`
+// set, which the sandbox's first process joins before it forks anything (spawn.ts runs bubblewrap
+// through a shell that writes its own pid to `cgroup.procs`, then execs bwrap). The watchdog
+// counts processes and kills the sandbox past `maxProcesses`; this ceiling — threads count as
+// tasks there, so it leaves room for them: 2 × `maxProcesses` + 64 — holds even while the
+// watchdog is starved of CPU, since the kernel refuses the fork itself (EAGAIN).
+//
+// Where: cgroup v1's pids hierarchy, or v2 when this process's cgroup already hands the pids
+// controller to its children (`cgroup.subtree_control`). Creating a cgroup needs write access
+// there — root, or a delegated subtree; anywhere else (an unprivileged user, a read-only
+// /sys/fs/cgroup) there is no ceiling and the watchdog alone enforces the limit. The first
+// attempt of a process decides, and the directories of Keelson processes that have ended are
+// removed then.
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** A sandbox's pids cgroup: the file its first process writes its pid to, and its removal. */
+export interface PidsCgroup {
+  /** The cgroup's directory. */
+  readonly dir: string;
+  /** Its `cgroup.procs`. */
+  readonly procs: string;
+  /** Its `pids.max`. */
+  readonly max: number;
+  /** Removes the cgroup once it is empty (after the sandbox ended); never throws. */
+  release(): Promise<void>;
+}
+
+const PREFIX = "keelson-sandbox-";
+/** How long `release()` retries while the last tasks of the sandbox are still being reaped. */
+const RELEASE_TRIES = 20;
+
+let parent: Promise<string | undefined> | undefined;
+let made = 0;
+
+/** The ceiling for a sandbox of at most `maxProcesses` processes (their threads included). */
+export const ceilingFor = (maxProcesses: number): number => 2 * maxProcesses + 64;
+
+/**
+ * A fresh pids cgroup whose `pids.max` is `ceilingFor(maxProcesses)`, or undefined where this
+ * process cannot make one (then none is tried again).
+ */
+export async function pidsCgroup(maxProcesses: number): Promise<PidsCgroup | undefined> {
+  parent ??= writableParent();
+  const base = await parent;
+  if (base === undefined) return undefined;
+  const dir = join(base, `${PREFIX}${process.pid}-${++made}`);
+  const max = ceilingFor(maxProcesses);
+  try {
+    await mkdir(dir);
+  } catch {
+    return undefined;
+  }
+  try {
+    await writeFile(join(dir, "pids.max"), String(max));
+  } catch {
+    await rmdir(dir).catch(() => undefined);
+    return undefined;
+  }
+  return { dir, procs: join(dir, "cgroup.procs"), max, release: () => release(dir) };
+}
+
+async function release(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < RELEASE_TRIES; attempt++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
+      await new Promise((done) => setTimeout(done, 5 * (attempt + 1)));
+    }
+  }
+}
+
+/** Where this process may create pids cgroups (probed once by making one), or undefined. */
+async function writableParent(): Promise<string | undefined> {
+  const base = await pidsParent().catch(() => undefined);
+  if (base === undefined) return undefined;
+  const probe = join(base, `${PREFIX}${process.pid}-probe`);
+  try {
+    await mkdir(probe);
+  } catch {
+    return undefined;
+  }
+  try {
+    await readFile(join(probe, "pids.max"), "utf8"); // a v2 cgroup without the pids controller has none
+    return base;
+  } catch {
+    return undefined;
+  } finally {
+    await rmdir(probe).catch(() => undefined);
+    await sweep(base);
+  }
+}
+
+/** The directory of this process's cgroup in a hierarchy that has the pids controller. */
+async function pidsParent(): Promise<string | undefined> {
+  const [cgroups, mounts] = await Promise.all([
+    readFile("/proc/self/cgroup", "utf8"),
+    readFile("/proc/self/mountinfo", "utf8"),
+  ]);
+  for (const line of mounts.split("\n")) {
+    // id parent major:minor root mountpoint options [optional…] - fstype source superoptions
+    const [before, after] = line.split(" - ");
+    if (before === undefined || after === undefined) continue;
+    const fields = before.split(" ");
+    const [fstype, , superOptions = ""] = after.split(" ");
+    const root = fields[3];
+    const mountPoint = fields[4];
+    if (root === undefined || mountPoint === undefined) continue;
+    if (fstype === "cgroup" && superOptions.split(",").includes("pids")) {
+      const path = /^\d+:(?:[^:]*,)?pids(?:,[^:]*)?:(.*)$/m.exec(cgroups)?.[1];
+      if (path !== undefined) return under(mountPoint, root, path);
+    }
+    if (fstype === "cgroup2") {
+      const path = /^0::(.*)$/m.exec(cgroups)?.[1];
+      if (path === undefined) continue;
+      const dir = under(mountPoint, root, path);
+      if (dir === undefined) continue;
+      const delegated = await readFile(join(dir, "cgroup.subtree_control"), "utf8").catch(() => "");
+      if (delegated.split(/\s+/).includes("pids")) return dir;
+    }
+  }
+  return undefined;
+}
+
+/** `path` (a cgroup path from /proc/self/cgroup) in a mount of the hierarchy from `root`. */
+function under(mountPoint: string, root: string, path: string): string | undefined {
+  const from = mountinfoPath(root);
+  if (from !== "/" && path !== from && !path.startsWith(`${from}/`)) return undefined; // not visible in this mount
+  return join(mountinfoPath(mountPoint), from === "/" ? path : path.slice(from.length));
+}
+
+/** A path as /proc/self/mountinfo spells it: space, tab, newline and backslash as `\ooo`. */
+const mountinfoPath = (field: string): string =>
+  field.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+
+/** Removes the empty cgroups of Keelson processes that have ended (a sandbox's tasks die with them). */
+async function sweep(base: string): Promise<void> {
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const owner = Number(/^keelson-sandbox-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isSafeInteger(owner) || owner === process.pid || isAlive(owner)) continue;
+    await rmdir(join(base, name)).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

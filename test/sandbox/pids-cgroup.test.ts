@@ -1,0 +1,82 @@
+// The kernel's ceiling on a sandbox's tasks (src/sandbox/pids-cgroup.ts): where this process can
+// make a pids cgroup (root here: cgroup v1's pids hierarchy, or a v2 one that delegates pids), every
+// sandbox runs in one of its own whose pids.max is 2 × maxProcesses + 64, and the kernel refuses
+// forks past it even while the watchdog cannot run — this test starves it by blocking the event
+// loop (the watchdog's timer lives there) while a fork bomb grows. The cgroup is removed once
+// the sandbox has ended. Where no pids cgroup can be made, the test says why and skips.
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { resolveSandbox, sandboxSupport, spawnSandboxed } from "../../src/sandbox/index.js";
+import { ceilingFor } from "../../src/sandbox/pids-cgroup.js";
+import { tempDir } from "../builtin-tools/support.js";
+import { until } from "../support/until.js";
+
+/** Whether this machine lets this process make a cgroup with a pids.max (probed here, not by the code under test). */
+function pidsCgroupsHere(): string | undefined {
+  const base = "/sys/fs/cgroup/pids";
+  if (!/^\d+:(?:[^:]*,)?pids(?:,[^:]*)?:\/$/m.test(readFileSync("/proc/self/cgroup", "utf8")))
+    return "this process is not in the root of a cgroup v1 pids hierarchy";
+  const probe = join(base, `keelson-test-probe-${process.pid}`);
+  try {
+    mkdirSync(probe);
+  } catch (error) {
+    return `cannot make a pids cgroup (${(error as NodeJS.ErrnoException).code}; needs root)`;
+  }
+  try {
+    writeFileSync(join(probe, "pids.max"), "10");
+    return undefined;
+  } catch (error) {
+    return `cannot set pids.max (${(error as NodeJS.ErrnoException).code})`;
+  } finally {
+    rmdirSync(probe);
+  }
+}
+
+const support = await sandboxSupport();
+const why = !support.ok ? `no sandbox here: ${support.reason}` : pidsCgroupsHere();
+if (why !== undefined) process.stdout.write(`pids-cgroup.test: skipped — ${why}\n`);
+
+test.skipIf(why !== undefined)(
+  "a fork bomb stops at the cgroup's ceiling while the watchdog is starved; the cgroup goes with the sandbox",
+  async () => {
+    const root = await tempDir("pids");
+    const policy = resolveSandbox({ maxProcesses: 8 }, { root });
+    const sandboxed = await spawnSandboxed(policy, {
+      argv: [
+        "bash",
+        "-c",
+        // The marker first; the bomb a moment later, once the test has stopped its own event loop.
+        "touch started; sleep 0.3; for i in $(seq 1 300); do sleep 30 & done 2>/dev/null; wait",
+      ],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdin: "ignore",
+    });
+    const exited = new Promise<number | null>((done) => sandboxed.child.once("exit", (code) => done(code)));
+    expect(sandboxed.pidsCgroup).toStrictEqual({ dir: expect.stringMatching(/keelson-sandbox-\d+-\d+$/), max: 80 });
+    expect(ceilingFor(8)).toBe(80);
+    const { dir } = sandboxed.pidsCgroup!;
+    expect(readFileSync(join(dir, "pids.max"), "utf8").trim()).toBe("80");
+    await until(() => existsSync(join(root, "started")), "the sandboxed shell to start", 10_000);
+    expect(readFileSync(join(dir, "cgroup.procs"), "utf8").trim()).not.toBe(""); // bwrap and its sandbox are in it
+
+    // Starve the watchdog: no timer of this process runs until the kernel has refused forks.
+    let refused = 0;
+    let peak = 0;
+    const deadline = Date.now() + 8_000;
+    while (refused === 0 && Date.now() < deadline) {
+      peak = Math.max(peak, Number(readFileSync(join(dir, "pids.current"), "utf8")));
+      refused = Number(/^max (\d+)$/m.exec(readFileSync(join(dir, "pids.events"), "utf8"))?.[1] ?? 0);
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(80);
+    expect(sandboxed.overLimit()).toBe(false); // the watchdog has not run yet
+
+    // Once it runs, the watchdog ends the sandbox (well past maxProcesses), and the cgroup goes too.
+    expect(await exited).not.toBe(0);
+    await until(() => sandboxed.overLimit(), "the watchdog to end the sandbox", 5_000);
+    await sandboxed.ended();
+    await until(() => !existsSync(dir), "the cgroup to be removed", 5_000);
+  },
+  30_000,
+);
