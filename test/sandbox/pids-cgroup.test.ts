@@ -3,7 +3,8 @@
 // sandbox runs in one of its own whose pids.max is 2 × maxProcesses + 64, and the kernel refuses
 // forks past it even while the watchdog cannot run — this test starves it by blocking the event
 // loop (the watchdog's timer lives there) while a fork bomb grows. The cgroup is removed once
-// the sandbox has ended. Where no pids cgroup can be made, the test says why and skips.
+// the sandbox has ended, and nothing inside can leave it or raise its ceiling (the cgroup
+// filesystem is read-only there). Where no pids cgroup can be made, the tests say why and skip.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -75,6 +76,42 @@ test.skipIf(why !== undefined)(
     // Once it runs, the watchdog ends the sandbox (well past maxProcesses), and the cgroup goes too.
     expect(await exited).not.toBe(0);
     await until(() => sandboxed.overLimit(), "the watchdog to end the sandbox", 5_000);
+    await sandboxed.ended();
+    await until(() => !existsSync(dir), "the cgroup to be removed", 5_000);
+  },
+  30_000,
+);
+
+test.skipIf(why !== undefined)(
+  "the sandbox cannot leave its cgroup or raise its ceiling: the cgroup filesystem is read-only inside",
+  async () => {
+    const root = await tempDir("pids-escape");
+    const attempts = [
+      "echo $$ > /sys/fs/cgroup/pids/cgroup.procs",
+      "echo $$ > /sys/fs/cgroup/pids/tasks",
+      "echo max > /sys/fs/cgroup/pids/pids.max",
+      "mkdir /sys/fs/cgroup/pids/escape",
+    ];
+    const sandboxed = await spawnSandboxed(resolveSandbox({ maxProcesses: 8 }, { root }), {
+      argv: ["bash", "-c", `${attempts.map((a) => `(${a}) 2>&1`).join("; ")}; echo $$ > mine; sleep 30`],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdin: "ignore",
+    });
+    let output = "";
+    sandboxed.child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    await until(() => existsSync(join(root, "mine")), "the attempts to finish", 10_000);
+    expect(output.trim().split("\n")).toHaveLength(attempts.length);
+    expect(output).not.toMatch(/^(?!.*Read-only file system).+$/m);
+    // Every process of the sandbox — bwrap, its init, the shell — is still in its cgroup, whose ceiling is unchanged.
+    const { dir } = sandboxed.pidsCgroup!;
+    const members = readFileSync(join(dir, "cgroup.procs"), "utf8").trim().split("\n").map(Number);
+    expect(members).toContain(sandboxed.child.pid);
+    expect(members).toContain(sandboxed.group());
+    expect(members.length).toBeGreaterThanOrEqual(3);
+    expect(readFileSync(join(dir, "pids.max"), "utf8").trim()).toBe("80");
+    process.kill(sandboxed.group()!, "SIGKILL");
     await sandboxed.ended();
     await until(() => !existsSync(dir), "the cgroup to be removed", 5_000);
   },
