@@ -1,6 +1,6 @@
 // The kernel's ceiling on a sandbox's tasks: a pids cgroup of its own per sandbox, with `pids.max`
-// set, which the sandbox's first process joins before it forks anything (spawn.ts runs bubblewrap
-// through a shell that writes its own pid to `cgroup.procs`, then execs bwrap). The watchdog
+// set, which bwrap and the sandbox's first process join before that one forks anything (spawn.ts
+// holds it back: it waits for the seccomp program, written once both are admitted). The watchdog
 // counts processes and kills the sandbox past `maxProcesses`; this ceiling — threads count as
 // tasks there, so it leaves room for them: 2 × `maxProcesses` + 64 — holds even while the
 // watchdog is starved of CPU, since the kernel refuses the fork itself (EAGAIN).
@@ -11,6 +11,7 @@
 // /sys/fs/cgroup) there is no ceiling and the watchdog alone enforces the limit. The first
 // attempt of a process decides, and the directories of Keelson processes that have ended are
 // removed then.
+import { writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -22,6 +23,8 @@ export interface PidsCgroup {
   readonly procs: string;
   /** Its `pids.max`. */
   readonly max: number;
+  /** Moves the processes `pids` into it (one that has exited is skipped); whether all went in. */
+  admit(...pids: readonly (number | undefined)[]): boolean;
   /** Removes the cgroup once it is empty (after the sandbox ended); never throws. */
   release(): Promise<void>;
 }
@@ -57,7 +60,22 @@ export async function pidsCgroup(maxProcesses: number): Promise<PidsCgroup | und
     await rmdir(dir).catch(() => undefined);
     return undefined;
   }
-  return { dir, procs: join(dir, "cgroup.procs"), max, release: () => release(dir) };
+  const procs = join(dir, "cgroup.procs");
+  return { dir, procs, max, admit: (...pids) => admit(procs, pids), release: () => release(dir) };
+}
+
+/** Synchronous: the sandbox waits on it, and nothing should queue behind the thread pool meanwhile. */
+function admit(procs: string, pids: readonly (number | undefined)[]): boolean {
+  let all = true;
+  for (const pid of pids) {
+    try {
+      if (pid === undefined) throw new Error("no pid");
+      writeFileSync(procs, String(pid));
+    } catch {
+      all = false;
+    }
+  }
+  return all;
 }
 
 async function release(dir: string): Promise<void> {

@@ -2,9 +2,10 @@
 // — nothing runs), the hidden paths looked up, bubblewrap spawned with the seccomp program on fd 3
 // and its JSON status read from fd 4, and a watchdog that kills the whole sandbox when it holds
 // more than `maxProcesses` processes (RLIMIT_NPROC cannot do it: Linux exempts root from it).
-// Where this process can make a pids cgroup (pids-cgroup.ts), bwrap starts inside one of its own
-// — a shell joins it, then execs bwrap — so the kernel refuses forks past a ceiling even while
-// the watchdog waits for CPU.
+// Where this process can make a pids cgroup (pids-cgroup.ts), the sandbox runs inside one of its
+// own, so the kernel refuses forks past a ceiling even while the watchdog waits for CPU. The
+// seccomp program is the gate: bwrap's first sandbox process reads it (to EOF) before it forks
+// anything, so it is written only once bwrap and that process are in the cgroup.
 //
 // Process layout: bwrap (our child, detached: its own group) → the sandbox's init (bwrap again,
 // pid 1 of the new pid namespace, a new session: its pid is the group that holds the command)
@@ -24,8 +25,6 @@ const WATCH_MS = 20;
 /** `ended()` looks for the sandbox's init to be gone after 1, 2, 4… ms (at most 50 ms apart), for 2 s at most. */
 const END_POLL_MAX_MS = 50;
 const END_WAIT_MS = 2000;
-/** Run by /bin/sh as bwrap's launcher: joins the cgroup whose `cgroup.procs` is $0, then execs bwrap. */
-const JOIN_CGROUP_THEN_EXEC = '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"';
 
 export interface SandboxedCommand {
   /** The program and its arguments, run inside the sandbox (looked up on `env.PATH` there). */
@@ -74,10 +73,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   const filter = seccompFilter()!;
   const hidden = pathKinds(policy.hidden);
   const cgroup = await pidsCgroup(policy.maxProcesses);
-  const bwrapArgv = [support.bwrap, ...bwrapArguments(policy, hidden, command.argv, command.cwd)];
-  const [file, ...args] =
-    cgroup === undefined ? bwrapArgv : ["/bin/sh", "-c", JOIN_CGROUP_THEN_EXEC, cgroup.procs, ...bwrapArgv];
-  const child = spawn(file!, args, {
+  const child = spawn(support.bwrap, bwrapArguments(policy, hidden, command.argv, command.cwd), {
     cwd: policy.root,
     env: { ...command.env },
     detached: true,
@@ -85,36 +81,49 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   });
   const seccomp = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & NodeJS.EventEmitter;
   seccomp.on("error", () => undefined); // bwrap gone before reading it: its exit says why
-  seccomp.end(filter);
+  let gateOpen = false;
+  /** Lets the sandbox go on: its first process has been waiting for the seccomp program's end. */
+  const openGate = (): void => {
+    if (gateOpen) return;
+    gateOpen = true;
+    seccomp.end(filter);
+  };
+  if (cgroup === undefined) openGate();
   let group: number | undefined;
   let namespace: string | undefined;
   let over = false;
   let exited = false;
   let watch: NodeJS.Timeout | undefined;
   let status = "";
+  let reported = false;
   const statusFd = child.stdio[STATUS_FD] as NodeJS.ReadableStream & NodeJS.EventEmitter;
-  statusFd.on("error", () => undefined);
+  statusFd.on("error", openGate);
+  statusFd.on("end", openGate);
   statusFd.on("data", (chunk: Buffer) => {
-    if (group !== undefined) return; // only the first report counts
+    if (reported) return; // only the first report counts
     status += chunk.toString("utf8");
-    const line = status.split("\n").find((l) => l.includes('"child-pid"'));
-    if (line === undefined) return;
+    const end = status.indexOf("\n");
+    if (end === -1) return;
+    reported = true;
+    const line = status.slice(0, end); // bwrap's first line, written just after it cloned the sandbox
     try {
       const report = JSON.parse(line) as { "child-pid"?: unknown; "pid-namespace"?: unknown };
-      if (typeof report["child-pid"] !== "number") return;
-      group = report["child-pid"];
+      if (typeof report["child-pid"] === "number") group = report["child-pid"];
       namespace = typeof report["pid-namespace"] === "number" ? `pid:[${report["pid-namespace"]}]` : undefined;
       // A bubblewrap that reports no namespace ids: read init's at once (gone already: nothing to watch).
-      if (namespace === undefined)
+      if (namespace === undefined && group !== undefined)
         void readlink(`/proc/${group}/ns/pid`)
           .then((ns) => {
             namespace ??= ns;
           })
           .catch(() => undefined);
     } catch {
-      return;
+      // not the report this code reads: no group to watch
     }
-    if (exited) return; // its report read after it was gone: nothing left to watch
+    // Both processes into the cgroup, then the program: the sandbox forks nothing before it has it.
+    if (cgroup !== undefined && group !== undefined) cgroup.admit(group, child.pid);
+    openGate();
+    if (exited || group === undefined) return; // its report read after it was gone: nothing left to watch
     watch = setInterval(check, WATCH_MS);
     watch.unref();
   });
@@ -134,6 +143,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   };
   const stopWatching = (): void => {
     exited = true;
+    openGate();
     clearInterval(watch);
     if (cgroup !== undefined) void released(cgroup);
   };
