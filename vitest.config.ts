@@ -22,6 +22,7 @@ export default defineConfig({
       "./test/support/fresh-build.ts",
       "./test/support/postgres-global-setup.ts",
       "./test/support/pack-global-setup.ts",
+      "./test/support/cgroup-sweep-global-setup.ts",
     ],
     // After each test of every file: what support modules made for it (test/support/test-cleanups.ts).
     setupFiles: ["./test/support/run-test-cleanups.ts"],

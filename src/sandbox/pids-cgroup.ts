@@ -10,9 +10,10 @@
 // there — root, or a delegated subtree; anywhere else (an unprivileged user, a read-only
 // /sys/fs/cgroup) there is no ceiling and the watchdog alone enforces the limit. The first
 // attempt of a process decides, and the directories of Keelson processes that have ended are
-// removed then.
-import { writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+// removed then. A released cgroup that is empty is kept for the next sandbox (a few at most;
+// removed at exit), so a command's way in costs one write of `pids.max`.
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rmdir } from "node:fs/promises";
 import { join } from "node:path";
 
 /** A sandbox's pids cgroup: the file its first process writes its pid to, and its removal. */
@@ -25,43 +26,50 @@ export interface PidsCgroup {
   readonly max: number;
   /** Moves the processes `pids` into it (one that has exited is skipped); whether all went in. */
   admit(...pids: readonly (number | undefined)[]): boolean;
-  /** Removes the cgroup once it is empty (after the sandbox ended); never throws. */
+  /** Gives the cgroup up once the sandbox has ended: kept for the next sandbox when empty, else removed; never throws. */
   release(): Promise<void>;
 }
 
 const PREFIX = "keelson-sandbox-";
-/** How long `release()` retries while the last tasks of the sandbox are still being reaped. */
+/** How long `release()` waits for the last tasks of the sandbox to be reaped (tries, 5 ms more apart each time). */
 const RELEASE_TRIES = 20;
+/** Empty cgroups kept for the next sandboxes (the rest are removed). */
+const SPARES = 4;
 
 let parent: Promise<string | undefined> | undefined;
 let made = 0;
+/** Empty cgroups of this process, ready for the next sandbox: no mkdir on the way to a command. */
+const spares: string[] = [];
 
 /** The ceiling for a sandbox of at most `maxProcesses` processes (their threads included). */
 export const ceilingFor = (maxProcesses: number): number => 2 * maxProcesses + 64;
 
 /**
- * A fresh pids cgroup whose `pids.max` is `ceilingFor(maxProcesses)`, or undefined where this
- * process cannot make one (then none is tried again).
+ * A pids cgroup of its own (fresh, or an empty one a sandbox of this process has released) whose
+ * `pids.max` is `ceilingFor(maxProcesses)`, or undefined where this process cannot make one (then
+ * none is tried again). Synchronous file operations after the first call: cgroupfs answers in
+ * microseconds, quicker than a trip through the thread pool.
  */
 export async function pidsCgroup(maxProcesses: number): Promise<PidsCgroup | undefined> {
   parent ??= writableParent();
   const base = await parent;
   if (base === undefined) return undefined;
-  const dir = join(base, `${PREFIX}${process.pid}-${++made}`);
   const max = ceilingFor(maxProcesses);
+  let dir = spares.pop();
   try {
-    await mkdir(dir);
+    if (dir === undefined) {
+      dir = join(base, `${PREFIX}${process.pid}-${++made}`);
+      mkdirSync(dir);
+      if (made === 1) process.once("exit", removeSpares);
+    }
+    writeFileSync(join(dir, "pids.max"), String(max));
   } catch {
+    if (dir !== undefined) removeQuietly(dir);
     return undefined;
   }
-  try {
-    await writeFile(join(dir, "pids.max"), String(max));
-  } catch {
-    await rmdir(dir).catch(() => undefined);
-    return undefined;
-  }
-  const procs = join(dir, "cgroup.procs");
-  return { dir, procs, max, admit: (...pids) => admit(procs, pids), release: () => release(dir) };
+  const own = dir;
+  const procs = join(own, "cgroup.procs");
+  return { dir: own, procs, max, admit: (...pids) => admit(procs, pids), release: () => release(own) };
 }
 
 /** Synchronous: the sandbox waits on it, and nothing should queue behind the thread pool meanwhile. */
@@ -80,14 +88,33 @@ function admit(procs: string, pids: readonly (number | undefined)[]): boolean {
 
 async function release(dir: string): Promise<void> {
   for (let attempt = 0; attempt < RELEASE_TRIES; attempt++) {
+    let empty: boolean;
     try {
-      await rmdir(dir);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
-      await new Promise((done) => setTimeout(done, 5 * (attempt + 1)));
+      empty = readFileSync(join(dir, "cgroup.procs"), "utf8").trim() === "";
+    } catch {
+      return; // gone already
     }
+    if (empty) {
+      if (spares.length < SPARES) spares.push(dir);
+      else removeQuietly(dir);
+      return;
+    }
+    await new Promise((done) => setTimeout(done, 5 * (attempt + 1)));
   }
+  removeQuietly(dir); // EBUSY while a task lingers: left for the sweep of a later Keelson process
+}
+
+function removeQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or gone
+  }
+}
+
+/** At exit: the spare cgroups go (a sandbox still running keeps its own until its tasks die; a later process sweeps it). */
+function removeSpares(): void {
+  for (const dir of spares.splice(0)) removeQuietly(dir);
 }
 
 /** Where this process may create pids cgroups (probed once by making one), or undefined. */
@@ -152,6 +179,16 @@ function under(mountPoint: string, root: string, path: string): string | undefin
 /** A path as /proc/self/mountinfo spells it: space, tab, newline and backslash as `\ooo`. */
 const mountinfoPath = (field: string): string =>
   field.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+
+/**
+ * Removes the empty pids cgroups of Keelson processes that have ended — a process killed by a
+ * signal never ran its exit handler. Each process's first sandbox does it too; a test runner's
+ * teardown calls it once its workers are gone.
+ */
+export async function sweepPidsCgroups(): Promise<void> {
+  const base = await pidsParent().catch(() => undefined);
+  if (base !== undefined) await sweep(base);
+}
 
 /** Removes the empty cgroups of Keelson processes that have ended (a sandbox's tasks die with them). */
 async function sweep(base: string): Promise<void> {

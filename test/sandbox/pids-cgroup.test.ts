@@ -2,11 +2,14 @@
 // make a pids cgroup (root here: cgroup v1's pids hierarchy, or a v2 one that delegates pids), every
 // sandbox runs in one of its own whose pids.max is 2 × maxProcesses + 64, and the kernel refuses
 // forks past it even while the watchdog cannot run — this test starves it by blocking the event
-// loop (the watchdog's timer lives there) while a fork bomb grows. The cgroup is removed once
-// the sandbox has ended, and nothing inside can leave it or raise its ceiling (the cgroup
-// filesystem is read-only there). Where no pids cgroup can be made, the tests say why and skip.
+// loop (the watchdog's timer lives there) while a fork bomb grows. Nothing inside can leave the
+// cgroup or raise its ceiling (the cgroup filesystem is read-only there); once the sandbox has
+// ended the cgroup is emptied, serves the next sandbox, and is removed when the process exits. Where no pids cgroup can be made, the tests say why and skip.
 import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { expect, test } from "vitest";
 import { processesIn } from "../../reliability/sandbox-cases.js";
 import { resolveSandbox, sandboxSupport, spawnSandboxed } from "../../src/sandbox/index.js";
@@ -35,6 +38,8 @@ function pidsCgroupsHere(): string | undefined {
   }
 }
 
+const REPO = resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
 const support = await sandboxSupport();
 const why = !support.ok ? `no sandbox here: ${support.reason}` : pidsCgroupsHere();
 if (why !== undefined) process.stdout.write(`pids-cgroup.test: skipped — ${why}\n`);
@@ -62,13 +67,17 @@ test.skipIf(why !== undefined)(
     await until(() => existsSync(join(root, "started")), "the sandboxed shell to start", 10_000);
     expect(readFileSync(join(dir, "cgroup.procs"), "utf8").trim()).not.toBe(""); // bwrap and its sandbox are in it
 
-    // Starve the watchdog: no timer of this process runs until the kernel has refused forks.
+    // Starve the watchdog: no timer of this process runs until the kernel has refused forks. (A
+    // cgroup is reused once a sandbox has released it empty: count this sandbox's refusals only.)
+    const refusals = (): number =>
+      Number(/^max (\d+)$/m.exec(readFileSync(join(dir, "pids.events"), "utf8"))?.[1] ?? 0);
+    const before = refusals();
     let refused = 0;
     let peak = 0;
     const deadline = Date.now() + 8_000;
     while (refused === 0 && Date.now() < deadline) {
       peak = Math.max(peak, Number(readFileSync(join(dir, "pids.current"), "utf8")));
-      refused = Number(/^max (\d+)$/m.exec(readFileSync(join(dir, "pids.events"), "utf8"))?.[1] ?? 0);
+      refused = refusals() - before;
     }
     expect(refused).toBeGreaterThan(0);
     expect(peak).toBeLessThanOrEqual(80);
@@ -78,10 +87,14 @@ test.skipIf(why !== undefined)(
     expect(await exited).not.toBe(0);
     await until(() => sandboxed.overLimit(), "the watchdog to end the sandbox", 5_000);
     await sandboxed.ended();
-    await until(() => !existsSync(dir), "the cgroup to be removed", 5_000);
+    await until(() => cgroupReleased(dir), "the cgroup to be released", 5_000);
   },
   30_000,
 );
+
+/** Released: removed, or kept empty for the next sandbox with nothing left in it. */
+const cgroupReleased = (dir: string): boolean =>
+  !existsSync(dir) || readFileSync(join(dir, "cgroup.procs"), "utf8").trim() === "";
 
 test.skipIf(why !== undefined)(
   "the sandbox cannot leave its cgroup or raise its ceiling: the cgroup filesystem is read-only inside",
@@ -115,7 +128,33 @@ test.skipIf(why !== undefined)(
     expect(readFileSync(join(dir, "pids.max"), "utf8").trim()).toBe("80");
     process.kill(sandboxed.group()!, "SIGKILL");
     await sandboxed.ended();
-    await until(() => !existsSync(dir), "the cgroup to be removed", 5_000);
+    await until(() => cgroupReleased(dir), "the cgroup to be released", 5_000);
+  },
+  30_000,
+);
+
+test.skipIf(why !== undefined)(
+  "a released cgroup serves the next sandbox, and none is left once the process exits",
+  async () => {
+    const root = await tempDir("pids-reuse");
+    // A process of its own (the library as built), so its exit can be watched.
+    const script = `
+      import { resolveSandbox, spawnSandboxed } from ${JSON.stringify(pathToFileURL(join(REPO, "dist/sandbox/index.js")).href)};
+      const policy = resolveSandbox({ maxProcesses: 8 }, { root: ${JSON.stringify(root)} });
+      const dirs = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await spawnSandboxed(policy, { argv: ["true"], env: { PATH: "/usr/bin:/bin" }, stdin: "ignore" });
+        await new Promise((done) => s.child.once("exit", done));
+        await s.ended();
+        await new Promise((done) => setTimeout(done, 50)); // its release
+        dirs.push(s.pidsCgroup?.dir ?? null);
+      }
+      console.log(JSON.stringify(dirs));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script]);
+    const dirs = JSON.parse(stdout) as (string | null)[];
+    expect(dirs[0]).toMatch(/keelson-sandbox-\d+-1$/);
+    expect(new Set(dirs)).toStrictEqual(new Set([dirs[0]])); // one cgroup, reused
+    expect(existsSync(dirs[0]!)).toBe(false); // removed at exit
   },
   30_000,
 );
