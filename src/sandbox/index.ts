@@ -11,6 +11,7 @@ export {
   sandboxMode,
   sandboxOptions,
 } from "./policy.js";
+export { ceilingFor, sweepPidsCgroups } from "./pids-cgroup.js";
 export { SECCOMP_ARCHES, seccompFilter } from "./seccomp.js";
 export { type SandboxedCommand, type SandboxedProcess, spawnSandboxed } from "./spawn.js";
 export { INSTALL_BWRAP, sandboxSupport } from "./support.js";

@@ -12,8 +12,8 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
 import { processesIn } from "../../reliability/sandbox-cases.js";
-import { resolveSandbox, sandboxSupport, spawnSandboxed } from "../../src/sandbox/index.js";
-import { ceilingFor } from "../../src/sandbox/pids-cgroup.js";
+import { ceilingFor, resolveSandbox, sandboxSupport, spawnSandboxed } from "../../src/sandbox/index.js";
+
 import { tempDir } from "../builtin-tools/support.js";
 import { until } from "../support/until.js";
 
