@@ -38,6 +38,7 @@ const SPARES = 4;
 
 let parent: Promise<string | undefined> | undefined;
 let made = 0;
+let cleansAtExit = false;
 /** Empty cgroups of this process, ready for the next sandbox: no mkdir on the way to a command. */
 const spares: string[] = [];
 
@@ -60,7 +61,8 @@ export async function pidsCgroup(maxProcesses: number): Promise<PidsCgroup | und
     if (dir === undefined) {
       dir = join(base, `${PREFIX}${process.pid}-${++made}`);
       mkdirSync(dir);
-      if (made === 1) process.once("exit", removeSpares);
+      if (!cleansAtExit) process.once("exit", removeSpares);
+      cleansAtExit = true;
     }
     writeFileSync(join(dir, "pids.max"), String(max));
   } catch {
