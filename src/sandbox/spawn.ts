@@ -49,8 +49,8 @@ export interface SandboxedProcess {
   overLimit(): boolean;
   /**
    * The sandbox's pids cgroup — its directory and `pids.max`, the kernel's ceiling on its tasks
-   * (threads included) — or undefined where this process cannot make one (pids-cgroup.ts). Removed
-   * once the sandbox has ended.
+   * (threads included) — or undefined where this process cannot make one (pids-cgroup.ts). Given
+   * up once the sandbox has ended (kept empty for a later sandbox, or removed).
    */
   readonly pidsCgroup: { readonly dir: string; readonly max: number } | undefined;
   /**
@@ -159,7 +159,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
     )
       await new Promise((done) => setTimeout(done, pause));
   };
-  /** The cgroup removed once the sandbox's last process is gone (each way out calls this once). */
+  /** The cgroup given up once the sandbox's last process is gone (`exit` and `error` may both call this). */
   let releasing: Promise<void> | undefined;
   const released = (owned: PidsCgroup): Promise<void> => {
     releasing ??= ended().then(() => owned.release());
