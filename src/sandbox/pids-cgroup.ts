@@ -61,7 +61,7 @@ export async function pidsCgroup(maxProcesses: number): Promise<PidsCgroup | und
     if (dir === undefined) {
       dir = join(base, `${PREFIX}${process.pid}-${++made}`);
       mkdirSync(dir);
-      if (!cleansAtExit) process.once("exit", removeSpares);
+      if (!cleansAtExit) process.once("exit", removeSpareCgroups);
       cleansAtExit = true;
     }
     writeFileSync(join(dir, "pids.max"), String(max));
@@ -114,8 +114,12 @@ function removeQuietly(dir: string): void {
   }
 }
 
-/** At exit: the spare cgroups go (a sandbox still running keeps its own until its tasks die; a later process sweeps it). */
-function removeSpares(): void {
+/**
+ * Removes this process's spare cgroups now; its exit handler does it too. For a process that can
+ * end without running exit handlers — a test runner's worker, ended by a signal. A sandbox still
+ * running keeps its own cgroup (a later process's sweep removes it once empty).
+ */
+export function removeSpareCgroups(): void {
   for (const dir of spares.splice(0)) removeQuietly(dir);
 }
 
