@@ -189,7 +189,7 @@ const mountinfoPath = (field: string): string =>
 /**
  * Removes the empty pids cgroups of Keelson processes that have ended — a process killed by a
  * signal never ran its exit handler. Each process's first sandbox does it too; a test runner's
- * teardown calls it once its workers are gone.
+ * teardown can call it as a backstop (a worker still exiting then keeps its own, alive or not).
  */
 export async function sweepPidsCgroups(): Promise<void> {
   const base = await pidsParent().catch(() => undefined);
@@ -200,7 +200,7 @@ export async function sweepPidsCgroups(): Promise<void> {
 async function sweep(base: string): Promise<void> {
   const names = await readdir(base).catch(() => [] as string[]);
   for (const name of names) {
-    const owner = Number(/^keelson-sandbox-(\d+)-/.exec(name)?.[1]);
+    const owner = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
     if (!Number.isSafeInteger(owner) || owner === process.pid || isAlive(owner)) continue;
     await rmdir(join(base, name)).catch(() => undefined);
   }

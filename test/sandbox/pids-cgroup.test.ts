@@ -6,13 +6,19 @@
 // cgroup or raise its ceiling (the cgroup filesystem is read-only there); once the sandbox has
 // ended the cgroup is emptied, serves the next sandbox, and is removed when the process exits. Where no pids cgroup can be made, the tests say why and skip.
 import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
 import { processesIn } from "../../reliability/sandbox-cases.js";
-import { ceilingFor, resolveSandbox, sandboxSupport, spawnSandboxed } from "../../src/sandbox/index.js";
+import {
+  ceilingFor,
+  resolveSandbox,
+  sandboxSupport,
+  spawnSandboxed,
+  sweepPidsCgroups,
+} from "../../src/sandbox/index.js";
 
 import { tempDir } from "../builtin-tools/support.js";
 import { until } from "../support/until.js";
@@ -45,7 +51,7 @@ const why = !support.ok ? `no sandbox here: ${support.reason}` : pidsCgroupsHere
 if (why !== undefined) process.stdout.write(`pids-cgroup.test: skipped — ${why}\n`);
 
 test.skipIf(why !== undefined)(
-  "a fork bomb stops at the cgroup's ceiling while the watchdog is starved; the cgroup goes with the sandbox",
+  "a fork bomb stops at the cgroup's ceiling while the watchdog is starved; the cgroup is released with the sandbox",
   async () => {
     const root = await tempDir("pids");
     const policy = resolveSandbox({ maxProcesses: 8 }, { root });
@@ -155,6 +161,27 @@ test.skipIf(why !== undefined)(
     expect(dirs[0]).toMatch(/keelson-sandbox-\d+-1$/);
     expect(new Set(dirs)).toStrictEqual(new Set([dirs[0]])); // one cgroup, reused
     expect(existsSync(dirs[0]!)).toBe(false); // removed at exit
+  },
+  30_000,
+);
+
+test.skipIf(why !== undefined)(
+  "sweepPidsCgroups removes the cgroups of processes that have ended, and keeps a live one's",
+  async () => {
+    const ended = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((done) => ended.once("exit", done));
+    const live = spawn("sleep", ["30"]);
+    try {
+      const dead = `/sys/fs/cgroup/pids/keelson-sandbox-${ended.pid}-1`;
+      const kept = `/sys/fs/cgroup/pids/keelson-sandbox-${live.pid}-1`;
+      mkdirSync(dead);
+      mkdirSync(kept);
+      await sweepPidsCgroups();
+      expect([existsSync(dead), existsSync(kept)]).toStrictEqual([false, true]);
+      rmdirSync(kept);
+    } finally {
+      live.kill("SIGKILL");
+    }
   },
   30_000,
 );

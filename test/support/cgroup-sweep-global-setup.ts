@@ -1,7 +1,8 @@
-// vitest globalSetup: at the end of the run, once every worker has exited, removes the sandbox
-// pids cgroups their processes left (src/sandbox/pids-cgroup.ts: a worker ended by a signal never
-// runs its exit handler). Only cgroups of processes that have ended are touched; nothing happens
-// where no pids cgroup can be made.
+// vitest globalSetup: at the end of the run, removes the sandbox pids cgroups that processes which
+// have ended left behind (src/sandbox/pids-cgroup.ts: a worker ended by a signal never runs its
+// exit handler). A backstop: the setup file already removes a worker's spares after each file,
+// and the teardown can run while a worker is still exiting. Nothing happens where no pids cgroup
+// can be made.
 import { sweepPidsCgroups } from "../../src/sandbox/index.js";
 
 export default function setup(): () => Promise<void> {
