@@ -49,8 +49,10 @@ export interface SandboxedProcess {
   overLimit(): boolean;
   /**
    * The sandbox's pids cgroup — its directory and `pids.max`, the kernel's ceiling on its tasks
-   * (threads included) — or undefined where this process cannot make one (pids-cgroup.ts). Given
-   * up once the sandbox has ended (kept empty for a later sandbox, or removed).
+   * (threads included) — or undefined where this process cannot make one (pids-cgroup.ts), and
+   * from the moment admitting bwrap or the sandbox's first process to it failed (the watchdog
+   * alone limits that sandbox). Given up once the sandbox has ended (kept empty for a later
+   * sandbox, or removed).
    */
   readonly pidsCgroup: { readonly dir: string; readonly max: number } | undefined;
   /**
@@ -93,6 +95,8 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   let namespace: string | undefined;
   let over = false;
   let exited = false;
+  /** Whether admitting bwrap or the sandbox's first process to the cgroup failed: then none is reported. */
+  let refused = false;
   let watch: NodeJS.Timeout | undefined;
   let status = "";
   let reported = false;
@@ -121,7 +125,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
       // not the report this code reads: no group to watch
     }
     // Both processes into the cgroup, then the program: the sandbox forks nothing before it has it.
-    if (cgroup !== undefined && group !== undefined) cgroup.admit(group, child.pid);
+    if (cgroup !== undefined && group !== undefined) refused = !cgroup.admit(group, child.pid);
     openGate();
     if (exited || group === undefined) return; // its report read after it was gone: nothing left to watch
     watch = setInterval(check, WATCH_MS);
@@ -169,7 +173,9 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
     child,
     group: () => group,
     overLimit: () => over,
-    pidsCgroup: cgroup && { dir: cgroup.dir, max: cgroup.max },
+    get pidsCgroup() {
+      return cgroup === undefined || refused ? undefined : { dir: cgroup.dir, max: cgroup.max };
+    },
     ended,
   };
 }

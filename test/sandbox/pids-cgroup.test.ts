@@ -20,6 +20,7 @@ import {
   sweepPidsCgroups,
 } from "../../src/sandbox/index.js";
 
+import { pidsCgroup } from "../../src/sandbox/pids-cgroup.js";
 import { tempDir } from "../builtin-tools/support.js";
 import { until } from "../support/until.js";
 
@@ -181,6 +182,24 @@ test.skipIf(why !== undefined)(
       rmdirSync(kept);
     } finally {
       live.kill("SIGKILL");
+    }
+  },
+  30_000,
+);
+
+test.skipIf(why !== undefined)(
+  "admitting a process that is gone (or no process) fails and says so, so no ceiling is claimed for it",
+  async () => {
+    const cgroup = await pidsCgroup(8);
+    expect(cgroup).toBeDefined();
+    const ended = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((done) => ended.once("exit", done));
+    try {
+      expect(cgroup!.admit(ended.pid)).toBe(false);
+      expect(cgroup!.admit(undefined)).toBe(false);
+      expect(readFileSync(cgroup!.procs, "utf8").trim()).toBe("");
+    } finally {
+      await cgroup!.release();
     }
   },
   30_000,
