@@ -3,11 +3,13 @@
 // of its start-up. js-tiktoken's constructor base64-decodes every one of cl100k_base's 100,256
 // tokens through an intermediate object into comma-joined byte strings: ~0.6 s of CPU and as
 // much again in garbage collection, paid by every process that runs the emulator (each CLI run
-// and test file). The emulator only needs counts, so the ranks are read here once into a Map
-// keyed by each token's base64 text as the ranks file spells it (standard, padded) — slices of
-// that file, nothing decoded (~70 ms; decoding each token to its bytes took twice that) — and
-// each piece of text is looked up by the base64 of its UTF-8 bytes. Special-token text is
-// ordinary text, as with encode's empty allowed/disallowed lists.
+// and test file). The emulator only needs counts, so the ranks are read here once into a table
+// keyed by each token's base64 text as the ranks file spells it (standard, padded) — offsets
+// into that file, nothing decoded or sliced (rank-table.ts: a few ms, where a Map of slices took
+// ~75 ms and decoding each token to its bytes twice that) — and each piece of text is looked up
+// by the base64 of its UTF-8 bytes. Special-token text is ordinary text, as with encode's empty
+// allowed/disallowed lists.
+import { RankTable } from "./rank-table.js";
 
 /** A tiktoken encoding's data, as js-tiktoken's `ranks/*` modules export it. */
 export interface TiktokenRanks {
@@ -18,7 +20,7 @@ export interface TiktokenRanks {
 
 export class BpeCounter {
   /** Rank by the token's bytes in standard padded base64. */
-  readonly #ranks: Map<string, number>;
+  readonly #ranks: RankTable;
   readonly #pattern: RegExp;
 
   constructor(data: TiktokenRanks) {
@@ -31,7 +33,8 @@ export class BpeCounter {
     let total = 0;
     for (const match of text.matchAll(this.#pattern)) {
       const bytes = Buffer.from(match[0], "utf8");
-      total += bytes.length === 1 || this.#ranks.has(bytes.toString("base64")) ? 1 : this.#mergedParts(bytes);
+      total +=
+        bytes.length === 1 || this.#ranks.get(bytes.toString("base64")) !== undefined ? 1 : this.#mergedParts(bytes);
     }
     return total;
   }
@@ -57,8 +60,10 @@ export class BpeCounter {
   }
 }
 
-function readRanks(lines: string): Map<string, number> {
-  const ranks = new Map<string, number>();
+function readRanks(lines: string): RankTable {
+  let spaces = 0; // every token follows a space: a bound on their number
+  for (let at = lines.indexOf(" "); at >= 0; at = lines.indexOf(" ", at + 1)) spaces++;
+  const ranks = new RankTable(lines, spaces);
   const end = lines.length;
   let lineStart = 0;
   while (lineStart < end) {
@@ -75,7 +80,7 @@ function readRanks(lines: string): Map<string, number> {
     while (tokenStart < lineEnd) {
       let tokenEnd = lines.indexOf(" ", tokenStart);
       if (tokenEnd < 0 || tokenEnd > lineEnd) tokenEnd = lineEnd;
-      ranks.set(lines.slice(tokenStart, tokenEnd), rank);
+      ranks.add(tokenStart, tokenEnd, rank);
       rank++;
       tokenStart = tokenEnd + 1;
     }
