@@ -5,8 +5,8 @@
 // much again in garbage collection, paid by every process that runs the emulator (each CLI run
 // and test file). The emulator only needs counts, so the ranks are read here once into a table
 // keyed by each token's base64 text as the ranks file spells it (standard, padded) — offsets
-// into that file, nothing decoded or sliced (rank-table.ts: a few ms, where a Map of slices took
-// ~75 ms and decoding each token to its bytes twice that) — and each piece of text is looked up
+// into that file, nothing decoded or sliced (rank-table.ts: ~35 ms, where a Map of slices took
+// 75–100 ms and decoding each token to its bytes twice that) — and each piece of text is looked up
 // by the base64 of its UTF-8 bytes. Special-token text is ordinary text, as with encode's empty
 // allowed/disallowed lists.
 import { RankTable } from "./rank-table.js";
