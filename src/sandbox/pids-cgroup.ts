@@ -15,6 +15,7 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir } from "node:fs/promises";
 import { join } from "node:path";
+import { processAlive } from "../home/process-alive.js";
 
 /** A sandbox's pids cgroup: the file its first process writes its pid to, and its removal. */
 export interface PidsCgroup {
@@ -201,16 +202,7 @@ async function sweep(base: string): Promise<void> {
   const names = await readdir(base).catch(() => [] as string[]);
   for (const name of names) {
     const owner = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
-    if (!Number.isSafeInteger(owner) || owner === process.pid || isAlive(owner)) continue;
+    if (!Number.isSafeInteger(owner) || owner === process.pid || processAlive(owner)) continue;
     await rmdir(join(base, name)).catch(() => undefined);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

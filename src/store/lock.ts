@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import type * as fsp from "node:fs/promises";
 import { hostname } from "node:os";
+import { processAlive } from "../home/process-alive.js";
 import { fsErrorText } from "./fs-error-text.js";
 import { readLogFile } from "./read-log-file.js";
 import { StoreError } from "./types.js";
@@ -25,15 +26,6 @@ interface LockOwner {
 }
 
 const isCode = (e: unknown, code: string): boolean => (e as NodeJS.ErrnoException)?.code === code;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return isCode(e, "EPERM"); // exists, owned by someone else
-  }
-}
 
 /** A lock's content; like a log it is read from a regular file only (a FIFO here never blocks). */
 async function readText(fs: Fs, path: string): Promise<string | undefined> {
@@ -87,7 +79,7 @@ export async function acquireLock(fs: Fs, path: string, sessionId: string): Prom
       const text = await readText(fs, path);
       if (text === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(text);
-      const stale = owner === undefined || (owner.host === hostname() && !isAlive(owner.pid));
+      const stale = owner === undefined || (owner.host === hostname() && !processAlive(owner.pid));
       if (!stale) {
         throw new StoreError(
           "locked",
