@@ -6,13 +6,14 @@
 // deleted, so a removed source is noticed too), the two build scripts, the tsconfigs and
 // package.json. What counts as its output: dist/index.js (tsc) and dist/inspect/ui/index.html
 // (build-ui, the build's last step: a build that failed midway never wrote it, since `rm -rf dist`
-// starts each one). `--check` prints whether a build is needed and exits 0 either way.
+// starts each one). `--check` prints whether a build is needed and exits 0 either way; a test
+// imports `staleness(root)`.
 import { execFileSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const INPUT_FILES = [
   "scripts/build-ui.mjs",
   "scripts/nocheck-optional-declarations.mjs",
@@ -32,8 +33,8 @@ function newestUnder(dir) {
   return newest;
 }
 
-/** Why a build is needed, or undefined when dist/ is up to date. */
-function staleness() {
+/** Why the build of the repository at `root` is needed, or undefined when its dist/ is up to date. */
+export function staleness(root = repo) {
   let built = Number.POSITIVE_INFINITY;
   for (const output of OUTPUTS) {
     try {
@@ -46,16 +47,24 @@ function staleness() {
   return inputs > built ? "a source or build file is newer than dist/" : undefined;
 }
 
-const reason = staleness();
-if (process.argv.includes("--check")) {
-  console.log(reason === undefined ? "dist/ is up to date" : `build needed: ${reason}`);
-} else if (reason === undefined) {
-  console.log("build-if-stale: dist/ is up to date with src/ and the build files; not rebuilding");
-} else {
+/** The script: `--check` says whether a build is needed; without it, builds when one is. */
+function main() {
+  const reason = staleness();
+  if (process.argv.includes("--check")) {
+    console.log(reason === undefined ? "dist/ is up to date" : `build needed: ${reason}`);
+    return;
+  }
+  if (reason === undefined) {
+    console.log("build-if-stale: dist/ is up to date with src/ and the build files; not rebuilding");
+    return;
+  }
   console.log(`build-if-stale: ${reason}; running npm run build`);
   try {
-    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+    execFileSync("npm", ["run", "build"], { cwd: repo, stdio: "inherit" });
   } catch (error) {
     process.exit(typeof error.status === "number" && error.status !== 0 ? error.status : 1); // npm printed why
   }
 }
+
+// Run as a script (a test imports `staleness` only).
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

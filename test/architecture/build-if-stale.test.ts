@@ -1,10 +1,12 @@
 // scripts/build-if-stale.mjs, `npm test`'s first step: it skips the build only when dist/ holds a
 // whole build newer than every input — a changed, added or deleted source, a changed build file
-// or a missing output makes it build. Run on a small copy of the layout in a temp directory.
+// or a missing output makes it build. Checked on a small copy of the layout in a temp directory:
+// its `staleness(root)` in this process, the script itself (a copy in that layout) where it builds.
 import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, expect, test } from "vitest";
 
@@ -30,8 +32,12 @@ const write = (path: string, text = ""): void => {
 };
 /** Sets the mtime of `path` to `seconds` after the epoch. */
 const age = (path: string, seconds: number): void => utimesSync(join(root, path), seconds, seconds);
-const check = async (): Promise<string> =>
-  (await run(process.execPath, [join(root, "scripts", "build-if-stale.mjs"), "--check"])).stdout.trim();
+/** The script's verdict on the temp layout (imported: a module path in a variable is not resolved by tsc). */
+const { staleness } = (await import(pathToFileURL(SCRIPT).href)) as { staleness: (root: string) => string | undefined };
+const check = (): string => {
+  const reason = staleness(root);
+  return reason === undefined ? "dist/ is up to date" : `build needed: ${reason}`;
+};
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "keelson-build-if-stale-"));
@@ -47,8 +53,8 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-test("a build newer than every input is up to date", async () => {
-  expect(await check()).toBe("dist/ is up to date");
+test("a build newer than every input is up to date", () => {
+  expect(check()).toBe("dist/ is up to date");
 });
 
 test.each([
@@ -59,22 +65,25 @@ test.each([
   ["tsconfig.build.json changed", () => age("tsconfig.build.json", 3000)],
   ["package.json changed", () => age("package.json", 3000)],
   ["tsc's output is older than a source", () => age("dist/index.js", 500)],
-])("needs a build when %s", async (_case, change) => {
+])("needs a build when %s", (_case, change) => {
   change();
-  expect(await check()).toBe("build needed: a source or build file is newer than dist/");
+  expect(check()).toBe("build needed: a source or build file is newer than dist/");
 });
 
-test.each(OUTPUTS)("needs a build when %s is missing (a build that failed midway)", async (output) => {
+test.each(OUTPUTS)("needs a build when %s is missing (a build that failed midway)", (output) => {
   rmSync(join(root, output));
-  expect(await check()).toBe(`build needed: ${output} is missing`);
+  expect(check()).toBe(`build needed: ${output} is missing`);
 });
 
 test("builds a stale tree with `npm run build`, and leaves an up-to-date one alone", async () => {
   rmSync(join(root, "dist"), { recursive: true });
+  const said = await run(process.execPath, [join(root, "scripts", "build-if-stale.mjs"), "--check"]);
+  expect(said.stdout.trim()).toBe("build needed: dist/index.js is missing"); // --check only says
+  expect(existsSync(join(root, "dist"))).toBe(false);
   const stale = await run(process.execPath, [join(root, "scripts", "build-if-stale.mjs")], { cwd: tmpdir() });
   expect(stale.stdout).toContain("BUILT");
   expect(OUTPUTS.every((output) => existsSync(join(root, output)))).toBe(true);
-  expect(await check()).toBe("dist/ is up to date");
+  expect(check()).toBe("dist/ is up to date");
   const fresh = await run(process.execPath, [join(root, "scripts", "build-if-stale.mjs")]);
   expect(fresh.stdout).not.toContain("BUILT");
   expect(fresh.stdout).toContain("up to date");
