@@ -240,6 +240,7 @@ export {
   FleetError,
   migrateFleet,
   openFleetClient,
+  rotateFollowKey,
   startWorker,
   type TurnRecord,
   type TurnStatus,

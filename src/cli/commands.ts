@@ -90,7 +90,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "db",
-    summary: "set up a PostgreSQL session store: `db migrate --url postgres://…` creates or upgrades its tables",
+    summary:
+      "set up a PostgreSQL session store: `db migrate --url postgres://…` creates or upgrades its tables; `db rotate-follow-key` replaces the fleet's follow key",
     load: async () => (await import("./db-command.js")).registerDb,
   },
   {

@@ -13,6 +13,7 @@ export {
   type ResponseOptions,
 } from "./fleet-client.js";
 export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
+export { rotateFollowKey } from "./follow-seal.js";
 export { FOLLOW_CHANNEL, liveChannel } from "./follow-wire.js";
 export type { FollowOptions, FollowSessionOptions } from "./turn-follower.js";
 export { statusOf } from "./run-turn.js";

@@ -226,11 +226,27 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     });
   }
 
+  /**
+   * A message that opened under none of the seal's keys: forged, or sealed under a key rotated
+   * since one side read it. The seal reads the key again (at most once per FOLLOW_KEY_RELOAD_MS);
+   * after a read, this follower announces itself again under the key it now holds — a worker
+   * behind on the key reads it on hearing that, and either way publishes the turn again from its
+   * start, which this follower now opens (what it had dropped included).
+   */
+  #unopened(): void {
+    void this.#seal?.reloadKey().then((reload) => {
+      if (reload !== "skipped" && !this.#done) void this.#queue.announce();
+    });
+  }
+
   #onFrame(payload: string): void {
     const sealed = this.#frames.push(payload);
     if (sealed === undefined || this.#done) return;
     const text = this.#seal?.open(this.#channel, sealed); // a forged or altered message does not open
-    if (text === undefined) return;
+    if (text === undefined) {
+      this.#unopened();
+      return;
+    }
     const message = decodeMessage(text);
     if (message === undefined) return;
     const target = this.#target;

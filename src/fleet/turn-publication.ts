@@ -199,11 +199,21 @@ export class Publications {
 
   /**
    * A payload heard on FOLLOW_CHANNEL: an announcement when it opens with the follow key and is
-   * fresh and new (follow-announcement.ts); anything else is dropped.
+   * fresh and new (follow-announcement.ts); anything else is dropped. One that does not open may
+   * be sealed under a rotated key: the seal reads the key again, and a new key opens it then.
    */
   hear(payload: string): void {
     const text = this.#seal.open(FOLLOW_CHANNEL, payload);
-    const announcement = text === undefined ? undefined : this.#announcements.accept(payload, text);
+    if (text !== undefined) this.#accept(payload, text);
+    else
+      void this.#seal.reloadKey().then((reload) => {
+        const opened = reload === "changed" ? this.#seal.open(FOLLOW_CHANNEL, payload) : undefined;
+        if (opened !== undefined) this.#accept(payload, opened);
+      });
+  }
+
+  #accept(payload: string, text: string): void {
+    const announcement = this.#announcements.accept(payload, text);
     if (announcement !== undefined) this.announced(announcement.sessionId, announcement.fresh);
   }
 

@@ -1,6 +1,7 @@
 // `keelson db migrate` end to end: the built CLI against the run's throwaway PostgreSQL cluster.
 // Its line names both schemas it migrates, the session store's and the turn queue's (found from
-// outside: a fresh database's fleet schema went from 0 to 8 unmentioned).
+// outside: a fresh database's fleet schema went from 0 to 8 unmentioned). And `keelson db
+// rotate-follow-key`: a new random key in place of the old, on a migrated database only.
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { migrationReport } from "../../src/cli/db-command.js";
@@ -110,5 +111,36 @@ describe("keelson db migrate", () => {
     const other = await keelson(home, ["db", "migrate", "--url", `mysql://u:${secret}@h/db`]);
     expect(other.code).toBe(2);
     expect(other.stderr).not.toContain(secret);
+  });
+});
+
+describe("keelson db rotate-follow-key", () => {
+  const followKey = async (url: string): Promise<Buffer> =>
+    ((await adminQuery(url, "SELECT follow_key FROM keelson_fleet_secret")) as { follow_key: Buffer }[])[0]!.follow_key;
+
+  test("replaces the follow key with 32 new random bytes; the line names the database without the password", async () => {
+    const { url, shown, db } = await database();
+    await keelson(home, ["db", "migrate", "--url", url]);
+    const before = await followKey(db.url);
+    const result = await keelson(home, ["db", "rotate-follow-key", "--url", url]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe(
+      `${shown}: rotated the follow key; workers and clients take it when they first hear a message sealed under it\n`,
+    );
+    const after = await followKey(db.url);
+    expect(after).toHaveLength(32);
+    expect(after.equals(before)).toBe(false);
+    expect(result.stdout).not.toContain(secret);
+  });
+
+  test("a database without the fleet schema: exit 1, not-migrated, saying to run db migrate; no URL: exit 2", async () => {
+    const { url } = await database();
+    const result = await keelson(home, ["db", "rotate-follow-key", "--url", url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^keelson: not-migrated: .*keelson db migrate/);
+    expect(result.stderr).not.toContain(secret);
+    const none = await keelson(home, ["db", "rotate-follow-key"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--url postgres://");
   });
 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { announcementText } from "../../src/fleet/follow-announcement.js";
 import { FollowSeal } from "../../src/fleet/follow-seal.js";
 import { decodeMessage, FrameAssembler } from "../../src/fleet/follow-wire.js";
-import { FleetError, liveChannel } from "../../src/fleet/index.js";
+import { FleetError, liveChannel, rotateFollowKey } from "../../src/fleet/index.js";
 import type { Provider, StreamChunk } from "../../src/llm/core.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
@@ -396,6 +396,40 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(marks.filter((r) => r)).toHaveLength(1); // the second follower's, once
   }, 30_000);
 
+  test("the follow key rotated under a running worker and client: a turn followed after it streams live (deltas before the step ends) to a client that read the new key and to one that read the old, with no restart", async () => {
+    // One session a turn: each turn's agent, and so its gated provider, is its own.
+    const turnGates = [0, 1, 2].map(() => ({ text: deferred(), call: deferred() }));
+    heldGates.push(...turnGates);
+    let started = 0;
+    const rotating = {
+      gated: {
+        provider: () => gatedProvider(turnGates[started++]!),
+        model: "gated",
+        tools: [echoTool],
+        options: { invariants: true, maxSteps: 4 },
+      },
+    };
+    const key = async (): Promise<Buffer> =>
+      (await database().query<{ follow_key: Buffer }>("SELECT follow_key FROM keelson_fleet_secret"))[0]!.follow_key;
+    await database().worker({ profiles: rotating });
+    const old = await database().client();
+    const follow = async (client: typeof old, sessionId: string, gates: (typeof turnGates)[number]) => {
+      const id = await client.enqueueTurn({ sessionId, prompt: "hello", profile: "gated" });
+      const live = await liveThroughGates(client.stream(id), gates);
+      expect((await client.awaitTurn(id, { timeoutMs: 20_000 })).status).toBe("done");
+      return live;
+    };
+    expect(await follow(old, "rotate-before", turnGates[0]!)).toBe(true); // the old client has read the key
+    const before = await key();
+    await rotateFollowKey(database().url);
+    expect((await key()).equals(before)).toBe(false);
+    // A client that reads the new key; the worker still seals under the old one until it hears the new.
+    const fresh = await database().client();
+    expect(await follow(fresh, "rotate-new-client", turnGates[1]!)).toBe(true);
+    // The client that read the old key; the worker seals under the new one by now.
+    expect(await follow(old, "rotate-old-client", turnGates[2]!)).toBe(true);
+  }, 60_000);
+
   test("following a queued turn: it waits behind the session's earlier turn, then streams only its own", async () => {
     const client = await database().client();
     const firstId = await client.enqueueTurn({ sessionId: "follow-queued", prompt: "one", profile: "echo" });
@@ -712,6 +746,31 @@ describe("a login of the database that may not read the fleet's tables (decision
     expect(heardLive.filter((c) => c === liveChannel(replayedSession))).toEqual([]);
   });
 });
+
+/**
+ * Drains a follow of gatedProvider's turn, opening its gates only once the deltas before each
+ * arrived with the step still open; whether both did (else the step stays held: the test times out).
+ */
+async function liveThroughGates(
+  stream: AsyncIterable<TurnEvent>,
+  gates: { text: Deferred<void>; call: Deferred<void> },
+): Promise<boolean> {
+  const seen: TurnEvent[] = [];
+  const args = (): string => seen.flatMap((e) => (e.type === "tool-call-delta" ? [e.delta] : [])).join("");
+  let opened = 0;
+  for await (const event of stream) {
+    seen.push(event);
+    const stepEnded = seen.some((e) => e.type === "step-end" || e.type === "assistant-message");
+    if (opened === 0 && textOf(seen) === "Hello" && !stepEnded) {
+      opened = 1;
+      gates.text.resolve();
+    } else if (opened === 1 && args() === '{"say":"hi"}' && !stepEnded) {
+      opened = 2;
+      gates.call.resolve();
+    }
+  }
+  return opened === 2;
+}
 
 const textOf = (seen: readonly TurnEvent[]): string =>
   seen.flatMap((e) => (e.type === "text-delta" && e.step === 1 ? [e.delta] : [])).join("");
