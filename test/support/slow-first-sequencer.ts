@@ -6,26 +6,38 @@
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Longest first (2026-12-04 runs, 2 cores); a stale entry only costs a slightly worse order. */
+/** Longest first (the mean of two 2026-12-06 runs, a checkout and a fresh clone, 2 cores); a stale entry only costs a slightly worse order. */
 const SLOWEST = [
   "test/package/package.test.ts",
   "test/mcp/conformance.test.ts",
   "test/inspect/browser.test.ts",
   "test/fleet/cli.test.ts",
-  "test/reliability/tools.test.ts",
-  "test/mcp/cli.test.ts",
   "test/package/hello-world.test.ts",
-  "test/reliability/hostile-logs.test.ts",
+  "test/cli/wire.test.ts",
+  "test/mcp/cli.test.ts",
+  "test/cli/sessions-listing.test.ts",
+  "test/cli/approvals.test.ts",
+  "test/reliability/secrets.test.ts",
+  "test/cli/db-command.test.ts",
   "test/inspect/server.test.ts",
-  "test/mcp/hostile.test.ts",
+  "test/cli/bad-input.test.ts",
+  "test/cli/approvals-chat.test.ts",
+  "test/cli/postgres-store.test.ts",
   "test/fleet/follow-processes.test.ts",
-  "test/inspect/cli.test.ts",
-  "test/cli/terminal-safety.test.ts",
+  "test/package/optional-peers.test.ts",
+  "test/cli/run-stdin-safety.test.ts",
+  "test/fleet/follow.test.ts",
+  "test/mcp/hostile.test.ts",
+  "test/inspect/postgres-source.test.ts",
+  "test/architecture/plain-summary.test.ts",
   "test/fleet/worker-kill.test.ts",
   "test/package/zod3-project.test.ts",
-  "test/session/fork-sharing.test.ts",
-  "test/reliability/secrets.test.ts",
-  "test/cli/wire.test.ts",
+  "test/cli/sandbox.test.ts",
+  "test/cli/commands.test.ts",
+  "test/fleet/turn-queue.test.ts",
+  "test/cli/replay.test.ts",
+  "test/fleet/fleet-reliability.test.ts",
+  "test/store/postgres-watch.test.ts",
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {
