@@ -224,7 +224,7 @@ export class FleetClient {
   async turn(id: string): Promise<TurnRecord> {
     await this.#ready();
     if (!/^[0-9]{1,18}$/.test(id))
-      throw new FleetError("not-found", `no turn ${JSON.stringify(id)} (turn ids are numbers)`);
+      throw new FleetError("not-found", `no turn ${previewJson(id)} (turn ids are numbers)`);
     let row: TurnRow | undefined;
     try {
       row = (await this.#opened.pool.query<TurnRow>(TURN, [id])).rows[0];

@@ -15,6 +15,7 @@ import type { UserContent } from "../messages/index.js";
 import { promptImageProblem } from "../messages/prompt-image.js"; // alone: keelson/serve is bundled for browsers
 import { ServeError } from "./types.js";
 import { subagentPartId } from "./ui-subagent.js";
+import { valueName } from "./value-name.js";
 
 /** A new prompt: the last user message's text parts and images, in order. */
 export interface ChatPrompt {
@@ -112,7 +113,7 @@ export function parseChatRequest(body: unknown, options: ChatRequestOptions = {}
   const chatId = typeof request.id === "string" ? { chatId: request.id } : {};
   if (last.role === "assistant") return { kind: "answers", ...chatId, ...answers(last.parts, options) };
   if (last.role !== "user")
-    throw invalid(`the last message is ${JSON.stringify(String(last.role))}, not the user's or the assistant's`);
+    throw invalid(`the last message's role is ${valueName(last.role)}, not the user's or the assistant's`);
   const content = prompt(last.parts);
   if (options.pending !== undefined) {
     const { approvals, inputs } = pendingIds(options.pending);
@@ -133,9 +134,7 @@ function prompt(parts: readonly unknown[]): UserContent[] {
     if (part.type === "text" && typeof part.text === "string") content.push({ type: "text", text: part.text });
     else if (part.type === "file") content.push(image(part, i));
     else if (part.type !== "step-start" && !String(part.type).startsWith("data-"))
-      throw invalid(
-        `part ${i} of the last message is ${JSON.stringify(String(part.type).slice(0, 40))}, not text or an image`,
-      );
+      throw invalid(`part ${i} of the last message is of type ${valueName(part.type)}, not text or an image`);
   }
   if (!content.some((part) => part.type === "image" || part.text.trim() !== ""))
     throw invalid("the last message has no text and no image");

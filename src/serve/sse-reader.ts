@@ -88,7 +88,7 @@ async function responseBody(response: Response): Promise<ReadableStream<Uint8Arr
   const type = response.headers.get("content-type") ?? "";
   if (!/^text\/event-stream\b/i.test(type)) {
     await response.body?.cancel().catch(() => {});
-    throw new ServeError("not-event-stream", `the response is ${JSON.stringify(type)}, not text/event-stream`);
+    throw new ServeError("not-event-stream", `the response is ${valueName(type)}, not text/event-stream`);
   }
   if (response.body === null) throw new ServeError("not-event-stream", "the response has no body");
   return response.body;
@@ -97,7 +97,7 @@ async function responseBody(response: Response): Promise<ReadableStream<Uint8Arr
 function turnEvent(frame: ParsedSSEEvent): TurnEvent {
   if (frame.event === SSE_ERROR_EVENT) {
     const error = parse(frame) as { code?: unknown; message?: unknown } | null;
-    const code = typeof error?.code === "string" ? error.code : "error";
+    const code = typeof error?.code === "string" ? boundedErrorText(error.code) : "error";
     const message = typeof error?.message === "string" ? error.message : "the stream failed";
     throw new ServeError("stream-error", `the server ended the stream: ${code}: ${boundedErrorText(message)}`);
   }
@@ -106,9 +106,9 @@ function turnEvent(frame: ParsedSSEEvent): TurnEvent {
     throw malformed(frame, "its data is not a JSON object");
   const event = value as { type?: unknown; seq?: unknown };
   if (typeof event.type !== "string" || event.type !== frame.event)
-    throw malformed(frame, `its type ${JSON.stringify(event.type)} is not the frame's event name`);
+    throw malformed(frame, `its type ${valueName(event.type)} is not the frame's event name`);
   if (frame.id !== undefined && event.seq !== Number(frame.id))
-    throw malformed(frame, `its seq ${JSON.stringify(event.seq)} is not the frame's id`);
+    throw malformed(frame, `its seq ${valueName(event.seq)} is not the frame's id`);
   return value as TurnEvent;
 }
 

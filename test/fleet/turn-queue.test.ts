@@ -420,6 +420,10 @@ test("client input is checked before anything is written", async () => {
     expect((error as FleetError).code).toBe("invalid-turn");
   }
   await expect(client.turn("999999")).rejects.toMatchObject({ code: "not-found" });
+  // An id from a request (an app's URL) is quoted cut short, whatever its length.
+  const long = await client.turn("x".repeat(1_000_000)).catch((e: unknown) => e);
+  expect(long).toMatchObject({ code: "not-found" });
+  expect((long as FleetError).message.length).toBeLessThan(200);
 });
 
 test("F2: a prompt PostgreSQL text cannot hold exactly (NUL, a lone surrogate) is refused as invalid-turn; nothing is created", async () => {

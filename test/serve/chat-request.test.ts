@@ -55,6 +55,22 @@ describe("parseChatRequest", () => {
       );
   });
 
+  test("a megabyte role or part type is refused with a message that quotes it cut short", () => {
+    const mb = "r".repeat(1_000_000);
+    for (const value of [body([{ type: "text", text: "hi" }], mb), body([{ type: mb }]), body([{ type: { mb } }])]) {
+      const error = (() => {
+        try {
+          parseChatRequest(value);
+        } catch (e) {
+          return e as Error;
+        }
+        throw new Error("accepted");
+      })();
+      expect(error).toMatchObject({ code: "invalid-request", status: 400 });
+      expect(error.message.length).toBeLessThan(200);
+    }
+  });
+
   test("a prompt while the session waits for approvals or answers: 409 awaiting-approval, before any response", () => {
     const waiting = { approvals: [{ callId: "call_1_1_0" }], inputs: [] };
     expect(() => parseChatRequest(body([{ type: "text", text: "hi" }]), { pending: waiting })).toThrow(

@@ -115,6 +115,24 @@ describe("readSSE checks what it reads", () => {
     await expect(drain(readSSE(json))).rejects.toBeInstanceOf(ServeError);
   });
 
+  test("what a server sends is quoted in the reader's errors cut short: a megabyte type, seq, error code or content type", async () => {
+    const mb = "x".repeat(1_000_000);
+    const frames = [
+      `event: turn-start\ndata: {"type":"${mb}"}\n\n`,
+      `id: 3\nevent: turn-start\ndata: {"type":"turn-start","seq":"${mb}"}\n\n`,
+      `event: stream-error\ndata: {"code":"${mb}","message":"${mb}"}\n\n`,
+    ];
+    for (const frame of frames) {
+      const error = await drain(readSSE(bytes(frame), { maxEventChars: 4_000_000 })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServeError);
+      expect((error as ServeError).message.length, frame.slice(0, 40)).toBeLessThan(1_000); // code and message: a line each
+    }
+    const typed = new Response("{}", { headers: { "content-type": `application/json; x=${"y".repeat(10_000)}` } });
+    const error = await drain(readSSE(typed)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "not-event-stream" });
+    expect((error as ServeError).message.length).toBeLessThan(200);
+  });
+
   test("an event longer than maxEventChars is event-too-large", async () => {
     const huge = bytes("event: text-delta\ndata: ", "x".repeat(5_000));
     await expect(drain(readSSE(huge, { maxEventChars: 1_000 }))).rejects.toMatchObject({ code: "event-too-large" });
