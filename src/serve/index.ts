@@ -13,6 +13,7 @@ export {
 } from "./chat-request.js";
 export { type FollowFromOptions, followFrom, openTurnFrom, type PositionRequest } from "./follow-position.js";
 export { DEFAULT_MAX_BODY_BYTES, type JsonBodyOptions, readJsonBody } from "./json-body.js";
+export { DEFAULT_KEEP_ALIVE_MS, type KeepAliveOptions } from "./keep-alive.js";
 export { type ReadSSEOptions, readSSE } from "./sse-reader.js";
 export {
   isClientTurnEvent,
@@ -29,6 +30,7 @@ export { type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
 export {
   pipeUIMessageStream,
   toUIMessageStream,
+  type UIMessageBodyOptions,
   type UIMessageStreamOptions,
   uiMessageStreamBody,
   uiMessageStreamResponse,

@@ -4,7 +4,11 @@
 // cancels (the client disconnected) is the caller's `cancelOnDisconnect`. An iteration that
 // throws, or an event the encoder refuses (`invalid-event`), ends the stream with the encoder's
 // error items — or, with `failBeforeOutput` and nothing sent yet, errors the stream itself, so
-// that an HTTP helper can answer the failure with a status instead of a 200 stream.
+// that an HTTP helper can answer the failure with a status instead of a 200 stream. With a
+// `heartbeat` and `keepAliveMs`, a read that has waited that long since the last item gets a
+// heartbeat item (keep-alive.ts), and the event it waits for follows — none before the first
+// item when the status waits for it (`failBeforeOutput`).
+import { QuietTimer } from "./keep-alive.js";
 import type { EncodeOptions } from "./types.js";
 
 /** What turns events into output items (UI chunks, SSE frames). */
@@ -15,6 +19,8 @@ export interface PullEncoder<T, O> {
   end(error?: { readonly error: unknown }): readonly O[];
   /** True when no further event is wanted (the UI stream's `finish` was sent). */
   readonly finished?: boolean;
+  /** An item that says nothing (an SSE comment): sent after `keepAliveMs` without an item. */
+  readonly heartbeat?: () => O;
 }
 
 export interface PullOptions extends EncodeOptions {
@@ -23,6 +29,8 @@ export interface PullOptions extends EncodeOptions {
    * of being encoded: what the node:http helpers use to answer it with a status (http-response.ts).
    */
   readonly failBeforeOutput?: boolean;
+  /** With the encoder's `heartbeat`: milliseconds without an item before one is sent (0 or absent: never). */
+  readonly keepAliveMs?: number;
 }
 
 export function pullStream<T, O>(
@@ -33,6 +41,20 @@ export function pullStream<T, O>(
   let iterator: AsyncIterator<T> | undefined;
   let closed = false;
   let sent = false;
+  /** Whether a read waits on the events (what a heartbeat may answer). */
+  let waiting = false;
+  let stream: ReadableStreamDefaultController<O> | undefined;
+  const heartbeat = encoder.heartbeat;
+  const quiet =
+    heartbeat === undefined || (options.keepAliveMs ?? 0) <= 0
+      ? undefined
+      : new QuietTimer(options.keepAliveMs!, () => {
+          if (closed || !waiting || (!sent && options.failBeforeOutput === true)) return false;
+          // One unread at most: a reader that stopped reading without cancelling gathers no more.
+          if (stream === undefined || (stream.desiredSize ?? -1) < 0) return false;
+          stream.enqueue(heartbeat());
+          return true;
+        });
   const release = (): void => {
     closed = true;
     try {
@@ -48,6 +70,7 @@ export function pullStream<T, O>(
   };
   const fail = (controller: ReadableStreamDefaultController<O>, error: unknown): void => {
     closed = true;
+    quiet?.stop();
     if (!sent && options.failBeforeOutput === true) {
       controller.error(error);
       return;
@@ -57,15 +80,23 @@ export function pullStream<T, O>(
   };
   return new ReadableStream<O>(
     {
+      start(controller) {
+        stream = controller;
+      },
       async pull(controller) {
         for (;;) {
           let next: IteratorResult<T>;
           try {
+            // Quiet from the first read (a follow may wait long); a stream nobody reads arms no timer.
+            if (iterator === undefined && options.failBeforeOutput !== true) quiet?.touch();
             iterator ??= events[Symbol.asyncIterator]();
+            waiting = true;
             next = await iterator.next();
           } catch (error) {
             if (!closed) fail(controller, error);
             return;
+          } finally {
+            waiting = false;
           }
           if (closed) return; // cancelled while waiting
           let items: readonly O[];
@@ -77,10 +108,14 @@ export function pullStream<T, O>(
             return;
           }
           for (const item of items) controller.enqueue(item);
-          if (items.length > 0) sent = true;
+          if (items.length > 0) {
+            sent = true;
+            quiet?.touch();
+          }
           if (next.done || encoder.finished === true) {
             if (!next.done) release(); // e.g. a follow feed past the turn's end: stop reading it
             closed = true;
+            quiet?.stop();
             controller.close();
             return;
           }
@@ -88,6 +123,7 @@ export function pullStream<T, O>(
         }
       },
       cancel() {
+        quiet?.stop();
         if (closed) return;
         if (options.cancelOnDisconnect === true) {
           (events as { cancel?: (reason?: string) => void }).cancel?.("client disconnected");

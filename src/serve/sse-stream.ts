@@ -11,6 +11,7 @@ import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson, turnEventOf } from "./encoder-input.js";
 import { checkOptions } from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
+import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
 import { type SSEFrame, sseBytes } from "./sse-frames.js";
 import { type EncodeOptions, type ResponseOptions, ServeError } from "./types.js";
@@ -28,7 +29,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /** The frame name of the error that ends a stream (not `error`, which EventSource uses itself). */
 export const SSE_ERROR_EVENT = "stream-error";
 
-export interface SSEOptions extends EncodeOptions {
+export interface SSEOptions extends EncodeOptions, KeepAliveOptions {
   /** Which events to send; default `isClientTurnEvent` (everything but request headers and added context). */
   readonly include?: (event: TurnEvent) => boolean;
 }
@@ -91,6 +92,7 @@ function sseBody(
 ): ReadableStream<Uint8Array> {
   checkEvents(events, where);
   checkOptions(options, { cancelOnDisconnect: "boolean", include: "function" });
+  const keepAliveMs = keepAliveMsOf(options);
   const include = options.include ?? isClientTurnEvent;
   return pullStream(
     events,
@@ -100,8 +102,9 @@ function sseBody(
         return include(event) ? [sseBytes(eventFrame(event))] : [];
       },
       end: (failure) => (failure === undefined ? [] : [sseBytes(errorFrame(failure.error))]),
+      heartbeat: keepAliveComment,
     },
-    { ...options, failBeforeOutput },
+    { ...options, failBeforeOutput, keepAliveMs },
   );
 }
 

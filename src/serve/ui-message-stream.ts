@@ -8,6 +8,7 @@ import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson } from "./encoder-input.js";
 import { checkOptions } from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
+import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
 import { SSE_DONE, sseBytes } from "./sse-frames.js";
 import type { EncodeOptions, ResponseOptions } from "./types.js";
@@ -15,6 +16,9 @@ import { type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
 import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "./ui-types.js";
 
 export interface UIMessageStreamOptions extends EncodeOptions, UIEncoderOptions {}
+
+/** The UI message stream as bytes (its SSE body): with keep-alive comments while nothing is sent. */
+export interface UIMessageBodyOptions extends UIMessageStreamOptions, KeepAliveOptions {}
 
 /**
  * A turn's events (`agent.stream()`, or `agent.follow()` for a reconnect) as UI message
@@ -34,7 +38,7 @@ export function toUIMessageStream(
 /** The UI message stream as its SSE body: `data: <chunk JSON>` per chunk, then `data: [DONE]`. */
 export function uiMessageStreamBody(
   events: AsyncIterable<TurnEvent>,
-  options: UIMessageStreamOptions = {},
+  options: UIMessageBodyOptions = {},
 ): ReadableStream<Uint8Array> {
   return sseBody(events, options, "uiMessageStreamBody", false);
 }
@@ -42,7 +46,7 @@ export function uiMessageStreamBody(
 /** A web `Response` carrying the UI message stream (status 200, the protocol's headers). */
 export function uiMessageStreamResponse(
   events: AsyncIterable<TurnEvent>,
-  init: UIMessageStreamOptions & ResponseOptions = {},
+  init: UIMessageBodyOptions & ResponseOptions = {},
 ): Response {
   return webResponse(sseBody(events, init, "uiMessageStreamResponse", false), UI_MESSAGE_STREAM_HEADERS, init);
 }
@@ -58,7 +62,7 @@ export function uiMessageStreamResponse(
 export async function pipeUIMessageStream(
   events: AsyncIterable<TurnEvent>,
   res: ServerResponse,
-  options: UIMessageStreamOptions & ResponseOptions = {},
+  options: UIMessageBodyOptions & ResponseOptions = {},
 ): Promise<void> {
   const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
   const body = sseBody(events, options, "pipeUIMessageStream", opening);
@@ -67,12 +71,13 @@ export async function pipeUIMessageStream(
 
 function sseBody(
   events: AsyncIterable<TurnEvent>,
-  options: UIMessageStreamOptions,
+  options: UIMessageBodyOptions,
   where: string,
   failBeforeOutput: boolean,
 ): ReadableStream<Uint8Array> {
   checkEvents(events, where);
   checkOptions(options, { cancelOnDisconnect: "boolean" });
+  const keepAliveMs = keepAliveMsOf(options);
   const chunks = new UIMessageEncoder(options);
   const frames = (items: readonly UIMessageChunk[], event: TurnEvent): Uint8Array[] =>
     items.map((chunk) => sseBytes({ data: eventJson(chunk, event) }));
@@ -89,7 +94,8 @@ function sseBody(
       get finished() {
         return chunks.finished;
       },
+      heartbeat: keepAliveComment,
     },
-    { ...options, failBeforeOutput },
+    { ...options, failBeforeOutput, keepAliveMs },
   );
 }
