@@ -36,6 +36,7 @@ export {
   uiMessageStreamResponse,
 } from "./ui-message-stream.js";
 export { type UIMessagesOptions, uiMessagesFromLog } from "./ui-messages.js";
+export type { MessageMetadata, MetadataObject } from "./ui-metadata.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
 export { subagentPartId } from "./ui-subagent.js";
 export {

@@ -16,6 +16,7 @@ import {
   toolInput,
   toolOutput,
 } from "./ui-parts.js";
+import { type MessageMetadata, metadataFor } from "./ui-metadata.js";
 import { StepParts, type ToolCallPart } from "./ui-step.js";
 import { SubagentParts } from "./ui-subagent.js";
 import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
@@ -32,10 +33,22 @@ export interface UIEncoderOptions {
    * no string gets the default: the stream still sends its `error` and `finish` chunks.
    */
   readonly errorText?: (error: unknown) => string;
+  /**
+   * Metadata for the message, asked for each event (ui-metadata.ts): an object it returns goes out
+   * as a `message-metadata` chunk, which the AI SDK merges into `message.metadata`. Pass the same
+   * function to `uiMessagesFromLog` for a reload to show what committed events gave. A value that
+   * is no JSON object, or a throw, ends the message as an iteration that throws does.
+   */
+  readonly messageMetadata?: MessageMetadata;
 }
 
 /** The options' types, checked when an encoder is made (`ServeError('invalid-options')`). */
-const OPTION_KINDS = { messageId: "string", keelsonData: "boolean", errorText: "function" } as const;
+const OPTION_KINDS = {
+  messageId: "string",
+  keelsonData: "boolean",
+  errorText: "function",
+  messageMetadata: "function",
+} as const;
 
 type TurnEnd = Extract<CommittedTurnEvent, { type: "turn-end" }>;
 
@@ -80,6 +93,9 @@ export class UIMessageEncoder {
       "seq" in event && this.#options.keelsonData !== false
         ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
         : [];
+    const metadata = this.#options.messageMetadata;
+    const extra = metadata === undefined ? undefined : metadataFor(metadata, event);
+    if (extra !== undefined) out.push({ type: "message-metadata", messageMetadata: extra }); // before a finish
     if (!this.#started && startsAnswers(event)) this.#continuation = true;
     if (this.#continuation && this.#continues === undefined && event.type === "turn-start")
       this.#continues = event.turn;

@@ -22,6 +22,7 @@ import {
   userMessageId,
 } from "./ui-parts.js";
 import { assistantContentOf, invalidLogEvent, logEventOf, logEventsOf, userContentOf } from "./ui-log-check.js";
+import { type MessageMetadata, TurnMetadata } from "./ui-metadata.js";
 import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
 import { valueName } from "./value-name.js";
@@ -37,6 +38,13 @@ export interface UIMessagesOptions {
    * stand-in request (`approval-requested` on the subagent call, which cannot be approved).
    */
   readonly subagents?: SubagentLogs;
+  /**
+   * The live stream's `messageMetadata` (ui-metadata.ts), asked for each logged event as the turn
+   * event it stands for; what it returns for a turn's events is merged into that turn's message as
+   * the AI SDK merges the live chunks. Metadata derived from committed events shows the same on
+   * reload; what live-only events gave (deltas, a turn-end's `outcome`) is not in the log.
+   */
+  readonly messageMetadata?: MessageMetadata;
 }
 
 /**
@@ -46,7 +54,7 @@ export interface UIMessagesOptions {
  */
 export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
   const events = logEventsOf(log);
-  checkOptions(options, {});
+  checkOptions(options, { messageMetadata: "function" });
   if (options.subagents !== undefined && !(options.subagents instanceof Map))
     throw new ServeError(
       "invalid-options",
@@ -84,6 +92,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         : { id: userMessageId(seq), role: "user", metadata: { blocked }, parts },
     );
   };
+  const metadata = options.messageMetadata === undefined ? undefined : new TurnMetadata(options.messageMetadata);
   for (let i = 0; i < events.length; i++) {
     const event = logEventOf(events[i], i);
     try {
@@ -91,6 +100,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
     } catch (error) {
       throw invalidLogEvent(event, error);
     }
+    metadata?.add(event, assistant);
   }
   return messages;
 

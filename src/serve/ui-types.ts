@@ -104,6 +104,7 @@ export type UIMessageChunk =
   | { readonly type: "tool-output-denied"; readonly toolCallId: string }
   | { readonly type: "data-keelson"; readonly data: KeelsonData; readonly transient: true }
   | { readonly type: "data-tool-progress"; readonly data: ToolProgressData; readonly transient: true }
+  | { readonly type: "message-metadata"; readonly messageMetadata: { readonly [key: string]: unknown } }
   | { readonly type: "finish-step" }
   | { readonly type: "finish"; readonly finishReason?: UIFinishReason }
   | { readonly type: "error"; readonly errorText: string }
@@ -179,8 +180,11 @@ export type UIMessagePart = UITextPart | UIReasoningPart | UIFilePart | UIStepSt
 export interface UIMessage {
   readonly id: string;
   readonly role: "user" | "assistant";
-  /** On a prompt a `agent/prompt-submit` hook blocked: `{ blocked: reason }`. */
-  readonly metadata?: { readonly blocked: string };
+  /**
+   * On a prompt a `agent/prompt-submit` hook blocked: `{ blocked: reason }`; on an answer, what the
+   * app's `messageMetadata` gave for its turn's events (ui-metadata.ts).
+   */
+  readonly metadata?: { readonly blocked?: string; readonly [key: string]: unknown };
   /** Mutable like the AI SDK's, so the list can be handed to `useChat({ messages })` as is. */
   readonly parts: UIMessagePart[];
 }
