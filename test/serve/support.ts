@@ -34,6 +34,19 @@ export const echo = defineTool({
   execute: (args: { text?: string }) => `echo: ${args.text ?? ""}`,
 });
 
+/** A tool `deploy` that needs approval before each call. */
+export const deployTool = defineTool({
+  name: "deploy",
+  description: "Deploys.",
+  input: jsonSchema<{ target: string }>({
+    type: "object",
+    properties: { target: { type: "string" } },
+    required: ["target"],
+  }),
+  needsApproval: true,
+  execute: ({ target }) => `deployed ${target}`,
+});
+
 /** A tool `wait` that says when it runs (`running`) and returns once the test opens `gate`. */
 export function waitingTool() {
   const gate = deferred();

@@ -3,20 +3,10 @@
 // sends the AI SDK's `tool-approval-request` (and `tool-output-denied`), read back by the `ai`
 // package; uiMessagesFromLog shows the part approval-requested, then denied or with its output.
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
 import { toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
-import { defineTool } from "../../src/tools/index.js";
-import { assemble, collect, expectValidChunks } from "./support.js";
-
-const guarded = defineTool({
-  name: "deploy",
-  description: "Deploys.",
-  input: z.object({ target: z.string() }),
-  needsApproval: true,
-  execute: ({ target }) => `deployed ${target}`,
-});
+import { assemble, collect, deployTool, expectValidChunks } from "./support.js";
 
 const twoDeploys = () =>
   new ScriptedProvider(
@@ -33,7 +23,7 @@ const twoDeploys = () =>
 
 describe("approvals on agent.stream()", () => {
   test("the turn streams each approval request with its seq and ends awaiting-approval", async () => {
-    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [guarded] });
+    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [deployTool] });
     const events: TurnEvent[] = [];
     for await (const event of agent.stream("ship it")) events.push(event);
     const requests = events.filter((e) => e.type === "approval-request");
@@ -57,7 +47,7 @@ describe("approvals on agent.stream()", () => {
   });
 
   test("the UI stream asks for approval the AI SDK's way, and the log's UI messages follow the decision", async () => {
-    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [guarded] });
+    const agent = createAgent({ provider: twoDeploys(), model: "m", tools: [deployTool] });
     const chunks = await collect(toUIMessageStream(agent.stream("ship it")));
     await expectValidChunks(chunks);
     const approvals = chunks.filter((c) => c.type === "tool-approval-request");

@@ -4,7 +4,6 @@
 // plain turn and for a paused turn continued by the page's answers. A bad callback is refused.
 import { readUIMessageStream, type UIMessage as AiUIMessage } from "ai";
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent } from "../../src/loop/index.js";
 import {
@@ -15,8 +14,7 @@ import {
   uiMessageStreamResponse,
 } from "../../src/serve/index.js";
 import { mergeMetadata } from "../../src/serve/ui-metadata.js";
-import { defineTool } from "../../src/tools/index.js";
-import { assemble, collect, echo, expectValidChunks, viaChatTransport } from "./support.js";
+import { assemble, collect, deployTool, echo, expectValidChunks, viaChatTransport } from "./support.js";
 
 /** Committed events give the turn, each step's stop reason and part count, the calls, the end; a delta gives `live`. */
 const metadata: MessageMetadata = ({ event }) => {
@@ -88,17 +86,10 @@ describe("messageMetadata", () => {
   });
 
   test("a paused turn continued by the page's answers: the continuation's metadata merges into the paused message, live and on reload", async () => {
-    const guarded = defineTool({
-      name: "deploy",
-      description: "Deploys.",
-      input: z.object({ target: z.string() }),
-      needsApproval: true,
-      execute: ({ target }) => `deployed ${target}`,
-    });
     const provider = new ScriptedProvider([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }], {
       fallback: { text: "shipped" },
     });
-    const agent = createAgent({ provider, model: "m", tools: [guarded] });
+    const agent = createAgent({ provider, model: "m", tools: [deployTool] });
     const first = await collect(toUIMessageStream(agent.stream("ship it"), { messageMetadata: metadata }));
     let paused: AiUIMessage | undefined;
     for await (const message of readUIMessageStream({ stream: chunkStream(first) })) paused = message;
