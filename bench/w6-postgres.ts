@@ -45,6 +45,10 @@ const LATENCIES = [200, 0] as const;
 /** The model latency of the flatness goal's rows (#20 F21). */
 const FLAT_AT = 200;
 const LEASE_MS = 3000;
+/** The workers' default lease and `deadAfterMs` (src/fleet: worker.ts, worker-liveness.ts). */
+const DEFAULT_LEASE_MS = 30_000;
+const DEAD_AFTER_MS = 5000;
+const DEAD_EXTRA_MS = 2000;
 const FOLLOW: FollowSetup = { workers: 1, concurrency: PER_WORKER, latencyMs: 200, ...QUEUE };
 const FOLLOW_GOAL = 0.9;
 const run = promisify(execFile);
@@ -214,6 +218,7 @@ export async function runW6(): Promise<WorkloadResult> {
     const postmaster = Number(readFileSync(join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
     const served = await servedRows(db.url, postmaster);
     const took = await takeover(db.url, LEASE_MS);
+    const dead = await takeover(db.url, DEFAULT_LEASE_MS); // counted dead by the survivor, not waited out
     const follows = await followingRows(db.url, postmaster, FOLLOW);
     const pickDb = await freshDatabase(cluster.adminUrl);
     const pickRows = await pickBacklogRows(pickDb.url);
@@ -286,6 +291,7 @@ export async function runW6(): Promise<WorkloadResult> {
           `CPU per turn = (CPU of the worker processes, of every postgres process) during the row ÷ turns (/proc stat), after a warm-up of 2 turns per session; at 0 ms latency this is the cost a turn puts on each, to project machines: turns/s per core ≈ 1000 ÷ that`,
           flatnessNote(served),
           `take-over: a worker (lease ${took.leaseMs} ms) SIGKILLed while its turn waits on the model; a second worker runs the session's next turn ${num(took.ms)} ms after the kill (goal ≤ lease + ${GOAL.takeoverExtraMs} ms: ${took.ms <= took.leaseMs + GOAL.takeoverExtraMs ? "met" : "missed"})`,
+          `dead worker (decision 0040): the same with the default lease (${num(dead.leaseMs)} ms): the survivor counts the victim dead once its liveness lock has been gone ${DEAD_AFTER_MS} ms and ends its lease; next turn ${num(dead.ms)} ms after the kill (goal ≤ ${DEAD_AFTER_MS} + ${DEAD_EXTRA_MS} ms — the sweep that marks it missing and the one that finds it dead run up to a second late each: ${dead.ms <= DEAD_AFTER_MS + DEAD_EXTRA_MS ? "met" : "missed"})`,
           "",
           ...followNotes(follows),
           "",
@@ -301,6 +307,7 @@ export async function runW6(): Promise<WorkloadResult> {
         createSeconds,
         workers: served,
         takeover: took,
+        deadWorker: dead,
         following: follows,
       },
     };

@@ -24,6 +24,7 @@ interface WorkerFlags {
   concurrency: string;
   profiles?: string;
   leaseMs?: string;
+  deadAfterMs?: string;
   pollMs?: string;
   emulator?: boolean;
   emulatorLatencyMs?: string;
@@ -42,7 +43,14 @@ export function registerWorker(program: Command): void {
       "an ES module exporting `profiles` (or a default export): { name: AgentProfile }; .ts needs tsx installed",
     )
     .option("--emulator", "also serve the built-in `emulator` profile (the rule-based emulator, for trying the fleet)")
-    .option("--lease-ms <ms>", "session lease length: how long a dead worker's sessions stay held (default 30000)")
+    .option(
+      "--lease-ms <ms>",
+      "session lease length: how long the sessions of a worker that stopped answering stay held (default 30000)",
+    )
+    .option(
+      "--dead-after-ms <ms>",
+      "how long another worker's liveness lock may be gone before its sessions are taken over (default 5000)",
+    )
     .option("--poll-ms <ms>", "how often an idle worker looks for work besides notifications (default 1000)")
     .option("--emulator-latency-ms <ms>", "model latency of the built-in `emulator` profile (with --emulator)")
     .option("--migrate", "create or upgrade the Keelson tables first (as `keelson db migrate`)")
@@ -73,6 +81,7 @@ export function registerWorker(program: Command): void {
         profiles,
         concurrency,
         ...(flags.leaseMs === undefined ? {} : { leaseMs: integer("--lease-ms", flags.leaseMs, 3) }),
+        ...(flags.deadAfterMs === undefined ? {} : { deadAfterMs: integer("--dead-after-ms", flags.deadAfterMs, 100) }),
         ...(flags.pollMs === undefined ? {} : { pollMs: integer("--poll-ms", flags.pollMs, 1) }),
         onError: (error, where) => process.stderr.write(`keelson worker: ${where}: ${describeError(error)}\n`),
         onUnserved: (profile, turnId) =>

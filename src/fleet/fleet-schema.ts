@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 8;
+export const FLEET_SCHEMA_VERSION = 9;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -217,6 +217,17 @@ const MIGRATIONS: readonly string[] = [
    );
    INSERT INTO keelson_fleet_secret (follow_key)
      VALUES (decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));`,
+  // 9: workers' liveness (decision 0040, worker-liveness.ts): each running worker has a row here
+  // and holds the session-level advisory lock (WORKER_LOCK_CLASS, lock_key) on a connection of its
+  // own; a worker whose lock has been gone for a grace period is dead, and its leases are expired
+  // at once instead of at their end.
+  `CREATE TABLE keelson_workers (
+     owner text PRIMARY KEY,
+     lock_key integer NOT NULL,
+     started_at timestamptz NOT NULL DEFAULT now(),
+     locked_at timestamptz NOT NULL DEFAULT now(),
+     missing_since timestamptz
+   );`,
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

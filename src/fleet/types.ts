@@ -100,6 +100,13 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** Session lease length (ms, default 30 000): how long a dead worker's sessions stay held. */
   readonly leaseMs?: number;
+  /**
+   * How long another worker's liveness lock may be gone before this worker counts it dead and
+   * ends its leases early (ms, default 5000; decision 0040, worker-liveness.ts): a killed worker's
+   * turns are recovered within about this, not at the end of their lease. Keep it well above a
+   * reconnect (a live worker takes its lock again within a second) and the same across the fleet.
+   */
+  readonly deadAfterMs?: number;
   /** How often an idle worker looks for work besides the queue's notifications (ms, default 1000). */
   readonly pollMs?: number;
   /** Claims after which a turn that never started is failed instead of queued again (default 5). */

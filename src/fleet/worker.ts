@@ -20,6 +20,7 @@ import { type ClaimOptions, type ClaimResult, claimTurn, type PreferredSession }
 import { checkFleetSchema } from "./fleet-schema.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { LeaseWatch } from "./lease-watch.js";
+import { DEFAULT_DEAD_AFTER_MS, sweepWorkers, WorkerLiveness } from "./worker-liveness.js";
 import { closeAdopted, runClaimedTurn, type TurnRunnerContext } from "./run-turn.js";
 import { ClaimRace } from "./claim-race.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
@@ -34,20 +35,30 @@ import { FleetError, type StopOptions, type Worker, type WorkerOptions, type Wor
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const settings = checkOptions(options);
   const opened = await openPool(options.store, {
-    max: settings.concurrency * 2 + 3, // + 1: the connection followed turns are published on
+    max: settings.concurrency * 2 + 4, // + 1: the connection followed turns are published on; + 1: the liveness lock's
     applicationName: `keelson-worker ${settings.id}`,
+  });
+  const liveness = new WorkerLiveness(opened.pool, settings.id, (error, what) => {
+    try {
+      options.onError?.(fleetDbError(error, opened.label, what), "liveness");
+    } catch {
+      // a throwing logger must not stop the worker
+    }
   });
   // A database restarting as the worker starts (or a dropped connection) is waited out.
   const checked = await retryConnection({ forMs: settings.waitForDatabaseMs }, async () => {
     await checkSchema(opened.pool, opened.label);
     await checkFleetSchema(opened.pool, opened.label);
-    return await loadFollowSeal(opened.pool);
+    const seal = await loadFollowSeal(opened.pool);
+    await liveness.start(); // registered and locked before the first claim: it may take a lease
+    return seal;
   });
   if (!checked.ok) {
+    await liveness.stop();
     await opened.close();
     throw fleetDbError(checked.error, opened.label, "checking the schema");
   }
-  const worker = new FleetWorker(opened, settings, options, checked.value);
+  const worker = new FleetWorker(opened, settings, options, checked.value, liveness);
   await worker.reportUnserved(); // before any slot claims: startWorker resolves before a turn starts
   await worker.hear(); // before the slots' first claims: they need not look twice
   worker.start();
@@ -73,6 +84,7 @@ interface Settings {
   readonly id: string;
   readonly concurrency: number;
   readonly leaseMs: number;
+  readonly deadAfterMs: number;
   readonly pollMs: number;
   readonly maxAttempts: number;
   readonly waitForDatabaseMs: number;
@@ -92,6 +104,7 @@ function checkOptions(options: WorkerOptions): Settings {
     id: options.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
     concurrency: positive("concurrency", options.concurrency, 1),
     leaseMs: positive("leaseMs", options.leaseMs, 30_000, 3),
+    deadAfterMs: positive("deadAfterMs", options.deadAfterMs, DEFAULT_DEAD_AFTER_MS, 100),
     pollMs: positive("pollMs", options.pollMs, 1000),
     maxAttempts: positive("maxAttempts", options.maxAttempts, 5),
     waitForDatabaseMs: positive("waitForDatabaseMs", options.waitForDatabaseMs, 30_000, 0),
@@ -110,6 +123,7 @@ class FleetWorker implements Worker {
   readonly #options: WorkerOptions;
   readonly #notifications: TurnNotifications;
   readonly #leases: LeaseWatch;
+  readonly #liveness: WorkerLiveness;
   readonly #agents = new Set<Agent>();
   readonly #stores: PostgresSessionStore[] = [];
   readonly #idleSlots: IdleSlots;
@@ -141,8 +155,15 @@ class FleetWorker implements Worker {
   /** Whether QUEUE_CHANNEL is LISTENed (confirmed) now. */
   #hearingNow = false;
 
-  constructor(opened: OpenedPool, settings: Settings, options: WorkerOptions, seal: FollowSeal) {
+  constructor(
+    opened: OpenedPool,
+    settings: Settings,
+    options: WorkerOptions,
+    seal: FollowSeal,
+    liveness: WorkerLiveness,
+  ) {
     this.id = settings.id;
+    this.#liveness = liveness;
     this.#opened = opened;
     this.#settings = settings;
     this.#options = options;
@@ -249,9 +270,22 @@ class FleetWorker implements Worker {
 
   /** Claims once the worker's claim in flight, if any, has settled; `options` are taken then (what the sibling served counts). */
   #claimAfterSiblings(options: () => ClaimOptions): Promise<ClaimResult> {
-    const claim = this.#claiming.then(() => claimTurn(this.#opened.pool, options()));
+    const claim = this.#claiming.then(async () => {
+      const taken = options();
+      if (taken.orphans === true) await this.#sweep(); // dead workers' leases end first: their turns are orphans now
+      return await claimTurn(this.#opened.pool, taken);
+    });
     this.#claiming = claim.catch(() => undefined);
     return claim;
+  }
+
+  /** Ends the leases of workers dead for `deadAfterMs` (worker-liveness.ts); a failure is reported, and the claim goes on. */
+  async #sweep(): Promise<void> {
+    try {
+      await sweepWorkers(this.#opened.pool, this.#settings.deadAfterMs); // their turns are reported as recovered
+    } catch (error) {
+      this.#onError(fleetDbError(error, this.#opened.label, "sweeping dead workers"), "claim");
+    }
   }
 
   /** Tells `onUnserved` (once per profile name) that turns wait under a profile this worker does not serve. */
@@ -281,7 +315,8 @@ class FleetWorker implements Worker {
   /** Whether this claim looks for orphans: once per ORPHAN_SEARCH_MS (or lease period) across the worker's slots. */
   #orphanSearchDue(): boolean {
     const now = performance.now();
-    if (now - this.#orphansSearchedAt < Math.min(ORPHAN_SEARCH_MS, this.#settings.leaseMs)) return false;
+    // A tenth early counts as due: a poll of the same period that wakes a hair early must not skip to the next.
+    if (now - this.#orphansSearchedAt < Math.min(ORPHAN_SEARCH_MS, this.#settings.leaseMs) * 0.9) return false;
     this.#orphansSearchedAt = now;
     return true;
   }
@@ -406,6 +441,7 @@ class FleetWorker implements Worker {
     this.#leases.stop();
     await this.#notifications.close();
     for (const store of this.#stores) await store.close().catch((e: unknown) => this.#onError(e, "closing a store"));
+    await this.#liveness.stop();
     await this.#opened.close();
   }
 }

@@ -9,6 +9,7 @@ import { FleetError } from "../../src/fleet/index.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { useFleetDatabase } from "./fleet-harness.js";
+import { follow } from "./follow-support.js";
 import { runCli, useProcesses, type WorkerProcess } from "./worker-process.js";
 import { until } from "../support/until.js";
 
@@ -48,16 +49,6 @@ const logged = (sessionId: string) => async (): Promise<boolean> => {
 async function storedEvents(sessionId: string): Promise<readonly SessionEvent[]> {
   const { session } = await database().store().load(sessionId, { readOnly: true });
   return session.events;
-}
-
-/** Iterates `stream` in the background; `seen` fills as events arrive. */
-function follow(stream: AsyncIterable<TurnEvent>) {
-  const seen: TurnEvent[] = [];
-  const ended = (async () => {
-    for await (const event of stream) seen.push(event);
-  })();
-  ended.catch(() => undefined);
-  return { seen, ended };
 }
 
 /** The last delivery of each seq, in seq order: what a client keeps when a seq delivered again replaces it. */

@@ -21,8 +21,8 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 8 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 8, to: 8 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 9 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 9, to: 9 });
       // 8 (decision 0037): one random 32-byte follow key, made once (a second migrate keeps it).
       const keys = await adminQuery(fresh.url, "SELECT encode(follow_key, 'hex') AS k FROM keelson_fleet_secret");
       expect(keys).toEqual([{ k: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
@@ -34,8 +34,9 @@ describe("migration", () => {
       // …and 6's pick function and index go with them (made again by the upgrade).
       await adminQuery(fresh.url, "DROP FUNCTION keelson_pick_session; DROP INDEX keelson_turns_queued");
       await adminQuery(fresh.url, "DROP TABLE keelson_fleet_secret"); // …and 8's key
+      await adminQuery(fresh.url, "DROP TABLE keelson_workers"); // …and 9's liveness table
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 8 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 9 });
       // 5 (decision 0030): the queue protocol's version is recorded on the table (no column changes).
       const described = await adminQuery(fresh.url, "SELECT obj_description('keelson_turns'::regclass) AS d");
       expect(described).toEqual([{ d: expect.stringContaining("keelson_queue") }]);

@@ -93,7 +93,7 @@ export function workerProcess(
 }
 
 /**
- * For a test file that starts `keelson` processes: `worker(env)` starts a worker with lease
+ * For a test file that starts `keelson` processes: `worker(env, extra)` starts a worker with lease
  * `leaseMs` on the database `url()` names, `track` adopts any other process; every one of them
  * is SIGKILLed after each test.
  */
@@ -110,8 +110,8 @@ export function useProcesses(url: () => string, leaseMs: number) {
     return child;
   };
   return {
-    worker: (env: Record<string, string> = {}): WorkerProcess =>
-      track(workerProcess(url(), ["--lease-ms", String(leaseMs)], env)),
+    worker: (env: Record<string, string> = {}, extra: readonly string[] = []): WorkerProcess =>
+      track(workerProcess(url(), ["--lease-ms", String(leaseMs), ...extra], env)),
     track,
   };
 }

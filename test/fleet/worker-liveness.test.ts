@@ -1,0 +1,210 @@
+// Workers' liveness (decision 0040): a worker holds an advisory lock on a connection of its own;
+// a sweep counts one dead only when its lock has been gone for the grace, and then ends its
+// leases at once. In-process: the sweep's verdicts on a worker that reconnects, one that cannot,
+// one that stopped. With real `keelson worker` processes and a 2-minute lease: a SIGKILLed
+// worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
+// have lapsed; a worker whose every connection is terminated takes its lock back and keeps its turn.
+import { expect, test } from "vitest";
+import { openPool } from "../../src/fleet/fleet-pool.js";
+import { sweepWorkers, WORKER_LOCK_CLASS, WorkerLiveness } from "../../src/fleet/worker-liveness.js";
+import type { PgPool } from "../../src/store/postgres/index.js";
+import { until } from "../support/until.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+import { follow } from "./follow-support.js";
+import { useProcesses } from "./worker-process.js";
+
+const database = useFleetDatabase();
+/** Far longer than a test: whatever ends a lease here is the liveness sweep, not the lease's end. */
+const LEASE_MS = 120_000;
+const DEAD_AFTER_MS = "500";
+const processes = useProcesses(() => database().url, LEASE_MS);
+const startWorker = (env: Record<string, string> = {}) => processes.worker(env, ["--dead-after-ms", DEAD_AFTER_MS]);
+
+interface WorkerRow {
+  lock_key: number;
+  locked_at: Date;
+  missing_since: Date | null;
+}
+
+async function workerRow(owner: string): Promise<WorkerRow | undefined> {
+  const [row] = await database().query<WorkerRow>(
+    "SELECT lock_key, locked_at, missing_since FROM keelson_workers WHERE owner = $1",
+    [owner],
+  );
+  return row;
+}
+
+async function lease(sessionId: string): Promise<{ owner: string | null; live: boolean; endsAt: Date | null }> {
+  const [row] = await database().query<{ lease_owner: string | null; live: boolean; lease_expires_at: Date | null }>(
+    "SELECT lease_owner, coalesce(lease_expires_at > now(), false) AS live, lease_expires_at FROM keelson_sessions WHERE id = $1",
+    [sessionId],
+  );
+  return { owner: row!.lease_owner, live: row!.live, endsAt: row!.lease_expires_at };
+}
+
+/** Terminates the connection that holds liveness lock `key`. */
+async function terminateLockHolder(key: number): Promise<void> {
+  const rows = await database().query<{ ok: boolean }>(
+    `SELECT pg_terminate_backend(pid) AS ok FROM pg_locks
+     WHERE locktype = 'advisory' AND classid = $1::integer::oid AND objid = $2::integer::oid AND objsubid = 2 AND granted`,
+    [WORKER_LOCK_CLASS, key],
+  );
+  expect(rows).toEqual([{ ok: true }]);
+}
+
+/** A session leased to `owner` for two minutes (the sweep reads only the lease columns). */
+async function leasedSession(id: string, owner: string): Promise<void> {
+  await database().query(
+    `INSERT INTO keelson_sessions (id, header, created_at, next_seq, lease_owner, lease_epoch, lease_expires_at)
+     VALUES ($1, '{}', 0, 0, $2, 1, now() + interval '2 minutes')`,
+    [id, owner],
+  );
+}
+
+/** A pool over the test database whose new connections can be refused (`refuse()`): a worker's host gone. */
+async function refusablePool(): Promise<{ pool: PgPool; refuse: () => void; close: () => Promise<void> }> {
+  const opened = await openPool(database().url, { max: 4, applicationName: "keelson-test liveness" });
+  let refused = false;
+  const pool: PgPool = {
+    query: (text, values) => opened.pool.query(text, values),
+    connect: () => (refused ? Promise.reject(new Error("connect ECONNREFUSED (the test's)")) : opened.pool.connect()),
+    end: () => opened.pool.end(),
+  };
+  return { pool, refuse: () => (refused = true), close: () => opened.close() };
+}
+
+/** One sweep over a pool of its own (as another worker's claim runs it). */
+async function sweep(graceMs: number) {
+  const opened = await openPool(database().url, { max: 1 });
+  try {
+    return await sweepWorkers(opened.pool, graceMs);
+  } finally {
+    await opened.close();
+  }
+}
+
+test("a worker that loses its connection takes its lock again at once: the sweep never counts it dead", async () => {
+  const { pool, close } = await refusablePool();
+  const errors: unknown[] = [];
+  const liveness = new WorkerLiveness(pool, "w-reconnects", (e) => errors.push(e));
+  try {
+    await liveness.start();
+    const first = await workerRow("w-reconnects");
+    expect(first).toMatchObject({ lock_key: liveness.lockKey, missing_since: null });
+    await leasedSession("s-reconnects", "w-reconnects");
+    await terminateLockHolder(liveness.lockKey);
+    await until(
+      async () => ((await workerRow("w-reconnects"))?.locked_at ?? first!.locked_at) > first!.locked_at,
+      "the worker to take its lock again",
+    );
+    expect(await sweep(1)).toEqual({ dead: [], ended: 0 });
+    expect(await sweep(1)).toEqual({ dead: [], ended: 0 });
+    expect(await lease("s-reconnects")).toMatchObject({ owner: "w-reconnects", live: true });
+    expect((await workerRow("w-reconnects"))?.missing_since).toBeNull();
+    expect(errors).toEqual([]);
+  } finally {
+    await liveness.stop();
+    await close();
+  }
+});
+
+test("a worker that cannot reconnect is marked missing, then dead after the grace: its leases end now and its row goes", async () => {
+  const { pool, refuse, close } = await refusablePool();
+  const errors: unknown[] = [];
+  const liveness = new WorkerLiveness(pool, "w-dies", (e) => errors.push(e));
+  try {
+    await liveness.start();
+    await leasedSession("s-dies", "w-dies");
+    await leasedSession("s-other", "w-someone-else"); // a lease of an owner that is no registered worker (a CLI's)
+    refuse();
+    await terminateLockHolder(liveness.lockKey);
+    await until(async () => errors.length > 0, "the worker's reconnect to fail");
+    // Missing, within the grace: marked, not dead.
+    expect(await sweep(60_000)).toEqual({ dead: [], ended: 0 });
+    const marked = await workerRow("w-dies");
+    expect(marked?.missing_since).toBeInstanceOf(Date);
+    expect(await lease("s-dies")).toMatchObject({ owner: "w-dies", live: true });
+    // Past a 1 ms grace (its mark is older than that once the server's clock moved on).
+    await until(async () => {
+      const [row] = await database().query<{ past: boolean }>("SELECT $1::timestamptz < now() AS past", [
+        marked!.missing_since,
+      ]);
+      return row?.past === true;
+    }, "the server's clock to pass the mark");
+    expect(await sweep(1)).toEqual({ dead: ["w-dies"], ended: 1 });
+    expect(await lease("s-dies")).toMatchObject({ owner: "w-dies", live: false });
+    expect(await lease("s-other")).toMatchObject({ owner: "w-someone-else", live: true });
+    expect(await workerRow("w-dies")).toBeUndefined();
+    expect(await sweep(1)).toEqual({ dead: [], ended: 0 });
+  } finally {
+    await liveness.stop();
+    await close();
+  }
+});
+
+test("a stopped worker leaves no row: nobody sweeps it; a second sweep at once skips (one at a time)", async () => {
+  const { pool, close } = await refusablePool();
+  const liveness = new WorkerLiveness(pool, "w-stops", () => undefined);
+  await liveness.start();
+  await liveness.stop();
+  await close();
+  expect(await workerRow("w-stops")).toBeUndefined();
+  const both = await Promise.all([sweep(1), sweep(1)]);
+  expect(both).toEqual([
+    { dead: [], ended: 0 },
+    { dead: [], ended: 0 },
+  ]);
+});
+
+const logged = (sessionId: string) => async (): Promise<boolean> => {
+  const [row] = await database().query<{ n: string }>(
+    "SELECT next_seq::text AS n FROM keelson_sessions WHERE id = $1",
+    [sessionId],
+  );
+  return Number(row?.n ?? 0) > 0;
+};
+
+test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered and the follower ends interrupted, long before the lease would end", async () => {
+  const client = await database().client();
+  const id = await client.enqueueTurn({ sessionId: "lv-kill", prompt: "wait here [park]", profile: "echo" });
+  const follower = follow(client.stream(id));
+  const doomed = startWorker();
+  await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
+  await until(logged("lv-kill"), "the prompt and the call to be committed");
+  const held = await lease("lv-kill");
+  const survivor = startWorker();
+  await until(async () => survivor.stderr().includes(": serving "), "the second worker to serve");
+  doomed.signal("SIGKILL");
+  await doomed.exited;
+  await follower.ended;
+  expect(follower.seen.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "interrupted" } });
+  const record = await client.awaitTurn(id, { timeoutMs: 30_000 });
+  expect(record.status).toBe("interrupted");
+  // Recovered while the dead worker's lease had most of its two minutes left.
+  expect(record.finishedAt).toBeLessThan(held.endsAt!.getTime() - 60_000);
+  expect(await workerRow(held.owner!)).toBeUndefined();
+}, 60_000);
+
+test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
+  const client = await database().client();
+  const id = await client.enqueueTurn({ sessionId: "lv-cut", prompt: "hold on [park]", profile: "echo" });
+  const victim = startWorker();
+  await until(logged("lv-cut"), "the prompt and the call to be committed");
+  const owner = (await lease("lv-cut")).owner!;
+  const before = (await workerRow(owner))!;
+  const rows = await database().query<{ ok: boolean }>(
+    `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+     WHERE datname = current_database() AND application_name = left($1, 63)`,
+    [`keelson-worker ${owner}`],
+  );
+  expect(rows.length).toBeGreaterThan(0);
+  await until(
+    async () => ((await workerRow(owner))?.locked_at ?? before.locked_at) > before.locked_at,
+    "the worker to take its lock again",
+  );
+  // (Earlier tests' workers, SIGKILLed after each test, may be found dead here: not this one.)
+  expect((await sweep(1)).dead).not.toContain(owner);
+  expect(await lease("lv-cut")).toMatchObject({ owner, live: true });
+  expect((await client.turn(id)).status).toBe("running");
+  expect(victim.stderr()).not.toMatch(/abandoned/);
+}, 60_000);
