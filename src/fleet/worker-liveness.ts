@@ -14,7 +14,8 @@
 // the lease would keep: a lease expired early is taken over like any lapsed one, and the store's
 // epoch fence stops the old holder's appends. Forging is one way only: a login that takes a
 // worker's key makes a dead worker look alive (the lease then decides); it cannot make a live one
-// look dead.
+// look dead. A worker restarted under the same fixed `workerId` finds its earlier run's row without
+// its lock and ends that run's leases as it starts (nobody else would: the id is alive again).
 import { randomInt } from "node:crypto";
 import type { PgClient, PgPool } from "../store/postgres/index.js";
 
@@ -30,6 +31,17 @@ const REOPEN_MAX_MS = 1000;
 const LOCK = "SELECT pg_try_advisory_lock($1::integer, $2::integer) AS locked";
 const REGISTER = `INSERT INTO keelson_workers (owner, lock_key) VALUES ($1, $2)
   ON CONFLICT (owner) DO UPDATE SET lock_key = EXCLUDED.lock_key, locked_at = now(), missing_since = NULL`;
+/**
+ * At a worker's start, before REGISTER ($1 owner, $2 the lock class): when a row of the same id is
+ * there and its lock is not held, that row is an earlier run of this worker that died (restarted
+ * under a fixed `workerId`, e.g. a pod's name) — its leases end now, as a sweep would end them.
+ */
+const END_EARLIER_RUN = `UPDATE keelson_sessions s SET lease_expires_at = now()
+  FROM keelson_workers w
+  WHERE w.owner = $1 AND s.lease_owner = $1 AND s.lease_expires_at > now()
+    AND NOT EXISTS (SELECT 1 FROM pg_locks l
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $2::integer::oid
+        AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
 const UNREGISTER = "DELETE FROM keelson_workers WHERE owner = $1 AND lock_key = $2";
 
 /**
@@ -125,6 +137,7 @@ export class WorkerLiveness {
         const { rows } = await client.query<{ locked: boolean }>(LOCK, [WORKER_LOCK_CLASS, this.#key]);
         locked = rows[0]?.locked === true;
       }
+      if (!this.#registered) await client.query(END_EARLIER_RUN, [this.#owner, WORKER_LOCK_CLASS]);
       await client.query(REGISTER, [this.#owner, this.#key]);
       this.#registered = true;
     } catch (error) {

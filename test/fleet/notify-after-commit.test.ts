@@ -209,6 +209,9 @@ test("a turn's end is recorded while the notify lock is held; a waiting client h
   await until(() => started.includes(id), "the turn to start");
   const waiting = fleet.awaitTurn(id, { pollMs: 600_000, timeoutMs: 60_000 }); // a notification ends this wait, not a poll
   waiting.catch(() => undefined);
+  // The claim's notifications reach this listener asynchronously (on a loaded box, after `started`):
+  // its last one (keelson_queue, sent after keelson_turns) is heard before the slate is wiped.
+  await until(() => heard.some((h) => h.startsWith(`keelson_queue: ${id} running `)), "the claim's notifications");
   heard.length = 0;
   await whileBlocked(async () => {
     open();

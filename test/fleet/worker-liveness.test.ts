@@ -142,6 +142,36 @@ test("a worker that cannot reconnect is marked missing, then dead after the grac
   }
 });
 
+test("a worker restarted under the same id ends its dead earlier run's leases as it starts; a live one's are left alone", async () => {
+  const first = await refusablePool();
+  const earlier = new WorkerLiveness(first.pool, "w-pod-0", () => undefined);
+  const second = await refusablePool();
+  const restarted = new WorkerLiveness(second.pool, "w-pod-0", () => undefined);
+  const twin = new WorkerLiveness(second.pool, "w-pod-0", () => undefined);
+  try {
+    await earlier.start();
+    await leasedSession("s-pod-0", "w-pod-0");
+    // Alive: a second start under its id (a misconfigured twin) ends nothing.
+    await twin.start();
+    expect(await lease("s-pod-0")).toMatchObject({ owner: "w-pod-0", live: true });
+    await twin.stop(); // (its stop removes the row: the id is shared)
+    await earlier.stop();
+    await leasedSession("s-pod-0b", "w-pod-0");
+    const again = new WorkerLiveness(first.pool, "w-pod-0", () => undefined);
+    await again.start();
+    first.refuse();
+    await terminateLockHolder(again.lockKey); // the earlier run dies; its row stays
+    await restarted.start();
+    expect(await lease("s-pod-0b")).toMatchObject({ owner: "w-pod-0", live: false });
+    expect(await workerRow("w-pod-0")).toMatchObject({ lock_key: restarted.lockKey, missing_since: null });
+    await again.stop();
+  } finally {
+    await restarted.stop();
+    await first.close();
+    await second.close();
+  }
+});
+
 test("a stopped worker leaves no row: nobody sweeps it; a second sweep at once skips (one at a time)", async () => {
   const { pool, close } = await refusablePool();
   const liveness = new WorkerLiveness(pool, "w-stops", () => undefined);
