@@ -6,9 +6,16 @@
 // which writes its end into the log (crash repair: `turn/end` interrupted) or queues it again —
 // and is then `lost`: the follower ends with FleetError('worker-lost') instead of waiting for a
 // worker that may never come. Every time is the server's, measured as a duration.
+// Liveness (decision 0040): a live lease whose worker no longer holds its liveness lock (killed)
+// is `suspect`, looked at every second: another live worker counts it dead after its grace and
+// recovers the turn (its end reaches the follower through the log); with no live worker left
+// for DEFAULT_DEAD_AFTER_MS, nobody will, and the turn is `lost` at once — seconds after the kill,
+// not two leases. A live lease of a live worker is looked at every DEFAULT_DEAD_AFTER_MS (not only
+// at its expiry), so that kill is seen.
 import type { PgPool } from "../store/postgres/index.js";
 import { fleetDbError } from "./fleet-pool.js";
 import { FOLLOW_STATE } from "./turn-queries.js";
+import { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";
 import type { StoredOutcome, TurnStatus } from "./types.js";
 
 export interface FollowedTurn {
@@ -29,6 +36,10 @@ export interface FollowState {
   readonly expiresInMs: number | null;
   /** The lease's length as last renewed (ms; null without a lease). */
   readonly leaseMs: number | null;
+  /** Whether the live lease's worker holds its liveness lock (null: no live lease, or an owner that is no registered worker). */
+  readonly ownerLive: boolean | null;
+  /** How many workers hold their liveness locks (null when the lease's owner does: not read). */
+  readonly liveWorkers: number | null;
   /** The session's open turns and the followed one, oldest first. */
   readonly turns: readonly FollowedTurn[];
 }
@@ -39,6 +50,8 @@ interface StateRow {
   leased: boolean;
   expires_in_ms: number | null;
   lease_ms: number | null;
+  owner_live: boolean | null;
+  live_workers: number | null;
   turns: {
     id: string;
     status: TurnStatus;
@@ -81,37 +94,85 @@ export async function readFollowState(
     leased: row.leased,
     expiresInMs: row.expires_in_ms,
     leaseMs: row.lease_ms,
+    ownerLive: row.owner_live,
+    liveWorkers: row.live_workers,
     turns: row.turns.map((t) => ({ ...t, startSeq: t.startSeq === null ? null : Number(t.startSeq) })),
   };
 }
 
 export type LeaseVerdict =
-  | { readonly kind: "alive" | "lapsed" /** Look again after this long (ms). */; readonly recheckMs: number }
+  | {
+      readonly kind: "alive" | "suspect" | "lapsed";
+      /** Look again after this long (ms). */
+      readonly recheckMs: number;
+    }
   | { readonly kind: "lost"; readonly message: string };
 
 /** Used when the lease's length was never seen (a lease already cleared when first looked at). */
 const DEFAULT_LEASE_MS = 30_000;
 /** Looked at a little after the lease's expiry, so a renewal that lands at the edge is seen. */
 const MARGIN_MS = 50;
+/** How often a suspect lease (its worker's liveness lock gone) is looked at. */
+const SUSPECT_RECHECK_MS = 1000;
+
+/** Since when (the follower's clock) something has held for a turn's attempt; reset when it stops holding. */
+class Since {
+  #key: string | undefined;
+  #since = 0;
+  /** How long it has held at `now` for `key` (0 the first time). */
+  for(key: string, now: number): number {
+    if (this.#key !== key) {
+      this.#key = key;
+      this.#since = now;
+    }
+    return now - this.#since;
+  }
+  reset(): void {
+    this.#key = undefined;
+  }
+}
 
 export class LeaseJudge {
   #leaseMs = DEFAULT_LEASE_MS;
-  #lapsed: { key: string; since: number } | undefined;
+  readonly #lapsed = new Since();
+  readonly #suspect = new Since();
+  /** Since when no worker has held its liveness lock (while the followed turn's worker did not either). */
+  readonly #orphaned = new Since();
 
   /** The verdict on `turn` (running) given its session's `state`, at `now` (the follower's clock, ms). */
   judge(turn: FollowedTurn, state: FollowState, now: number): LeaseVerdict {
     if (state.leaseMs !== null && state.leaseMs > 0) this.#leaseMs = state.leaseMs;
-    if (state.leased) {
-      this.#lapsed = undefined;
-      return { kind: "alive", recheckMs: Math.max(state.expiresInMs ?? 0, 0) + MARGIN_MS };
-    }
     const key = `${turn.id}/${turn.attempts}`;
-    if (this.#lapsed?.key !== key) this.#lapsed = { key, since: now };
-    const left = this.#lapsed.since + this.#leaseMs - now;
-    if (left > 0) return { kind: "lapsed", recheckMs: left + MARGIN_MS };
+    if (state.liveWorkers === 0) {
+      if (this.#orphaned.for(key, now) >= DEFAULT_DEAD_AFTER_MS)
+        return this.#lost(turn, state, "no worker is alive to recover it");
+    } else this.#orphaned.reset();
+    if (state.leased) {
+      this.#lapsed.reset();
+      const expiry = Math.max(state.expiresInMs ?? 0, 0) + MARGIN_MS;
+      if (state.ownerLive === false) {
+        this.#suspect.for(key, now);
+        return { kind: "suspect", recheckMs: Math.min(expiry, SUSPECT_RECHECK_MS) };
+      }
+      this.#suspect.reset();
+      return { kind: "alive", recheckMs: state.ownerLive === true ? Math.min(expiry, DEFAULT_DEAD_AFTER_MS) : expiry };
+    }
+    this.#suspect.reset();
+    const left = this.#leaseMs - this.#lapsed.for(key, now);
+    if (left > 0) {
+      const recheckMs = left + MARGIN_MS;
+      return {
+        kind: "lapsed",
+        recheckMs: state.liveWorkers === 0 ? Math.min(recheckMs, SUSPECT_RECHECK_MS) : recheckMs,
+      };
+    }
+    return this.#lost(turn, state, `no worker has recovered it within a lease (${this.#leaseMs} ms)`);
+  }
+
+  #lost(turn: FollowedTurn, state: FollowState, why: string): LeaseVerdict {
     return {
       kind: "lost",
-      message: `turn ${turn.id} (attempt ${turn.attempts}) is still running, but its worker stopped holding session ${state.sessionId} and no worker has recovered it within a lease (${this.#leaseMs} ms); the next worker to claim the session recovers it (interrupted if its prompt was saved, run again if not)`,
+      message: `turn ${turn.id} (attempt ${turn.attempts}) is still running, but its worker stopped holding session ${state.sessionId} and ${why}; the next worker to claim the session recovers it (interrupted if its prompt was saved, run again if not)`,
     };
   }
 }

@@ -2,7 +2,9 @@
 // columns are the PostgreSQL store's, src/store/postgres/schema.ts). Times are the server's
 // `now()` only. Lock order, everywhere: a session row before any of its turn rows — the claim
 // locks the session, then its turns; a worker's own updates touch one turn row — so claims
-// cannot deadlock with each other or with workers.
+// cannot deadlock with each other or with workers (the liveness sweep locks `keelson_workers` rows,
+// then session rows, and nothing locks them the other way round: worker-liveness.ts).
+import { LIVE_WORKERS, LOCK_HELD } from "./worker-liveness.js";
 
 /**
  * The notification channel of turn status changes; payload `<turn id> <status>`, an enqueue's
@@ -228,7 +230,10 @@ export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status,
  * What a follower looks at (decision 0016): the session ($1, or the session of turn $2) — its log
  * length, whether its lease is live, when it expires and how long it is — and its open turns
  * plus turn $2, oldest first. With $3 (ms), turn $2, when queued, is marked followed for that
- * long (MARK_FOLLOWED; a turn follower's first look).
+ * long (MARK_FOLLOWED; a turn follower's first look). Liveness (decision 0040): `owner_live` —
+ * whether the live lease's owner holds its liveness lock (null: no live lease, or an owner that is
+ * no registered worker) — and, unless it does and while a turn runs, `live_workers`: how many
+ * workers hold theirs (each a read of pg_locks, so only when a follower judges a running turn).
  */
 export const FOLLOW_STATE = `WITH m AS (
     UPDATE keelson_turns
@@ -242,14 +247,20 @@ export const FOLLOW_STATE = `WITH m AS (
     WHERE t.session_id = s.id AND t.status IN ('queued', 'running')
     UNION
     SELECT t.id, t.status, t.attempts, t.start_seq, t.outcome, t.error FROM keelson_turns t WHERE t.id = $2::bigint
+  ), o AS (
+    SELECT CASE WHEN s.lease_owner IS NOT NULL AND s.lease_expires_at > now() THEN
+      (SELECT ${LOCK_HELD} FROM keelson_workers w WHERE w.owner = s.lease_owner) END AS owner_live FROM s
   )
   SELECT s.id AS session_id, s.next_seq::text AS next_seq,
     coalesce(s.lease_owner IS NOT NULL AND s.lease_expires_at > now(), false) AS leased,
     floor(extract(epoch FROM (s.lease_expires_at - now())) * 1000)::float8 AS expires_in_ms,
     floor(extract(epoch FROM (s.lease_expires_at - s.lease_heartbeat_at)) * 1000)::float8 AS lease_ms,
+    o.owner_live,
+    CASE WHEN o.owner_live IS NOT TRUE AND EXISTS (SELECT 1 FROM t WHERE t.status = 'running') THEN (${LIVE_WORKERS}) END
+      AS live_workers,
     coalesce((SELECT json_agg(json_build_object('id', t.id::text, 'status', t.status, 'attempts', t.attempts,
         'startSeq', t.start_seq, 'outcome', t.outcome, 'error', t.error) ORDER BY t.id) FROM t), '[]'::json) AS turns
-  FROM s`;
+  FROM s, o`;
 
 /**
  * Marks the queued turns among $1 (bigint[]) followed for $2 ms: the worker that starts one

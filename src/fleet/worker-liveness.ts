@@ -23,6 +23,14 @@ import type { PgClient, PgPool } from "../store/postgres/index.js";
 export const WORKER_LOCK_CLASS = 0x6b6c7377;
 /** Default time a worker's liveness lock may be gone before the fleet counts the worker dead. */
 export const DEFAULT_DEAD_AFTER_MS = 5000;
+/** SQL: whether the liveness lock of the `keelson_workers` row aliased `w` is held now (by any session of this database). */
+export const LOCK_HELD = `EXISTS (SELECT 1 FROM pg_locks l
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ${WORKER_LOCK_CLASS}::oid
+    AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+/** SQL: how many registered workers hold their liveness locks (one read of pg_locks). */
+export const LIVE_WORKERS = `SELECT count(*)::integer FROM keelson_workers w JOIN pg_locks l
+  ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ${WORKER_LOCK_CLASS}::oid
+    AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 /** The sweep's own transaction-scoped lock: one sweep at a time fleet-wide (the others skip). */
 const SWEEP_LOCK = 0x6b6c7378;
 const REOPEN_FIRST_MS = 100;
@@ -32,32 +40,26 @@ const LOCK = "SELECT pg_try_advisory_lock($1::integer, $2::integer) AS locked";
 const REGISTER = `INSERT INTO keelson_workers (owner, lock_key) VALUES ($1, $2)
   ON CONFLICT (owner) DO UPDATE SET lock_key = EXCLUDED.lock_key, locked_at = now(), missing_since = NULL`;
 /**
- * At a worker's start, before REGISTER ($1 owner, $2 the lock class): when a row of the same id is
+ * At a worker's start, before REGISTER ($1 owner): when a row of the same id is
  * there and its lock is not held, that row is an earlier run of this worker that died (restarted
  * under a fixed `workerId`, e.g. a pod's name) — its leases end now, as a sweep would end them.
  */
 const END_EARLIER_RUN = `UPDATE keelson_sessions s SET lease_expires_at = now()
   FROM keelson_workers w
   WHERE w.owner = $1 AND s.lease_owner = $1 AND s.lease_expires_at > now()
-    AND NOT EXISTS (SELECT 1 FROM pg_locks l
-      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $2::integer::oid
-        AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+    AND NOT ${LOCK_HELD}`;
 const UNREGISTER = "DELETE FROM keelson_workers WHERE owner = $1 AND lock_key = $2";
 
 /**
- * The sweep ($1 the lock class, $2 the grace in ms), in one statement under SWEEP_LOCK: a row
+ * The sweep ($1 the grace in ms), in one statement under SWEEP_LOCK: a row
  * whose lock is held again loses its mark; one whose lock is gone is marked missing; one marked
  * for the grace (and not locked again since it was marked) is dead: its live leases end now and
  * its row goes. Returns the dead owners and how many leases were ended.
  */
 export const SWEEP_WORKERS = `WITH sweeping AS (
     SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK}) AS got
-  ), locks AS (
-    SELECT l.objid FROM pg_locks l
-    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $1::integer::oid
-      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
   ), workers AS (
-    SELECT w.owner, w.missing_since, w.locked_at, EXISTS (SELECT 1 FROM locks l WHERE l.objid = w.lock_key::oid) AS live
+    SELECT w.owner, w.missing_since, w.locked_at, ${LOCK_HELD} AS live
     FROM keelson_workers w, sweeping WHERE sweeping.got
   ), healed AS (
     UPDATE keelson_workers w SET missing_since = NULL FROM workers k
@@ -67,7 +69,7 @@ export const SWEEP_WORKERS = `WITH sweeping AS (
     WHERE w.owner = k.owner AND NOT k.live AND w.missing_since IS NULL
   ), dead AS (
     SELECT owner FROM workers
-    WHERE NOT live AND missing_since > locked_at AND missing_since <= now() - $2 * interval '1 millisecond'
+    WHERE NOT live AND missing_since > locked_at AND missing_since <= now() - $1 * interval '1 millisecond'
   ), ended AS (
     UPDATE keelson_sessions s SET lease_expires_at = now() FROM dead d
     WHERE s.lease_owner = d.owner AND s.lease_expires_at > now()
@@ -86,7 +88,7 @@ export interface SweepResult {
 
 /** Sweeps the fleet's workers (SWEEP_WORKERS) with grace `deadAfterMs`. */
 export async function sweepWorkers(pool: PgPool, deadAfterMs: number): Promise<SweepResult> {
-  const { rows } = await pool.query<{ dead: string[]; ended: number }>(SWEEP_WORKERS, [WORKER_LOCK_CLASS, deadAfterMs]);
+  const { rows } = await pool.query<{ dead: string[]; ended: number }>(SWEEP_WORKERS, [deadAfterMs]);
   const row = rows[0];
   return { dead: row?.dead ?? [], ended: row?.ended ?? 0 };
 }
@@ -137,7 +139,7 @@ export class WorkerLiveness {
         const { rows } = await client.query<{ locked: boolean }>(LOCK, [WORKER_LOCK_CLASS, this.#key]);
         locked = rows[0]?.locked === true;
       }
-      if (!this.#registered) await client.query(END_EARLIER_RUN, [this.#owner, WORKER_LOCK_CLASS]);
+      if (!this.#registered) await client.query(END_EARLIER_RUN, [this.#owner]);
       await client.query(REGISTER, [this.#owner, this.#key]);
       this.#registered = true;
     } catch (error) {

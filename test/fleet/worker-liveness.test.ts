@@ -3,7 +3,8 @@
 // leases at once. In-process: the sweep's verdicts on a worker that reconnects, one that cannot,
 // one that stopped. With real `keelson worker` processes and a 2-minute lease: a SIGKILLed
 // worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
-// have lapsed; a worker whose every connection is terminated takes its lock back and keeps its turn.
+// have lapsed; with no worker left, the follower ends worker-lost within seconds; a worker whose
+// every connection is terminated takes its lock back and keeps its turn.
 import { expect, test } from "vitest";
 import { openPool } from "../../src/fleet/fleet-pool.js";
 import { sweepWorkers, WORKER_LOCK_CLASS, WorkerLiveness } from "../../src/fleet/worker-liveness.js";
@@ -213,6 +214,26 @@ test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered 
   // Recovered while the dead worker's lease had most of its two minutes left.
   expect(record.finishedAt).toBeLessThan(held.endsAt!.getTime() - 60_000);
   expect(await workerRow(held.owner!)).toBeUndefined();
+}, 60_000);
+
+test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker-lost within seconds, not two leases", async () => {
+  const client = await database().client();
+  const id = await client.enqueueTurn({ sessionId: "lv-alone", prompt: "nobody comes [park]", profile: "echo" });
+  const follower = follow(client.stream(id));
+  const doomed = startWorker();
+  await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
+  await until(logged("lv-alone"), "the prompt and the call to be committed");
+  // (Earlier tests' workers, SIGKILLed after each test, must not count as alive: they are not.)
+  const held = await lease("lv-alone");
+  doomed.signal("SIGKILL");
+  await doomed.exited;
+  const error = await follower.ended.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toMatchObject({ code: "worker-lost", message: expect.stringMatching(/no worker is alive to recover it/) });
+  expect(await lease("lv-alone")).toMatchObject({ owner: held.owner, live: true }); // still its lease: ended by judgment, not expiry
+  expect((await client.turn(id)).status).toBe("running"); // left for the next worker to close
 }, 60_000);
 
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
