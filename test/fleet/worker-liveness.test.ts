@@ -195,14 +195,19 @@ const logged = (sessionId: string) => async (): Promise<boolean> => {
   return Number(row?.n ?? 0) > 0;
 };
 
-test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered and the follower ends interrupted, long before the lease would end", async () => {
+/** A followed turn parked in its tool on a worker of its own, its prompt and call committed. */
+async function parkedTurn(sessionId: string, prompt: string) {
   const client = await database().client();
-  const id = await client.enqueueTurn({ sessionId: "lv-kill", prompt: "wait here [park]", profile: "echo" });
+  const id = await client.enqueueTurn({ sessionId, prompt: `${prompt} [park]`, profile: "echo" });
   const follower = follow(client.stream(id));
-  const doomed = startWorker();
+  const worker = startWorker();
   await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
-  await until(logged("lv-kill"), "the prompt and the call to be committed");
-  const held = await lease("lv-kill");
+  await until(logged(sessionId), "the prompt and the call to be committed");
+  return { client, id, follower, worker, held: await lease(sessionId) };
+}
+
+test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered and the follower ends interrupted, long before the lease would end", async () => {
+  const { client, id, follower, worker: doomed, held } = await parkedTurn("lv-kill", "wait here");
   const survivor = startWorker();
   await until(async () => survivor.stderr().includes(": serving "), "the second worker to serve");
   doomed.signal("SIGKILL");
@@ -217,21 +222,18 @@ test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered 
 }, 60_000);
 
 test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker-lost within seconds, not two leases", async () => {
-  const client = await database().client();
-  const id = await client.enqueueTurn({ sessionId: "lv-alone", prompt: "nobody comes [park]", profile: "echo" });
-  const follower = follow(client.stream(id));
-  const doomed = startWorker();
-  await until(async () => follower.seen.some((e) => e.type === "tool-call-ready"), "the parked tool call");
-  await until(logged("lv-alone"), "the prompt and the call to be committed");
   // (Earlier tests' workers, SIGKILLed after each test, must not count as alive: they are not.)
-  const held = await lease("lv-alone");
+  const { client, id, follower, worker: doomed, held } = await parkedTurn("lv-alone", "nobody comes");
   doomed.signal("SIGKILL");
   await doomed.exited;
   const error = await follower.ended.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toMatchObject({ code: "worker-lost", message: expect.stringMatching(/no worker is alive to recover it/) });
+  expect(error).toMatchObject({
+    code: "worker-lost",
+    message: expect.stringMatching(/no worker is alive to recover it/),
+  });
   expect(await lease("lv-alone")).toMatchObject({ owner: held.owner, live: true }); // still its lease: ended by judgment, not expiry
   expect((await client.turn(id)).status).toBe("running"); // left for the next worker to close
 }, 60_000);
