@@ -24,7 +24,10 @@ test("a live lease of a live worker is alive, looked at again within the dead-wo
   expect(judge.judge(turn, state({}), 0)).toEqual({ kind: "alive", recheckMs: 5000 });
   expect(judge.judge(turn, state({ expiresInMs: 1000 }), 10)).toEqual({ kind: "alive", recheckMs: 1050 });
   // An owner that is no registered worker: judged by its lease alone.
-  expect(judge.judge(turn, state({ ownerLive: null, liveWorkers: 2 }), 20)).toEqual({ kind: "alive", recheckMs: 25_050 });
+  expect(judge.judge(turn, state({ ownerLive: null, liveWorkers: 2 }), 20)).toEqual({
+    kind: "alive",
+    recheckMs: 25_050,
+  });
 });
 
 test("a live lease whose worker lost its liveness lock is suspect while other workers live (they recover it), never lost", () => {
@@ -45,7 +48,9 @@ test("with no worker alive for the grace, the turn is lost at once, not after tw
   expect(judge.judge(turn, orphaned, 6000).kind).toBe("suspect"); // counted again from here
   const lost = judge.judge(turn, orphaned, 11_000);
   expect(lost.kind).toBe("lost");
-  expect(lost).toMatchObject({ message: expect.stringMatching(/^turn 7 \(attempt 1\) .*no worker is alive to recover it/) });
+  expect(lost).toMatchObject({
+    message: expect.stringMatching(/^turn 7 \(attempt 1\) .*no worker is alive to recover it/),
+  });
   // The same holds for a lapsed lease: no worker will recover it.
   const lapsed = new LeaseJudge();
   const gone = state({ leased: false, expiresInMs: -10, ownerLive: null, liveWorkers: 0 });
