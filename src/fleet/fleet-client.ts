@@ -30,7 +30,15 @@ import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
-import { FINISHED_STATUSES, FleetError, type FleetStore, type QueuedDecision, type TurnRecord } from "./types.js";
+import { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";
+import {
+  FINISHED_STATUSES,
+  type FleetClientOptions,
+  FleetError,
+  type FleetStore,
+  type QueuedDecision,
+  type TurnRecord,
+} from "./types.js";
 
 export interface EnqueueOptions {
   readonly sessionId: string;
@@ -75,10 +83,16 @@ export interface NewSessionOptions {
 const FOLLOW_POLL_MS = 2000;
 
 /** Opens a client on a migrated database (a URL's pool is closed by `close`; a pool passed in is left open). */
-export async function openFleetClient(store: FleetStore): Promise<FleetClient> {
+export async function openFleetClient(store: FleetStore, options: FleetClientOptions = {}): Promise<FleetClient> {
+  const deadAfterMs = options.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS;
+  if (!Number.isSafeInteger(deadAfterMs) || deadAfterMs < 100)
+    throw new FleetError(
+      "invalid-options",
+      `deadAfterMs must be an integer ≥ 100, got ${previewJson(options.deadAfterMs)}`,
+    );
   // Two connections LISTEN (the queue's and follow channels; a followed log's tail), the rest query.
   const opened = await openPool(store, { max: 8, applicationName: "keelson-client" });
-  return new FleetClient(opened);
+  return new FleetClient(opened, deadAfterMs);
 }
 
 export class FleetClient {
@@ -90,10 +104,12 @@ export class FleetClient {
   #sessions: PostgresSessionStore | undefined;
   readonly #followers = new Set<TurnFollower>();
   readonly #poll: StatusPoll;
+  readonly #deadAfterMs: number;
   #closed = false;
 
-  constructor(opened: OpenedPool) {
+  constructor(opened: OpenedPool, deadAfterMs = DEFAULT_DEAD_AFTER_MS) {
     this.#opened = opened;
+    this.#deadAfterMs = deadAfterMs;
     this.#notifications = new TurnNotifications(opened.pool);
     this.#poll = new StatusPoll(opened.pool, this.#notifications, FOLLOW_POLL_MS);
   }
@@ -370,6 +386,7 @@ export class FleetClient {
       {
         pool: this.#opened.pool,
         label: this.#opened.label,
+        deadAfterMs: this.#deadAfterMs,
         notifications: this.#notifications,
         poll: this.#poll,
         store: () => this.#store(),

@@ -34,7 +34,7 @@ export class QueueWatch {
   readonly #port: FollowPort;
   readonly #target: FollowTarget;
   readonly #side: QueueSide;
-  readonly #lease = new LeaseJudge();
+  readonly #lease: LeaseJudge;
   /** Turns whose notifications concern this follower. */
   readonly #tracked = new Set<string>();
   #sessionId: string | undefined;
@@ -56,6 +56,7 @@ export class QueueWatch {
 
   constructor(port: FollowPort, target: FollowTarget, side: QueueSide) {
     this.#port = port;
+    this.#lease = new LeaseJudge(port.deadAfterMs);
     this.#target = target;
     this.#side = side;
     if (target.kind === "turn") this.#tracked.add(target.turnId);

@@ -9,8 +9,8 @@
 // Liveness (decision 0040): a live lease whose worker no longer holds its liveness lock (killed)
 // is `suspect`, looked at every second: another live worker counts it dead after its grace and
 // recovers the turn (its end reaches the follower through the log); with no live worker left
-// for DEFAULT_DEAD_AFTER_MS, nobody will, and the turn is `lost` at once — seconds after the kill,
-// not two leases. A live lease of a live worker is looked at every DEFAULT_DEAD_AFTER_MS (not only
+// for `deadAfterMs` (the client's option, default DEFAULT_DEAD_AFTER_MS), nobody will, and the turn is `lost` at once — seconds after the kill,
+// not two leases. A live lease of a live worker is looked at every `deadAfterMs` (not only
 // at its expiry), so that kill is seen.
 import type { PgPool } from "../store/postgres/index.js";
 import { fleetDbError } from "./fleet-pool.js";
@@ -112,7 +112,7 @@ export type LeaseVerdict =
 const DEFAULT_LEASE_MS = 30_000;
 /** Looked at a little after the lease's expiry, so a renewal that lands at the edge is seen. */
 const MARGIN_MS = 50;
-/** How often a suspect lease (its worker's liveness lock gone) is looked at. */
+/** How often, at most, a suspect lease (its worker's liveness lock gone) is looked at (a fifth of a shorter `deadAfterMs`). */
 const SUSPECT_RECHECK_MS = 1000;
 
 /** Since when (the follower's clock) something has held for a turn's attempt; reset when it stops holding. */
@@ -133,18 +133,24 @@ class Since {
 }
 
 export class LeaseJudge {
+  readonly #deadAfterMs: number;
   #leaseMs = DEFAULT_LEASE_MS;
   readonly #lapsed = new Since();
   readonly #suspect = new Since();
   /** Since when no worker has held its liveness lock (while the followed turn's worker did not either). */
   readonly #orphaned = new Since();
 
+  /** `deadAfterMs`: the workers' (default DEFAULT_DEAD_AFTER_MS). */
+  constructor(deadAfterMs = DEFAULT_DEAD_AFTER_MS) {
+    this.#deadAfterMs = deadAfterMs;
+  }
+
   /** The verdict on `turn` (running) given its session's `state`, at `now` (the follower's clock, ms). */
   judge(turn: FollowedTurn, state: FollowState, now: number): LeaseVerdict {
     if (state.leaseMs !== null && state.leaseMs > 0) this.#leaseMs = state.leaseMs;
     const key = `${turn.id}/${turn.attempts}`;
     if (state.liveWorkers === 0) {
-      if (this.#orphaned.for(key, now) >= DEFAULT_DEAD_AFTER_MS)
+      if (this.#orphaned.for(key, now) >= this.#deadAfterMs)
         return this.#lost(turn, state, "no worker is alive to recover it");
     } else this.#orphaned.reset();
     if (state.leased) {
@@ -152,10 +158,10 @@ export class LeaseJudge {
       const expiry = Math.max(state.expiresInMs ?? 0, 0) + MARGIN_MS;
       if (state.ownerLive === false) {
         this.#suspect.for(key, now);
-        return { kind: "suspect", recheckMs: Math.min(expiry, SUSPECT_RECHECK_MS) };
+        return { kind: "suspect", recheckMs: Math.min(expiry, this.#suspectRecheckMs) };
       }
       this.#suspect.reset();
-      return { kind: "alive", recheckMs: state.ownerLive === true ? Math.min(expiry, DEFAULT_DEAD_AFTER_MS) : expiry };
+      return { kind: "alive", recheckMs: state.ownerLive === true ? Math.min(expiry, this.#deadAfterMs) : expiry };
     }
     this.#suspect.reset();
     const left = this.#leaseMs - this.#lapsed.for(key, now);
@@ -163,10 +169,14 @@ export class LeaseJudge {
       const recheckMs = left + MARGIN_MS;
       return {
         kind: "lapsed",
-        recheckMs: state.liveWorkers === 0 ? Math.min(recheckMs, SUSPECT_RECHECK_MS) : recheckMs,
+        recheckMs: state.liveWorkers === 0 ? Math.min(recheckMs, this.#suspectRecheckMs) : recheckMs,
       };
     }
     return this.#lost(turn, state, `no worker has recovered it within a lease (${this.#leaseMs} ms)`);
+  }
+
+  get #suspectRecheckMs(): number {
+    return Math.min(SUSPECT_RECHECK_MS, Math.ceil(this.#deadAfterMs / 5));
   }
 
   #lost(turn: FollowedTurn, state: FollowState, why: string): LeaseVerdict {

@@ -21,6 +21,7 @@ export { QUEUE_CHANNEL, TURNS_CHANNEL } from "./turn-queries.js";
 export type { AgentProfile, ProfileAgentOptions, ProfileContext } from "../loop/index.js";
 export {
   FINISHED_STATUSES,
+  type FleetClientOptions,
   FleetError,
   type FleetErrorCode,
   type FleetStore,

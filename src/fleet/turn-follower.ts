@@ -38,6 +38,8 @@ export type FollowTarget =
 export interface FollowPort {
   readonly pool: PgPool;
   readonly label: string;
+  /** The workers' `deadAfterMs` (decision 0040): how long no worker may hold its liveness lock before a running turn is lost. */
+  readonly deadAfterMs: number;
   readonly notifications: TurnNotifications;
   readonly poll: StatusPoll;
   readonly store: () => PostgresSessionStore;

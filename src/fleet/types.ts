@@ -91,6 +91,16 @@ export interface TurnRecord {
 /** A database: a connection URL (opened and closed by whoever takes it) or a pool the caller owns. */
 export type FleetStore = string | PgPool;
 
+/** Options of `openFleetClient`. */
+export interface FleetClientOptions {
+  /**
+   * The workers' `deadAfterMs` (ms, default 5000; decision 0040): a follower of a running turn
+   * whose worker's liveness lock is gone ends `worker-lost` once no worker has held its lock for
+   * this long (nobody is left to recover the turn); it looks that often while the turn runs.
+   */
+  readonly deadAfterMs?: number;
+}
+
 export interface WorkerOptions {
   /** The database (it must have been migrated: `migrateFleet`, `keelson db migrate`). */
   readonly store: FleetStore;

@@ -58,6 +58,15 @@ test("with no worker alive for the grace, the turn is lost at once, not after tw
   expect(lapsed.judge(turn, gone, 5000).kind).toBe("lost");
 });
 
+test("a shorter deadAfterMs (the client's option) shortens the looks and the no-worker verdict alike", () => {
+  const judge = new LeaseJudge(500);
+  expect(judge.judge(turn, state({}), 0)).toEqual({ kind: "alive", recheckMs: 500 });
+  const orphaned = state({ ownerLive: false, liveWorkers: 0 });
+  expect(judge.judge(turn, orphaned, 100)).toEqual({ kind: "suspect", recheckMs: 100 });
+  expect(judge.judge(turn, orphaned, 599).kind).toBe("suspect");
+  expect(judge.judge(turn, orphaned, 600).kind).toBe("lost");
+});
+
 test("a lapsed lease with workers alive waits one lease for their recovery, then is lost; a new attempt starts over", () => {
   const judge = new LeaseJudge();
   const lapsed = state({ leased: false, expiresInMs: -10, ownerLive: null, liveWorkers: 3 });

@@ -5,7 +5,8 @@
 // worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
 // have lapsed; with no worker left, the follower ends worker-lost within seconds; a worker whose
 // every connection is terminated takes its lock back and keeps its turn.
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
+import { type FleetClient, FleetError, openFleetClient } from "../../src/fleet/index.js";
 import { openPool } from "../../src/fleet/fleet-pool.js";
 import { sweepWorkers, WORKER_LOCK_CLASS, WorkerLiveness } from "../../src/fleet/worker-liveness.js";
 import type { PgPool } from "../../src/store/postgres/index.js";
@@ -196,8 +197,8 @@ const logged = (sessionId: string) => async (): Promise<boolean> => {
 };
 
 /** A followed turn parked in its tool on a worker of its own, its prompt and call committed. */
-async function parkedTurn(sessionId: string, prompt: string) {
-  const client = await database().client();
+async function parkedTurn(sessionId: string, prompt: string, client?: FleetClient) {
+  client ??= await database().client();
   const id = await client.enqueueTurn({ sessionId, prompt: `${prompt} [park]`, profile: "echo" });
   const follower = follow(client.stream(id));
   const worker = startWorker();
@@ -223,7 +224,10 @@ test("a worker SIGKILLed mid-turn under a 2-minute lease: its turn is recovered 
 
 test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker-lost within seconds, not two leases", async () => {
   // (Earlier tests' workers, SIGKILLed after each test, must not count as alive: they are not.)
-  const { client, id, follower, worker: doomed, held } = await parkedTurn("lv-alone", "nobody comes");
+  // A client told the workers' grace (500 ms, as startWorker's here): it looks every 500 ms.
+  const own = await openFleetClient(database().url, { deadAfterMs: Number(DEAD_AFTER_MS) });
+  onTestFinished(() => own.close());
+  const { client, id, follower, worker: doomed, held } = await parkedTurn("lv-alone", "nobody comes", own);
   doomed.signal("SIGKILL");
   await doomed.exited;
   const error = await follower.ended.then(
@@ -261,3 +265,17 @@ test("a worker whose every connection is terminated keeps its turn: it takes its
   expect((await client.turn(id)).status).toBe("running");
   expect(victim.stderr()).not.toMatch(/abandoned/);
 }, 60_000);
+
+test("openFleetClient refuses a deadAfterMs that is no integer ≥ 100, before it opens anything", async () => {
+  const cases: [unknown, string][] = [
+    [0, "0"],
+    [99, "99"],
+    [1.5, "1.5"],
+    [Number.NaN, "NaN"],
+    ["500", '"500"'],
+  ];
+  for (const [deadAfterMs, shown] of cases)
+    await expect(
+      openFleetClient("postgres://nobody@127.0.0.1:1/none", { deadAfterMs: deadAfterMs as number }),
+    ).rejects.toThrow(new FleetError("invalid-options", `deadAfterMs must be an integer ≥ 100, got ${shown}`));
+});
