@@ -9,7 +9,7 @@ import { expect, onTestFinished, test } from "vitest";
 import { type FleetClient, FleetError, openFleetClient } from "../../src/fleet/index.js";
 import { openPool } from "../../src/fleet/fleet-pool.js";
 import { sweepWorkers, WORKER_LOCK_CLASS, WorkerLiveness } from "../../src/fleet/worker-liveness.js";
-import type { PgPool } from "../../src/store/postgres/index.js";
+import type { PgClient, PgPool } from "../../src/store/postgres/index.js";
 import { until } from "../support/until.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { follow } from "./follow-support.js";
@@ -64,15 +64,22 @@ async function leasedSession(id: string, owner: string): Promise<void> {
 }
 
 /** A pool over the test database whose new connections can be refused (`refuse()`): a worker's host gone. */
-async function refusablePool(): Promise<{ pool: PgPool; refuse: () => void; close: () => Promise<void> }> {
+async function refusablePool() {
   const opened = await openPool(database().url, { max: 4, applicationName: "keelson-test liveness" });
   let refused = false;
+  /** The connections handed out, latest last. */
+  const connected: PgClient[] = [];
   const pool: PgPool = {
     query: (text, values) => opened.pool.query(text, values),
-    connect: () => (refused ? Promise.reject(new Error("connect ECONNREFUSED (the test's)")) : opened.pool.connect()),
+    connect: async () => {
+      if (refused) throw new Error("connect ECONNREFUSED (the test's)");
+      const client = await opened.pool.connect();
+      connected.push(client);
+      return client;
+    },
     end: () => opened.pool.end(),
   };
-  return { pool, refuse: () => (refused = true), close: () => opened.close() };
+  return { pool, connected, refuse: () => (refused = true), close: () => opened.close() };
 }
 
 /** One sweep over a pool of its own (as another worker's claim runs it). */
@@ -86,13 +93,20 @@ async function sweep(graceMs: number) {
 }
 
 test("a worker that loses its connection takes its lock again at once: the sweep never counts it dead", async () => {
-  const { pool, close } = await refusablePool();
+  const { pool, connected, close } = await refusablePool();
   const errors: unknown[] = [];
   const liveness = new WorkerLiveness(pool, "w-reconnects", (e) => errors.push(e));
   try {
     await liveness.start();
     const first = await workerRow("w-reconnects");
     expect(first).toMatchObject({ lock_key: liveness.lockKey, missing_since: null });
+    // The server probes that connection: a vanished host loses its lock in seconds, not hours.
+    const { rows: probes } = await connected
+      .at(-1)!
+      .query<Record<string, string>>(
+        "SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_count') AS count, current_setting('tcp_user_timeout') AS timeout",
+      );
+    expect(probes).toEqual([{ idle: "5", count: "3", timeout: "10000" }]);
     await leasedSession("s-reconnects", "w-reconnects");
     await terminateLockHolder(liveness.lockKey);
     await until(
