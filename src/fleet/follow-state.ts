@@ -8,10 +8,10 @@
 // worker that may never come. Every time is the server's, measured as a duration.
 // Liveness (decision 0040): a live lease whose worker no longer holds its liveness lock (killed)
 // is `suspect`, looked at every second: another live worker counts it dead after its grace and
-// recovers the turn (its end reaches the follower through the log); with no live worker left
-// for `deadAfterMs` (the client's option, default DEFAULT_DEAD_AFTER_MS), nobody will, and the turn is `lost` at once — seconds after the kill,
-// not two leases. A live lease of a live worker is looked at every `deadAfterMs` (not only
-// at its expiry), so that kill is seen.
+// recovers the turn (its end reaches the follower through the log); with no live worker left for
+// `deadAfterMs` (the client's option, default DEFAULT_DEAD_AFTER_MS), nobody will, and the turn
+// is `lost` at once — seconds after the kill, not two leases. A live lease of a live worker is
+// looked at every `deadAfterMs` (not only at its expiry), so that kill is seen.
 import type { PgPool } from "../store/postgres/index.js";
 import { fleetDbError } from "./fleet-pool.js";
 import { FOLLOW_STATE } from "./turn-queries.js";

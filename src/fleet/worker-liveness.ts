@@ -23,14 +23,13 @@ import type { PgClient, PgPool } from "../store/postgres/index.js";
 export const WORKER_LOCK_CLASS = 0x6b6c7377;
 /** Default time a worker's liveness lock may be gone before the fleet counts the worker dead. */
 export const DEFAULT_DEAD_AFTER_MS = 5000;
+/** SQL: the `pg_locks` row `l` is the liveness lock of the `keelson_workers` row `w`, held, in this database. */
+const LOCK_OF_W = `l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ${WORKER_LOCK_CLASS}::oid
+  AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 /** SQL: whether the liveness lock of the `keelson_workers` row aliased `w` is held now (by any session of this database). */
-export const LOCK_HELD = `EXISTS (SELECT 1 FROM pg_locks l
-  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ${WORKER_LOCK_CLASS}::oid
-    AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+export const LOCK_HELD = `EXISTS (SELECT 1 FROM pg_locks l WHERE ${LOCK_OF_W})`;
 /** SQL: how many registered workers hold their liveness locks (one read of pg_locks). */
-export const LIVE_WORKERS = `SELECT count(*)::integer FROM keelson_workers w JOIN pg_locks l
-  ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ${WORKER_LOCK_CLASS}::oid
-    AND l.objid = w.lock_key::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+export const LIVE_WORKERS = `SELECT count(*)::integer FROM keelson_workers w JOIN pg_locks l ON ${LOCK_OF_W}`;
 /** The sweep's own transaction-scoped lock: one sweep at a time fleet-wide (the others skip). */
 const SWEEP_LOCK = 0x6b6c7378;
 const REOPEN_FIRST_MS = 100;
