@@ -8,7 +8,8 @@
 // `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. The answer and the
 // error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
 // · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
-// turn stays queued or running).
+// turn stays queued or running). --dead-after-ms tells the follower the workers' setting (decision
+// 0040): with no worker holding its liveness lock that long, the followed turn is lost (exit 6).
 //
 // Nothing is queued that this command cannot then report on: with --follow, what can refuse the
 // follow — the schema, reading the fleet's follow key (decision 0037) — is checked before the
@@ -31,6 +32,7 @@ interface SendFlags {
   wait: boolean;
   follow?: boolean;
   timeoutMs?: string;
+  deadAfterMs?: string;
   json?: boolean;
 }
 
@@ -59,10 +61,16 @@ export function registerSend(program: Command): void {
     .option("--no-wait", "print the turn id and exit without waiting")
     .option("--follow", "print the answer as it streams from the worker running the turn (--json: every event)")
     .option("--timeout-ms <ms>", "give up waiting after this long (exit 8; the turn is unaffected)")
+    .option(
+      "--dead-after-ms <ms>",
+      "the workers' --dead-after-ms (default 5000): how long a worker may be without its liveness lock before the turn is given up as lost",
+    )
     .option("--json", "print the turn's record as JSON instead of the answer")
     .action(async (id: string, prompt: string, flags: SendFlags) => {
       const url = postgresStore(flags.store, "send");
       const timeoutMs = flags.timeoutMs === undefined ? undefined : integer("--timeout-ms", flags.timeoutMs, 1);
+      const deadAfterMs =
+        flags.deadAfterMs === undefined ? undefined : integer("--dead-after-ms", flags.deadAfterMs, 100);
       if (prompt.trim() === "") throw new CliError("the prompt is empty");
       if (flags.follow === true && !flags.wait) throw new CliError("--follow and --no-wait exclude each other");
       const profile = flags.profile;
@@ -71,7 +79,7 @@ export function registerSend(program: Command): void {
           "send needs --profile NAME: the agent profile a worker serves (a worker's --profiles module names them; `--profile emulator` is the built-in rule-based emulator, served by `keelson worker --emulator`)",
         );
       const { FleetError, openFleetClient } = await import("../fleet/index.js");
-      const client = await openFleetClient(url);
+      const client = await openFleetClient(url, deadAfterMs === undefined ? {} : { deadAfterMs });
       try {
         if (flags.follow === true) await client.checkFollow(); // refused: nothing is queued
         let turnId: string;

@@ -3,7 +3,8 @@
 // leases at once. In-process: the sweep's verdicts on a worker that reconnects, one that cannot,
 // one that stopped. With real `keelson worker` processes and a 2-minute lease: a SIGKILLed
 // worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
-// have lapsed; with no worker left, the follower ends worker-lost within seconds; a worker whose
+// have lapsed; with no worker left, the follower (and `keelson send --follow --dead-after-ms`)
+// ends worker-lost within seconds; a worker whose
 // every connection is terminated takes its lock back and keeps its turn.
 import { expect, onTestFinished, test } from "vitest";
 import { type FleetClient, FleetError, openFleetClient } from "../../src/fleet/index.js";
@@ -13,7 +14,7 @@ import type { PgClient, PgPool } from "../../src/store/postgres/index.js";
 import { until } from "../support/until.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 import { follow } from "./follow-support.js";
-import { useProcesses } from "./worker-process.js";
+import { runCli, useProcesses } from "./worker-process.js";
 
 const database = useFleetDatabase();
 /** Far longer than a test: whatever ends a lease here is the liveness sweep, not the lease's end. */
@@ -254,6 +255,50 @@ test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker
   });
   expect(await lease("lv-alone")).toMatchObject({ owner: held.owner, live: true }); // still its lease: ended by judgment, not expiry
   expect((await client.turn(id)).status).toBe("running"); // left for the next worker to close
+}, 60_000);
+
+test("keelson send --follow --dead-after-ms: the only worker SIGKILLed, the command exits 6 (worker lost) within seconds", async () => {
+  const sent = processes.track(
+    runCli([
+      "send",
+      "--store",
+      database().url,
+      "lv-cli",
+      "nobody comes [park]",
+      "--profile",
+      "echo",
+      "--follow",
+      "--dead-after-ms",
+      DEAD_AFTER_MS,
+    ]),
+  );
+  const doomed = startWorker();
+  await until(logged("lv-cli"), "the prompt and the call to be committed");
+  await until(async () => (await lease("lv-cli")).live, "the worker's lease");
+  const killedAt = Date.now();
+  doomed.signal("SIGKILL");
+  await doomed.exited;
+  const { code } = await sent.exited;
+  expect(code, sent.stderr()).toBe(6);
+  expect(sent.stderr()).toMatch(/no worker is alive to recover it/);
+  // Judged by the liveness lock at the grace it was given (500 ms): with the default, 5 s, the
+  // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
+  expect(Date.now() - killedAt).toBeLessThan(5_000);
+  expect(await lease("lv-cli")).toMatchObject({ live: true });
+  const refused = runCli([
+    "send",
+    "--store",
+    database().url,
+    "lv-cli",
+    "x",
+    "--profile",
+    "echo",
+    "--follow",
+    "--dead-after-ms",
+    "99",
+  ]);
+  expect((await refused.exited).code).toBe(2);
+  expect(refused.stderr()).toMatch(/--dead-after-ms/);
 }, 60_000);
 
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
