@@ -57,17 +57,32 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
 }
 
 /**
- * Where to follow from to replay the open turn from its start (its `turn/start` − 1): what a
- * `useChat` reconnect wants, a whole message. Undefined when no turn is open.
+ * Where to follow from to replay the open turn's message from its start: what a `useChat`
+ * reconnect wants, a whole message. That is the open turn's `turn/start` − 1 — or, when the open
+ * turn answers a paused one (trigger `approval`; the page shows it in the paused turn's message),
+ * the start of the first turn of that chain, so the replay rebuilds the paused parts too and the
+ * UI stream goes on across the pause (ui-encoder.ts). Undefined when no turn is open.
  */
 export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eventAt">): number | undefined {
   if (session.openTurn === null) return undefined;
+  let turn: number = session.openTurn;
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const event = session.eventAt(seq);
-    if (event?.type === "turn/start" && (event as SessionEvent<"turn/start">).data.turn === session.openTurn)
-      return seq - 1;
+    if (event?.type !== "turn/start") continue;
+    const data = (event as SessionEvent<"turn/start">).data;
+    if (data.turn !== turn) continue;
+    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return seq - 1;
+    turn = turn - 1; // the paused turn this one answers: its message starts there
   }
   return undefined;
+}
+
+/** Whether the event before `seq` ends a turn paused for a person (what a continuation continues). */
+function pausedBefore(session: Pick<Session, "eventAt">, seq: number): boolean {
+  const before = session.eventAt(seq - 1);
+  if (before?.type !== "turn/end") return false;
+  const kind = (before as SessionEvent<"turn/end">).data.reason.kind;
+  return kind === "awaiting-approval" || kind === "awaiting-input";
 }
 
 /** `ServeError('invalid-argument')` unless `request` has headers to read (a Request, an IncomingMessage, `{ headers, url? }`). */

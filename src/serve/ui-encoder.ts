@@ -72,6 +72,12 @@ export class UIMessageEncoder {
   #continuation = false;
   /** Subagents' pauses shown as parts, and their answers (ui-subagent.ts). */
   readonly #subagents = new SubagentParts();
+  /**
+   * A paused turn's `finish`, held until the next event: when that is the turn that answers it (a
+   * replay of the whole message, `openTurnFrom`), the message goes on; anything else, or the end
+   * of the events, sends it.
+   */
+  #pausedFinish: UIMessageChunk | undefined;
 
   /** Throws `ServeError('invalid-options')` for options of the wrong type (a `messageId` that is no string). */
   constructor(options: UIEncoderOptions = {}) {
@@ -88,6 +94,17 @@ export class UIMessageEncoder {
   encode(value: TurnEvent): UIMessageChunk[] {
     if (this.#finished) return [];
     const event = turnEventOf(value);
+    if (this.#pausedFinish !== undefined) {
+      const finish = this.#pausedFinish;
+      this.#pausedFinish = undefined;
+      if (!(event.type === "turn-start" && event.trigger === "approval")) {
+        this.#finished = true;
+        return [finish];
+      }
+      // The paused turn's continuation, in the same stream: the message's parts are this stream's.
+      this.#continuation = true;
+      this.#continues = event.turn;
+    }
     // The position first: a client that sees `finish` has already seen the turn-end's seq.
     const out: UIMessageChunk[] =
       "seq" in event && this.#options.keelsonData !== false
@@ -108,9 +125,15 @@ export class UIMessageEncoder {
     return [...this.#start(turn), ...out];
   }
 
-  /** The chunks that end the message when the events ended without a `turn-end`, or threw. */
+  /** The chunks that end the message when the events ended without a `turn-end` (or at a paused one), or threw. */
   end(error?: { readonly error: unknown }): UIMessageChunk[] {
     if (this.#finished) return [];
+    const paused = this.#pausedFinish;
+    this.#pausedFinish = undefined;
+    if (paused !== undefined && error === undefined) {
+      this.#finished = true;
+      return [paused];
+    }
     const out = [...this.#start(undefined), ...this.#closeStep()];
     this.#finished = true;
     if (error === undefined) return [...out, { type: "finish" }];
@@ -249,8 +272,10 @@ export class UIMessageEncoder {
       case "awaiting-approval":
       case "awaiting-input":
         // The tool parts wait (`approval-requested`, or input-available for a question); a decision
-        // or an answer continues the turn in a new stream.
-        return [...out, finish("other")];
+        // or an answer continues the turn — in a new stream, or next in this one (a replay).
+        this.#finished = false;
+        this.#pausedFinish = finish("other");
+        return out;
       case "rejected":
         return [...out, { type: "error", errorText: boundedErrorText(`rejected: ${reason.reason}`) }, finish("other")];
       case "interrupted":

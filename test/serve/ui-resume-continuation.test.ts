@@ -1,0 +1,171 @@
+// useChat's reconnect (`resume: true`) while a continuation runs — the turn that answers a paused
+// one, which the page shows in the paused turn's message. The reconnect replays from where that
+// message starts (`openTurnFrom`: the first turn of the chain, not the continuation's own start),
+// and the UI stream goes on across the paused turn's end into its continuation, so the AI SDK's
+// own `Chat` rebuilds ONE message, with the log's id, and ends with what `uiMessagesFromLog`
+// rebuilds: no second message for the continuation, no part of the paused turn lost.
+import { Chat } from "@ai-sdk/react";
+import { DefaultChatTransport, type UIMessage } from "ai";
+import { describe, expect, test } from "vitest";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { createAgent, type TurnOutcome } from "../../src/loop/index.js";
+import {
+  openTurnFrom,
+  toUIMessageStream,
+  type UIMessageChunk,
+  uiMessageStreamResponse,
+  uiMessagesFromLog,
+} from "../../src/serve/index.js";
+import { deployTool } from "../support/approval-tools.js";
+import { assemble, collect, expectValidChunks, waitingTool } from "./support.js";
+
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * Messages as a replay can rebuild them: the page's own approval answer (`approval.approved`,
+ * `approval.reason`) has no chunk in the protocol — the replayed part shows the call's outcome
+ * (its output, or `output-denied`) and the approval's id; a reload from the log shows all of it.
+ */
+const withoutAnswers = (messages: readonly (UIMessage | undefined)[]): unknown =>
+  plain(messages).map((message) => ({
+    ...message,
+    parts: message!.parts.map((part) => {
+      const approval = (part as { approval?: { id: string } }).approval;
+      return approval === undefined ? part : { ...part, approval: { id: approval.id } };
+    }),
+  }));
+
+/** A model that deploys (approval), then waits in a tool, then answers — or, `pausesTwice`, deploys again first. */
+function continuingAgent(pausesTwice = false) {
+  const ran: string[] = [];
+  const { tool, gate, running } = waitingTool();
+  const provider = new ScriptedProvider([
+    { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "staging" } }] },
+    ...(pausesTwice ? [{ text: "and prod", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }] : []),
+    { text: "checking", toolCalls: [{ name: "wait" }] },
+    { text: "all done" },
+  ]);
+  const agent = createAgent({ provider, model: "m", tools: [deployTool(ran), tool] });
+  return { agent, gate, running, ran };
+}
+
+/** Approves (or denies) the one pending call, as the page's answer does; the continuation's outcome (not awaited here). */
+function approvePending(agent: ReturnType<typeof continuingAgent>["agent"], approve = true): Promise<TurnOutcome> {
+  const [pending] = agent.pendingApprovals();
+  return agent.decide(pending!.callId, { approve, by: "page", ...(approve ? {} : { note: "not prod" }) });
+}
+
+/** The page's reconnect: `<api>/<chatId>/stream` → the chain's replay, or 204. */
+function resumeTransport(agent: ReturnType<typeof continuingAgent>["agent"]) {
+  return new DefaultChatTransport({
+    api: "http://keelson.invalid/api/chat",
+    fetch: async () => {
+      const from = openTurnFrom(agent.session);
+      if (from === undefined) return new Response(null, { status: 204 });
+      return uiMessageStreamResponse(agent.follow({ from }));
+    },
+  });
+}
+
+describe("useChat's reconnect during a continuation", () => {
+  test("openTurnFrom names the start of the paused turn whose message the continuation goes on in", async () => {
+    const { agent, gate, running } = continuingAgent(true);
+    const first = agent.send("ship it");
+    expect((await first).reason.kind).toBe("awaiting-approval");
+    const pausedStart = agent.session.events.findIndex((e) => e.type === "turn/start") - 1; // turn 1's
+    expect((await approvePending(agent)).reason.kind).toBe("awaiting-approval"); // turn 2 continues turn 1, pauses again
+    const last = approvePending(agent); // turn 3 continues both
+    await running.promise;
+    expect(agent.session.openTurn).toBe(3);
+    expect(openTurnFrom(agent.session)).toBe(pausedStart);
+    gate.resolve();
+    expect((await last).reason.kind).toBe("completed");
+    expect(openTurnFrom(agent.session)).toBeUndefined();
+    await agent.dispose();
+  });
+
+  test("the reloaded page resumes into the paused turn's message: one message, the log's, at the end", async () => {
+    const { agent, gate, running, ran } = continuingAgent();
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    const continued = approvePending(agent);
+    await running.promise; // the continuation waits in its tool: the page reloads here
+    const reloaded = plain(uiMessagesFromLog(agent.session));
+    expect(reloaded.map((m) => m.id)).toEqual([expect.any(String), "turn-1"]);
+    const chat = new Chat<UIMessage>({ id: "chat-1", messages: reloaded, transport: resumeTransport(agent) });
+    const resumed = chat.resumeStream();
+    await until(() => chat.status === "streaming");
+    gate.resolve();
+    await resumed;
+    expect((await continued).reason.kind).toBe("completed");
+    expect(chat.status).toBe("ready");
+    expect(ran).toEqual(["staging"]);
+    expect(withoutAnswers(chat.messages)).toEqual(withoutAnswers(uiMessagesFromLog(agent.session)));
+    const [, message] = chat.messages;
+    expect(message?.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual([
+      "deploying",
+      "checking",
+      "all done",
+    ]);
+    await agent.dispose();
+  });
+
+  test("two pauses, one approved and one denied: the reconnect during the second continuation rebuilds the one message", async () => {
+    const { agent, gate, running, ran } = continuingAgent(true);
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    expect((await approvePending(agent)).reason.kind).toBe("awaiting-approval");
+    const continued = approvePending(agent, false);
+    await running.promise;
+    const chat = new Chat<UIMessage>({
+      id: "chat-1",
+      messages: plain(uiMessagesFromLog(agent.session)),
+      transport: resumeTransport(agent),
+    });
+    const resumed = chat.resumeStream();
+    await until(() => chat.status === "streaming");
+    gate.resolve();
+    await resumed;
+    expect((await continued).reason.kind).toBe("completed");
+    expect(ran).toEqual(["staging"]);
+    expect(chat.messages.map((m) => m.id)).toEqual([expect.any(String), "turn-1"]);
+    const states = chat.messages[1]!.parts.flatMap((p) =>
+      "state" in p && p.type.startsWith("tool-") ? [p.state] : [],
+    );
+    expect(states).toEqual(["output-available", "output-denied", "output-available"]);
+    expect(withoutAnswers(chat.messages)).toEqual(withoutAnswers(uiMessagesFromLog(agent.session)));
+    await agent.dispose();
+  });
+
+  test("the replay's chunks: one start with the paused turn's id, no finish at the pause, one at the end", async () => {
+    const { agent, gate, running } = continuingAgent();
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    const continued = approvePending(agent);
+    await running.promise;
+    const read = collect(toUIMessageStream(agent.follow({ from: openTurnFrom(agent.session)! })));
+    gate.resolve();
+    const chunks: UIMessageChunk[] = await read;
+    expect((await continued).reason.kind).toBe("completed");
+    await expectValidChunks(chunks);
+    expect(chunks.filter((c) => c.type === "start")).toEqual([{ type: "start", messageId: "turn-1" }]);
+    expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "stop" }]);
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+    const { message, errors } = await assemble(chunks);
+    expect(errors).toEqual([]);
+    expect(withoutAnswers([message])).toEqual(withoutAnswers([uiMessagesFromLog(agent.session).at(-1)]));
+    await agent.dispose();
+  });
+
+  test("a paused turn replayed alone still ends its message at the pause (finish, reason other)", async () => {
+    const { agent } = continuingAgent();
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    const chunks = await collect(toUIMessageStream(agent.follow({ from: -1 })));
+    await expectValidChunks(chunks);
+    expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "other" }]);
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+    await agent.dispose();
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(check()).toBe(true);
+}
