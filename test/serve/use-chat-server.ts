@@ -3,7 +3,8 @@
 // (`uiMessagesFromLog`); POST /api/chat runs the last user message as a turn — or the page's
 // answers to pending approvals and questions as the continuation of the paused turn — and
 // streams it as the UI message stream, cancelling the turn when the client goes away (the stop
-// button).
+// button) unless started with `cancelOnDisconnect: false`; GET /api/chat/<id>/stream is useChat's
+// reconnect: the open turn's message replayed from its start (`openTurnFrom`), or 204 when idle.
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import type { Agent } from "../../src/loop/index.js";
 import {
+  openTurnFrom,
   parseChatRequest,
   pipeUIMessageStream,
   readJsonBody,
@@ -41,10 +43,14 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-export async function startChatServer(agent: Agent): Promise<ChatServer> {
+export async function startChatServer(
+  agent: Agent,
+  options: { cancelOnDisconnect?: boolean } = {},
+): Promise<ChatServer> {
   const [script, html] = await Promise.all([bundle(), readFile(join(PAGE, "index.html"), "utf8")]);
+  const cancelOnDisconnect = options.cancelOnDisconnect ?? true;
   const server: Server = createServer((req, res) => {
-    route(agent, req, res, { script, html }).catch((error: unknown) => {
+    route(agent, req, res, { script, html, cancelOnDisconnect }).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(error instanceof ServeError ? error.status : 500);
       res.end(String(error));
     });
@@ -63,7 +69,7 @@ async function route(
   agent: Agent,
   req: IncomingMessage,
   res: ServerResponse,
-  page: { readonly script: string; readonly html: string },
+  page: { readonly script: string; readonly html: string; readonly cancelOnDisconnect: boolean },
 ): Promise<void> {
   const path = new URL(req.url ?? "/", "http://localhost").pathname;
   if (req.method === "GET" && path === "/") {
@@ -76,7 +82,11 @@ async function route(
     // useChat's transport sends application/json: the door a real page passes.
     const chat = parseChatRequest(await readJsonBody(req), { pending: agent, by: "page-user" });
     const turn = chat.kind === "prompt" ? agent.stream(chat.content) : agent.streamAnswers(chat);
-    await pipeUIMessageStream(turn, res, { cancelOnDisconnect: true });
+    await pipeUIMessageStream(turn, res, { cancelOnDisconnect: page.cancelOnDisconnect });
+  } else if (req.method === "GET" && path === "/api/chat/keelson-chat/stream") {
+    const from = openTurnFrom(agent.session);
+    if (from === undefined) res.writeHead(204).end();
+    else await pipeUIMessageStream(agent.follow({ from }), res);
   } else {
     res.writeHead(404).end();
   }

@@ -4,7 +4,9 @@
 // a tool call renders with its result, the stop button cancels the turn (the log says aborted),
 // and a reload shows the stored history. Then (#23) a second agent whose tools wait for a person:
 // the page approves, denies and answers a question, and each continuation streams into the same
-// assistant message. Every wait is on the DOM, never on time.
+// assistant message. Last, a page with useChat's `resume: true` reloaded while a continuation
+// runs reconnects into the paused turn's one message and follows it to its end. Every wait is on
+// the DOM, never on time.
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
@@ -14,7 +16,7 @@ import type { SessionEvent } from "../../src/session/index.js";
 import { chromiumBinary } from "../support/chromium.js";
 import { deferred } from "../support/deferred.js";
 import { deployTool } from "../support/approval-tools.js";
-import { chunkProvider, echo, finish, textChunks, usage } from "./support.js";
+import { chunkProvider, echo, finish, textChunks, usage, waitingTool } from "./support.js";
 import { type ChatServer, startChatServer } from "./use-chat-server.js";
 
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"];
@@ -59,13 +61,13 @@ const showing = (selector: string, text: string) =>
 const status = (value: string) => showing("#status", value);
 const text = async (selector: string) => (await page.textContent(selector)) ?? "";
 
-/** Serves `next` to a new page of the browser, and closes both afterwards. */
-async function openPage(next: Agent): Promise<void> {
+/** Serves `next` to a new page of the browser, and closes both afterwards; `resume`: the page reconnects (and the server keeps a turn whose client left). */
+async function openPage(next: Agent, resume = false): Promise<void> {
   agent = next;
-  server = await startChatServer(agent);
+  server = await startChatServer(agent, { cancelOnDisconnect: !resume });
   page = await browser.newPage();
   page.setDefaultTimeout(30_000);
-  await page.goto(server.origin);
+  await page.goto(resume ? `${server.origin}/?resume` : server.origin);
   await status("ready");
 }
 
@@ -215,5 +217,57 @@ describe("answering approvals and questions from the page (#23)", () => {
     await status("ready");
     expect(await assistants()).toEqual(["turn-1", "turn-3", "turn-5"]);
     expect(await page.textContent("#messages")).toBe(before);
+  }, 60_000);
+});
+
+describe("useChat's reconnect (resume: true) while a continuation runs", () => {
+  const { tool: wait, gate, running } = waitingTool();
+  /** "deploy X" → deploy(X) (approval); its result → the wait tool (held until `gate`); that result → "Done: …". */
+  function replyThenWait(request: ProviderRequest) {
+    const last = request.messages.at(-1)!;
+    if (last.role === "tool") {
+      const result = last.content[0]!;
+      const said = result.type === "tool-result" ? result.content.map((p) => ("text" in p ? p.text : "")).join("") : "";
+      return said === "waited" ? { text: "Done: waited" } : { text: "checking", toolCalls: [{ name: "wait" }] };
+    }
+    return reply(request);
+  }
+  beforeAll(
+    () =>
+      openPage(
+        createAgent({
+          provider: new ScriptedProvider([], { fallback: replyThenWait }),
+          model: "m",
+          tools: [deploy, wait],
+        }),
+        true,
+      ),
+    180_000,
+  );
+  afterAll(closePage);
+
+  it("a reload mid-continuation resumes into the paused turn's message and follows it to its end", async () => {
+    ran.length = 0;
+    await page.fill("#prompt", "deploy staging");
+    await page.click("#send");
+    await page.waitForSelector("[data-id=turn-1] [data-state=approval-requested] [data-action=approve]");
+    await status("ready");
+    await page.click("[data-action=approve]");
+    await running.promise; // the continuation (turn 2) waits in its tool
+    await showing("[data-id=turn-1] [data-tool=wait]", "{}");
+    await page.reload(); // the page's POST is cut: the turn goes on (no cancel on disconnect)
+    await status("streaming"); // reconnected: the replay from turn 1's start, then live
+    expect(await assistants()).toEqual(["turn-1"]);
+    expect(await text("[data-id=turn-1] [data-tool=deploy] output")).toBe("deployed staging");
+    gate.resolve();
+    await showing("[data-id=turn-1]", "Done: waited");
+    await status("ready");
+    expect(await assistants()).toEqual(["turn-1"]); // the continuation is no message of its own
+    expect(ran).toEqual(["staging"]);
+    const live = await page.textContent("#messages");
+    await page.reload(); // the log's view, and nothing left to resume (204)
+    await status("ready");
+    expect(await page.textContent("#messages")).toBe(live);
+    expect(await page.$$("#error")).toHaveLength(0);
   }, 60_000);
 });

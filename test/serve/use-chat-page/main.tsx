@@ -3,8 +3,9 @@
 // A tool call that waits for approval shows Approve / Deny (`addToolApprovalResponse`); an
 // `ask_user` question shows a field (`addToolOutput`); once the step's every request is answered
 // the answers are sent (`sendAutomaticallyWhen`) and the turn continues in the same message.
-// Bundled by esbuild at test time (test/serve/use-chat.test.ts); React renders every text, so
-// nothing is escaped by hand.
+// With `?resume` in its address the page reconnects to a turn in flight when it loads (useChat's
+// `resume: true`: GET /api/chat/<id>/stream). Bundled by esbuild at test time
+// (test/serve/use-chat.test.ts); React renders every text, so nothing is escaped by hand.
 import { useChat } from "@ai-sdk/react";
 import {
   DefaultChatTransport,
@@ -93,6 +94,7 @@ function Chat({ initial }: { readonly initial: UIMessage[] }) {
   const { messages, sendMessage, status, stop, error, addToolApprovalResponse, addToolOutput } = useChat({
     id: "keelson-chat",
     messages: initial,
+    resume: new URLSearchParams(location.search).has("resume"),
     transport: new DefaultChatTransport({ api: "/api/chat" }),
     sendAutomaticallyWhen: answersComplete,
   });
