@@ -56,14 +56,19 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
   return from;
 }
 
+/** What `openTurnFrom` reads: a Session (or what of one it uses), or a log's events (`host.log(id)`). */
+export type OpenTurnLog = Pick<Session, "openTurn" | "length" | "eventAt"> | readonly SessionEvent[];
+
 /**
  * Where to follow from to replay the open turn's message from its start: what a `useChat`
  * reconnect wants, a whole message. That is the open turn's `turn/start` − 1 — or, when the open
  * turn answers a paused one (trigger `approval`; the page shows it in the paused turn's message),
  * the start of the first turn of that chain, so the replay rebuilds the paused parts too and the
- * UI stream goes on across the pause (ui-encoder.ts). Undefined when no turn is open.
+ * UI stream goes on across the pause (ui-encoder.ts). Undefined when no turn is open. Throws
+ * `ServeError('invalid-argument')` for a value that is neither a session nor an array of events.
  */
-export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eventAt">): number | undefined {
+export function openTurnFrom(log: OpenTurnLog): number | undefined {
+  const session = logView(log);
   if (session.openTurn === null) return undefined;
   let turn: number = session.openTurn;
   for (let seq = session.length - 1; seq >= 0; seq--) {
@@ -75,6 +80,26 @@ export function openTurnFrom(session: Pick<Session, "openTurn" | "length" | "eve
     turn = turn - 1; // the paused turn this one answers: its message starts there
   }
   return undefined;
+}
+
+/** A session as is; a log's events as one (its open turn: the last `turn/start` with no `turn/end` after it). */
+function logView(log: OpenTurnLog): Pick<Session, "openTurn" | "length" | "eventAt"> {
+  if (Array.isArray(log)) {
+    const events = log as readonly SessionEvent[];
+    let openTurn: number | null = null;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const type = events[i]?.type;
+      if (type === "turn/end") break;
+      if (type === "turn/start") {
+        openTurn = (events[i] as SessionEvent<"turn/start">).data.turn;
+        break;
+      }
+    }
+    return { openTurn, length: events.length, eventAt: (seq: number) => events[seq] };
+  }
+  if (typeof log !== "object" || log === null || typeof (log as { eventAt?: unknown }).eventAt !== "function")
+    throw new ServeError("invalid-argument", `openTurnFrom takes a Session or a log's events, got ${valueName(log)}`);
+  return log as Pick<Session, "openTurn" | "length" | "eventAt">;
 }
 
 /** Whether the event before `seq` ends a turn paused for a person (what a continuation continues). */

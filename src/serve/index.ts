@@ -11,7 +11,13 @@ export {
   type PendingRequests,
   parseChatRequest,
 } from "./chat-request.js";
-export { type FollowFromOptions, followFrom, openTurnFrom, type PositionRequest } from "./follow-position.js";
+export {
+  type FollowFromOptions,
+  followFrom,
+  type OpenTurnLog,
+  openTurnFrom,
+  type PositionRequest,
+} from "./follow-position.js";
 export { DEFAULT_MAX_BODY_BYTES, type JsonBodyOptions, readJsonBody } from "./json-body.js";
 export { DEFAULT_KEEP_ALIVE_MS, type KeepAliveOptions } from "./keep-alive.js";
 export { type ReadSSEOptions, readSSE } from "./sse-reader.js";

@@ -4,18 +4,24 @@
 // and the UI stream goes on across the paused turn's end into its continuation, so the AI SDK's
 // own `Chat` rebuilds ONE message, with the log's id, and ends with what `uiMessagesFromLog`
 // rebuilds: no second message for the continuation, no part of the paused turn lost.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Chat } from "@ai-sdk/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
-import { createAgent, type TurnOutcome } from "../../src/loop/index.js";
+import { createAgentHost } from "../../src/host/index.js";
+import { type AgentProfile, createAgent, type TurnOutcome } from "../../src/loop/index.js";
 import {
   openTurnFrom,
+  ServeError,
   toUIMessageStream,
   type UIMessageChunk,
   uiMessageStreamResponse,
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
+import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
 import { assemble, collect, expectValidChunks, waitingTool } from "./support.js";
 
@@ -78,9 +84,14 @@ describe("useChat's reconnect during a continuation", () => {
     await running.promise;
     expect(agent.session.openTurn).toBe(3);
     expect(openTurnFrom(agent.session)).toBe(pausedStart);
+    expect(openTurnFrom(agent.session.events)).toBe(pausedStart); // a log's events (host.log) say the same
     gate.resolve();
     expect((await last).reason.kind).toBe("completed");
     expect(openTurnFrom(agent.session)).toBeUndefined();
+    expect(openTurnFrom(agent.session.events)).toBeUndefined();
+    expect(() => openTurnFrom(42 as never)).toThrow(
+      new ServeError("invalid-argument", "openTurnFrom takes a Session or a log's events, got 42"),
+    );
     await agent.dispose();
   });
 
@@ -152,6 +163,41 @@ describe("useChat's reconnect during a continuation", () => {
     expect(errors).toEqual([]);
     expect(withoutAnswers([message])).toEqual(withoutAnswers([uiMessagesFromLog(agent.session).at(-1)]));
     await agent.dispose();
+  });
+
+  test("through the agent host: openTurnFrom(await host.log(id)), then host.follow, rebuilds the one message", async () => {
+    const root = await mkdtemp(join(tmpdir(), "keelson-resume-host-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const { tool, gate, running } = waitingTool();
+    const ran: string[] = [];
+    const profile: AgentProfile = {
+      provider: () =>
+        new ScriptedProvider([
+          { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "staging" } }] },
+          { text: "checking", toolCalls: [{ name: "wait" }] },
+          { text: "all done" },
+        ]),
+      model: "scripted:host",
+      tools: [deployTool(ran), tool],
+    };
+    const store = new JsonlSessionStore({ root });
+    const host = createAgentHost({ store, profile });
+    expect((await host.send("s1", "ship it")).reason.kind).toBe("awaiting-approval");
+    const [pending] = (await host.pending("s1")).approvals;
+    const continued = host.streamAnswers("s1", { decisions: [{ callId: pending!.callId, approve: true }] });
+    await running.promise;
+    const from = openTurnFrom(await host.log("s1"));
+    expect(from).toBe(-1); // turn 1's start
+    const read = collect(toUIMessageStream(await host.follow("s1", { from: from! })));
+    gate.resolve();
+    const chunks = await read;
+    expect((await continued.outcome).reason.kind).toBe("completed");
+    expect(chunks.filter((c) => c.type === "start")).toEqual([{ type: "start", messageId: "turn-1" }]);
+    const { message } = await assemble(chunks);
+    expect(withoutAnswers([message])).toEqual(withoutAnswers([uiMessagesFromLog(await host.log("s1")).at(-1)]));
+    expect(ran).toEqual(["staging"]);
+    await host.close();
+    await store.close();
   });
 
   test("a paused turn replayed alone still ends its message at the pause (finish, reason other)", async () => {
