@@ -32,6 +32,12 @@ const FIRST_TURN = 10;
 const REPEATS = 3;
 /** Steps of the timed turn (and of the warm-up) in the stream ÷ send pair. */
 const RATIO_STEPS = 2_000;
+/**
+ * Events a drained `agent.stream()` yields per step of the W2 script (a text, then a tool call):
+ * step-start, text-start, two text deltas, text-end, tool-call-start, tool-call-delta,
+ * tool-call-end, assistant-message, tool-call-ready, tool-result, step-end.
+ */
+const EVENTS_PER_STEP = 12;
 
 const root = join(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -56,6 +62,21 @@ async function spawnWorker(config: WorkerConfig): Promise<WorkerResult> {
   );
   const line = stdout.trim().split("\n").at(-1) ?? "";
   return JSON.parse(line) as WorkerResult;
+}
+
+/** The bare iterator protocol's CPU per step for EVENTS_PER_STEP events, in a fresh process (bench/w2/protocol-floor.ts). */
+async function protocolFloor(): Promise<number> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      "--expose-gc",
+      ...KEELSON_FROM_DIST,
+      join(import.meta.dirname, "w2", "protocol-floor.ts"),
+      String(EVENTS_PER_STEP),
+    ],
+    { cwd: root },
+  );
+  return (JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { usPerStep: number }).usPerStep;
 }
 
 /**
@@ -205,9 +226,12 @@ export async function runW2(): Promise<WorkloadResult> {
   const streamed = (await streamOverSend()).map((r) => `${r.messages}: ${num(r.ratio)}×`).join(", ");
   const settledFigures = (rs: Awaited<ReturnType<typeof streamOverSendSettled>>): string =>
     rs.map((r) => `${r.messages}: ${num(r.ratio)}× (${num(r.streamMs)} ÷ ${num(r.sendMs)} ms)`).join(", ");
-  const steady = settledFigures(await streamOverSendSettled(STEADY));
+  const steadyRows = await streamOverSendSettled(STEADY);
+  const steady = settledFigures(steadyRows);
   const afterFullGc = settledFigures(await streamOverSendSettled(AFTER_FULL_GC));
   const latency = await firstEventLatency();
+  const floor = await protocolFloor();
+  const sendAt1k = steadyRows.find((r) => r.messages === 1_000)!.sendMs * 1000;
   const versions = Object.entries(peerVersions())
     .map(([n, v]) => `${n}@${v}`)
     .join(", ");
@@ -235,6 +259,7 @@ export async function runW2(): Promise<WorkloadResult> {
         `agent.stream() drained ÷ agent.send(), CPU per step, ${RATIO_STEPS}-step turns after a ${RATIO_STEPS}-step warm-up, best of ${2 * REPEATS} each in alternating processes: ${streamed} (goal ≤ 1.1×)`,
         `the same, steady (the goal's protocol): per process ${STEADY.turns} ${RATIO_STEPS}-step turns on one agent, GC as the turns cause it, its figure the mean CPU per step of turns ${STEADY.firstTimed}–${STEADY.turns}; ${STEADY.processesPerPath} alternating processes per path, ratio of the medians: ${steady} (goal ≤ 1.1×)`,
         `the same after a forced full GC before each turn (a GC with no turn alive drops the loop's hidden classes; each turn recompiles): median of turns ${AFTER_FULL_GC.firstTimed}–${AFTER_FULL_GC.turns}, ${AFTER_FULL_GC.processesPerPath} processes per path: ${afterFullGc} (not the goal's protocol; reported)`,
+        `the iterator protocol alone, same run: ${EVENTS_PER_STEP} events a step pushed through a bare async iterator (one parked promise each) to a \`for await\` consumer, no Keelson code, costs ${num(floor)} µs of CPU a step (least of five rounds, a fresh process) — ${num(1 + floor / sendAt1k)}× of send()'s steady step at 1k; the rest of the pair's gap is the feed's own work (mapping chunks to events, its bookkeeping) and the loop running beside a consumer`,
         `provider's first chunk → first stream event out, in process: median ${num(latency.median)} ms, p99 ${num(latency.p99)} ms over ${latency.turns} turns (goal: median ≤ 1 ms)`,
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
       ],
@@ -247,6 +272,8 @@ export async function runW2(): Promise<WorkloadResult> {
       versions: peerVersions(),
       results,
       firstEventLatency: latency,
+      streamOverSendSteady: steadyRows,
+      protocolFloorUsPerStep: floor,
     },
   };
 }
