@@ -64,7 +64,8 @@ export type OpenTurnLog = Pick<Session, "openTurn" | "length" | "eventAt"> | rea
  * reconnect wants, a whole message. That is the open turn's `turn/start` − 1 — or, when the open
  * turn answers a paused one (trigger `approval`; the page shows it in the paused turn's message),
  * the start of the first turn of that chain, so the replay rebuilds the paused parts too and the
- * UI stream goes on across the pause (ui-encoder.ts). Undefined when no turn is open. Throws
+ * UI stream goes on across the pause (ui-encoder.ts); when a steering message split the turn
+ * (`turn-<turn>-<seq>` on the page), that message's start. Undefined when no turn is open. Throws
  * `ServeError('invalid-argument')` for a value that is neither a session nor an array of events.
  */
 export function openTurnFrom(log: OpenTurnLog): number | undefined {
@@ -76,10 +77,28 @@ export function openTurnFrom(log: OpenTurnLog): number | undefined {
     if (event?.type !== "turn/start") continue;
     const data = (event as SessionEvent<"turn/start">).data;
     if (data.turn !== turn) continue;
-    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return seq - 1;
+    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return lastSplit(session, seq) - 1;
     turn = turn - 1; // the paused turn this one answers: its message starts there
   }
   return undefined;
+}
+
+/**
+ * Where the page's last message of the turns from `start` on begins: `start`, or the last
+ * steering message logged after a step (uiMessagesFromLog starts a message at the step after it).
+ */
+function lastSplit(session: Pick<Session, "length" | "eventAt">, start: number): number {
+  let from = start;
+  let stepped = false;
+  for (let seq = start + 1; seq < session.length; seq++) {
+    const type = session.eventAt(seq)?.type;
+    if (type === "step/start") stepped = true;
+    else if (type === "steering/message" && stepped) {
+      from = seq;
+      stepped = false;
+    }
+  }
+  return from;
 }
 
 /** A session as is; a log's events as one (its open turn: the last `turn/start` with no `turn/end` after it). */

@@ -11,6 +11,7 @@ import { checkOptions } from "./options-check.js";
 import {
   assistantMessageId,
   boundedErrorText,
+  continuedMessageId,
   isInputError,
   toolErrorText,
   toolInput,
@@ -78,6 +79,13 @@ export class UIMessageEncoder {
    * of the events, sends it.
    */
   #pausedFinish: UIMessageChunk | undefined;
+  /** Whether no event was encoded yet. */
+  #first = true;
+  /**
+   * The stream starts at a steering message (`openTurnFrom` replays the message that follows one): the message is the one `uiMessagesFromLog` names
+   * `turn-<turn>-<seq of its first step-start>`, started there.
+   */
+  #split = false;
 
   /** Throws `ServeError('invalid-options')` for options of the wrong type (a `messageId` that is no string). */
   constructor(options: UIEncoderOptions = {}) {
@@ -105,6 +113,10 @@ export class UIMessageEncoder {
       this.#continuation = true;
       this.#continues = event.turn;
     }
+    if (this.#first) {
+      this.#first = false;
+      this.#split = this.#options.messageId === undefined && splitsTurn(event);
+    }
     // The position first: a client that sees `finish` has already seen the turn-end's seq.
     const out: UIMessageChunk[] =
       "seq" in event && this.#options.keelsonData !== false
@@ -117,6 +129,14 @@ export class UIMessageEncoder {
     if (this.#continuation && this.#continues === undefined && event.type === "turn-start")
       this.#continues = event.turn;
     out.push(...this.#content(event));
+    if (this.#split && !this.#started) {
+      if (event.type === "step-start")
+        return [...this.#start(event.turn, continuedMessageId(event.turn, event.seq)), ...out];
+      if (event.type !== "turn-end") {
+        this.#pending.push(...out);
+        return [];
+      }
+    }
     const turn = "turn" in event ? event.turn : undefined;
     if (!this.#started && turn === undefined && this.#options.messageId === undefined && !this.#continuation) {
       this.#pending.push(...out);
@@ -144,12 +164,14 @@ export class UIMessageEncoder {
     ];
   }
 
-  #start(turn: number | undefined): UIMessageChunk[] {
+  #start(turn: number | undefined, id?: string): UIMessageChunk[] {
     if (this.#started) return [];
     this.#started = true;
     // A continuation keeps the client's message (and its id): a new id would make it a second message.
     const messageId =
-      this.#options.messageId ?? (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
+      this.#options.messageId ??
+      id ??
+      (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
     const pending = this.#pending;
     this.#pending = [];
     return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];
@@ -350,6 +372,9 @@ function toolProgress(event: Extract<TurnEvent, { type: "tool-progress" }>): UIM
   };
   return { type: "data-tool-progress", data, transient: true };
 }
+
+/** A steering message (a prompt logged mid-turn): the turn's later steps are another message (uiMessagesFromLog). */
+const splitsTurn = (event: TurnEvent): boolean => event.type === "log-event" && event.event.type === "steering/message";
 
 /** A turn that logs answers (trigger `approval`) starts here — this session's, or a subagent's first. */
 const startsAnswers = (event: TurnEvent): boolean =>

@@ -47,12 +47,12 @@ export const deployTool = defineTool({
   execute: ({ target }) => `deployed ${target}`,
 });
 
-/** A tool `wait` that says when it runs (`running`) and returns once the test opens `gate`. */
-export function waitingTool() {
+/** A tool `wait` (or `name`) that says when it runs (`running`) and returns once the test opens `gate`. */
+export function waitingTool(name = "wait") {
   const gate = deferred();
   const running = deferred();
   const tool = defineTool({
-    name: "wait",
+    name,
     description: "waits",
     input: jsonSchema({ type: "object", properties: {} }),
     readOnly: true,

@@ -200,6 +200,40 @@ describe("useChat's reconnect during a continuation", () => {
     await store.close();
   });
 
+  test("a turn a steering message split: the reconnect rebuilds the page's second message of it, not the whole turn", async () => {
+    const first = waitingTool("wait_one");
+    const second = waitingTool("wait_two");
+    const tools = [first.tool, second.tool];
+    const provider = new ScriptedProvider([
+      { text: "a", toolCalls: [{ name: "wait_one" }] },
+      { text: "b", toolCalls: [{ name: "wait_two" }] },
+      { text: "done" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools });
+    const outcome = agent.send("go");
+    await first.running.promise;
+    agent.steer("also this");
+    first.gate.resolve();
+    await second.running.promise; // the steering message is logged; step 2 waits in its tool
+    const reloaded = plain(uiMessagesFromLog(agent.session));
+    expect(reloaded.map((m) => m.id)).toEqual([
+      "user-1",
+      "turn-1",
+      expect.stringMatching(/^user-/),
+      expect.stringMatching(/^turn-1-\d+$/),
+    ]);
+    const chat = new Chat<UIMessage>({ id: "chat-1", messages: reloaded, transport: resumeTransport(agent) });
+    const resumed = chat.resumeStream();
+    await until(() => chat.status === "streaming");
+    second.gate.resolve();
+    await resumed;
+    expect((await outcome).reason.kind).toBe("completed");
+    expect(plain(chat.messages)).toEqual(plain(uiMessagesFromLog(agent.session)));
+    const texts = chat.messages.map((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
+    expect(texts).toEqual([["go"], ["a"], ["also this"], ["b", "done"]]);
+    await agent.dispose();
+  });
+
   test("a paused turn replayed alone still ends its message at the pause (finish, reason other)", async () => {
     const { agent } = continuingAgent();
     expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
