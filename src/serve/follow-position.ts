@@ -3,7 +3,9 @@
 // The result is what `agent.follow({ from })` takes. Checked at the boundary: not an integer
 // ≥ -1 is `invalid-position` (HTTP 400), at or past the end of the log `position-beyond-log` (416);
 // a request without headers or a `logLength` that is no integer ≥ 0 is the server's own bug
-// (`invalid-argument`, `invalid-options`).
+// (`invalid-argument`, `invalid-options`). And where a `useChat` reconnect's replay starts
+// (`openTurnFrom`): the first event of the page's message of the open turn, by the same rules as
+// uiMessagesFromLog.
 import type { IncomingMessage } from "node:http";
 import type { Session, SessionEvent } from "../session/index.js";
 import { checkOptions } from "./options-check.js";
@@ -75,8 +77,8 @@ export function openTurnFrom(log: OpenTurnLog): number | undefined {
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const event = session.eventAt(seq);
     if (event?.type !== "turn/start") continue;
-    const data = (event as SessionEvent<"turn/start">).data;
-    if (data.turn !== turn) continue;
+    const data = (event as Partial<SessionEvent<"turn/start">>).data;
+    if (data?.turn !== turn) continue;
     if (data.trigger !== "approval" || !pausedBefore(session, seq)) return lastSplit(session, seq) - 1;
     turn = turn - 1; // the paused turn this one answers: its message starts there
   }
@@ -110,7 +112,8 @@ function logView(log: OpenTurnLog): Pick<Session, "openTurn" | "length" | "event
       const type = events[i]?.type;
       if (type === "turn/end") break;
       if (type === "turn/start") {
-        openTurn = (events[i] as SessionEvent<"turn/start">).data.turn;
+        const turn = (events[i] as Partial<SessionEvent<"turn/start">>).data?.turn;
+        openTurn = typeof turn === "number" ? turn : null;
         break;
       }
     }
@@ -125,7 +128,7 @@ function logView(log: OpenTurnLog): Pick<Session, "openTurn" | "length" | "event
 function pausedBefore(session: Pick<Session, "eventAt">, seq: number): boolean {
   const before = session.eventAt(seq - 1);
   if (before?.type !== "turn/end") return false;
-  const kind = (before as SessionEvent<"turn/end">).data.reason.kind;
+  const kind = (before as Partial<SessionEvent<"turn/end">>).data?.reason?.kind;
   return kind === "awaiting-approval" || kind === "awaiting-input";
 }
 

@@ -89,6 +89,10 @@ describe("useChat's reconnect during a continuation", () => {
     expect((await last).reason.kind).toBe("completed");
     expect(openTurnFrom(agent.session)).toBeUndefined();
     expect(openTurnFrom(agent.session.events)).toBeUndefined();
+    // Events without their data's shape (an app's own array): no throw, no position past the log.
+    const bare = (type: string, data?: unknown) => ({ type, seq: 0, time: 0, ...(data === undefined ? {} : { data }) });
+    expect(openTurnFrom([bare("turn/start")] as never)).toBeUndefined();
+    expect(openTurnFrom([bare("turn/end"), bare("turn/start", { turn: 2, trigger: "approval" })] as never)).toBe(0);
     expect(() => openTurnFrom(42 as never)).toThrow(
       new ServeError("invalid-argument", "openTurnFrom takes a Session or a log's events, got 42"),
     );
