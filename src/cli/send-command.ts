@@ -73,6 +73,8 @@ export function registerSend(program: Command): void {
         flags.deadAfterMs === undefined ? undefined : integer("--dead-after-ms", flags.deadAfterMs, 100);
       if (prompt.trim() === "") throw new CliError("the prompt is empty");
       if (flags.follow === true && !flags.wait) throw new CliError("--follow and --no-wait exclude each other");
+      if (deadAfterMs !== undefined && flags.follow !== true)
+        throw new CliError("--dead-after-ms is for --follow (how soon a followed turn's worker counts as lost)");
       const profile = flags.profile;
       if (profile === undefined)
         throw new CliError(

@@ -299,6 +299,19 @@ test("keelson send --follow --dead-after-ms: the only worker SIGKILLed, the comm
   ]);
   expect((await refused.exited).code).toBe(2);
   expect(refused.stderr()).toMatch(/--dead-after-ms/);
+  const withoutFollow = runCli([
+    "send",
+    "--store",
+    database().url,
+    "lv-cli",
+    "x",
+    "--profile",
+    "echo",
+    "--dead-after-ms",
+    "500",
+  ]);
+  expect((await withoutFollow.exited).code).toBe(2);
+  expect(withoutFollow.stderr()).toMatch(/--dead-after-ms is for --follow/);
 }, 60_000);
 
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
