@@ -82,8 +82,9 @@ export class UIMessageEncoder {
   /** Whether no event was encoded yet. */
   #first = true;
   /**
-   * The stream starts at a steering message (`openTurnFrom` replays the message that follows one): the message is the one `uiMessagesFromLog` names
-   * `turn-<turn>-<seq of its first step-start>`, started there.
+   * The stream starts at a steering message (`openTurnFrom` replays the message that follows
+   * one): the message is the one `uiMessagesFromLog` names `turn-<turn>-<seq of its first
+   * step-start>`, started there.
    */
   #split = false;
 
@@ -279,9 +280,15 @@ export class UIMessageEncoder {
 
   #turnEnd(event: TurnEnd): UIMessageChunk[] {
     const out = this.#closeStep();
-    this.#finished = true;
     const { reason } = event;
     const finish = (finishReason: UIFinishReason): UIMessageChunk => ({ type: "finish", finishReason });
+    if (reason.kind === "awaiting-approval" || reason.kind === "awaiting-input") {
+      // The tool parts wait (`approval-requested`, or input-available for a question); a decision
+      // or an answer continues the turn — in a new stream, or next in this one (a replay).
+      this.#pausedFinish = finish("other");
+      return out;
+    }
+    this.#finished = true;
     switch (reason.kind) {
       case "completed":
         return [...out, finish("stop")];
@@ -291,13 +298,6 @@ export class UIMessageEncoder {
         return [...out, { type: "abort", reason: boundedErrorText(reason.reason) }, finish("other")];
       case "disposed":
         return [...out, { type: "abort", reason: "disposed" }, finish("other")];
-      case "awaiting-approval":
-      case "awaiting-input":
-        // The tool parts wait (`approval-requested`, or input-available for a question); a decision
-        // or an answer continues the turn — in a new stream, or next in this one (a replay).
-        this.#finished = false;
-        this.#pausedFinish = finish("other");
-        return out;
       case "rejected":
         return [...out, { type: "error", errorText: boundedErrorText(`rejected: ${reason.reason}`) }, finish("other")];
       case "interrupted":

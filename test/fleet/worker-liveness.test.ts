@@ -257,21 +257,12 @@ test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker
   expect((await client.turn(id)).status).toBe("running"); // left for the next worker to close
 }, 60_000);
 
+/** `keelson send --store <db> lv-cli <prompt> --profile echo …flags`. */
+const sendToLvCli = (prompt: string, ...flags: string[]) =>
+  runCli(["send", "--store", database().url, "lv-cli", prompt, "--profile", "echo", ...flags]);
+
 test("keelson send --follow --dead-after-ms: the only worker SIGKILLed, the command exits 6 (worker lost) within seconds", async () => {
-  const sent = processes.track(
-    runCli([
-      "send",
-      "--store",
-      database().url,
-      "lv-cli",
-      "nobody comes [park]",
-      "--profile",
-      "echo",
-      "--follow",
-      "--dead-after-ms",
-      DEAD_AFTER_MS,
-    ]),
-  );
+  const sent = processes.track(sendToLvCli("nobody comes [park]", "--follow", "--dead-after-ms", DEAD_AFTER_MS));
   const doomed = startWorker();
   await until(logged("lv-cli"), "the prompt and the call to be committed");
   await until(async () => (await lease("lv-cli")).live, "the worker's lease");
@@ -285,31 +276,10 @@ test("keelson send --follow --dead-after-ms: the only worker SIGKILLed, the comm
   // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
   expect(Date.now() - killedAt).toBeLessThan(5_000);
   expect(await lease("lv-cli")).toMatchObject({ live: true });
-  const refused = runCli([
-    "send",
-    "--store",
-    database().url,
-    "lv-cli",
-    "x",
-    "--profile",
-    "echo",
-    "--follow",
-    "--dead-after-ms",
-    "99",
-  ]);
+  const refused = sendToLvCli("x", "--follow", "--dead-after-ms", "99");
   expect((await refused.exited).code).toBe(2);
   expect(refused.stderr()).toMatch(/--dead-after-ms/);
-  const withoutFollow = runCli([
-    "send",
-    "--store",
-    database().url,
-    "lv-cli",
-    "x",
-    "--profile",
-    "echo",
-    "--dead-after-ms",
-    "500",
-  ]);
+  const withoutFollow = sendToLvCli("x", "--dead-after-ms", "500");
   expect((await withoutFollow.exited).code).toBe(2);
   expect(withoutFollow.stderr()).toMatch(/--dead-after-ms is for --follow/);
 }, 60_000);
