@@ -1,0 +1,131 @@
+// The AI SDK's UI message stream over the fleet's followers (#22 §2 and §5 together): a page
+// served from a process that runs no agent — its turns run on a worker, its events come from
+// `fleetClient.stream(turnId)` / `streamSession(sessionId)` — reads the same message the log
+// rebuilds (`uiMessagesFromLog` of the stored session), with the log's tool-call ids; and a
+// session followed across a pause (`streamSession`) while its continuation is only queued shows
+// the paused turn's one message, then carries on into it when a worker runs the continuation.
+import { describe, expect, test } from "vitest";
+import { EmulatorProvider } from "../../src/emulator/index.js";
+import type { AgentProfile } from "../../src/fleet/index.js";
+import { openTurnFrom, toUIMessageStream, type UIMessageChunk, uiMessagesFromLog } from "../../src/serve/index.js";
+import { assemble, collect, expectValidChunks } from "../serve/support.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+
+const database = useFleetDatabase();
+
+const lastRole = (request: { readonly messages: readonly { readonly role: string }[] }) =>
+  request.messages.at(-1)?.role;
+
+const profiles: Record<string, AgentProfile> = {
+  echoing: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request) =>
+          lastRole(request) === "tool"
+            ? { text: "the tool said so" }
+            : { text: "let me check", toolCalls: [{ name: "echo_tool", arguments: { say: "hi" } }] },
+      }),
+    model: "emulator:echoing",
+    tools: [
+      {
+        name: "echo_tool",
+        description: "says what it is told",
+        input: { type: "object", properties: { say: { type: "string" } } },
+        readOnly: true,
+        execute: (args: { say?: string }) => `said ${args.say ?? ""}`,
+      },
+    ],
+    options: { invariants: true, maxSteps: 4 },
+  },
+  gated: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request) =>
+          lastRole(request) === "tool"
+            ? { text: "shipped" }
+            : { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
+      }),
+    model: "emulator:gated",
+    tools: [
+      {
+        name: "deploy",
+        description: "Deploys (needs approval).",
+        input: { type: "object", properties: { target: { type: "string" } } },
+        needsApproval: true,
+        execute: () => "deployed",
+      },
+    ],
+    options: { invariants: true, maxSteps: 4 },
+  },
+};
+
+async function storedEvents(sessionId: string) {
+  return (await database().store().load(sessionId, { readOnly: true })).session.events;
+}
+
+/** Messages as a replay can rebuild them: the page's own approval answer has no chunk (src/serve/README.md). */
+const withoutAnswers = (message: unknown): unknown => {
+  const plain = JSON.parse(JSON.stringify(message)) as { parts: { approval?: { id: string } }[] };
+  return {
+    ...plain,
+    parts: plain.parts.map((part) =>
+      part.approval === undefined ? part : { ...part, approval: { id: part.approval.id } },
+    ),
+  };
+};
+
+describe("the UI message stream over the fleet's followers", () => {
+  test("a turn a worker runs, read as useChat reads it: the log's message, the log's call ids", async () => {
+    const client = await database().client();
+    const turnId = await client.enqueueTurn({ sessionId: "ui-fleet", prompt: "check it", profile: "echoing" });
+    const read = collect(toUIMessageStream(client.stream(turnId)));
+    await database().worker({ profiles });
+    const chunks: UIMessageChunk[] = await read;
+    await expectValidChunks(chunks);
+    expect(chunks[0]).toEqual({ type: "start", messageId: "turn-1" });
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+    const log = await storedEvents("ui-fleet");
+    const call = log.find((e) => e.type === "tool/call")!.data as { callId: string };
+    const inputs = chunks.filter((c) => c.type === "tool-input-available") as { toolCallId: string }[];
+    expect(inputs.map((c) => c.toolCallId)).toEqual([call.callId]);
+    const { message, errors } = await assemble(chunks);
+    expect(errors).toEqual([]);
+    expect(message).toEqual(JSON.parse(JSON.stringify(uiMessagesFromLog(log).at(-1))));
+  });
+
+  test("a session followed across a pause while its continuation is queued: one message, carried on when a worker runs it", async () => {
+    const first = await database().worker({ profiles });
+    const client = await database().client();
+    const sessionId = "ui-fleet-resume";
+    const paused = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
+      timeoutMs: 20_000,
+    });
+    expect(paused).toMatchObject({ outcome: { reason: "awaiting-approval" } });
+    await first.stop();
+    const { session } = await database().store().load(sessionId, { readOnly: true });
+    const [pending] = session.pendingApprovals();
+    const decided = await client.enqueueDecision({
+      sessionId,
+      callId: pending!.callId,
+      decision: { approve: true, by: "page" },
+      profile: "gated",
+    });
+    // The paused turn is closed and its continuation queued, with no worker: no turn is open in the
+    // log (a reconnect has nothing to resume), and a follow of the session waits at the pause.
+    expect(openTurnFrom(await storedEvents(sessionId))).toBeUndefined();
+    const replay = collect(toUIMessageStream(client.streamSession(sessionId, { from: -1 })));
+    await database().worker({ profiles });
+    expect(await client.awaitTurn(decided, { timeoutMs: 20_000 })).toMatchObject({ outcome: { reason: "completed" } });
+    const chunks = await replay;
+    await expectValidChunks(chunks);
+    expect(chunks.filter((c) => c.type === "start")).toEqual([{ type: "start", messageId: "turn-1" }]);
+    expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "stop" }]);
+    const { message } = await assemble(chunks);
+    const log = await storedEvents(sessionId);
+    expect(withoutAnswers(message)).toEqual(withoutAnswers(uiMessagesFromLog(log).at(-1)));
+    expect((message?.parts ?? []).filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual([
+      "deploying",
+      "shipped",
+    ]);
+  });
+});
