@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { EmulatorProvider } from "../../src/emulator/index.js";
 import type { AgentProfile } from "../../src/fleet/index.js";
 import { openTurnFrom, toUIMessageStream, type UIMessageChunk, uiMessagesFromLog } from "../../src/serve/index.js";
-import { assemble, collect, expectValidChunks } from "../serve/support.js";
+import { assemble, collect, expectValidChunks, withoutAnswers } from "../serve/support.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -63,17 +63,6 @@ async function storedEvents(sessionId: string) {
   return (await database().store().load(sessionId, { readOnly: true })).session.events;
 }
 
-/** Messages as a replay can rebuild them: the page's own approval answer has no chunk (src/serve/README.md). */
-const withoutAnswers = (message: unknown): unknown => {
-  const plain = JSON.parse(JSON.stringify(message)) as { parts: { approval?: { id: string } }[] };
-  return {
-    ...plain,
-    parts: plain.parts.map((part) =>
-      part.approval === undefined ? part : { ...part, approval: { id: part.approval.id } },
-    ),
-  };
-};
-
 describe("the UI message stream over the fleet's followers", () => {
   test("a turn a worker runs, read as useChat reads it: the log's message, the log's call ids", async () => {
     const client = await database().client();
@@ -122,7 +111,7 @@ describe("the UI message stream over the fleet's followers", () => {
     expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "stop" }]);
     const { message } = await assemble(chunks);
     const log = await storedEvents(sessionId);
-    expect(withoutAnswers(message)).toEqual(withoutAnswers(uiMessagesFromLog(log).at(-1)));
+    expect(withoutAnswers([message])).toEqual(withoutAnswers([uiMessagesFromLog(log).at(-1)]));
     expect((message?.parts ?? []).filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual([
       "deploying",
       "shipped",

@@ -269,3 +269,17 @@ export function pageOver(server: ChatServer, automatic: boolean, messages?: UIMe
   const seen: number[] = [];
   return { ...chatOver(chatHandler(server, seen), automatic, messages), seen };
 }
+
+/**
+ * Messages as a replay can rebuild them: the page's own approval answer (`approval.approved`,
+ * `approval.reason`) has no chunk in the protocol — a replayed part shows the call's outcome (its
+ * output, or `output-denied`) and the approval's id; a reload from the log shows all of it.
+ */
+export const withoutAnswers = (messages: readonly (UIMessage | undefined)[]): unknown =>
+  (JSON.parse(JSON.stringify(messages)) as UIMessage[]).map((message) => ({
+    ...message,
+    parts: message.parts.map((part) => {
+      const approval = (part as { approval?: { id: string } }).approval;
+      return approval === undefined ? part : { ...part, approval: { id: approval.id } };
+    }),
+  }));

@@ -23,23 +23,9 @@ import {
 } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
-import { assemble, collect, expectValidChunks, waitingTool } from "./support.js";
+import { assemble, collect, expectValidChunks, waitingTool, withoutAnswers } from "./support.js";
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-/**
- * Messages as a replay can rebuild them: the page's own approval answer (`approval.approved`,
- * `approval.reason`) has no chunk in the protocol — the replayed part shows the call's outcome
- * (its output, or `output-denied`) and the approval's id; a reload from the log shows all of it.
- */
-const withoutAnswers = (messages: readonly (UIMessage | undefined)[]): unknown =>
-  plain(messages).map((message) => ({
-    ...message,
-    parts: message!.parts.map((part) => {
-      const approval = (part as { approval?: { id: string } }).approval;
-      return approval === undefined ? part : { ...part, approval: { id: approval.id } };
-    }),
-  }));
 
 /** A model that deploys (approval), then waits in a tool, then answers — or, `pausesTwice`, deploys again first. */
 function continuingAgent(pausesTwice = false) {
