@@ -9,6 +9,7 @@ import { EmulatorProvider } from "../../src/emulator/index.js";
 import type { AgentProfile } from "../../src/fleet/index.js";
 import { openTurnFrom, toUIMessageStream, type UIMessageChunk, uiMessagesFromLog } from "../../src/serve/index.js";
 import { assemble, collect, expectValidChunks, withoutAnswers } from "../serve/support.js";
+import { deployTool } from "../support/approval-tools.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -46,15 +47,7 @@ const profiles: Record<string, AgentProfile> = {
             : { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
       }),
     model: "emulator:gated",
-    tools: [
-      {
-        name: "deploy",
-        description: "Deploys (needs approval).",
-        input: { type: "object", properties: { target: { type: "string" } } },
-        needsApproval: true,
-        execute: () => "deployed",
-      },
-    ],
+    tools: [deployTool([])],
     options: { invariants: true, maxSteps: 4 },
   },
 };
