@@ -14,18 +14,18 @@ import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgre
 import { checkFleetSchema } from "./fleet-schema.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
-import {
-  ApprovalError,
-  type ApprovalDecision,
-  checkedAnswer,
-  type InputAnswer,
-  pendingInput,
-  pendingRequest,
-} from "../loop/index.js";
+import { ApprovalError, checkedAnswer, pendingInput, pendingRequest } from "../loop/index.js";
 import { notifyTurns } from "./notify-turns.js";
-import { queuedDecision } from "./queued-decision.js";
+import { earlierAnswerRefusal, queuedDecision } from "./queued-decision.js";
+import type {
+  AwaitOptions,
+  DecisionOptions,
+  EnqueueOptions,
+  NewSessionOptions,
+  ResponseOptions,
+} from "./client-options.js";
 import { recordOf, type TurnRow } from "./turn-record.js";
-import { ENQUEUE, ENQUEUE_DECISION, SESSION_EXISTS, TURN } from "./turn-queries.js";
+import { ENQUEUE, ENQUEUE_DECISION, OPEN_TURNS, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
@@ -39,45 +39,6 @@ import {
   type QueuedDecision,
   type TurnRecord,
 } from "./types.js";
-
-export interface EnqueueOptions {
-  readonly sessionId: string;
-  readonly prompt: string;
-  /** The name of a profile some worker serves; a turn under a name no worker serves stays queued. */
-  readonly profile: string;
-}
-
-export interface DecisionOptions {
-  readonly sessionId: string;
-  /** The pending call (`PendingApproval.callId`). */
-  readonly callId: string;
-  readonly decision: ApprovalDecision;
-  /** The profile the continued turn runs under (the one that paused it, as a rule). */
-  readonly profile: string;
-}
-
-export interface ResponseOptions {
-  readonly sessionId: string;
-  /** The pending question (`PendingInput.id`). */
-  readonly id: string;
-  readonly answer: InputAnswer;
-  readonly profile: string;
-}
-
-export interface AwaitOptions {
-  /** Give up after this long (`FleetError('timeout')`; the turn is unaffected). Default: wait forever. */
-  readonly timeoutMs?: number;
-  /** How often to look without a notification (ms, default 1000). */
-  readonly pollMs?: number;
-  readonly signal?: AbortSignal;
-}
-
-export interface NewSessionOptions {
-  /** Default: a new random id. */
-  readonly id?: string;
-  /** Recorded in the session meta (tools' working directory). */
-  readonly cwd?: string;
-}
 
 /** How often the turns followers wait on are looked at besides the queue's notifications (ms). */
 const FOLLOW_POLL_MS = 2000;
@@ -180,23 +141,57 @@ export class FleetClient {
     });
   }
 
-  /** Inserts a queued decision or answer (`label` in the prompt column) and returns its turn id. */
+  /**
+   * Inserts a queued decision or answer (`label` in the prompt column) and returns its turn id —
+   * or, when an open continuation of the session already carries one for the same request, that
+   * turn's id if it decides the same (a page reloaded and answered again, a retried request), and
+   * `ApprovalError('already-decided')` / `InputError('already-answered')` if it does not.
+   */
   async #continuation(sessionId: string, label: string, profile: string, queued: QueuedDecision): Promise<string> {
-    let row: { id: string; profile: string };
+    const response = queued.kind === "response";
+    let row: { id: string; profile: string; earlier: QueuedDecision | null };
     try {
       row = (
-        await this.#opened.pool.query<{ id: string; profile: string }>(ENQUEUE_DECISION, [
-          sessionId,
-          label,
-          profile,
-          JSON.stringify(queued),
-        ])
+        await this.#opened.pool.query<{ id: string; profile: string; earlier: QueuedDecision | null }>(
+          ENQUEUE_DECISION,
+          [
+            sessionId,
+            label,
+            profile,
+            JSON.stringify(queued),
+            response ? "response" : "decision",
+            response ? queued.id : queued.callId,
+            queued.session ?? null,
+          ],
+        )
       ).rows[0]!;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing "${label}" for session ${sessionId}`);
     }
-    await this.#notifyQueued(row);
+    if (row.earlier === null) {
+      await this.#notifyQueued(row);
+      return row.id;
+    }
+    const refusal = earlierAnswerRefusal(row.earlier, queued, row.id);
+    if (refusal !== undefined) throw refusal;
     return row.id;
+  }
+
+  /**
+   * The session's open turns — queued, or running — oldest first, as records (a queued decision's
+   * or answer's `decision` included: what a page reloaded before a worker logged it has answered,
+   * `uiMessagesFromLog(log, { queuedAnswers })`). An unknown session has none.
+   */
+  async openTurns(sessionId: string): Promise<TurnRecord[]> {
+    if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
+      throw new FleetError("not-found", `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`);
+    await this.#ready();
+    try {
+      const { rows } = await this.#opened.pool.query<TurnRow>(OPEN_TURNS, [sessionId]);
+      return rows.map(recordOf);
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, `reading the open turns of session ${sessionId}`);
+    }
   }
 
   /**

@@ -1,17 +1,14 @@
 // Public API of the fleet layer (`keelson/fleet`): a turn queue in PostgreSQL served by worker
 // processes on any number of machines (README.md; docs/decisions/0012). Depends on errors,
 // json, session, llm, store (and its PostgreSQL store) and loop. `pg` is loaded on first use.
-export {
-  type AwaitOptions,
-  awaitTurn,
-  type DecisionOptions,
-  type EnqueueOptions,
-  enqueueTurn,
-  FleetClient,
-  type NewSessionOptions,
-  openFleetClient,
-  type ResponseOptions,
-} from "./fleet-client.js";
+export type {
+  AwaitOptions,
+  DecisionOptions,
+  EnqueueOptions,
+  NewSessionOptions,
+  ResponseOptions,
+} from "./client-options.js";
+export { awaitTurn, enqueueTurn, FleetClient, openFleetClient } from "./fleet-client.js";
 export { checkFleetSchema, FLEET_SCHEMA_VERSION, migrateFleet } from "./fleet-schema.js";
 export { rotateFollowKey } from "./follow-seal.js";
 export { FOLLOW_CHANNEL, liveChannel } from "./follow-wire.js";

@@ -1,7 +1,9 @@
 // A person's decision on a held call as a queue row holds it (`enqueueDecision`): checked, its
-// arguments as JSON text.
-import { ApprovalError, type ApprovalDecision } from "../loop/index.js";
-import type { QueuedApproval } from "./types.js";
+// arguments as JSON text; and whether a second one for the same request, queued while the first
+// waits, says the same (then it is the first) or not (refused now, not when a worker runs it).
+import { type JsonValue, jsonEquals } from "../json/index.js";
+import { ApprovalError, type ApprovalDecision, InputError } from "../loop/index.js";
+import type { QueuedApproval, QueuedDecision } from "./types.js";
 
 /** The decision as a queue row holds it: arguments as JSON text; a malformed one is `ApprovalError('invalid-decision')`. */
 export function queuedDecision(callId: string, input: ApprovalDecision): QueuedApproval {
@@ -20,3 +22,36 @@ export function queuedDecision(callId: string, input: ApprovalDecision): QueuedA
     ...(typeof input.session === "string" ? { session: input.session } : {}),
   };
 }
+
+/**
+ * Why `queued` cannot join the continuation `turnId` that already carries `earlier` for the same
+ * request — `already-decided` for an approval decided the other way or with other arguments,
+ * `already-answered` for a question answered with another value — or undefined when it says the
+ * same (who gave it and a note aside: the first is the one logged).
+ */
+export function earlierAnswerRefusal(
+  earlier: QueuedDecision,
+  queued: QueuedDecision,
+  turnId: string,
+): ApprovalError | InputError | undefined {
+  if (queued.kind === "response") {
+    if (earlier.kind === "response" && jsonEquals(earlier.value, queued.value)) return undefined;
+    return new InputError(
+      "already-answered",
+      `the question ${queued.id} has another answer queued already (turn ${turnId}, not run yet)`,
+    );
+  }
+  if (earlier.kind !== "response" && earlier.approve === queued.approve && sameArguments(earlier, queued))
+    return undefined;
+  const was = earlier.kind === "response" ? "an answer" : earlier.approve ? "an approval" : "a denial";
+  return new ApprovalError(
+    "already-decided",
+    `call ${queued.callId} has ${was} queued already (turn ${turnId}, not run yet)${earlier.kind !== "response" && earlier.approve === queued.approve ? " with other arguments" : ""}`,
+  );
+}
+
+const sameArguments = (a: QueuedApproval, b: QueuedApproval): boolean =>
+  a.arguments === b.arguments ||
+  (a.arguments !== undefined &&
+    b.arguments !== undefined &&
+    jsonEquals(JSON.parse(a.arguments) as JsonValue, JSON.parse(b.arguments) as JsonValue));

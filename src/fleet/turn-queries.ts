@@ -30,13 +30,30 @@ export const ENQUEUE = `INSERT INTO keelson_turns (session_id, prompt, profile) 
   RETURNING id::text AS id, profile`;
 
 /**
- * Enqueues a decision on a pending approval ($1 session, $2 prompt column: a label, $3 profile,
- * $4 the decision as jsonb text) as a continuation any worker of the profile runs; notified like
- * a turn, after its commit. Returns its id and profile.
+ * Enqueues a decision on a pending approval, or an answer to a pending question ($1 session, $2
+ * prompt column: a label, $3 profile, $4 the decision as jsonb text), as a continuation any worker
+ * of the profile runs — unless an open continuation of the session (queued or running) already
+ * carries one for the same request ($5 kind, `decision` or `response`; $6 the call's or the
+ * question's id; $7 the subagent's session or null): then nothing is inserted and that turn's id,
+ * profile and decision come back as `earlier` (the client returns it when it decides the same, and
+ * refuses it otherwise). Two enqueues at the same instant can both insert (neither sees the
+ * other's uncommitted row): the second to run is refused then, as before this check. Notified
+ * like a turn, after its commit, when it inserted.
  */
-export const ENQUEUE_DECISION = `INSERT INTO keelson_turns (session_id, prompt, profile, decision)
-  VALUES ($1, $2, $3, $4::jsonb)
-  RETURNING id::text AS id, profile`;
+export const ENQUEUE_DECISION = `WITH earlier AS (
+    SELECT id, profile, decision FROM keelson_turns
+    WHERE session_id = $1 AND status IN ('queued', 'running') AND decision IS NOT NULL
+      AND COALESCE(decision->>'kind', 'decision') = $5
+      AND (CASE WHEN $5 = 'response' THEN decision->>'id' ELSE decision->>'callId' END) = $6
+      AND COALESCE(decision->>'session', '') = COALESCE($7::text, '')
+    ORDER BY id LIMIT 1
+  ), inserted AS (
+    INSERT INTO keelson_turns (session_id, prompt, profile, decision)
+    SELECT $1, $2, $3, $4::jsonb WHERE NOT EXISTS (SELECT 1 FROM earlier)
+    RETURNING id::text AS id, profile
+  )
+  SELECT id, profile, NULL::jsonb AS earlier FROM inserted
+  UNION ALL SELECT id::text, profile, decision FROM earlier`;
 
 /** The oldest queued turn of each profile not among $1 (text[]): turns no worker of those profiles runs. */
 export const UNSERVED_QUEUED = `SELECT profile, min(id)::text AS id FROM keelson_turns
@@ -218,13 +235,19 @@ export const HELD_LEASES = `SELECT s.id FROM keelson_sessions s
   JOIN unnest($2::text[], $3::bigint[]) AS h (id, epoch) ON h.id = s.id
   WHERE s.lease_owner = $1 AND s.lease_epoch = h.epoch AND s.lease_expires_at > now()`;
 
-/** One turn ($1). */
-export const TURN = `SELECT id::text AS id, session_id, prompt, profile, status, attempts, started_attempts,
+/** The columns of a turn's record (TurnRow). */
+const TURN_COLUMNS = `id::text AS id, session_id, prompt, profile, status, attempts, started_attempts,
     start_seq::text AS start_seq,
     claimed_by, outcome, error, decision, error_code,
     floor(extract(epoch FROM enqueued_at) * 1000)::float8 AS enqueued_at,
-    floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at
-  FROM keelson_turns WHERE id = $1`;
+    floor(extract(epoch FROM finished_at) * 1000)::float8 AS finished_at`;
+
+/** One turn ($1). */
+export const TURN = `SELECT ${TURN_COLUMNS} FROM keelson_turns WHERE id = $1`;
+
+/** The open turns (queued or running) of session $1, oldest first (the index keelson_turns_open). */
+export const OPEN_TURNS = `SELECT ${TURN_COLUMNS} FROM keelson_turns
+  WHERE session_id = $1 AND status IN ('queued', 'running') ORDER BY id`;
 
 /**
  * What a follower looks at (decision 0016): the session ($1, or the session of turn $2) — its log

@@ -42,6 +42,7 @@ export {
   uiMessageStreamResponse,
 } from "./ui-message-stream.js";
 export { type UIMessagesOptions, uiMessagesFromLog } from "./ui-messages.js";
+export type { QueuedAnswer, QueuedApprovalAnswer, QueuedQuestionAnswer } from "./ui-queued-answers.js";
 export type { MessageMetadata, MetadataObject } from "./ui-metadata.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
 export { subagentPartId } from "./ui-subagent.js";

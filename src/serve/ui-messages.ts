@@ -23,6 +23,7 @@ import {
 } from "./ui-parts.js";
 import { assistantContentOf, invalidLogEvent, logEventOf, logEventsOf, userContentOf } from "./ui-log-check.js";
 import { type MessageMetadata, TurnMetadata } from "./ui-metadata.js";
+import { type QueuedAnswer, queuedAnswersByPart, showQueuedAnswers } from "./ui-queued-answers.js";
 import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
 import { valueName } from "./value-name.js";
@@ -45,12 +46,20 @@ export interface UIMessagesOptions {
    * reload; what live-only events gave (deltas, a turn-end's `outcome`) is not in the log.
    */
   readonly messageMetadata?: MessageMetadata;
+  /**
+   * Answers a person gave that the log does not hold yet — a fleet's queued decisions and answers
+   * (`(await client.openTurns(id)).flatMap((t) => t.decision ?? [])`): each shows on the part it
+   * answers as the page that gave it has it (`approval-responded`; a question's output), so a
+   * page reloaded before a worker logged it offers no buttons for it again (ui-queued-answers.ts).
+   */
+  readonly queuedAnswers?: readonly QueuedAnswer[];
 }
 
 /**
  * The log's conversation as UIMessages, oldest first (a Session or its events). Throws
  * `ServeError('invalid-argument')` for a log that is neither, `invalid-log` for an event without
- * the shape its type has (naming it and its seq), `invalid-options` for `subagents` that is no Map.
+ * the shape its type has (naming it and its seq), `invalid-options` for `subagents` that is no Map
+ * or a malformed `queuedAnswers` (naming the entry).
  */
 export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
   const events = logEventsOf(log);
@@ -61,6 +70,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
       `subagents must be a Map (subagentLogs(session, read)), got ${valueName(options.subagents)}`,
     );
   const subagents = options.subagents ?? NO_SUBAGENTS;
+  const queued = options.queuedAnswers === undefined ? undefined : queuedAnswersByPart(options.queuedAnswers);
   /** Children whose parts are in (once each); whether the current step has a UI step for them yet. */
   const shown = new Set<string>();
   let pauseStep = false;
@@ -102,6 +112,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
     }
     metadata?.add(event, assistant);
   }
+  if (queued !== undefined) showQueuedAnswers(messages, queued);
   return messages;
 
   /** One event's part of the conversation (throws, for the caller to name the event, on data without its type's shape). */

@@ -1,6 +1,7 @@
 // Approvals in the fleet (#23 §1): a turn that ends awaiting-approval is recorded done with that
-// outcome and releases its lease; a decision is queued as a continuation any worker runs; when
-// two decisions for one call are queued, exactly one is logged and runs the tool, the other is
+// outcome and releases its lease; a decision is queued as a continuation any worker runs (the
+// same one queued again is that continuation: test/fleet/queued-answers.test.ts); when two
+// decisions for one call are queued, exactly one is logged and runs the tool, the other is
 // recorded failed with `already-decided` (nothing logged), and `FleetClient.decide` rejects
 // with that ApprovalError.
 import { describe, expect, test } from "vitest";
@@ -67,10 +68,19 @@ describe("approvals in the fleet", () => {
     const [pending] = session.pendingApprovals();
     expect(pending).toMatchObject({ tool: "deploy" });
 
-    // Both decisions pass the client's read-only check (no worker runs yet); two workers then race.
+    // The same decision queued again while the first waits (a page reloaded and answered again)
+    // is that continuation; two enqueues at the same instant can both insert (neither sees the
+    // other's uncommitted row) — the row such a pair leaves is inserted here directly — and two
+    // workers then race on them.
     const decide = (by: string) =>
       client.enqueueDecision({ sessionId, callId: pending!.callId, decision: { approve: true, by }, profile: "gated" });
-    const ids = [await decide("ana"), await decide("bo")];
+    const queued = await decide("ana");
+    expect(await decide("bo")).toBe(queued);
+    const [raced] = await database().query<{ id: string }>(
+      "INSERT INTO keelson_turns (session_id, prompt, profile, decision) VALUES ($1, $2, 'gated', $3::jsonb) RETURNING id::text AS id",
+      [sessionId, `approve ${pending!.callId}`, JSON.stringify({ callId: pending!.callId, approve: true, by: "bo" })],
+    );
+    const ids = [queued, raced!.id];
     await database().worker({ profiles });
     await database().worker({ profiles });
     const records = await Promise.all(ids.map((id) => client.awaitTurn(id, { timeoutMs: 20_000 })));

@@ -7,9 +7,7 @@
 // client ends with what `uiMessagesFromLog` rebuilds from the log.
 import { readUIMessageStream, type UIMessage } from "ai";
 import { describe, expect, test } from "vitest";
-import { askUserTool } from "../../src/builtin-tools/index.js";
-import { ScriptedProvider } from "../../src/llm/core.js";
-import { type Agent, createAgent } from "../../src/loop/index.js";
+import type { Agent } from "../../src/loop/index.js";
 import {
   parseChatRequest,
   ServeError,
@@ -18,29 +16,11 @@ import {
   uiMessageStreamResponse,
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { pausingAgent as pausingAgentOf } from "../support/approval-tools.js";
 import { chatOver, collect, expectValidChunks } from "./support.js";
 
 const ran: string[] = [];
-const deploy = deployTool(ran);
-
-/** A model that deploys to staging and prod and asks for a region in one step, then answers. */
-function pausingAgent(): Agent {
-  ran.length = 0;
-  const provider = new ScriptedProvider(
-    [
-      {
-        toolCalls: [
-          { name: "deploy", arguments: { target: "staging" } },
-          { name: "deploy", arguments: { target: "prod" } },
-          { name: "ask_user", arguments: { question: "Which region?" } },
-        ],
-      },
-    ],
-    { fallback: { text: "all done" } },
-  );
-  return createAgent({ provider, model: "m", tools: [deploy, askUserTool()] });
-}
+const pausingAgent = (): Agent => pausingAgentOf(ran);
 
 /** The server side of /api/chat, in process: what examples/server.ts does, on one agent. */
 function chatHandler(agent: Agent, seen: { status: number }[]) {

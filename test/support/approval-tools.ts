@@ -1,6 +1,9 @@
 // Tools that need a person's approval (#23), for the approval tests of every layer: each records
 // what it actually ran in the `ran` list it is given, so a test can say which calls ran.
 import { z } from "zod";
+import { askUserTool } from "../../src/builtin-tools/index.js";
+import { ScriptedProvider } from "../../src/llm/core.js";
+import { type Agent, createAgent } from "../../src/loop/index.js";
 import { defineTool } from "../../src/tools/index.js";
 
 /** `deploy({ target })`: always needs approval; returns `deployed <target>`. */
@@ -41,4 +44,22 @@ export function writeAndBash(ran: string[]) {
     },
   });
   return { write, bash };
+}
+
+/** An agent whose model deploys to staging and prod and asks for a region in one step, then says "all done" (`ran` emptied first). */
+export function pausingAgent(ran: string[]): Agent {
+  ran.length = 0;
+  const provider = new ScriptedProvider(
+    [
+      {
+        toolCalls: [
+          { name: "deploy", arguments: { target: "staging" } },
+          { name: "deploy", arguments: { target: "prod" } },
+          { name: "ask_user", arguments: { question: "Which region?" } },
+        ],
+      },
+    ],
+    { fallback: { text: "all done" } },
+  );
+  return createAgent({ provider, model: "m", tools: [deployTool(ran), askUserTool()] });
 }

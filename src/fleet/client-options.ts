@@ -1,0 +1,42 @@
+// What the fleet client's calls take: a turn to queue, a decision or an answer to queue as a
+// continuation, how to await a turn, a new session's id and cwd.
+import type { ApprovalDecision, InputAnswer } from "../loop/index.js";
+
+export interface EnqueueOptions {
+  readonly sessionId: string;
+  readonly prompt: string;
+  /** The name of a profile some worker serves; a turn under a name no worker serves stays queued. */
+  readonly profile: string;
+}
+
+export interface DecisionOptions {
+  readonly sessionId: string;
+  /** The pending call (`PendingApproval.callId`). */
+  readonly callId: string;
+  readonly decision: ApprovalDecision;
+  /** The profile the continued turn runs under (the one that paused it, as a rule). */
+  readonly profile: string;
+}
+
+export interface ResponseOptions {
+  readonly sessionId: string;
+  /** The pending question (`PendingInput.id`). */
+  readonly id: string;
+  readonly answer: InputAnswer;
+  readonly profile: string;
+}
+
+export interface AwaitOptions {
+  /** Give up after this long (`FleetError('timeout')`; the turn is unaffected). Default: wait forever. */
+  readonly timeoutMs?: number;
+  /** How often to look without a notification (ms, default 1000). */
+  readonly pollMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface NewSessionOptions {
+  /** Default: a new random id. */
+  readonly id?: string;
+  /** Recorded in the session meta (tools' working directory). */
+  readonly cwd?: string;
+}

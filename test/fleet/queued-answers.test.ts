@@ -1,0 +1,183 @@
+// Answers queued while no worker has run them yet (a page reloaded and answered again, a retried
+// request): the same decision or answer queued again is the continuation already queued (its
+// turn id, no second row); a different one is refused at once (`already-decided` /
+// `already-answered`, nothing queued). `client.openTurns(id)` lists the session's queued and
+// running turns with their decisions, which `uiMessagesFromLog(log, { queuedAnswers })` shows on
+// the parts they answer until a worker logs them. Two enqueues at the same instant: one decision
+// is logged and the tool runs once, whichever way the race goes.
+import { describe, expect, test } from "vitest";
+import { askUserTool } from "../../src/builtin-tools/index.js";
+import { EmulatorProvider } from "../../src/emulator/index.js";
+import { type AgentProfile, FleetError } from "../../src/fleet/index.js";
+import { ApprovalError, type ApprovalDecision, InputError } from "../../src/loop/index.js";
+import { verifyLog } from "../../src/reconstruct/index.js";
+import { uiMessagesFromLog } from "../../src/serve/index.js";
+import { deployTool } from "../support/approval-tools.js";
+import { useFleetDatabase } from "./fleet-harness.js";
+
+const database = useFleetDatabase();
+/** What the deploy tool ran (emptied as each test pauses its session). */
+const ran: string[] = [];
+type Request = { readonly messages: readonly { readonly role: string }[] };
+
+const profiles: Record<string, AgentProfile> = {
+  gated: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request: Request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "finished" }
+            : { text: "deploying", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
+      }),
+    model: "emulator:gated",
+    tools: [deployTool(ran)],
+    options: { invariants: true, maxSteps: 4 },
+  },
+  asking: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request: Request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "noted" }
+            : { toolCalls: [{ name: "ask_user", arguments: { question: "Which region?" } }] },
+      }),
+    model: "emulator:asking",
+    tools: [askUserTool()],
+    options: { invariants: true, maxSteps: 4 },
+  },
+};
+
+/** Runs `prompt` on a worker of `profile` until the session pauses, then stops that worker (continuations stay queued). */
+async function paused(sessionId: string, profile: string) {
+  const worker = await database().worker({ profiles });
+  const client = await database().client();
+  const record = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "go", profile }), {
+    timeoutMs: 20_000,
+  });
+  expect(record.status).toBe("done");
+  await worker.stop();
+  ran.length = 0;
+  const { session } = await database().store().load(sessionId, { readOnly: true });
+  return { client, session };
+}
+
+const rowsOf = async (sessionId: string): Promise<number> =>
+  (await database().query("SELECT 1 FROM keelson_turns WHERE session_id = $1", [sessionId])).length;
+
+const refusal = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => "accepted",
+    (e: unknown) => e,
+  );
+
+describe("queued answers", () => {
+  test("a decision queued again is that continuation; another is refused at once; openTurns lists it for the page", async () => {
+    const sessionId = "queued-decision";
+    const { client, session } = await paused(sessionId, "gated");
+    const [pending] = session.pendingApprovals();
+    const callId = pending!.callId;
+    expect(await client.openTurns(sessionId)).toEqual([]);
+
+    const decide = (decision: ApprovalDecision) =>
+      client.enqueueDecision({ sessionId, callId, decision, profile: "gated" });
+    const first = await decide({ approve: true, by: "ana", note: "go ahead" });
+    expect(await decide({ approve: true, by: "bo" })).toBe(first);
+    const denied = await refusal(decide({ approve: false, by: "bo" }));
+    expect(denied).toBeInstanceOf(ApprovalError);
+    expect((denied as ApprovalError).code).toBe("already-decided");
+    expect((denied as Error).message).toContain(`an approval queued already (turn ${first}`);
+    const edited = await refusal(decide({ approve: true, arguments: { target: "staging" } }));
+    expect((edited as ApprovalError).code).toBe("already-decided");
+    expect((edited as Error).message).toContain("with other arguments");
+    expect(await rowsOf(sessionId)).toBe(2); // the paused turn and one continuation
+
+    const open = await client.openTurns(sessionId);
+    expect(open).toMatchObject([
+      { id: first, status: "queued", decision: { callId, approve: true, by: "ana", note: "go ahead" } },
+    ]);
+    const queuedAnswers = open.flatMap((t) => t.decision ?? []);
+    const deployPart = (log = session) =>
+      uiMessagesFromLog(log, { queuedAnswers })
+        .at(-1)!
+        .parts.find((p) => p.type === "tool-deploy");
+    expect(deployPart()).toMatchObject({
+      state: "approval-responded",
+      approval: { id: callId, approved: true, reason: "go ahead" },
+    });
+
+    await database().worker({ profiles });
+    const record = await client.awaitTurn(first, { timeoutMs: 20_000 });
+    expect(record).toMatchObject({ status: "done", outcome: { reason: "completed" } });
+    expect(ran).toEqual(["prod"]);
+    expect(await client.openTurns(sessionId)).toEqual([]);
+    const after = (await database().store().load(sessionId, { readOnly: true })).session;
+    expect(deployPart(after)).toMatchObject({ state: "output-available", output: "deployed prod" });
+    expect(verifyLog(after.events).issues).toEqual([]);
+  });
+
+  test("an answer queued again is that continuation; another answer is refused at once", async () => {
+    const sessionId = "queued-answer";
+    const { client, session } = await paused(sessionId, "asking");
+    const [question] = session.pendingInputs();
+    const answer = (value: unknown, by: string) =>
+      client.enqueueResponse({
+        sessionId,
+        id: question!.id,
+        answer: { value: value as string, by },
+        profile: "asking",
+      });
+    const first = await answer("eu", "ana");
+    expect(await answer("eu", "bo")).toBe(first);
+    const other = await refusal(answer("us", "bo"));
+    expect(other).toBeInstanceOf(InputError);
+    expect((other as InputError).code).toBe("already-answered");
+    expect(await rowsOf(sessionId)).toBe(2);
+    const queuedAnswers = (await client.openTurns(sessionId)).flatMap((t) => t.decision ?? []);
+    const part = uiMessagesFromLog(session, { queuedAnswers })
+      .at(-1)!
+      .parts.find((p) => "toolCallId" in p && p.toolCallId === question!.id);
+    expect(part).toMatchObject({ state: "output-available", output: "eu" });
+
+    await database().worker({ profiles });
+    expect(await client.awaitTurn(first, { timeoutMs: 20_000 })).toMatchObject({
+      status: "done",
+      outcome: { reason: "completed" },
+    });
+    const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
+    expect(log.filter((e) => e.type === "input/response").map((e) => e.data)).toEqual([
+      { id: question!.id, value: "eu", by: "ana" },
+    ]);
+  });
+
+  test("two clients deciding differently at the same instant: one decision is logged, the tool runs at most once", async () => {
+    const sessionId = "queued-race";
+    const { session } = await paused(sessionId, "gated");
+    const callId = session.pendingApprovals()[0]!.callId;
+    const [a, b] = [await database().client(), await database().client()];
+    const settled = await Promise.allSettled([
+      a.enqueueDecision({ sessionId, callId, decision: { approve: true, by: "ana" }, profile: "gated" }),
+      b.enqueueDecision({ sessionId, callId, decision: { approve: false, by: "bo" }, profile: "gated" }),
+    ]);
+    // Either one saw the other's row (refused at once) or neither did (both queued; the second to run is refused).
+    for (const s of settled)
+      if (s.status === "rejected") expect((s.reason as ApprovalError).code).toBe("already-decided");
+    const ids = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    expect(ids.length).toBeGreaterThanOrEqual(1);
+    await database().worker({ profiles });
+    const records = await Promise.all(ids.map((id) => a.awaitTurn(id, { timeoutMs: 20_000 })));
+    expect(records.filter((r) => r.status === "done")).toHaveLength(1);
+    for (const r of records.filter((r) => r.status !== "done")) expect(r.errorCode).toBe("already-decided");
+    const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
+    expect(log.filter((e) => e.type === "approval/decision")).toHaveLength(1);
+    expect(ran.length).toBeLessThanOrEqual(1);
+    expect(verifyLog(log).issues).toEqual([]);
+  });
+
+  test("openTurns: an unknown session has none; an id no session can have is not-found", async () => {
+    const client = await database().client();
+    expect(await client.openTurns("nobody-here")).toEqual([]);
+    const error = await refusal(client.openTurns("../etc/passwd"));
+    expect(error).toBeInstanceOf(FleetError);
+    expect((error as FleetError).code).toBe("not-found");
+  });
+});
