@@ -107,8 +107,11 @@ export class FleetClient {
    * Queues a decision on a pending approval as a continuation any worker of `profile` runs
    * (`agent.decide` on a resumed agent: it logs the decision and continues the turn). Checked
    * first against the stored log, read-only: a call that is not pending is `ApprovalError` and
-   * nothing is queued. Two decisions queued for one call both pass this check; the second to run
-   * is refused `already-decided` (its record: failed, `errorCode`), nothing logged.
+   * nothing is queued. While a continuation carrying a decision for the call is open (queued or
+   * running), the same decision returns its turn id and a different one is refused at once
+   * (`already-decided`), nothing queued (`#continuation`). Two enqueues at the same instant can
+   * both insert; the second to run is refused `already-decided` (its record: failed,
+   * `errorCode`), nothing logged.
    */
   async enqueueDecision(options: DecisionOptions): Promise<string> {
     const { sessionId, callId, profile } = options;
@@ -195,9 +198,9 @@ export class FleetClient {
   }
 
   /**
-   * `enqueueDecision`, then `awaitTurn`: resolves with the continued turn's record; a decision
-   * the session refused when it ran (lost a race: `already-decided`) rejects with that
-   * `ApprovalError`.
+   * `enqueueDecision`, then `awaitTurn`: resolves with the continued turn's record (the one
+   * already queued, for the same decision queued again); a decision refused at once, or when it
+   * ran (lost a race: `already-decided`), rejects with that `ApprovalError`.
    */
   async decide(options: DecisionOptions, wait: AwaitOptions = {}): Promise<TurnRecord> {
     const record = await this.awaitTurn(await this.enqueueDecision(options), wait);
