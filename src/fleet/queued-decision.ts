@@ -41,17 +41,35 @@ export function earlierAnswerRefusal(
       `the question ${queued.id} has another answer queued already (turn ${turnId}, not run yet)`,
     );
   }
-  if (earlier.kind !== "response" && earlier.approve === queued.approve && sameArguments(earlier, queued))
-    return undefined;
-  const was = earlier.kind === "response" ? "an answer" : earlier.approve ? "an approval" : "a denial";
+  // The statement matched the kind: `earlier` decides the same call.
+  const before = earlier as QueuedApproval;
+  if (before.approve !== queued.approve) {
+    const was = before.approve ? "an approval" : "a denial";
+    return new ApprovalError(
+      "already-decided",
+      `call ${queued.callId} has ${was} queued already (turn ${turnId}, not run yet)`,
+    );
+  }
+  if (sameArguments(before, queued)) return undefined;
   return new ApprovalError(
     "already-decided",
-    `call ${queued.callId} has ${was} queued already (turn ${turnId}, not run yet)${earlier.kind !== "response" && earlier.approve === queued.approve ? " with other arguments" : ""}`,
+    `call ${queued.callId} has a decision with other arguments queued already (turn ${turnId}, not run yet)`,
   );
 }
 
-const sameArguments = (a: QueuedApproval, b: QueuedApproval): boolean =>
-  a.arguments === b.arguments ||
-  (a.arguments !== undefined &&
-    b.arguments !== undefined &&
-    jsonEquals(JSON.parse(a.arguments) as JsonValue, JSON.parse(b.arguments) as JsonValue));
+/** Equal as JSON (key order aside); text that is no JSON (arguments given as a string) only when identical. */
+const sameArguments = (a: QueuedApproval, b: QueuedApproval): boolean => {
+  if (a.arguments === b.arguments) return true;
+  const x = parsed(a.arguments);
+  const y = parsed(b.arguments);
+  return x !== undefined && y !== undefined && jsonEquals(x, y);
+};
+
+function parsed(text: string | undefined): JsonValue | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}

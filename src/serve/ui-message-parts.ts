@@ -12,13 +12,17 @@ type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
 /** A tool part waiting for approval (`approval-requested`), or answered (`approval-responded`). */
 export function approvalPart(call: UIToolPart, event: SessionEvent): UIToolPart {
   const { type, toolCallId, input } = call;
-  const approval = { id: toolCallId };
-  const meta = metaOf(call);
   if (event.type === "approval/request")
-    return { type, toolCallId, state: "approval-requested", input, approval, ...meta };
+    return { type, toolCallId, state: "approval-requested", input, approval: { id: toolCallId }, ...metaOf(call) };
   const d = event.data as Data<"approval/decision">;
-  const decided = { ...approval, approved: d.approve, ...(d.note === undefined ? {} : { reason: d.note }) };
-  return { type, toolCallId, state: "approval-responded", input, approval: decided, ...meta };
+  return respondedPart(call, d.approve, d.note);
+}
+
+/** The part answered `approve` (the note as the response's `reason`), as the page that answered it has it. */
+export function respondedPart(call: UIToolPart, approve: boolean, note: string | undefined): UIToolPart {
+  const { type, toolCallId, input } = call;
+  const approval = { id: toolCallId, approved: approve, ...(note === undefined ? {} : { reason: note }) };
+  return { type, toolCallId, state: "approval-responded", input, approval, ...metaOf(call) };
 }
 
 /** A tool part with the log's result: its output, its error, or — for a denied call — the denial. */

@@ -7,7 +7,7 @@
 // the log says; of two queued answers to one request the first — the one that will be logged —
 // is shown. Pure over the messages `uiMessagesFromLog` built (it updates their parts).
 import { ServeError } from "./types.js";
-import { answeredQuestion } from "./ui-message-parts.js";
+import { answeredQuestion, respondedPart } from "./ui-message-parts.js";
 import { subagentPartId } from "./ui-subagent.js";
 import type { UIMessage, UIToolPart } from "./ui-types.js";
 import { valueName } from "./value-name.js";
@@ -84,15 +84,5 @@ export function showQueuedAnswers(messages: readonly UIMessage[], answers: Reado
 function answeredPart(part: UIToolPart, answer: QueuedAnswer): UIToolPart | undefined {
   if (answer.kind === "response")
     return part.state === "input-available" ? answeredQuestion(part, answer.value) : undefined;
-  if (part.state !== "approval-requested") return undefined;
-  const { type, toolCallId, input, callProviderMetadata } = part;
-  const reason = answer.note === undefined || answer.note === "" ? {} : { reason: answer.note };
-  return {
-    type,
-    toolCallId,
-    state: "approval-responded",
-    input,
-    approval: { id: part.approval.id, approved: answer.approve, ...reason },
-    ...(callProviderMetadata === undefined ? {} : { callProviderMetadata }),
-  };
+  return part.state === "approval-requested" ? respondedPart(part, answer.approve, answer.note) : undefined;
 }
