@@ -5,8 +5,9 @@
 // wait for it (unlogged in the open step, or held from an earlier one) are left waiting — the
 // turn ends `interrupted`, and a later decision continues them. Only calls already dispatched get
 // error results. Once every approval is decided the held calls are in flight, and are closed like
-// any other call of a step in flight. A call suspended by an unanswered question asked during it
-// (an MCP elicitation) is kept too: its tool/call is logged, its result comes when it runs again.
+// any other call of a step in flight. A call suspended by a question asked during it (an MCP
+// elicitation) is kept too while it or another request waits: its tool/call is logged, its result
+// comes when it runs again.
 import type { LogStructure, OpenCall } from "./structure.js";
 import type { PendingEvent } from "./types.js";
 
@@ -46,6 +47,27 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
     keep || (structure.unloggedCalls.size === 0 && structure.heldCalls.size === 0)
       ? []
       : [...structure.unloggedCalls.values(), ...structure.heldCalls.values()];
+  // A call suspended by a question asked during it (an MCP elicitation) waits like a held one.
+  const running =
+    structure.unansweredCalls.size === 0
+      ? []
+      : [...structure.unansweredCalls.values()].filter((c) => !keep || !structure.suspended(c.callId));
+  const result = (call: OpenCall): PendingEvent => ({
+    type: "tool/result",
+    data: {
+      turn: call.turn,
+      step: call.step,
+      callId: call.callId,
+      content: [{ type: "text", text }],
+      isError: true,
+      error,
+    },
+    surfaceOp: "append",
+  });
+  // A suspended call closed by a cancel gets its result first: the held calls after it (in
+  // model order) may not log their `tool/call` while it has none.
+  const suspended = running.filter((c) => structure.suspended(c.callId)).sort(byModelOrder);
+  for (const call of suspended) out.push(result(call));
   for (const call of waiting.sort(byModelOrder)) {
     out.push({
       type: "tool/call",
@@ -59,26 +81,8 @@ export function crashRepairClosers(structure: LogStructure, options: CloserOptio
       },
     });
   }
-  // A call suspended by a question asked during it (an MCP elicitation) waits like a held one.
-  const running =
-    structure.unansweredCalls.size === 0
-      ? []
-      : [...structure.unansweredCalls.values()].filter((c) => !keep || !structure.suspended(c.callId));
-  const unanswered = running.length === 0 && waiting.length === 0 ? [] : [...running, ...waiting].sort(byModelOrder);
-  for (const call of unanswered) {
-    out.push({
-      type: "tool/result",
-      data: {
-        turn: call.turn,
-        step: call.step,
-        callId: call.callId,
-        content: [{ type: "text", text }],
-        isError: true,
-        error,
-      },
-      surfaceOp: "append",
-    });
-  }
+  const rest = [...running.filter((c) => !suspended.includes(c)), ...waiting].sort(byModelOrder);
+  for (const call of rest) out.push(result(call));
   if (structure.openStep !== null) out.push({ type: "step/end", data: { turn, step: structure.openStep } });
   if (options.closeTurn !== false) out.push({ type: "turn/end", data: { turn, reason: { kind: "interrupted" } } });
   return out;

@@ -13,6 +13,7 @@ import { type Agent, createAgent, InputError, resumeAgent, type TurnEvent } from
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import { agentOptions, eventsOf, expectLogMatchesRequests, scripted } from "./support.js";
 
 const asking = (schema?: object) =>
@@ -143,6 +144,83 @@ describe("ask_user", () => {
   });
 });
 
+/** `region` asks while it runs (as an MCP server's elicitation does), then answers with what it was told. */
+const region = defineTool({
+  name: "region",
+  description: "Picks a region.",
+  input: z.object({}),
+  readOnly: true,
+  execute: async (_args, context) => `region ${String(await context.ask!({ message: "Which region?" }))}`,
+});
+
+/** A step that makes a `region` call (it asks while it runs) and a `deploy` call (it needs approval). */
+function askingAndGated(store?: JsonlSessionStore) {
+  const ran: string[] = [];
+  const provider = scripted([
+    {
+      toolCalls: [
+        { name: "region", arguments: {} },
+        { name: "deploy", arguments: { target: "prod" } },
+      ],
+    },
+  ]);
+  const tools = [region, deployTool(ran)];
+  const agent = createAgent(agentOptions(provider, { tools, ...(store === undefined ? {} : { store }) }));
+  return { agent, provider, ran, tools };
+}
+
+describe("a question asked while a call runs, beside an approval", () => {
+  // The question answered first used to end the answer's turn with the asking call closed as an
+  // error ("Tool call not completed: the turn ended with an error.") while the approval still
+  // waited: the answer was logged, and the call never ran with it.
+  test("answered before the approval is decided: the call waits, then runs with the answer", async () => {
+    const { agent, provider, ran } = askingAndGated();
+    expect((await agent.send("go")).reason).toEqual({ kind: "awaiting-approval" });
+    const [question] = agent.pendingInputs();
+    const [approval] = agent.pendingApprovals();
+    expect(question).toMatchObject({ source: "region", message: "Which region?" });
+    expect((await agent.respond(question!.id, { value: "eu" })).reason).toEqual({ kind: "awaiting-approval" });
+    expect(eventsOf(agent, "tool/result")).toEqual([]); // nothing ran, nothing was closed
+    expect(verifyLog(agent.session.events).issues).toEqual([]);
+    expect((await agent.decide(approval!.callId, { approve: true })).reason).toEqual({ kind: "completed" });
+    expect(toolResultText(agent)).toEqual(["region eu", "deployed prod"]);
+    expect(ran).toEqual(["prod"]);
+    expect(verifyLog(agent.session.events).issues).toEqual([]);
+    expectLogMatchesRequests(agent, provider);
+  });
+
+  test("decided before the question is answered: the same results, in model order", async () => {
+    const { agent, ran } = askingAndGated();
+    await agent.send("go");
+    const [question] = agent.pendingInputs();
+    const [approval] = agent.pendingApprovals();
+    expect((await agent.decide(approval!.callId, { approve: true })).reason).toEqual({ kind: "awaiting-input" });
+    expect((await agent.respond(question!.id, { value: "us" })).reason).toEqual({ kind: "completed" });
+    expect(toolResultText(agent)).toEqual(["region us", "deployed prod"]);
+    expect(ran).toEqual(["prod"]);
+  });
+
+  for (const answered of [true, false])
+    test(`a cancel while both wait (the question ${answered ? "answered" : "not answered"}) closes both calls`, async () => {
+      // With the question unanswered this cancel used to throw inside its turn (the held call's
+      // tool/call came before the suspended call's result, against model order): turn 3 never ended.
+      const { agent, ran } = askingAndGated();
+      await agent.send("go");
+      if (answered) await agent.respond(agent.pendingInputs()[0]!.id, { value: "eu" });
+      agent.cancel("never mind");
+      await agent.whenIdle();
+      expect(eventsOf(agent, "turn/end").at(-1)!.data.reason).toEqual({ kind: "aborted", reason: "never mind" });
+      expect(toolResultText(agent)).toEqual([
+        "Tool call not completed: the turn was cancelled (never mind).",
+        "Tool call not completed: the turn was cancelled (never mind).",
+      ]);
+      expect(eventsOf(agent, "input/response").map((e) => e.data.value)).toEqual(answered ? ["eu"] : []);
+      expect([agent.pendingApprovals(), agent.pendingInputs()]).toEqual([[], []]);
+      expect(ran).toEqual([]);
+      expect(verifyLog(agent.session.events).issues).toEqual([]);
+    });
+});
+
 describe("across a restart", () => {
   let root: string;
   beforeEach(() => {
@@ -161,6 +239,24 @@ describe("across a restart", () => {
     const outcome = await resumed.respond(question!.id, { value: "ap-south-1" });
     expect(outcome).toMatchObject({ reason: { kind: "completed" }, saved: true });
     expect(toolResultText(resumed)).toEqual(["ap-south-1"]);
+    await resumed.dispose();
+    await store.close();
+  });
+
+  test("an answered question whose call waits behind an approval survives a dispose; the resumed agent runs it", async () => {
+    const store = new JsonlSessionStore({ root });
+    const { agent, tools } = askingAndGated(store);
+    await agent.send("go");
+    await agent.respond(agent.pendingInputs()[0]!.id, { value: "eu" });
+    const [approval] = agent.pendingApprovals();
+    await agent.dispose();
+    const resumed = await resumeAgent(store, agent.session.id, agentOptions(scripted(), { tools }));
+    expect(resumed.pendingApprovals().map((a) => a.callId)).toEqual([approval!.callId]);
+    expect(eventsOf(resumed, "tool/result")).toEqual([]); // the load's repair closed nothing
+    const outcome = await resumed.decide(approval!.callId, { approve: true });
+    expect(outcome).toMatchObject({ reason: { kind: "completed" }, saved: true });
+    expect(toolResultText(resumed)).toEqual(["region eu", "deployed prod"]);
+    expect(verifyLog(resumed.session.events).issues).toEqual([]);
     await resumed.dispose();
     await store.close();
   });
