@@ -61,38 +61,65 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
 /** What `openTurnFrom` reads: a Session (or what of one it uses), or a log's events (`host.log(id)`). */
 export type OpenTurnLog = Pick<Session, "openTurn" | "length" | "eventAt"> | readonly SessionEvent[];
 
+export interface OpenTurnFromOptions {
+  /**
+   * A turn of the session is queued and has not started (a fleet's `client.openTurns(id)` is not
+   * empty): with no turn open in the log, the replay starts where the queued turn's message will —
+   * the paused turn's message when the last turn paused (the queued turn is its continuation),
+   * otherwise the log's end — instead of there being nothing to resume.
+   */
+  readonly queued?: boolean;
+}
+
 /**
  * Where to follow from to replay the open turn's message from its start: what a `useChat`
  * reconnect wants, a whole message. That is the open turn's `turn/start` − 1 — or, when the open
  * turn answers a paused one (trigger `approval`; the page shows it in the paused turn's message),
  * the start of the first turn of that chain, so the replay rebuilds the paused parts too and the
  * UI stream goes on across the pause (ui-encoder.ts); when a steering message split the turn
- * (`turn-<turn>-<seq>` on the page), that message's start. Undefined when no turn is open. Throws
- * `ServeError('invalid-argument')` for a value that is neither a session nor an array of events.
+ * (`turn-<turn>-<seq>` on the page), that message's start. Undefined when no turn is open (and
+ * none is `queued`). Throws `ServeError('invalid-argument')` for a value that is neither a session
+ * nor an array of events, `invalid-options` for options that are not `{ queued?: boolean }`.
  */
-export function openTurnFrom(log: OpenTurnLog): number | undefined {
+export function openTurnFrom(log: OpenTurnLog, options: OpenTurnFromOptions = {}): number | undefined {
   const session = logView(log);
-  if (session.openTurn === null) return undefined;
-  let turn: number = session.openTurn;
-  for (let seq = session.length - 1; seq >= 0; seq--) {
+  checkOptions(options, { queued: "boolean" });
+  if (session.openTurn !== null) return chainStart(session, session.openTurn, session.length);
+  if (options.queued !== true) return undefined;
+  const last = session.length - 1;
+  // A paused turn's continuation is queued: the chain's message, ending with the paused turn.
+  return pausedBefore(session, session.length) ? (chainStart(session, turnOf(session, last), last) ?? last) : last;
+}
+
+/** Where the message of the chain ending with `turn` starts, reading back from before `end`. */
+function chainStart(session: Pick<Session, "eventAt">, last: number | undefined, end: number): number | undefined {
+  if (last === undefined) return undefined;
+  let turn = last;
+  for (let seq = end - 1; seq >= 0; seq--) {
     const event = session.eventAt(seq);
     if (event?.type !== "turn/start") continue;
     const data = (event as Partial<SessionEvent<"turn/start">>).data;
     if (data?.turn !== turn) continue;
-    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return lastSplit(session, seq) - 1;
+    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return lastSplit(session, seq, end) - 1;
     turn = turn - 1; // the paused turn this one answers: its message starts there
   }
   return undefined;
 }
 
+/** The turn a `turn/end` at `seq` ends. */
+function turnOf(session: Pick<Session, "eventAt">, seq: number): number | undefined {
+  const turn = (session.eventAt(seq) as Partial<SessionEvent<"turn/end">> | undefined)?.data?.turn;
+  return typeof turn === "number" ? turn : undefined;
+}
+
 /**
- * Where the page's last message of the turns from `start` on begins: `start`, or the last
+ * Where the page's last message of the turns from `start` on (to before `end`) begins: `start`, or the last
  * steering message logged after a step (uiMessagesFromLog starts a message at the step after it).
  */
-function lastSplit(session: Pick<Session, "length" | "eventAt">, start: number): number {
+function lastSplit(session: Pick<Session, "eventAt">, start: number, end: number): number {
   let from = start;
   let stepped = false;
-  for (let seq = start + 1; seq < session.length; seq++) {
+  for (let seq = start + 1; seq < end; seq++) {
     const type = session.eventAt(seq)?.type;
     if (type === "step/start") stepped = true;
     else if (type === "steering/message" && stepped) {

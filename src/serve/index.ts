@@ -14,6 +14,7 @@ export {
 export {
   type FollowFromOptions,
   followFrom,
+  type OpenTurnFromOptions,
   type OpenTurnLog,
   openTurnFrom,
   type PositionRequest,

@@ -8,6 +8,7 @@ import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import { turnEventOf } from "./encoder-input.js";
 import { checkOptions } from "./options-check.js";
+import { AnsweredRequests } from "./ui-answered-requests.js";
 import {
   assistantMessageId,
   boundedErrorText,
@@ -18,6 +19,7 @@ import {
   toolOutput,
 } from "./ui-parts.js";
 import { type MessageMetadata, metadataFor } from "./ui-metadata.js";
+import { type QueuedAnswer, queuedAnswersByPart } from "./ui-queued-answers.js";
 import { StepParts, type ToolCallPart } from "./ui-step.js";
 import { SubagentParts } from "./ui-subagent.js";
 import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
@@ -41,6 +43,13 @@ export interface UIEncoderOptions {
    * is no JSON object, or a throw, ends the message as an iteration that throws does.
    */
   readonly messageMetadata?: MessageMetadata;
+  /**
+   * Answers the log does not hold yet — a fleet's queued decisions and answers
+   * (`(await client.openTurns(id)).flatMap((t) => t.decision ?? [])`) — for a replay of a paused
+   * message while its continuation waits for a worker: the requests they answer are sent
+   * answered (ui-answered-requests.ts), not asked again. A malformed entry is `invalid-options`.
+   */
+  readonly queuedAnswers?: readonly QueuedAnswer[];
 }
 
 /** The options' types, checked when an encoder is made (`ServeError('invalid-options')`). */
@@ -71,8 +80,10 @@ export class UIMessageEncoder {
   readonly #held = new Map<string, ToolCallPart>();
   /** The stream continues a paused message (its first event starts an `approval` turn, its own or a subagent's). */
   #continuation = false;
+  /** Requests this stream sent, moved on by their answers (ui-answered-requests.ts). */
+  readonly #answers: AnsweredRequests;
   /** Subagents' pauses shown as parts, and their answers (ui-subagent.ts). */
-  readonly #subagents = new SubagentParts();
+  readonly #subagents: SubagentParts;
   /**
    * A paused turn's `finish`, held until the next event: when that is the turn that answers it (a
    * replay of the whole message, `openTurnFrom`), the message goes on; anything else, or the end
@@ -92,6 +103,9 @@ export class UIMessageEncoder {
   constructor(options: UIEncoderOptions = {}) {
     checkOptions(options, OPTION_KINDS);
     this.#options = options;
+    const queued = options.queuedAnswers;
+    this.#answers = new AnsweredRequests(queued === undefined ? undefined : queuedAnswersByPart(queued));
+    this.#subagents = new SubagentParts(this.#answers);
   }
 
   /** True once `finish` was sent: the stream is over (one turn per stream). */
@@ -208,11 +222,17 @@ export class UIMessageEncoder {
         }
         // A subagent's pause: the child's request is the part the person answers (ui-subagent.ts).
         if (this.#subagents.viaSubagent(event.callId)) return out;
-        return [...out, { type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
+        return [...out, ...this.#approvalRequest(event.callId, this.#step!.tool(event.callId)!)];
       }
       case "approval-decision":
+        if (this.#denied.has(event.callId)) return []; // a queued denial, sent with its request
+        if (event.approve)
+          return this.#answers.approved(
+            event.callId,
+            event.arguments === undefined ? undefined : toolInput(event.arguments),
+          );
         // In a continuation the decided call is a held one, whose part the client has.
-        if (event.approve || (this.#step?.tool(event.callId) === undefined && this.#continues === undefined)) return [];
+        if (this.#step?.tool(event.callId) === undefined && this.#continues === undefined) return [];
         this.#denied.add(event.callId);
         return [{ type: "tool-output-denied", toolCallId: event.callId }];
       case "retry":
@@ -221,15 +241,18 @@ export class UIMessageEncoder {
         return this.#sameStep(event.turn, event.step) ? this.#closeStep() : [];
       case "turn-end":
         return this.#turnEnd(event);
-      case "input-request":
+      case "input-request": {
         // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its own,
         // answered on the page (id: the question's). One asked before its call runs is the call's part.
-        return event.callId === undefined ? [] : [questionChunk(event, event.callId)];
+        const part = event.callId === undefined ? [] : [questionChunk(event, event.callId)];
+        return [...part, ...this.#answers.questionSent(event.id)];
+      }
+      case "input-response":
+        return this.#answers.answered(event.id, event.value);
       case "turn-start":
       case "user-message":
       case "compaction-start":
       case "compaction-end":
-      case "input-response":
       case "log-event":
         return [];
       case "subagent": // a subagent's work stays out of the parent's message, but for its pauses (ui-subagent.ts)
@@ -251,7 +274,7 @@ export class UIMessageEncoder {
         return [];
       case "approval-request": // a call that waited behind another is asked about now
         if (this.#subagents.viaSubagent(event.callId)) return [];
-        return [{ type: "tool-approval-request", approvalId: event.callId, toolCallId: event.callId }];
+        return this.#approvalRequest(event.callId, { name: event.tool, input: toolInput(event.arguments) });
       case "tool-result":
         if (this.#denied.has(event.callId)) return [];
         // A result without its call (the continuation was cancelled) is never an input error.
@@ -259,6 +282,13 @@ export class UIMessageEncoder {
       default:
         return [];
     }
+  }
+
+  /** A call's approval request, and what a queued answer to it makes of its part at once. */
+  #approvalRequest(callId: string, call: ToolCallPart): UIMessageChunk[] {
+    const { chunks, denied } = this.#answers.approvalSent(callId, call);
+    if (denied) this.#denied.add(callId);
+    return [{ type: "tool-approval-request", approvalId: callId, toolCallId: callId }, ...chunks];
   }
 
   #toolResult(event: Extract<TurnEvent, { type: "tool-result" }>): UIMessageChunk[] {

@@ -9,6 +9,7 @@
 // shown as an approval: answering the child's continues both. In a continuation, the child's
 // answered calls get their outputs on those parts. Pure state, fed by ui-encoder.ts.
 import type { SubagentTurnEvent } from "../loop/index.js";
+import type { AnsweredRequests } from "./ui-answered-requests.js";
 import { toolErrorText, toolInput, toolOutput } from "./ui-parts.js";
 import type { ToolCallPart } from "./ui-step.js";
 import type { UIMessageChunk } from "./ui-types.js";
@@ -32,6 +33,12 @@ export class SubagentParts {
   readonly #denied = new Set<string>();
   /** A UI step for the children's pauses is open (until the parent's next step). */
   #pauseStep = false;
+  /** The requests this stream sent, moved on by their answers (the encoder's, shared). */
+  readonly #answers: AnsweredRequests;
+
+  constructor(answers: AnsweredRequests) {
+    this.#answers = answers;
+  }
 
   /** The parent entered a step of its own: a later pause opens a UI step again. */
   stepEntered(): void {
@@ -62,29 +69,46 @@ export class SubagentParts {
           if (block.type === "tool-call")
             this.#calls.set(id(block.callId), { name: block.name, input: toolInput(block.arguments) });
         return [];
-      case "approval-request":
+      case "approval-request": {
         if (this.viaSubagent(event.callId, session)) return []; // the grandchild's part says it
+        const partId = id(event.callId);
+        const call = { name: event.tool, input: toolInput(event.arguments) };
+        const { chunks, denied } = this.#answers.approvalSent(partId, call);
+        if (denied) this.#denied.add(partId);
         return [
-          ...this.#part(id(event.callId), { name: event.tool, input: toolInput(event.arguments) }, path, event.callId),
-          { type: "tool-approval-request", approvalId: id(event.callId), toolCallId: id(event.callId) },
+          ...this.#part(partId, call, path, event.callId),
+          { type: "tool-approval-request", approvalId: partId, toolCallId: partId },
+          ...chunks,
         ];
+      }
       case "input-request": {
         // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its
         // own (id `<session>:<question id>`, input the question), waiting for its output.
         if (event.callId !== undefined) {
           const question = { name: event.source, input: { message: event.message, schema: event.schema } };
-          return this.#part(id(event.id), question, path, event.id, event.callId);
+          return [
+            ...this.#part(id(event.id), question, path, event.id, event.callId),
+            ...this.#answers.questionSent(id(event.id)),
+          ];
         }
         // A question asked before its call runs (`id` is the call's): the part waits for its output.
         const call = this.#calls.get(id(event.id)) ?? { name: event.source, input: undefined };
-        return this.#part(id(event.id), call, path, event.id);
+        return [...this.#part(id(event.id), call, path, event.id), ...this.#answers.questionSent(id(event.id))];
       }
+      case "input-response":
+        return this.#answers.answered(id(event.id), event.value);
       case "tool-call-ready":
         if (continuation && !this.#calls.has(id(event.callId)))
           this.#held.set(id(event.callId), { name: event.name, input: toolInput(event.arguments) });
         return [];
       case "approval-decision":
-        if (event.approve || !this.#answered(id(event.callId), continuation, event.callId, session)) return [];
+        if (this.#denied.has(id(event.callId))) return []; // a queued denial, sent with its request
+        if (event.approve)
+          return this.#answers.approved(
+            id(event.callId),
+            event.arguments === undefined ? undefined : toolInput(event.arguments),
+          );
+        if (!this.#answered(id(event.callId), continuation, event.callId, session)) return [];
         this.#denied.add(id(event.callId));
         return [{ type: "tool-output-denied", toolCallId: id(event.callId) }];
       case "tool-result":

@@ -3,21 +3,26 @@
 // exactly as the page that gave it has it — checked against @ai-sdk/react's own `Chat` after the
 // same `addToolApprovalResponse` / `addToolOutput` calls — a child's request by its part id
 // `<child>:<callId>`, and leaves alone every part the log has moved past. Malformed entries are
-// `invalid-options` naming the entry.
+// `invalid-options` naming the entry. A replay of the paused message (a reconnect while the
+// continuation waits for a worker: `toUIMessageStream(…, { queuedAnswers })`) sends those
+// requests answered instead of asking them again.
 import type { UIMessage } from "ai";
 import { describe, expect, test } from "vitest";
 import { type Agent, createAgent } from "../../src/loop/index.js";
 import {
+  openTurnFrom,
   type QueuedAnswer,
   ServeError,
   subagentLogs,
   subagentPartId,
+  toUIMessageStream,
+  type UIMessageChunk,
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
 import { storeReader } from "../../src/store/index.js";
 import { deployTool, pausingAgent as pausingAgentOf } from "../support/approval-tools.js";
 import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
-import { agentServer, pageOver } from "./support.js";
+import { agentServer, assemble, collect, expectValidChunks, pageOver } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -103,6 +108,55 @@ describe("queued answers on a reloaded page", () => {
       ["call_1_1_0", "input-available", undefined],
       [partId, "approval-responded", { id: partId, approved: true, reason: "go" }],
     ]);
+    await agent.dispose();
+  });
+
+  test("a replay of the paused message sends the requests they answer answered; the log's answers later change nothing", async () => {
+    const agent = pausingAgent();
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    const [staging, prod] = agent.pendingApprovals().map((a) => a.callId);
+    const [question] = agent.pendingInputs().map((q) => q.id);
+    const queued: QueuedAnswer[] = [
+      { callId: staging!, approve: true },
+      { callId: prod!, approve: false, note: "not on a Friday" },
+      { kind: "response", id: question!, value: "eu-west-1" },
+    ];
+    const from = openTurnFrom(agent.session, { queued: true })!;
+    const replay = async (queuedAnswers?: QueuedAnswer[]) => {
+      const events = agent.follow({ from });
+      const chunks = await collect(toUIMessageStream(events, queuedAnswers === undefined ? {} : { queuedAnswers }));
+      await expectValidChunks(chunks);
+      return { chunks, parts: toolParts((await assemble(chunks)).message) };
+    };
+    // Without them the replay asks again: buttons and a question form on the page.
+    expect((await replay()).parts.map((p) => p.state)).toEqual([
+      "approval-requested",
+      "approval-requested",
+      "input-available",
+    ]);
+    const { parts } = await replay(queued);
+    expect(parts.map((p) => [p.toolCallId, p.state, p.approval, p.output])).toEqual([
+      [staging, "input-available", { id: staging }, undefined], // approved: it runs when a worker takes it
+      [prod, "output-denied", { id: prod }, undefined],
+      [question, "output-available", undefined, "eu-west-1"],
+    ]);
+
+    // The worker logs them and runs the continuation: the same replay (a stale queue snapshot)
+    // ends as the log does, with one denial.
+    await agent.decide(staging!, { approve: true });
+    await agent.decide(prod!, { approve: false, note: "not on a Friday" });
+    await agent.respond(question!, { value: "eu-west-1" });
+    await agent.whenIdle();
+    const after = await replay(queued);
+    expect(after.chunks.filter((c: UIMessageChunk) => c.type === "tool-output-denied")).toHaveLength(1);
+    expect(after.parts.map((p) => [p.state, p.output])).toEqual([
+      ["output-available", "deployed staging"],
+      ["output-denied", undefined],
+      ["output-available", "eu-west-1"],
+    ]);
+    expect(() => toUIMessageStream(agent.follow({ from }), { queuedAnswers: [{ callId: 1 }] } as never)).toThrow(
+      /queuedAnswers\[0\] \(a decision\) has callId 1/,
+    );
     await agent.dispose();
   });
 

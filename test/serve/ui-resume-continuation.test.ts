@@ -3,7 +3,9 @@
 // message starts (`openTurnFrom`: the first turn of the chain, not the continuation's own start),
 // and the UI stream goes on across the paused turn's end into its continuation, so the AI SDK's
 // own `Chat` rebuilds ONE message, with the log's id, and ends with what `uiMessagesFromLog`
-// rebuilds: no second message for the continuation, no part of the paused turn lost.
+// rebuilds: no second message for the continuation, no part of the paused turn lost — and no
+// request asked again: an approved call's part is `input-available` while it runs, a question
+// answered has its answer.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +24,9 @@ import {
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
+import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { deployTool } from "../support/approval-tools.js";
+import { deferred } from "../support/deferred.js";
 import { assemble, collect, expectValidChunks, waitingTool, withoutAnswers } from "./support.js";
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -66,6 +70,15 @@ describe("useChat's reconnect during a continuation", () => {
     expect((await first).reason.kind).toBe("awaiting-approval");
     const pausedStart = agent.session.events.findIndex((e) => e.type === "turn/start") - 1; // turn 1's
     expect((await approvePending(agent)).reason.kind).toBe("awaiting-approval"); // turn 2 continues turn 1, pauses again
+    // Paused, nothing open: nothing to resume — unless a continuation is queued (a fleet's
+    // openTurns), which goes on in the same message, so its replay starts where that message does.
+    expect(openTurnFrom(agent.session)).toBeUndefined();
+    expect(openTurnFrom(agent.session, { queued: false })).toBeUndefined();
+    expect(openTurnFrom(agent.session, { queued: true })).toBe(pausedStart);
+    expect(openTurnFrom(agent.session.events, { queued: true })).toBe(pausedStart);
+    expect(() => openTurnFrom(agent.session, { queued: "yes" } as never)).toThrow(
+      new ServeError("invalid-options", 'queued must be a boolean, got "yes"'),
+    );
     const last = approvePending(agent); // turn 3 continues both
     await running.promise;
     expect(agent.session.openTurn).toBe(3);
@@ -75,6 +88,8 @@ describe("useChat's reconnect during a continuation", () => {
     expect((await last).reason.kind).toBe("completed");
     expect(openTurnFrom(agent.session)).toBeUndefined();
     expect(openTurnFrom(agent.session.events)).toBeUndefined();
+    // A turn queued after one that ended: its message is a new one, after the whole log.
+    expect(openTurnFrom(agent.session, { queued: true })).toBe(agent.session.length - 1);
     // Events without their data's shape (an app's own array): no throw, no position past the log.
     const bare = (type: string, data?: unknown) => ({ type, seq: 0, time: 0, ...(data === undefined ? {} : { data }) });
     expect(openTurnFrom([bare("turn/start")] as never)).toBeUndefined();
@@ -221,6 +236,64 @@ describe("useChat's reconnect during a continuation", () => {
     expect(plain(chat.messages)).toEqual(plain(uiMessagesFromLog(agent.session)));
     const texts = chat.messages.map((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
     expect(texts).toEqual([["go"], ["a"], ["also this"], ["b", "done"]]);
+    await agent.dispose();
+  });
+
+  test("a reconnect while the approved call runs asks nothing again: it is running, the question has its answer", async () => {
+    const gate = deferred();
+    const running = deferred();
+    const ran: string[] = [];
+    // `region` asks while it runs (an MCP elicitation does); `ship` needs approval and takes its time.
+    const region = defineTool({
+      name: "region",
+      description: "Picks a region.",
+      input: jsonSchema({ type: "object", properties: {} }),
+      readOnly: true,
+      execute: async (_args, context) => `region ${String(await context.ask!({ message: "Which region?" }))}`,
+    });
+    const ship = defineTool({
+      name: "ship",
+      description: "Ships, slowly.",
+      input: jsonSchema({ type: "object", properties: {} }),
+      needsApproval: true,
+      execute: async () => {
+        running.resolve();
+        await gate.promise;
+        ran.push("ship");
+        return "shipped";
+      },
+    });
+    const provider = new ScriptedProvider([
+      { text: "on it", toolCalls: [{ name: "region" }, { name: "ship" }] },
+      { text: "all done" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [region, ship] });
+    expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
+    const [question] = agent.pendingInputs();
+    const [approval] = agent.pendingApprovals();
+    expect((await agent.respond(question!.id, { value: "eu" })).reason.kind).toBe("awaiting-approval");
+    const continued = agent.decide(approval!.callId, { approve: true });
+    await running.promise; // `ship` runs: the page reloads here
+    const reloaded = plain(uiMessagesFromLog(agent.session));
+    const chat = new Chat<UIMessage>({ id: "chat-1", messages: reloaded, transport: resumeTransport(agent) });
+    const resumed = chat.resumeStream();
+    const state = (id: string) =>
+      (chat.messages[1]?.parts ?? []).find((p) => "toolCallId" in p && p.toolCallId === id) as
+        | { state: string; output?: unknown; approval?: unknown }
+        | undefined;
+    // The reloaded message has the decision (`approval-responded`); the replay rebuilds the message
+    // from its chunks, which carry no answer: before, the part went back to `approval-requested`.
+    expect(state(approval!.callId)).toMatchObject({ state: "approval-responded" });
+    await until(() => chat.status === "streaming" && state(approval!.callId)?.state !== "approval-responded");
+    expect(state(approval!.callId)).toMatchObject({ state: "input-available", approval: { id: approval!.callId } });
+    expect(state(question!.id)).toMatchObject({ state: "output-available", output: "eu" });
+    expect(state(question!.callId!)).toMatchObject({ state: "output-available", output: "region eu" });
+    gate.resolve();
+    await resumed;
+    expect((await continued).reason.kind).toBe("completed");
+    expect(ran).toEqual(["ship"]);
+    expect(chat.messages.map((m) => m.id)).toEqual([reloaded[0]!.id, "turn-1"]);
+    expect(withoutAnswers(chat.messages)).toEqual(withoutAnswers(uiMessagesFromLog(agent.session)));
     await agent.dispose();
   });
 
