@@ -89,10 +89,18 @@ describe("queued answers on a reloaded page", () => {
       tools: [deploy, delegateTool("research", { name: "deploy", arguments: { target: "prod" } }, "child done")],
       store: store(),
     });
-    const outcome = await agent.send("ship it");
-    expect(outcome.reason.kind).toBe("awaiting-approval");
     const childId = `${agent.session.id}.call_1_1_0`;
     const partId = subagentPartId(childId, "call_1_1_0");
+    // The stream sends the child's request (its part `<child>:<callId>`) answered as queued.
+    const denied = { callId: "call_1_1_0", approve: false, session: childId };
+    const chunks = await collect(toUIMessageStream(agent.stream("ship it"), { queuedAnswers: [denied] }));
+    await expectValidChunks(chunks);
+    // Only queued: nothing logged — the child's request and the parent's stand-in still wait.
+    expect(agent.pendingApprovals().map((a) => a.callId)).toEqual(["call_1_1_0", "call_1_1_0"]);
+    expect(toolParts((await assemble(chunks)).message).map((p) => [p.toolCallId, p.state])).toEqual([
+      ["call_1_1_0", "input-available"],
+      [partId, "output-denied"],
+    ]);
     const subagents = await subagentLogs(agent.session, storeReader(store()));
     const states = (queuedAnswers: QueuedAnswer[]) =>
       toolParts(uiMessagesFromLog(agent.session, { subagents, queuedAnswers }).at(-1)).map((p) => [
