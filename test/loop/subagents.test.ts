@@ -417,6 +417,49 @@ describe("a paused subagent, cancelled or asked", () => {
     expect(toolResult.content).toEqual([{ type: "text", text: "region eu" }]);
     await agent.dispose();
   });
+
+  test("a child's question asked while its call runs, answered before the child's approval: the call waits, then runs with it", async () => {
+    const ran: string[] = [];
+    const locate = defineTool({
+      name: "locate",
+      description: "Asks the person while it runs (an MCP elicitation does).",
+      input: z.object({}),
+      readOnly: true,
+      execute: async (_args, context) => `located ${String(await context.ask!({ message: "Where?" }))}`,
+    });
+    const child = model([
+      {
+        toolCalls: [
+          { name: "locate", arguments: {} },
+          { name: "deploy", arguments: { target: "prod" } },
+        ],
+      },
+      { text: "shipped" },
+    ]);
+    const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "ship" } }] }]), [
+      locate,
+      deployTool(ran),
+      research(child),
+    ]);
+    expect((await agent.send("Go.")).reason).toEqual({ kind: "awaiting-approval" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const [question] = agent.pendingInputs();
+    expect(question).toMatchObject({ id: "call_1_1_0#ask-1", path: [agent.session.id, childId] });
+    expect((await agent.respond(question!.id, { value: "eu", session: childId })).reason).toEqual({
+      kind: "awaiting-approval",
+    });
+    const childLog = async () => (await store.load(childId, { readOnly: true })).session.events;
+    expect((await childLog()).filter((e) => e.type === "tool/result")).toEqual([]); // nothing closed
+    const done = await agent.decide("call_1_1_1", { approve: true, session: childId });
+    expect(done.reason).toEqual({ kind: "completed" });
+    expect(ran).toEqual(["prod"]);
+    const results = (await childLog()).flatMap((e) =>
+      e.type === "tool/result" ? [(e.data as SessionEvent<"tool/result">["data"]).content] : [],
+    );
+    expect(results).toEqual([[{ type: "text", text: "located eu" }], [{ type: "text", text: "deployed prod" }]]);
+    expect(verifyLog(await childLog()).issues).toEqual([]);
+    await agent.dispose();
+  });
 });
 
 describe("a child's cost", () => {
