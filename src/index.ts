@@ -273,6 +273,7 @@ export {
   type ChatRequest,
   type ChatRequestOptions,
   followFrom,
+  lastAssistantMessageIsCompleteWithAnswers,
   type OpenTurnFromOptions,
   type OpenTurnLog,
   openTurnFrom,

@@ -46,6 +46,7 @@ export { type UIMessagesOptions, uiMessagesFromLog } from "./ui-messages.js";
 export type { QueuedAnswer, QueuedApprovalAnswer, QueuedQuestionAnswer } from "./ui-queued-answers.js";
 export type { MessageMetadata, MetadataObject } from "./ui-metadata.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
+export { type AnswerableMessage, lastAssistantMessageIsCompleteWithAnswers } from "./ui-send-when.js";
 export { subagentPartId } from "./ui-subagent.js";
 export {
   type SubagentLog,
@@ -55,7 +56,10 @@ export {
   subagentToolParts,
 } from "./ui-subagent-log.js";
 export {
+  type AskedQuestion,
+  type KeelsonCallMetadata,
   type KeelsonData,
+  type QuestionCallMetadata,
   type ToolProgressData,
   type SubagentCallMetadata,
   UI_MESSAGE_STREAM_HEADERS,

@@ -10,6 +10,7 @@ import { turnEventOf } from "./encoder-input.js";
 import { checkOptions } from "./options-check.js";
 import { AnsweredRequests } from "./ui-answered-requests.js";
 import {
+  askedQuestion,
   assistantMessageId,
   boundedErrorText,
   continuedMessageId,
@@ -244,7 +245,13 @@ export class UIMessageEncoder {
       case "input-request": {
         // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its own,
         // answered on the page (id: the question's). One asked before its call runs is the call's part.
-        const part = event.callId === undefined ? [] : [questionChunk(event, event.callId)];
+        const call = event.callId === undefined ? this.#step?.tool(event.id) : undefined;
+        const part =
+          event.callId !== undefined
+            ? [questionChunk(event, event.callId)]
+            : call === undefined
+              ? [] // a held call asked in a continuation: the client's part has no mark (no input to restate)
+              : [askingChunk(event, call)];
         return [...part, ...this.#answers.questionSent(event.id)];
       }
       case "input-response":
@@ -387,7 +394,18 @@ function questionChunk(event: Extract<TurnEvent, { type: "input-request" }>, cal
     toolCallId: event.id,
     toolName: event.source,
     input: { message: event.message, schema: event.schema },
-    providerMetadata: { keelson: { callId: event.id, call } },
+    providerMetadata: { keelson: { callId: event.id, call, question: askedQuestion(event) } },
+  };
+}
+
+/** The call's part again, marked as asking a question before it runs (as `uiMessagesFromLog` marks it). */
+function askingChunk(event: Extract<TurnEvent, { type: "input-request" }>, call: ToolCallPart): UIMessageChunk {
+  return {
+    type: "tool-input-available",
+    toolCallId: event.id,
+    toolName: call.name,
+    input: call.input,
+    providerMetadata: { keelson: { callId: event.id, question: askedQuestion(event) } },
   };
 }
 

@@ -4,7 +4,7 @@
 // `uiMessagesFromLog` (ui-messages.ts) and a subagent's parts rebuilt from its log
 // (ui-subagent-log.ts); a part's `callProviderMetadata` (a subagent's, a question's) is kept.
 import type { SessionEvent } from "../session/index.js";
-import { isInputError, toolErrorText, toolOutput } from "./ui-parts.js";
+import { askedQuestion, isInputError, toolErrorText, toolOutput } from "./ui-parts.js";
 import type { UIToolPart } from "./ui-types.js";
 
 type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
@@ -58,13 +58,28 @@ export function answeredQuestion(part: UIToolPart, value: unknown): UIToolPart {
   return { type, toolCallId, state: "output-available", input, output: value, ...meta };
 }
 
+/**
+ * A call's part asking a question before it runs (`ask_user`, a tool with a `question`): its
+ * metadata says what it asks (a subagent's keeps whose call it is), as the live stream marks it.
+ */
+export function askingPart(part: UIToolPart, question: Data<"input/request">): UIToolPart {
+  const keelson = part.callProviderMetadata?.keelson;
+  const asked = askedQuestion(question);
+  return {
+    ...part,
+    callProviderMetadata: {
+      keelson: keelson === undefined ? { callId: question.id, question: asked } : { ...keelson, question: asked },
+    },
+  };
+}
+
 /** A part for a question asked while its call ran (its metadata names the call). */
 export const questionOf = (part: UIToolPart): boolean => part.callProviderMetadata?.keelson.call !== undefined;
 
 /** The part of a question asked while call `call` runs (as the live stream makes it: ui-encoder.ts). */
 export function questionPart(question: Data<"input/request">, call: string): UIToolPart {
   const input = { message: question.message, schema: question.schema };
-  const callProviderMetadata = { keelson: { callId: question.id, call } };
+  const callProviderMetadata = { keelson: { callId: question.id, call, question: askedQuestion(question) } };
   return {
     type: `tool-${question.source}`,
     toolCallId: question.id,

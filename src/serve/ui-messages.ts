@@ -12,7 +12,14 @@ import type { AssistantContent, UserContent } from "../messages/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { checkOptions } from "./options-check.js";
 import { ServeError } from "./types.js";
-import { answeredQuestion, approvalPart, questionOf, questionPart, resultPart } from "./ui-message-parts.js";
+import {
+  answeredQuestion,
+  approvalPart,
+  askingPart,
+  questionOf,
+  questionPart,
+  resultPart,
+} from "./ui-message-parts.js";
 import {
   assistantMessageId,
   continuedMessageId,
@@ -179,10 +186,16 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         break;
       }
       case "input/request": {
-        // A question asked while its call runs: a part of its own after the call's (as live).
         const d = event.data as Data<"input/request">;
-        const at = d.callId === undefined ? undefined : tools.get(d.callId);
-        if (at === undefined || d.callId === undefined) break;
+        if (d.callId === undefined) {
+          // A question asked before its call runs: the call's part says what it asks (as live).
+          const call = tools.get(d.id);
+          if (call !== undefined) call.parts[call.index] = askingPart(call.parts[call.index] as UIToolPart, d);
+          break;
+        }
+        // A question asked while its call runs: a part of its own after the call's (as live).
+        const at = tools.get(d.callId);
+        if (at === undefined) break;
         tools.set(d.id, { parts: at.parts, index: at.parts.length });
         at.parts.push(questionPart(d, d.callId));
         break;

@@ -7,9 +7,9 @@
 // the serve layer does not know the store); `subagentToolParts` is pure over what it read.
 import type { SessionEvent, SessionMeta } from "../session/index.js";
 import { answeredQuestion, approvalPart, questionOf, resultPart } from "./ui-message-parts.js";
-import { toolInput } from "./ui-parts.js";
+import { askedQuestion, toolInput } from "./ui-parts.js";
 import { subagentPartId } from "./ui-subagent.js";
-import type { SubagentCallMetadata, UIToolPart } from "./ui-types.js";
+import type { AskedQuestion, SubagentCallMetadata, UIToolPart } from "./ui-types.js";
 
 /** A subagent's log, and its own subagents' (by the call of this log that started each). */
 export interface SubagentLog {
@@ -85,9 +85,19 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
   const calls = new Map<string, { readonly name: string; readonly input: unknown }>();
   const shown = new Set<string>();
   const id = (callId: string): string => subagentPartId(child.session, callId);
-  const meta = (callId: string, call?: string): { callProviderMetadata: { keelson: SubagentCallMetadata } } => ({
+  const meta = (
+    callId: string,
+    call?: string,
+    question?: AskedQuestion,
+  ): { callProviderMetadata: { keelson: SubagentCallMetadata } } => ({
     callProviderMetadata: {
-      keelson: { session: child.session, path: [...path], callId, ...(call === undefined ? {} : { call }) },
+      keelson: {
+        session: child.session,
+        path: [...path],
+        callId,
+        ...(call === undefined ? {} : { call }),
+        ...(question === undefined ? {} : { question }),
+      },
     },
   });
   const add = (part: UIToolPart): void => {
@@ -134,7 +144,7 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
             toolCallId: id(d.id),
             state: "input-available",
             input: call.input,
-            ...meta(d.id),
+            ...meta(d.id, undefined, askedQuestion(d)),
           });
         } else {
           const input = { message: d.message, schema: d.schema };
@@ -143,7 +153,7 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
             toolCallId: id(d.id),
             state: "input-available",
             input,
-            ...meta(d.id, d.callId),
+            ...meta(d.id, d.callId, askedQuestion(d)),
           });
         }
         break;

@@ -10,9 +10,15 @@
 // answered calls get their outputs on those parts. Pure state, fed by ui-encoder.ts.
 import type { SubagentTurnEvent } from "../loop/index.js";
 import type { AnsweredRequests } from "./ui-answered-requests.js";
-import { toolErrorText, toolInput, toolOutput } from "./ui-parts.js";
+import { askedQuestion, toolErrorText, toolInput, toolOutput } from "./ui-parts.js";
 import type { ToolCallPart } from "./ui-step.js";
-import type { UIMessageChunk } from "./ui-types.js";
+import type { AskedQuestion, UIMessageChunk } from "./ui-types.js";
+
+/** What a child's part asks the person, if it is a question: and the call it asks during, if any. */
+interface Asks {
+  readonly call?: string;
+  readonly question?: AskedQuestion;
+}
 
 /** The UI part id of a subagent's tool call: its session id and its call id (`<session>:<callId>`). */
 export const subagentPartId = (session: string, callId: string): string => `${session}:${callId}`;
@@ -84,16 +90,20 @@ export class SubagentParts {
       case "input-request": {
         // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its
         // own (id `<session>:<question id>`, input the question), waiting for its output.
+        const asked = askedQuestion(event);
         if (event.callId !== undefined) {
           const question = { name: event.source, input: { message: event.message, schema: event.schema } };
           return [
-            ...this.#part(id(event.id), question, path, event.id, event.callId),
+            ...this.#part(id(event.id), question, path, event.id, { call: event.callId, question: asked }),
             ...this.#answers.questionSent(id(event.id)),
           ];
         }
         // A question asked before its call runs (`id` is the call's): the part waits for its output.
         const call = this.#calls.get(id(event.id)) ?? { name: event.source, input: undefined };
-        return [...this.#part(id(event.id), call, path, event.id), ...this.#answers.questionSent(id(event.id))];
+        return [
+          ...this.#part(id(event.id), call, path, event.id, { question: asked }),
+          ...this.#answers.questionSent(id(event.id)),
+        ];
       }
       case "input-response":
         return this.#answers.answered(id(event.id), event.value);
@@ -124,13 +134,13 @@ export class SubagentParts {
     call: ToolCallPart,
     path: readonly string[],
     callId: string,
-    inCall?: string,
+    asks: Asks = {},
   ): UIMessageChunk[] {
     if (this.#parts.has(partId)) return [];
     this.#parts.add(partId);
     const step: UIMessageChunk[] = this.#pauseStep ? [] : [{ type: "start-step" }];
     this.#pauseStep = true;
-    return [...step, this.#inputChunk(partId, call, path, callId, inCall)];
+    return [...step, this.#inputChunk(partId, call, path, callId, asks)];
   }
 
   #inputChunk(
@@ -138,13 +148,14 @@ export class SubagentParts {
     call: ToolCallPart,
     path: readonly string[],
     callId: string,
-    inCall?: string,
+    asks: Asks = {},
   ): UIMessageChunk {
     const keelson = {
       session: path.at(-1)!,
       path: [...path],
       callId,
-      ...(inCall === undefined ? {} : { call: inCall }),
+      ...(asks.call === undefined ? {} : { call: asks.call }),
+      ...(asks.question === undefined ? {} : { question: asks.question }),
     };
     return {
       type: "tool-input-available",

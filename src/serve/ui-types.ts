@@ -61,16 +61,29 @@ export type SubagentCallMetadata = {
   readonly callId: string;
   /** On a question asked while a call runs (an MCP elicitation, `ToolContext.ask`): that call's id. */
   readonly call?: string;
+  /** On a part that asks the person a question: what it asks. */
+  readonly question?: AskedQuestion;
 };
 
 /**
- * A question a call of the session itself asks while it runs (an MCP elicitation,
- * `ToolContext.ask`): the question's id (what the answer names) and the asking call's.
+ * A question a call of the session itself asks the person (the page answers it with
+ * `addToolOutput`): the id the answer names and what it asks — and, for one asked while the call
+ * runs (an MCP elicitation, `ToolContext.ask`; a part of its own), the asking call's id.
  */
 export type QuestionCallMetadata = {
   readonly callId: string;
-  readonly call: string;
+  readonly call?: string;
+  readonly question: AskedQuestion;
 };
+
+/** What a question asks: the text the person reads and the JSON Schema the answer must match. */
+export type AskedQuestion = {
+  readonly message: string;
+  readonly schema: { readonly [key: string]: UIJsonValue };
+};
+
+/** A JSON value as the AI SDK types provider metadata (its arrays are not readonly). */
+export type UIJsonValue = string | number | boolean | null | UIJsonValue[] | { readonly [key: string]: UIJsonValue };
 
 /** Whose call a part Keelson adds is: a subagent's (with its session), or a question asked during a call. */
 export type KeelsonCallMetadata = SubagentCallMetadata | QuestionCallMetadata;

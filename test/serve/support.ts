@@ -206,12 +206,20 @@ export const usage: StreamChunk = {
 };
 export const finish = (reason: "stop" | "tool-calls" = "stop"): StreamChunk => ({ type: "finish", reason });
 
+/** A page's `sendAutomaticallyWhen`. */
+export type SendWhen = (options: { messages: UIMessage[] }) => boolean;
+
 /**
  * A `Chat` (useChat's own class) whose transport calls `handler` in process, starting from
  * `messages` (a reloaded page); with `automatic` it sends once every approval of the last step is
- * answered. `finished()` resolves when its next request ends.
+ * answered (the AI SDK's check), or when that function says. `finished()` resolves when its next
+ * request ends.
  */
-export function chatOver(handler: (body: unknown) => Promise<Response>, automatic: boolean, messages?: UIMessage[]) {
+export function chatOver(
+  handler: (body: unknown) => Promise<Response>,
+  automatic: boolean | SendWhen,
+  messages?: UIMessage[],
+) {
   const waiting: (() => void)[] = [];
   const chat = new Chat<UIMessage>({
     id: "chat-1",
@@ -220,7 +228,11 @@ export function chatOver(handler: (body: unknown) => Promise<Response>, automati
       api: "http://keelson.invalid/api/chat",
       fetch: async (_url, init) => handler(JSON.parse(String(init?.body))),
     }),
-    ...(automatic ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses } : {}),
+    ...(automatic === false
+      ? {}
+      : {
+          sendAutomaticallyWhen: automatic === true ? lastAssistantMessageIsCompleteWithApprovalResponses : automatic,
+        }),
     onFinish: () => waiting.shift()?.(),
   });
   return { chat, finished: () => new Promise<void>((resolve) => waiting.push(resolve)) };
@@ -265,7 +277,7 @@ export const agentServer = (agent: Agent): ChatServer => ({
 });
 
 /** A page (`chatOver`) served in process by `server`, each response's status on `seen`. */
-export function pageOver(server: ChatServer, automatic: boolean, messages?: UIMessage[]) {
+export function pageOver(server: ChatServer, automatic: boolean | SendWhen, messages?: UIMessage[]) {
   const seen: number[] = [];
   return { ...chatOver(chatHandler(server, seen), automatic, messages), seen };
 }

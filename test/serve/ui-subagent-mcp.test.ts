@@ -121,7 +121,13 @@ describe("the session's own MCP elicitation, answered from the page", () => {
         toolCallId: questionId,
         state: "input-available",
         input: expect.objectContaining({ message: "Which name?" }),
-        metadata: { keelson: { callId: questionId, call: "call_1_1_0" } },
+        metadata: {
+          keelson: {
+            callId: questionId,
+            call: "call_1_1_0",
+            question: expect.objectContaining({ message: "Which name?" }),
+          },
+        },
       },
     ]);
     expect(shape(uiMessagesFromLog(agent.session).at(-1) as unknown as UIMessage)).toEqual(shape(chat.lastMessage));

@@ -151,7 +151,13 @@ describe("a question a subagent's tool asks while it runs (ToolContext.ask, as a
         state: "input-available",
         input: { message: "Which region?", schema: { type: "string" } },
         callProviderMetadata: {
-          keelson: { session: childId, path: [agent.session.id, childId], callId: questionId, call: "call_1_1_0" },
+          keelson: {
+            session: childId,
+            path: [agent.session.id, childId],
+            callId: questionId,
+            call: "call_1_1_0",
+            question: { message: "Which region?", schema: { type: "string" } },
+          },
         },
       },
     ]);

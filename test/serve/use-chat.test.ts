@@ -200,6 +200,8 @@ describe("answering approvals and questions from the page (#23)", () => {
     await page.click("#send");
     await page.waitForSelector("[data-id=turn-5] [data-tool=ask_user][data-state=input-available] [data-answer-for]");
     await status("ready");
+    // The page shows what Keelson's mark on the part says it asks (callProviderMetadata.keelson.question).
+    expect(await page.textContent("[data-id=turn-5] [data-question-message]")).toBe("Which region?");
     await page.fill("[data-id=turn-5] [data-answer-for]", "eu-west-1");
     await page.click("[data-id=turn-5] [data-action=answer]");
     await showing("[data-id=turn-5] [data-tool=ask_user][data-state=output-available] output", "eu-west-1");

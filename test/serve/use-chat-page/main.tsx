@@ -1,48 +1,41 @@
 // The smallest useChat page: @ai-sdk/react's hook over Keelson's UI message stream. It loads the
 // stored history from the server first (`uiMessagesFromLog`), then chats through POST /api/chat.
-// A tool call that waits for approval shows Approve / Deny (`addToolApprovalResponse`); an
-// `ask_user` question shows a field (`addToolOutput`); once the step's every request is answered
-// the answers are sent (`sendAutomaticallyWhen`) and the turn continues in the same message.
+// A tool call that waits for approval shows Approve / Deny (`addToolApprovalResponse`); a part
+// Keelson marks as a question (`callProviderMetadata.keelson.question`) shows its message and a
+// field (`addToolOutput`); once the step's every request is answered the answers are sent
+// (`sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithAnswers`, from keelson/serve — bundled
+// into the page with it) and the turn continues in the same message.
 // With `?resume` in its address the page reconnects to a turn in flight when it loads (useChat's
 // `resume: true`: GET /api/chat/<id>/stream). Bundled by esbuild at test time
 // (test/serve/use-chat.test.ts); React renders every text, so nothing is escaped by hand.
 import { useChat } from "@ai-sdk/react";
-import {
-  DefaultChatTransport,
-  getToolName,
-  isToolUIPart,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  type UIMessage,
-} from "ai";
+import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from "ai";
 import { type FormEvent, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
+// The module alone (what `keelson/serve` exports it from): this page type-checks without Node types.
+import { lastAssistantMessageIsCompleteWithAnswers } from "../../../src/serve/ui-send-when.js";
 
 type Part = UIMessage["parts"][number];
-
-/** Questions this page answered (their parts are `output-available` like a tool's result). */
-const answeredHere = new Set<string>();
-
-/**
- * Send once the last step waits for nobody and the page answered something in it: an approval
- * (the AI SDK's own check), or a question (which the SDK cannot tell from a tool's result).
- */
-function answersComplete({ messages }: { messages: UIMessage[] }): boolean {
-  if (lastAssistantMessageIsCompleteWithApprovalResponses({ messages })) return true;
-  const last = messages.at(-1);
-  if (last?.role !== "assistant") return false;
-  const step = last.parts.slice(last.parts.findLastIndex((p) => p.type === "step-start") + 1).filter(isToolUIPart);
-  return (
-    step.some((p) => p.state === "output-available" && answeredHere.has(p.toolCallId)) &&
-    step.every((p) => p.state !== "approval-requested" && p.state !== "input-available")
-  );
-}
 
 interface Answers {
   readonly approve: (id: string, approved: boolean) => void;
   readonly answer: (toolCallId: string, value: string) => void;
 }
 
-function Question({ id, answers }: { readonly id: string; readonly answers: Answers }) {
+/** What a part asks the person, when Keelson marked it as a question. */
+const questionOf = (part: Part): string | undefined =>
+  (part as { callProviderMetadata?: { keelson?: { question?: { message: string } } } }).callProviderMetadata?.keelson
+    ?.question?.message;
+
+function Question({
+  id,
+  message,
+  answers,
+}: {
+  readonly id: string;
+  readonly message: string;
+  readonly answers: Answers;
+}) {
   const [value, setValue] = useState("");
   return (
     <form
@@ -52,7 +45,10 @@ function Question({ id, answers }: { readonly id: string; readonly answers: Answ
         answers.answer(id, value);
       }}
     >
-      <input data-answer-for={id} value={value} onChange={(event) => setValue(event.target.value)} />
+      <label data-question-message="">
+        {message}
+        <input data-answer-for={id} value={value} onChange={(event) => setValue(event.target.value)} />
+      </label>
       <button data-action="answer" type="submit">
         Answer
       </button>
@@ -83,8 +79,8 @@ function PartView({ part, answers }: { readonly part: Part; readonly answers: An
           </button>
         </>
       ) : null}
-      {part.state === "input-available" && name === "ask_user" ? (
-        <Question id={part.toolCallId} answers={answers} />
+      {part.state === "input-available" && questionOf(part) !== undefined ? (
+        <Question id={part.toolCallId} message={questionOf(part)!} answers={answers} />
       ) : null}
     </div>
   );
@@ -96,15 +92,12 @@ function Chat({ initial }: { readonly initial: UIMessage[] }) {
     messages: initial,
     resume: new URLSearchParams(location.search).has("resume"),
     transport: new DefaultChatTransport({ api: "/api/chat" }),
-    sendAutomaticallyWhen: answersComplete,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithAnswers,
   });
   const answers: Answers = {
     approve: (id, approved) =>
       void addToolApprovalResponse({ id, approved, ...(approved ? {} : { reason: "not on the page's watch" }) }),
-    answer: (toolCallId, value) => {
-      answeredHere.add(toolCallId);
-      void addToolOutput({ tool: "ask_user", toolCallId, output: value });
-    },
+    answer: (toolCallId, value) => void addToolOutput({ tool: "ask_user", toolCallId, output: value }),
   };
   const [input, setInput] = useState("");
   const submit = (event: FormEvent) => {
