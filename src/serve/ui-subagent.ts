@@ -2,7 +2,7 @@
 // pause"). A child's work stays out of the parent's message — except what a person must answer:
 // a child's `approval-request` becomes a tool part of the child's tool (approval-requested), a
 // child's question (`input-request`) a tool part waiting for its output, each in a UI step of its
-// own (so the AI SDK's `lastAssistantMessageIsCompleteWithApprovalResponses`, which reads the last
+// own (so `lastAssistantMessageIsCompleteWithAnswers` (ui-send-when.ts), which reads the last
 // step, sends once they are answered) with the part id `<session>:<callId>` (`subagentPartId`:
 // a child's call ids repeat its parent's) and `providerMetadata.keelson { session, path, callId }`.
 // The parent's own request that stands for the child's pause (its subagent call's) is not
