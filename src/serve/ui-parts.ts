@@ -1,15 +1,14 @@
 // How logged content becomes UI message values — ids, tool inputs, tool outputs, error texts.
 // The live encoder (ui-step.ts, ui-encoder.ts) and `uiMessagesFromLog` both use these, so a
 // message streamed live and the same message rebuilt from the log agree.
-import type { JsonObject } from "../json/index.js";
 import type { ImageBlock, ToolResultPart } from "../messages/index.js";
 import { liveBlockId } from "../loop/turn-events.js";
 import type { AskedQuestion } from "./ui-types.js";
 
 /** What a question (a logged `input/request`, its turn event) asks, as its part's metadata says it. */
-export const askedQuestion = (request: { readonly message: string; readonly schema: JsonObject }): AskedQuestion => ({
+export const askedQuestion = (request: { readonly message: string; readonly schema: object }): AskedQuestion => ({
   message: request.message,
-  // The same JSON: only the AI SDK's metadata type has mutable arrays.
+  // A logged question's schema is a JSON object: typed as the AI SDK types metadata (mutable arrays).
   schema: request.schema as AskedQuestion["schema"],
 });
 

@@ -64,6 +64,24 @@ const profiles: Record<string, AgentProfile> = {
   },
 };
 
+/**
+ * A `gated` turn run by a worker to its pause, that worker stopped, then the page's approval
+ * queued as the continuation — which no worker runs until the test starts one.
+ */
+async function approvedWithNoWorker(sessionId: string) {
+  const first = await database().worker({ profiles });
+  const client = await database().client();
+  const paused = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
+    timeoutMs: 20_000,
+  });
+  expect(paused).toMatchObject({ outcome: { reason: "awaiting-approval" } });
+  await first.stop();
+  const [pending] = (await database().store().load(sessionId, { readOnly: true })).session.pendingApprovals();
+  const decision = { approve: true, by: "page" };
+  const decided = await client.enqueueDecision({ sessionId, callId: pending!.callId, decision, profile: "gated" });
+  return { client, decided, pending: pending! };
+}
+
 async function storedEvents(sessionId: string) {
   return (await database().store().load(sessionId, { readOnly: true })).session.events;
 }
@@ -88,22 +106,8 @@ describe("the UI message stream over the fleet's followers", () => {
   });
 
   test("a session followed across a pause while its continuation is queued: one message, carried on when a worker runs it", async () => {
-    const first = await database().worker({ profiles });
-    const client = await database().client();
     const sessionId = "ui-fleet-resume";
-    const paused = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
-      timeoutMs: 20_000,
-    });
-    expect(paused).toMatchObject({ outcome: { reason: "awaiting-approval" } });
-    await first.stop();
-    const { session } = await database().store().load(sessionId, { readOnly: true });
-    const [pending] = session.pendingApprovals();
-    const decided = await client.enqueueDecision({
-      sessionId,
-      callId: pending!.callId,
-      decision: { approve: true, by: "page" },
-      profile: "gated",
-    });
+    const { client, decided } = await approvedWithNoWorker(sessionId);
     // The paused turn is closed and its continuation queued, with no worker: no turn is open in the
     // log (a reconnect has nothing to resume), and a follow of the session waits at the pause.
     expect(openTurnFrom(await storedEvents(sessionId))).toBeUndefined();
@@ -124,21 +128,8 @@ describe("the UI message stream over the fleet's followers", () => {
   });
 
   test("a page reloaded while its continuation is queued resumes into it: one message, the log's, when a worker runs it", async () => {
-    const first = await database().worker({ profiles });
-    const client = await database().client();
     const sessionId = "ui-fleet-reload-queued";
-    const paused = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "ship", profile: "gated" }), {
-      timeoutMs: 20_000,
-    });
-    expect(paused).toMatchObject({ outcome: { reason: "awaiting-approval" } });
-    await first.stop();
-    const [pending] = (await database().store().load(sessionId, { readOnly: true })).session.pendingApprovals();
-    const decided = await client.enqueueDecision({
-      sessionId,
-      callId: pending!.callId,
-      decision: { approve: true, by: "page" },
-      profile: "gated",
-    });
+    const { client, decided, pending } = await approvedWithNoWorker(sessionId);
     // The page reloads now: its history shows the answer it gave (queuedAnswers), and its reconnect
     // finds no turn open in the log — without `queued`, a 204: the page would wait for a reload.
     const open = await client.openTurns(sessionId);
@@ -152,7 +143,7 @@ describe("the UI message stream over the fleet's followers", () => {
     const chat = new Chat<UIMessage>({ id: sessionId, messages: reloaded, transport: fleetResume(client, sessionId) });
     const resumed = chat.resumeStream();
     const deploy = () =>
-      chat.messages[1]?.parts.find((p) => "toolCallId" in p && p.toolCallId === pending!.callId) as
+      chat.messages[1]?.parts.find((p) => "toolCallId" in p && p.toolCallId === pending.callId) as
         | { state: string; approval?: unknown }
         | undefined;
     expect(deploy()).toMatchObject({ state: "approval-responded" }); // the reload, with the queued answer
@@ -161,7 +152,7 @@ describe("the UI message stream over the fleet's followers", () => {
       () => chat.status === "streaming" && deploy()?.state !== "approval-responded",
       "the replay to rebuild the paused message",
     );
-    expect(deploy()).toMatchObject({ state: "input-available", approval: { id: pending!.callId } });
+    expect(deploy()).toMatchObject({ state: "input-available", approval: { id: pending.callId } });
     await database().worker({ profiles });
     expect(await client.awaitTurn(decided, { timeoutMs: 20_000 })).toMatchObject({ outcome: { reason: "completed" } });
     await resumed;

@@ -13,7 +13,7 @@ import { type Agent, createAgent, InputError, resumeAgent, type TurnEvent } from
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool } from "../support/approval-tools.js";
 import { agentOptions, eventsOf, expectLogMatchesRequests, scripted } from "./support.js";
 
 const asking = (schema?: object) =>
@@ -145,13 +145,7 @@ describe("ask_user", () => {
 });
 
 /** `region` asks while it runs (as an MCP server's elicitation does), then answers with what it was told. */
-const region = defineTool({
-  name: "region",
-  description: "Picks a region.",
-  input: z.object({}),
-  readOnly: true,
-  execute: async (_args, context) => `region ${String(await context.ask!({ message: "Which region?" }))}`,
-});
+const region = askingTool();
 
 /** A step that makes a `region` call (it asks while it runs) and a `deploy` call (it needs approval). */
 function askingAndGated(store?: JsonlSessionStore) {

@@ -21,7 +21,7 @@ import { verifyLog } from "../../src/reconstruct/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { JsonlSessionStore, listPendingApprovals } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool } from "../support/approval-tools.js";
 import { fixedClock } from "../support/builders.js";
 import { deferred } from "../support/deferred.js";
 import { eventsOf, expectLogMatchesRequests, readTool, turnEnds } from "./support.js";
@@ -420,13 +420,7 @@ describe("a paused subagent, cancelled or asked", () => {
 
   test("a child's question asked while its call runs, answered before the child's approval: the call waits, then runs with it", async () => {
     const ran: string[] = [];
-    const locate = defineTool({
-      name: "locate",
-      description: "Asks the person while it runs (an MCP elicitation does).",
-      input: z.object({}),
-      readOnly: true,
-      execute: async (_args, context) => `located ${String(await context.ask!({ message: "Where?" }))}`,
-    });
+    const locate = askingTool("locate", "Where?");
     const child = model([
       {
         toolCalls: [
@@ -456,7 +450,7 @@ describe("a paused subagent, cancelled or asked", () => {
     const results = (await childLog()).flatMap((e) =>
       e.type === "tool/result" ? [(e.data as SessionEvent<"tool/result">["data"]).content] : [],
     );
-    expect(results).toEqual([[{ type: "text", text: "located eu" }], [{ type: "text", text: "deployed prod" }]]);
+    expect(results).toEqual([[{ type: "text", text: "locate eu" }], [{ type: "text", text: "deployed prod" }]]);
     expect(verifyLog(await childLog()).issues).toEqual([]);
     await agent.dispose();
   });

@@ -25,7 +25,7 @@ import {
 } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool } from "../support/approval-tools.js";
 import { deferred } from "../support/deferred.js";
 import { assemble, collect, expectValidChunks, waitingTool, withoutAnswers } from "./support.js";
 
@@ -244,13 +244,7 @@ describe("useChat's reconnect during a continuation", () => {
     const running = deferred();
     const ran: string[] = [];
     // `region` asks while it runs (an MCP elicitation does); `ship` needs approval and takes its time.
-    const region = defineTool({
-      name: "region",
-      description: "Picks a region.",
-      input: jsonSchema({ type: "object", properties: {} }),
-      readOnly: true,
-      execute: async (_args, context) => `region ${String(await context.ask!({ message: "Which region?" }))}`,
-    });
+    const region = askingTool();
     const ship = defineTool({
       name: "ship",
       description: "Ships, slowly.",

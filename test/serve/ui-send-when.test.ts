@@ -12,8 +12,8 @@ import { askUserTool } from "../../src/builtin-tools/index.js";
 import { ScriptedProvider, type ScriptedToolCall } from "../../src/llm/core.js";
 import { type Agent, createAgent } from "../../src/loop/index.js";
 import { lastAssistantMessageIsCompleteWithAnswers, uiMessagesFromLog } from "../../src/serve/index.js";
-import { defineTool, jsonSchema } from "../../src/tools/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { defineTool } from "../../src/tools/index.js";
+import { askingTool, deployTool } from "../support/approval-tools.js";
 import { agentServer, pageOver } from "./support.js";
 
 const look = defineTool({
@@ -25,14 +25,7 @@ const look = defineTool({
 });
 
 /** `region` asks while it runs (as an MCP server's elicitation does). */
-const region = defineTool({
-  name: "region",
-  description: "Picks a region.",
-  input: jsonSchema({ type: "object", properties: {} }),
-  readOnly: true,
-  execute: async (_args, context) =>
-    `region ${String(await context.ask!({ message: "Which region?", schema: { type: "string" } }))}`,
-});
+const region = askingTool();
 
 function agentCalling(calls: ScriptedToolCall[], ran: string[]): Agent {
   const provider = new ScriptedProvider([{ text: "on it", toolCalls: calls }, { text: "all done" }]);

@@ -20,6 +20,20 @@ export function deployTool(ran: string[]) {
   });
 }
 
+/**
+ * `<name>({})`: asks the person `message` (a string answer) while it runs, as an MCP server's
+ * elicitation does (`ToolContext.ask`), then returns `<name> <answer>`.
+ */
+export function askingTool(name = "region", message = "Which region?") {
+  return defineTool({
+    name,
+    description: "Asks the person while it runs.",
+    input: z.object({}),
+    readOnly: true,
+    execute: async (_args, context) => `${name} ${String(await context.ask!({ message, schema: { type: "string" } }))}`,
+  });
+}
+
 /** `write({ path })` (needs approval, allows edited arguments) and `bash({ command })` (needs approval unless it is `ls …`). */
 export function writeAndBash(ran: string[]) {
   const write = defineTool({
