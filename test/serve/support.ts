@@ -47,8 +47,11 @@ export const deployTool = defineTool({
   execute: ({ target }) => `deployed ${target}`,
 });
 
-/** A tool `wait` (or `name`) that says when it runs (`running`) and returns once the test opens `gate`. */
-export function waitingTool(name = "wait") {
+/**
+ * A tool `wait` (or `name`) that says when it runs (`running`) and returns once the test opens
+ * `gate` — with `needsApproval`, only once a person approved it.
+ */
+export function waitingTool(name = "wait", needsApproval = false) {
   const gate = deferred();
   const running = deferred();
   const tool = defineTool({
@@ -56,6 +59,7 @@ export function waitingTool(name = "wait") {
     description: "waits",
     input: jsonSchema({ type: "object", properties: {} }),
     readOnly: true,
+    needsApproval,
     execute: async () => {
       running.resolve();
       await gate.promise;

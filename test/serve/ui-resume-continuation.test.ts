@@ -24,9 +24,7 @@ import {
   uiMessagesFromLog,
 } from "../../src/serve/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { defineTool, jsonSchema } from "../../src/tools/index.js";
 import { askingTool, deployTool } from "../support/approval-tools.js";
-import { deferred } from "../support/deferred.js";
 import { assemble, collect, expectValidChunks, waitingTool, withoutAnswers } from "./support.js";
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -240,23 +238,9 @@ describe("useChat's reconnect during a continuation", () => {
   });
 
   test("a reconnect while the approved call runs asks nothing again: it is running, the question has its answer", async () => {
-    const gate = deferred();
-    const running = deferred();
-    const ran: string[] = [];
     // `region` asks while it runs (an MCP elicitation does); `ship` needs approval and takes its time.
     const region = askingTool();
-    const ship = defineTool({
-      name: "ship",
-      description: "Ships, slowly.",
-      input: jsonSchema({ type: "object", properties: {} }),
-      needsApproval: true,
-      execute: async () => {
-        running.resolve();
-        await gate.promise;
-        ran.push("ship");
-        return "shipped";
-      },
-    });
+    const { tool: ship, gate, running } = waitingTool("ship", true);
     const provider = new ScriptedProvider([
       { text: "on it", toolCalls: [{ name: "region" }, { name: "ship" }] },
       { text: "all done" },
@@ -285,7 +269,7 @@ describe("useChat's reconnect during a continuation", () => {
     gate.resolve();
     await resumed;
     expect((await continued).reason.kind).toBe("completed");
-    expect(ran).toEqual(["ship"]);
+    expect(state(approval!.callId)).toMatchObject({ state: "output-available", output: "waited" });
     expect(chat.messages.map((m) => m.id)).toEqual([reloaded[0]!.id, "turn-1"]);
     expect(withoutAnswers(chat.messages)).toEqual(withoutAnswers(uiMessagesFromLog(agent.session)));
     await agent.dispose();
