@@ -7,7 +7,8 @@
 // part moves on: an approved call back to `input-available` (it runs now; `approval.id` kept), a
 // denied one `output-denied`, a question `output-available` with the answer. Only for requests
 // this stream itself sent: a page that answered live has its parts already. Pure state, fed by
-// ui-encoder.ts and ui-subagent.ts, by UI part id.
+// ui-encoder.ts and ui-subagent.ts, by UI part id. The log overrules a queued answer it
+// contradicts (a denial queued, an approval logged: the call runs, its output shows).
 import type { QueuedAnswer } from "./ui-queued-answers.js";
 import type { ToolCallPart } from "./ui-step.js";
 import type { UIMessageChunk } from "./ui-types.js";
@@ -18,6 +19,8 @@ export class AnsweredRequests {
   readonly #approvals = new Map<string, ToolCallPart>();
   /** Questions this stream sent whose parts wait for their output, by part id. */
   readonly #questions = new Set<string>();
+  /** Requests this stream sent denied, as queued, before the log said so: the call, by part id. */
+  readonly #queuedDenials = new Map<string, ToolCallPart>();
 
   constructor(queued: ReadonlyMap<string, QueuedAnswer> = new Map()) {
     this.#queued = queued;
@@ -33,19 +36,34 @@ export class AnsweredRequests {
       this.#approvals.set(partId, call);
       return { chunks: [], denied: false };
     }
-    if (!answer.approve) return { chunks: [{ type: "tool-output-denied", toolCallId: partId }], denied: true };
+    if (!answer.approve) {
+      this.#queuedDenials.set(partId, call);
+      return { chunks: [{ type: "tool-output-denied", toolCallId: partId }], denied: true };
+    }
     return { chunks: [restated(partId, call)], denied: false };
   }
 
   /**
-   * The logged decision approves the part's call (with `input`, the arguments it edited): its
-   * part leaves `approval-requested`, when this stream put it there.
+   * The logged decision on the part's call (`input`: the arguments an approval edited). An
+   * approval moves a part this stream left `approval-requested` back to `input-available`; the log
+   * overrules a queued denial sent earlier (`undenied`: the call runs after all, its result counts).
+   * Undefined for a denial this stream did not send already: the encoder's own to send.
    */
-  approved(partId: string, input?: unknown): UIMessageChunk[] {
-    const call = this.#approvals.get(partId);
-    if (call === undefined) return [];
+  decided(
+    partId: string,
+    approve: boolean,
+    input?: unknown,
+  ): { readonly chunks: UIMessageChunk[]; readonly undenied: boolean } | undefined {
+    const denied = this.#queuedDenials.get(partId);
+    const call = denied ?? this.#approvals.get(partId);
+    this.#queuedDenials.delete(partId);
     this.#approvals.delete(partId);
-    return [restated(partId, input === undefined ? call : { name: call.name, input })];
+    if (!approve) return denied === undefined ? undefined : { chunks: [], undenied: false };
+    if (call === undefined) return { chunks: [], undenied: false };
+    return {
+      chunks: [restated(partId, input === undefined ? call : { name: call.name, input })],
+      undenied: denied !== undefined,
+    };
   }
 
   /** The stream showed a question on the part: its queued answer, or it waits for the logged one. */

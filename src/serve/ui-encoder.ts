@@ -225,17 +225,18 @@ export class UIMessageEncoder {
         if (this.#subagents.viaSubagent(event.callId)) return out;
         return [...out, ...this.#approvalRequest(event.callId, this.#step!.tool(event.callId)!)];
       }
-      case "approval-decision":
-        if (this.#denied.has(event.callId)) return []; // a queued denial, sent with its request
-        if (event.approve)
-          return this.#answers.approved(
-            event.callId,
-            event.arguments === undefined ? undefined : toolInput(event.arguments),
-          );
-        // In a continuation the decided call is a held one, whose part the client has.
+      case "approval-decision": {
+        const input = event.arguments === undefined ? undefined : toolInput(event.arguments);
+        const answer = this.#answers.decided(event.callId, event.approve, input);
+        if (answer !== undefined) {
+          if (answer.undenied) this.#denied.delete(event.callId);
+          return answer.chunks;
+        }
+        // A denial. In a continuation the decided call is a held one, whose part the client has.
         if (this.#step?.tool(event.callId) === undefined && this.#continues === undefined) return [];
         this.#denied.add(event.callId);
         return [{ type: "tool-output-denied", toolCallId: event.callId }];
+      }
       case "retry":
         return [...this.#enterStep(event.turn, event.step), ...this.#step!.retry(event.attempt)];
       case "step-end":

@@ -111,16 +111,17 @@ export class SubagentParts {
         if (continuation && !this.#calls.has(id(event.callId)))
           this.#held.set(id(event.callId), { name: event.name, input: toolInput(event.arguments) });
         return [];
-      case "approval-decision":
-        if (this.#denied.has(id(event.callId))) return []; // a queued denial, sent with its request
-        if (event.approve)
-          return this.#answers.approved(
-            id(event.callId),
-            event.arguments === undefined ? undefined : toolInput(event.arguments),
-          );
+      case "approval-decision": {
+        const input = event.arguments === undefined ? undefined : toolInput(event.arguments);
+        const answer = this.#answers.decided(id(event.callId), event.approve, input);
+        if (answer !== undefined) {
+          if (answer.undenied) this.#denied.delete(id(event.callId));
+          return answer.chunks;
+        }
         if (!this.#answered(id(event.callId), continuation, event.callId, session)) return [];
         this.#denied.add(id(event.callId));
         return [{ type: "tool-output-denied", toolCallId: id(event.callId) }];
+      }
       case "tool-result":
         return this.#result(event, id(event.callId), continuation, session, path);
       default:

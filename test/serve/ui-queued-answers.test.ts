@@ -162,6 +162,10 @@ describe("queued answers on a reloaded page", () => {
       ["output-denied", undefined],
       ["output-available", "eu-west-1"],
     ]);
+    // A snapshot the log contradicts (a denial queued, an approval logged): the log wins — the
+    // call ran, and its part ends with its output.
+    const contradicted = await replay([{ callId: staging!, approve: false }]);
+    expect(contradicted.parts.map((p) => [p.state, p.output])[0]).toEqual(["output-available", "deployed staging"]);
     expect(() => toUIMessageStream(agent.follow({ from }), { queuedAnswers: [{ callId: 1 }] } as never)).toThrow(
       /queuedAnswers\[0\] \(a decision\) has callId 1/,
     );
