@@ -13,10 +13,9 @@
 // Questions asked *during* a call (an MCP server's elicitation: `input/request` with `callId`):
 // while one is unanswered its call is *suspended* — its `tool/call` is logged, it has no result,
 // and like a held call it outlives its step and turn (which ends `awaiting-input`, or interrupted,
-// disposed, failed); the calls after it are held behind it. Once answered — and once no other
-// approval or question of the session waits (until then it stays suspended, like a held call) —
-// a later turn runs it again outside any step (its `tool/call` is not repeated) and logs its
-// `tool/result`.
+// disposed, failed); the calls after it are held behind it. Answered, it stays suspended while
+// another request waits; then a later turn runs it again outside any step (its `tool/call` is
+// not repeated) and logs its `tool/result`.
 //
 // `check` validates without mutating; `commit` applies an event `check` accepted. Splitting the
 // two is what lets a rejected append leave the log and this state untouched. `prefixOf` derives
@@ -300,18 +299,14 @@ export class LogStructure {
     return `tool calls await approval or their result: ${idList([...this.unansweredCalls.keys(), ...this.heldCalls.keys()])}`;
   }
 
-  /**
-   * True when the call waits for a person: a question asked during it (an MCP elicitation) is
-   * unanswered — or every one is answered but another approval or question of the session still
-   * waits (the call runs again with the other held calls once nothing does).
-   */
+  /** True while the call waits for a person: a question asked during it is unanswered, or all are but another request still waits. */
   suspended(callId: string): boolean {
     let asked = false;
-    for (const input of this.inputs.values()) {
-      if (input.request.callId !== callId) continue;
-      if (input.response === undefined) return true;
-      asked = true;
-    }
+    for (const input of this.inputs.values())
+      if (input.request.callId === callId) {
+        if (input.response === undefined) return true;
+        asked = true;
+      }
     return asked && (this.awaitingApproval || this.awaitingInput);
   }
 
