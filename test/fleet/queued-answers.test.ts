@@ -4,7 +4,8 @@
 // `already-answered`, nothing queued). `client.openTurns(id)` lists the session's queued and
 // running turns with their decisions, which `uiMessagesFromLog(log, { queuedAnswers })` shows on
 // the parts they answer until a worker logs them. Two enqueues at the same instant: one decision
-// is logged and the tool runs once, whichever way the race goes.
+// is logged and the tool runs once, whichever way the race goes. A question asked while a call
+// runs and an approval beside it, answered as two queued continuations: the call runs with its answer.
 import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { EmulatorProvider } from "../../src/emulator/index.js";
@@ -12,7 +13,7 @@ import { type AgentProfile, FleetError } from "../../src/fleet/index.js";
 import { ApprovalError, type ApprovalDecision, InputError } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { uiMessagesFromLog } from "../../src/serve/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool } from "../support/approval-tools.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -43,6 +44,24 @@ const profiles: Record<string, AgentProfile> = {
       }),
     model: "emulator:asking",
     tools: [askUserTool()],
+    options: { invariants: true, maxSteps: 4 },
+  },
+  // A step with a call that asks while it runs (an MCP elicitation does) and one that needs approval.
+  both: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request: Request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "shipped" }
+            : {
+                toolCalls: [
+                  { name: "region", arguments: {} },
+                  { name: "deploy", arguments: { target: "prod" } },
+                ],
+              },
+      }),
+    model: "emulator:both",
+    tools: [askingTool(), deployTool(ran)],
     options: { invariants: true, maxSteps: 4 },
   },
 };
@@ -179,5 +198,38 @@ describe("queued answers", () => {
     const error = await refusal(client.openTurns("../etc/passwd"));
     expect(error).toBeInstanceOf(FleetError);
     expect((error as FleetError).code).toBe("not-found");
+  });
+
+  test("a question asked while a call runs and an approval, answered as two queued continuations: the call runs with its answer", async () => {
+    const sessionId = "queued-both";
+    const { client, session } = await paused(sessionId, "both");
+    const [question] = session.pendingInputs();
+    const [approval] = session.pendingApprovals();
+    // The answer first: its continuation logs it and pauses again for the approval, the asking
+    // call kept (it was closed as an error once, and never ran with the answer).
+    const answered = await client.enqueueResponse({
+      sessionId,
+      id: question!.id,
+      answer: { value: "eu" },
+      profile: "both",
+    });
+    const decided = await client.enqueueDecision({
+      sessionId,
+      callId: approval!.callId,
+      decision: { approve: true, by: "page" },
+      profile: "both",
+    });
+    await database().worker({ profiles });
+    expect(await client.awaitTurn(answered, { timeoutMs: 20_000 })).toMatchObject({
+      outcome: { reason: "awaiting-approval" },
+    });
+    expect(await client.awaitTurn(decided, { timeoutMs: 20_000 })).toMatchObject({ outcome: { reason: "completed" } });
+    const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
+    const results = log.flatMap((e) =>
+      e.type === "tool/result" ? [(e.data as { content: { text: string }[] }).content[0]!.text] : [],
+    );
+    expect(results).toEqual(["region eu", "deployed prod"]);
+    expect(ran).toEqual(["prod"]);
+    expect(verifyLog(log).issues).toEqual([]);
   });
 });
