@@ -17,7 +17,9 @@ import {
   type LiveTurnEvent,
   type SubagentTurnEvent,
   type TurnEvent,
+  withCallFrom,
 } from "../loop/index.js";
+import type { AssistantContent } from "../messages/index.js";
 
 /** What a follower queues between committed events: a live event, or a subagent's forwarded one. */
 type Live = LiveTurnEvent | SubagentTurnEvent;
@@ -53,6 +55,9 @@ export class FollowMerge {
   /** Events delivered from a live message and not yet seen in the durable log. */
   readonly #unconfirmed = new Map<number, CommittedTurnEvent>();
   #live: QueuedLive[] = [];
+  /** The latest answer (`assistant-message`) placed, and its seq: what a question's call is looked up in. */
+  #answer: readonly AssistantContent[] | undefined;
+  #answerSeq = -1;
   #liveChars = 0;
   #gapped: string | undefined;
   readonly #blocks = new FollowBlocks();
@@ -146,7 +151,8 @@ export class FollowMerge {
     return placed.event;
   }
 
-  #place(seq: number, event: CommittedTurnEvent, durable: boolean): void {
+  #place(seq: number, received: CommittedTurnEvent, durable: boolean): void {
+    const event = this.#withContext(seq, received);
     const cursor = this.#cursor;
     if (cursor === undefined || seq >= cursor) {
       const existing = this.#committed.get(seq);
@@ -166,6 +172,26 @@ export class FollowMerge {
     this.#live = [];
     this.#liveChars = 0;
     this.#committed.set(seq, { event, durable });
+  }
+
+  /**
+   * Keeps the latest answer placed, and gives a question asked before its call runs that call's
+   * block (`withCallFrom`) — from that answer, or from the worker's copy of the question, which
+   * the worker filled from its log (this follower may have started after the answer).
+   */
+  #withContext(seq: number, event: CommittedTurnEvent): CommittedTurnEvent {
+    if (event.type === "assistant-message") {
+      if (seq > this.#answerSeq) {
+        this.#answerSeq = seq;
+        this.#answer = event.content;
+      }
+      return event;
+    }
+    if (event.type !== "input-request" || event.callId !== undefined || event.call !== undefined) return event;
+    const live = this.#committed.get(seq)?.event ?? this.#unconfirmed.get(seq);
+    if (live?.type === "input-request" && live.id === event.id && live.call !== undefined)
+      return { ...event, call: live.call };
+    return this.#answer !== undefined && this.#answerSeq < seq ? withCallFrom(event, this.#answer) : event;
   }
 
   #queueLive(afterSeq: number, received: Live): void {

@@ -76,6 +76,8 @@ export {
   type CommittedTurnEvent,
   committedTurnEvent,
   isCommittedTurnEvent,
+  withAskingCall,
+  withCallFrom,
   type LiveTurnEvent,
   liveBlockId,
   loopCallId,

@@ -13,11 +13,13 @@ import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { LiveBlocks } from "./live-blocks.js";
 import {
+  type CommittedTurnEvent,
   committedTurnEvent,
   type LiveTurnEvent,
   type SubagentTurnEvent,
   type ToolProgressEvent,
   type TurnEvent,
+  withAskingCall,
 } from "./turn-events.js";
 import type { TurnOutcome } from "./types.js";
 
@@ -235,8 +237,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (cursor === undefined) return undefined;
     const head = this.#queue[this.#head];
     if (cursor < this.#session.length && (head === undefined || head.afterSeq >= cursor)) {
-      const event = this.#session.eventAt(cursor)!;
-      const turnEvent = committedTurnEvent(event);
+      const turnEvent = this.#committed(this.#session.eventAt(cursor)!);
       if (turnEvent.type === "turn-end" && this.#end.kind === "turn" && turnEvent.turn === this.#turn) {
         if (this.#outcome === undefined) return undefined; // delivered with the outcome, after the flush
         this.#cursor = cursor + 1;
@@ -336,11 +337,19 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (this.#resolve !== undefined && this.#cursor === event.seq && this.#queueEmpty() && event.type !== "turn/end") {
       // The consumer waits and this event is next: what a poll would take, without one.
       this.#cursor = event.seq + 1;
-      this.#settle({ done: false, value: committedTurnEvent(event) });
+      this.#settle({ done: false, value: this.#committed(event) });
       return;
     }
     this.#notify();
   }
+
+  /** The turn event of a logged one; a question asked before its call runs carries the call (`withAskingCall`). */
+  #committed(event: SessionEvent): CommittedTurnEvent {
+    const turnEvent = committedTurnEvent(event);
+    return turnEvent.type === "input-request" ? withAskingCall(turnEvent, this.#eventAt) : turnEvent;
+  }
+
+  readonly #eventAt = (seq: number): SessionEvent | undefined => this.#session.eventAt(seq);
 
   #onChunk(chunk: LiveSignal): void {
     if (this.#cursor === undefined || this.#done) return;

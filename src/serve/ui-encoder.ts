@@ -245,13 +245,20 @@ export class UIMessageEncoder {
         return this.#turnEnd(event);
       case "input-request": {
         // A question asked while its call runs (MCP elicitation, `ToolContext.ask`): a part of its own,
-        // answered on the page (id: the question's). One asked before its call runs is the call's part.
-        const call = event.callId === undefined ? this.#step?.tool(event.id) : undefined;
+        // answered on the page (id: the question's). One asked before its call runs is the call's part:
+        // restated with its mark — a held call asked in a continuation from the call the event carries.
+        const call =
+          event.callId === undefined
+            ? (this.#step?.tool(event.id) ??
+              (event.call === undefined
+                ? undefined
+                : { name: event.call.name, input: toolInput(event.call.arguments) }))
+            : undefined;
         const part =
           event.callId !== undefined
             ? [questionChunk(event, event.callId)]
             : call === undefined
-              ? [] // a held call asked in a continuation: the client's part has no mark (no input to restate)
+              ? [] // no call at hand (a stream without the log's answer): the part is marked on reload
               : [askingChunk(event, call)];
         return [...part, ...this.#answers.questionSent(event.id)];
       }

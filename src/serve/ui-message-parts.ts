@@ -32,7 +32,7 @@ export function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToo
 
 function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
   const { type, toolCallId, input } = call;
-  const responded = call.state === "approval-responded" ? call.approval : undefined;
+  const responded = call.state === "approval-responded" ? call.approval : approvalKept(call);
   // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
   if (responded !== undefined && !responded.approved)
     return { type, toolCallId, state: "output-denied", input, approval: { ...responded, approved: false } };
@@ -45,6 +45,13 @@ function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart 
   if (isInputError(result.error))
     return { type, toolCallId, state: "output-error", input: undefined, rawInput: input, errorText, ...approval };
   return { type, toolCallId, state: "output-error", input, errorText, ...approval };
+}
+
+/** The approval an approved call that then asked kept through `input-available` (`askingPart`). */
+function approvalKept(call: UIToolPart): { id: string; approved: boolean; reason?: string } | undefined {
+  if (call.state !== "input-available") return undefined;
+  const kept = (call as { readonly approval?: { id: string; approved: boolean; reason?: string } }).approval;
+  return kept?.approved === true ? kept : undefined;
 }
 
 /** A subagent's part keeps its `callProviderMetadata` (whose call it is) through every state. */
@@ -65,8 +72,16 @@ export function answeredQuestion(part: UIToolPart, value: unknown): UIToolPart {
 export function askingPart(part: UIToolPart, question: Data<"input/request">): UIToolPart {
   const keelson = part.callProviderMetadata?.keelson;
   const asked = askedQuestion(question);
+  // Approved, then asking (a tool that needs approval and asks): it waits for the answer again,
+  // its approval kept — as the live page's part is once the stream restates it (the AI SDK keeps
+  // the field on `input-available`, though its type leaves it out: so does ours, for
+  // `useChat({ messages })` to take the list).
+  const waiting: UIToolPart =
+    part.state === "approval-responded" && part.approval.approved
+      ? ({ ...part, state: "input-available" } as UIToolPart)
+      : part;
   return {
-    ...part,
+    ...waiting,
     callProviderMetadata: {
       keelson: keelson === undefined ? { callId: question.id, question: asked } : { ...keelson, question: asked },
     },

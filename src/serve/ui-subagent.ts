@@ -99,7 +99,11 @@ export class SubagentParts {
           ];
         }
         // A question asked before its call runs (`id` is the call's): the part waits for its output.
-        const call = this.#calls.get(id(event.id)) ?? { name: event.source, input: undefined };
+        const call =
+          this.#calls.get(id(event.id)) ??
+          (event.call === undefined
+            ? { name: event.source, input: undefined }
+            : { name: event.call.name, input: toolInput(event.call.arguments) });
         return [
           ...this.#part(id(event.id), call, path, event.id, { question: asked }),
           ...this.#answers.questionSent(id(event.id)),

@@ -136,6 +136,68 @@ describe("a lost worker", () => {
     expect(drain(merge)).toEqual([]);
   });
 
+  test("a question with or without its call is the log's question: confirmed, not delivered again", () => {
+    const merge = new FollowMerge();
+    merge.start(9);
+    const question = {
+      type: "input-request",
+      seq: 9,
+      id: "c1",
+      source: "ship",
+      schema: {},
+      message: "Where?",
+    } as const;
+    const call = { name: "ship", arguments: "{}" };
+    merge.live(message(8, [{ ...question, call }]));
+    expect(drain(merge)).toEqual([{ ...question, call }]);
+    // The log's copy: this follower started after the answer, so it has no call of its own.
+    merge.durable([logged(9, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" })]);
+    expect(drain(merge)).toEqual([]);
+    // The log's copy first (no call at hand), the worker's after: the same event, not delivered again.
+    const first = new FollowMerge();
+    first.start(9);
+    first.durable([logged(9, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" })]);
+    expect(drain(first)).toEqual([question]);
+    first.live(message(8, [{ ...question, call }]));
+    expect(drain(first)).toEqual([]);
+    // A worker of an earlier version sends the question without its call: this follower, which
+    // read the answer, gives it the call — and the log's copy is the same event.
+    const skewed = new FollowMerge();
+    skewed.start(8);
+    skewed.durable([
+      logged(8, "assistant/message", { turn: 1, step: 1, content: [{ type: "tool-call", callId: "c1", ...call }] }),
+    ]);
+    skewed.live(message(8, [question]));
+    expect(drain(skewed).at(-1)).toEqual({ ...question, call });
+    skewed.durable([logged(9, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" })]);
+    expect(drain(skewed)).toEqual([]);
+  });
+
+  test("a question from the log gets its call from the answer read before it, or from the worker's copy", () => {
+    const request = (seq: number) =>
+      logged(seq, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" });
+    const withCall = logged(4, "assistant/message", {
+      turn: 1,
+      step: 1,
+      content: [{ type: "tool-call", callId: "c1", name: "ship", arguments: '{"what":"v2"}' }],
+    });
+    const read = new FollowMerge();
+    read.start(4);
+    read.durable([withCall, request(5)]);
+    expect(drain(read).at(-1)).toMatchObject({
+      type: "input-request",
+      call: { name: "ship", arguments: '{"what":"v2"}' },
+    });
+    const late = new FollowMerge();
+    late.start(9);
+    const call = { name: "ship", arguments: "{}" };
+    late.live(
+      message(8, [{ type: "input-request", seq: 9, id: "c1", source: "ship", schema: {}, message: "Where?", call }]),
+    );
+    late.durable([request(9)]); // before the live copy was taken: the log's copy keeps the worker's call
+    expect(drain(late)).toMatchObject([{ type: "input-request", seq: 9, call }]);
+  });
+
   test("a later attempt's messages supersede an earlier attempt's", () => {
     const merge = new FollowMerge();
     merge.start(5);

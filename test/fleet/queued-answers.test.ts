@@ -7,12 +7,15 @@
 // is logged and the tool runs once, whichever way the race goes. A question asked while a call
 // runs and an approval beside it, answered as two queued continuations: the call runs with its answer.
 import { describe, expect, test } from "vitest";
+import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { EmulatorProvider } from "../../src/emulator/index.js";
 import { type AgentProfile, FleetError } from "../../src/fleet/index.js";
 import { ApprovalError, type ApprovalDecision, InputError } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { uiMessagesFromLog } from "../../src/serve/index.js";
+import { openTurnFrom, toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
+import { defineTool } from "../../src/tools/index.js";
+import { collect } from "../serve/support.js";
 import { askingTool, deployTool } from "../support/approval-tools.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
@@ -44,6 +47,28 @@ const profiles: Record<string, AgentProfile> = {
       }),
     model: "emulator:asking",
     tools: [askUserTool()],
+    options: { invariants: true, maxSteps: 4 },
+  },
+  // A call that needs approval and, approved, asks where to before it runs.
+  shipping: {
+    provider: () =>
+      new EmulatorProvider({
+        model: (request: Request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "shipped" }
+            : { toolCalls: [{ name: "ship", arguments: { what: "v2" } }] },
+      }),
+    model: "emulator:shipping",
+    tools: [
+      defineTool({
+        name: "ship",
+        description: "Ships where the person says.",
+        input: z.object({ what: z.string() }),
+        needsApproval: true,
+        question: ({ what }) => ({ message: `Where should ${what} go?` }),
+        execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
+      }),
+    ],
     options: { invariants: true, maxSteps: 4 },
   },
   // A step with a call that asks while it runs (an MCP elicitation does) and one that needs approval.
@@ -231,5 +256,36 @@ describe("queued answers", () => {
     expect(results).toEqual(["region eu", "deployed prod"]);
     expect(ran).toEqual(["prod"]);
     expect(verifyLog(log).issues).toEqual([]);
+  });
+
+  test("a call that asks only once approved: a follow of the paused message marks its part asking, live and from the log", async () => {
+    const sessionId = "queued-ship";
+    const { client, session } = await paused(sessionId, "shipping");
+    const callId = session.pendingApprovals()[0]!.callId;
+    const from = openTurnFrom(session, { queued: true })!;
+    await client.enqueueDecision({ sessionId, callId, decision: { approve: true, by: "page" }, profile: "shipping" });
+    // A page's stream of the paused message into its continuation (queued), while a worker runs it.
+    const following = collect(toUIMessageStream(client.streamSession(sessionId, { from })));
+    await database().worker({ profiles });
+    const live = await following;
+    const asking = (chunks: readonly { type: string }[]) =>
+      chunks.filter((c) => c.type === "tool-input-available" && (c as { toolCallId?: string }).toolCallId === callId);
+    const marked = {
+      input: { what: "v2" },
+      providerMetadata: { keelson: { question: { message: "Where should v2 go?" } } },
+    };
+    expect(asking(live).at(-1)).toMatchObject(marked);
+    // The same from the log alone (the worker done): the follower read the answer before the question.
+    const stored = await collect(toUIMessageStream(client.streamSession(sessionId, { from })));
+    expect(asking(stored).at(-1)).toMatchObject(marked);
+    const log = (await database().store().load(sessionId, { readOnly: true })).session;
+    expect(
+      uiMessagesFromLog(log)
+        .at(-1)!
+        .parts.find((p) => p.type === "tool-ship"),
+    ).toMatchObject({
+      state: "input-available",
+      callProviderMetadata: { keelson: { question: { message: "Where should v2 go?" } } },
+    });
   });
 });

@@ -9,7 +9,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
-import { type Agent, createAgent, InputError, resumeAgent, type TurnEvent } from "../../src/loop/index.js";
+import {
+  type Agent,
+  createAgent,
+  InputError,
+  resumeAgent,
+  type TurnEvent,
+  withAskingCall,
+} from "../../src/loop/index.js";
+import type { SessionEvent } from "../../src/session/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
@@ -125,6 +133,73 @@ describe("ask_user", () => {
     expect((await agent.respond(question!.id, { value: "prod" })).reason).toEqual({ kind: "completed" });
     expect(toolResultText(agent)).toEqual(["deployed to prod"]);
     expectLogMatchesRequests(agent, provider);
+  });
+
+  test("a question asked before its call runs carries the call (name, arguments) — in a continuation's stream and a follow", async () => {
+    const ship = defineTool({
+      name: "ship",
+      description: "Ships where the person says.",
+      input: z.object({ what: z.string() }),
+      needsApproval: true,
+      question: ({ what }) => ({ message: `Where should ${what} go?` }),
+      execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
+    });
+    const provider = scripted([{ toolCalls: [{ name: "ship", arguments: { what: "v2" } }] }]);
+    const agent = createAgent(agentOptions(provider, { tools: [ship] }));
+    await agent.send("go");
+    const paused = agent.session.length - 1;
+    const callId = agent.pendingApprovals()[0]!.callId;
+    // The continuation's stream starts after the answer that holds the call: the event carries it.
+    const events: TurnEvent[] = [];
+    for await (const event of agent.streamAnswers({ decisions: [{ callId, approve: true }] })) events.push(event);
+    const call = { name: "ship", arguments: JSON.stringify({ what: "v2" }) };
+    expect(events.find((e) => e.type === "input-request")).toMatchObject({ id: callId, call });
+    const followed: TurnEvent[] = [];
+    for await (const event of agent.follow({ from: paused })) followed.push(event);
+    expect(followed.find((e) => e.type === "input-request")).toMatchObject({ id: callId, call });
+    // A question asked while a call runs names its call (`callId`) and carries none.
+    const { agent: other } = askingAgent();
+    const asked: TurnEvent[] = [];
+    for await (const event of other.stream("deploy")) asked.push(event);
+    expect(asked.find((e) => e.type === "input-request")).toMatchObject({
+      source: "ask_user",
+      call: { name: "ask_user" },
+    });
+  });
+
+  test("withAskingCall: the call from the latest answer before the question; without that answer at hand, as it was", () => {
+    const answer = {
+      seq: 4,
+      time: 0,
+      type: "assistant/message",
+      data: {
+        turn: 1,
+        step: 1,
+        content: [
+          { type: "text", text: "on it" },
+          { type: "tool-call", callId: "c1", name: "ship", arguments: "{}" },
+        ],
+      },
+    } as unknown as SessionEvent;
+    const question = {
+      type: "input-request",
+      seq: 9,
+      id: "c1",
+      source: "ship",
+      schema: {},
+      message: "Where?",
+    } as const;
+    const log = new Map<number, SessionEvent>([[4, answer]]);
+    for (let seq = 5; seq < 9; seq++)
+      log.set(seq, { seq, time: 0, type: "tool/call", data: {} } as unknown as SessionEvent);
+    expect(withAskingCall(question, (seq) => log.get(seq))).toEqual({
+      ...question,
+      call: { name: "ship", arguments: "{}" },
+    });
+    expect(withAskingCall(question, (seq) => (seq > 6 ? log.get(seq) : undefined))).toEqual(question);
+    expect(withAskingCall({ ...question, id: "other" }, (seq) => log.get(seq))).toEqual({ ...question, id: "other" });
+    const running = { ...question, id: "c1#ask-1", callId: "c1" };
+    expect(withAskingCall(running, (seq) => log.get(seq))).toBe(running);
   });
 
   test("stream() carries the question and the answer with their seqs", async () => {

@@ -114,6 +114,49 @@ describe("sending the page's answers on its own", () => {
     expect(plain(page.chat.lastMessage)).toEqual(plain(uiMessagesFromLog(agent.session).at(-1)));
   });
 
+  test("a tool that needs approval and asks: approved, its question marks the part live; answered, it runs", async () => {
+    const ran: string[] = [];
+    const ship = defineTool({
+      name: "ship",
+      description: "Ships, once approved, where the person says.",
+      input: z.object({ what: z.string() }),
+      needsApproval: true,
+      question: ({ what }) => ({ message: `Where should ${what} go?` }),
+      execute: ({ what }, context) => {
+        ran.push(`${what} to ${String(context.answer)}`);
+        return "shipped";
+      },
+    });
+    const provider = new ScriptedProvider([
+      { toolCalls: [{ name: "ship", arguments: { what: "v2" } }] },
+      { text: "done" },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [ship] });
+    const page = pageOver(agentServer(agent), lastAssistantMessageIsCompleteWithAnswers);
+    await page.chat.sendMessage({ text: "ship v2" });
+    const approved = page.finished();
+    await page.chat.addToolApprovalResponse({ id: "call_1_1_0", approved: true });
+    await approved;
+    // The continuation paused at the call's question: its part is marked (its input restated from
+    // the log's answer), so the page waits for the person — no extra send, no 409.
+    expect(page.seen).toEqual([200, 200]);
+    expect(lastAssistantMessageIsCompleteWithAnswers({ messages: page.chat.messages })).toBe(false);
+    const [asking] = toolParts(page.chat.lastMessage);
+    expect(asking).toMatchObject({
+      state: "input-available",
+      input: { what: "v2" },
+      callProviderMetadata: { keelson: { question: { message: "Where should v2 go?" } } },
+    });
+    expect(toolParts(uiMessagesFromLog(agent.session).at(-1))).toEqual(plain(toolParts(page.chat.lastMessage)));
+    const answered = page.finished();
+    await page.chat.addToolOutput({ tool: "ship", toolCallId: "call_1_1_0", output: "eu" } as never);
+    await answered;
+    expect(page.seen).toEqual([200, 200, 200]);
+    expect(ran).toEqual(["v2 to eu"]);
+    expect(states(page.chat.lastMessage)).toEqual([["call_1_1_0", "output-available"]]);
+    expect(plain(page.chat.lastMessage)).toEqual(plain(uiMessagesFromLog(agent.session).at(-1)));
+  });
+
   test("the rule on messages as they are: answered and nothing waiting; held calls do not count", () => {
     const step = (...parts: object[]): { messages: { role: string; parts: object[] }[] } => ({
       messages: [
