@@ -19,7 +19,6 @@ import {
   type TurnEvent,
   withCallFrom,
 } from "../loop/index.js";
-import type { AssistantContent } from "../messages/index.js";
 
 /** What a follower queues between committed events: a live event, or a subagent's forwarded one. */
 type Live = LiveTurnEvent | SubagentTurnEvent;
@@ -56,7 +55,7 @@ export class FollowMerge {
   readonly #unconfirmed = new Map<number, CommittedTurnEvent>();
   #live: QueuedLive[] = [];
   /** The latest answer (`assistant-message`) placed, and its seq: what a question's call is looked up in. */
-  #answer: readonly AssistantContent[] | undefined;
+  #answer: Extract<CommittedTurnEvent, { type: "assistant-message" }>["content"] | undefined;
   #answerSeq = -1;
   #liveChars = 0;
   #gapped: string | undefined;
