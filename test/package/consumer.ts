@@ -2,9 +2,9 @@
 // installs the tarball into a fresh temporary project from the npm cache (`--prefer-offline`,
 // no network needed once `npm ci` has run), the way a user's `npm install keelson` does.
 import { execFile } from "node:child_process";
-import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, inject } from "vitest";
 import type {} from "../support/pack-global-setup.js";
@@ -91,18 +91,42 @@ async function packedBy(record: string): Promise<Packed> {
   }
 }
 
-/** A fresh ESM project with Keelson installed from `tarball`, plus `extra` packages (all from the cache). */
-export async function consumerProject(tarball: string, extra: readonly string[]): Promise<string> {
+/**
+ * A fresh ESM project with Keelson installed from `tarball`, plus `extra` packages (all from the
+ * cache). `linked` packages (`name@version`) are not extracted again: npm resolves the whole tree
+ * with them (`--dry-run`: a peer range Keelson declares that they do not satisfy fails here, as
+ * in a user's install), then each is linked from this repo's node_modules, where `npm ci`
+ * installed that exact version (checked). Extracting the SDKs' ~28,000 files cost ~45 s of CPU
+ * per run for nothing the tests read differently.
+ */
+export async function consumerProject(
+  tarball: string,
+  extra: readonly string[],
+  linked: readonly string[] = [],
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "keelson-consumer-"));
   await writeFile(
     join(dir, "package.json"),
     `${JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
   );
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra], {
-    cwd: dir,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const install = ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, ...extra];
+  const options = { cwd: dir, maxBuffer: 64 * 1024 * 1024 };
+  if (linked.length > 0) await run("npm", [...install, ...linked, "--dry-run"], options);
+  await run("npm", install, options);
+  for (const spec of linked) await linkFromRepo(dir, spec);
   return dir;
+}
+
+/** Links `name@version` into `dir`'s node_modules from the repo's, which must hold that version. */
+async function linkFromRepo(dir: string, spec: string): Promise<void> {
+  const at = spec.lastIndexOf("@");
+  const name = spec.slice(0, at);
+  const source = join(REPO, "node_modules", name);
+  const { version } = JSON.parse(await readFile(join(source, "package.json"), "utf8")) as { version: string };
+  if (version !== spec.slice(at + 1)) throw new Error(`the repo has ${name}@${version}, not ${spec}: run npm ci`);
+  const target = join(dir, "node_modules", name);
+  await mkdir(dirname(target), { recursive: true });
+  await symlink(source, target, "dir");
 }
 
 /**

@@ -5,7 +5,8 @@
 // an esbuild bundle of the app runs; the tarball holds no tests, benches or configs, ships the docs
 // its README links to and a manifest without scripts or dev dependencies. Provider SDKs, pg,
 // the MCP SDK and the tokenizer are optional peers (decision 0020): this consumer installs them
-// all. The other consumers have files of their own, so their installs run in parallel:
+// all (npm resolves them with Keelson; they are linked from the repo's copies, not extracted
+// again: consumer.ts). The other consumers have files of their own, so their installs run in parallel:
 // zod3-project.test.ts (zod is the application's) and hello-world.test.ts (keelson + the
 // Anthropic SDK only).
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -97,13 +98,18 @@ beforeAll(async () => {
   const { devDependencies } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as {
     devDependencies: Record<string, string>;
   };
-  project = await consumerProject(packed.tarball, [
-    `zod@${devDependencies.zod}`,
-    `@types/node@${devDependencies["@types/node"]}`,
-    // every optional peer: the demo and app.mjs use the Anthropic SDK and the emulator's tokenizer,
-    // and the consumer's tsc with skipLibCheck off reads the declarations that name the SDKs' types
-    ...Object.entries(OPTIONAL_PACKAGES).map(([name, version]) => `${name}@${version}`),
-  ]);
+  // zod, Node's types and every optional peer (the demo and app.mjs use the Anthropic SDK and the
+  // emulator's tokenizer, and the consumer's tsc with skipLibCheck off reads the declarations
+  // that name the SDKs' types): resolved by npm with Keelson, linked from the repo's copies.
+  project = await consumerProject(
+    packed.tarball,
+    [],
+    [
+      `zod@${devDependencies.zod}`,
+      `@types/node@${devDependencies["@types/node"]}`,
+      ...Object.entries(OPTIONAL_PACKAGES).map(([name, version]) => `${name}@${version}`),
+    ],
+  );
   await writeFile(join(project, "app.mjs"), APP_MJS);
   await writeFile(join(project, "app.ts"), APP_TS);
 }, 300_000);
