@@ -44,6 +44,7 @@ export {
 } from "./ui-message-stream.js";
 export { type UIMessagesOptions, uiMessagesFromLog } from "./ui-messages.js";
 export type { QueuedAnswer, QueuedApprovalAnswer, QueuedQuestionAnswer } from "./ui-queued-answers.js";
+export type { QueuedPrompt } from "./ui-queued-prompts.js";
 export type { MessageMetadata, MetadataObject } from "./ui-metadata.js";
 export { MAX_ERROR_TEXT, type ToolContentOutput, toolOutput } from "./ui-parts.js";
 export { type AnswerableMessage, lastAssistantMessageIsCompleteWithAnswers } from "./ui-send-when.js";

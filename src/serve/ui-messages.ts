@@ -31,6 +31,7 @@ import {
 import { assistantContentOf, invalidLogEvent, logEventOf, logEventsOf, userContentOf } from "./ui-log-check.js";
 import { type MessageMetadata, TurnMetadata } from "./ui-metadata.js";
 import { type QueuedAnswer, queuedAnswersByPart, showQueuedAnswers } from "./ui-queued-answers.js";
+import { type QueuedPrompt, queuedPromptMessages } from "./ui-queued-prompts.js";
 import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
 import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
 import { valueName } from "./value-name.js";
@@ -60,13 +61,20 @@ export interface UIMessagesOptions {
    * page reloaded before a worker logged it offers no buttons for it again (ui-queued-answers.ts).
    */
   readonly queuedAnswers?: readonly QueuedAnswer[];
+  /**
+   * Prompts the log does not hold yet — a fleet's queued turns (`await client.openTurns(id)`, as
+   * it is: continuations and started turns are skipped): each shows after the log's conversation
+   * as the user message the page sent (id `queued-<turn id>`), so a page reloaded before a worker
+   * took it keeps it (ui-queued-prompts.ts).
+   */
+  readonly queuedPrompts?: readonly QueuedPrompt[];
 }
 
 /**
  * The log's conversation as UIMessages, oldest first (a Session or its events). Throws
  * `ServeError('invalid-argument')` for a log that is neither, `invalid-log` for an event without
  * the shape its type has (naming it and its seq), `invalid-options` for `subagents` that is no Map
- * or a malformed `queuedAnswers` (naming the entry).
+ * or a malformed `queuedAnswers` or `queuedPrompts` (naming the entry).
  */
 export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
   const events = logEventsOf(log);
@@ -78,6 +86,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
     );
   const subagents = options.subagents ?? NO_SUBAGENTS;
   const queued = options.queuedAnswers === undefined ? undefined : queuedAnswersByPart(options.queuedAnswers);
+  const prompts = options.queuedPrompts === undefined ? undefined : queuedPromptMessages(options.queuedPrompts);
   /** Children whose parts are in (once each); whether the current step has a UI step for them yet. */
   const shown = new Set<string>();
   let pauseStep = false;
@@ -120,6 +129,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
     metadata?.add(event, assistant);
   }
   if (queued !== undefined) showQueuedAnswers(messages, queued);
+  if (prompts !== undefined) messages.push(...prompts);
   return messages;
 
   /** One event's part of the conversation (throws, for the caller to name the event, on data without its type's shape). */

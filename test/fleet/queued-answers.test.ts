@@ -49,6 +49,11 @@ const profiles: Record<string, AgentProfile> = {
     tools: [askUserTool()],
     options: { invariants: true, maxSteps: 4 },
   },
+  plain: {
+    provider: () => new EmulatorProvider({ model: () => ({ text: "sure" }) }),
+    model: "emulator:plain",
+    options: { invariants: true, maxSteps: 2 },
+  },
   // A call that needs approval and, approved, asks where to before it runs.
   shipping: {
     provider: () =>
@@ -287,5 +292,25 @@ describe("queued answers", () => {
       state: "input-available",
       callProviderMetadata: { keelson: { question: { message: "Where should v2 go?" } } },
     });
+  });
+
+  test("a page reloaded while its prompt waits for a worker: the prompt shows after the log's messages (queuedPrompts)", async () => {
+    const sessionId = "queued-prompt";
+    const { client, session } = await paused(sessionId, "plain");
+    const turnId = await client.enqueueTurn({ sessionId, prompt: "and then?", profile: "plain" });
+    const open = await client.openTurns(sessionId);
+    const reloaded = uiMessagesFromLog(session, { queuedPrompts: open });
+    expect(reloaded.slice(0, -1)).toEqual(uiMessagesFromLog(session));
+    expect(reloaded.at(-1)).toEqual({
+      id: `queued-${turnId}`,
+      role: "user",
+      parts: [{ type: "text", text: "and then?" }],
+    });
+    await database().worker({ profiles });
+    expect(await client.awaitTurn(turnId, { timeoutMs: 20_000 })).toMatchObject({ status: "done" });
+    const after = (await database().store().load(sessionId, { readOnly: true })).session;
+    const messages = uiMessagesFromLog(after, { queuedPrompts: await client.openTurns(sessionId) });
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(messages.at(-2)!.parts).toEqual([{ type: "text", text: "and then?" }]);
   });
 });
