@@ -3,7 +3,7 @@
 // process runs on it is not followed live, the caller reconnects for more — and what
 // `host.pending` reads.
 import { isKeelsonError } from "../errors/index.js";
-import { committedTurnEvent, followPositionFault, type TurnEvent, withAskingCall } from "../loop/index.js";
+import { AskingCalls, committedTurnEvent, followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { SessionStore, StoreErrorCode } from "../store/index.js";
 import { HostError } from "./types.js";
@@ -37,7 +37,7 @@ export async function followStored(
 }
 
 async function* committedAfter(session: Session, from: number): AsyncGenerator<TurnEvent, void, undefined> {
-  const eventAt = (seq: number) => session.eventAt(seq);
+  const askingCalls = new AskingCalls((seq) => session.eventAt(seq));
   for (let seq = from + 1; seq < session.length; seq++)
-    yield withAskingCall(committedTurnEvent(eventAt(seq)!), eventAt);
+    yield askingCalls.pass(committedTurnEvent(session.eventAt(seq)!));
 }

@@ -76,8 +76,6 @@ export {
   type CommittedTurnEvent,
   committedTurnEvent,
   isCommittedTurnEvent,
-  withAskingCall,
-  withCallFrom,
   type LiveTurnEvent,
   liveBlockId,
   loopCallId,
@@ -90,3 +88,4 @@ export { followPositionFault, type FollowPositionFault } from "./follow-position
 export { DEFAULT_MAX_BUFFERED_CHARS, type FeedEnd, type FeedSource, TurnFeed } from "./turn-feed.js";
 export { LoopError } from "./types.js";
 export { DEFAULT_REPAIR } from "./turn-output.js";
+export { AskingCalls, withCallFrom } from "./asking-calls.js";

@@ -114,7 +114,7 @@ export type CommittedTurnEvent =
        * (name and arguments, from the step's answer earlier in the log), so a client that holds
        * the call's part can mark it as asking without the answer message — a continuation's
        * stream starts after it. Added where the log is at hand (`agent.stream()`, `follow()`, a
-       * stored follow, a fleet follower that read the answer); absent where it is not.
+       * stored follow, a fleet follower that read the answer: asking-calls.ts); absent where it is not.
        */
       readonly call?: { readonly name: string; readonly arguments: string };
     } & EventDataMap["input/request"])
@@ -266,36 +266,6 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
     default:
       return { type: "log-event", seq, event: event as AnySessionEvent };
   }
-}
-
-type InputRequestEvent = Extract<CommittedTurnEvent, { type: "input-request" }>;
-
-/**
- * `event` with its asking call's block (`call`) when it is a question asked before its call runs:
- * that call is in the latest answer before it in the log (the step that asks, or the paused step
- * whose held calls a continuation runs), found by reading back from the question to that answer.
- * Any other event, or one whose answer is not at hand (`eventAt` undefined), as it is.
- */
-export function withAskingCall(
-  event: CommittedTurnEvent,
-  eventAt: (seq: number) => SessionEvent | undefined,
-): CommittedTurnEvent {
-  if (event.type !== "input-request" || event.callId !== undefined || event.call !== undefined) return event;
-  for (let seq = event.seq - 1; seq >= 0; seq--) {
-    const earlier = eventAt(seq);
-    if (earlier === undefined) return event;
-    if (earlier.type !== "assistant/message") continue;
-    return withCallFrom(event, (earlier.data as EventDataMap["assistant/message"]).content);
-  }
-  return event;
-}
-
-/** `event` with the tool-call block of `content` whose id it asks for, when `content` has one. */
-export function withCallFrom(event: InputRequestEvent, content: readonly AssistantContent[]): InputRequestEvent {
-  for (const block of content)
-    if (block.type === "tool-call" && block.callId === event.id)
-      return { ...event, call: { name: block.name, arguments: block.arguments } };
-  return event;
 }
 
 /** True for events that stand for a logged event (they carry `seq`). */

@@ -11,6 +11,7 @@
 // accepted input (`busy`); the agent going idle wakes it (`tapIdle`). Only that kind pays for it.
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
+import { AskingCalls } from "./asking-calls.js";
 import { LiveBlocks } from "./live-blocks.js";
 import {
   type CommittedTurnEvent,
@@ -19,7 +20,6 @@ import {
   type SubagentTurnEvent,
   type ToolProgressEvent,
   type TurnEvent,
-  withAskingCall,
 } from "./turn-events.js";
 import type { TurnOutcome } from "./types.js";
 
@@ -82,6 +82,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #end: FeedEnd;
   readonly #maxChars: number;
   readonly #blocks = new LiveBlocks();
+  readonly #askingCalls: AskingCalls;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #onClose: () => void;
   readonly #stepSoFar: (() => readonly StreamChunk[]) | undefined;
@@ -123,6 +124,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
 
   constructor(source: FeedSource, end: FeedEnd, options: { maxBufferedChars?: number; onClose?: () => void } = {}) {
     this.#session = source.session;
+    this.#askingCalls = new AskingCalls((seq) => source.session.eventAt(seq));
     this.#end = end;
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_MAX_BUFFERED_CHARS;
     this.#shedAt = this.#maxChars;
@@ -343,13 +345,10 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#notify();
   }
 
-  /** The turn event of a logged one; a question asked before its call runs carries the call (`withAskingCall`). */
+  /** The turn event of a logged one, delivered in log order; a question asked before its call runs carries the call. */
   #committed(event: SessionEvent): CommittedTurnEvent {
-    const turnEvent = committedTurnEvent(event);
-    return turnEvent.type === "input-request" ? withAskingCall(turnEvent, this.#eventAt) : turnEvent;
+    return this.#askingCalls.pass(committedTurnEvent(event));
   }
-
-  readonly #eventAt = (seq: number): SessionEvent | undefined => this.#session.eventAt(seq);
 
   #onChunk(chunk: LiveSignal): void {
     if (this.#cursor === undefined || this.#done) return;

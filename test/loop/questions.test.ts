@@ -15,7 +15,8 @@ import {
   InputError,
   resumeAgent,
   type TurnEvent,
-  withAskingCall,
+  AskingCalls,
+  committedTurnEvent,
 } from "../../src/loop/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
@@ -167,39 +168,44 @@ describe("ask_user", () => {
     });
   });
 
-  test("withAskingCall: the call from the latest answer before the question; without that answer at hand, as it was", () => {
-    const answer = {
-      seq: 4,
-      time: 0,
-      type: "assistant/message",
-      data: {
-        turn: 1,
-        step: 1,
-        content: [
-          { type: "text", text: "on it" },
-          { type: "tool-call", callId: "c1", name: "ship", arguments: "{}" },
-        ],
-      },
-    } as unknown as SessionEvent;
-    const question = {
-      type: "input-request",
-      seq: 9,
-      id: "c1",
-      source: "ship",
-      schema: {},
-      message: "Where?",
-    } as const;
-    const log = new Map<number, SessionEvent>([[4, answer]]);
+  test("AskingCalls: the call from the latest answer passed, or read back for once; without it at hand, as it was", () => {
+    const answer = (seq: number, callId: string): SessionEvent =>
+      ({
+        seq,
+        time: 0,
+        type: "assistant/message",
+        data: {
+          turn: 1,
+          step: 1,
+          content: [
+            { type: "text", text: "on it" },
+            { type: "tool-call", callId, name: "ship", arguments: `{"n":${seq}}` },
+          ],
+        },
+      }) as unknown as SessionEvent;
+    const question = (seq: number, id = "c1") =>
+      ({ type: "input-request", seq, id, source: "ship", schema: {}, message: "Where?" }) as const;
+    const log = new Map<number, SessionEvent>([[4, answer(4, "c1")]]);
     for (let seq = 5; seq < 9; seq++)
       log.set(seq, { seq, time: 0, type: "tool/call", data: {} } as unknown as SessionEvent);
-    expect(withAskingCall(question, (seq) => log.get(seq))).toEqual({
-      ...question,
-      call: { name: "ship", arguments: "{}" },
+    // Started after the answer: read back for it once; a second question needs no second read.
+    let reads = 0;
+    const reader = new AskingCalls((seq) => {
+      reads++;
+      return log.get(seq);
     });
-    expect(withAskingCall(question, (seq) => (seq > 6 ? log.get(seq) : undefined))).toEqual(question);
-    expect(withAskingCall({ ...question, id: "other" }, (seq) => log.get(seq))).toEqual({ ...question, id: "other" });
-    const running = { ...question, id: "c1#ask-1", callId: "c1" };
-    expect(withAskingCall(running, (seq) => log.get(seq))).toBe(running);
+    expect(reader.pass(question(9))).toEqual({ ...question(9), call: { name: "ship", arguments: '{"n":4}' } });
+    const afterFirst = reads;
+    expect(reader.pass(question(10, "other"))).toEqual(question(10, "other")); // no such call in that answer
+    expect(reads).toBe(afterFirst);
+    // An answer passed in order replaces the one read back.
+    const passed = committedTurnEvent(answer(11, "c2"));
+    expect(reader.pass(passed)).toBe(passed);
+    expect(reader.pass(question(12, "c2"))).toMatchObject({ call: { arguments: '{"n":11}' } });
+    // The log before the question not at hand: as it was. A question asked while a call runs: as it was.
+    expect(new AskingCalls((seq) => (seq > 6 ? log.get(seq) : undefined)).pass(question(9))).toEqual(question(9));
+    const running = { ...question(9), id: "c1#ask-1", callId: "c1" };
+    expect(new AskingCalls((seq) => log.get(seq)).pass(running)).toBe(running);
   });
 
   test("stream() carries the question and the answer with their seqs", async () => {

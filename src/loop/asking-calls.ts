@@ -1,0 +1,58 @@
+// Which call asks a question asked before it runs: an `input-request` turn event without `callId`
+// gets that call's tool-call block (`call: { name, arguments }`) from the latest answer
+// (`assistant-message`) before it in the log — the step that asks, or the paused step whose held
+// calls a continuation runs. A stream that starts after that answer (a continuation's) can then
+// still say which part asks. AskingCalls serves a reader that goes through the log in order (a
+// feed, a stored follow): it keeps the latest answer it passed, and reads back for it only once,
+// when the reader started after it — so a step of many questions costs one lookup each, never a
+// scan per question.
+import type { SessionEvent } from "../session/index.js";
+import type { CommittedTurnEvent } from "./turn-events.js";
+
+type InputRequestEvent = Extract<CommittedTurnEvent, { type: "input-request" }>;
+type AnswerContent = Extract<CommittedTurnEvent, { type: "assistant-message" }>["content"];
+
+/** `event` with the tool-call block of `content` whose id it asks for, when `content` has one. */
+export function withCallFrom(event: InputRequestEvent, content: AnswerContent): InputRequestEvent {
+  for (const block of content)
+    if (block.type === "tool-call" && block.callId === event.id)
+      return { ...event, call: { name: block.name, arguments: block.arguments } };
+  return event;
+}
+
+export class AskingCalls {
+  readonly #eventAt: (seq: number) => SessionEvent | undefined;
+  /** The latest answer passed (or read back for), undefined before one. */
+  #answer: AnswerContent | undefined;
+  /** Whether the log before the first event passed was read back for its latest answer. */
+  #readBack = false;
+
+  /** `eventAt`: the log by seq (undefined where it is not at hand), read back once at most. */
+  constructor(eventAt: (seq: number) => SessionEvent | undefined) {
+    this.#eventAt = eventAt;
+  }
+
+  /** `event` — the next in log order — with its asking call where it is a question asked before its call runs. */
+  pass(event: CommittedTurnEvent): CommittedTurnEvent {
+    if (event.type === "assistant-message") {
+      this.#answer = event.content;
+      this.#readBack = true; // anything before is older than this answer
+      return event;
+    }
+    if (event.type !== "input-request" || event.callId !== undefined || event.call !== undefined) return event;
+    if (!this.#readBack) {
+      this.#readBack = true;
+      this.#answer = this.#latestAnswerBefore(event.seq);
+    }
+    return this.#answer === undefined ? event : withCallFrom(event, this.#answer);
+  }
+
+  #latestAnswerBefore(seq: number): AnswerContent | undefined {
+    for (let at = seq - 1; at >= 0; at--) {
+      const earlier = this.#eventAt(at);
+      if (earlier === undefined) return undefined;
+      if (earlier.type === "assistant/message") return (earlier.data as { content: AnswerContent }).content;
+    }
+    return undefined;
+  }
+}
