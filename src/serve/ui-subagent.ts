@@ -99,14 +99,22 @@ export class SubagentParts {
           ];
         }
         // A question asked before its call runs (`id` is the call's): the part waits for its output.
+        const partId = id(event.id);
         const call =
-          this.#calls.get(id(event.id)) ??
+          this.#calls.get(partId) ??
           (event.call === undefined
             ? { name: event.source, input: undefined }
             : { name: event.call.name, input: toolInput(event.call.arguments) });
+        // Asked in a continuation, of a call the paused message holds (approved, then asking): its
+        // part is restated in place — in the pause step the client has, no step of its own.
+        const restated =
+          continuation && !this.#parts.has(partId) && !this.#calls.has(partId) && event.call !== undefined;
+        if (restated) this.#parts.add(partId);
         return [
-          ...this.#part(id(event.id), call, path, event.id, { question: asked }),
-          ...this.#answers.questionSent(id(event.id)),
+          ...(restated
+            ? [this.#inputChunk(partId, call, path, event.id, { question: asked })]
+            : this.#part(partId, call, path, event.id, { question: asked })),
+          ...this.#answers.questionSent(partId),
         ];
       }
       case "input-response":

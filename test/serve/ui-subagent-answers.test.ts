@@ -12,12 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/core.js";
 import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { subagentPartId } from "../../src/serve/index.js";
+import { lastAssistantMessageIsCompleteWithAnswers, subagentPartId } from "../../src/serve/index.js";
+import { defineTool } from "../../src/tools/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { deployTool } from "../support/approval-tools.js";
 import { chatHandler, chatOver } from "./support.js";
@@ -198,6 +200,45 @@ describe("a subagent's question, answered from the page", () => {
       [partId, "output-available", "eu-west-1"],
     ]);
     expect(agent.pendingInputs()).toEqual([]);
+    await agent.dispose();
+  });
+
+  test("a child's tool that needs approval and asks: approved on the page, its question marks the child's part (input kept); answered, all finish", async () => {
+    const ship = defineTool({
+      name: "ship",
+      description: "Ships where the person says.",
+      input: z.object({ what: z.string() }),
+      needsApproval: true,
+      question: ({ what }) => ({ message: `Where should ${what} go?` }),
+      execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
+    });
+    const agent = parentAgent([ship, research([{ name: "ship", arguments: { what: "v2" } }], "shipped it")]);
+    const seen: number[] = [];
+    const { chat, finished } = chatOver(agentHandler(agent, seen), lastAssistantMessageIsCompleteWithAnswers);
+    await chat.sendMessage({ text: "ship it" });
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const partId = subagentPartId(childId, "call_1_1_0");
+    const approved = finished();
+    await chat.addToolApprovalResponse({ id: partId, approved: true });
+    await approved;
+    // The child's continuation asked; the parent's stream restated the child's part with its mark.
+    expect(seen).toEqual([200, 200]);
+    const asking = toolParts(chat.lastMessage).find((p) => p.toolCallId === partId)!;
+    expect(asking).toMatchObject({
+      state: "input-available",
+      input: { what: "v2" },
+      callProviderMetadata: { keelson: { session: childId, question: { message: "Where should v2 go?" } } },
+    });
+    expect(lastAssistantMessageIsCompleteWithAnswers({ messages: chat.messages })).toBe(false);
+    const answered = finished();
+    await chat.addToolOutput({ tool: "ship", toolCallId: partId, output: "eu" } as never);
+    await answered;
+    expect(seen).toEqual([200, 200, 200]);
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(toolParts(chat.lastMessage).map((p) => [p.toolCallId, p.state, p.output])).toEqual([
+      ["call_1_1_0", "output-available", "shipped it"],
+      [partId, "output-available", "shipped v2 to eu"],
+    ]);
     await agent.dispose();
   });
 });
