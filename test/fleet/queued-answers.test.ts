@@ -7,16 +7,14 @@
 // is logged and the tool runs once, whichever way the race goes. A question asked while a call
 // runs and an approval beside it, answered as two queued continuations: the call runs with its answer.
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { EmulatorProvider } from "../../src/emulator/index.js";
 import { type AgentProfile, FleetError } from "../../src/fleet/index.js";
 import { ApprovalError, type ApprovalDecision, InputError } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { openTurnFrom, toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
-import { defineTool } from "../../src/tools/index.js";
 import { collect } from "../serve/support.js";
-import { askingTool, deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool, shipTool } from "../support/approval-tools.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -64,16 +62,7 @@ const profiles: Record<string, AgentProfile> = {
             : { toolCalls: [{ name: "ship", arguments: { what: "v2" } }] },
       }),
     model: "emulator:shipping",
-    tools: [
-      defineTool({
-        name: "ship",
-        description: "Ships where the person says.",
-        input: z.object({ what: z.string() }),
-        needsApproval: true,
-        question: ({ what }) => ({ message: `Where should ${what} go?` }),
-        execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
-      }),
-    ],
+    tools: [shipTool()],
     options: { invariants: true, maxSteps: 4 },
   },
   // A step with a call that asks while it runs (an MCP elicitation does) and one that needs approval.

@@ -22,7 +22,7 @@ import type { SessionEvent } from "../../src/session/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { askingTool, deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool, shipTool } from "../support/approval-tools.js";
 import { agentOptions, eventsOf, expectLogMatchesRequests, scripted } from "./support.js";
 
 const asking = (schema?: object) =>
@@ -137,14 +137,7 @@ describe("ask_user", () => {
   });
 
   test("a question asked before its call runs carries the call (name, arguments) — in a continuation's stream and a follow", async () => {
-    const ship = defineTool({
-      name: "ship",
-      description: "Ships where the person says.",
-      input: z.object({ what: z.string() }),
-      needsApproval: true,
-      question: ({ what }) => ({ message: `Where should ${what} go?` }),
-      execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
-    });
+    const ship = shipTool();
     const provider = scripted([{ toolCalls: [{ name: "ship", arguments: { what: "v2" } }] }]);
     const agent = createAgent(agentOptions(provider, { tools: [ship] }));
     await agent.send("go");

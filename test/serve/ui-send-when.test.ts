@@ -13,7 +13,7 @@ import { ScriptedProvider, type ScriptedToolCall } from "../../src/llm/core.js";
 import { type Agent, createAgent } from "../../src/loop/index.js";
 import { lastAssistantMessageIsCompleteWithAnswers, uiMessagesFromLog } from "../../src/serve/index.js";
 import { defineTool } from "../../src/tools/index.js";
-import { askingTool, deployTool } from "../support/approval-tools.js";
+import { askingTool, deployTool, shipTool } from "../support/approval-tools.js";
 import { agentServer, pageOver } from "./support.js";
 
 const look = defineTool({
@@ -116,17 +116,7 @@ describe("sending the page's answers on its own", () => {
 
   test("a tool that needs approval and asks: approved, its question marks the part live; answered, it runs", async () => {
     const ran: string[] = [];
-    const ship = defineTool({
-      name: "ship",
-      description: "Ships, once approved, where the person says.",
-      input: z.object({ what: z.string() }),
-      needsApproval: true,
-      question: ({ what }) => ({ message: `Where should ${what} go?` }),
-      execute: ({ what }, context) => {
-        ran.push(`${what} to ${String(context.answer)}`);
-        return "shipped";
-      },
-    });
+    const ship = shipTool(ran);
     const provider = new ScriptedProvider([
       { toolCalls: [{ name: "ship", arguments: { what: "v2" } }] },
       { text: "done" },

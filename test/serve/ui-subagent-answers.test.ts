@@ -12,16 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { z } from "zod";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/core.js";
 import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { lastAssistantMessageIsCompleteWithAnswers, subagentPartId } from "../../src/serve/index.js";
-import { defineTool } from "../../src/tools/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { deployTool, shipTool } from "../support/approval-tools.js";
 import { chatHandler, chatOver } from "./support.js";
 
 const ran: string[] = [];
@@ -204,14 +202,7 @@ describe("a subagent's question, answered from the page", () => {
   });
 
   test("a child's tool that needs approval and asks: approved on the page, its question marks the child's part (input kept); answered, all finish", async () => {
-    const ship = defineTool({
-      name: "ship",
-      description: "Ships where the person says.",
-      input: z.object({ what: z.string() }),
-      needsApproval: true,
-      question: ({ what }) => ({ message: `Where should ${what} go?` }),
-      execute: ({ what }, { answer }) => `shipped ${what} to ${String(answer)}`,
-    });
+    const ship = shipTool();
     const agent = parentAgent([ship, research([{ name: "ship", arguments: { what: "v2" } }], "shipped it")]);
     const seen: number[] = [];
     const { chat, finished } = chatOver(agentHandler(agent, seen), lastAssistantMessageIsCompleteWithAnswers);

@@ -21,6 +21,25 @@ export function deployTool(ran: string[]) {
 }
 
 /**
+ * `ship({ what })`: needs approval, then — approved — asks where to before it runs (`Where should
+ * <what> go?`, a string answer); records `<what> to <answer>` in `ran` and returns `shipped <what>
+ * to <answer>`. Its question is asked only in the continuation the approval starts.
+ */
+export function shipTool(ran: string[] = []) {
+  return defineTool({
+    name: "ship",
+    description: "Ships where the person says.",
+    input: z.object({ what: z.string() }),
+    needsApproval: true,
+    question: ({ what }) => ({ message: `Where should ${what} go?` }),
+    execute: ({ what }, { answer }) => {
+      ran.push(`${what} to ${String(answer)}`);
+      return `shipped ${what} to ${String(answer)}`;
+    },
+  });
+}
+
+/**
  * `<name>({})`: asks the person `message` (a string answer) while it runs, as an MCP server's
  * elicitation does (`ToolContext.ask`), then returns `<name> <answer>`.
  */
