@@ -5,7 +5,7 @@
 // (ui-subagent-log.ts); a part's `callProviderMetadata` (a subagent's, a question's) is kept.
 import type { SessionEvent } from "../session/index.js";
 import { askedQuestion, isInputError, toolErrorText, toolOutput } from "./ui-parts.js";
-import type { UIToolPart } from "./ui-types.js";
+import type { UIApproved, UIToolPart } from "./ui-types.js";
 
 type Data<T extends SessionEvent["type"]> = SessionEvent<T>["data"];
 
@@ -25,14 +25,17 @@ export function respondedPart(call: UIToolPart, approve: boolean, note: string |
   return { type, toolCallId, state: "approval-responded", input, approval, ...metaOf(call) };
 }
 
-/** A tool part with the log's result: its output, its error, or — for a denied call — the denial. */
-export function resultPart(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
-  return { ...resultState(call, result), ...metaOf(call) };
+/**
+ * A tool part with the log's result: its output, its error, or — for a denied call — the denial.
+ * `approved`: the approval of a call that asked a question after it (`askingPart` left it off).
+ */
+export function resultPart(call: UIToolPart, result: Data<"tool/result">, approved?: UIApproved): UIToolPart {
+  return { ...resultState(call, result, approved), ...metaOf(call) };
 }
 
-function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart {
+function resultState(call: UIToolPart, result: Data<"tool/result">, approved: UIApproved | undefined): UIToolPart {
   const { type, toolCallId, input } = call;
-  const responded = call.state === "approval-responded" ? call.approval : approvalKept(call);
+  const responded = call.state === "approval-responded" ? call.approval : approved;
   // A denied call's result is the denial (the model reads its text; the UI shows the part denied).
   if (responded !== undefined && !responded.approved)
     return { type, toolCallId, state: "output-denied", input, approval: { ...responded, approved: false } };
@@ -47,11 +50,23 @@ function resultState(call: UIToolPart, result: Data<"tool/result">): UIToolPart 
   return { type, toolCallId, state: "output-error", input, errorText, ...approval };
 }
 
-/** The approval an approved call that then asked kept through `input-available` (`askingPart`). */
-function approvalKept(call: UIToolPart): { id: string; approved: boolean; reason?: string } | undefined {
-  if (call.state !== "input-available") return undefined;
-  const kept = (call as { readonly approval?: { id: string; approved: boolean; reason?: string } }).approval;
-  return kept?.approved === true ? kept : undefined;
+/**
+ * An approved call that then asks its question (a tool that needs approval and asks) waits for the
+ * answer again: `input-available`, as the live page's part is once the stream restates it — but
+ * without the approval, which the AI SDK's message schema allows on no `input-available` part (its
+ * client keeps the field there at run time; `validateUIMessages` refuses it). The caller keeps
+ * the approval (`approvedBeforeAsking`) for the call's result part.
+ */
+function waitingAgain(part: UIToolPart): UIToolPart {
+  if (part.state !== "approval-responded" || !part.approval.approved) return part;
+  const { type, toolCallId, input } = part;
+  return { type, toolCallId, state: "input-available", input, ...metaOf(part) };
+}
+
+/** The approval `askingPart` leaves off `part` (an approved call asking after it), for its result part. */
+export function approvedBeforeAsking(part: UIToolPart): UIApproved | undefined {
+  if (part.state !== "approval-responded" || !part.approval.approved) return undefined;
+  return { ...part.approval, approved: true };
 }
 
 /** A subagent's part keeps its `callProviderMetadata` (whose call it is) through every state. */
@@ -72,16 +87,8 @@ export function answeredQuestion(part: UIToolPart, value: unknown): UIToolPart {
 export function askingPart(part: UIToolPart, question: Data<"input/request">): UIToolPart {
   const keelson = part.callProviderMetadata?.keelson;
   const asked = askedQuestion(question);
-  // Approved, then asking (a tool that needs approval and asks): it waits for the answer again,
-  // its approval kept — as the live page's part is once the stream restates it (the AI SDK keeps
-  // the field on `input-available`, though its type leaves it out: so does ours, for
-  // `useChat({ messages })` to take the list).
-  const waiting: UIToolPart =
-    part.state === "approval-responded" && part.approval.approved
-      ? ({ ...part, state: "input-available" } as UIToolPart)
-      : part;
   return {
-    ...waiting,
+    ...waitingAgain(part),
     callProviderMetadata: {
       keelson: keelson === undefined ? { callId: question.id, question: asked } : { ...keelson, question: asked },
     },

@@ -15,6 +15,7 @@ import { ServeError } from "./types.js";
 import {
   answeredQuestion,
   approvalPart,
+  approvedBeforeAsking,
   askingPart,
   questionOf,
   questionPart,
@@ -33,7 +34,7 @@ import { type MessageMetadata, TurnMetadata } from "./ui-metadata.js";
 import { type QueuedAnswer, queuedAnswersByPart, showQueuedAnswers } from "./ui-queued-answers.js";
 import { type QueuedPrompt, queuedPromptMessages } from "./ui-queued-prompts.js";
 import { type SubagentLogs, subagentToolParts } from "./ui-subagent-log.js";
-import type { UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
+import type { UIApproved, UIMessage, UIMessagePart, UIToolPart } from "./ui-types.js";
 import { valueName } from "./value-name.js";
 
 type Log = readonly SessionEvent[] | { readonly events: readonly SessionEvent[] };
@@ -109,6 +110,8 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
   let assistantsInTurn = 0;
   const attempts = new Map<string, number>();
   const tools = new Map<string, { readonly parts: UIMessagePart[]; readonly index: number }>();
+  /** Approvals of calls that asked after them (`approvedBeforeAsking`), for their result parts. */
+  const approvals = new Map<string, UIApproved>();
   const user = (seq: number, content: unknown, blocked?: string): void => {
     assistant = undefined;
     const parts = userContentOf(content).map(userPart);
@@ -192,7 +195,7 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         const at = tools.get(d.callId);
         if (at === undefined) break;
         showChild(d.callId, at.parts);
-        at.parts[at.index] = resultPart(at.parts[at.index] as UIToolPart, d);
+        at.parts[at.index] = resultPart(at.parts[at.index] as UIToolPart, d, approvals.get(d.callId));
         break;
       }
       case "input/request": {
@@ -200,7 +203,11 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         if (d.callId === undefined) {
           // A question asked before its call runs: the call's part says what it asks (as live).
           const call = tools.get(d.id);
-          if (call !== undefined) call.parts[call.index] = askingPart(call.parts[call.index] as UIToolPart, d);
+          if (call === undefined) break;
+          const before = call.parts[call.index] as UIToolPart;
+          const approved = approvedBeforeAsking(before);
+          if (approved !== undefined) approvals.set(d.id, approved);
+          call.parts[call.index] = askingPart(before, d);
           break;
         }
         // A question asked while its call runs: a part of its own after the call's (as live).

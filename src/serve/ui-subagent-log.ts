@@ -6,10 +6,17 @@
 // `subagentLogs` reads the children a parent's log names (async, through the caller's reader:
 // the serve layer does not know the store); `subagentToolParts` is pure over what it read.
 import type { SessionEvent, SessionMeta } from "../session/index.js";
-import { answeredQuestion, approvalPart, questionOf, resultPart } from "./ui-message-parts.js";
+import {
+  answeredQuestion,
+  approvalPart,
+  approvedBeforeAsking,
+  askingPart,
+  questionOf,
+  resultPart,
+} from "./ui-message-parts.js";
 import { askedQuestion, toolInput } from "./ui-parts.js";
 import { subagentPartId } from "./ui-subagent.js";
-import type { AskedQuestion, SubagentCallMetadata, UIToolPart } from "./ui-types.js";
+import type { AskedQuestion, SubagentCallMetadata, UIApproved, UIToolPart } from "./ui-types.js";
 
 /** A subagent's log, and its own subagents' (by the call of this log that started each). */
 export interface SubagentLog {
@@ -100,6 +107,8 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
       },
     },
   });
+  /** Approvals of calls that asked after them (`approvedBeforeAsking`), for their result parts. */
+  const approvals = new Map<string, UIApproved>();
   const add = (part: UIToolPart): void => {
     at.set(part.toolCallId, parts.length);
     parts.push(part);
@@ -138,6 +147,16 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
       case "input/request": {
         const d = event.data as Data<"input/request">;
         if (d.callId === undefined) {
+          const partId = id(d.id);
+          if (at.has(partId)) {
+            // Approved, then asking: the approval's part asks now (as live, restated in place).
+            update(partId, (part) => {
+              const approved = approvedBeforeAsking(part);
+              if (approved !== undefined) approvals.set(partId, approved);
+              return askingPart(part, d);
+            });
+            break;
+          }
           const call = calls.get(d.id) ?? { name: d.source, input: undefined };
           add({
             type: `tool-${call.name}`,
@@ -167,7 +186,7 @@ export function subagentToolParts(child: SubagentLog, path: readonly string[]): 
       case "tool/result": {
         const d = event.data as Data<"tool/result">;
         if (grandchild(d.callId)) break;
-        update(id(d.callId), (part) => (questionOf(part) ? part : resultPart(part, d)));
+        update(id(d.callId), (part) => (questionOf(part) ? part : resultPart(part, d, approvals.get(id(d.callId)))));
         break;
       }
     }

@@ -10,15 +10,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { UIMessage } from "ai";
+import { type UIMessage, validateUIMessages } from "ai";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider, type ScriptedStep, type ScriptedToolCall } from "../../src/llm/core.js";
 import { type Agent, type AgentOptions, createAgent, subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
-import { lastAssistantMessageIsCompleteWithAnswers, subagentPartId } from "../../src/serve/index.js";
-import { JsonlSessionStore } from "../../src/store/index.js";
+import {
+  lastAssistantMessageIsCompleteWithAnswers,
+  subagentLogs,
+  subagentPartId,
+  uiMessagesFromLog,
+} from "../../src/serve/index.js";
+import { JsonlSessionStore, storeReader } from "../../src/store/index.js";
 import { deployTool, shipTool } from "../support/approval-tools.js";
 import { chatHandler, chatOver } from "./support.js";
 
@@ -37,10 +42,10 @@ function research(childCalls: readonly ScriptedToolCall[], childAnswer: string) 
 }
 
 /** A parent that delegates once, then says `shipped`. */
-function parentAgent(tools: NonNullable<AgentOptions["tools"]>): Agent {
+function parentAgent(tools: NonNullable<AgentOptions["tools"]>, store?: JsonlSessionStore): Agent {
   ran.length = 0;
   const provider = model([{ toolCalls: [{ name: "research", arguments: { task: "ship it" } }] }], "shipped");
-  return createAgent({ provider, model: "scripted:parent", tools });
+  return createAgent({ provider, model: "scripted:parent", tools, ...(store === undefined ? {} : { store }) });
 }
 
 const agentHandler = (agent: Agent, seen: number[]) =>
@@ -203,7 +208,9 @@ describe("a subagent's question, answered from the page", () => {
 
   test("a child's tool that needs approval and asks: approved on the page, its question marks the child's part (input kept); answered, all finish", async () => {
     const ship = shipTool();
-    const agent = parentAgent([ship, research([{ name: "ship", arguments: { what: "v2" } }], "shipped it")]);
+    const root = mkdtempSync(join(tmpdir(), "keelson-ui-subagent-ship-"));
+    const store = new JsonlSessionStore({ root });
+    const agent = parentAgent([ship, research([{ name: "ship", arguments: { what: "v2" } }], "shipped it")], store);
     const seen: number[] = [];
     const { chat, finished } = chatOver(agentHandler(agent, seen), lastAssistantMessageIsCompleteWithAnswers);
     await chat.sendMessage({ text: "ship it" });
@@ -221,6 +228,14 @@ describe("a subagent's question, answered from the page", () => {
       callProviderMetadata: { keelson: { session: childId, question: { message: "Where should v2 go?" } } },
     });
     expect(lastAssistantMessageIsCompleteWithAnswers({ messages: chat.messages })).toBe(false);
+    // Reloaded with the children's logs: the same one part (but for the approval the AI SDK's
+    // schema allows on no input-available part), and messages the AI SDK validates.
+    const reloaded = async () =>
+      uiMessagesFromLog(agent.session, { subagents: await subagentLogs(agent.session, storeReader(store)) });
+    const { approval, ...withoutApproval } = JSON.parse(JSON.stringify(asking)) as ToolPart & { approval?: unknown };
+    expect(approval).toMatchObject({ id: partId, approved: true });
+    expect(toolParts((await reloaded()).at(-1)).filter((p) => p.toolCallId === partId)).toEqual([withoutApproval]);
+    await validateUIMessages({ messages: await reloaded() });
     const answered = finished();
     await chat.addToolOutput({ tool: "ship", toolCallId: partId, output: "eu" } as never);
     await answered;
@@ -230,7 +245,13 @@ describe("a subagent's question, answered from the page", () => {
       ["call_1_1_0", "output-available", "shipped it"],
       [partId, "output-available", "shipped v2 to eu"],
     ]);
+    expect(toolParts((await reloaded()).at(-1)).find((p) => p.toolCallId === partId)).toMatchObject({
+      approval: { id: partId, approved: true },
+    });
+    await validateUIMessages({ messages: await reloaded() });
     await agent.dispose();
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
   });
 });
 
