@@ -12,12 +12,12 @@
 // once (a worker's restart repeats it), none for a block open while messages were missed.
 import { canonicalEquals, type JsonValue } from "../json/index.js";
 import {
+  AskingCalls,
   type CommittedTurnEvent,
   committedTurnEvent,
   type LiveTurnEvent,
   type SubagentTurnEvent,
   type TurnEvent,
-  withCallFrom,
 } from "../loop/index.js";
 
 /** What a follower queues between committed events: a live event, or a subagent's forwarded one. */
@@ -54,9 +54,8 @@ export class FollowMerge {
   /** Events delivered from a live message and not yet seen in the durable log. */
   readonly #unconfirmed = new Map<number, CommittedTurnEvent>();
   #live: QueuedLive[] = [];
-  /** The latest answer (`assistant-message`) placed, and its seq: what a question's call is looked up in. */
-  #answer: Extract<CommittedTurnEvent, { type: "assistant-message" }>["content"] | undefined;
-  #answerSeq = -1;
+  /** The latest answer placed: what a question's call is looked up in (no log here to read back). */
+  readonly #askingCalls = new AskingCalls(() => undefined);
   #liveChars = 0;
   #gapped: string | undefined;
   readonly #blocks = new FollowBlocks();
@@ -175,22 +174,16 @@ export class FollowMerge {
 
   /**
    * Keeps the latest answer placed, and gives a question asked before its call runs that call's
-   * block (`withCallFrom`) — from that answer, or from the worker's copy of the question, which
+   * block (`AskingCalls`) — from that answer, or from the worker's copy of the question, which
    * the worker filled from its log (this follower may have started after the answer).
    */
   #withContext(seq: number, event: CommittedTurnEvent): CommittedTurnEvent {
-    if (event.type === "assistant-message") {
-      if (seq > this.#answerSeq) {
-        this.#answerSeq = seq;
-        this.#answer = event.content;
-      }
-      return event;
+    if (event.type === "input-request" && event.callId === undefined && event.call === undefined) {
+      const live = this.#committed.get(seq)?.event ?? this.#unconfirmed.get(seq);
+      if (live?.type === "input-request" && live.id === event.id && live.call !== undefined)
+        return { ...event, call: live.call };
     }
-    if (event.type !== "input-request" || event.callId !== undefined || event.call !== undefined) return event;
-    const live = this.#committed.get(seq)?.event ?? this.#unconfirmed.get(seq);
-    if (live?.type === "input-request" && live.id === event.id && live.call !== undefined)
-      return { ...event, call: live.call };
-    return this.#answer !== undefined && this.#answerSeq < seq ? withCallFrom(event, this.#answer) : event;
+    return this.#askingCalls.pass(event);
   }
 
   #queueLive(afterSeq: number, received: Live): void {

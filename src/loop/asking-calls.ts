@@ -2,10 +2,10 @@
 // gets that call's tool-call block (`call: { name, arguments }`) from the latest answer
 // (`assistant-message`) before it in the log — the step that asks, or the paused step whose held
 // calls a continuation runs. A stream that starts after that answer (a continuation's) can then
-// still say which part asks. AskingCalls serves a reader that goes through the log in order (a
-// feed, a stored follow): it keeps the latest answer it passed, and reads back for it only once,
-// when the reader started after it — so a step of many questions costs one lookup each, never a
-// scan per question.
+// still say which part asks. AskingCalls serves a reader of the log's events: it keeps the latest
+// answer it passed (by seq: a fleet follower places events out of order) and reads back for it
+// only once, when the reader started after it — so a step of many questions costs one lookup
+// each, never a scan per question.
 import type { SessionEvent } from "../session/index.js";
 import type { CommittedTurnEvent } from "./turn-events.js";
 
@@ -22,37 +22,46 @@ export function withCallFrom(event: InputRequestEvent, content: AnswerContent): 
 
 export class AskingCalls {
   readonly #eventAt: (seq: number) => SessionEvent | undefined;
-  /** The latest answer passed (or read back for), undefined before one. */
+  /** The latest answer passed (or read back for), undefined before one, and its seq. */
   #answer: AnswerContent | undefined;
+  #answerSeq = -1;
   /** Whether the log before the first event passed was read back for its latest answer. */
   #readBack = false;
 
-  /** `eventAt`: the log by seq (undefined where it is not at hand), read back once at most. */
+  /** `eventAt`: the log by seq (undefined where it is not at hand: nothing is read back), read back once at most. */
   constructor(eventAt: (seq: number) => SessionEvent | undefined) {
     this.#eventAt = eventAt;
   }
 
-  /** `event` — the next in log order — with its asking call where it is a question asked before its call runs. */
+  /** `event` with its asking call where it is a question asked before its call runs (and an answer before it is known). */
   pass(event: CommittedTurnEvent): CommittedTurnEvent {
     if (event.type === "assistant-message") {
-      this.#answer = event.content;
+      if (event.seq > this.#answerSeq) this.#keep(event.seq, event.content);
       this.#readBack = true; // anything before is older than this answer
       return event;
     }
     if (event.type !== "input-request" || event.callId !== undefined || event.call !== undefined) return event;
     if (!this.#readBack) {
       this.#readBack = true;
-      this.#answer = this.#latestAnswerBefore(event.seq);
+      this.#readBackFrom(event.seq);
     }
-    return this.#answer === undefined ? event : withCallFrom(event, this.#answer);
+    return this.#answer === undefined || this.#answerSeq > event.seq ? event : withCallFrom(event, this.#answer);
   }
 
-  #latestAnswerBefore(seq: number): AnswerContent | undefined {
-    for (let at = seq - 1; at >= 0; at--) {
+  #keep(seq: number, content: AnswerContent): void {
+    this.#answerSeq = seq;
+    this.#answer = content;
+  }
+
+  /** Reads back from `seq` to the latest answer before it, where the log is at hand. */
+  #readBackFrom(seq: number): void {
+    for (let at = seq - 1; at > this.#answerSeq; at--) {
       const earlier = this.#eventAt(at);
-      if (earlier === undefined) return undefined;
-      if (earlier.type === "assistant/message") return (earlier.data as { content: AnswerContent }).content;
+      if (earlier === undefined) return;
+      if (earlier.type === "assistant/message") {
+        this.#keep(at, (earlier.data as { content: AnswerContent }).content);
+        return;
+      }
     }
-    return undefined;
   }
 }
