@@ -9,7 +9,9 @@
 // died or was fenced before saving it), the log wins: delivery goes back to that seq and goes on
 // from the log — the only case in which a seq is delivered again. Live block events pass through
 // FollowBlocks first: a delta or an end only for a block whose start arrived, each block's text
-// once (a worker's restart repeats it), none for a block open while messages were missed.
+// once (a worker's restart repeats it), none for a block open while messages were missed. A
+// question asked before its call runs, placed with no answer before it, is held until the
+// follower has read back for that answer (`wantsAnswerBefore`, `answerFound`).
 import { canonicalEquals, type JsonValue } from "../json/index.js";
 import {
   AskingCalls,
@@ -54,8 +56,10 @@ export class FollowMerge {
   /** Events delivered from a live message and not yet seen in the durable log. */
   readonly #unconfirmed = new Map<number, CommittedTurnEvent>();
   #live: QueuedLive[] = [];
-  /** The latest answer placed: what a question's call is looked up in (no log here to read back). */
-  readonly #askingCalls = new AskingCalls(() => undefined);
+  /** The latest answer placed: what a question's call is looked up in (the follower reads back for it: `answerFound`). */
+  readonly #askingCalls = new AskingCalls();
+  /** The seq of a question held until the follower has read back for the answer before it. */
+  #wantsAnswerBefore: number | undefined;
   #liveChars = 0;
   #gapped: string | undefined;
   readonly #blocks = new FollowBlocks();
@@ -143,10 +147,34 @@ export class FollowMerge {
     }
     const placed = this.#committed.get(cursor);
     if (placed === undefined) return undefined;
+    if (this.#askingCalls.wantsAnswer(placed.event)) {
+      this.#wantsAnswerBefore = cursor; // held until `answerFound`
+      return undefined;
+    }
     this.#committed.delete(cursor);
     if (!placed.durable) this.#unconfirmed.set(cursor, placed.event);
     this.#cursor = cursor + 1;
     return placed.event;
+  }
+
+  /**
+   * The next event is a question asked before its call runs, and this follower started after the
+   * answer that holds the call (none placed): the seq to read back from for that answer
+   * (`answerFound`). Undefined when nothing waits for a read back.
+   */
+  get wantsAnswerBefore(): number | undefined {
+    return this.#wantsAnswerBefore;
+  }
+
+  /** What the follower's read back found: the latest `assistant/message` before `wantsAnswerBefore` (undefined: none). */
+  answerFound(answer: SessionEvent | undefined): void {
+    this.#wantsAnswerBefore = undefined;
+    const found = answer === undefined ? undefined : committedTurnEvent(answer);
+    this.#askingCalls.answerFound(found?.type === "assistant-message" ? found : undefined);
+    for (const [seq, placed] of this.#committed) {
+      const event = this.#askingCalls.pass(placed.event);
+      if (event !== placed.event) this.#committed.set(seq, { ...placed, event });
+    }
   }
 
   #place(seq: number, received: CommittedTurnEvent, durable: boolean): void {

@@ -9,6 +9,7 @@
 // and ends when the session has no open turn and everything logged is delivered.
 import { followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
+import { latestAnswerBefore } from "./answer-lookback.js";
 import { FollowMerge } from "./follow-merge.js";
 import { QueueWatch } from "./follow-queue.js";
 import type { FollowSeal } from "./follow-seal.js";
@@ -66,6 +67,8 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   /** Turn mode: a read of the log in flight, and whether another is wanted after it. */
   #reading: Promise<void> | undefined;
   #readAgain = false;
+  /** A read back for the answer a held question takes its call from (`FollowMerge.wantsAnswerBefore`), in flight. */
+  #lookingBack = false;
   /** Turn mode: live messages with committed events so far (a read is worth it only when this moved). */
   #liveCommits = 0;
   #readAtCommits = -1;
@@ -229,6 +232,25 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   }
 
   /**
+   * Reads back for the latest answer before `seq`: the question held there was asked before its
+   * call runs, and this follower started after the answer that holds the call. A read that fails
+   * lets the question go without it (a reload from the log marks it) rather than hold the stream.
+   */
+  #lookBack(seq: number): void {
+    if (this.#lookingBack || this.#sessionId === undefined) return;
+    this.#lookingBack = true;
+    const sessionId = this.#sessionId;
+    const store = this.#port.store();
+    void latestAnswerBefore((from, to) => store.readEvents(sessionId, from, to), seq)
+      .catch(() => undefined)
+      .then((answer) => {
+        this.#lookingBack = false;
+        this.#merge.answerFound(answer);
+        this.#wakeUp();
+      });
+  }
+
+  /**
    * A message that opened under none of the seal's keys: forged, or sealed under a key rotated
    * since one side read it. The seal reads the key again (at most once per FOLLOW_KEY_RELOAD_MS);
    * after a read, this follower announces itself again under the key it now holds — a worker
@@ -278,6 +300,8 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     for (;;) {
       const event = this.#merge.next();
       if (event === undefined) {
+        const before = this.#merge.wantsAnswerBefore;
+        if (before !== undefined) this.#lookBack(before);
         // Held up by a gap or a reference: the log may hold it once the worker committed more.
         if (this.#target.kind === "turn" && !this.#merge.idle && this.#liveCommits !== this.#readAtCommits)
           this.#readLog();

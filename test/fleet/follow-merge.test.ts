@@ -153,10 +153,15 @@ describe("a lost worker", () => {
     // The log's copy: this follower started after the answer, so it has no call of its own.
     merge.durable([logged(9, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" })]);
     expect(drain(merge)).toEqual([]);
-    // The log's copy first (no call at hand), the worker's after: the same event, not delivered again.
+    // The log's copy first (no answer placed: held for the follower's read back, which found
+    // none), the worker's after: the same event, not delivered again.
     const first = new FollowMerge();
     first.start(9);
     first.durable([logged(9, "input/request", { id: "c1", source: "ship", schema: {}, message: "Where?" })]);
+    expect(drain(first)).toEqual([]);
+    expect(first.wantsAnswerBefore).toBe(9);
+    first.answerFound(undefined);
+    expect(first.wantsAnswerBefore).toBeUndefined();
     expect(drain(first)).toEqual([question]);
     first.live(message(8, [{ ...question, call }]));
     expect(drain(first)).toEqual([]);
@@ -196,6 +201,40 @@ describe("a lost worker", () => {
     );
     late.durable([request(9)]); // before the live copy was taken: the log's copy keeps the worker's call
     expect(drain(late)).toMatchObject([{ type: "input-request", seq: 9, call }]);
+    // Started after the answer, the log's copy alone: held until the read back hands the answer
+    // over; then delivered with its call, and the worker's copy later is the same event.
+    const after = new FollowMerge();
+    after.start(9);
+    after.durable([request(9), logged(10, "turn/end", { turn: 2, reason: { kind: "awaiting-input" } })]);
+    expect(drain(after)).toEqual([]);
+    expect(after.wantsAnswerBefore).toBe(9);
+    after.answerFound(withCall);
+    const delivered = drain(after);
+    expect(delivered[0]).toMatchObject({
+      type: "input-request",
+      seq: 9,
+      call: { name: "ship", arguments: '{"what":"v2"}' },
+    });
+    after.live(
+      message(8, [
+        {
+          type: "input-request",
+          seq: 9,
+          id: "c1",
+          source: "ship",
+          schema: {},
+          message: "Where?",
+          call: { name: "ship", arguments: '{"what":"v2"}' },
+        },
+      ]),
+    );
+    expect(drain(after)).toEqual([]);
+    // A question whose answer this follower placed is never held.
+    const placed = new FollowMerge();
+    placed.start(4);
+    placed.durable([withCall, request(5)]);
+    expect(drain(placed).map((e) => e.type)).toEqual(["assistant-message", "input-request"]);
+    expect(placed.wantsAnswerBefore).toBeUndefined();
   });
 
   test("a later attempt's messages supersede an earlier attempt's", () => {

@@ -10,7 +10,7 @@ import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { EmulatorProvider } from "../../src/emulator/index.js";
 import { type AgentProfile, FleetError } from "../../src/fleet/index.js";
-import { ApprovalError, type ApprovalDecision, InputError } from "../../src/loop/index.js";
+import { ApprovalError, type ApprovalDecision, InputError, type TurnEvent } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { openTurnFrom, toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
 import { collect } from "../serve/support.js";
@@ -257,7 +257,12 @@ describe("queued answers", () => {
     const { client, session } = await paused(sessionId, "shipping");
     const callId = session.pendingApprovals()[0]!.callId;
     const from = openTurnFrom(session, { queued: true })!;
-    await client.enqueueDecision({ sessionId, callId, decision: { approve: true, by: "page" }, profile: "shipping" });
+    const continuation = await client.enqueueDecision({
+      sessionId,
+      callId,
+      decision: { approve: true, by: "page" },
+      profile: "shipping",
+    });
     // A page's stream of the paused message into its continuation (queued), while a worker runs it.
     const following = collect(toUIMessageStream(client.streamSession(sessionId, { from })));
     await database().worker({ profiles });
@@ -272,6 +277,14 @@ describe("queued answers", () => {
     // The same from the log alone (the worker done): the follower read the answer before the question.
     const stored = await collect(toUIMessageStream(client.streamSession(sessionId, { from })));
     expect(asking(stored).at(-1)).toMatchObject(marked);
+    // A follower of the continuation alone starts after the answer that holds the call (it is the
+    // paused turn's): it reads back for it, so the question still names its call.
+    const events: TurnEvent[] = [];
+    for await (const event of client.stream(continuation)) events.push(event);
+    expect(events.find((e) => e.type === "input-request")).toMatchObject({
+      id: callId,
+      call: { name: "ship", arguments: '{"what":"v2"}' },
+    });
     const log = (await database().store().load(sessionId, { readOnly: true })).session;
     expect(
       uiMessagesFromLog(log)
