@@ -10,7 +10,7 @@ import { previewJson } from "../json/index.js";
 import { isSafeSessionId, Session } from "../session/index.js";
 import { isKeelsonError } from "../errors/index.js";
 import { StoreError, type StoreErrorCode } from "../store/index.js";
-import { checkSchema, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
+import { checkSchema, inTransaction, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
@@ -25,7 +25,7 @@ import type {
   ResponseOptions,
 } from "./client-options.js";
 import { recordOf, type TurnRow } from "./turn-record.js";
-import { ENQUEUE, ENQUEUE_DECISION, OPEN_TURNS, SESSION_EXISTS, TURN } from "./turn-queries.js";
+import { ENQUEUE, ENQUEUE_DECISION, LOCK_SESSION_ANSWERS, OPEN_TURNS, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
@@ -109,9 +109,9 @@ export class FleetClient {
    * first against the stored log, read-only: a call that is not pending is `ApprovalError` and
    * nothing is queued. While a continuation carrying a decision for the call is open (queued or
    * running), the same decision returns its turn id and a different one is refused at once
-   * (`already-decided`), nothing queued (`#continuation`). Two enqueues at the same instant can
-   * both insert; the second to run is refused `already-decided` (its record: failed,
-   * `errorCode`), nothing logged.
+   * (`already-decided`), nothing queued (`#continuation`) — also for two enqueues at the same
+   * instant: a session's enqueues of decisions and answers are serialized (a transaction-scoped
+   * advisory lock), so the second sees the first.
    */
   async enqueueDecision(options: DecisionOptions): Promise<string> {
     const { sessionId, callId, profile } = options;
@@ -154,8 +154,9 @@ export class FleetClient {
     const response = queued.kind === "response";
     let row: { id: string; profile: string; earlier: QueuedDecision | null };
     try {
-      row = (
-        await this.#opened.pool.query<{ id: string; profile: string; earlier: QueuedDecision | null }>(
+      row = await inTransaction(this.#opened.pool, async (client) => {
+        await client.query(LOCK_SESSION_ANSWERS, [sessionId]);
+        const { rows } = await client.query<{ id: string; profile: string; earlier: QueuedDecision | null }>(
           ENQUEUE_DECISION,
           [
             sessionId,
@@ -166,8 +167,9 @@ export class FleetClient {
             response ? queued.id : queued.callId,
             queued.session ?? null,
           ],
-        )
-      ).rows[0]!;
+        );
+        return rows[0]!;
+      });
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, `queueing "${label}" for session ${sessionId}`);
     }

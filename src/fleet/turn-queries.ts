@@ -40,6 +40,15 @@ export const ENQUEUE = `INSERT INTO keelson_turns (session_id, prompt, profile) 
  * other's uncommitted row): the second to run is refused then, as before this check. Notified
  * like a turn, after its commit, when it inserted.
  */
+/**
+ * `pg_advisory_xact_lock` class of a session's queued answers: ENQUEUE_DECISION runs after it in
+ * one transaction, so two enqueues for one session at the same instant are serialized — the
+ * second's statement sees the first's row (its snapshot is taken after the lock), and is that
+ * turn's id or refused at once. Key: `hashtext(session id)` ("kldq" in ASCII: not the workers' class).
+ */
+export const ANSWER_LOCK_CLASS = 0x6b6c6471;
+export const LOCK_SESSION_ANSWERS = `SELECT pg_advisory_xact_lock(${ANSWER_LOCK_CLASS}, hashtext($1))`;
+
 export const ENQUEUE_DECISION = `WITH earlier AS (
     SELECT id, profile, decision FROM keelson_turns
     WHERE session_id = $1 AND status IN ('queued', 'running') AND decision IS NOT NULL

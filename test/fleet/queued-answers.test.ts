@@ -3,9 +3,10 @@
 // turn id, no second row); a different one is refused at once (`already-decided` /
 // `already-answered`, nothing queued). `client.openTurns(id)` lists the session's queued and
 // running turns with their decisions, which `uiMessagesFromLog(log, { queuedAnswers })` shows on
-// the parts they answer until a worker logs them. Two enqueues at the same instant: one decision
-// is logged and the tool runs once, whichever way the race goes. A question asked while a call
+// the parts they answer until a worker logs them. Enqueues at the same instant are serialized
+// per session: one row, the others its turn or refused at once; the tool runs at most once. A question asked while a call
 // runs and an approval beside it, answered as two queued continuations: the call runs with its answer.
+import pg from "pg";
 import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
 import { EmulatorProvider } from "../../src/emulator/index.js";
@@ -15,6 +16,7 @@ import { verifyLog } from "../../src/reconstruct/index.js";
 import { openTurnFrom, toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
 import { collect } from "../serve/support.js";
 import { askingTool, deployTool, shipTool } from "../support/approval-tools.js";
+import { ENQUEUE_DECISION, LOCK_SESSION_ANSWERS } from "../../src/fleet/turn-queries.js";
 import { useFleetDatabase } from "./fleet-harness.js";
 
 const database = useFleetDatabase();
@@ -187,28 +189,85 @@ describe("queued answers", () => {
     ]);
   });
 
-  test("two clients deciding differently at the same instant: one decision is logged, the tool runs at most once", async () => {
+  test("clients deciding differently at the same instant: the first queued wins, the rest are its turn or refused at once", async () => {
     const sessionId = "queued-race";
     const { session } = await paused(sessionId, "gated");
     const callId = session.pendingApprovals()[0]!.callId;
-    const [a, b] = [await database().client(), await database().client()];
-    const settled = await Promise.allSettled([
-      a.enqueueDecision({ sessionId, callId, decision: { approve: true, by: "ana" }, profile: "gated" }),
-      b.enqueueDecision({ sessionId, callId, decision: { approve: false, by: "bo" }, profile: "gated" }),
-    ]);
-    // Either one saw the other's row (refused at once) or neither did (both queued; the second to run is refused).
+    const clients = await Promise.all([0, 1, 2, 3, 4, 5].map(() => database().client()));
+    const settled = await Promise.allSettled(
+      clients.map((client, i) =>
+        client.enqueueDecision({
+          sessionId,
+          callId,
+          decision: { approve: i % 2 === 0, by: `person ${i}` },
+          profile: "gated",
+        }),
+      ),
+    );
+    // One row: every enqueue that decided as it did returns its id, every other is refused now.
+    const ids = new Set(settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : [])));
+    expect(ids.size).toBe(1);
+    const accepted = settled.map((s) => s.status === "fulfilled");
+    expect(accepted.filter((a) => a)).toHaveLength(3);
+    expect(new Set(accepted.filter((_, i) => i % 2 === 0)).size).toBe(1); // the approvals all alike
     for (const s of settled)
       if (s.status === "rejected") expect((s.reason as ApprovalError).code).toBe("already-decided");
-    const ids = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-    expect(ids.length).toBeGreaterThanOrEqual(1);
+    expect(await rowsOf(sessionId)).toBe(2); // the paused turn and the one continuation
     await database().worker({ profiles });
-    const records = await Promise.all(ids.map((id) => a.awaitTurn(id, { timeoutMs: 20_000 })));
-    expect(records.filter((r) => r.status === "done")).toHaveLength(1);
-    for (const r of records.filter((r) => r.status !== "done")) expect(r.errorCode).toBe("already-decided");
+    const record = await clients[0]!.awaitTurn([...ids][0]!, { timeoutMs: 20_000 });
+    expect(record.status).toBe("done");
     const log = (await database().store().load(sessionId, { readOnly: true })).session.events;
     expect(log.filter((e) => e.type === "approval/decision")).toHaveLength(1);
-    expect(ran.length).toBeLessThanOrEqual(1);
+    expect(ran.length).toBe(accepted[0] ? 1 : 0);
     expect(verifyLog(log).issues).toEqual([]);
+  });
+
+  test("the race itself: a second enqueue waits for the first's commit and sees its row (without the lock it would insert too)", async () => {
+    const sessionId = "queued-lock";
+    const { session } = await paused(sessionId, "gated");
+    const callId = session.pendingApprovals()[0]!.callId;
+    const params = (approve: boolean) => [
+      sessionId,
+      `${approve ? "approve" : "deny"} ${callId}`,
+      "gated",
+      JSON.stringify({ callId, approve }),
+      "decision",
+      callId,
+      null,
+    ];
+    const [a, b] = [
+      new pg.Client({ connectionString: database().url }),
+      new pg.Client({ connectionString: database().url }),
+    ];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      // Control: two transactions that do not take the lock both insert (neither sees the other's row).
+      await a.query("BEGIN");
+      await b.query("BEGIN");
+      expect((await a.query(ENQUEUE_DECISION, params(true))).rows[0].earlier).toBeNull();
+      expect((await b.query(ENQUEUE_DECISION, params(false))).rows[0].earlier).toBeNull();
+      await Promise.all([a.query("ROLLBACK"), b.query("ROLLBACK")]);
+      // With the lock, as enqueueDecision runs it: the second waits, then finds the first.
+      await a.query("BEGIN");
+      await b.query("BEGIN");
+      await a.query(LOCK_SESSION_ANSWERS, [sessionId]);
+      const first = (await a.query(ENQUEUE_DECISION, params(true))).rows[0];
+      let locked = false;
+      const second = b.query(LOCK_SESSION_ANSWERS, [sessionId]).then(async () => {
+        locked = true;
+        return (await b.query(ENQUEUE_DECISION, params(false))).rows[0];
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(locked).toBe(false);
+      await a.query("COMMIT");
+      const row = await second;
+      await b.query("COMMIT");
+      expect(first.earlier).toBeNull();
+      expect(row).toMatchObject({ id: first.id, earlier: { callId, approve: true } });
+      expect(await rowsOf(sessionId)).toBe(2);
+    } finally {
+      await Promise.all([a.end(), b.end()]);
+    }
   });
 
   test("openTurns: an unknown session has none; an id no session can have is not-found", async () => {
