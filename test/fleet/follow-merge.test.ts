@@ -50,6 +50,10 @@ const message = (afterSeq: number, items: WireItem[], attempt = 1, restart = fal
   items,
 });
 
+/** The worker's copy of a question asked before call c1 runs, at `seq`, with that call. */
+const askedAt = (seq: number, call: { name: string; arguments: string }) =>
+  ({ type: "input-request", seq, id: "c1", source: "ship", schema: {}, message: "Where?", call }) as const;
+
 function drain(merge: FollowMerge): TurnEvent[] {
   const out: TurnEvent[] = [];
   for (let event = merge.next(); event !== undefined; event = merge.next()) out.push(event);
@@ -196,9 +200,7 @@ describe("a lost worker", () => {
     const late = new FollowMerge();
     late.start(9);
     const call = { name: "ship", arguments: "{}" };
-    late.live(
-      message(8, [{ type: "input-request", seq: 9, id: "c1", source: "ship", schema: {}, message: "Where?", call }]),
-    );
+    late.live(message(8, [askedAt(9, call)]));
     late.durable([request(9)]); // before the live copy was taken: the log's copy keeps the worker's call
     expect(drain(late)).toMatchObject([{ type: "input-request", seq: 9, call }]);
     // Started after the answer, the log's copy alone: held until the read back hands the answer
@@ -215,19 +217,7 @@ describe("a lost worker", () => {
       seq: 9,
       call: { name: "ship", arguments: '{"what":"v2"}' },
     });
-    after.live(
-      message(8, [
-        {
-          type: "input-request",
-          seq: 9,
-          id: "c1",
-          source: "ship",
-          schema: {},
-          message: "Where?",
-          call: { name: "ship", arguments: '{"what":"v2"}' },
-        },
-      ]),
-    );
+    after.live(message(8, [askedAt(9, { name: "ship", arguments: '{"what":"v2"}' })]));
     expect(drain(after)).toEqual([]);
     // A question whose answer this follower placed is never held.
     const placed = new FollowMerge();
