@@ -152,9 +152,12 @@ export class FollowMerge {
       return undefined;
     }
     this.#committed.delete(cursor);
-    if (!placed.durable) this.#unconfirmed.set(cursor, placed.event);
+    // A question placed before the answer it takes its call from (heard live before the log's
+    // answer was read) gets the call now: the answer is known by the time the question is next.
+    const event = this.#askingCalls.pass(placed.event);
+    if (!placed.durable) this.#unconfirmed.set(cursor, event);
     this.#cursor = cursor + 1;
-    return placed.event;
+    return event;
   }
 
   /**
@@ -171,10 +174,6 @@ export class FollowMerge {
     this.#wantsAnswerBefore = undefined;
     const found = answer === undefined ? undefined : committedTurnEvent(answer);
     this.#askingCalls.answerFound(found?.type === "assistant-message" ? found : undefined);
-    for (const [seq, placed] of this.#committed) {
-      const event = this.#askingCalls.pass(placed.event);
-      if (event !== placed.event) this.#committed.set(seq, { ...placed, event });
-    }
   }
 
   #place(seq: number, received: CommittedTurnEvent, durable: boolean): void {

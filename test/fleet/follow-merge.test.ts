@@ -219,6 +219,20 @@ describe("a lost worker", () => {
     });
     after.live(message(8, [askedAt(9, { name: "ship", arguments: '{"what":"v2"}' })]));
     expect(drain(after)).toEqual([]);
+    // The question placed before its answer (the worker's copy, of a version that sends none, heard
+    // before the log's answer is read): delivered after the answer, with the call taken from it.
+    const reversed = new FollowMerge();
+    reversed.start(4);
+    reversed.live(
+      message(4, [{ type: "input-request", seq: 5, id: "c1", source: "ship", schema: {}, message: "Where?" }]),
+    );
+    expect(drain(reversed)).toEqual([]);
+    reversed.durable([withCall]);
+    expect(drain(reversed).map((e) => (e.type === "input-request" ? e.call : e.type))).toEqual([
+      "assistant-message",
+      { name: "ship", arguments: '{"what":"v2"}' },
+    ]);
+    expect(reversed.wantsAnswerBefore).toBeUndefined();
     // A question whose answer this follower placed is never held.
     const placed = new FollowMerge();
     placed.start(4);
