@@ -8,5 +8,6 @@ export {
   type MissingPackageErrorCode,
   OPTIONAL_PACKAGES,
   packageOf,
+  preferCommonJsBuilds,
   requireOptionalPackage,
 } from "./optional-package.js";

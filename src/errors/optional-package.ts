@@ -48,6 +48,20 @@ export class MissingPackageError extends KeelsonError<MissingPackageErrorCode> {
 }
 
 const loading = new Map<string, Promise<unknown>>();
+/** Packages `loadOptionalPackage` loads through their CommonJS build (`preferCommonJsBuilds`). */
+const viaRequire = new Set<string>();
+
+/**
+ * For a process whose own code is the only user of these packages — the `keelson` CLI — loads
+ * them through their CommonJS build (`require`) instead of `import`: Node 20 loads a package's
+ * CommonJS files for about half the CPU of its ES modules (the Anthropic SDK, 272 files: ~0.24 s
+ * against ~0.45 s). Never for a library: an application that imports the same package gets the
+ * ES module copy, whose classes (an SDK's error types, a client it passes in) are not the
+ * CommonJS copy's. Call it before the first load; names must have a `require` export.
+ */
+export function preferCommonJsBuilds(names: readonly string[]): void {
+  for (const name of names) viaRequire.add(name);
+}
 
 /**
  * The module `name` (a package or one of its subpaths: `@modelcontextprotocol/sdk/types.js`),
@@ -61,8 +75,13 @@ export function loadOptionalPackage<T>(name: string, purpose: string): Promise<T
   if (module === undefined) {
     // A variable specifier: bundlers leave it to run time instead of failing on a package the
     // application did not install.
-    module = import(/* @vite-ignore */ name).catch((error: unknown) => {
+    module = (
+      viaRequire.has(name)
+        ? new Promise((resolve) => resolve(requireOptionalPackage(name, purpose)))
+        : import(/* @vite-ignore */ name)
+    ).catch((error: unknown) => {
       loading.delete(name);
+      if (error instanceof MissingPackageError) throw error; // a require's, named already
       throw isMissing(error, packageOf(name))
         ? new MissingPackageError(packageOf(name), purpose, { cause: error })
         : error;

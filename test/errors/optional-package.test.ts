@@ -3,6 +3,7 @@
 // with the tested version and what needed it; other load failures pass through; the version
 // table agrees with package.json's optional peer dependencies.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,6 +16,7 @@ import {
   type MissingPackageErrorCode,
   OPTIONAL_PACKAGES,
   packageOf,
+  preferCommonJsBuilds,
 } from "../../src/errors/index.js";
 import * as entry from "../../src/index.js";
 
@@ -131,4 +133,15 @@ describe("OPTIONAL_PACKAGES", () => {
       expect(manifest.peerDependenciesMeta[name]?.optional, name).toBe(true);
     }
   });
+});
+
+// Names no other code loads through loadOptionalPackage (the preference is process-wide).
+test("preferCommonJsBuilds: a named package loads through its CommonJS build; a missing one is still a MissingPackageError", async () => {
+  preferCommonJsBuilds(["js-tiktoken", "keelson-test-no-such-package"]);
+  const loaded = await loadOptionalPackage("js-tiktoken", "a test");
+  expect(loaded).toBe(createRequire(import.meta.url)("js-tiktoken"));
+  const missing = await loadOptionalPackage("keelson-test-no-such-package", "a test").catch((e: unknown) => e);
+  expect(missing).toBeInstanceOf(MissingPackageError);
+  expect((missing as MissingPackageError).packageName).toBe("keelson-test-no-such-package");
+  expect((missing as MissingPackageError).message).toContain("a test needs it");
 });
