@@ -30,17 +30,6 @@ export const ENQUEUE = `INSERT INTO keelson_turns (session_id, prompt, profile) 
   RETURNING id::text AS id, profile`;
 
 /**
- * Enqueues a decision on a pending approval, or an answer to a pending question ($1 session, $2
- * prompt column: a label, $3 profile, $4 the decision as jsonb text), as a continuation any worker
- * of the profile runs — unless an open continuation of the session (queued or running) already
- * carries one for the same request ($5 kind, `decision` or `response`; $6 the call's or the
- * question's id; $7 the subagent's session or null): then nothing is inserted and that turn's id,
- * profile and decision come back as `earlier` (the client returns it when it decides the same, and
- * refuses it otherwise). Two enqueues at the same instant can both insert (neither sees the
- * other's uncommitted row): the second to run is refused then, as before this check. Notified
- * like a turn, after its commit, when it inserted.
- */
-/**
  * `pg_advisory_xact_lock` class of a session's queued answers: ENQUEUE_DECISION runs after it in
  * one transaction, so two enqueues for one session at the same instant are serialized — the
  * second's statement sees the first's row (its snapshot is taken after the lock), and is that
@@ -49,6 +38,17 @@ export const ENQUEUE = `INSERT INTO keelson_turns (session_id, prompt, profile) 
 export const ANSWER_LOCK_CLASS = 0x6b6c6471;
 export const LOCK_SESSION_ANSWERS = `SELECT pg_advisory_xact_lock(${ANSWER_LOCK_CLASS}, hashtext($1))`;
 
+/**
+ * Enqueues a decision on a pending approval, or an answer to a pending question ($1 session, $2
+ * prompt column: a label, $3 profile, $4 the decision as jsonb text), as a continuation any worker
+ * of the profile runs — unless an open continuation of the session (queued or running) already
+ * carries one for the same request ($5 kind, `decision` or `response`; $6 the call's or the
+ * question's id; $7 the subagent's session or null): then nothing is inserted and that turn's id,
+ * profile and decision come back as `earlier` (the client returns it when it decides the same, and
+ * refuses it otherwise). Run after LOCK_SESSION_ANSWERS in one transaction: alone, two enqueues
+ * at the same instant could both insert (neither sees the other's uncommitted row). Notified like
+ * a turn, after its commit, when it inserted.
+ */
 export const ENQUEUE_DECISION = `WITH earlier AS (
     SELECT id, profile, decision FROM keelson_turns
     WHERE session_id = $1 AND status IN ('queued', 'running') AND decision IS NOT NULL
