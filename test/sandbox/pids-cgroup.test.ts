@@ -114,15 +114,18 @@ test.skipIf(why !== undefined)(
       "mkdir /sys/fs/cgroup/pids/escape",
     ];
     const sandboxed = await spawnSandboxed(resolveSandbox({ maxProcesses: 8 }, { root }), {
-      argv: ["bash", "-c", `${attempts.map((a) => `(${a}) 2>&1`).join("; ")}; sleep 30 & echo $$ > mine; wait`],
+      // Each attempt's message goes to a file the shell writes before `mine`, so the file is whole
+      // once `mine` exists (through stdout, the last message could still be in the pipe then).
+      argv: [
+        "bash",
+        "-c",
+        `${attempts.map((a) => `(${a}) >> attempts.txt 2>&1`).join("; ")}; sleep 30 & echo $$ > mine; wait`,
+      ],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdin: "ignore",
     });
-    let output = "";
-    sandboxed.child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
     await until(() => existsSync(join(root, "mine")), "the attempts to finish", 10_000);
+    const output = readFileSync(join(root, "attempts.txt"), "utf8");
     expect(output.trim().split("\n")).toHaveLength(attempts.length);
     expect(output).not.toMatch(/^(?!.*Read-only file system).+$/m);
     // Every process of the sandbox — bwrap, its init, the shell — is still in its cgroup, whose ceiling is unchanged.
