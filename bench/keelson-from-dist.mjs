@@ -4,7 +4,9 @@
 // every function it defines in a `__name(...)` call (a few % of a step) — while the benchmark's
 // own TypeScript still runs through tsx. Test helpers that build logs (test/support) load
 // Keelson from dist too, so objects never mix the two copies. A dist/ older than src/ is
-// refused: the numbers would describe code that no longer exists.
+// refused: the numbers would describe code that no longer exists. dist/ holds the build's entry
+// points and shared chunks (scripts/build-bundle.mjs), so a benchmark imports a layer's index or
+// a module listed among the build's extra entries; any other source module is refused by name.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { register } from "node:module";
 import { join } from "node:path";
@@ -28,12 +30,15 @@ if (!existsSync(built) || statSync(built).mtimeMs < newestMtime(join(root, "src"
 }
 
 const hook = `
+import { existsSync } from "node:fs";
 const src = ${JSON.stringify(`${pathToFileURL(join(root, "src")).href}/`)};
 const dist = ${JSON.stringify(`${pathToFileURL(join(root, "dist")).href}/`)};
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
-  if (resolved.url.startsWith(src) && resolved.url.endsWith(".ts") && !resolved.url.endsWith(".d.ts"))
-    return { ...resolved, url: dist + resolved.url.slice(src.length, -3) + ".js", format: "module" };
-  return resolved;
+  if (!resolved.url.startsWith(src) || !resolved.url.endsWith(".ts") || resolved.url.endsWith(".d.ts")) return resolved;
+  const url = dist + resolved.url.slice(src.length, -3) + ".js";
+  if (!existsSync(new URL(url)))
+    throw new Error("keelson-from-dist: " + resolved.url + " is no entry point of the build: import its layer's index, or add it to EXTRA_ENTRIES in scripts/build-bundle.mjs");
+  return { ...resolved, url, format: "module" };
 }`;
 register(`data:text/javascript,${encodeURIComponent(hook)}`);

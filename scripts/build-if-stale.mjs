@@ -4,7 +4,7 @@
 // test run does not build a second time (~5 s of CPU). What counts as the build's inputs: every
 // file and folder under src/ (a folder's mtime changes when a file in it is added, renamed or
 // deleted, so a removed source is noticed too), the two build scripts, the tsconfigs and
-// package.json. What counts as its output: dist/index.js (tsc) and dist/inspect/ui/index.html
+// package.json. What counts as its output: dist/index.js (build-bundle) and dist/inspect/ui/index.html
 // (build-ui, the build's last step: a build that failed midway never wrote it, since `rm -rf dist`
 // starts each one). `--check` prints whether a build is needed and exits 0 either way; a test
 // imports `staleness(root)`.
@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const INPUT_FILES = [
+  "scripts/build-bundle.mjs",
   "scripts/build-ui.mjs",
   "scripts/nocheck-optional-declarations.mjs",
   "tsconfig.json",

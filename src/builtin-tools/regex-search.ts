@@ -128,14 +128,17 @@ export class RegexSearch {
 let tsxApi: string | undefined;
 
 /**
- * A worker running grep-worker: the compiled .js beside this module (dist/), or — when running
- * from the TypeScript sources (vitest, tsx), where no .js exists — the .ts loaded through tsx's
- * `tsImport`. A Worker needs a real file, Node 20 cannot load .ts, and `--import tsx` in a
- * worker's execArgv does not apply to the worker's own entry module, hence the eval'd bootstrap.
+ * A worker running grep-worker: the compiled .js — beside this code (an application's bundle
+ * that inlined Keelson), or in dist/builtin-tools/ (this code runs from a shared chunk in
+ * dist/chunks/, scripts/build-bundle.mjs) — or, when running from the TypeScript sources
+ * (vitest, tsx), where no .js exists, the .ts loaded through tsx's `tsImport`. A Worker needs a
+ * real file, Node 20 cannot load .ts, and `--import tsx` in a worker's execArgv does not apply to
+ * the worker's own entry module, hence the eval'd bootstrap.
  */
 function startWorker(workerData: GrepWorkerData): Worker {
   const compiled = new URL("./grep-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData, resourceLimits: RESOURCE_LIMITS });
+  for (const url of [compiled, new URL("../builtin-tools/grep-worker.js", import.meta.url)])
+    if (existsSync(fileURLToPath(url))) return new Worker(url, { workerData, resourceLimits: RESOURCE_LIMITS });
   const sourceUrl = new URL("./grep-worker.ts", import.meta.url);
   if (!existsSync(fileURLToPath(sourceUrl)))
     throw new ToolFailure(

@@ -15,6 +15,7 @@ const SCRIPT = join(import.meta.dirname, "..", "..", "scripts", "build-if-stale.
 const INPUTS = [
   "src/index.ts",
   "src/loop/turn.ts",
+  "scripts/build-bundle.mjs",
   "scripts/build-ui.mjs",
   "scripts/nocheck-optional-declarations.mjs",
   "tsconfig.json",
@@ -62,9 +63,10 @@ test.each([
   ["a source deleted (its folder's mtime moves)", () => rmSync(join(root, "src/loop/turn.ts"))],
   ["a source added", () => write("src/loop/new.ts")],
   ["a build script changed", () => age("scripts/build-ui.mjs", 3000)],
+  ["the bundler script changed", () => age("scripts/build-bundle.mjs", 3000)],
   ["tsconfig.build.json changed", () => age("tsconfig.build.json", 3000)],
   ["package.json changed", () => age("package.json", 3000)],
-  ["tsc's output is older than a source", () => age("dist/index.js", 500)],
+  ["the bundle's output is older than a source", () => age("dist/index.js", 500)],
 ])("needs a build when %s", (_case, change) => {
   change();
   expect(check()).toBe("build needed: a source or build file is newer than dist/");

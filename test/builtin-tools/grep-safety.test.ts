@@ -155,9 +155,10 @@ describe("grep: a catastrophic pattern (T2)", () => {
 
 describe("grep: the worker loads from the sources and from the build", () => {
   test("the compiled grep in dist/ starts its compiled worker", async () => {
-    // dist/ is rebuilt from src/ before the suite (test/support/fresh-build.ts).
-    const compiled = new URL("../../dist/builtin-tools/grep.js", import.meta.url).href;
-    const { grepTool: compiledGrep } = (await import(compiled)) as typeof import("../../src/builtin-tools/grep.js");
+    // dist/ is rebuilt from src/ before the suite (test/support/fresh-build.ts); grep's code sits in
+    // a shared chunk (dist/chunks/), its worker in dist/builtin-tools/ (scripts/build-bundle.mjs).
+    const compiled = new URL("../../dist/builtin-tools/index.js", import.meta.url).href;
+    const { grepTool: compiledGrep } = (await import(compiled)) as typeof import("../../src/builtin-tools/index.js");
     const root = await tempDir();
     await put(root, "a.txt", "one\nneedle\n");
     const output = await compiledGrep({ workspace: new Workspace({ root }) }).execute(

@@ -3,8 +3,9 @@
 // index's fast view — no module of the session layer, and none of the store's write or load path
 // (JsonlSessionStore, the writer, locks, the codec). Checked on the build in dist/ (the vitest
 // globalSetup refreshes it) by running the real launcher with a module hook that records every
-// URL it resolves. A changed listing still loads what it needs, and prints what the full read
-// prints.
+// URL it resolves, mapped to the source modules in those files by the build's metafile
+// (test/support/dist-modules.ts). A changed listing still loads what it needs, and prints what
+// the full read prints.
 import { execFile } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { beforeAll, expect, it } from "vitest";
 import { forkSession, Session } from "../../src/session/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
 import { LogDriver, twoTurnLog } from "../support/builders.js";
+import { sourceModulesOf } from "../support/dist-modules.js";
 import { storeSession } from "../support/store-contract.js";
 import { BIN, cleanEnv, keelson, tempHome } from "./run-keelson.js";
 
@@ -33,7 +35,7 @@ const WRITE_PATH = [
   "append-batch",
   "meta-peek",
   "session-index",
-].map((name) => `/dist/store/${name}.js`);
+].map((name) => `src/store/${name}.ts`);
 
 beforeAll(async () => {
   home = await tempHome();
@@ -70,7 +72,7 @@ register("./trace-hooks.mjs", import.meta.url, { data: { out: process.env.TRACE_
   await store.close();
 });
 
-/** `keelson sessions` under the module hook: what it printed and the dist modules it loaded. */
+/** `keelson sessions` under the module hook: what it printed and the source modules it loaded. */
 async function traced(args: readonly string[] = []): Promise<{ stdout: string; modules: string[] }> {
   const out = join(home, "trace.txt");
   await rm(out, { force: true });
@@ -83,8 +85,7 @@ async function traced(args: readonly string[] = []): Promise<{ stdout: string; m
     );
   });
   const urls = (await readFile(out, "utf8")).split("\n");
-  const modules = [...new Set(urls.filter((u) => u.includes("/dist/")).map((u) => u.slice(u.indexOf("/dist/"))))];
-  return { stdout, modules: modules.sort() };
+  return { stdout, modules: sourceModulesOf(urls) };
 }
 
 it("a nothing-changed listing loads no session module and none of the store's write or load path", async () => {
@@ -93,15 +94,15 @@ it("a nothing-changed listing loads no session module and none of the store's wr
   expect(full.stdout).toContain("alpha-fork");
   const first = await traced(); // renders every row, keeps the listing
   expect(first.stdout).toBe(full.stdout);
-  expect(first.modules).toContain("/dist/store/jsonl-store.js"); // the hook sees what a render loads
+  expect(first.modules).toContain("src/store/jsonl-store.ts"); // the hook sees what a render loads
   const again = await traced(); // nothing changed: the kept listing as it is
   expect(again.stdout).toBe(full.stdout);
-  expect(again.modules.filter((m) => m.startsWith("/dist/session/"))).toEqual([]);
+  expect(again.modules.filter((m) => m.startsWith("src/session/"))).toEqual([]);
   expect(again.modules.filter((m) => WRITE_PATH.includes(m))).toEqual([]);
-  expect(again.modules.filter((m) => /^\/dist\/(messages|json|llm|loop)\//.test(m))).toEqual([]);
-  expect(again.modules).not.toContain("/dist/store/index.js"); // not the store barrel either
-  expect(again.modules).not.toContain("/dist/cli/sessions-render.js");
-  expect(again.modules).toContain("/dist/store/listing.js");
+  expect(again.modules.filter((m) => /^src\/(messages|json|llm|loop)\//.test(m))).toEqual([]);
+  expect(again.modules).not.toContain("src/store/index.ts"); // not the store barrel either
+  expect(again.modules).not.toContain("src/cli/sessions-render.ts");
+  expect(again.modules).toContain("src/store/listing.ts");
 });
 
 it("a changed listing and --json load what they run and print what the full read prints", async () => {
@@ -116,8 +117,8 @@ it("a changed listing and --json load what they run and print what the full read
   const patched = await traced();
   expect(patched.stdout).toBe(full.stdout);
   expect(patched.stdout).toContain('"one more"');
-  expect(patched.modules).toContain("/dist/cli/sessions-render.js");
-  expect(patched.modules).toContain("/dist/store/jsonl-store.js");
+  expect(patched.modules).toContain("src/cli/sessions-render.ts");
+  expect(patched.modules).toContain("src/store/jsonl-store.ts");
   const json = await traced(["--json"]);
   const ids = json.stdout
     .trim()

@@ -41,14 +41,13 @@ test("importing keelson, its mcp and its otel layers loads no MCP SDK and no Ope
 }, 60_000);
 
 test("otelTracing without @opentelemetry/api installed is an OtelError naming the package", async () => {
-  // the built otel and errors layers, alone in a directory with no node_modules above it
+  // the build, alone in a directory with no node_modules above it
   const dir = await mkdtemp(join(tmpdir(), "keelson-no-otel-"));
   afterThisTest(() => rm(dir, { recursive: true, force: true }));
-  await cp(join(DIST, "otel"), join(dir, "otel"), { recursive: true });
-  await cp(join(DIST, "errors"), join(dir, "errors"), { recursive: true });
+  await cp(DIST, join(dir, "dist"), { recursive: true });
   await writeFile(join(dir, "package.json"), '{ "type": "module" }');
   const script = `
-import { otelTracing } from "./otel/index.js";
+import { otelTracing } from "./dist/otel/index.js";
 try { otelTracing(); console.log("no error"); }
 catch (e) { console.log(e.name, e.code, e.message); }`;
   const result = await node(["--input-type=module", "-e", script], dir);
