@@ -4,9 +4,9 @@
 // Exit codes: 0 ok · 1 the log or the turn failed (verify issues, corrupt log, turn error) ·
 // 2 bad input (ours, and commander's usage errors) · 3–6 other turn end reasons (see headless-turn.ts).
 import { Command, CommanderError } from "commander";
-import { preferCommonJsBuilds } from "../errors/index.js";
 import { COMMANDS } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
+import { chooseSdkBuilds } from "./sdk-builds.js";
 import { chooseStore } from "./store-choice.js";
 import { terminalLine, terminalText } from "./terminal-text.js";
 import { KEELSON_VERSION as version } from "./version.js";
@@ -56,20 +56,7 @@ for (const stream of [process.stdout, process.stderr])
     process.exit(process.exitCode ?? 0);
   });
 
-// Commands that run no application code (no profiles module, no plugin that could hand the
-// provider a client of its own): only the CLI's code uses the provider SDKs in their process, so
-// their CommonJS builds load — about half the CPU of the ES modules (the Anthropic SDK: ~0.2 s
-// less a command). The Anthropic family together: a Bedrock or Vertex client and the core SDK's
-// error classes are one copy. `worker`, `decide` and `replay` import profiles: ES modules there.
-const OWN_CODE_ONLY = new Set(["run", "resume", "chat", "demo"]);
-if (OWN_CODE_ONLY.has(process.argv.slice(2).find((arg) => !arg.startsWith("-")) ?? ""))
-  preferCommonJsBuilds([
-    "@anthropic-ai/sdk",
-    "@anthropic-ai/bedrock-sdk",
-    "@anthropic-ai/vertex-sdk",
-    "openai",
-    "@google/genai",
-  ]);
+chooseSdkBuilds(process.argv); // run, resume, chat, demo: the SDKs' CommonJS builds (sdk-builds.ts)
 
 const debug = process.argv.includes("--debug");
 try {
