@@ -9,9 +9,11 @@
 // (which source module went into which output) goes to node_modules/.cache/keelson-build/, where
 // the tests that check what a command loads read it; it is not shipped.
 //
-// Code that finds a file next to itself through `import.meta.url` runs from dist/chunks/ as well
-// as from its own folder: such paths go through the package root's folders (`../../package.json`,
-// `../builtin-tools/grep-worker.js`), which is the same two levels up from either place.
+// Code that finds a file through `import.meta.url` runs from dist/chunks/ instead of its own
+// folder; both sit two levels under the package root, so a path that climbs to the root
+// (`../../package.json`) or to a sibling folder (`../builtin-tools/grep-worker.js`) holds from
+// either (test/package/dist-entries.test.ts checks that no file at another depth uses
+// `import.meta`).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -6,7 +6,7 @@
 // classes report `constructor.name`).
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect, test } from "vitest";
 
@@ -66,10 +66,26 @@ test("no class in dist/ was renamed by the bundler (a clash of two modules' name
   const dist = join(REPO, "dist");
   const renamed: string[] = [];
   for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".js") || entry.parentPath.includes("inspect")) continue;
+    if (!entry.isFile() || !entry.name.endsWith(".js") || entry.parentPath.startsWith(join(dist, "inspect", "ui")))
+      continue;
     const text = readFileSync(join(entry.parentPath, entry.name), "utf8");
     for (const match of text.matchAll(/\bvar ([A-Za-z_$][\w$]*\d) = class\b/g))
       renamed.push(`${entry.name}: ${match[1]}`);
   }
   expect(renamed).toEqual([]);
+});
+
+test("every dist/ file that finds files through import.meta sits two levels under the package root", () => {
+  // src/x/y.ts and dist/chunks/z.js are at the same depth, so `../../package.json` and
+  // `../builtin-tools/grep-worker.js` hold from either; an entry at dist/ itself would break them.
+  const dist = join(REPO, "dist");
+  const elsewhere: string[] = [];
+  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".js") || entry.parentPath.startsWith(join(dist, "inspect", "ui")))
+      continue;
+    const depth = relative(dist, entry.parentPath).split(sep).filter(Boolean).length;
+    if (depth !== 1 && readFileSync(join(entry.parentPath, entry.name), "utf8").includes("import.meta"))
+      elsewhere.push(relative(REPO, join(entry.parentPath, entry.name)));
+  }
+  expect(elsewhere).toEqual([]);
 });
