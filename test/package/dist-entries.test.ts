@@ -62,30 +62,30 @@ test("every export entry in dist/ shares its modules with the others, and keeps 
   expect(checked).toBeGreaterThan(500); // every entry was imported
 }, 60_000);
 
+const DIST = join(REPO, "dist");
+
+/** The package's JavaScript in dist/ (not the inspector's browser bundle): path from dist/, text. */
+function distScripts(): { path: string; text: string }[] {
+  return readdirSync(DIST, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".js") && !e.parentPath.startsWith(join(DIST, "inspect", "ui")))
+    .map((e) => ({
+      path: relative(DIST, join(e.parentPath, e.name)),
+      text: readFileSync(join(e.parentPath, e.name), "utf8"),
+    }));
+}
+
 test("no class in dist/ was renamed by the bundler (a clash of two modules' names gives `X2`)", () => {
-  const dist = join(REPO, "dist");
-  const renamed: string[] = [];
-  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".js") || entry.parentPath.startsWith(join(dist, "inspect", "ui")))
-      continue;
-    const text = readFileSync(join(entry.parentPath, entry.name), "utf8");
-    for (const match of text.matchAll(/\bvar ([A-Za-z_$][\w$]*\d) = class\b/g))
-      renamed.push(`${entry.name}: ${match[1]}`);
-  }
+  const renamed = distScripts().flatMap(({ path, text }) =>
+    [...text.matchAll(/\bvar ([A-Za-z_$][\w$]*\d) = class\b/g)].map((match) => `${path}: ${match[1]}`),
+  );
   expect(renamed).toEqual([]);
 });
 
 test("every dist/ file that finds files through import.meta sits two levels under the package root", () => {
   // src/x/y.ts and dist/chunks/z.js are at the same depth, so `../../package.json` and
   // `../builtin-tools/grep-worker.js` hold from either; an entry at dist/ itself would break them.
-  const dist = join(REPO, "dist");
-  const elsewhere: string[] = [];
-  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".js") || entry.parentPath.startsWith(join(dist, "inspect", "ui")))
-      continue;
-    const depth = relative(dist, entry.parentPath).split(sep).filter(Boolean).length;
-    if (depth !== 1 && readFileSync(join(entry.parentPath, entry.name), "utf8").includes("import.meta"))
-      elsewhere.push(relative(REPO, join(entry.parentPath, entry.name)));
-  }
+  const elsewhere = distScripts()
+    .filter(({ path, text }) => path.split(sep).length !== 2 && text.includes("import.meta"))
+    .map(({ path }) => path);
   expect(elsewhere).toEqual([]);
 });
