@@ -30,6 +30,8 @@ import {
   type ToolHooks,
   type ToolInvocation,
   type ToolOutput,
+  type PostExecuteDecision,
+  type PreExecuteDecision,
 } from "./types.js";
 
 export interface ExecuteToolCallInput {
@@ -52,6 +54,10 @@ export interface ExecuteToolCallInput {
   /** Told the call's progress reports (`ToolContext.progress`); each also restarts the timeout. */
   readonly onProgress?: (update: ToolProgress) => void;
 }
+
+/** The hooks' default decisions (frozen: every listener and caller shares them). */
+const ALLOW: PreExecuteDecision = Object.freeze({ action: "allow" });
+const ACCEPT: PostExecuteDecision = Object.freeze({ action: "accept" });
 
 const failure = (error: ToolErrorCode, text: string): ToolCallOutcome => ({
   content: [{ type: "text", text }],
@@ -107,9 +113,16 @@ export async function prepareToolCall(
   | { readonly kind: "outcome"; readonly invocation: ToolInvocation; readonly outcome: ToolCallOutcome }
 > {
   const { hooks } = input;
+  const { call } = input;
+  // One literal of one shape (a spread copy per call was a generic clone).
   const invocation: ToolInvocation = Object.freeze({
-    ...input.call,
-    arguments: parseArguments(input.call.rawArguments),
+    callId: call.callId,
+    name: call.name,
+    rawArguments: call.rawArguments,
+    turn: call.turn,
+    step: call.step,
+    sessionId: call.sessionId,
+    arguments: parseArguments(call.rawArguments),
   });
   let ready: PreparedToolCall | undefined;
   let outcome: ToolCallOutcome | undefined;
@@ -122,11 +135,11 @@ export async function prepareToolCall(
   return ready ?? { kind: "outcome", invocation, outcome: outcome! };
 
   async function stage(): Promise<ToolCallOutcome | undefined> {
-    const decision = await hooks.waterfall(
-      "tools/pre-execute",
-      { call: invocation },
-      () => ({ action: "allow" }) as const,
-    );
+    // No listener: the default decision, without the dispatch's payload, promise and await.
+    const decision: PreExecuteDecision =
+      hooks.count("tools/pre-execute") === 0
+        ? ALLOW
+        : await hooks.waterfall("tools/pre-execute", { call: invocation }, () => ALLOW);
     if (decision?.action === "deny") return failure("denied", `Tool call denied: ${decision.reason}`);
     // Answered for the tool (a cache, a mock, a replay): it does not run; post-execute still sees it.
     if (decision?.action === "result") return normalizeOutput(decision.output, invocation.name);
@@ -166,11 +179,14 @@ export async function finishToolCall(
   invocation: ToolInvocation,
   outcome: ToolCallOutcome,
 ): Promise<ToolCallOutcome> {
+  // No listener: nobody sees the outcome before the loop logs it (a copy), so it is neither
+  // frozen nor copied here.
+  if (hooks.count("tools/post-execute") === 0) return outcome;
   try {
     const decision = await hooks.waterfall(
       "tools/post-execute",
       { call: invocation, outcome: deepFreeze(outcome) },
-      () => ({ action: "accept" }) as const,
+      () => ACCEPT,
     );
     if (decision.additionalContext !== undefined)
       validateUserContent(snapshotJson(decision.additionalContext), "additionalContext");
@@ -203,23 +219,25 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
   if (outer.aborted) return failure("aborted", `Tool call aborted before it ran: ${describeReason(outer.reason)}`);
   const timeoutMs = tool.timeoutMs ?? input.timeoutMs ?? 120_000;
   // The call's own signal aborts when the turn's does or the call times out; whichever comes
-  // first settles `stopped` (one listener on the turn's signal, one timer). The AbortController
-  // behind `context.signal` is made when a tool first reads it: most calls never do, and making
-  // one per call was ~4% of a step.
+  // first fixes the call's outcome (`stoppedWith`). The AbortController behind `context.signal`
+  // is made when a tool first reads it: most calls never do, and making one per call was ~4% of
+  // a step. A tool that answers synchronously (no promise) is done before any deadline could
+  // fire, so the deadline's timer and the race against it are made only for one that returns a
+  // promise (a timer and a race per call were ~5% of a step).
   let controller: AbortController | undefined;
   let abortReason: unknown;
   let aborted = false;
-  let stop!: (outcome: ToolCallOutcome) => void;
-  const stopped = new Promise<ToolCallOutcome>((resolve) => {
-    stop = resolve;
-  });
+  let stoppedWith: ToolCallOutcome | undefined;
+  let stop: ((outcome: ToolCallOutcome) => void) | undefined;
   const abort = (reason: unknown, outcome: ToolCallOutcome): void => {
     if (!aborted) {
       aborted = true;
       abortReason = reason;
       controller?.abort(reason);
     }
-    stop(outcome);
+    if (stoppedWith !== undefined) return;
+    stoppedWith = outcome;
+    stop?.(outcome);
   };
   const onAbort = (): void =>
     abort(outer.reason, failure("aborted", `Tool ${tool.name} was aborted: ${describeReason(outer.reason)}`));
@@ -229,12 +247,14 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
       new ToolError("timeout", `timed out after ${timeoutMs} ms`),
       failure("timeout", `Tool ${tool.name} timed out after ${timeoutMs} ms`),
     );
-  let timer = setTimeout(expire, timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
   // A progress report restarts the deadline (idle, not total): a call that keeps reporting runs on.
   const progress = (update: ToolProgress): void => {
     if (aborted) return;
-    clearTimeout(timer);
-    timer = setTimeout(expire, timeoutMs);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = setTimeout(expire, timeoutMs);
+    }
     input.onProgress?.(update);
   };
   const context = {
@@ -252,21 +272,50 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     ...(input.ask === undefined ? {} : { ask: input.ask }),
     progress,
   };
+  const release = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    outer.unlisten(onAbort);
+    if (own) outer.detach();
+  };
+  const threw = (error: unknown): ToolCallOutcome => failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
+  let returned: ToolOutput | PromiseLike<ToolOutput>;
+  try {
+    returned = tool.execute(prepared.args as never, context);
+  } catch (error) {
+    release();
+    return threw(error);
+  }
+  if (!isThenable(returned)) {
+    release();
+    // The turn aborted while the tool ran (the tool itself may have cancelled it): aborted wins.
+    if (stoppedWith !== undefined) return stoppedWith;
+    try {
+      return normalizeOutput(returned, tool.name);
+    } catch (error) {
+      return threw(error); // a getter of the output that throws
+    }
+  }
+  timer = setTimeout(expire, timeoutMs);
+  const stopped = new Promise<ToolCallOutcome>((resolve) => {
+    stop = resolve;
+  });
+  if (stoppedWith !== undefined) stop!(stoppedWith);
   const executed = (async (): Promise<ToolCallOutcome> => {
     try {
-      return normalizeOutput(await tool.execute(prepared.args as never, context), tool.name);
+      return normalizeOutput(await returned, tool.name);
     } catch (error) {
-      return failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
+      return threw(error);
     }
   })();
   try {
     return await Promise.race([executed, stopped]);
   } finally {
-    clearTimeout(timer);
-    outer.unlisten(onAbort);
-    if (own) outer.detach();
+    release();
   }
 }
+
+const isThenable = (value: unknown): value is PromiseLike<ToolOutput> =>
+  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 
 function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   if (typeof output === "string") return { content: [{ type: "text", text: output }], isError: false };
