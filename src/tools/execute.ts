@@ -9,7 +9,6 @@ import {
   JsonError,
   type JsonObject,
   type JsonValue,
-  markDeepFrozen,
   snapshotJson,
 } from "../json/index.js";
 import {
@@ -257,7 +256,8 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     }
     input.onProgress?.(update);
   };
-  const context = {
+  // The optional members are assigned, not spread: three spreads into a literal were a generic copy each.
+  const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
     callId: invocation.callId,
     get signal(): AbortSignal {
       if (controller === undefined) {
@@ -267,23 +267,22 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
       return controller.signal;
     },
     sessionId: invocation.sessionId,
-    ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
-    ...(input.answer === undefined ? {} : { answer: input.answer }),
-    ...(input.ask === undefined ? {} : { ask: input.ask }),
     progress,
   };
+  if (input.cwd !== undefined) context.cwd = input.cwd;
+  if (input.answer !== undefined) context.answer = input.answer;
+  if (input.ask !== undefined) context.ask = input.ask;
   const release = (): void => {
     if (timer !== undefined) clearTimeout(timer);
     outer.unlisten(onAbort);
     if (own) outer.detach();
   };
-  const threw = (error: unknown): ToolCallOutcome => failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
   let returned: ToolOutput | PromiseLike<ToolOutput>;
   try {
     returned = tool.execute(prepared.args as never, context);
   } catch (error) {
     release();
-    return threw(error);
+    return threw(tool, error);
   }
   if (!isThenable(returned)) {
     release();
@@ -292,7 +291,7 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     try {
       return normalizeOutput(returned, tool.name);
     } catch (error) {
-      return threw(error); // a getter of the output that throws
+      return threw(tool, error); // an output that throws while it is read
     }
   }
   timer = setTimeout(expire, timeoutMs);
@@ -304,7 +303,7 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     try {
       return normalizeOutput(await returned, tool.name);
     } catch (error) {
-      return threw(error);
+      return threw(tool, error);
     }
   })();
   try {
@@ -313,6 +312,10 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
     release();
   }
 }
+
+/** A tool's own failure (it threw, or its output did while read) as an error result. */
+const threw = (tool: ToolDefinition, error: unknown): ToolCallOutcome =>
+  failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
 
 const isThenable = (value: unknown): value is PromiseLike<ToolOutput> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
@@ -343,12 +346,13 @@ function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   }
 }
 
-/** The parsed arguments, deep-frozen in place (a fresh parse is owned by nobody: no copy), or undefined. */
+/**
+ * The parsed arguments, deep-frozen in place (a fresh parse is owned by nobody: no copy), or
+ * undefined. Not marked for `isDeepFrozen` (a WeakSet entry per call): nothing asks it about them.
+ */
 function parseArguments(raw: string): ToolInvocation["arguments"] {
   try {
-    const args = adoptParsedJson(JSON.parse(raw));
-    markDeepFrozen(args);
-    return args;
+    return adoptParsedJson(JSON.parse(raw));
   } catch {
     return undefined;
   }
