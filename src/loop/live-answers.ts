@@ -66,7 +66,8 @@ export function askDuring(
   suspended(): boolean;
   done(): void;
 } {
-  const answered = (call.asked ?? []).filter((q) => q.response !== undefined);
+  // A call that asked nothing yet (nearly all) gets no array of its own.
+  const answered = call.asked === undefined ? [] : call.asked.filter((q) => q.response !== undefined);
   let asked = call.asked?.length ?? 0;
   let suspended = false;
   let finished = false;

@@ -21,6 +21,7 @@ import {
   type AbortState,
   type ApprovalContext,
   approvalNeed,
+  type ExecuteToolCallInput,
   executeToolCall,
   questionOf,
   type ToolCallOutcome,
@@ -347,7 +348,8 @@ async function dispatch(
     // A tool that may have side effects runs only on a durable log: its call, and every result
     // before it, are on disk first (read-only tools skip this fsync).
     if (ctx.tools.get(call.name)?.readOnly !== true && flushDue(ctx, state)) await commit(ctx, state);
-    outcome = await executeToolCall({
+    // One literal, the optional members assigned (a spread into a literal is a generic copy each).
+    const input: { -readonly [K in keyof ExecuteToolCallInput]: ExecuteToolCallInput[K] } = {
       registry: ctx.tools,
       hooks: ctx.hooks,
       call: {
@@ -360,13 +362,14 @@ async function dispatch(
       },
       signal: abort.signal,
       abort,
-      ...(ctx.cwd === undefined ? {} : { cwd: ctx.cwd }),
-      ...(ctx.toolTimeoutMs === undefined ? {} : { timeoutMs: ctx.toolTimeoutMs }),
-      ...(answer === undefined ? {} : { answer }),
       ask: questions.ask,
       onProgress: (update) =>
         ctx.onProgress?.({ type: "tool-progress", turn: call.turn, step: call.step, callId: call.callId, ...update }),
-    });
+    };
+    if (ctx.cwd !== undefined) input.cwd = ctx.cwd;
+    if (ctx.toolTimeoutMs !== undefined) input.timeoutMs = ctx.toolTimeoutMs;
+    if (answer !== undefined) input.answer = answer;
+    outcome = await executeToolCall(input);
     questions.done();
     if (questions.suspended()) return SUSPENDED; // what the interrupted attempt returned is not the call's result
     if (decision?.arguments !== undefined) outcome = edited(outcome, decision, args);
