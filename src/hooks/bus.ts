@@ -20,6 +20,7 @@ import {
   type PayloadOf,
   type ResultOf,
 } from "./types.js";
+import { isThenable } from "./thenable.js";
 
 type AnyListener = (payload: object, next?: () => Promise<unknown>) => unknown;
 /** One registration: its own identity, so the same function registered twice disposes separately. */
@@ -28,6 +29,11 @@ interface Entry {
 }
 
 const NONE: readonly AnyListener[] = Object.freeze([]);
+/**
+ * Bumped by every registration and disposal on any bus: a cached listener list resolved at the
+ * current generation is current (no bus's lists, its parents' included, changed since).
+ */
+let generation = 0;
 /** What `serial` returns when no listener runs: no async function frame per dispatch. */
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -60,11 +66,6 @@ async function continueSerial(
   for (let i = from; i < listeners.length; i++) await listeners[i]!(payload);
 }
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null &&
-  (typeof value === "object" || typeof value === "function") &&
-  typeof (value as { then?: unknown }).then === "function";
-
 const defaultReporter: HookErrorReporter = (error, hook) => {
   process.emitWarning(`listener of ${hook} failed: ${errorMessage(error)}`, "KeelsonHookWarning");
 };
@@ -86,7 +87,7 @@ export class HookBus<E extends HookMap> {
    */
   readonly #resolved = new Map<
     string,
-    { own: Entry[] | undefined; inherited: readonly AnyListener[]; list: readonly AnyListener[] }
+    { generation: number; own: Entry[] | undefined; inherited: readonly AnyListener[]; list: readonly AnyListener[] }
   >();
   readonly #report: HookErrorReporter;
 
@@ -99,13 +100,16 @@ export class HookBus<E extends HookMap> {
   on<K extends keyof E & string>(name: K, listener: Listener<E[K]>): Dispose {
     const entry: Entry = { fn: listener as unknown as AnyListener };
     this.#own.set(name, [...(this.#own.get(name) ?? []), entry]);
+    generation++;
     return () => {
       const current = this.#own.get(name);
-      if (current?.includes(entry))
+      if (current?.includes(entry)) {
         this.#own.set(
           name,
           current.filter((e) => e !== entry),
         );
+        generation++;
+      }
     };
   }
 
@@ -182,13 +186,18 @@ export class HookBus<E extends HookMap> {
   }
 
   #listeners(name: string): readonly AnyListener[] {
+    const cached = this.#resolved.get(name);
+    // Nothing registered or disposed on any bus since: one lookup, no walk up the parents.
+    if (cached !== undefined && cached.generation === generation) return cached.list;
     const own = this.#own.get(name);
     const inherited = this.parent === undefined ? NONE : this.parent.#listeners(name);
-    const cached = this.#resolved.get(name);
-    if (cached !== undefined && cached.own === own && cached.inherited === inherited) return cached.list;
+    if (cached !== undefined && cached.own === own && cached.inherited === inherited) {
+      cached.generation = generation;
+      return cached.list;
+    }
     const mine = own === undefined ? NONE : own.map((e) => e.fn);
     const list = Object.freeze(inherited.length === 0 ? mine : mine.length === 0 ? inherited : [...inherited, ...mine]);
-    this.#resolved.set(name, { own, inherited, list });
+    this.#resolved.set(name, { generation, own, inherited, list });
     return list;
   }
 

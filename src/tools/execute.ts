@@ -3,6 +3,7 @@
 // throwing tools, timeouts, aborts, bad outputs and throwing hooks all become error results the
 // model sees (hook failures are also reported through the bus).
 import type { HookBus } from "../hooks/index.js";
+import { isThenable } from "../hooks/thenable.js";
 import {
   adoptParsedJson,
   deepFreeze,
@@ -316,9 +317,6 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
 /** A tool's own failure (it threw, or its output did while read) as an error result. */
 const threw = (tool: ToolDefinition, error: unknown): ToolCallOutcome =>
   failure("threw", `Tool ${tool.name} failed: ${describe(error)}`);
-
-const isThenable = (value: unknown): value is PromiseLike<ToolOutput> =>
-  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 
 function normalizeOutput(output: ToolOutput, name: string): ToolCallOutcome {
   if (typeof output === "string") return { content: [{ type: "text", text: output }], isError: false };
