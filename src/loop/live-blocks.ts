@@ -30,7 +30,9 @@ export class LiveBlocks {
   reset(turn: number, step: number): void {
     this.#turn = turn;
     this.#step = step;
-    this.#blocks.fill(undefined); // not `length = 0`: a runtime call per step
+    // A plain loop: `length = 0` and `fill` are each a runtime call per step (~3× the loop).
+    const blocks = this.#blocks;
+    for (let i = 0; i < blocks.length; i++) blocks[i] = undefined;
   }
 
   /** The live event for `chunk`, or undefined (usage, finish, or a block not seen starting). */
