@@ -84,10 +84,16 @@ function describeReason(reason: unknown): string {
 
 export async function executeToolCall(input: ExecuteToolCallInput): Promise<ToolCallOutcome> {
   const prepared = await prepareToolCall(input);
-  const outcome =
-    prepared.kind === "outcome"
-      ? prepared.outcome
-      : await guarded(input.hooks, "tools/pre-execute", () => run(input, prepared));
+  let outcome: ToolCallOutcome;
+  if (prepared.kind === "outcome") outcome = prepared.outcome;
+  else {
+    // guarded, inline (no async frame or closure per call for it)
+    try {
+      outcome = await run(input, prepared);
+    } catch (error) {
+      outcome = hookFailed(input.hooks, "tools/pre-execute", error);
+    }
+  }
   return finishToolCall(input.hooks, prepared.invocation, outcome);
 }
 
@@ -212,7 +218,8 @@ export async function finishToolCall(
   }
 }
 
-async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Promise<ToolCallOutcome> {
+/** Runs the tool: a synchronous tool's outcome at once, an async one's as a promise (raced against the deadline and the turn's abort). */
+function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): ToolCallOutcome | Promise<ToolCallOutcome> {
   const { invocation, tool } = prepared;
   const own = input.abort === undefined;
   const outer = input.abort ?? new AbortState(input.signal);
@@ -307,11 +314,7 @@ async function run(input: ExecuteToolCallInput, prepared: PreparedToolCall): Pro
       return threw(tool, error);
     }
   })();
-  try {
-    return await Promise.race([executed, stopped]);
-  } finally {
-    release();
-  }
+  return Promise.race([executed, stopped]).finally(release);
 }
 
 /** A tool's own failure (it threw, or its output did while read) as an error result. */
@@ -353,19 +356,6 @@ function parseArguments(raw: string): ToolInvocation["arguments"] {
     return adoptParsedJson(JSON.parse(raw));
   } catch {
     return undefined;
-  }
-}
-
-/** Runs a hook-driven stage; a throwing listener becomes an error result (and is reported). */
-async function guarded<T extends ToolCallOutcome | undefined>(
-  hooks: HookBus<ToolHooks>,
-  hook: string,
-  stage: () => Promise<T>,
-): Promise<T | ToolCallOutcome> {
-  try {
-    return await stage();
-  } catch (error) {
-    return hookFailed(hooks, hook, error);
   }
 }
 
