@@ -111,6 +111,26 @@ describe("scoped buses", () => {
     expect(b.count("agent/status")).toBe(0);
   });
 
+  test("a dispatch after any change up the chain sees it, however often the list was dispatched before", () => {
+    const root = recordingBus();
+    const parent = recordingBus(root.bus);
+    const child = recordingBus(parent.bus);
+    const heard: string[] = [];
+    const say = (status: string) => child.bus.emit("agent/status", { status });
+    say("none"); // resolved and cached with no listener
+    const offRoot = root.bus.on("agent/status", ({ status }) => void heard.push(`root:${status}`));
+    say("one");
+    say("one again"); // served from the cache
+    const offParent = parent.bus.on("agent/status", ({ status }) => void heard.push(`parent:${status}`));
+    say("two");
+    offRoot();
+    say("root gone");
+    offParent();
+    say("all gone");
+    expect(heard).toStrictEqual(["root:one", "root:one again", "root:two", "parent:two", "parent:root gone"]);
+    expect(child.bus.count("agent/status")).toBe(0);
+  });
+
   test("a contained failure is reported by the bus that dispatched, even for a global listener", () => {
     const { global, a, reportedByA, reportedByGlobal } = globalWithTwoAgents();
     const boom = new Error("global listener failed");
