@@ -66,7 +66,7 @@ export function askDuring(
   suspended(): boolean;
   done(): void;
 } {
-  // A call that asked nothing yet (nearly all) gets no array of its own.
+  // A call that asked nothing yet (nearly all) skips the filter (one empty array, not two).
   const answered = call.asked === undefined ? [] : call.asked.filter((q) => q.response !== undefined);
   let asked = call.asked?.length ?? 0;
   let suspended = false;
