@@ -4,14 +4,7 @@
 // throws while it is read gives 'threw' (the tool's failure, not a hook's), progress reaches the caller.
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { HookBus } from "../../src/hooks/index.js";
-import {
-  type ToolContext,
-  type ToolHooks,
-  type ToolOutput,
-  ToolRegistry,
-  executeToolCall,
-} from "../../src/tools/index.js";
+import type { ToolContext, ToolOutput } from "../../src/tools/index.js";
 import { harness, never, probe, textOf } from "./support.js";
 
 afterEach(() => {
@@ -85,31 +78,23 @@ describe("executeToolCall: a synchronous tool", () => {
   test("progress reported synchronously reaches the caller; progress from an async tool restarts its deadline", async () => {
     vi.useFakeTimers();
     try {
-      const registry = new ToolRegistry();
-      const hooks = new HookBus<ToolHooks>();
+      const h = harness();
       const reports: unknown[] = [];
       let later: ToolContext | undefined;
-      registry.register(
+      h.registry.register(
         probe("sync", (_args, context) => {
           context.progress?.({ progress: 1, total: 2, message: "half way" });
           return "done";
         }).tool,
       );
-      registry.register(
+      h.registry.register(
         probe("slow", (_args, context) => {
           later = context;
           return never();
         }).tool,
       );
       const call = (name: string) =>
-        executeToolCall({
-          registry,
-          hooks,
-          call: { callId: `c-${name}`, name, rawArguments: '{"path":"p"}', turn: 1, step: 1, sessionId: "s" },
-          signal: new AbortController().signal,
-          timeoutMs: 100,
-          onProgress: (update) => reports.push(update),
-        });
+        h.call(name, { path: "p" }, { timeoutMs: 100, onProgress: (update) => reports.push(update) });
       expect((await call("sync")).isError).toBe(false);
       expect(reports).toEqual([{ progress: 1, total: 2, message: "half way" }]);
       let settled: string | undefined;

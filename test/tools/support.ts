@@ -10,6 +10,7 @@ import {
   type ToolDefinition,
   type ToolHooks,
   type ToolOutput,
+  type ToolProgress,
   ToolRegistry,
   executeToolCall,
 } from "../../src/tools/index.js";
@@ -34,6 +35,8 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   readonly cwd?: string;
   readonly callId?: string;
+  /** Told the call's progress reports. */
+  readonly onProgress?: (update: ToolProgress) => void;
 }
 
 export interface Harness {
@@ -69,6 +72,7 @@ export function harness(): Harness {
         ...(options.abort === undefined ? {} : { abort: options.abort }),
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       }),
   };
 }
