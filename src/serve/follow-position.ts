@@ -9,6 +9,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Session, SessionEvent } from "../session/index.js";
 import { checkOptions } from "./options-check.js";
+import { continuesPausedTurn } from "./ui-parts.js";
 import { ServeError } from "./types.js";
 import { valueName } from "./value-name.js";
 
@@ -100,7 +101,7 @@ function chainStart(session: Pick<Session, "eventAt">, last: number | undefined,
     if (event?.type !== "turn/start") continue;
     const data = (event as Partial<SessionEvent<"turn/start">>).data;
     if (data?.turn !== turn) continue;
-    if (data.trigger !== "approval" || !pausedBefore(session, seq)) return lastSplit(session, seq, end) - 1;
+    if (!continuesPausedTurn(data.trigger) || !pausedBefore(session, seq)) return lastSplit(session, seq, end) - 1;
     turn = turn - 1; // the paused turn this one answers: its message starts there
   }
   return undefined;

@@ -14,6 +14,7 @@ import {
   assistantMessageId,
   boundedErrorText,
   continuedMessageId,
+  continuesPausedTurn,
   isInputError,
   toolErrorText,
   toolInput,
@@ -73,13 +74,13 @@ export class UIMessageEncoder {
   /** Calls denied on this stream: their error result is the `tool-output-denied` already sent. */
   readonly #denied = new Set<string>();
   /**
-   * The turn of a continuation (trigger `approval`: answers to a paused turn), whose stream
+   * The turn of a continuation (trigger `approval`: answers to a paused turn; `cancel`: its cancel), whose stream
    * continues the client's message of the paused turn; undefined for any other stream.
    */
   #continues: number | undefined;
   /** Held calls the continuation runs (their parts are in the client's message): name and input. */
   readonly #held = new Map<string, ToolCallPart>();
-  /** The stream continues a paused message (its first event starts an `approval` turn, its own or a subagent's). */
+  /** The stream continues a paused message (its first event starts a `continuesPausedTurn` turn, its own or a subagent's). */
   #continuation = false;
   /** Requests this stream sent, moved on by their answers (ui-answered-requests.ts). */
   readonly #answers: AnsweredRequests;
@@ -121,7 +122,7 @@ export class UIMessageEncoder {
     if (this.#pausedFinish !== undefined) {
       const finish = this.#pausedFinish;
       this.#pausedFinish = undefined;
-      if (!(event.type === "turn-start" && event.trigger === "approval")) {
+      if (!(event.type === "turn-start" && continuesPausedTurn(event.trigger))) {
         this.#finished = true;
         return [finish];
       }
@@ -432,10 +433,13 @@ function toolProgress(event: Extract<TurnEvent, { type: "tool-progress" }>): UIM
 /** A steering message (a prompt logged mid-turn): the turn's later steps are another message (uiMessagesFromLog). */
 const splitsTurn = (event: TurnEvent): boolean => event.type === "log-event" && event.event.type === "steering/message";
 
-/** A turn that logs answers (trigger `approval`) starts here — this session's, or a subagent's first. */
+/**
+ * A turn that goes on in a paused one's message (its answers, or its cancel: `continuesPausedTurn`)
+ * starts here — this session's, or a subagent's first.
+ */
 const startsAnswers = (event: TurnEvent): boolean =>
-  (event.type === "turn-start" && event.trigger === "approval") ||
-  (event.type === "subagent" && event.event.type === "turn-start" && event.event.trigger === "approval");
+  (event.type === "turn-start" && continuesPausedTurn(event.trigger)) ||
+  (event.type === "subagent" && event.event.type === "turn-start" && continuesPausedTurn(event.event.trigger));
 
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";

@@ -24,6 +24,7 @@ import {
 import {
   assistantMessageId,
   continuedMessageId,
+  continuesPausedTurn,
   imageDataUrl,
   streamBlockId,
   toolInput,
@@ -142,10 +143,10 @@ export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UI
         const d = event.data as Data<"turn/start">;
         if (!Number.isSafeInteger(d.turn)) throw new TypeError(`data.turn is ${valueName(d.turn)}, not a turn number`);
         turn = d.turn;
-        // A continuation (answers to a paused turn) goes on in the paused turn's message, as its
-        // live stream does; any other turn starts a new one.
+        // A continuation (answers to a paused turn, or its cancel) goes on in the paused turn's
+        // message, as its live stream does; any other turn starts a new one.
         const last = messages.at(-1);
-        assistant = d.trigger === "approval" && last?.role === "assistant" ? last : undefined;
+        assistant = continuesPausedTurn(d.trigger) && last?.role === "assistant" ? last : undefined;
         assistantsInTurn = assistant === undefined ? 0 : 1;
         break;
       }

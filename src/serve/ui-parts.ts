@@ -18,6 +18,13 @@ export const assistantMessageId = (turn: number): string => `turn-${turn}`;
 /** A later assistant message of the same turn, after a steering message logged at `seq`. */
 export const continuedMessageId = (turn: number, seq: number): string => `turn-${turn}-${seq}`;
 
+/**
+ * Whether a turn started with this `turn/start` trigger goes on in the message of the paused turn
+ * before it: its continuation (`approval`: the answers to it) or its cancel (`cancel`: a turn that
+ * only closes the calls it left waiting). Any other turn is a message of its own.
+ */
+export const continuesPausedTurn = (trigger: unknown): boolean => trigger === "approval" || trigger === "cancel";
+
 /** A user message: the seq of its `user/message` (or `steering/message`, `prompt/blocked`). */
 export const userMessageId = (seq: number): string => `user-${seq}`;
 

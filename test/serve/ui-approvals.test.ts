@@ -5,8 +5,9 @@
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
-import { toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
-import { assemble, collect, deployTool, expectValidChunks } from "./support.js";
+import { readUIMessageStream, type UIMessage } from "ai";
+import { openTurnFrom, toUIMessageStream, uiMessagesFromLog } from "../../src/serve/index.js";
+import { assemble, collect, deployTool, echo, expectValidChunks } from "./support.js";
 
 const twoDeploys = () =>
   new ScriptedProvider(
@@ -82,5 +83,48 @@ describe("approvals on agent.stream()", () => {
         approval: { id: prod!.callId, approved: false, reason: "no" },
       },
     ]);
+  });
+
+  test("cancelling a paused turn closes its calls in the paused message, live as on reload", async () => {
+    const provider = new ScriptedProvider([
+      {
+        toolCalls: [
+          { name: "deploy", arguments: { target: "prod" } },
+          { name: "echo", arguments: { text: "held" } },
+        ],
+      },
+    ]);
+    const agent = createAgent({ provider, model: "m", tools: [deployTool, echo] });
+    const { message: paused } = await assemble(await collect(toUIMessageStream(agent.stream("ship it"))));
+    const from = agent.session.length - 1; // the paused turn's end: a page that saw it follows from there
+    agent.cancel("give up");
+    const chunks = await collect(toUIMessageStream(agent.follow({ from })));
+    await expectValidChunks(chunks);
+    // No second message: the cancel's turn goes on in the paused one, as uiMessagesFromLog shows it.
+    expect(chunks.find((c) => c.type === "start")).toEqual({ type: "start" });
+    expect(chunks.some((c) => c.type === "start-step")).toBe(false);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(JSON.parse(JSON.stringify(chunk)));
+        controller.close();
+      },
+    });
+    let message: UIMessage | undefined;
+    for await (const state of readUIMessageStream({ message: paused!, stream })) message = state;
+    const reloaded = uiMessagesFromLog(agent.session);
+    expect(reloaded.map((m) => m.id)).toEqual(["user-1", "turn-1"]);
+    // The one difference: the AI SDK keeps the request's `approval: { id }` on the part it closes
+    // (no chunk removes it); the log's message leaves it off, as the AI SDK's schema has it.
+    const [, deploy] = message!.parts;
+    expect(deploy).toMatchObject({ state: "output-error", approval: { id: "call_1_1_0" } });
+    const { approval: _kept, ...closed } = deploy as { approval?: unknown };
+    expect(JSON.parse(JSON.stringify({ ...message, parts: [message!.parts[0], closed, message!.parts[2]] }))).toEqual(
+      reloaded[1],
+    );
+    expect(message!.parts.filter((p) => p.type.startsWith("tool-")).map((p) => (p as { state: string }).state)).toEqual(
+      ["output-error", "output-error"],
+    );
+    // A page that reconnects (useChat's resume) is handed the paused turn's message whole.
+    expect(openTurnFrom(agent.session)).toBeUndefined();
   });
 });
