@@ -1,7 +1,8 @@
 // A reconnecting client's position in the log, read from its request: the `Last-Event-ID`
 // header an EventSource sends on its own (the last committed seq it received), or `?from=<seq>`.
 // The result is what `agent.follow({ from })` takes. Checked at the boundary: not an integer
-// ≥ -1 is `invalid-position` (HTTP 400), at or past the end of the log `position-beyond-log` (416);
+// ≥ -1 in plain digits is `invalid-position` (HTTP 400), at or past the end of the log — however
+// many digits — `position-beyond-log` (416);
 // a request without headers or a `logLength` that is no integer ≥ 0 is the server's own bug
 // (`invalid-argument`, `invalid-options`). And where a `useChat` reconnect's replay starts
 // (`openTurnFrom`): the first event of the page's message of the open turn, by the same rules as
@@ -24,7 +25,8 @@ export interface FollowFromOptions {
   readonly logLength?: number;
 }
 
-const SEQ = /^-?\d{1,16}$/;
+/** A log position as text: -1 (before the first event), or a seq in decimal digits. */
+const SEQ = /^(?:-[01]|\d+)$/;
 
 /**
  * The seq after which the client wants events (`Last-Event-ID` first, then `?from=`), or
@@ -44,17 +46,19 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
   const raw = header ?? nonEmpty(queryValue(request.url, "from"));
   if (raw === undefined) return undefined;
   const where = header === undefined ? "?from=" : "Last-Event-ID";
-  const text = raw.trim();
-  const from = SEQ.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(from) || from < -1)
+  // A header's surrounding blanks are HTTP's (optional whitespace); a query value is the client's own.
+  const text = header === undefined ? raw : raw.trim();
+  if (!SEQ.test(text))
     throw new ServeError(
       "invalid-position",
       `${where} ${JSON.stringify(raw.slice(0, 40))} is not a log position (an integer ≥ -1)`,
     );
+  // Digits past 2^53 name a seq no log reaches: beyond this one too (MAX_SAFE_INTEGER stands for it).
+  const from = Math.min(Number(text), Number.MAX_SAFE_INTEGER);
   if (logLength !== undefined && from >= logLength)
     throw new ServeError(
       "position-beyond-log",
-      `${where} ${from} is beyond the log (its last seq is ${logLength - 1})`,
+      `${where} ${text.length > 20 ? `${text.slice(0, 20)}…` : text} is beyond the log (its last seq is ${logLength - 1})`,
     );
   return from;
 }

@@ -91,11 +91,14 @@ describe("reconnecting with Last-Event-ID", () => {
     const beyond = await fetch(url, { headers: { "Last-Event-ID": String(length) } });
     expect(beyond.status).toBe(416);
     expect(await beyond.json()).toEqual({ error: "position-beyond-log" });
-    for (const bad of ["abc", "1.5", "-2", "99999999999999999999"]) {
+    for (const bad of ["abc", "1.5", "-2", " 3"]) {
       const response = await fetch(`${url}?from=${encodeURIComponent(bad)}`);
       expect(response.status, bad).toBe(400);
       await response.body?.cancel();
     }
+    const huge = await fetch(`${url}?from=99999999999999999999`); // well-formed, past any log
+    expect(huge.status).toBe(416);
+    await huge.body?.cancel();
     expect(agent.session.length).toBe(length);
     await agent.dispose();
   });
@@ -118,6 +121,20 @@ describe("followFrom and openTurnFrom", () => {
     expect(() => followFrom(request({}, "/e?from=5"), { logLength: 5 })).toThrow(
       expect.objectContaining({ code: "position-beyond-log", status: 416 }),
     );
+    // Well-formed, past any log: beyond it (416), however many digits — not malformed (400).
+    const huge = "9".repeat(30);
+    expect(() => followFrom(request({}, `/e?from=${huge}`), { logLength: 5 })).toThrow(
+      expect.objectContaining({
+        code: "position-beyond-log",
+        message: `?from= ${"9".repeat(20)}… is beyond the log (its last seq is 4)`,
+      }),
+    );
+    expect(followFrom(request({ "last-event-id": huge }))).toBe(Number.MAX_SAFE_INTEGER);
+    // What is no seq: a blank in a query value (a header's are HTTP's), a sign, a fraction, below -1.
+    for (const from of ["%203", "3%20", "+3", "3.0", "1e3", "-2", "0x10", "-"])
+      expect(() => followFrom(request({}, `/e?from=${from}`)), from).toThrow(
+        expect.objectContaining({ code: "invalid-position", status: 400 }),
+      );
   });
 
   test("openTurnFrom: the seq before the open turn's turn/start, undefined when idle", async () => {
