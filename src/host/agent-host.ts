@@ -23,6 +23,7 @@ import { openAgent } from "./open-agent.js";
 import { type QueuedPrompt, QueuedSend } from "./queued-prompt.js";
 import { QueuedTurnStream, type StartStream } from "./queued-turn-stream.js";
 import { SessionSlot, type SlotPort } from "./session-slot.js";
+import { followSlot } from "./slot-follow.js";
 import { checkPosition, followStored, loadStored } from "./stored-follow.js";
 import {
   type AgentHost,
@@ -134,10 +135,11 @@ class SessionHost implements AgentHost, SlotPort {
     const slot = this.#slots.get(sessionId);
     await slot?.turnUnderway(); // an admitted prompt's turn is followed, even while its agent opens
     const agent = slot?.agent;
-    if (agent === undefined) return followStored(this.#store, sessionId, options.from);
+    if (slot === undefined || agent === undefined) return followStored(this.#store, sessionId, options.from);
     const from = checkPosition(options.from, agent.session.length, sessionId);
     const { maxBufferedChars } = options;
-    return agent.follow({ from, ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }) });
+    const feed = agent.follow({ from, ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }) });
+    return followSlot(slot, feed, from, maxBufferedChars); // and the turns of the prompts still waiting
   }
 
   stats(): HostStats {

@@ -78,6 +78,33 @@ describe("host.follow", () => {
     expect(events.filter((e) => e.type === "turn-end").map((e) => (e as { turn: number }).turn)).toEqual([1, 2]);
   });
 
+  test("prompts the host still holds for the session are followed too: each turn live, in order, to the last", async () => {
+    await host.send("s1", "first");
+    const from = (await host.log("s1")).length - 1;
+    const held = host.send("s1", "held");
+    const queued = [host.send("s1", "next"), host.send("s1", "last")]; // waiting in the host, not in the agent
+    await model.called("held");
+    const feed = await host.follow("s1", { from });
+    model.release("held");
+    const events = await drain(feed);
+    await Promise.all([held, ...queued]);
+    const ends = events.filter((e) => e.type === "turn-end").map((e) => (e as { turn: number }).turn);
+    expect(ends).toEqual([2, 3, 4]);
+    expect(events.filter((e) => e.type === "text-delta").length).toBeGreaterThanOrEqual(3); // every turn live
+    expect(seqs(events)).toEqual((await host.log("s1")).slice(from + 1).map((e) => e.seq)); // each once, in order
+  });
+
+  test("breaking off a follow through queued prompts cancels nothing", async () => {
+    const held = host.send("s1", "held");
+    const queued = host.send("s1", "next");
+    await model.called("held");
+    const feed = await host.follow("s1");
+    model.release("held");
+    for await (const event of feed) if (event.type === "turn-start") break;
+    expect((await held).reason).toEqual({ kind: "completed" });
+    expect((await queued).reason).toEqual({ kind: "completed" });
+  });
+
   test("a new session whose first prompt is admitted is followed, not 'not-found'", async () => {
     const sent = host.send("fresh", "hello");
     const events = await drain(await host.follow("fresh"));
