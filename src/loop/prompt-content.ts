@@ -1,6 +1,8 @@
 // The door of every prompt an agent takes (`send`, `stream`, `steer`, `inject`, and the host's
-// queue before it): a string is one text block, content parts are checked for their shape, and
-// an image must be base64 of a type every wire takes (messages/prompt-image.ts), and a prompt
+// queue before it): a string is one text block, content parts are checked for their shape —
+// and hold nothing else (a key no wire sends would be logged without the model ever seeing it:
+// model-visible ⟺ logged) —, an image must be base64 of a type every wire takes, starting as
+// that type's files do and within every provider's size (messages/prompt-image.ts), and a prompt
 // with nothing in it — no image and no text but whitespace — is refused. Refused at
 // the call, with `LoopError('invalid-prompt')` naming what was wrong, so nothing is logged for
 // it (checked inside the turn instead, a bad prompt would end an error turn in the log, and an
@@ -9,6 +11,12 @@
 import { JsonError, previewJson, snapshotJson } from "../json/index.js";
 import { MessageShapeError, promptImageProblem, type UserContent, validateUserContent } from "../messages/index.js";
 import { LoopError } from "./types.js";
+
+/** The keys each kind of prompt part has: what the wires send of it, and nothing else. */
+const PART_KEYS: Readonly<Record<UserContent["type"], readonly string[]>> = {
+  text: ["type", "text"],
+  image: ["type", "mediaType", "data"],
+};
 
 /**
  * `content` as content parts; for what no turn should log, `refuse`'s error (the host's own
@@ -33,6 +41,12 @@ export function promptContent(
     throw error;
   }
   for (const [i, part] of copy.entries()) {
+    const keys = PART_KEYS[part.type];
+    const extra = Object.keys(part).find((key) => !keys.includes(key));
+    if (extra !== undefined)
+      throw refuse(
+        `${what}: part ${i} has ${JSON.stringify(extra.slice(0, 40))}, which no ${part.type} part of a prompt has (only ${keys.join(", ")})`,
+      );
     const problem = part.type === "image" ? promptImageProblem(part.mediaType, part.data) : undefined;
     if (problem !== undefined) throw refuse(`${what}: the image at part ${i} cannot be sent: ${problem}`);
   }

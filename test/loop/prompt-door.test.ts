@@ -10,7 +10,7 @@ import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, LoopError } from "../../src/loop/index.js";
 
 const agentOf = () => {
-  const provider = new ScriptedProvider([{ text: "ok" }, { text: "ok" }]);
+  const provider = new ScriptedProvider([], { fallback: { text: "ok" } });
   return { provider, agent: createAgent({ provider, model: "scripted:door", invariants: false }) };
 };
 
@@ -35,6 +35,17 @@ const REFUSED: unknown[] = [
   [{ type: "image", mediaType: "image/png", data: "<script>alert(1)</script> not base64" }],
   [{ type: "image", mediaType: "image/png", data: "" }],
   [{ type: "image", mediaType: "image/png", data: "abc" }],
+  // Base64 of bytes that are no image of the type named, and an image over 5 MiB of base64.
+  [{ type: "image", mediaType: "image/png", data: "AAAA" }],
+  [{ type: "image", mediaType: "image/png", data: "/9j/4AAQ" }], // a JPEG's first bytes
+  [{ type: "image", mediaType: "image/webp", data: "UklGRhAAAABXQVZF" }], // RIFF, but WAVE
+  [{ type: "image", mediaType: "image/png", data: `iVBORw0KGgo=${"A".repeat(5 * 1024 * 1024)}`.slice(1) }],
+  [{ type: "image", mediaType: "image/png", data: `iVBORw0KGgoA${"A".repeat(5 * 1024 * 1024)}` }],
+  // A key no wire sends would be logged and never seen by the model.
+  [{ type: "text", text: "x", extra: 1 }],
+  [{ type: "text", text: "x", providerData: { api: "anthropic" } }],
+  [{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=", url: "https://example.com/a.png" }],
+  JSON.parse('[{"type":"text","text":"x","__proto__":{"a":1}}]'),
   // What the log would refuse (lossless JSON) is refused at the door, not logged as an error turn.
   [{ type: "text", text: "x", extra: Number.NaN }],
   [{ type: "text", text: "x", when: new Date(0) }],
@@ -91,6 +102,25 @@ describe("a prompt is checked at the door", () => {
         ])
       ).reason.kind,
     ).toBe("completed");
+  });
+
+  test("an image must start as its type's files do; the refusal says which part and why", async () => {
+    const { agent } = agentOf();
+    const heads = {
+      "image/png": "iVBORw0KGgo=",
+      "image/jpeg": "/9j/4AAQ",
+      "image/gif": "R0lGODlhAQABAA==",
+      "image/webp": "UklGRhAAAABXRUJQVlA4IA==",
+    };
+    for (const [mediaType, data] of Object.entries(heads))
+      expect((await agent.send([{ type: "image", mediaType, data }])).reason.kind, mediaType).toBe("completed");
+    const jpegAsPng = { type: "image", mediaType: "image/png", data: "/9j/4AAQ" } as const;
+    expect(() => agent.stream([{ type: "text", text: "see" }, jpegAsPng])).toThrow(
+      "the prompt: the image at part 1 cannot be sent: its data does not start as a PNG file does (another type, or no image)",
+    );
+    expect(() => agent.stream([{ type: "text", text: "x", extra: 1 } as never])).toThrow(
+      'the prompt: part 0 has "extra", which no text part of a prompt has (only type, text)',
+    );
   });
 });
 

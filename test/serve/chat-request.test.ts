@@ -21,7 +21,7 @@ describe("parseChatRequest", () => {
       parseChatRequest(
         body([
           { type: "text", text: "look" },
-          { type: "file", mediaType: "image/png", url: "data:image/png;base64,AAAA" },
+          { type: "file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0KGgo=" },
         ]),
       ),
     ).toEqual({
@@ -29,7 +29,7 @@ describe("parseChatRequest", () => {
       chatId: "chat-7",
       content: [
         { type: "text", text: "look" },
-        { type: "image", mediaType: "image/png", data: "AAAA" },
+        { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
       ],
     });
   });

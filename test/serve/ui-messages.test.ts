@@ -22,7 +22,7 @@ describe("uiMessagesFromLog", () => {
     await agent.send("one");
     await agent.send([
       { type: "text", text: "two" },
-      { type: "image", mediaType: "image/png", data: "AAAA" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
     ]);
     const messages = uiMessagesFromLog(agent.session.events);
     expect(messages.map((m) => [m.id, m.role])).toEqual([
@@ -34,7 +34,7 @@ describe("uiMessagesFromLog", () => {
     expect(messages[1]?.parts.map((p) => p.type)).toEqual(["step-start", "tool-echo", "step-start", "text"]);
     expect(messages[2]?.parts).toEqual([
       { type: "text", text: "two" },
-      { type: "file", mediaType: "image/png", url: "data:image/png;base64,AAAA" },
+      { type: "file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0KGgo=" },
     ]);
     expect(messages[3]?.parts).toEqual([
       { type: "step-start" },
