@@ -7,7 +7,8 @@
 // a child's call ids repeat its parent's) and `providerMetadata.keelson { session, path, callId }`.
 // The parent's own request that stands for the child's pause (its subagent call's) is not
 // shown as an approval: answering the child's continues both. In a continuation, the child's
-// answered calls get their outputs on those parts. Pure state, fed by ui-encoder.ts.
+// answered calls get their outputs on those parts; a call held behind them, which nobody
+// answered, has no part (as on reload). Pure state, fed by ui-encoder.ts.
 import type { SubagentTurnEvent } from "../loop/index.js";
 import type { AnsweredRequests } from "./ui-answered-requests.js";
 import { askedQuestion, toolErrorText, toolInput, toolOutput } from "./ui-parts.js";
@@ -32,8 +33,11 @@ export class SubagentParts {
   readonly #sessions = new Set<string>();
   /** The children's tool calls made in this stream (their answers): name and input, by part id. */
   readonly #calls = new Map<string, ToolCallPart>();
-  /** Held calls of a child that its continuation runs (the client's parts): name and input, by part id. */
-  readonly #held = new Map<string, ToolCallPart>();
+  /**
+   * A child's calls a person answered in this stream (its logged decision or answer): in a
+   * continuation, the held calls whose parts the client has (the paused message asked it).
+   */
+  readonly #answeredHere = new Set<string>();
   /** Parts this stream gave the client. */
   readonly #parts = new Set<string>();
   readonly #denied = new Set<string>();
@@ -118,12 +122,10 @@ export class SubagentParts {
         ];
       }
       case "input-response":
+        this.#answeredHere.add(id(event.id));
         return this.#answers.answered(id(event.id), event.value);
-      case "tool-call-ready":
-        if (continuation && !this.#calls.has(id(event.callId)))
-          this.#held.set(id(event.callId), { name: event.name, input: toolInput(event.arguments) });
-        return [];
       case "approval-decision": {
+        this.#answeredHere.add(id(event.callId));
         const input = event.arguments === undefined ? undefined : toolInput(event.arguments);
         const answer = this.#answers.decided(id(event.callId), event.approve, input);
         if (answer !== undefined) {
@@ -135,7 +137,7 @@ export class SubagentParts {
         return [{ type: "tool-output-denied", toolCallId: id(event.callId) }];
       }
       case "tool-result":
-        return this.#result(event, id(event.callId), continuation, session, path);
+        return this.#result(event, id(event.callId), continuation, session);
       default:
         return [];
     }
@@ -193,15 +195,14 @@ export class SubagentParts {
     partId: string,
     continuation: boolean,
     session: string,
-    path: readonly string[],
   ): UIMessageChunk[] {
     if (this.#denied.has(partId) || !this.#answered(partId, continuation, event.callId, session)) return [];
-    const held = this.#parts.has(partId) ? undefined : this.#held.get(partId);
-    if (!this.#parts.has(partId) && held === undefined) return []; // a result without its call: no part to update
-    // A held call's part is restated first (in place when the client has it, else created).
-    const input = held === undefined ? [] : [this.#inputChunk(partId, held, path, event.callId)];
+    // A held call has a part on the page only when the paused message asked a person about it
+    // (answered in this stream): one held behind another's request needs nobody, and has none —
+    // as on reload. The output updates the part the client has, its metadata (a question's) kept.
+    if (!this.#parts.has(partId) && !this.#answeredHere.has(partId)) return [];
     this.#parts.add(partId);
-    return [...input, ...resultChunks(event, partId)];
+    return resultChunks(event, partId);
   }
 }
 

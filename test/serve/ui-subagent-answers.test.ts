@@ -25,7 +25,7 @@ import {
 } from "../../src/serve/index.js";
 import { JsonlSessionStore, storeReader } from "../../src/store/index.js";
 import { deployTool, shipTool } from "../support/approval-tools.js";
-import { chatHandler, chatOver } from "./support.js";
+import { chatHandler, chatOver, echo } from "./support.js";
 
 const ran: string[] = [];
 const deploy = deployTool(ran);
@@ -173,6 +173,60 @@ describe("a subagent's approval, answered from the page", () => {
     });
     expect(agent.session.length).toBe(length);
     await agent.dispose();
+  });
+});
+
+describe("a subagent's answered pause, live as on reload", () => {
+  /** A parent over a store, the page's Chat, and the log's messages with the children's. */
+  function pagedOver(tools: NonNullable<AgentOptions["tools"]>, sendWhen: Parameters<typeof chatOver>[1]) {
+    const root = mkdtempSync(join(tmpdir(), "keelson-ui-subagent-reload-"));
+    const store = new JsonlSessionStore({ root });
+    const agent = parentAgent(tools, store);
+    const seen: number[] = [];
+    const page = chatOver(agentHandler(agent, seen), sendWhen);
+    const reloaded = async () =>
+      uiMessagesFromLog(agent.session, { subagents: await subagentLogs(agent.session, storeReader(store)) });
+    const close = async () => {
+      await agent.dispose();
+      rmSync(root, { recursive: true, force: true });
+    };
+    return { agent, seen, ...page, reloaded, close };
+  }
+  const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+  test("an answered question keeps its question on the page, as the reloaded part has it", async () => {
+    const question = research([{ name: "ask_user", arguments: { question: "Where?" } }], "noted");
+    const { agent, chat, finished, reloaded, close } = pagedOver([askUserTool(), question], false);
+    await chat.sendMessage({ text: "ship it" });
+    const partId = subagentPartId(`${agent.session.id}.call_1_1_0`, "call_1_1_0");
+    await chat.addToolOutput({ tool: "ask_user", toolCallId: partId, output: "Lisbon" });
+    const done = finished();
+    await chat.sendMessage();
+    await done;
+    const part = toolParts(chat.lastMessage).find((p) => p.toolCallId === partId);
+    expect(part).toMatchObject({ state: "output-available", output: "Lisbon" });
+    expect(part!.callProviderMetadata).toMatchObject({ keelson: { question: { message: "Where?" } } });
+    expect(plain(chat.lastMessage)).toEqual(plain((await reloaded()).at(-1)));
+    await close();
+  });
+
+  test("a child's call held behind its approval needs nobody: no part on the page, none on reload", async () => {
+    const calls = [
+      { name: "deploy", arguments: { target: "prod" } },
+      { name: "echo", arguments: { text: "held" } },
+    ];
+    const { agent, chat, finished, reloaded, close } = pagedOver([deploy, echo, research(calls, "both ran")], true);
+    await chat.sendMessage({ text: "ship it" });
+    const partId = subagentPartId(`${agent.session.id}.call_1_1_0`, "call_1_1_0");
+    const done = finished();
+    await chat.addToolApprovalResponse({ id: partId, approved: true });
+    await done;
+    expect(toolParts(chat.lastMessage).map((p) => [p.type, p.state])).toEqual([
+      ["tool-research", "output-available"],
+      ["tool-deploy", "output-available"],
+    ]);
+    expect(plain(chat.lastMessage)).toEqual(plain((await reloaded()).at(-1)));
+    await close();
   });
 });
 
