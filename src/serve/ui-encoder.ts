@@ -1,5 +1,6 @@
 // UIMessageEncoder: the pure state machine from a turn's events to UI message stream chunks —
-// one assistant message per stream (`start` … `finish`), one UI step per logged step, parts
+// one assistant message per stream (`start` … `finish`; no `start` for a turn that ends before
+// anything of a message, so the page makes none, as uiMessagesFromLog), one UI step per logged step, parts
 // reconciled with each committed answer (ui-step.ts), tool outputs from the logged results, a
 // transient `data-keelson` part per committed event, a transient `data-tool-progress` part per
 // progress report of a running call, a part per question a call asks while it runs, and the
@@ -159,7 +160,24 @@ export class UIMessageEncoder {
       this.#pending.push(...out);
       return [];
     }
+    // Nothing for the message yet (a turn's start, its prompt): held, so that `start` still goes
+    // first, until the first part — a turn that ends before any (rejected, cancelled or failed
+    // before its first step) makes no assistant message on the page, as on reload (the AI SDK's
+    // schema has no message without parts): its chunks go out without `start`.
+    if (!this.#started && !out.some(opensMessage)) {
+      if (!this.#finished) {
+        this.#pending.push(...out);
+        return [];
+      }
+      return [...this.#takePending(), ...out];
+    }
     return [...this.#start(turn), ...out];
+  }
+
+  #takePending(): UIMessageChunk[] {
+    const pending = this.#pending;
+    this.#pending = [];
+    return pending;
   }
 
   /** The chunks that end the message when the events ended without a `turn-end` (or at a paused one), or threw. */
@@ -171,7 +189,7 @@ export class UIMessageEncoder {
       this.#finished = true;
       return [paused];
     }
-    const out = [...this.#start(undefined), ...this.#closeStep()];
+    const out = [...this.#takePending(), ...this.#closeStep()];
     this.#finished = true;
     if (error === undefined) return [...out, { type: "finish" }];
     return [
@@ -189,9 +207,7 @@ export class UIMessageEncoder {
       this.#options.messageId ??
       id ??
       (turn === undefined || this.#continuation ? undefined : assistantMessageId(turn));
-    const pending = this.#pending;
-    this.#pending = [];
-    return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...pending];
+    return [messageId === undefined ? { type: "start" } : { type: "start", messageId }, ...this.#takePending()];
   }
 
   #content(event: TurnEvent): UIMessageChunk[] {
@@ -429,6 +445,15 @@ function toolProgress(event: Extract<TurnEvent, { type: "tool-progress" }>): UIM
   };
   return { type: "data-tool-progress", data, transient: true };
 }
+
+/** Whether a chunk changes the message (its parts or metadata): what `start` must precede. */
+const opensMessage = (chunk: UIMessageChunk): boolean =>
+  !(
+    chunk.type === "error" ||
+    chunk.type === "abort" ||
+    chunk.type === "finish" ||
+    ("transient" in chunk && chunk.transient === true)
+  );
 
 /** A steering message (a prompt logged mid-turn): the turn's later steps are another message (uiMessagesFromLog). */
 const splitsTurn = (event: TurnEvent): boolean => event.type === "log-event" && event.event.type === "steering/message";

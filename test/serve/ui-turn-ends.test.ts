@@ -4,9 +4,25 @@
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
-import { MAX_ERROR_TEXT, toUIMessageStream, type UIMessageChunk } from "../../src/serve/index.js";
+import {
+  type ChatRequest,
+  MAX_ERROR_TEXT,
+  toUIMessageStream,
+  type UIMessageChunk,
+  uiMessagesFromLog,
+} from "../../src/serve/index.js";
 import { deferred } from "../support/deferred.js";
-import { assemble, chunkProvider, collect, expectValidChunks, finish, textChunks, usage } from "./support.js";
+import {
+  assemble,
+  chatHandler,
+  chatOver,
+  chunkProvider,
+  collect,
+  expectValidChunks,
+  finish,
+  textChunks,
+  usage,
+} from "./support.js";
 
 const tail = (chunks: readonly UIMessageChunk[]) => chunks.filter((c) => c.type !== "data-keelson").slice(-3);
 
@@ -83,9 +99,27 @@ describe("the end of a UI message stream", () => {
     await agent.dispose();
     const chunks = await collect(toUIMessageStream(agent.stream("late")));
     await expectValidChunks(chunks);
-    expect(chunks[0]).toEqual({ type: "start" });
-    expect(chunks[1]).toMatchObject({ type: "error", errorText: expect.stringMatching(/^disposed: /) });
+    // Nothing of a message before it threw: no `start`, so the page makes no empty message.
+    expect(chunks[0]).toMatchObject({ type: "error", errorText: expect.stringMatching(/^disposed: /) });
     expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "error" });
+  });
+
+  test("a turn that ends before its first step (a blocked prompt) makes no assistant message on the page, as on reload", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" });
+    agent.hooks.on("agent/prompt-submit", ({ prompt }) =>
+      JSON.stringify(prompt).includes("forbidden") ? { action: "block", reason: "not today" } : { action: "allow" },
+    );
+    const run = (request: ChatRequest) => agent.stream(request.kind === "prompt" ? request.content : "");
+    const { chat } = chatOver(chatHandler({ pending: () => agent, run }, []), false);
+    await chat.sendMessage({ text: "forbidden" });
+    expect(chat.status).toBe("error");
+    expect(chat.error?.message).toBe("rejected: every prompt of the turn was blocked");
+    expect(chat.messages.map((m) => m.role)).toEqual(["user"]);
+    expect(uiMessagesFromLog(agent.session).map((m) => m.role)).toEqual(["user"]);
+    // The next turn is a message of its own, `start` first, as ever.
+    const chunks = await collect(toUIMessageStream(agent.stream("hello")));
+    expect(chunks[0]).toEqual({ type: "start", messageId: "turn-2" });
+    await agent.dispose();
   });
 
   test("events that end without a turn-end (an idle follow feed) finish without a reason", async () => {
