@@ -177,6 +177,7 @@ class LoopAgent implements Agent {
       disposed: () => this.#status === "disposed",
       enqueue: (item) => this.#enqueue(() => this.#inbox.decide(item), item.settle),
       openStream: (enqueue, options) => this.#openStream(enqueue, options),
+      admitted: () => this.#wentIdle(),
     });
   }
 
@@ -239,13 +240,14 @@ class LoopAgent implements Agent {
     };
   }
 
-  /** Accepted input not finished: something queued, or the turn driver running. */
+  /** Accepted input not finished: answers being admitted, something queued, or the turn driver running. */
   get #busy(): boolean {
-    return this.#driving !== undefined || !this.#inbox.empty;
+    return this.#driving !== undefined || !this.#inbox.empty || this.#pauses.admitting;
   }
 
   /** Wakes `whenIdle` callers and idle follow feeds. */
   #wentIdle(): void {
+    if (this.#busy && this.#status !== "disposed") return; // answers still being admitted will queue a turn
     for (const waiter of this.#idleWaiters.splice(0)) waiter();
     this.#idleTaps.emit();
   }

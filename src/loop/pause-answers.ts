@@ -38,15 +38,39 @@ export interface PausePort {
   readonly enqueue: (item: QueuedDecision) => void;
   /** A turn stream over the agent whose turn is queued by `enqueue` (`openTurnStream`). */
   readonly openStream: (enqueue: TurnStreamPort["enqueue"], options?: AnswerStreamOptions) => TurnStream;
+  /** A batch being admitted was queued or refused: the agent may be idle now. */
+  readonly admitted: () => void;
 }
 
 export class AgentPauseAnswers implements AgentPauses {
   readonly #port: PausePort;
   /** What the subagents of held calls wait for, as last read (`refresh`): stand-ins, then the descendants' requests. */
   #children: { readonly standIns: ReadonlyMap<string, string> } & SessionPauses = NO_CHILDREN;
+  /** Batches taken (`decide`, `respond`, `streamAnswers`) whose `approval/decide` listeners still run: not queued yet. */
+  #admitting = 0;
 
   constructor(port: PausePort) {
     this.#port = port;
+  }
+
+  /**
+   * Whether answers were taken and are not queued yet (their listeners still run): accepted input,
+   * as a queued prompt is — a follow opened right after `decide()` waits for their turn.
+   */
+  get admitting(): boolean {
+    return this.#admitting > 0;
+  }
+
+  /** Counts a batch as being admitted; the function returned ends that (once). */
+  #admit(): () => void {
+    this.#admitting++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#admitting--;
+      this.#port.admitted();
+    };
   }
 
   /** This session's pending approvals (a subagent's stand-in marked `subagent`), then its subagents' (with `path`). */
@@ -152,14 +176,34 @@ export class AgentPauseAnswers implements AgentPauses {
     const answers = this.#admitted(checked);
     answers.catch(() => {}); // handed to the stream's settle
     return this.#port.openStream((settle, onStart) => {
-      answers.then((list) => this.#queue(list, settle, onStart), settle.reject);
+      const release = this.#admit();
+      answers.then(
+        (list) => {
+          this.#queue(list, settle, onStart);
+          release();
+        },
+        (error: unknown) => {
+          release();
+          settle.reject(error);
+        },
+      );
     }, options);
   }
 
   async #answerNow(batch: AnswerBatch): Promise<TurnOutcome> {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
-    const answers = await this.#admitted(checkBatch(this.#port.session, this.#port.tools, batch));
-    return new Promise((resolve, reject) => this.#queue(answers, { resolve, reject }));
+    const release = this.#admit();
+    let answers: PauseAnswer[];
+    try {
+      answers = await this.#admitted(checkBatch(this.#port.session, this.#port.tools, batch));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return new Promise((resolve, reject) => {
+      this.#queue(answers, { resolve, reject });
+      release();
+    });
   }
 
   #queue(answers: readonly PauseAnswer[], settle: Settle<TurnOutcome>, onStart?: QueuedDecision["onStart"]): void {

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { type Provider, ScriptedProvider, type StreamChunk } from "../../src/llm/core.js";
 import { createAgent, LoopError, type TurnEvent } from "../../src/loop/index.js";
 import { defineTool, jsonSchema } from "../../src/tools/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import { deferred } from "../support/deferred.js";
 
 async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
@@ -13,6 +14,49 @@ async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 }
 
 describe("agent.follow", () => {
+  test("opened right after decide() — its approval/decide listeners still running — it follows the continuation", async () => {
+    const ran: string[] = [];
+    const provider = new ScriptedProvider(
+      [
+        { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
+        { text: "shipped" },
+        { toolCalls: [{ name: "deploy", arguments: { target: "staging" } }] },
+      ],
+      { fallback: { text: "done" } },
+    );
+    const agent = createAgent({ provider, model: "m", tools: [deployTool(ran)] });
+    const listening = deferred();
+    agent.hooks.on("approval/decide", async ({ decision }, next) => {
+      await listening.promise; // an approver check that takes a while (a lookup)
+      return decision.by === "mallory" ? { action: "refuse", reason: "not an approver" } : next();
+    });
+    await agent.send("go");
+    const from = agent.session.length - 1;
+    const [pending] = agent.pendingApprovals();
+    const decided = agent.decide(pending!.callId, { approve: true, by: "ana" });
+    const feed = agent.follow({ from });
+    listening.resolve();
+    const events = await drain(feed);
+    expect((await decided).reason).toEqual({ kind: "completed" });
+    expect(events.map((e) => e.type)).toContain("approval-decision");
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", turn: 2 });
+    expect(ran).toEqual(["prod"]);
+    // A refused one queues nothing: the follow opened meanwhile ends, it does not wait for ever.
+    await agent.send("again");
+    const again = deferred();
+    agent.hooks.on("approval/decide", async (_payload, next) => {
+      await again.promise;
+      return next();
+    });
+    const [second] = agent.pendingApprovals();
+    const refused = agent.decide(second!.callId, { approve: true, by: "mallory" }).catch((error: unknown) => error);
+    const idle = drain(agent.follow({ from: agent.session.length - 1 }));
+    again.resolve();
+    expect(await refused).toMatchObject({ code: "refused" });
+    expect(await idle).toEqual([]);
+    await agent.dispose();
+  });
+
   test("after a finished turn: the committed events after `from`, then the end", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([{ text: "one" }]), model: "m" });
     await agent.send("go");
