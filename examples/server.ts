@@ -52,8 +52,7 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
       } else res.writeHead(404).end();
     } catch (error) {
       if (res.headersSent) return void res.end(); // failed mid-stream: the client resumes from its last id
-      const bad = error instanceof URIError; // a malformed path
-      const code = isKeelsonError(error) ? error.code : bad ? "invalid-request" : "internal";
+      const code = isKeelsonError(error) ? error.code : error instanceof URIError ? "invalid-request" : "internal";
       const status =
         error instanceof ServeError ? error.status : (STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500));
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: code }));
@@ -63,7 +62,7 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const emulator = await startEmulator(); // swap for `new AnthropicProvider()` with $ANTHROPIC_API_KEY set
+  const emulator = await startEmulator({ keepRequests: 0 }); // swap for `new AnthropicProvider()` with $ANTHROPIC_API_KEY set
   const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
   const store = new JsonlSessionStore({ root: process.env.SERVER_SESSIONS ?? "./.keelson-server" });
   const profile = { provider, model: "emulator:emulator-anthropic", system: "You are a concise assistant." };
@@ -73,6 +72,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const stop = async (): Promise<void> => {
     server.close(); // no new connections; open streams end with their turns
     await host.close(); // running and queued turns finish; every session flushed and released
+    server.closeIdleConnections(); // kept-alive sockets with no request would hold the process open
     await Promise.all([store.close(), emulator.close()]);
   };
   process.once("SIGINT", stop).once("SIGTERM", stop); // Ctrl-C, or a container being stopped

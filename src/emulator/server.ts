@@ -67,6 +67,11 @@ export interface EmulatorOptions {
   readonly clock?: SimulatedClock;
   /** Keep each request body's raw text (`RecordedRequest.rawBody`), for byte-exact comparisons. Default false. */
   readonly keepRawBodies?: boolean;
+  /**
+   * How many of the latest requests `requests` keeps (default: every one — what a test reads). A
+   * long-running emulator (a demo server) sets a bound: each record holds its whole body.
+   */
+  readonly keepRequests?: number;
 }
 
 /** One request as received, with what the emulator made of it. Never holds the API key. */
@@ -130,6 +135,7 @@ interface EmulatorState {
   readonly clock: SimulatedClock;
   readonly exchange: ExchangeState;
   readonly keepRawBodies: boolean;
+  readonly keepRequests: number;
   readonly requests: RecordedRequest[];
   readonly stalls: StallSet;
   /** Requests answered so far (each gets `req_emu_<n>`). */
@@ -138,11 +144,15 @@ interface EmulatorState {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorServer> {
   loadTokenizer(); // a missing js-tiktoken fails here, not as a 500 to the first request
+  const keepRequests = options.keepRequests ?? Number.POSITIVE_INFINITY;
+  if (!(keepRequests === Number.POSITIVE_INFINITY || (Number.isSafeInteger(keepRequests) && keepRequests >= 0)))
+    throw new RangeError(`startEmulator: keepRequests must be an integer ≥ 0, got ${String(options.keepRequests)}`);
   const clock = options.clock ?? new SimulatedClock();
   const emulator: EmulatorState = {
     clock,
     exchange: exchangeState(options, clock),
     keepRawBodies: options.keepRawBodies === true,
+    keepRequests,
     requests: [],
     stalls: new Set(),
     requestCount: 0,
@@ -244,6 +254,8 @@ async function handle(
         : route(req.method ?? "GET", path);
   const record = recordOf(req, path, api);
   emulator.requests.push(record);
+  if (emulator.requests.length > emulator.keepRequests)
+    emulator.requests.splice(0, emulator.requests.length - emulator.keepRequests);
   const format: Api =
     api ?? (path.startsWith("/v1/messages") ? "anthropic" : path.startsWith("/v1beta/") ? "gemini" : "openai");
   res.setHeader(format === "anthropic" ? "request-id" : "x-request-id", requestId);

@@ -253,6 +253,19 @@ describe("Anthropic validation and authentication", () => {
 });
 
 describe("Anthropic requests are recorded without secrets", () => {
+  test("keepRequests bounds the records to the latest ones (a long-running emulator); not an integer ≥ 0 is refused", async () => {
+    const server = await emulator({ model: () => ({ text: "ok" }), keepRequests: 2 });
+    const client = anthropicClient(server);
+    for (const content of ["one", "two", "three"])
+      await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content }] });
+    expect(server.requests.map((r) => (r.body as { messages: { content: string }[] }).messages[0]!.content)).toEqual([
+      "two",
+      "three",
+    ]);
+    for (const keepRequests of [-1, 1.5, Number.NaN])
+      await expect(emulator({ keepRequests })).rejects.toThrow(/keepRequests must be an integer ≥ 0/);
+  });
+
   test("records method, path, headers minus the key, body, session key, usage and status", async () => {
     const server = await emulator({ model: () => ({ text: "ok" }) });
     await anthropicClient(server, "sk-secret-value").messages.create({
