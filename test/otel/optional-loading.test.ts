@@ -2,7 +2,7 @@
 // (and the package root) loads neither @modelcontextprotocol/sdk nor @opentelemetry/api; and
 // otelTracing without @opentelemetry/api installed is a clear OtelError saying how to install it.
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "vitest";
@@ -21,9 +21,12 @@ function node(args: string[], cwd: string): Promise<{ code: number; stdout: stri
 test("importing keelson, its mcp and its otel layers loads no MCP SDK and no OpenTelemetry API", async () => {
   const dir = await mkdtemp(join(tmpdir(), "keelson-lazy-"));
   afterThisTest(() => rm(dir, { recursive: true, force: true }));
+  // The hooks run on a thread of their own: a write to stdout from there can be lost at exit (a
+  // flaky empty list); each resolved URL is appended to a file, synchronously, instead.
+  const trace = join(dir, "resolved.txt");
   await writeFile(
     join(dir, "hooks.mjs"),
-    "export async function resolve(s, c, next) { const r = await next(s, c); process.stdout.write(r.url + '\\n'); return r; }\n",
+    `import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(trace)}, r.url + "\\n"); return r; }\n`,
   );
   await writeFile(
     join(dir, "trace.mjs"),
@@ -34,7 +37,7 @@ test("importing keelson, its mcp and its otel layers loads no MCP SDK and no Ope
   );
   const result = await node(["--import", "./trace.mjs", "--input-type=module", "-e", imports.join("\n")], dir);
   expect(result.code, result.stderr).toBe(0);
-  const loaded = result.stdout.split("\n");
+  const loaded = (await readFile(trace, "utf8")).split("\n");
   expect(loaded.some((url) => url.endsWith("/dist/mcp/index.js"))).toBe(true);
   expect(loaded.some((url) => url.endsWith("/dist/otel/index.js"))).toBe(true);
   expect(loaded.filter((url) => /\/node_modules\/(@modelcontextprotocol|@opentelemetry)\//.test(url))).toEqual([]);

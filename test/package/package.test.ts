@@ -199,12 +199,15 @@ describe("a consumer project", () => {
   }, 60_000);
 
   test("importing keelson loads no provider SDK, tokenizer, zod, pg, MCP SDK or OpenTelemetry", async () => {
-    // A module hook that prints every URL the import resolves.
+    // A module hook that appends every URL the import resolves to a file (synchronously: the hooks
+    // run on a thread of their own, whose writes to stdout can be lost at exit).
+    const trace = join(project, "resolved.txt");
     await writeFile(
       join(project, "trace-hooks.mjs"),
-      `export async function resolve(specifier, context, next) {
+      `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
-  process.stdout.write(result.url + "\\n");
+  appendFileSync(${JSON.stringify(trace)}, result.url + "\\n");
   return result;
 }
 `,
@@ -221,7 +224,7 @@ describe("a consumer project", () => {
       'import "keelson";',
     ]);
     expect(result.code).toBe(0);
-    const loaded = result.stdout.split("\n").filter((url) => url.includes("/node_modules/"));
+    const loaded = (await readFile(trace, "utf8")).split("\n").filter((url) => url.includes("/node_modules/"));
     expect(loaded.some((url) => url.includes("/node_modules/keelson/dist/index.js"))).toBe(true);
     expect(
       loaded.filter((url) =>

@@ -1,8 +1,9 @@
 // `pg` is loaded on the first connect only: importing Keelson, its store layer or even
 // `keelson/store/postgres` loads no module of pg (a JSONL user never pays for it). Checked on the
-// build in dist/ (the vitest globalSetup refreshes it) by a Node child whose module hook prints
-// every URL it resolves; the last case connects, to show the hook would see pg.
+// build in dist/ (the vitest globalSetup refreshes it) by a Node child whose module hook writes
+// every URL it resolves to a file; the last case connects, to show the hook would see pg.
 import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -18,9 +19,12 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "keelson-pg-import-"));
   await writeFile(
     join(dir, "trace-hooks.mjs"),
-    `export async function resolve(specifier, context, next) {
+    // Appended to a file, synchronously: the hooks run on a thread of their own, whose writes to
+    // stdout can be lost at exit.
+    `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
-  process.stdout.write("resolved " + result.url + "\\n");
+  appendFileSync(process.env.KEELSON_TRACE_OUT, result.url + "\\n");
   return result;
 }
 `,
@@ -35,17 +39,20 @@ afterAll(async () => {
 });
 
 /** The URLs a child resolves while running `code` (an ES module), and its exit code. */
+let runs = 0;
 function resolvedBy(code: string): Promise<{ urls: string[]; code: number; stderr: string }> {
+  const out = join(dir, `resolved-${++runs}.txt`);
   return new Promise((done) => {
     execFile(
       process.execPath,
       ["--import", pathToFileURL(join(dir, "trace.mjs")).href, "--input-type=module", "-e", code],
-      { cwd: dir, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const urls = stdout
-          .split("\n")
-          .filter((l) => l.startsWith("resolved "))
-          .map((l) => l.slice("resolved ".length));
+      { cwd: dir, timeout: 60_000, env: { ...process.env, KEELSON_TRACE_OUT: out } },
+      (error, _stdout, stderr) => {
+        const urls = existsSync(out)
+          ? readFileSync(out, "utf8")
+              .split("\n")
+              .filter((l) => l !== "")
+          : [];
         done({ urls, code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stderr });
       },
     );
