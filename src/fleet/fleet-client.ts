@@ -24,7 +24,7 @@ import type {
   NewSessionOptions,
   ResponseOptions,
 } from "./client-options.js";
-import { recordOf, type TurnRow } from "./turn-record.js";
+import { canonicalTurnId, recordOf, type TurnRow } from "./turn-record.js";
 import { ENQUEUE, ENQUEUE_DECISION, LOCK_SESSION_ANSWERS, OPEN_TURNS, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
@@ -237,10 +237,10 @@ export class FleetClient {
   }
 
   /** The turn's record now; `not-found` for an unknown id. */
-  async turn(id: string): Promise<TurnRecord> {
+  async turn(turnId: string): Promise<TurnRecord> {
     await this.#ready();
-    if (!/^[0-9]{1,18}$/.test(id))
-      throw new FleetError("not-found", `no turn ${previewJson(id)} (turn ids are numbers)`);
+    const id = canonicalTurnId(turnId);
+    if (id === undefined) throw new FleetError("not-found", `no turn ${previewJson(turnId)} (turn ids are numbers)`);
     let row: TurnRow | undefined;
     try {
       row = (await this.#opened.pool.query<TurnRow>(TURN, [id])).rows[0];
@@ -259,7 +259,7 @@ export class FleetClient {
    * `invalid-options` for a `timeoutMs` or `pollMs` that is not a positive finite number (a `NaN`
    * from `Number(process.env.X)` would wait for ever).
    */
-  async awaitTurn(id: string, options: AwaitOptions = {}): Promise<TurnRecord> {
+  async awaitTurn(turnId: string, options: AwaitOptions = {}): Promise<TurnRecord> {
     for (const key of ["timeoutMs", "pollMs"] as const) {
       const value: unknown = options[key];
       if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0))
@@ -268,6 +268,7 @@ export class FleetClient {
           `${key} must be a positive number of milliseconds, got ${String(value)}`,
         );
     }
+    const id = canonicalTurnId(turnId) ?? String(turnId); // an id that is none: turn() says not-found
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     const pollMs = options.pollMs ?? 1000;
     let wake: (() => void) | undefined;
@@ -285,7 +286,7 @@ export class FleetClient {
         notified = false;
         let record: TurnRecord | undefined;
         try {
-          record = await this.turn(id);
+          record = await this.turn(canonicalTurnId(turnId) === undefined ? turnId : id);
           failures = 0;
         } catch (error) {
           if (!(error instanceof FleetError && error.code === "unavailable")) throw error;
@@ -345,9 +346,9 @@ export class FleetClient {
    * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0016.
    */
   stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
-    // A turn id given as a number (as `turn()` and `awaitTurn()` take it) is the same turn.
-    const id: unknown = turnId;
-    return this.#follow({ kind: "turn", turnId: typeof id === "number" ? String(id) : turnId }, options);
+    // A turn id given as a number or with leading zeros (as `turn()` and `awaitTurn()` take it) is the same turn.
+    const id = canonicalTurnId(turnId);
+    return this.#follow({ kind: "turn", turnId: id ?? previewJson(turnId) }, options); // a preview is no id: not-found
   }
 
   /**

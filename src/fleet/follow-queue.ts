@@ -12,6 +12,7 @@ import { FOLLOW_MARK_MS } from "./status-poll.js";
 import { announcementText } from "./follow-announcement.js";
 import { FOLLOW_CHANNEL } from "./follow-wire.js";
 import type { FollowPort, FollowTarget } from "./turn-follower.js";
+import { canonicalTurnId } from "./turn-record.js";
 import { ANNOUNCE_FOLLOW, TURN_SESSION } from "./turn-queries.js";
 import { FINISHED_STATUSES, FleetError } from "./types.js";
 
@@ -65,8 +66,8 @@ export class QueueWatch {
   /** Subscribes to the queue's notifications (heard from now on) and resolves with the session followed. */
   async subscribe(): Promise<string> {
     const target = this.#target;
-    if (target.kind === "turn" && !/^[0-9]{1,18}$/.test(target.turnId))
-      throw new FleetError("not-found", `no turn ${JSON.stringify(target.turnId)} (turn ids are numbers)`);
+    if (target.kind === "turn" && canonicalTurnId(target.turnId) !== target.turnId)
+      throw new FleetError("not-found", `no turn ${target.turnId} (turn ids are numbers)`);
     const { notifications } = this.#port;
     this.#unsubscribe = notifications.subscribe((id, status) => {
       if (!this.#tracked.has(id)) return;

@@ -19,6 +19,16 @@ export const MAX_FRAME_BYTES = 7900;
 export const MAX_INLINE_BYTES = 64 * 1024;
 /** Delta characters a publication holds while its NOTIFY is slow; over it the step streams no more deltas. */
 export const MAX_PENDING_DELTA_CHARS = 1 << 20;
+/** A publication cuts its items into messages of about this many characters of JSON (one item may be longer). */
+export const MAX_MESSAGE_ITEM_CHARS = 1 << 20;
+/**
+ * The most frames a follower assembles for one message (32 MB at most of payloads, 8 KB each):
+ * a frame claiming more is dropped at once — anyone who can NOTIFY on the channel could otherwise
+ * grow every follower's memory without bound with a message that never ends. The largest a
+ * publication sends (a cut of MAX_MESSAGE_ITEM_CHARS, or one delta of MAX_PENDING_DELTA_CHARS
+ * escaped six-fold, sealed) stays well under it.
+ */
+export const MAX_MESSAGE_FRAMES = 4096;
 
 /** The live channel of session `sessionId` (an identifier: a hash, since session ids are any text). */
 export function liveChannel(sessionId: string): string {
@@ -148,17 +158,37 @@ export class PublishBatch {
     return out;
   }
 
-  /** The frames of one message of the items added so far (empties them). */
+  /**
+   * The frames of the items added so far (empties them): one message, or — past
+   * MAX_MESSAGE_ITEM_CHARS of items (a restart of a long turn) — several, cut between items,
+   * each with the last committed seq before its first item (a follower refuses a message of
+   * more than MAX_MESSAGE_FRAMES frames: what a forged one may cost it).
+   */
   #finishMessage(): string[] {
-    const body = this.#items.map((p) => p.json ?? JSON.stringify(p.item)).join(",");
-    const message = ++this.#message;
-    const restart = this.#restart ? `,"r":1` : "";
-    const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq}${restart},"e":[${body}]}`;
+    const items = this.#items.map((p) => p.json ?? JSON.stringify(p.item));
+    const out: string[] = [];
+    for (let start = 0; start < items.length; ) {
+      let end = start + 1;
+      for (let chars = items[start]!.length; end < items.length; end++) {
+        chars += items[end]!.length + 1;
+        if (chars > MAX_MESSAGE_ITEM_CHARS) break;
+      }
+      const message = ++this.#message;
+      const restart = this.#restart ? `,"r":1` : "";
+      const body = end - start === items.length ? items.join(",") : items.slice(start, end).join(",");
+      const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq}${restart},"e":[${body}]}`;
+      out.push(...frames(message, this.#seal(text)));
+      this.#restart = false;
+      for (let i = start; i < end; i++) {
+        const item = this.#items[i]!.item;
+        if ("seq" in item) this.#afterSeq = item.seq;
+      }
+      start = end;
+    }
     this.#items = [];
     this.#deltaChars = 0;
     this.#afterSeq = this.#lastSeq;
-    this.#restart = false;
-    return frames(message, this.#seal(text));
+    return out;
   }
 }
 
@@ -191,6 +221,11 @@ export class FrameAssembler {
     const header = /^(\d+) (\d+) (\d+) /.exec(payload);
     if (header === null) return undefined;
     const [message, frame, count] = [Number(header[1]), Number(header[2]), Number(header[3])];
+    if (count > MAX_MESSAGE_FRAMES || frame >= count) {
+      this.#message = -1; // forged (or not ours): drop it, and what was assembled so far
+      this.#parts = [];
+      return undefined;
+    }
     const body = payload.slice(header[0].length);
     if (frame === 0) {
       this.#message = message;
@@ -198,6 +233,7 @@ export class FrameAssembler {
       this.#count = count;
     } else if (message !== this.#message || frame !== this.#parts.length) {
       this.#message = -1; // a frame is missing: drop the message
+      this.#parts = [];
       return undefined;
     }
     this.#parts.push(body);

@@ -41,3 +41,20 @@ export function recordOf(row: TurnRow): TurnRecord {
     ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
   };
 }
+
+/**
+ * A turn id as the queue writes it (`keelson_turns.id`, a bigint: decimal digits, no leading
+ * zero) from what a caller passed — a string of digits (leading zeros name the same turn), a safe
+ * non-negative integer or a bigint — or undefined for anything else (no turn has that id; an
+ * object is never sent to the database, where it would fail as an outage).
+ */
+export function canonicalTurnId(id: unknown): string | undefined {
+  let text: string;
+  if (typeof id === "string") text = id;
+  else if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) text = String(id);
+  else if (typeof id === "bigint" && id >= 0n) text = id.toString();
+  else return undefined;
+  if (!/^[0-9]{1,40}$/.test(text)) return undefined;
+  const canonical = text.replace(/^0+(?=[0-9])/, "");
+  return canonical.length <= 18 ? canonical : undefined;
+}

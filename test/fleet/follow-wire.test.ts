@@ -9,6 +9,8 @@ import {
   liveChannel,
   MAX_FRAME_BYTES,
   MAX_INLINE_BYTES,
+  MAX_MESSAGE_FRAMES,
+  MAX_MESSAGE_ITEM_CHARS,
   MAX_PENDING_DELTA_CHARS,
   PublishBatch,
 } from "../../src/fleet/follow-wire.js";
@@ -58,6 +60,50 @@ describe("frames", () => {
     const assembler = new FrameAssembler();
     for (const part of first.slice(1)) expect(assembler.push(part)).toBeUndefined();
     expect(assembler.push(second[0]!)).toBe("y".repeat(10));
+  });
+});
+
+describe("a forged message that never ends", () => {
+  test("a frame claiming more than MAX_MESSAGE_FRAMES frames is dropped at once: nothing of it is kept", () => {
+    const assembler = new FrameAssembler();
+    // One frame more than the bound, each a full one: assembled whole, it would be returned at its
+    // last frame (and held meanwhile: a claim of 10^9 frames grew a follower without end).
+    const count = MAX_MESSAGE_FRAMES + 1;
+    const slice = "A".repeat(MAX_FRAME_BYTES - 40);
+    for (let frame = 0; frame < count; frame++) expect(assembler.push(`1 ${frame} ${count} ${slice}`)).toBeUndefined();
+    expect(assembler.push("2 5 3 x")).toBeUndefined(); // a frame number past the count, too
+    expect(assembler.push('3 0 1 {"a":1}')).toBe('{"a":1}'); // a real message after them still assembles
+    // At the bound, a message is taken (what the most a follower holds for one: ~32 MB).
+    const most = Array.from({ length: MAX_MESSAGE_FRAMES }, (_v, frame) => `4 ${frame} ${MAX_MESSAGE_FRAMES} x`);
+    expect(most.map((f) => assembler.push(f)).at(-1)).toBe("x".repeat(MAX_MESSAGE_FRAMES));
+    expect(MAX_MESSAGE_FRAMES * MAX_FRAME_BYTES).toBeLessThanOrEqual(32 * 1024 * 1024);
+  });
+
+  test("a long publication (a restart of a long turn) is cut into messages a follower takes, seqs in order", () => {
+    const batch = new PublishBatch("t1", 1, -1, sealed);
+    const text = "é".repeat(30_000); // 60 KB of UTF-8 an event: inline (under MAX_INLINE_BYTES)
+    for (let seq = 0; seq < 80; seq++)
+      batch.add({ type: "user-message", seq, content: [{ type: "text", text }], source: "user" });
+    batch.restart(-1);
+    for (let seq = 0; seq < 80; seq++)
+      batch.add({ type: "user-message", seq, content: [{ type: "text", text }], source: "user" });
+    const assembler = new FrameAssembler();
+    const messages = [];
+    for (const frame of batch.drain()) {
+      const opened = assembler.push(frame);
+      if (opened !== undefined) messages.push(decodeMessage(key.open(CHANNEL, opened)!)!);
+    }
+    expect(messages.length).toBeGreaterThan(4); // 2 × 2.4 M characters, cut at ~1 M
+    expect(messages.map((m) => m.message)).toEqual(messages.map((_m, i) => i + 1));
+    expect(messages.filter((m) => m.restart)).toHaveLength(1);
+    const seqs = messages.flatMap((m) => m.items.map((item) => (item as { seq: number }).seq));
+    expect(seqs).toEqual([...Array(80).keys(), ...Array(80).keys()]);
+    // Each message names the last committed seq before its first item.
+    for (const m of messages) {
+      const first = (m.items[0] as { seq: number }).seq;
+      expect(m.afterSeq).toBe(m.restart || first === 0 ? -1 : first - 1);
+    }
+    for (const m of messages) expect(JSON.stringify(m.items).length).toBeLessThanOrEqual(MAX_MESSAGE_ITEM_CHARS + 2);
   });
 });
 

@@ -197,6 +197,9 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(seen.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
     // The same turn when its id is given as a number, as turn() and awaitTurn() take it (it was "gone": found from outside).
     expect(await collect(late.stream(Number(id) as unknown as string))).toEqual(seen);
+    // And zero-padded, or as a bigint (was not-found: "gone from the log").
+    expect(await collect(late.stream(`00${id}`))).toEqual(seen);
+    expect(await collect(late.stream(BigInt(id) as unknown as string))).toEqual(seen);
   });
 
   test("a client whose first look finds the turn running mid-step gets the turn from its start before the step ends", async () => {
@@ -576,6 +579,19 @@ describe("unknown turns and sessions", () => {
     expect(await rejection(() => client.streamSession("follow-empty", fromNull).next())).toMatchObject({
       code: "invalid-position",
     });
+  });
+
+  test("a turn id is the same turn however it is written (leading zeros, a number, a bigint); what is no id is not-found, never an outage", async () => {
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "ids-any-way", prompt: "hi", profile: "nobody-serves-this" });
+    for (const same of [id, `00${id}`, Number(id), BigInt(id)] as unknown as string[])
+      expect((await client.turn(same)).id, String(same)).toBe(id);
+    const object = { toString: () => id } as unknown as string; // digits as text, not a string: sent nowhere
+    for (const bad of [object, "", "1e3", " 1", "-1", `${"9".repeat(19)}`]) {
+      expect(await rejection(() => client.turn(bad))).toMatchObject({ code: "not-found" });
+      expect(await rejection(() => client.awaitTurn(bad, { timeoutMs: 2000 }))).toMatchObject({ code: "not-found" });
+      expect(await rejection(() => client.stream(bad).next())).toMatchObject({ code: "not-found" });
+    }
   });
 
   test("a bound that is not a positive integer (NaN, a string) or a signal that is not one: invalid-options at once", async () => {
