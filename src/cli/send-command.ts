@@ -8,7 +8,8 @@
 // `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. The answer and the
 // error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
 // · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
-// turn stays queued or running). --dead-after-ms tells the follower the workers' setting (decision
+// turn stays queued or running) · Ctrl-C 130 / SIGTERM 143 (the command stops, the turn goes on:
+// stderr names it). --dead-after-ms tells the follower the workers' setting (decision
 // 0040): with no worker holding its liveness lock that long, the followed turn is lost (exit 6).
 //
 // Nothing is queued that this command cannot then report on: with --follow, what can refuse the
@@ -97,6 +98,16 @@ export function registerSend(program: Command): void {
           return;
         }
         const step = { doing: flags.follow === true ? "following it" : "waiting for it" };
+        // Ctrl-C (or a kill) stops this command, not the turn: say which turn goes on, then exit as interrupted.
+        const leave = (signal: NodeJS.Signals) => (): void => {
+          process.stderr.write(
+            `\nkeelson send: stopped ${step.doing}; turn ${turnId} of session ${id} goes on on the fleet (\`keelson show --store … ${id}\` shows it)\n`,
+          );
+          process.exit(signal === "SIGINT" ? 130 : 143);
+        };
+        const onInt = leave("SIGINT");
+        const onTerm = leave("SIGTERM");
+        process.once("SIGINT", onInt).once("SIGTERM", onTerm);
         try {
           await reportTurn(client, url, turnId, { ...flags, profile, timeoutMs }, step);
         } catch (error) {
@@ -104,6 +115,8 @@ export function registerSend(program: Command): void {
           throw new CliError(`turn ${turnId} was queued; ${step.doing} failed: ${describeError(error)}`, 1, {
             cause: error,
           });
+        } finally {
+          process.off("SIGINT", onInt).off("SIGTERM", onTerm);
         }
       } finally {
         await client.close();

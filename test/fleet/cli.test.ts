@@ -36,6 +36,40 @@ test("keelson send queues a prompt, a keelson worker runs it on the built-in emu
   }
 }, 60_000);
 
+test("Ctrl-C while send waits stops the command, not the turn: exit 130, and stderr names the turn that goes on", async () => {
+  const send = runCli(["send", "--store", database().url, "cli-int", "wait for me", "--profile", "nobody-serves-it"]);
+  try {
+    // Interrupted once it waits: its turn queued, and its LISTEN for the queue's news issued (after
+    // its Ctrl-C handler is set). Polled for, not timed.
+    const waiting = async (): Promise<string | undefined> => {
+      const [turn] = await database().query<{ id: string }>(
+        "SELECT id FROM keelson_turns WHERE session_id = 'cli-int'",
+      );
+      const listens = await database().query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+      );
+      return listens.length > 0 ? turn?.id : undefined;
+    };
+    let turnId = await waiting();
+    while (turnId === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      turnId = await waiting();
+    }
+    send.signal("SIGINT");
+    const exited = await send.exited;
+    expect(exited.code).toBe(130);
+    expect(send.stderr()).toMatch(
+      new RegExp(`stopped waiting for it; turn ${turnId} of session cli-int goes on on the fleet`),
+    );
+    const [row] = await database().query<{ status: string }>("SELECT status FROM keelson_turns WHERE id = $1", [
+      turnId,
+    ]);
+    expect(row?.status).toBe("queued"); // still there for a worker of that profile
+  } finally {
+    send.signal("SIGKILL");
+  }
+}, 60_000);
+
 test("send --no-wait prints the turn id; a failed turn exits 1; --json prints the record", async () => {
   const queued = await finished(
     runCli(["send", "--store", database().url, "cli-2", "later", "--no-wait", "--profile", "echo"]),
