@@ -1,9 +1,8 @@
 // Many sessions in one process over HTTP (node:http, no framework), on an agent host:
 //   POST /sessions/:id/turns {"prompt": "..."} — the prompt runs as the session's next turn (one
 //     at a time per session, in order; `?ifBusy=reject` answers 409 instead), streamed as SSE;
-//   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its request body in, the AI
-//     SDK's UI message stream out; its stop button cancels the turn; the page's answers to a paused
-//     turn's approvals and questions continue that turn, streamed into the same message;
+//   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its body in, the UI message
+//     stream out; its stop button cancels the turn; answers to a paused turn continue its message;
 //   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — committed events after SEQ, then the live turn.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
 //   curl -N -H 'content-type: application/json' -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
@@ -70,9 +69,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = await serve(host, Number(process.env.PORT ?? 8787));
   console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
   const stop = async (): Promise<void> => {
+    server.keepAliveTimeout = 1; // a kept-alive socket closes as soon as its stream is over
     server.close(); // no new connections; open streams end with their turns
     await host.close(); // running and queued turns finish; every session flushed and released
-    server.closeIdleConnections(); // kept-alive sockets with no request would hold the process open
+    server.closeIdleConnections(); // and the sockets already idle
     await Promise.all([store.close(), emulator.close()]);
   };
   process.once("SIGINT", stop).once("SIGTERM", stop); // Ctrl-C, or a container being stopped
