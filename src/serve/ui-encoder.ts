@@ -23,9 +23,10 @@ import {
 } from "./ui-parts.js";
 import { type MessageMetadata, metadataFor } from "./ui-metadata.js";
 import { type QueuedAnswer, queuedAnswersByPart } from "./ui-queued-answers.js";
+import { keelsonData } from "./ui-keelson-data.js";
 import { StepParts, type ToolCallPart } from "./ui-step.js";
 import { SubagentParts } from "./ui-subagent.js";
-import type { KeelsonData, UIFinishReason, UIMessageChunk } from "./ui-types.js";
+import type { UIFinishReason, UIMessageChunk } from "./ui-types.js";
 
 export interface UIEncoderOptions {
   /** The `start` chunk's message id; default `turn-<turn>` (what `uiMessagesFromLog` names it). */
@@ -468,51 +469,3 @@ const startsAnswers = (event: TurnEvent): boolean =>
 
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";
-
-/** A turn-end reason with its free text (an error's message, an abort's or a block's reason) bounded. */
-function boundedReason(reason: TurnEndReason): TurnEndReason {
-  switch (reason.kind) {
-    case "error":
-      return { ...reason, message: boundedErrorText(reason.message) };
-    case "aborted":
-    case "rejected":
-      return { ...reason, reason: boundedErrorText(reason.reason) };
-    default:
-      return reason;
-  }
-}
-
-/** The `data-keelson` payload for a committed event: its position and identifying fields, never content. */
-function keelsonData(event: CommittedTurnEvent): KeelsonData {
-  const base = { seq: event.seq, event: event.type };
-  switch (event.type) {
-    case "turn-start":
-    case "compaction-start":
-    case "compaction-end":
-      return { ...base, turn: event.turn };
-    case "step-start":
-    case "step-end":
-    case "assistant-message":
-      return { ...base, turn: event.turn, step: event.step };
-    case "tool-call-ready":
-    case "tool-result":
-    case "approval-request":
-      return { ...base, turn: event.turn, step: event.step, callId: event.callId };
-    case "approval-decision":
-      return { ...base, callId: event.callId };
-    case "input-request":
-    case "input-response":
-      return { ...base, callId: event.id };
-    case "retry":
-      return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
-    case "turn-end": {
-      const reason = boundedReason(event.reason);
-      const saved = event.outcome?.saved;
-      return { ...base, turn: event.turn, reason, ...(saved === undefined ? {} : { saved }) };
-    }
-    case "user-message":
-      return base;
-    case "log-event":
-      return { ...base, logType: event.event.type };
-  }
-}
