@@ -268,13 +268,13 @@ export class FleetClient {
           `${key} must be a positive number of milliseconds, got ${String(value)}`,
         );
     }
-    const id = canonicalTurnId(turnId) ?? String(turnId); // an id that is none: turn() says not-found
+    const id = canonicalTurnId(turnId); // undefined: no turn has it (turn() below says not-found)
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     const pollMs = options.pollMs ?? 1000;
     let wake: (() => void) | undefined;
     let notified = false;
-    const unsubscribe = this.#notifications.subscribe((turnId) => {
-      if (turnId !== id) return;
+    const unsubscribe = this.#notifications.subscribe((changed) => {
+      if (changed !== id) return;
       notified = true;
       wake?.();
     });
@@ -286,7 +286,7 @@ export class FleetClient {
         notified = false;
         let record: TurnRecord | undefined;
         try {
-          record = await this.turn(canonicalTurnId(turnId) === undefined ? turnId : id);
+          record = await this.turn(turnId);
           failures = 0;
         } catch (error) {
           if (!(error instanceof FleetError && error.code === "unavailable")) throw error;
