@@ -52,8 +52,8 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
     } catch (error) {
       if (res.headersSent) return void res.end(); // failed mid-stream: the client resumes from its last id
       const code = isKeelsonError(error) ? error.code : error instanceof URIError ? "invalid-request" : "internal";
-      const status =
-        error instanceof ServeError ? error.status : (STATUS[code] ?? (/^(invalid|unknown)-/.test(code) ? 400 : 500));
+      const fallback = /-too-large$/.test(code) ? 413 : /^(invalid|unknown)-/.test(code) ? 400 : 500; // prompt-too-large: 413
+      const status = error instanceof ServeError ? error.status : (STATUS[code] ?? fallback);
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: code }));
     }
   });

@@ -10,6 +10,7 @@ import {
   type Provider,
   ProviderError,
   type ProviderRequest,
+  requestOverWindow,
   type StreamChunk,
 } from "../llm/core.js";
 import type { Message, Usage } from "../messages/index.js";
@@ -37,6 +38,12 @@ export interface EmulatorProviderOptions {
   readonly ttlMs?: number;
   /** Cache namespace (one per API key/org); providers sharing a cache model and namespace share prefixes. */
   readonly namespace?: string;
+  /**
+   * The model's context window in tokens, as a real provider's registry gives it: an agent then
+   * refuses a prompt that could never fit (`prompt-too-large`), and a request clearly over it is
+   * refused with `context-overflow`, as the real adapters do. Default: none (nothing checked).
+   */
+  readonly contextWindow?: number;
 }
 
 export class EmulatorProvider implements Provider {
@@ -49,6 +56,7 @@ export class EmulatorProvider implements Provider {
   /** The usage reported for each answered request, in order. */
   readonly usages: Usage[] = [];
   readonly #namespace: string;
+  readonly #window: number | undefined;
   #calls = 0;
 
   constructor(options: EmulatorProviderOptions = {}) {
@@ -56,6 +64,7 @@ export class EmulatorProvider implements Provider {
     this.cacheStyle = options.cacheStyle ?? "anthropic";
     this.model = resolveModel(options.model);
     this.#namespace = options.namespace ?? "emulator";
+    this.#window = options.contextWindow;
     const common = {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
@@ -67,7 +76,13 @@ export class EmulatorProvider implements Provider {
         : new PrefixCacheModel({ style: this.cacheStyle, ...common, ...(min === undefined ? {} : { minTokens: min }) });
   }
 
+  contextWindow(): number | undefined {
+    return this.#window;
+  }
+
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
+    const tooLarge = this.#window === undefined ? undefined : requestOverWindow(request, this.#window);
+    if (tooLarge !== undefined) throw tooLarge;
     this.requests.push(request);
     const normalized: EmulatorRequest = {
       api: "in-process",

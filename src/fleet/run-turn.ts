@@ -55,6 +55,8 @@ const REFUSED = [
   "unknown-request",
   "already-answered",
   "invalid-value",
+  "invalid-prompt",
+  "prompt-too-large",
 ];
 
 /** Store failures a later attempt may not see (the server or the connection, not the log). */
@@ -166,7 +168,8 @@ async function runStarted(
     unwatch();
     if (isKeelsonError(error, ...REFUSED)) {
       // The session refused the input and logged nothing (a decision that lost its race, a prompt
-      // while it awaits approval): final, not a lost claim — record it and release.
+      // while it awaits approval, one its model's window could never hold): final, not a lost
+      // claim — record it and release.
       await finish(context, claim, "failed", undefined, errorMessage(error), "finished", error.code);
       await release(context, agent, store, where);
       return;

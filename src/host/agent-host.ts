@@ -6,11 +6,13 @@
 import { previewJson } from "../json/index.js";
 import {
   type Agent,
+  type AgentProfile,
   type AnswerBatch,
   type ApprovalDecision,
   type InputAnswer,
   checkStreamOptions,
   promptContent,
+  promptOverWindow,
   type TurnEvent,
   type TurnOutcome,
   type TurnStream,
@@ -234,12 +236,16 @@ class SessionHost implements AgentHost, SlotPort {
   #admit(sessionId: string, prompt: HostPrompt | typeof DECISION, options: HostPromptOptions): SessionSlot {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    if (prompt !== DECISION) checkPrompt(sessionId, prompt);
     checkOptions(options);
     if (options.ifBusy !== undefined && options.ifBusy !== "queue" && options.ifBusy !== "reject")
       throw new HostError("invalid-options", `ifBusy must be "queue" or "reject", got ${previewJson(options.ifBusy)}`);
     this.#profiles.check(options.profile);
     const existing = this.#slots.get(sessionId);
+    if (prompt !== DECISION) {
+      // The model the turn would run on, where the door knows it: the open agent's, else the profile's.
+      const named = options.profile ?? (existing?.agent === undefined ? this.#profiles.fallback : undefined);
+      checkPrompt(sessionId, prompt, named === undefined ? existing?.agent : this.#profiles.get(named));
+    }
     if (options.ifBusy === "reject" && existing?.busy === true)
       throw new HostError("busy", `session ${sessionId} has a turn running or waiting`);
     // An open session paused for a person refuses a prompt at the door (the loop would, once queued).
@@ -345,9 +351,21 @@ function checkSessionId(sessionId: unknown): asserts sessionId is string {
     throw new HostError("invalid-id", `${previewJson(sessionId)} is not a valid session id`);
 }
 
-/** The agent's own check of a prompt (loop/prompt-content.ts), made before the prompt is queued. */
-function checkPrompt(sessionId: string, prompt: unknown): void {
-  promptContent(prompt, `the prompt for session ${sessionId}`, (message) => new HostError("invalid-prompt", message));
+/**
+ * The agent's own checks of a prompt (loop/prompt-content.ts), made before the prompt is queued:
+ * its shape, and that it could fit the context window of `target`'s model (when the door knows
+ * the provider: not a profile's factory — that agent checks when it takes the prompt).
+ */
+function checkPrompt(
+  sessionId: string,
+  prompt: unknown,
+  target: Pick<AgentProfile, "provider" | "model"> | undefined,
+): void {
+  const what = `the prompt for session ${sessionId}`;
+  const parts = promptContent(prompt, what, (message) => new HostError("invalid-prompt", message));
+  if (target === undefined || typeof target.provider === "function") return;
+  const tooLarge = promptOverWindow(parts, target.provider, target.model, what);
+  if (tooLarge !== undefined) throw new HostError("prompt-too-large", tooLarge);
 }
 
 /** The agent's own check of a stream's options (loop/stream-options.ts), made at the host's door. */

@@ -186,6 +186,8 @@ export type HostErrorCode =
   | "invalid-id"
   /** A prompt that is neither a string nor an array of content parts. */
   | "invalid-prompt"
+  /** A prompt that alone is far over the context window of the model its turn would run on (loop's `prompt-too-large`). */
+  | "prompt-too-large"
   /** `createAgentHost` options that cannot work (no profile, a bad `maxOpen` / `idleMs`), or a bad `ifBusy`. */
   | "invalid-options"
   /** A profile that is not usable (no model, no provider, a bad name). */

@@ -18,6 +18,16 @@ import { type ModelRequest, ProviderError } from "./types.js";
  */
 export const CONTEXT_OVERFLOW_MARGIN = 1.25;
 
+/**
+ * The estimated tokens of `message` when it is `window` tokens or more over the margin
+ * (`CONTEXT_OVERFLOW_MARGIN`): a message that alone could never fit the window, whatever the
+ * history or a compaction leaves beside it; `undefined` when it may fit.
+ */
+export function overWindow(message: Message, window: number, count: TokenCounter = estimateTokens): number | undefined {
+  const estimate = messageTokens(message, count);
+  return estimate > window * CONTEXT_OVERFLOW_MARGIN ? estimate : undefined;
+}
+
 /** The estimated prompt tokens of `request` (see the module comment for what is counted). */
 export function estimateRequestTokens(request: ModelRequest, count: TokenCounter = estimateTokens): number {
   let total = count(request.system ?? "");
@@ -38,12 +48,20 @@ export function contextWindowProblem(
   count: TokenCounter = estimateTokens,
 ): ProviderError | undefined {
   const model = registry.find(request.model);
-  if (model === undefined) return undefined;
+  return model === undefined ? undefined : requestOverWindow(request, model.contextWindow, count);
+}
+
+/** The same for a known `window` (tokens): a provider without a registry (the emulator's `contextWindow` option). */
+export function requestOverWindow(
+  request: ModelRequest,
+  window: number,
+  count: TokenCounter = estimateTokens,
+): ProviderError | undefined {
   const estimate = estimateRequestTokens(request, count);
-  if (estimate <= model.contextWindow * CONTEXT_OVERFLOW_MARGIN) return undefined;
+  if (estimate <= window * CONTEXT_OVERFLOW_MARGIN) return undefined;
   return new ProviderError(
     "context-overflow",
-    `the request to ${request.model} is about ${estimate.toLocaleString("en-US")} tokens (estimated), far over the model's ${model.contextWindow.toLocaleString("en-US")}-token context window; it was not sent`,
+    `the request to ${request.model} is about ${estimate.toLocaleString("en-US")} tokens (estimated), far over the model's ${window.toLocaleString("en-US")}-token context window; it was not sent`,
   );
 }
 

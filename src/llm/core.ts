@@ -63,5 +63,11 @@ export {
   warnNotice,
 } from "./reasoning-carryover.js";
 export { jsonModeInstruction, schemaInJsonModeInstruction, withJsonModeInstruction } from "./json-mode.js";
-export { CONTEXT_OVERFLOW_MARGIN, contextWindowProblem, estimateRequestTokens } from "./context-window.js";
+export {
+  CONTEXT_OVERFLOW_MARGIN,
+  contextWindowProblem,
+  estimateRequestTokens,
+  overWindow,
+  requestOverWindow,
+} from "./context-window.js";
 export { estimateTokens, type TokenCounter, valueCounter } from "./token-estimate.js";

@@ -97,6 +97,12 @@ export interface Provider {
    * then reads it without a promise per chunk (the replay's model does).
    */
   stream(request: ProviderRequest): AsyncIterable<StreamChunk>;
+  /**
+   * The context window of `model` in tokens, when this provider knows it (its model registry):
+   * an agent refuses at its door a prompt that could never fit it (`prompt-too-large`). Optional:
+   * without it, nothing is checked before the request.
+   */
+  contextWindow?(model: string): number | undefined;
 }
 
 /** A fully assembled response. */

@@ -30,7 +30,7 @@ import {
   type TurnStream,
 } from "./types.js";
 import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
-import { promptContent } from "./prompt-content.js";
+import { agentPrompt } from "./prompt-content.js";
 import { followPositionFault } from "./follow-position.js";
 import { checkStreamOptions } from "./stream-options.js";
 import { StepSoFar } from "./step-so-far.js";
@@ -207,7 +207,7 @@ class LoopAgent implements Agent {
 
   /** Throws (OutputError `invalid-schema`, LoopError `invalid-options`) for an unusable `output` / `repair`. */
   stream(content: string | readonly UserContent[], options?: StreamOptions): TurnStream {
-    const prompt = promptContent(content);
+    const prompt = agentPrompt(content, this);
     const output = turnOutput(options ?? {}, this.#output);
     return this.#openStream(
       (settle, onStart) =>
@@ -258,7 +258,7 @@ class LoopAgent implements Agent {
     let output: ReturnType<typeof turnOutput>;
     let prompt: readonly UserContent[];
     try {
-      prompt = promptContent(content);
+      prompt = agentPrompt(content, this);
       output = turnOutput(options ?? {}, this.#output);
     } catch (error) {
       return Promise.reject(error);
@@ -276,9 +276,9 @@ class LoopAgent implements Agent {
     return promise;
   }
 
-  /** Rejects (`LoopError('invalid-prompt')`) at once for a message no turn should log. */
+  /** Rejects (`LoopError('invalid-prompt' | 'prompt-too-large')`) at once for a message no turn should log. */
   async steer(content: string | readonly UserContent[]): Promise<TurnOutcome> {
-    const steering = promptContent(content, "the steering message"); // before anything is queued
+    const steering = agentPrompt(content, this, "the steering message"); // before anything is queued
     const { promise, settle } = deferred<TurnOutcome>();
     this.#enqueue(() => this.#inbox.steer({ content: steering, settle }), settle);
     return promise;
@@ -290,9 +290,9 @@ class LoopAgent implements Agent {
     return promise;
   }
 
-  /** Rejects (`LoopError('invalid-prompt')`) at once for a message no turn should log. */
+  /** Rejects (`LoopError('invalid-prompt' | 'prompt-too-large')`) at once for a message no turn should log. */
   async inject(content: string | readonly UserContent[]): Promise<void> {
-    const injected = promptContent(content, "the injected message"); // before anything is queued
+    const injected = agentPrompt(content, this, "the injected message"); // before anything is queued
     const { promise, settle } = deferred<void>();
     this.#enqueue(() => this.#inbox.inject({ content: injected, settle }), settle);
     return promise;

@@ -28,7 +28,7 @@ export {
 export { globalHooks, globalPrompt } from "./global.js";
 export { namedPlugin } from "./plugin-name.js";
 export { freezePrefix } from "./prefix.js";
-export { promptContent } from "./prompt-content.js";
+export { promptContent, promptOverWindow } from "./prompt-content.js";
 export { checkStreamOptions } from "./stream-options.js";
 export {
   type AgentProfile,

@@ -7,8 +7,12 @@
 // the call, with `LoopError('invalid-prompt')` naming what was wrong, so nothing is logged for
 // it (checked inside the turn instead, a bad prompt would end an error turn in the log, and an
 // empty one would reach the model as nothing — on the Anthropic wire, a prefill of the last
-// answer). The fleet's queue refuses the same empty prompts (fleet/turn-input.ts).
+// answer). The fleet's queue refuses the same empty prompts (fleet/turn-input.ts). A prompt that
+// alone could never fit the model's context window (where the provider knows it) is refused too
+// (`promptOverWindow`, `prompt-too-large`): logged, it would end that turn and every later one of
+// the session `context-overflow`, since no compaction can shrink the newest prompt.
 import { JsonError, previewJson, snapshotJson } from "../json/index.js";
+import { overWindow, type Provider } from "../llm/core.js";
 import { MessageShapeError, promptImageProblem, type UserContent, validateUserContent } from "../messages/index.js";
 import { LoopError } from "./types.js";
 
@@ -53,4 +57,35 @@ export function promptContent(
   if (!copy.some((part) => part.type === "image" || part.text.trim() !== ""))
     throw refuse(`${what} is empty: no text (other than whitespace) and no image`);
   return copy;
+}
+
+/** A prompt an agent takes (`promptContent`), refused (`LoopError('prompt-too-large')`) when it could never fit `agent.model`. */
+export function agentPrompt(
+  content: unknown,
+  agent: { readonly provider: Pick<Provider, "contextWindow">; readonly model: string },
+  what?: string,
+): readonly UserContent[] {
+  const parts = promptContent(content, what);
+  const tooLarge = promptOverWindow(parts, agent.provider, agent.model, what);
+  if (tooLarge !== undefined) throw new LoopError("prompt-too-large", tooLarge);
+  return parts;
+}
+
+/**
+ * Why `parts` could never be sent to `model` — their estimated tokens alone clearly over its
+ * context window, as `provider.contextWindow` gives it — or undefined when they may fit (or the
+ * provider does not say). The estimate counts text, as the request check does (llm/context-window.ts).
+ */
+export function promptOverWindow(
+  parts: readonly UserContent[],
+  provider: Pick<Provider, "contextWindow">,
+  model: string,
+  what = "the prompt",
+): string | undefined {
+  const window = provider.contextWindow?.(model);
+  if (window === undefined) return undefined;
+  const estimate = overWindow({ role: "user", content: parts }, window);
+  if (estimate === undefined) return undefined;
+  const n = (x: number): string => x.toLocaleString("en-US");
+  return `${what} is about ${n(estimate)} tokens (estimated), far over the ${n(window)}-token context window of ${model}: it could never be sent, whatever the history; nothing was logged`;
 }

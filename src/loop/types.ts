@@ -420,6 +420,8 @@ export type LoopErrorCode =
   | "not-saved"
   /** A prompt (`send`, `stream`, `steer`, `inject`) that is not text or content parts, or has nothing in it: nothing is logged. */
   | "invalid-prompt"
+  /** A prompt that alone is far over the model's context window (as the provider knows it): nothing is logged. */
+  | "prompt-too-large"
   /** `follow({ from })` with a `from` that is not an integer ≥ -1. */
   | "invalid-position"
   /** `follow({ from })` with a `from` at or past the end of the log. */

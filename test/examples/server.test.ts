@@ -4,7 +4,7 @@
 // `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
 // stream, a page's approval continues a paused turn in the same message (a resent one is 409),
 // a session another host holds is 409 `locked` before any stream, and bad requests get their
-// status (400, 404, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
+// status (400, 404, 413, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -36,7 +36,9 @@ const model = new GatedModel(["held"]);
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "keelson-server-"));
   store = new JsonlSessionStore({ root });
-  host = createAgentHost({ store, profile: { provider: model.provider, model: "scripted:server" } });
+  // The model's window as a real provider's registry gives it: 100,000 tokens (a prompt over ~500 KB never fits).
+  const provider = Object.assign(model.provider, { contextWindow: () => 100_000 });
+  host = createAgentHost({ store, profile: { provider, model: "scripted:server" } });
   server = await serve(host, 0);
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
@@ -104,7 +106,7 @@ test("a useChat request streams the turn as the AI SDK's UI message stream", asy
   expect(text).toContain('"type":"finish"');
 });
 
-test("bad requests: unknown session 404, a position beyond the log 416, a bad id or body 400", async () => {
+test("bad requests: unknown session 404, a position beyond the log 416, a bad id or body 400, a prompt no window holds 413", async () => {
   expect((await fetch(`${base}/sessions/nobody/events`)).status).toBe(404);
   const beyond = await fetch(`${base}/sessions/s2/events?from=100000`);
   expect([beyond.status, await beyond.json()]).toEqual([416, { error: "position-beyond-log" }]);
@@ -139,6 +141,10 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   });
   expect([huge.status, await huge.json()]).toEqual([413, { error: "body-too-large" }]);
   expect(await host.log("s5").catch((e: { code: string }) => e.code)).toBe("not-found"); // nothing was created
+  // A prompt within the body limit that the model's window could never hold: 413, nothing created.
+  const overWindow = await post("s6", "x".repeat(600_000));
+  expect([overWindow.status, await overWindow.json()]).toEqual([413, { error: "prompt-too-large" }]);
+  expect(await host.log("s6").catch((e: { code: string }) => e.code)).toBe("not-found");
   const noMessages = await fetch(`${base}/sessions/s4/chat`, { method: "POST", headers: JSON_TYPE, body: "{}" });
   expect(noMessages.status).toBe(400);
   expect((await fetch(`${base}/elsewhere`)).status).toBe(404);

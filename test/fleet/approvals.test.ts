@@ -121,6 +121,31 @@ describe("approvals in the fleet", () => {
     expect(ran.get(sessionId)).toBeUndefined();
   });
 
+  test("a prompt that could never fit the model's window is failed prompt-too-large (logged nothing); the session goes on", async () => {
+    const small: AgentProfile = {
+      provider: () => new EmulatorProvider({ model: () => ({ text: "ok" }), contextWindow: 1_000 }),
+      model: "emulator:small",
+      options: { invariants: true },
+    };
+    await database().worker({ profiles: { small } });
+    const client = await database().client();
+    const sessionId = "too-large";
+    const huge = await client.awaitTurn(
+      await client.enqueueTurn({ sessionId, prompt: "x".repeat(6_000), profile: "small" }),
+      { timeoutMs: 20_000 },
+    );
+    expect(huge).toMatchObject({ status: "failed", errorCode: "prompt-too-large" });
+    expect(huge.error).toMatch(
+      /^the prompt is about 1,500 tokens \(estimated\), far over the 1,000-token context window/,
+    );
+    const next = await client.awaitTurn(await client.enqueueTurn({ sessionId, prompt: "hello", profile: "small" }), {
+      timeoutMs: 20_000,
+    });
+    expect(next).toMatchObject({ status: "done", outcome: { reason: "completed" } });
+    const { session } = await database().store().load(sessionId, { readOnly: true });
+    expect(session.events.filter((e) => e.type === "user/message")).toHaveLength(1);
+  });
+
   test("a question (ask_user) is answered through the queue; a bad answer is refused before anything is queued", async () => {
     await database().worker({ profiles });
     const client = await database().client();

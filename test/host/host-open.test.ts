@@ -110,6 +110,44 @@ describe("refused at the door", () => {
     expect(await fixture().store.list()).toEqual([]); // no session file was created for any of them
   });
 
+  test("a prompt that alone could never fit the model's window: HostError('prompt-too-large') at the door, nothing queued or created", async () => {
+    // The profile's provider knows its model's window: 1,000 tokens (refused over 1,250 estimated).
+    const provider = Object.assign(new ScriptedProvider([], { fallback: { text: "ok" } }), {
+      contextWindow: () => 1_000,
+    });
+    const host = fixture().host({ profile: profileOf(provider) });
+    const huge = "x".repeat(6_000);
+    for (const run of [() => host.stream("s", huge), () => host.send("s", huge)]) {
+      const error = await refusal(run);
+      expect(error).toBeInstanceOf(HostError);
+      expect(error).toMatchObject({
+        code: "prompt-too-large",
+        message: expect.stringMatching(
+          /^the prompt for session s is about 1,500 tokens \(estimated\), far over the 1,000-token/,
+        ),
+      });
+    }
+    expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
+    expect(await fixture().store.list()).toEqual([]);
+    // Once the session is open, the open agent's model is the one checked; the session goes on.
+    expect((await host.send("s", "hello")).reason.kind).toBe("completed");
+    expect(await refusal(() => host.send("s", huge))).toMatchObject({ code: "prompt-too-large" });
+    expect((await host.send("s", "again")).turn).toBe(2);
+    expect(provider.requests).toHaveLength(2);
+  });
+
+  test("a profile whose provider is a factory: the agent's own door refuses it (LoopError), and nothing is logged", async () => {
+    const provider = Object.assign(new ScriptedProvider([], { fallback: { text: "ok" } }), {
+      contextWindow: () => 1_000,
+    });
+    const host = fixture().host({ profile: { ...profileOf(provider), provider: () => provider } });
+    expect((await host.send("f", "hello")).turn).toBe(1);
+    expect(await refusal(() => host.send("f", "x".repeat(6_000)))).toMatchObject({ code: "prompt-too-large" });
+    expect((await host.send("f", "again")).turn).toBe(2);
+    await host.close();
+    expect(promptsByTurn((await storedLog(fixture().store, "f")).events)).toEqual([["hello"], ["again"]]);
+  });
+
   test("stream options that would lift the bound or fail later: HostError('invalid-options'), nothing queued", async () => {
     const host = fixture().host({ profile: profileOf(new ScriptedProvider()) });
     for (const options of [{ maxBufferedChars: Number.NaN }, { maxBufferedChars: "1000000" }, { signal: "nope" }]) {

@@ -3,7 +3,8 @@
 //    log reconstructs (what `keelson requests --wire` prints), for all three wires;
 //  - P1: a DeepSeek thinking-mode tool turn whose tool call came without reasoning completes
 //    (the emulator, like DeepSeek, rejects a span without reasoning_content);
-//  - P5: a prompt far over the model's window ends the turn `context-overflow`, nothing sent;
+//  - P5: a prompt far over the model's window is refused at the door (`prompt-too-large`), and a
+//    history grown over it ends the turn `context-overflow`; neither is sent;
 //  - P2: an endpoint that accepts and never answers is retried on the first-byte deadline, and
 //    the final error names it;
 //  - P3: an endpoint nobody listens on: the CLI's retry notice names it at each retry, and the
@@ -76,19 +77,44 @@ describe("P1: DeepSeek thinking mode and tool calls without reasoning", () => {
   });
 });
 
-describe("P5: a prompt far over the context window is refused before sending", () => {
+describe("P5: a request far over the context window is never sent", () => {
   test.each(["anthropic", "deepseek"] as const)(
-    "%s: the turn ends context-overflow; nothing reaches the server",
+    "%s: a prompt that alone could never fit is refused at the door (prompt-too-large); nothing is logged or sent",
     async (flavor) => {
-      const server = await emulator({ model: () => ({ text: "never" }), style: "deepseek" });
+      const server = await emulator({ model: () => ({ text: "fine" }), style: "deepseek" });
       const agent = agentOn(flavor, server);
-      const outcome = await agent.send(`summarize: ${"lorem ipsum ".repeat(900_000)}`); // 10.8 MB
+      const before = agent.session.events.length;
+      const huge = `summarize: ${"lorem ipsum ".repeat(900_000)}`; // 10.8 MB
+      await expect(agent.send(huge)).rejects.toMatchObject({
+        code: "prompt-too-large",
+        message: expect.stringMatching(
+          /^the prompt is about [\d,]+ tokens \(estimated\), far over the [\d,]+-token context window of /,
+        ),
+      });
+      expect(() => agent.stream(huge)).toThrow(expect.objectContaining({ code: "prompt-too-large" }));
+      await expect(agent.steer(huge)).rejects.toMatchObject({ code: "prompt-too-large" });
+      expect(agent.session.events).toHaveLength(before);
+      expect(server.requests).toHaveLength(0);
+      // The session is not spoiled: the next prompt runs.
+      expect((await agent.send("hello")).reason).toEqual({ kind: "completed" });
+    },
+  );
+
+  test.each(["anthropic", "deepseek"] as const)(
+    "%s: prompts that fit one by one but not together: the request is refused before sending (context-overflow)",
+    async (flavor) => {
+      const server = await emulator({ model: () => ({ text: "noted" }), style: "deepseek" });
+      const agent = agentOn(flavor, server);
+      // Each just under the window's margin (200k tokens for Anthropic's 200k, 128k for DeepSeek's 128k, at bytes/4).
+      const part = "lorem ipsum ".repeat(flavor === "anthropic" ? 66_000 : 42_000);
+      expect((await agent.send(`remember: ${part}`)).reason).toEqual({ kind: "completed" });
+      const outcome = await agent.send(`and: ${part}`);
       expect(outcome.reason).toMatchObject({ kind: "error", code: "context-overflow" });
       expect((outcome.reason as { message: string }).message).toMatch(
         /tokens \(estimated\), far over the model's [\d,]+-token context window/,
       );
       expect(retries(agent)).toEqual([]);
-      expect(server.requests).toHaveLength(0);
+      expect(server.requests).toHaveLength(1);
     },
   );
 });

@@ -159,3 +159,48 @@ describe("options that are not an object are refused typed", () => {
     expect(agent.session.length).toBe(0);
   });
 });
+
+describe("a prompt that could never fit the model's context window is refused at the door", () => {
+  /** A scripted provider that knows its model's window: 1,000 tokens (refused over 1,250 estimated, ~5,000 bytes). */
+  const windowed = () => {
+    const provider = Object.assign(new ScriptedProvider([], { fallback: { text: "ok" } }), {
+      contextWindow: (model: string) => (model === "scripted:small" ? 1_000 : undefined),
+    });
+    return { provider, agent: createAgent({ provider, model: "scripted:small", invariants: false }) };
+  };
+
+  test("send, stream, steer and inject: LoopError('prompt-too-large') naming the estimate and the window; nothing logged", async () => {
+    const { agent, provider } = windowed();
+    const huge = "x".repeat(5_004); // 1,251 tokens at bytes/4
+    for (const call of [
+      () => agent.send(huge),
+      () => agent.stream(huge),
+      () => agent.steer([{ type: "text", text: huge }]),
+      () => agent.inject(huge),
+    ]) {
+      const error = await rejection(call);
+      expect(error).toBeInstanceOf(LoopError);
+      expect(error).toMatchObject({ code: "prompt-too-large" });
+    }
+    expect(() => agent.stream(huge)).toThrow(
+      "the prompt is about 1,251 tokens (estimated), far over the 1,000-token context window of scripted:small: it could never be sent, whatever the history; nothing was logged",
+    );
+    await expect(agent.steer(huge)).rejects.toThrow(/^the steering message is about 1,251 tokens/);
+    expect(agent.session.length).toBe(0);
+    expect(provider.requests).toHaveLength(0);
+    // At the margin it may fit (the estimate is coarse): it is taken, and the agent is unharmed.
+    expect((await agent.send("x".repeat(5_000))).reason.kind).toBe("completed");
+  });
+
+  test("text parts count together; images are not counted (their cost is the provider's); an unknown model is not checked", async () => {
+    const { agent } = windowed();
+    const half = { type: "text", text: "y".repeat(2_600) } as const;
+    await expect(agent.send([half, half])).rejects.toMatchObject({ code: "prompt-too-large" });
+    const image = { type: "image", mediaType: "image/png", data: `iVBORw0KGgoA${"A".repeat(8_000)}` } as const;
+    expect((await agent.send([{ type: "text", text: "look" }, image])).reason.kind).toBe("completed");
+    const unknown = createAgent({ provider: windowed().provider, model: "scripted:other", invariants: false });
+    expect((await unknown.send("z".repeat(20_000))).reason.kind).toBe("completed");
+    const plain = agentOf().agent; // a provider without contextWindow: nothing to check against
+    expect((await plain.send("z".repeat(20_000))).reason.kind).toBe("completed");
+  });
+});

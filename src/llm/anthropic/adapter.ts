@@ -118,6 +118,11 @@ export class AnthropicProvider implements Provider {
     return { client: this.#client, sdk };
   }
 
+  /** The context window of `model` in this provider's model registry (undefined: a model it does not know). */
+  contextWindow(model: string): number | undefined {
+    return this.#models.find(model)?.contextWindow;
+  }
+
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
     const tooLarge = contextWindowProblem(request, this.#models);
     if (tooLarge !== undefined) throw tooLarge;

@@ -137,6 +137,11 @@ export class GeminiProvider implements Provider, ContextCacheClient {
     }
   }
 
+  /** The context window of `model` in this provider's model registry (undefined: a model it does not know). */
+  contextWindow(model: string): number | undefined {
+    return this.#models.find(model)?.contextWindow;
+  }
+
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
     const tooLarge = contextWindowProblem(request, this.#models);
     if (tooLarge !== undefined) throw tooLarge;

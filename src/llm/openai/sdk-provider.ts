@@ -82,6 +82,11 @@ export abstract class OpenAISdkProvider<Body, Event> implements Provider {
   protected abstract open(client: OpenAI, body: Body, signal: AbortSignal): Promise<AsyncIterable<Event>>;
   protected abstract mapper(): EventMapper<Event>;
 
+  /** The context window of `model` in this provider's model registry (undefined: a model it does not know). */
+  contextWindow(model: string): number | undefined {
+    return this.#models.find(model)?.contextWindow;
+  }
+
   async *stream(request: ProviderRequest): AsyncGenerator<StreamChunk> {
     const tooLarge = contextWindowProblem(request, this.#models);
     if (tooLarge !== undefined) throw tooLarge;
