@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { num, ratio } from "./table.js";
 import type { HarnessName } from "./w2/harness.js";
 import type { WorkerConfig, WorkerResult } from "./w2/worker.js";
+import { firstByteLatency } from "./w2/first-byte.js";
 import { firstEventLatency } from "./w2/first-event.js";
 import { KEELSON_FROM_DIST, type WorkloadResult } from "./workload.js";
 
@@ -230,6 +231,7 @@ export async function runW2(): Promise<WorkloadResult> {
   const steady = settledFigures(steadyRows);
   const afterFullGc = settledFigures(await streamOverSendSettled(AFTER_FULL_GC));
   const latency = await firstEventLatency();
+  const overWire = await firstByteLatency();
   const floor = await protocolFloor();
   const sendAt1k = steadyRows.find((r) => r.messages === 1_000)!.sendMs * 1000;
   const versions = Object.entries(peerVersions())
@@ -261,6 +263,7 @@ export async function runW2(): Promise<WorkloadResult> {
         `the same after a forced full GC before each turn (a GC with no turn alive drops the loop's hidden classes; each turn recompiles): median of turns ${AFTER_FULL_GC.firstTimed}–${AFTER_FULL_GC.turns}, ${AFTER_FULL_GC.processesPerPath} processes per path: ${afterFullGc} (not the goal's protocol; reported)`,
         `the iterator protocol alone, same run: ${EVENTS_PER_STEP} events a step pushed through a bare async iterator (one parked promise each) to a \`for await\` consumer, no Keelson code, costs ${num(floor)} µs of CPU a step (least of five rounds, a fresh process) — ${num(1 + floor / sendAt1k)}× of send()'s steady step at 1k; the rest of the pair's gap is the feed's own work (mapping chunks to events, its bookkeeping) and the loop running beside a consumer`,
         `provider's first chunk → first stream event out, in process: median ${num(latency.median)} ms, p99 ${num(latency.p99)} ms over ${latency.turns} turns (goal: median ≤ 1 ms)`,
+        `over the wire: first byte of the answer's SSE body leaving a local HTTP server → first stream event out, through AnthropicProvider and the official SDK (loopback TCP and the SDK's parsing included): median ${num(overWire.median)} ms, p99 ${num(overWire.p99)} ms over ${overWire.turns} turns (goal: median ≤ 1 ms)`,
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,
       ],
     },
@@ -272,6 +275,7 @@ export async function runW2(): Promise<WorkloadResult> {
       versions: peerVersions(),
       results,
       firstEventLatency: latency,
+      firstByteLatency: overWire,
       streamOverSendSteady: steadyRows,
       protocolFloorUsPerStep: floor,
     },
