@@ -1,7 +1,8 @@
 // Open-or-create by id: resume the stored session (a writable load: crash-repaired, locked), or —
 // when the store has no such session — create it with that id and publish it before any turn, so
 // a refusal (another writer created it meanwhile, a store that fails) surfaces here, not mid-turn.
-// A prompt dropped while the store was asked (its caller cancelled) creates nothing.
+// A prompt dropped while the store was asked (its caller cancelled) creates nothing; one dropped
+// while the creation is in flight leaves the new session empty (the store has no delete).
 import { isKeelsonError } from "../errors/index.js";
 import { type Agent, type AgentProfile, createAgent, profileAgentOptions, resumeAgent } from "../loop/index.js";
 import type { SessionStore, StoreErrorCode } from "../store/index.js";

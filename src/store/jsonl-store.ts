@@ -116,7 +116,11 @@ export class JsonlSessionStore implements SessionStore {
     return join(this.root, `${checkSessionId(id)}.jsonl`);
   }
 
-  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+  create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+    return this.#writers.opening(header?.id, false, () => this.#create(header, seed));
+  }
+
+  async #create(header: SessionMeta, seed: readonly SessionEvent[]): Promise<void> {
     const created = this.#writers.created(header, seed);
     const file = this.fileOf(header.id);
     await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
@@ -178,7 +182,11 @@ export class JsonlSessionStore implements SessionStore {
     return this.#writers.attach(session);
   }
 
-  async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
+  load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
+    return this.#writers.opening(sessionId, options?.readOnly === true, () => this.#open(sessionId, options));
+  }
+
+  async #open(sessionId: string, options: LoadOptions): Promise<LoadedSession> {
     this.#writers.ensureOpen();
     const file = this.fileOf(sessionId);
     await this.#writers.beforeLoad(sessionId, options.readOnly === true);

@@ -74,6 +74,8 @@ export function isKnownLog(writer: WriterState, session: Session): boolean {
 export class SessionWriters<W extends WriterState> {
   readonly #backend: WriterBackend<W>;
   readonly #writers = new Map<string, W>();
+  /** Ids a create or a writable load is opening now (`opening`). */
+  readonly #opening = new Set<string>();
   #closed = false;
 
   constructor(backend: WriterBackend<W>) {
@@ -98,6 +100,23 @@ export class SessionWriters<W extends WriterState> {
 
   values(): IterableIterator<W> {
     return this.#writers.values();
+  }
+
+  /**
+   * Runs `open` — a create, or a load that is not read-only, of session `id` — with `id` reserved
+   * until it settles: another of the same id meanwhile is refused `already-open`. The backends'
+   * checks (`created`, `beforeLoad`) run before their first await, but their writers are added
+   * after it: without the reservation two opens of one id in one store both got through —
+   * on PostgreSQL, under one lease owner, two writers of one log (found from outside).
+   */
+  opening<T>(id: unknown, readOnly: boolean, open: () => Promise<T>): Promise<T> {
+    if (readOnly || typeof id !== "string") return open();
+    if (this.#opening.has(id))
+      return Promise.reject(
+        new StoreError("already-open", `session ${id} is being opened for writing in this store`, this.#place(id)),
+      );
+    this.#opening.add(id);
+    return open().finally(() => this.#opening.delete(id));
   }
 
   /** Throws `closed` once the store closed. */

@@ -75,3 +75,13 @@ describe("connection failures name the server, never the password", () => {
     expect(redactUrl(`not a url ${secret}`)).not.toContain(secret);
   });
 });
+
+describe("options", () => {
+  test("one options object: a second argument (once documented) is refused, not silently ignored", () => {
+    const url = "postgres://u@127.0.0.1:1/db";
+    const second = { leaseMs: 3_000, owner: "worker-a" };
+    expect(() => new (PostgresSessionStore as new (...args: unknown[]) => unknown)({ url }, second)).toThrow(TypeError);
+    const store = new PostgresSessionStore({ url, ...second });
+    expect([store.leaseMs, store.owner]).toEqual([3_000, "worker-a"]);
+  });
+});

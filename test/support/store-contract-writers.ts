@@ -55,6 +55,30 @@ export function describeWriterContract(harness: () => StoreHarness): void {
       await expectStoreError(() => h.store.load(session.id), "already-open");
     });
 
+    test("opens of one id at once in one store: exactly one writer; the others 'already-open' (never two writers of one log)", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("racing"));
+      await h.store.create(session.header, session.events);
+      await h.store.release(session.id);
+      const loads = await Promise.allSettled([h.store.load(session.id), h.store.load(session.id)]);
+      expect(loads.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect((loads.find((r) => r.status === "rejected") as PromiseRejectedResult).reason).toMatchObject({
+        code: "already-open",
+      });
+      // A create and a writable load of a new id at once: the load never gets a second writer of it.
+      const fresh = newSession("racing-new");
+      const [created, loaded] = await Promise.allSettled([h.store.create(fresh.header), h.store.load(fresh.id)]);
+      expect(created.status).toBe("fulfilled");
+      expect((loaded as PromiseRejectedResult).reason).toMatchObject({ code: "already-open" });
+      // The one writer appends; the log holds what it wrote.
+      h.store.append(fresh.id, twoTurnLog(newSession("racing-new")).events.slice(0, 2));
+      await h.store.flush(fresh.id);
+      await h.store.release(fresh.id);
+      expect((await h.store.load(fresh.id, { readOnly: true })).session.length).toBe(2);
+      // Reserved only while it opens: once released, the id loads again.
+      expect((await h.store.load(session.id, { readOnly: true })).session.length).toBe(session.length);
+    });
+
     test("a read-only load by the holding store sees its buffered events", async () => {
       const h = harness();
       const session = twoTurnLog(newSession("own-buffer"));

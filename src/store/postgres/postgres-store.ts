@@ -68,7 +68,10 @@ export class PostgresSessionStore implements SessionStore {
   #opening: Promise<PgPool> | undefined;
   #pool: { pool: PgPool; owned: boolean } | undefined;
 
-  constructor(options: PostgresStoreOptions) {
+  constructor(options: PostgresStoreOptions, ...rest: never[]) {
+    // Options in a second object were once documented: ignoring them would silently keep the defaults.
+    if (rest.length > 0)
+      throw new TypeError("PostgresSessionStore takes one options object ({ url | pool, leaseMs?, owner?, … })");
     const resolved = resolveStoreOptions(options);
     this.#target = resolved.target;
     this.label = labelOf(this.#target);
@@ -102,7 +105,11 @@ export class PostgresSessionStore implements SessionStore {
     return `${this.label} session ${id}`;
   }
 
-  async create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+  create(header: SessionMeta, seed: readonly SessionEvent[] = []): Promise<void> {
+    return this.#writers.opening(header?.id, false, () => this.#create(header, seed));
+  }
+
+  async #create(header: SessionMeta, seed: readonly SessionEvent[]): Promise<void> {
     const created = this.#writers.created(header, seed);
     const id = header.id;
     const pool = await this.#connect("write-failed");
@@ -211,7 +218,11 @@ export class PostgresSessionStore implements SessionStore {
     return this.#writers.attach(session);
   }
 
-  async load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
+  load(sessionId: string, options: LoadOptions = {}): Promise<LoadedSession> {
+    return this.#writers.opening(sessionId, options?.readOnly === true, () => this.#load(sessionId, options));
+  }
+
+  async #load(sessionId: string, options: LoadOptions): Promise<LoadedSession> {
     this.#writers.ensureOpen();
     const id = checkSessionId(sessionId);
     await this.#writers.beforeLoad(id, options.readOnly === true);
