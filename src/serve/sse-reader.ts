@@ -1,8 +1,10 @@
 // readSSE: the client side of the plain SSE encoding — a fetch `Response` or a byte stream in,
 // turn events out, in a browser or in Node. It checks what it is given at the boundary (a 2xx
 // `text/event-stream` response; every frame's data a turn event whose seq matches its id) and
-// turns the server's `stream-error` frame into a thrown `ServeError`. Breaking the loop early
-// cancels the body (which, on the server, is a disconnect). A wrong input or a bound that is no
+// turns the server's `stream-error` frame into a thrown `ServeError`. Breaking the loop early —
+// or `return()` while it waits on a quiet stream, or before it started — cancels the body (which,
+// on the server, is a disconnect); an error response's body is read only to its first 2,000
+// characters. A wrong input or a bound that is no
 // positive integer is refused at the call, before anything is read.
 import type { TurnEvent } from "../loop/index.js";
 import { type ParsedSSEEvent, SSEParser } from "./sse-parser.js";
@@ -35,27 +37,68 @@ export function readSSE(
       `readSSE: input must be a fetch Response or a ReadableStream of bytes, got ${valueName(input)}`,
     );
   checkOptions(options, {});
-  const max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+  const max = options.maxEventChars === undefined ? DEFAULT_MAX_EVENT_CHARS : options.maxEventChars;
   if (!Number.isSafeInteger(max) || max <= 0)
     throw new ServeError(
       "invalid-options",
       `maxEventChars must be a positive integer (characters), got ${valueName(max)}`,
     );
-  return events(input, max);
+  const source: Source = { input, reader: undefined, closed: false };
+  return cancellable(events(source, max), source);
 }
 
-async function* events(
-  input: Response | ReadableStream<Uint8Array>,
-  maxEventChars: number,
+/** What the events read, shared with `return()`: it cancels the body whatever the generator awaits. */
+interface Source {
+  readonly input: Response | ReadableStream<Uint8Array>;
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  closed: boolean;
+}
+
+/**
+ * `generator` whose `return()` / `throw()` first cancel the body: a generator's own `return()`
+ * waits for it to reach a `yield`, so leaving a quiet stream (keep-alive comments only) or one
+ * not started yet would hold the connection until the next event.
+ */
+function cancellable(
+  generator: AsyncGenerator<TurnEvent, void, undefined>,
+  source: Source,
 ): AsyncGenerator<TurnEvent, void, undefined> {
-  const body = isByteStream(input) ? input : await responseBody(input);
+  const cancel = async (): Promise<void> => {
+    if (source.closed) return;
+    source.closed = true;
+    if (source.reader !== undefined) await source.reader.cancel().catch(() => {});
+    else {
+      const body = isByteStream(source.input) ? source.input : source.input.body;
+      if (body !== null && !body.locked) await body.cancel().catch(() => {});
+    }
+  };
+  const wrapped: AsyncGenerator<TurnEvent, void, undefined> = {
+    next: (...args) => generator.next(...args),
+    return: async (value) => {
+      await cancel();
+      return generator.return(value);
+    },
+    throw: async (error: unknown) => {
+      await cancel();
+      return generator.throw(error);
+    },
+    [Symbol.asyncIterator]: () => wrapped,
+  };
+  return wrapped;
+}
+
+async function* events(source: Source, maxEventChars: number): AsyncGenerator<TurnEvent, void, undefined> {
+  const body = isByteStream(source.input) ? source.input : await responseBody(source.input);
+  if (source.closed) return;
   const parser = new SSEParser(maxEventChars);
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  source.reader = reader;
   let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (source.closed) return; // left meanwhile (`return()` cancelled the body)
       const events = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
       for (const frame of events) yield turnEvent(frame);
       if (done) break;
@@ -78,10 +121,10 @@ const isResponse = (input: unknown): input is Response =>
 
 async function responseBody(response: Response): Promise<ReadableStream<Uint8Array>> {
   if (!response.ok) {
-    const text = await response.text().catch(() => "");
+    const text = await errorBodyStart(response);
     throw new ServeError(
       "http-error",
-      `the server answered ${response.status}${text === "" ? "" : `: ${boundedErrorText(text.slice(0, MAX_ERROR_BODY))}`}`,
+      `the server answered ${response.status}${text === "" ? "" : `: ${boundedErrorText(text)}`}`,
       { status: response.status },
     );
   }
@@ -92,6 +135,30 @@ async function responseBody(response: Response): Promise<ReadableStream<Uint8Arr
   }
   if (response.body === null) throw new ServeError("not-event-stream", "the response has no body");
   return response.body;
+}
+
+/**
+ * The first `MAX_ERROR_BODY` characters of an error response's body, the rest cancelled unread:
+ * a proxy's error page or an error status on an endless stream must not be read whole.
+ */
+async function errorBodyStart(response: Response): Promise<string> {
+  const body = response.body;
+  if (body === null) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < MAX_ERROR_BODY) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value.subarray(0, 4 * MAX_ERROR_BODY), { stream: true });
+    }
+    return text.slice(0, MAX_ERROR_BODY);
+  } catch {
+    return text.slice(0, MAX_ERROR_BODY);
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }
 
 function turnEvent(frame: ParsedSSEEvent): TurnEvent {
@@ -109,6 +176,11 @@ function turnEvent(frame: ParsedSSEEvent): TurnEvent {
     throw malformed(frame, `its type ${valueName(event.type)} is not the frame's event name`);
   if (frame.id !== undefined && event.seq !== Number(frame.id))
     throw malformed(frame, `its seq ${valueName(event.seq)} is not the frame's id`);
+  if (frame.id === undefined && event.seq !== undefined)
+    throw malformed(
+      frame,
+      `it has a seq (${valueName(event.seq)}) but no id: a committed event carries its seq as the id`,
+    );
   return value as TurnEvent;
 }
 

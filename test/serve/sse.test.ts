@@ -104,6 +104,7 @@ describe("readSSE checks what it reads", () => {
       `id: 7\nevent: turn-start\ndata: ${start}\n\n`,
       "event: turn-start\ndata: {nope\n\n",
       "event: turn-start\ndata: [1]\n\n",
+      `event: turn-start\ndata: ${start}\n\n`, // a seq without its id: a committed event sent without its position
     ])
       await expect(drain(readSSE(bytes(frame)))).rejects.toMatchObject({ code: "malformed-event" });
   });
@@ -136,6 +137,56 @@ describe("readSSE checks what it reads", () => {
   test("an event longer than maxEventChars is event-too-large", async () => {
     const huge = bytes("event: text-delta\ndata: ", "x".repeat(5_000));
     await expect(drain(readSSE(huge, { maxEventChars: 1_000 }))).rejects.toMatchObject({ code: "event-too-large" });
+  });
+
+  test("an error response's body is read to its first 2,000 characters only, then cancelled (an endless one too)", async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new TextEncoder().encode("<html>".repeat(10_000)));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const error = await drain(readSSE(new Response(endless, { status: 502 }))).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "http-error", status: 502, message: /^the server answered 502: <html>/ });
+    expect((error as ServeError).message.length).toBeLessThan(2_100);
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThan(4);
+  });
+
+  test("return() cancels the body at once: before the first next(), and while it waits on a quiet stream", async () => {
+    const quiet = () => {
+      const state = { cancelled: false };
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(": keep-alive\n\n")); // then nothing, ever
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      });
+      return { body, state };
+    };
+    const early = quiet();
+    expect(await readSSE(early.body).return()).toEqual({ done: true, value: undefined });
+    expect(early.state.cancelled).toBe(true);
+    const waiting = quiet();
+    const events = readSSE(new Response(waiting.body, { headers: { "content-type": "text/event-stream" } }));
+    const pending = events.next(); // waits: the stream only keeps alive
+    expect(await events.return()).toEqual({ done: true, value: undefined });
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(waiting.state.cancelled).toBe(true);
+  });
+
+  test("maxEventChars null, NaN or a string is invalid-options at the call", () => {
+    for (const maxEventChars of [null, Number.NaN, "1000"])
+      expect(() => readSSE(bytes(""), { maxEventChars } as never)).toThrow(
+        expect.objectContaining({ code: "invalid-options" }),
+      );
   });
 
   test("breaking out early cancels the body", async () => {
