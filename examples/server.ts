@@ -30,13 +30,13 @@ const STATUS: Record<string, number> = {
 
 /** Serves `host` on `port` (0: any free port); resolves once it listens. */
 export function serve(host: AgentHost, port = 8787): Promise<Server> {
-  const server = createServer(async (req, res) => {
+  const server = createServer({ requestTimeout: 30_000 }, async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       const [, id = "", route] = /^\/sessions\/([^/]+)\/(turns|chat|events)$/.exec(url.pathname) ?? [];
       const sessionId = decodeURIComponent(id); // a malformed escape throws URIError: 400 below
       if (route === "turns" && req.method === "POST") {
-        const { prompt } = await readJsonBody(req); // 415 unless JSON (no cross-site form posts), 413 over 8 MiB
+        const { prompt } = await readJsonBody(req); // 415 unless JSON (no cross-site form posts), 413 over 8 MiB; 30 s to send it
         const ifBusy = url.searchParams.get("ifBusy") === "reject" ? "reject" : "queue";
         // A client that leaves does not stop the turn: it runs to its end and is stored.
         await pipeSSE(host.stream(sessionId, prompt as string, { ifBusy }), res);

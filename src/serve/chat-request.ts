@@ -106,6 +106,8 @@ export function parseChatRequest(body: unknown, options: ChatRequestOptions = {}
   // on a repeated prompt, and a reload would show both. The app sends the prompt again instead.
   if (request.trigger === "regenerate-message")
     throw invalid("regenerating a message is not supported (the log keeps every answer): send the prompt again");
+  if (request.trigger !== undefined && request.trigger !== "submit-message")
+    throw invalid(`the trigger is ${valueName(request.trigger)}, not "submit-message"`);
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid("the request has no messages");
   const last = object(messages.at(-1), "the last message");

@@ -141,6 +141,8 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   });
   expect([huge.status, await huge.json()]).toEqual([413, { error: "body-too-large" }]);
   expect(await host.log("s5").catch((e: { code: string }) => e.code)).toBe("not-found"); // nothing was created
+  // A client that stalls mid-upload is cut off (Node's requestTimeout; its default, 5 min, held each body read so far).
+  expect(server.requestTimeout).toBe(30_000);
   // A prompt within the body limit that the model's window could never hold: 413, nothing created.
   const overWindow = await post("s6", "x".repeat(600_000));
   expect([overWindow.status, await overWindow.json()]).toEqual([413, { error: "prompt-too-large" }]);

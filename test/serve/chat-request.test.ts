@@ -48,6 +48,8 @@ describe("parseChatRequest", () => {
       body([{ type: "tool-x", toolCallId: "1" }]),
       { messages: [{ role: "user", parts: "no" }] },
       { ...body([{ type: "text", text: "again" }]), trigger: "regenerate-message" },
+      { ...body([{ type: "text", text: "x" }]), trigger: "resume-stream" },
+      { ...body([{ type: "text", text: "x" }]), trigger: 7 },
     ];
     for (const value of bad)
       expect(() => parseChatRequest(value), JSON.stringify(value)).toThrow(
