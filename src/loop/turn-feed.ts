@@ -9,6 +9,12 @@
 // append or chunk arrives) is handed that event directly: the queue and the poll serve one that lags.
 // A follow (`kind: "idle"`) ends once the log is read, no turn is open and the agent holds no
 // accepted input (`busy`); the agent going idle wakes it (`tapIdle`). Only that kind pays for it.
+// A follow whose reader is not waiting when the agent goes idle (it lags, or was dropped unread)
+// lets go of the agent's taps: it reads on from the log, and taps again — from the step in
+// flight — if it catches up with a turn that started since; so a dropped follower is garbage
+// after the turn it was in, not a listener on every later one (found from outside: 200 of them
+// made each turn ~7x dearer). The live-only events of the turns it lagged through (deltas,
+// progress, subagents') are not delivered; their committed events are.
 import type { StreamChunk } from "../llm/core.js";
 import type { Session, SessionEvent } from "../session/index.js";
 import { AskingCalls } from "./asking-calls.js";
@@ -79,6 +85,7 @@ interface Queued {
 
 export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   readonly #session: Session;
+  readonly #source: FeedSource;
   readonly #end: FeedEnd;
   readonly #maxChars: number;
   readonly #blocks = new LiveBlocks();
@@ -118,28 +125,24 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     } else this.#later.push({ resolve, reject });
   };
   #polling = false;
+  /** An idle-kind feed that let go of the agent's taps (module comment): it taps again on catching up. */
+  #detached = false;
   #failure: { error: unknown } | undefined;
   #outcome: TurnOutcome | undefined;
   #done = false;
 
   constructor(source: FeedSource, end: FeedEnd, options: { maxBufferedChars?: number; onClose?: () => void } = {}) {
     this.#session = source.session;
+    this.#source = source;
     this.#askingCalls = new AskingCalls((seq) => source.session.eventAt(seq));
     this.#end = end;
     this.#maxChars = options.maxBufferedChars ?? DEFAULT_MAX_BUFFERED_CHARS;
     this.#shedAt = this.#maxChars;
     this.#onClose = options.onClose ?? (() => {});
     this.#stepSoFar = source.stepSoFar;
-    this.#unsubscribe.push(
-      source.session.observe((event) => this.#onEvent(event)),
-      source.tapChunks((chunk) => this.#onChunk(chunk)),
-    );
-    if (source.tapSubagents !== undefined) this.#unsubscribe.push(source.tapSubagents((e) => this.#onSubagent(e)));
-    if (end.kind === "idle") {
-      this.#busy = source.busy;
-      // Queued input that ends without a turn (refused, disposed) appends nothing: the idle wakes the feed.
-      if (source.tapIdle !== undefined) this.#unsubscribe.push(source.tapIdle(() => this.#notify()));
-    } else {
+    this.#subscribe();
+    if (end.kind === "idle") this.#busy = source.busy;
+    else {
       end.outcome.then(
         (outcome) => {
           this.#outcome = outcome;
@@ -151,19 +154,49 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     }
   }
 
+  #subscribe(): void {
+    const source = this.#source;
+    this.#unsubscribe.push(
+      source.session.observe((event) => this.#onEvent(event)),
+      source.tapChunks((chunk) => this.#onChunk(chunk)),
+    );
+    if (source.tapSubagents !== undefined) this.#unsubscribe.push(source.tapSubagents((e) => this.#onSubagent(e)));
+    // Queued input that ends without a turn (refused, disposed) appends nothing: the idle wakes the feed.
+    if (this.#end.kind === "idle" && source.tapIdle !== undefined)
+      this.#unsubscribe.push(source.tapIdle(() => this.#onIdle()));
+  }
+
+  /** The agent went idle: a reader not waiting (lagging, or gone) reads the rest from the log (module comment). */
+  #onIdle(): void {
+    if (this.#resolve === undefined && !this.#done) {
+      this.#unsubscribeAll();
+      this.#detached = true;
+    }
+    this.#notify();
+  }
+
+  /** Taps again, joining the step in flight (each block's start, its text so far as one delta). */
+  #attach(): void {
+    this.#detached = false;
+    this.#subscribe();
+    this.#joinOpenStep();
+  }
+
+  #joinOpenStep(): void {
+    const { openTurn, openStep } = this.#session;
+    if (openTurn === null || openStep === null) return;
+    this.#blocks.reset(openTurn, openStep);
+    this.#stepTurn = openTurn;
+    this.#step = openStep;
+    for (const chunk of this.#stepSoFar?.() ?? []) this.#onChunk(chunk);
+  }
+
   /** Starts reading the log at `seq` (for a turn feed: its `turn/start`). */
   startAt(seq: number, turn?: number): void {
     if (this.#cursor !== undefined) return;
     this.#cursor = seq;
     this.#turn = turn;
-    const { openTurn, openStep } = this.#session;
-    if (openTurn !== null && openStep !== null) {
-      this.#blocks.reset(openTurn, openStep);
-      this.#stepTurn = openTurn;
-      this.#step = openStep;
-      // Joined mid-step: the step so far first (each block's start, its text until now as one delta).
-      for (const chunk of this.#stepSoFar?.() ?? []) this.#onChunk(chunk);
-    }
+    this.#joinOpenStep(); // joined mid-step: the step so far first
     this.#notify();
   }
 
@@ -221,7 +254,10 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
       const event = this.#take();
       if (event !== undefined) return { done: false, value: event };
       if (this.#finished()) return this.#close();
-      return undefined;
+      if (!this.#detached) return undefined;
+      this.#attach(); // caught up with a turn that started since it let go
+      const joined = this.#take();
+      return joined === undefined ? undefined : { done: false, value: joined };
     } finally {
       this.#polling = false;
     }

@@ -169,6 +169,90 @@ describe("agent.follow", () => {
     await agent.dispose();
   });
 
+  /** Counts the session observers added from now on that are still subscribed. */
+  const countObservers = (session: { observe: (o: never) => () => void }): (() => number) => {
+    let live = 0;
+    const observe = session.observe.bind(session);
+    session.observe = (observer: never) => {
+      const off = observe(observer);
+      live++;
+      let on = true;
+      return () => {
+        if (on) live--;
+        on = false;
+        off();
+      };
+    };
+    return () => live;
+  };
+
+  test("a follower dropped unread lets go of the agent when it goes idle: no listener on later turns (found from outside)", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" });
+    const live = countObservers(agent.session as never);
+    const first = agent.send("one");
+    const dropped = agent.follow()[Symbol.asyncIterator]();
+    await dropped.next(); // read once, then never again (no return())
+    agent.follow(); // and one never iterated at all
+    expect(live()).toBe(2);
+    await first;
+    expect(live()).toBe(0); // the agent went idle: both let go
+    for (let i = 0; i < 3; i++) await agent.send(`more ${i}`);
+    expect(live()).toBe(0);
+    await agent.dispose();
+  });
+
+  test("a follower that lags through an idle reads on from the log, then follows a turn that started since, live", async () => {
+    const hold = deferred();
+    const held = deferred();
+    let calls = 0;
+    const provider: Provider = {
+      id: "held",
+      async *stream(): AsyncIterable<StreamChunk> {
+        calls++;
+        yield { type: "block-start", index: 0, block: { type: "text" } };
+        yield { type: "text-delta", index: 0, text: `answer ${calls} ` };
+        if (calls === 2) {
+          held.resolve();
+          await hold.promise;
+        }
+        yield { type: "text-delta", index: 0, text: "end" };
+        yield { type: "block-end", index: 0 };
+        yield { type: "finish", reason: "stop" };
+      },
+    };
+    const agent = createAgent({ provider, model: "m" });
+    const live = countObservers(agent.session as never);
+    const follower = agent.follow()[Symbol.asyncIterator]();
+    await agent.send("one"); // the follower read nothing of it: it let go at the idle
+    expect(live()).toBe(0);
+    const second = agent.send("two");
+    await held.promise; // turn 2 in flight, mid-text
+    const events: TurnEvent[] = [];
+    for (;;) {
+      const { done, value } = await follower.next();
+      if (done) break;
+      events.push(value);
+      if (
+        value.type === "text-delta" &&
+        value.turn === 2 &&
+        events.filter((e) => e.type === "text-delta" && e.turn === 2).length === 1
+      )
+        hold.resolve(); // caught up with turn 2 (its step so far): let it finish, live
+    }
+    await second;
+    const committed = events.flatMap((e) => ("seq" in e ? [e.seq] : []));
+    expect(committed).toEqual([...Array(agent.session.length).keys()]); // every committed event, in order
+    expect(events.filter((e) => e.type === "turn-end").map((e) => (e as { turn: number }).turn)).toEqual([1, 2]);
+    expect(events.filter((e) => e.type === "assistant-message")).toHaveLength(2);
+    // Turn 2 streamed to it: the step so far as one delta when it caught up, then the rest live.
+    const text2 = events
+      .filter((e) => e.type === "text-delta" && e.turn === 2)
+      .map((e) => (e as { delta: string }).delta);
+    expect(text2).toEqual(["answer 2 ", "end"]);
+    expect(live()).toBe(0); // it ended: nothing left subscribed
+    await agent.dispose();
+  });
+
   test("a position beyond the log, or not a seq, is a typed error and reads nothing", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([{ text: "x" }]), model: "m" });
     await agent.send("go");
