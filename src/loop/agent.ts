@@ -227,7 +227,8 @@ class LoopAgent implements Agent {
   }
 
   #openStream(enqueue: TurnStreamPort["enqueue"], options: AnswerStreamOptions | undefined): TurnStream {
-    return openTurnStream({ ...this.#feedSource(), enqueue, cancel: this.cancel.bind(this) }, options);
+    const closeQueued = (settle: Settle<TurnOutcome>): void => this.#inbox.closeAfter(settle);
+    return openTurnStream({ ...this.#feedSource(), enqueue, cancel: this.cancel.bind(this), closeQueued }, options);
   }
 
   /** What a feed over this agent reads: the log, the live taps, the step in flight so far. */

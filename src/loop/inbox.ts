@@ -76,6 +76,12 @@ export function triggerOf(claim: Claim): "approval" | "send" | "steer" | "compac
 
 export class Inbox {
   #prompts: QueuedPrompt[] = [];
+  /**
+   * Where the queued prompts are cut into turns, ascending: a queued prompt's stream cancelled
+   * closes its turn to prompts queued after (`closeAfter`); the next claim takes prompts up to the
+   * first cut only.
+   */
+  #cuts: number[] = [];
   #steers: QueuedSteer[] = [];
   #injects: QueuedInject[] = [];
   #compacts: QueuedCompact[] = [];
@@ -116,10 +122,12 @@ export class Inbox {
    */
   claimAll(): Claim {
     const first = this.#prompts[0];
-    const differs = this.#prompts.findIndex((p) => !sameOutput(p.output, first?.output));
+    const limit = this.#cuts[0] ?? this.#prompts.length;
+    const differs = this.#prompts.findIndex((p, i) => i >= limit || !sameOutput(p.output, first?.output));
     const prompts = differs < 0 ? this.#prompts : this.#prompts.slice(0, differs);
     const claim = { prompts, steers: this.#steers, injects: this.#injects, compacts: this.#compacts, decisions: [] };
     this.#prompts = differs < 0 ? [] : this.#prompts.slice(differs);
+    this.#cuts = this.#cuts.map((cut) => cut - prompts.length).filter((cut) => cut > 0);
     this.#steers = [];
     this.#injects = [];
     this.#compacts = [];
@@ -148,10 +156,21 @@ export class Inbox {
     return out;
   }
 
+  /**
+   * The stream of the prompt `settle` answers was cancelled while it waits: its turn will start
+   * only to end aborted, so a prompt queued from now on waits for the turn after it instead of
+   * joining that one (found from outside: it did, and was aborted with the other's reason).
+   */
+  closeAfter(settle: Settle<TurnOutcome>): void {
+    const at = this.#prompts.length;
+    if (this.#cuts.at(-1) !== at && this.#prompts.some((p) => p.settle === settle)) this.#cuts.push(at);
+  }
+
   /** Empties the inbox, rejecting everything (dispose). */
   rejectAll(error: unknown): void {
     const items = [...this.#prompts, ...this.#steers, ...this.#injects, ...this.#compacts, ...this.#decisions];
     this.#prompts = [];
+    this.#cuts = [];
     this.#steers = [];
     this.#injects = [];
     this.#compacts = [];

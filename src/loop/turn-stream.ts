@@ -12,6 +12,8 @@ export interface TurnStreamPort extends FeedSource {
   readonly enqueue: (settle: Settle<TurnOutcome>, onStart: (turn: number, startSeq: number) => void) => void;
   /** Cancels the running turn. */
   readonly cancel: (reason: string) => void;
+  /** The prompt `settle` answers is cancelled before its turn started: prompts queued later go to another turn. */
+  readonly closeQueued?: (settle: Settle<TurnOutcome>) => void;
 }
 
 export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}): TurnStream {
@@ -24,6 +26,7 @@ export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}
     if (state === "ended" || cancelled !== undefined) return;
     cancelled = reason;
     if (state === "running") port.cancel(reason);
+    else port.closeQueued?.(settle);
   };
   const feed = new TurnFeed(
     port,

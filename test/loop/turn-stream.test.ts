@@ -277,6 +277,29 @@ describe("agent.stream", () => {
     await agent.dispose();
   });
 
+  test("a prompt queued after a queued stream was cancelled waits for the turn after, not the cancelled one (found from outside)", async () => {
+    const provider = new ScriptedProvider(["hang"], { fallback: { text: "ok" } });
+    const agent = createAgent({ provider, model: "m" });
+    const first = agent.stream("A");
+    const firstIter = first[Symbol.asyncIterator]();
+    while ((await firstIter.next()).value?.type !== "step-start"); // turn 1 runs (its model call hangs)
+    const b = agent.stream("B");
+    const joined = agent.send("B2"); // joins B's turn before the cancel: cancelled with it
+    b.cancel("B gave up");
+    const c = agent.send("C"); // after the cancel: a turn of its own
+    first.cancel("enough");
+    expect((await b.outcome).reason).toEqual({ kind: "aborted", reason: "B gave up" });
+    expect((await joined).reason).toEqual({ kind: "aborted", reason: "B gave up" });
+    const outcomeC = await c;
+    expect(outcomeC.reason).toEqual({ kind: "completed" });
+    expect(outcomeC.turn).toBe((await b.outcome).turn + 1);
+    const prompts = agent.session.events
+      .filter((e) => e.type === "user/message")
+      .map((e) => (e.data as { content: { text: string }[] }).content[0]!.text);
+    expect(prompts).toEqual(["A", "C"]);
+    await agent.dispose();
+  });
+
   test("a prompt refused before its turn starts ends the stream with the error", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([]), model: "m" });
     await agent.dispose();
