@@ -10,7 +10,7 @@ import { HostError } from "./types.js";
 
 /** Refuses a `from` that is not a seq of the log (or -1: everything). */
 export function checkPosition(from: unknown, length: number, sessionId: string): number {
-  const at = from ?? -1;
+  const at = from === undefined ? -1 : from; // null is no position: invalid-position, as for agent.follow
   const fault = followPositionFault(at, length, `follow session ${sessionId}`);
   if (fault !== undefined) throw new HostError(fault.code, fault.message);
   return at as number;

@@ -14,11 +14,13 @@ export function followPositionFault(
   what: string,
 ): { readonly code: FollowPositionFault; readonly message: string } | undefined {
   const seqs = length === 0 ? "the log is empty" : `the log has seqs 0..${length - 1}`;
-  if (typeof from !== "number" || !Number.isSafeInteger(from) || from < -1)
+  // Any integer counts as a position (2 ** 53 is one, past every log: 416, as keelson/serve's
+  // followFrom says of a header of 20 digits), only a safe one can be read from.
+  if (typeof from !== "number" || !Number.isInteger(from) || from < -1)
     return {
       code: "invalid-position",
       message: `${what} from seq ${typeof from === "number" ? String(from) : previewJson(from, 80)}: not an integer ≥ -1 (${seqs})`,
     };
-  if (from >= length) return { code: "position-beyond-log", message: `${what} from seq ${from}: ${seqs}` };
+  if (from >= length || !Number.isSafeInteger(from)) return { code: "position-beyond-log", message: `${what} from seq ${from}: ${seqs}` };
   return undefined;
 }

@@ -55,12 +55,13 @@ describe("host.follow", () => {
   test("a position beyond the log: HostError('position-beyond-log'); not a seq: 'invalid-position' — open or stored", async () => {
     await host.send("s1", "one");
     const length = (await drain(await host.follow("s1"))).filter((e) => "seq" in e).length;
-    for (const from of [1.5, -2, "3"]) {
+    for (const from of [1.5, -2, "3", null]) {
       expect(await refusal(() => host.follow("s1", { from: from as number }))).toMatchObject({
         code: "invalid-position",
       });
     }
     expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "position-beyond-log" });
+    expect(await refusal(() => host.follow("s1", { from: 2 ** 53 }))).toMatchObject({ code: "position-beyond-log" });
     clock.advance(1000);
     expect(await refusal(() => host.follow("s1", { from: length }))).toMatchObject({ code: "position-beyond-log" });
     expect(await refusal(() => host.follow("s1", { from: -1.5 }))).toMatchObject({ code: "invalid-position" });

@@ -264,6 +264,8 @@ describe("agent.follow", () => {
     expect(() => agent.follow({ from: agent.session.length })).toThrow(
       expect.objectContaining({ code: "position-beyond-log", message: expect.stringMatching(/seqs 0\.\./) }),
     );
+    for (const from of [2 ** 53, 1e21]) // integers past every log: 416's code, as keelson/serve's followFrom gives 20 digits
+      expect(() => agent.follow({ from })).toThrow(expect.objectContaining({ code: "position-beyond-log" }));
     await agent.dispose();
   });
 });
