@@ -2,7 +2,7 @@
 // its agent only once the previous turn of the session has ended, so the agent's inbox never
 // holds two prompts and each prompt is a turn of its own (the loop merges prompts that wait
 // together: Agent.send).
-import type { Agent, TurnOutcome } from "../loop/index.js";
+import { type Agent, signalReason, type TurnOutcome } from "../loop/index.js";
 import { HostError } from "./types.js";
 
 /** One queued prompt, as its session's queue drives it. */
@@ -21,10 +21,6 @@ export interface QueuedPrompt {
   /** Waiting: fails it with `error`. Running: cancels its turn (it ends `aborted`, `error.message` the reason). */
   abandon(error: HostError): void;
 }
-
-/** A signal's abort, as a reason string for the loop's `aborted{reason}`. */
-export const abortReason = (signal: AbortSignal): string =>
-  typeof signal.reason === "string" ? signal.reason : "client disconnected";
 
 /**
  * `host.send` (and `host.decide`): the outcome promise of one queued turn — or, for
@@ -96,7 +92,7 @@ export class QueuedSend<T = TurnOutcome> implements QueuedPrompt {
   }
 
   readonly #onAbort = (): void => {
-    const reason = abortReason(this.#signal!);
+    const reason = signalReason(this.#signal!);
     if (this.#state === "running") this.#agent?.cancel(reason);
     else this.fail(new HostError("cancelled", `the prompt was dropped before its turn started (${reason})`));
   };

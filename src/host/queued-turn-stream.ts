@@ -4,8 +4,15 @@
 // and the iteration and `outcome` fail with `HostError('cancelled')`. Once it starts, it is the
 // agent's own stream (`agent.stream`, `agent.streamAnswers`); what the agent refuses at once (an
 // answer the log refuses) fails the iteration and `outcome` the same way.
-import type { Agent, AnswerStreamOptions, TurnEvent, TurnOutcome, TurnStream } from "../loop/index.js";
-import { abortReason, type QueuedPrompt } from "./queued-prompt.js";
+import {
+  type Agent,
+  type AnswerStreamOptions,
+  signalReason,
+  type TurnEvent,
+  type TurnOutcome,
+  type TurnStream,
+} from "../loop/index.js";
+import type { QueuedPrompt } from "./queued-prompt.js";
 import { HostError, type HostStreamOptions } from "./types.js";
 
 /** Starts the queued turn's stream on the session's agent. */
@@ -131,5 +138,5 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
     wake?.();
   }
 
-  readonly #onAbort = (): void => this.cancel(abortReason(this.#options.signal!));
+  readonly #onAbort = (): void => this.cancel(signalReason(this.#options.signal!));
 }

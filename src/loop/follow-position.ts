@@ -21,6 +21,7 @@ export function followPositionFault(
       code: "invalid-position",
       message: `${what} from seq ${typeof from === "number" ? String(from) : previewJson(from, 80)}: not an integer ≥ -1 (${seqs})`,
     };
-  if (from >= length || !Number.isSafeInteger(from)) return { code: "position-beyond-log", message: `${what} from seq ${from}: ${seqs}` };
+  if (from >= length || !Number.isSafeInteger(from))
+    return { code: "position-beyond-log", message: `${what} from seq ${from}: ${seqs}` };
   return undefined;
 }

@@ -29,7 +29,7 @@ export { globalHooks, globalPrompt } from "./global.js";
 export { namedPlugin } from "./plugin-name.js";
 export { freezePrefix } from "./prefix.js";
 export { promptContent, promptOverWindow } from "./prompt-content.js";
-export { checkStreamOptions } from "./stream-options.js";
+export { checkStreamOptions, signalReason } from "./stream-options.js";
 export {
   type AgentProfile,
   type ProfileAgentOptions,

@@ -25,3 +25,15 @@ export function checkStreamOptions(
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw refuse(`signal must be an AbortSignal, got ${previewJson(signal)}`);
 }
+
+/**
+ * The reason a stream's aborted `signal` gives its turn (`aborted{reason}`): the signal's own,
+ * when it has one to say — a string, or an Error other than the default `AbortError` (so
+ * `AbortSignal.timeout()` says it timed out) — cut to 200 characters; else `client disconnected`.
+ */
+export function signalReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  const own =
+    typeof reason === "string" ? reason : reason instanceof Error && reason.name !== "AbortError" ? reason.message : "";
+  return own.trim() === "" ? "client disconnected" : own.slice(0, 200);
+}

@@ -2,7 +2,7 @@
 // outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
 // when it runs, as it starts when it is still queued).
 import { deferred, type Settle } from "./inbox.js";
-import { checkStreamOptions } from "./stream-options.js";
+import { checkStreamOptions, signalReason } from "./stream-options.js";
 import { type FeedSource, TurnFeed } from "./turn-feed.js";
 import type { TurnEvent } from "./turn-events.js";
 import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
@@ -36,7 +36,7 @@ export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}
       onClose: () => cancel("stream closed"),
     },
   );
-  const onAbort = (): void => cancel("client disconnected");
+  const onAbort = (): void => cancel(signalReason(options.signal!));
   options.signal?.addEventListener("abort", onAbort, { once: true });
   outcome
     .finally(() => {

@@ -300,6 +300,25 @@ describe("agent.stream", () => {
     await agent.dispose();
   });
 
+  test("a signal's own reason is the turn's (a string, an Error other than AbortError); the default abort says client disconnected", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" });
+    const cases: [unknown, string][] = [
+      [undefined, "client disconnected"],
+      ["user pressed stop", "user pressed stop"],
+      [new Error("my reason"), "my reason"],
+      [new DOMException("The operation timed out.", "TimeoutError"), "The operation timed out."],
+      [new DOMException("gone", "AbortError"), "client disconnected"],
+      ["x".repeat(10_000), "x".repeat(200)],
+    ];
+    for (const [reason, expected] of cases) {
+      const controller = new AbortController();
+      controller.abort(reason);
+      const stream = agent.stream("go", { signal: controller.signal });
+      expect((await stream.outcome).reason).toEqual({ kind: "aborted", reason: expected });
+    }
+    await agent.dispose();
+  });
+
   test("a prompt refused before its turn starts ends the stream with the error", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([]), model: "m" });
     await agent.dispose();
