@@ -157,7 +157,10 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   close(options: HostCloseOptions = {}): Promise<void> {
-    this.#closing ??= this.#close(options.mode ?? "drain");
+    const mode = options.mode ?? "drain";
+    // A drain under way escalates to a cancel (a server whose graceful stop takes too long).
+    if (this.#closing !== undefined && mode === "cancel") this.#abandonAll();
+    this.#closing ??= this.#close(mode);
     return this.#closing;
   }
 
@@ -322,12 +325,15 @@ class SessionHost implements AgentHost, SlotPort {
     this.#schedule();
   }
 
+  /** Cancels the running turns and fails the waiting prompts (`closed`). */
+  #abandonAll(): void {
+    const error = new HostError("closed", "the agent host is closing");
+    for (const slot of this.#slots.values()) slot.abandonAll(error);
+  }
+
   async #close(mode: "drain" | "cancel"): Promise<void> {
     this.#closed = true;
-    if (mode === "cancel") {
-      const error = new HostError("closed", "the agent host is closing");
-      for (const slot of this.#slots.values()) slot.abandonAll(error);
-    }
+    if (mode === "cancel") this.#abandonAll();
     await Promise.all([...this.#slots.values()].map((slot) => slot.whenIdle()));
     this.#cancelTimer?.();
     this.#cancelTimer = undefined;

@@ -176,7 +176,8 @@ export interface AgentHost {
   stats(): HostStats;
   /**
    * Refuses new prompts (`HostError('closed')`), lets running and queued turns end (or cancels
-   * them: `mode: 'cancel'`), then disposes every agent (flushed and released). Idempotent.
+   * them: `mode: 'cancel'`), then disposes every agent (flushed and released). Idempotent; a
+   * `mode: 'cancel'` while a drain is under way escalates it (the same promise).
    */
   close(options?: HostCloseOptions): Promise<void>;
 }

@@ -68,3 +68,19 @@ test("stats counts open agents, running turns and waiting prompts", async () => 
   await host.close();
   expect(host.stats()).toEqual({ open: 0, running: 0, queued: 0 });
 });
+
+test("close({ mode: 'cancel' }) during a drain escalates it: the running turn ends aborted, the waiting prompt fails closed", async () => {
+  const model = new GatedModel(["a"]);
+  const host = fixture().host({ profile: profileOf(model.provider) });
+  const running = host.send("s1", "a");
+  const waiting = refusal(() => host.send("s1", "b"));
+  await model.called("a");
+  const draining = host.close(); // the model holds "a": the drain would wait for it
+  const cancelling = host.close({ mode: "cancel" });
+  expect(cancelling).toBe(draining); // one close, escalated
+  await cancelling;
+  expect((await running).reason).toMatchObject({ kind: "aborted", reason: "the agent host is closing" });
+  expect(await waiting).toMatchObject({ code: "closed" });
+  expect(model.calls).toEqual(["a"]);
+  expect(promptsByTurn((await storedLog(fixture().store, "s1")).events)).toEqual([["a"]]);
+});
