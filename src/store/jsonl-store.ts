@@ -243,7 +243,11 @@ export class JsonlSessionStore implements SessionStore {
     return listChanges(this.#indexed, since, async (id) => (await this.load(id, { readOnly: true })).session);
   }
 
-  async release(sessionId: string): Promise<void> {
+  release(sessionId: string): Promise<void> {
+    return this.#writers.releasing(sessionId, () => this.#release(sessionId));
+  }
+
+  async #release(sessionId: string): Promise<void> {
     const writer = this.#writers.get(sessionId);
     if (writer === undefined) return;
     await this.flush(sessionId); // a failure keeps the writer (and its buffer) for a retry

@@ -74,8 +74,12 @@ export function isKnownLog(writer: WriterState, session: Session): boolean {
 export class SessionWriters<W extends WriterState> {
   readonly #backend: WriterBackend<W>;
   readonly #writers = new Map<string, W>();
-  /** Ids a create or a writable load is opening now (`opening`). */
-  readonly #opening = new Set<string>();
+  /** Ids a create or a writable load is opening now (`opening`), each with that opening. */
+  readonly #opening = new Map<string, Promise<unknown>>();
+  /** Ids being released (`releasing`): an opening of one waits for its release to end. */
+  readonly #releasing = new Map<string, Promise<void>>();
+  /** Set by `close`: no opening starts from then on. */
+  #closing = false;
   #closed = false;
 
   constructor(backend: WriterBackend<W>) {
@@ -111,12 +115,33 @@ export class SessionWriters<W extends WriterState> {
    */
   opening<T>(id: unknown, readOnly: boolean, open: () => Promise<T>): Promise<T> {
     if (readOnly || typeof id !== "string") return open();
+    if (this.#closing) return Promise.reject(new StoreError("closed", "the store is closing"));
+    // A release under way still holds the id (its lease or lock is let go last): wait for it.
+    const released = this.#releasing.get(id);
+    if (released !== undefined) {
+      const again = (): Promise<T> => this.opening(id, readOnly, open);
+      return released.then(again, again);
+    }
     if (this.#opening.has(id))
       return Promise.reject(
         new StoreError("already-open", `session ${id} is being opened for writing in this store`, this.#place(id)),
       );
-    this.#opening.add(id);
-    return open().finally(() => this.#opening.delete(id));
+    const run = open().finally(() => this.#opening.delete(id));
+    this.#opening.set(id, run);
+    return run;
+  }
+
+  /**
+   * Runs `release` of session `id`, holding the id until it ends: a writer leaves the table before
+   * its lease or lock is let go, and an opening in between took it again, then lost it to that
+   * last step — on PostgreSQL, under one lease owner, two writers of one log (found from outside).
+   */
+  releasing(id: string, release: () => Promise<void>): Promise<void> {
+    const run: Promise<void> = release().finally(() => {
+      if (this.#releasing.get(id) === run) this.#releasing.delete(id);
+    });
+    this.#releasing.set(id, run);
+    return run;
   }
 
   /** Throws `closed` once the store closed. */
@@ -210,6 +235,9 @@ export class SessionWriters<W extends WriterState> {
    */
   async close(release: (id: string) => Promise<void>, cleanup?: () => Promise<void>): Promise<void> {
     if (this.#closed) return;
+    // Openings under way end first (their writers are then released with the rest); none starts now.
+    this.#closing = true;
+    await Promise.allSettled([...this.#opening.values()]);
     const errors: unknown[] = [];
     for (const id of [...this.#writers.keys()]) await release(id).catch((e: unknown) => errors.push(e));
     if (this.#writers.size > 0) throw errors[0];

@@ -79,6 +79,36 @@ export function describeWriterContract(harness: () => StoreHarness): void {
       expect((await h.store.load(session.id, { readOnly: true })).session.length).toBe(session.length);
     });
 
+    test("a writable load while the same store releases the id waits for the release: one writer, which keeps the session", async () => {
+      const h = harness();
+      const session = twoTurnLog(newSession("release-race"));
+      const firstTurn = session.events.findIndex((e) => e.type === "turn/end") + 1;
+      await h.store.create(session.header, session.events.slice(0, firstTurn));
+      const [released, loaded] = await Promise.allSettled([h.store.release(session.id), h.store.load(session.id)]);
+      expect([released.status, loaded.status]).toEqual(["fulfilled", "fulfilled"]);
+      // The reopened writer holds the session: its appends are durable, and no other store gets it.
+      h.store.append(session.id, session.events.slice(firstTurn));
+      await h.store.flush(session.id);
+      await expectStoreError(() => h.openSecond().load(session.id), "locked");
+      await h.store.release(session.id);
+      expect((await h.openSecond().load(session.id, { readOnly: true })).session.events).toEqual(session.events);
+    });
+
+    test("close while a create or load is opening: it ends first and is released with the rest (the ids are free after)", async () => {
+      const h = harness();
+      const stored = twoTurnLog(newSession("closing-load"));
+      await h.store.create(stored.header, stored.events);
+      await h.store.release(stored.id);
+      const fresh = newSession("closing-create");
+      const opening = Promise.allSettled([h.store.create(fresh.header), h.store.load(stored.id)]);
+      await h.store.close();
+      expect((await opening).map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+      await expectStoreError(() => h.store.load(stored.id), "closed");
+      const second = h.openSecond();
+      expect((await second.load(stored.id)).session.length).toBe(stored.length);
+      expect((await second.load(fresh.id)).session.length).toBe(0);
+    });
+
     test("a read-only load by the holding store sees its buffered events", async () => {
       const h = harness();
       const session = twoTurnLog(newSession("own-buffer"));

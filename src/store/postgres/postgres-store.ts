@@ -398,7 +398,11 @@ export class PostgresSessionStore implements SessionStore {
     }));
   }
 
-  async release(sessionId: string): Promise<void> {
+  release(sessionId: string): Promise<void> {
+    return this.#writers.releasing(sessionId, () => this.#release(sessionId));
+  }
+
+  async #release(sessionId: string): Promise<void> {
     const writer = this.#writers.get(sessionId);
     if (writer === undefined) return;
     try {
