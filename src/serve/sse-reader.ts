@@ -88,7 +88,13 @@ function cancellable(
 }
 
 async function* events(source: Source, maxEventChars: number): AsyncGenerator<TurnEvent, void, undefined> {
-  const body = isByteStream(source.input) ? source.input : await responseBody(source.input);
+  let body: ReadableStream<Uint8Array>;
+  try {
+    body = isByteStream(source.input) ? source.input : await responseBody(source.input, source);
+  } catch (error) {
+    if (source.closed) return; // left while an error body was read
+    throw error;
+  }
   if (source.closed) return;
   const parser = new SSEParser(maxEventChars);
   const decoder = new TextDecoder();
@@ -119,9 +125,9 @@ const isResponse = (input: unknown): input is Response =>
   typeof (input as { headers?: { get?: unknown } } | null)?.headers?.get === "function" &&
   typeof (input as { status?: unknown }).status === "number";
 
-async function responseBody(response: Response): Promise<ReadableStream<Uint8Array>> {
+async function responseBody(response: Response, source: Source): Promise<ReadableStream<Uint8Array>> {
   if (!response.ok) {
-    const text = await errorBodyStart(response);
+    const text = await errorBodyStart(response, source);
     throw new ServeError(
       "http-error",
       `the server answered ${response.status}${text === "" ? "" : `: ${boundedErrorText(text)}`}`,
@@ -141,10 +147,11 @@ async function responseBody(response: Response): Promise<ReadableStream<Uint8Arr
  * The first `MAX_ERROR_BODY` characters of an error response's body, the rest cancelled unread:
  * a proxy's error page or an error status on an endless stream must not be read whole.
  */
-async function errorBodyStart(response: Response): Promise<string> {
+async function errorBodyStart(response: Response, source: Source): Promise<string> {
   const body = response.body;
   if (body === null) return "";
   const reader = body.getReader();
+  source.reader = reader; // so that `return()` meanwhile cancels it
   const decoder = new TextDecoder();
   let text = "";
   try {
@@ -158,6 +165,8 @@ async function errorBodyStart(response: Response): Promise<string> {
     return text.slice(0, MAX_ERROR_BODY);
   } finally {
     await reader.cancel().catch(() => {});
+    reader.releaseLock();
+    source.reader = undefined;
   }
 }
 

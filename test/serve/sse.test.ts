@@ -180,6 +180,13 @@ describe("readSSE checks what it reads", () => {
     expect(await events.return()).toEqual({ done: true, value: undefined });
     expect(await pending).toEqual({ done: true, value: undefined });
     expect(waiting.state.cancelled).toBe(true);
+    // An error response whose body stalls before 2,000 characters: return() while its start is read.
+    const stalled = quiet();
+    const failing = readSSE(new Response(stalled.body, { status: 502 }));
+    const first = failing.next();
+    expect(await failing.return()).toEqual({ done: true, value: undefined });
+    expect(await first).toEqual({ done: true, value: undefined });
+    expect(stalled.state.cancelled).toBe(true);
   });
 
   test("maxEventChars null, NaN or a string is invalid-options at the call", () => {
