@@ -64,7 +64,10 @@ export class EmulatorProvider implements Provider {
     this.cacheStyle = options.cacheStyle ?? "anthropic";
     this.model = resolveModel(options.model);
     this.#namespace = options.namespace ?? "emulator";
-    this.#window = options.contextWindow;
+    const window = options.contextWindow;
+    if (window !== undefined && (!Number.isSafeInteger(window) || window <= 0))
+      throw new TypeError(`contextWindow must be a positive integer (tokens), got ${String(window)}`);
+    this.#window = window;
     const common = {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),

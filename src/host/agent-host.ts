@@ -245,9 +245,18 @@ class SessionHost implements AgentHost, SlotPort {
     this.#profiles.check(options.profile);
     const existing = this.#slots.get(sessionId);
     if (prompt !== DECISION) {
-      // The model the turn would run on, where the door knows it: the open agent's, else the profile's.
-      const named = options.profile ?? (existing?.agent === undefined ? this.#profiles.fallback : undefined);
-      checkPrompt(sessionId, prompt, named === undefined ? existing?.agent : this.#profiles.get(named));
+      // The model the turn would run on, where the door knows it: the profile it names, or the one a
+      // prompt ahead of it switches to, else the open agent's, else the default profile's.
+      const named =
+        options.profile ??
+        existing?.namedProfile ??
+        (existing?.agent === undefined ? this.#profiles.fallback : undefined);
+      const open = existing?.agent !== undefined && (named === undefined || named === existing.profile);
+      checkPrompt(
+        sessionId,
+        prompt,
+        open ? existing?.agent : named === undefined ? undefined : this.#profiles.get(named),
+      );
     }
     if (options.ifBusy === "reject" && existing?.busy === true)
       throw new HostError("busy", `session ${sessionId} has a turn running or waiting`);

@@ -55,6 +55,13 @@ export class SessionSlot {
     return this.#queue.length + (this.#current !== undefined && !this.#running ? 1 : 0);
   }
 
+  /** The profile named by the latest prompt queued or under way that names one: the one a new unnamed prompt follows. */
+  get namedProfile(): string | undefined {
+    for (let i = this.#queue.length - 1; i >= 0; i--)
+      if (this.#queue[i]!.profile !== undefined) return this.#queue[i]!.profile;
+    return this.#current?.profile;
+  }
+
   enqueue(prompt: QueuedPrompt): void {
     this.#queue.push(prompt);
     this.#drain ??= this.#run();

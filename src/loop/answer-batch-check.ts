@@ -4,7 +4,11 @@
 // for its schema, no call or question answered twice, not empty (approval-decision.ts). Used by
 // `streamAnswers` / `decide` / `respond` (pause-answers.ts) and, over a subagent's stored log, by
 // the check of a batch that answers children (subagent-answers.ts). Throws the first refusal.
+// Given the model's context window, an answer whose logged text alone is far over it is refused
+// too (`invalid-value` / `invalid-decision`): logged, it would fail every later turn, as a prompt
+// too large would (prompt-content.ts).
 import { previewName } from "../json/index.js";
+import { overWindow } from "../llm/core.js";
 import type { PendingApproval, PendingInput, Session } from "../session/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import {
@@ -25,8 +29,11 @@ export interface CheckedBatch {
   readonly responses: readonly { readonly request: PendingInput; readonly answer: PauseAnswer }[];
 }
 
-/** `batch` checked against `session`'s log (and `tools`' definitions), in the batch's order; throws the first refusal. */
-export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerBatch): CheckedBatch {
+/**
+ * `batch` checked against `session`'s log (and `tools`' definitions, and the model's context
+ * `window` in tokens when known), in the batch's order; throws the first refusal.
+ */
+export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerBatch, window?: number): CheckedBatch {
   if (typeof batch !== "object" || batch === null)
     throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
   const decisions = list(batch.decisions, "decisions").map((input) => {
@@ -50,8 +57,20 @@ export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerB
         ? new ApprovalError("invalid-decision", `the answers decide call ${previewName(answer.data.callId)} twice`)
         : new InputError("invalid-value", `the answers answer the question ${previewName(answer.data.id)} twice`);
     seen.add(answerKey(answer));
+    if (window !== undefined) checkFits(answer, window);
   }
   return { decisions, responses };
+}
+
+/** Refuses `answer` when its logged text alone is far over a `window`-token context. */
+function checkFits(answer: PauseAnswer, window: number): void {
+  const estimate = overWindow({ role: "user", content: [{ type: "text", text: JSON.stringify(answer.data) }] }, window);
+  if (estimate === undefined) return;
+  const n = (x: number): string => x.toLocaleString("en-US");
+  const over = `is about ${n(estimate)} tokens (estimated), far over the model's ${n(window)}-token context window: it could never be sent; nothing was logged`;
+  throw answer.type === "approval/decision"
+    ? new ApprovalError("invalid-decision", `the decision on call ${previewName(answer.data.callId)} ${over}`)
+    : new InputError("invalid-value", `the answer to ${previewName(answer.data.id)} ${over}`);
 }
 
 /** A batch's `decisions` / `responses`: absent, or an array. */

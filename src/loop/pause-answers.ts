@@ -53,6 +53,12 @@ export class AgentPauseAnswers implements AgentPauses {
     this.#port = port;
   }
 
+  /** The model's context window, where the provider knows it (answers far over it are refused). */
+  #window(): number | undefined {
+    const { agent } = this.#port;
+    return agent.provider.contextWindow?.(agent.model);
+  }
+
   /**
    * Whether answers were taken and are not queued yet (their listeners still run): accepted input,
    * as a queued prompt is — a follow opened right after `decide()` waits for their turn.
@@ -149,7 +155,7 @@ export class AgentPauseAnswers implements AgentPauses {
   async checkAnswers(batch: AnswerBatch): Promise<void> {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
     if (!answersSubagent(this.#port.session.id, batch)) {
-      checkBatch(this.#port.session, this.#port.tools, batch);
+      checkBatch(this.#port.session, this.#port.tools, batch, this.#window());
       return;
     }
     await checkThroughSubagents(this.#port.context, batch);
@@ -172,7 +178,7 @@ export class AgentPauseAnswers implements AgentPauses {
   }
 
   #ownStream(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
-    const checked = checkBatch(this.#port.session, this.#port.tools, batch);
+    const checked = checkBatch(this.#port.session, this.#port.tools, batch, this.#window());
     const answers = this.#admitted(checked);
     answers.catch(() => {}); // handed to the stream's settle
     return this.#port.openStream((settle, onStart) => {
@@ -195,7 +201,7 @@ export class AgentPauseAnswers implements AgentPauses {
     const release = this.#admit();
     let answers: PauseAnswer[];
     try {
-      answers = await this.#admitted(checkBatch(this.#port.session, this.#port.tools, batch));
+      answers = await this.#admitted(checkBatch(this.#port.session, this.#port.tools, batch, this.#window()));
     } catch (error) {
       release();
       throw error;

@@ -233,3 +233,19 @@ describe("automatic-prefix styles in-process", () => {
     expect(usages[1]!.cacheReadTokens).toBe(Math.floor(unit / 64) * 64);
   });
 });
+
+describe("contextWindow: a model's window, played", () => {
+  test("answers it, refuses a request clearly over it with context-overflow before the model sees it, refuses a bad value", async () => {
+    const provider = new EmulatorProvider({ model: () => ({ text: "ok" }), contextWindow: 1_000 });
+    expect(provider.contextWindow()).toBe(1_000);
+    expect(new EmulatorProvider().contextWindow()).toBeUndefined();
+    const fits = await collect(provider, request({ messages: [user("x".repeat(5_000))] })); // 1,250 tokens: the margin
+    expect(fits.at(-1)).toMatchObject({ type: "finish" });
+    const over = collect(provider, request({ messages: [user("x".repeat(5_004))] }));
+    await expect(over).rejects.toMatchObject({ code: "context-overflow" });
+    await expect(over).rejects.toBeInstanceOf(ProviderError);
+    expect(provider.requests).toHaveLength(1);
+    for (const contextWindow of [0, -1, 1.5, Number.NaN])
+      expect(() => new EmulatorProvider({ contextWindow })).toThrow(TypeError);
+  });
+});

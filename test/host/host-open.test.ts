@@ -136,6 +136,22 @@ describe("refused at the door", () => {
     expect(provider.requests).toHaveLength(2);
   });
 
+  test("behind a queued prompt that switches profile, a prompt is checked against the model it switches to", async () => {
+    const model = new GatedModel(["held"]);
+    const small = Object.assign(new ScriptedProvider([], { fallback: { text: "ok" } }), { contextWindow: () => 1_000 });
+    const big = Object.assign(model.provider, { contextWindow: () => 1_000_000 });
+    const host = fixture().host({ profiles: { default: profileOf(big), small: profileOf(small) } });
+    const running = host.send("p", "held");
+    await model.called("held"); // open under the big window, its turn running
+    const switching = host.send("p", "now small", { profile: "small" });
+    expect(() => host.stream("p", "x".repeat(6_000))).toThrow(expect.objectContaining({ code: "prompt-too-large" }));
+    const named = host.stream("p", "x".repeat(6_000), { profile: "default" }); // back to the big window: taken
+    named.cancel("not needed"); // dropped while it waits
+    model.release("held");
+    expect((await running).reason.kind).toBe("completed");
+    expect((await switching).reason.kind).toBe("completed");
+  });
+
   test("a profile whose provider is a factory: the agent's own door refuses it (LoopError), and nothing is logged", async () => {
     const provider = Object.assign(new ScriptedProvider([], { fallback: { text: "ok" } }), {
       contextWindow: () => 1_000,

@@ -196,6 +196,9 @@ describe("a prompt that could never fit the model's context window is refused at
     const { agent } = windowed();
     const half = { type: "text", text: "y".repeat(2_600) } as const;
     await expect(agent.send([half, half])).rejects.toMatchObject({ code: "prompt-too-large" });
+    // Counted over the whole text, not rounded up part by part: 2,000 one-byte parts are 500 tokens.
+    const bytes = Array.from({ length: 2_000 }, () => ({ type: "text", text: "b" }) as const);
+    expect((await agent.send(bytes)).reason.kind).toBe("completed");
     const image = { type: "image", mediaType: "image/png", data: `iVBORw0KGgoA${"A".repeat(8_000)}` } as const;
     expect((await agent.send([{ type: "text", text: "look" }, image])).reason.kind).toBe("completed");
     const unknown = createAgent({ provider: windowed().provider, model: "scripted:other", invariants: false });

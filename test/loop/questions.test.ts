@@ -95,6 +95,38 @@ describe("ask_user", () => {
     expect(toolResultText(agent)).toEqual(['{"region":"eu"}']);
   });
 
+  test("an answer (or a denial's note) far over the model's context window is refused, logging nothing", async () => {
+    const provider = Object.assign(asking(), { contextWindow: () => 1_000 }); // refused over 1,250 tokens (~5,000 bytes)
+    const agent = createAgent(agentOptions(provider, { tools: [askUserTool()] }));
+    expect((await agent.send("deploy")).reason).toEqual({ kind: "awaiting-input" });
+    const [question] = agent.pendingInputs();
+    const before = agent.session.length;
+    const error = await thrown(agent.respond(question!.id, { value: "x".repeat(6_000) }));
+    expect(error).toMatchObject({
+      code: "invalid-value",
+      message: expect.stringMatching(/far over the model's 1,000-token context window/),
+    });
+    expect(agent.session.length).toBe(before);
+    expect((await agent.respond(question!.id, { value: "eu-west-1" })).reason).toEqual({ kind: "completed" });
+    const ran: string[] = [];
+    const gated = createAgent(
+      agentOptions(
+        Object.assign(scripted([{ toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }]), {
+          contextWindow: () => 1_000,
+        }),
+        { tools: [deployTool(ran)] },
+      ),
+    );
+    expect((await gated.send("ship")).reason).toEqual({ kind: "awaiting-approval" });
+    const [pending] = gated.pendingApprovals();
+    const before2 = gated.session.length;
+    const denied = gated.decide(pending!.callId, { approve: false, note: "y".repeat(6_000) }); // the model reads the note
+    await expect(denied).rejects.toMatchObject({ code: "invalid-decision" });
+    expect(gated.session.length).toBe(before2);
+    expect((await gated.decide(pending!.callId, { approve: true })).reason.kind).toBe("completed");
+    expect(ran).toEqual(["prod"]);
+  });
+
   test("unknown id, a second answer, and an answer after cancel are typed errors that log nothing", async () => {
     const { agent } = askingAgent();
     await agent.send("deploy");
