@@ -115,9 +115,14 @@ export async function checkThroughSubagents(
   at: SessionView = ctx,
 ): Promise<void> {
   const { own, children } = splitAnswers(at, batch);
-  if (own.decisions.length + own.responses.length > 0) checkBatch(at.session, at.tools, own);
+  // This agent's own answers against its model's window; a child's are, when its agent takes them.
+  const window = at === ctx ? windowOf(ctx) : undefined;
+  if (own.decisions.length + own.responses.length > 0) checkBatch(at.session, at.tools, own, window);
   await checkChildren(ctx, children, at.tools);
 }
+
+/** The context window of the agent's model, where its provider knows it. */
+const windowOf = (ctx: TurnContext): number | undefined => ctx.agent.provider.contextWindow?.(ctx.agent.model);
 
 async function checkChildren(ctx: TurnContext, children: SplitAnswers["children"], tools: ToolRegistry): Promise<void> {
   for (const { held, decisions, responses } of children.values()) {
@@ -142,7 +147,7 @@ export function streamThroughSubagents(
 ): TurnStream {
   const { ctx } = port;
   const { own, children } = splitAnswers(ctx, batch);
-  if (own.decisions.length + own.responses.length > 0) checkBatch(ctx.session, ctx.tools, own);
+  if (own.decisions.length + own.responses.length > 0) checkBatch(ctx.session, ctx.tools, own, windowOf(ctx));
 
   const published: Published[] = [];
   let finished = false;

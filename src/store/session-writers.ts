@@ -235,9 +235,10 @@ export class SessionWriters<W extends WriterState> {
    */
   async close(release: (id: string) => Promise<void>, cleanup?: () => Promise<void>): Promise<void> {
     if (this.#closed) return;
-    // Openings under way end first (their writers are then released with the rest); none starts now.
+    // Openings and releases under way end first (the openings' writers are then released with the
+    // rest, a release's lock or lease is let go before close resolves); no opening starts now.
     this.#closing = true;
-    await Promise.allSettled([...this.#opening.values()]);
+    await Promise.allSettled([...this.#opening.values(), ...this.#releasing.values()]);
     const errors: unknown[] = [];
     for (const id of [...this.#writers.keys()]) await release(id).catch((e: unknown) => errors.push(e));
     if (this.#writers.size > 0) throw errors[0];

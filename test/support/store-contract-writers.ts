@@ -100,8 +100,13 @@ export function describeWriterContract(harness: () => StoreHarness): void {
       await h.store.create(stored.header, stored.events);
       await h.store.release(stored.id);
       const fresh = newSession("closing-create");
+      const held = newSession("closing-release");
+      await h.store.create(held.header);
       const opening = Promise.allSettled([h.store.create(fresh.header), h.store.load(stored.id)]);
+      const releasing = h.store.release(held.id); // under way when close starts: let go before close resolves
       await h.store.close();
+      await expect(h.openSecond().load(held.id)).resolves.toBeDefined();
+      await releasing;
       expect((await opening).map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
       await expectStoreError(() => h.store.load(stored.id), "closed");
       const second = h.openSecond();

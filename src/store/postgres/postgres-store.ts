@@ -291,7 +291,9 @@ export class PostgresSessionStore implements SessionStore {
    * writable load of the session in this store, which a free lease makes possible at once, never
    * finds the old writer. Returns the epoch the lease is held at (for that statement's guard), or
    * undefined when this store does not hold the session. A release that finds the lease lost or
-   * the log moved clears it as always.
+   * the log moved clears it as always. Until the caller's statement runs, do not reopen the
+   * session in this store: a writable load re-takes the kept lease at the same epoch, which that
+   * statement then clears (store README).
    */
   keepLeaseOnRelease(sessionId: string): number | undefined {
     const writer = this.#writers.get(sessionId);
