@@ -123,3 +123,37 @@ describe("JSONL lock races", () => {
     ).toHaveLength(1);
   });
 });
+
+describe("one store letting go of a session", () => {
+  test("close waits for a release under way: it resolves only once that release's lock is gone", async () => {
+    const slow = pauseBeforeStaleLockRemoval(); // here: the release's unlock of its own lock
+    const store = dir.open(slow.fs);
+    await store.load(session.id);
+    const releasing = store.release(session.id);
+    await slow.gate.reached; // the writer has left the table; its lock file is still there
+    let closed = false;
+    const closing = store.close().then(() => {
+      closed = true;
+    });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(closed).toBe(false);
+    slow.gate.proceed();
+    await Promise.all([releasing, closing]);
+    await expect(nodeFs.stat(join(dir.root, `${session.id}.lock`))).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await dir.open().load(session.id)).session.length).toBe(session.length);
+  });
+
+  test("a writable load while the store releases the id waits for the lock to go, then takes the session", async () => {
+    const slow = pauseBeforeStaleLockRemoval();
+    const store = dir.open(slow.fs);
+    await store.load(session.id);
+    const releasing = store.release(session.id);
+    await slow.gate.reached;
+    const reloading = outcome(store.load(session.id)); // would find its own lock file and say `locked`
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve)); // let it get as far as it can
+    slow.gate.proceed();
+    await releasing;
+    expect(await reloading).toEqual({ won: true });
+    await store.close();
+  });
+});
