@@ -122,3 +122,36 @@ describe("a batch answering several children is checked whole before anything is
     }
   });
 });
+
+describe("a batch's own answers are size-checked against this agent's model on the subagent path too", () => {
+  test("an own answer far over the window beside a child's decision: checkAnswers and streamAnswers refuse it, nothing logged", async () => {
+    ran.length = 0;
+    const research = delegateTool("research", { name: "deploy", arguments: { target: "prod" } }, "deployed");
+    const calls = [
+      { name: "research", arguments: { task: "a" } }, // its child pauses on deploy's approval
+      { name: "ask_user", arguments: { question: "Why?" } }, // the parent's own question
+    ];
+    const provider = Object.assign(scripted([{ toolCalls: calls }], "all done"), { contextWindow: () => 1_000 });
+    const agent = createAgent({
+      provider,
+      model: "scripted:parent",
+      tools: [deployTool(ran), askUserTool(), research],
+      store: store(),
+    });
+    expect((await agent.send("go")).reason.kind).toBe("awaiting-approval");
+    const child = `${agent.session.id}.call_1_1_0`;
+    const batch = (value: string): AnswerBatch => ({
+      decisions: [{ callId: "call_1_1_0", approve: true, session: child }],
+      responses: [{ id: "call_1_1_1", value }],
+    });
+    await agent.flush();
+    const before = await lengths([agent.session.id, child]);
+    const huge = "v".repeat(6_000); // ~1,500 tokens: over 1.25 × 1,000
+    await expect(agent.checkAnswers(batch(huge))).rejects.toMatchObject({ code: "invalid-value" });
+    expect(() => agent.streamAnswers(batch(huge))).toThrow(expect.objectContaining({ code: "invalid-value" })); // own answers: at the call
+    expect(await lengths([agent.session.id, child])).toEqual(before);
+    expect(ran).toEqual([]);
+    await agent.checkAnswers(batch("because")); // a fitting one passes
+    await agent.dispose();
+  });
+});
