@@ -19,12 +19,12 @@ import { type ModelRequest, ProviderError } from "./types.js";
 export const CONTEXT_OVERFLOW_MARGIN = 1.25;
 
 /**
- * The estimated tokens of `message` when it is `window` tokens or more over the margin
- * (`CONTEXT_OVERFLOW_MARGIN`): a message that alone could never fit the window, whatever the
- * history or a compaction leaves beside it; `undefined` when it may fit.
+ * The estimated tokens of `text` when they are over the margin (`CONTEXT_OVERFLOW_MARGIN`) of a
+ * `window`-token context: text that alone could never fit, whatever the history or a compaction
+ * leaves beside it (a prompt, an answer); `undefined` when it may fit.
  */
-export function overWindow(message: Message, window: number, count: TokenCounter = estimateTokens): number | undefined {
-  const estimate = messageTokens(message, count);
+export function overWindow(text: string, window: number, count: TokenCounter = estimateTokens): number | undefined {
+  const estimate = count(text);
   return estimate > window * CONTEXT_OVERFLOW_MARGIN ? estimate : undefined;
 }
 

@@ -64,7 +64,7 @@ export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerB
 
 /** Refuses `answer` when its logged text alone is far over a `window`-token context. */
 function checkFits(answer: PauseAnswer, window: number): void {
-  const estimate = overWindow({ role: "user", content: [{ type: "text", text: JSON.stringify(answer.data) }] }, window);
+  const estimate = overWindow(JSON.stringify(answer.data), window);
   if (estimate === undefined) return;
   const n = (x: number): string => x.toLocaleString("en-US");
   const over = `is about ${n(estimate)} tokens (estimated), far over the model's ${n(window)}-token context window: it could never be sent; nothing was logged`;

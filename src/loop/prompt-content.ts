@@ -86,7 +86,7 @@ export function promptOverWindow(
   if (window === undefined) return undefined;
   // The parts' text as one (bytes/4 over the whole, not rounded up part by part).
   const text = parts.map((part) => (part.type === "text" ? part.text : "")).join("");
-  const estimate = overWindow({ role: "user", content: [{ type: "text", text }] }, window);
+  const estimate = overWindow(text, window);
   if (estimate === undefined) return undefined;
   const n = (x: number): string => x.toLocaleString("en-US");
   return `${what} is about ${n(estimate)} tokens (estimated), far over the ${n(window)}-token context window of ${model}: it could never be sent, whatever the history; nothing was logged`;
