@@ -10,7 +10,9 @@
 // session's was answered) the stream ends after the children's and the outcome says
 // `awaiting-approval`.
 import { previewName } from "../json/index.js";
+import type { Provider } from "../llm/core.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { resolveProvider } from "./agent-options.js";
 import { checkBatch } from "./answer-batch-check.js";
 import {
   type AnswerBatch,
@@ -29,6 +31,7 @@ import {
 } from "./subagent-decide.js";
 import { openChild } from "./subagent-child.js";
 import { asSubagentEvent, waitingOf } from "./subagent-run.js";
+import type { SubagentSpec } from "./subagent-tool.js";
 import type { TurnEvent } from "./turn-events.js";
 import { withAnswer } from "./turn-outcome.js";
 import { turnStreamOf } from "./turn-stream.js";
@@ -113,23 +116,54 @@ export async function checkThroughSubagents(
   ctx: TurnContext,
   batch: AnswerBatch,
   at: SessionView = ctx,
+  model: ModelAt | undefined = { provider: ctx.agent.provider, model: ctx.agent.model },
 ): Promise<void> {
   const { own, children } = splitAnswers(at, batch);
-  // This agent's own answers against its model's window; a child's are, when its agent takes them.
-  const window = at === ctx ? windowOf(ctx) : undefined;
+  // Each session's answers against its model's window, where it is known before its agent is built.
+  const window = model?.provider.contextWindow?.(model.model);
   if (own.decisions.length + own.responses.length > 0) checkBatch(at.session, at.tools, own, window);
-  await checkChildren(ctx, children, at.tools);
+  await checkChildren(ctx, children, at.tools, model);
+}
+
+/** Each child's answers against its stored log (and its model's window, `childModel`), recursively. */
+async function checkChildren(
+  ctx: TurnContext,
+  children: SplitAnswers["children"],
+  tools: ToolRegistry,
+  parent: ModelAt | undefined,
+): Promise<void> {
+  for (const { held, decisions, responses } of children.values()) {
+    const session = await storedChild(ctx, held.childId);
+    if (session === undefined)
+      throw new ApprovalError("unknown-call", `subagent session ${previewName(held.childId)} is not in the store`);
+    await checkThroughSubagents(ctx, { decisions, responses }, { session, tools }, childModel(parent, held.spec));
+  }
 }
 
 /** The context window of the agent's model, where its provider knows it. */
 const windowOf = (ctx: TurnContext): number | undefined => ctx.agent.provider.contextWindow?.(ctx.agent.model);
 
-async function checkChildren(ctx: TurnContext, children: SplitAnswers["children"], tools: ToolRegistry): Promise<void> {
-  for (const { held, decisions, responses } of children.values()) {
-    const session = await storedChild(ctx, held.childId);
-    if (session === undefined)
-      throw new ApprovalError("unknown-call", `subagent session ${previewName(held.childId)} is not in the store`);
-    await checkThroughSubagents(ctx, { decisions, responses }, { session, tools });
+/** Where a session's model runs: the provider and the model id. */
+interface ModelAt {
+  readonly provider: Provider;
+  readonly model: string;
+}
+
+/**
+ * A child's model as its agent will resolve it (subagent-child.ts, `childOptions`): the tool's
+ * `agent.model` or the parent's, on the tool's provider or the parent's. Undefined for a child
+ * made from a profile (known only once built): its agent checks the answers' size when it
+ * takes them.
+ */
+function childModel(parent: ModelAt | undefined, spec: SubagentSpec): ModelAt | undefined {
+  if (parent === undefined || spec.profile !== undefined) return undefined;
+  const model = spec.agent?.model ?? parent.model;
+  if (spec.agent?.provider === undefined && spec.agent?.providers === undefined)
+    return { provider: parent.provider, model };
+  try {
+    return { provider: resolveProvider({ ...spec.agent, model }), model };
+  } catch {
+    return undefined; // the child's agent refuses its options when it is built
   }
 }
 
@@ -162,7 +196,7 @@ export function streamThroughSubagents(
 
   const run = async (): Promise<TurnOutcome> => {
     // Every child's answers are checked before any is logged: one refusal refuses the batch.
-    await checkChildren(ctx, children, ctx.tools);
+    await checkChildren(ctx, children, ctx.tools, { provider: ctx.agent.provider, model: ctx.agent.model });
     const approvals: CallDecision[] = [];
     for (const { held, decisions, responses, by } of children.values()) {
       if (stopped()) break;

@@ -6,7 +6,7 @@
 // parent continues once.
 import { describe, expect, test } from "vitest";
 import { askUserTool } from "../../src/builtin-tools/index.js";
-import { type Agent, type AnswerBatch, createAgent } from "../../src/loop/index.js";
+import { type Agent, type AnswerBatch, createAgent, subagentTool } from "../../src/loop/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
 import { deployTool } from "../support/approval-tools.js";
 import { delegateTool, scripted, useTempStore } from "../support/subagents.js";
@@ -152,6 +152,42 @@ describe("a batch's own answers are size-checked against this agent's model on t
     expect(await lengths([agent.session.id, child])).toEqual(before);
     expect(ran).toEqual([]);
     await agent.checkAnswers(batch("because")); // a fitting one passes
+    await agent.dispose();
+  });
+});
+
+describe("a child's answers are size-checked against the child's model before anything is logged", () => {
+  test("a child's answer far over its model's window: checkAnswers and streamAnswers refuse it, every log unchanged", async () => {
+    // The child runs on the tool's own provider, whose model has a 1,000-token window; the parent's knows none.
+    const childProvider = Object.assign(
+      scripted([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted"),
+      {
+        contextWindow: () => 1_000,
+      },
+    );
+    const survey = subagentTool({
+      name: "survey",
+      description: "Delegates to survey.",
+      agent: { provider: childProvider },
+    });
+    const agent = createAgent({
+      provider: scripted([{ toolCalls: [{ name: "survey", arguments: { task: "b" } }] }], "all done"),
+      model: "scripted:parent",
+      tools: [askUserTool(), survey],
+      store: store(),
+    });
+    expect((await agent.send("go")).reason.kind).toBe("awaiting-approval");
+    const child = `${agent.session.id}.call_1_1_0`;
+    const batch = (value: string): AnswerBatch => ({ responses: [{ id: "call_1_1_0", value, session: child }] });
+    await agent.flush();
+    const before = await lengths([agent.session.id, child]);
+    const huge = "v".repeat(6_000); // ~1,500 tokens: over 1.25 × 1,000
+    await expect(agent.checkAnswers(batch(huge))).rejects.toMatchObject({ code: "invalid-value" });
+    await expect(agent.streamAnswers(batch(huge)).outcome).rejects.toMatchObject({ code: "invalid-value" });
+    expect(await lengths([agent.session.id, child])).toEqual(before);
+    await agent.checkAnswers(batch("eu-west-1")); // a fitting one passes
+    const outcome = await agent.streamAnswers(batch("eu-west-1")).outcome;
+    expect(outcome.reason.kind).toBe("completed");
     await agent.dispose();
   });
 });
