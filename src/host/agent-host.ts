@@ -4,22 +4,26 @@
 // idle agents kept least recently used first and evicted beyond `maxOpen` or after `idleMs`
 // (dispose: flushed and released; the next prompt resumes the session); `close` drains.
 import { previewJson } from "../json/index.js";
-import {
-  type Agent,
-  type AgentProfile,
-  type AnswerBatch,
-  type ApprovalDecision,
-  type InputAnswer,
-  checkStreamOptions,
-  promptContent,
-  promptOverWindow,
-  type TurnEvent,
-  type TurnOutcome,
-  type TurnStream,
+import type {
+  Agent,
+  AnswerBatch,
+  ApprovalDecision,
+  InputAnswer,
+  TurnEvent,
+  TurnOutcome,
+  TurnStream,
 } from "../loop/index.js";
-import { isSafeSessionId, type SessionEvent } from "../session/index.js";
+import type { SessionEvent } from "../session/index.js";
 import { type SessionStore, sessionPauses, storeReader } from "../store/index.js";
-import { systemClock } from "./host-clock.js";
+import {
+  type AnswerShape,
+  awaitingPerson,
+  checkAnswerShape,
+  checkOptions,
+  checkPrompt,
+  checkSessionId,
+} from "./door-checks.js";
+import { checkClock, systemClock } from "./host-clock.js";
 import { HostProfiles } from "./host-profiles.js";
 import { openAgent } from "./open-agent.js";
 import { type QueuedPrompt, QueuedSend } from "./queued-prompt.js";
@@ -45,8 +49,8 @@ const DEFAULT_MAX_OPEN = 100;
 const DEFAULT_IDLE_MS = 300_000;
 
 /** A host over `options.store` serving `options.profile` / `options.profiles` (see AgentHost). */
-/** What `#admit` is given for a decision (which has no prompt to check). */
-const DECISION = Symbol("decision");
+/** What a door queues: a prompt, or an answer (checked for its shape at the door). */
+type Admitted = { readonly kind: "prompt"; readonly prompt: HostPrompt } | AnswerShape;
 
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   return new SessionHost(options);
@@ -80,12 +84,14 @@ class SessionHost implements AgentHost, SlotPort {
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     if (typeof this.#idleMs !== "number" || !(this.#idleMs > 0))
       throw new HostError("invalid-options", `idleMs must be a number > 0, got ${previewJson(options.idleMs)}`);
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = checkClock(options.clock ?? systemClock);
+    if (options.onError !== undefined && typeof options.onError !== "function")
+      throw new HostError("invalid-options", `onError must be a function, got ${previewJson(options.onError, 80)}`);
     this.#onError = options.onError ?? (() => {});
   }
 
   send(sessionId: string, prompt: HostPrompt, options: HostPromptOptions = {}): Promise<TurnOutcome> {
-    return this.#queue(sessionId, prompt, options, (agent) => agent.send(prompt));
+    return this.#queue(sessionId, { kind: "prompt", prompt }, options, (agent) => agent.send(prompt));
   }
 
   decide(
@@ -94,19 +100,47 @@ class SessionHost implements AgentHost, SlotPort {
     decision: ApprovalDecision,
     options: HostPromptOptions = {},
   ): Promise<TurnOutcome> {
-    return this.#queue(sessionId, DECISION, options, (agent) => agent.decide(callId, decision));
+    const shape = { kind: "decision", callId, decision } as const;
+    return this.#queue(sessionId, shape, options, (agent) => agent.decide(callId, decision));
+  }
+
+  respond(sessionId: string, id: string, answer: InputAnswer, options: HostPromptOptions = {}): Promise<TurnOutcome> {
+    const shape = { kind: "response", id, answer } as const;
+    return this.#queue(sessionId, shape, options, (agent) => agent.respond(id, answer));
   }
 
   stream(sessionId: string, prompt: HostPrompt, options: HostStreamOptions = {}): TurnStream {
-    return this.#queueStream(sessionId, prompt, options, (agent, o) => agent.stream(prompt, o));
+    return this.#queueStream(sessionId, { kind: "prompt", prompt }, options, (agent, o) => agent.stream(prompt, o));
   }
 
   streamAnswers(sessionId: string, answers: AnswerBatch, options: HostStreamOptions = {}): TurnStream {
-    return this.#queueStream(sessionId, DECISION, options, (agent, o) => agent.streamAnswers(answers, o));
+    const shape = { kind: "batch", batch: answers } as const;
+    return this.#queueStream(sessionId, shape, options, (agent, o) => agent.streamAnswers(answers, o));
   }
 
   checkAnswers(sessionId: string, answers: AnswerBatch, options: HostPromptOptions = {}): Promise<void> {
-    return this.#queue(sessionId, DECISION, options, (agent) => agent.checkAnswers(answers));
+    const shape = { kind: "batch", batch: answers } as const;
+    return this.#queue(sessionId, shape, options, (agent) => agent.checkAnswers(answers));
+  }
+
+  cancel(sessionId: string, reason = "cancelled"): Promise<void> {
+    const slot = this.#slots.get(sessionId);
+    if (slot?.running === true && slot.agent !== undefined) {
+      try {
+        this.#refuseClosed();
+        checkAnswerShape({ kind: "cancel", reason });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      slot.agent.cancel(reason); // the running turn ends `aborted`; its caller's outcome says so
+      return Promise.resolve();
+    }
+    // Idle: a paused turn is closed in a turn of its own (the session opened if it is not, never created).
+    return this.#queue(sessionId, { kind: "cancel", reason }, {}, async (agent) => {
+      if (agent.session.waitingCalls().length === 0) return;
+      agent.cancel(reason);
+      await agent.whenIdle();
+    });
   }
 
   async pending(sessionId: string): Promise<HostPending> {
@@ -133,7 +167,7 @@ class SessionHost implements AgentHost, SlotPort {
   async follow(sessionId: string, options: HostFollowOptions = {}): Promise<AsyncIterableIterator<TurnEvent>> {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    checkOptions(options);
+    checkOptions(options, "follow");
     const slot = this.#slots.get(sessionId);
     await slot?.turnUnderway(); // an admitted prompt's turn is followed, even while its agent opens
     const agent = slot?.agent;
@@ -157,6 +191,13 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   close(options: HostCloseOptions = {}): Promise<void> {
+    try {
+      checkOptions(options, "close");
+      if (options.mode !== undefined && options.mode !== "drain" && options.mode !== "cancel")
+        throw new HostError("invalid-options", `mode must be "drain" or "cancel", got ${previewJson(options.mode)}`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const mode = options.mode ?? "drain";
     // A drain under way escalates to a cancel (a server whose graceful stop takes too long).
     if (this.#closing !== undefined && mode === "cancel") this.#abandonAll();
@@ -178,7 +219,8 @@ class SessionHost implements AgentHost, SlotPort {
     this.#makeRoom(1);
     this.#open++;
     try {
-      slot.agent = await openAgent(this.#store, slot.id, name, this.#profiles.get(name), () => !prompt.settled);
+      const profile = this.#profiles.get(name);
+      slot.agent = await openAgent(this.#store, slot.id, name, profile, () => !prompt.settled, prompt.creates);
       slot.profile = name;
       return slot.agent;
     } catch (error) {
@@ -201,50 +243,41 @@ class SessionHost implements AgentHost, SlotPort {
 
   // Internals
 
-  respond(sessionId: string, id: string, answer: InputAnswer, options: HostPromptOptions = {}): Promise<TurnOutcome> {
-    return this.#queue(sessionId, DECISION, options, (agent) => agent.respond(id, answer));
-  }
-
-  /** Queues a turn that `start`s on the session's agent (a prompt, or `DECISION`: a decision or an answer, or their check). */
+  /** Queues a turn that `start`s on the session's agent: a prompt's, or an answer's (`AnswerShape`: decisions, answers, their check, a cancel). */
   #queue<T>(
     sessionId: string,
-    prompt: HostPrompt | typeof DECISION,
+    what: Admitted,
     options: HostPromptOptions,
     start: (agent: Agent) => Promise<T>,
   ): Promise<T> {
     let slot: SessionSlot;
     try {
-      slot = this.#admit(sessionId, prompt, options);
+      slot = this.#admit(sessionId, what, options, "prompt");
     } catch (error) {
       return Promise.reject(error);
     }
-    const queued = new QueuedSend(start, options.profile, options.signal, (dropped) => slot.remove(dropped));
+    const creates = what.kind === "prompt";
+    const queued = new QueuedSend(start, options.profile, options.signal, creates, (dropped) => slot.remove(dropped));
     slot.enqueue(queued);
     return queued.promise;
   }
 
-  #queueStream(
-    sessionId: string,
-    prompt: HostPrompt | typeof DECISION,
-    options: HostStreamOptions,
-    start: StartStream,
-  ): TurnStream {
-    const slot = this.#admit(sessionId, prompt, options);
-    const stream = new QueuedTurnStream(start, options, (dropped) => slot.remove(dropped));
+  #queueStream(sessionId: string, what: Admitted, options: HostStreamOptions, start: StartStream): TurnStream {
+    const slot = this.#admit(sessionId, what, options, "stream");
+    const stream = new QueuedTurnStream(start, options, what.kind === "prompt", (dropped) => slot.remove(dropped));
     slot.enqueue(stream);
     return stream;
   }
 
-  /** Checks a queued turn at the door (`DECISION`: a decision, not a prompt) and returns its slot. */
-  #admit(sessionId: string, prompt: HostPrompt | typeof DECISION, options: HostPromptOptions): SessionSlot {
+  /** Checks a queued turn at the door and returns its slot. */
+  #admit(sessionId: string, what: Admitted, options: HostPromptOptions, door: "prompt" | "stream"): SessionSlot {
     this.#refuseClosed();
     checkSessionId(sessionId);
-    checkOptions(options);
-    if (options.ifBusy !== undefined && options.ifBusy !== "queue" && options.ifBusy !== "reject")
-      throw new HostError("invalid-options", `ifBusy must be "queue" or "reject", got ${previewJson(options.ifBusy)}`);
+    checkOptions(options, door);
     this.#profiles.check(options.profile);
     const existing = this.#slots.get(sessionId);
-    if (prompt !== DECISION) {
+    if (what.kind !== "prompt") checkAnswerShape(what);
+    else {
       // The model the turn would run on, where the door knows it: the profile it names, or the one a
       // prompt ahead of it switches to, else the open agent's, else the default profile's.
       const named =
@@ -254,19 +287,16 @@ class SessionHost implements AgentHost, SlotPort {
       const open = existing?.agent !== undefined && (named === undefined || named === existing.profile);
       checkPrompt(
         sessionId,
-        prompt,
+        what.prompt,
         open ? existing?.agent : named === undefined ? undefined : this.#profiles.get(named),
       );
     }
     if (options.ifBusy === "reject" && existing?.busy === true)
       throw new HostError("busy", `session ${sessionId} has a turn running or waiting`);
     // An open session paused for a person refuses a prompt at the door (the loop would, once queued).
-    const waiting = prompt !== DECISION && existing?.busy !== true ? existing?.agent?.session.waitingCalls().length : 0;
-    if (waiting !== undefined && waiting > 0)
-      throw new HostError(
-        "awaiting-approval",
-        `session ${sessionId} awaits ${waiting} approval(s) or answer(s): decide or answer them (host.streamAnswers), or cancel, before a new prompt`,
-      );
+    const paused =
+      what.kind === "prompt" && existing?.busy !== true ? awaitingPerson(sessionId, existing?.agent) : undefined;
+    if (paused !== undefined) throw paused;
     if (options.profile === undefined && existing?.agent === undefined && existing?.busy !== true)
       this.#profiles.choose(undefined, undefined, sessionId); // throws when no profile would apply
     const slot = existing ?? new SessionSlot(sessionId, this);
@@ -360,29 +390,3 @@ class SessionHost implements AgentHost, SlotPort {
     }
   }
 }
-
-function checkSessionId(sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== "string" || !isSafeSessionId(sessionId))
-    throw new HostError("invalid-id", `${previewJson(sessionId)} is not a valid session id`);
-}
-
-/**
- * The agent's own checks of a prompt (loop/prompt-content.ts), made before the prompt is queued:
- * its shape, and that it could fit the context window of `target`'s model (when the door knows
- * the provider: not a profile's factory — that agent checks when it takes the prompt).
- */
-function checkPrompt(
-  sessionId: string,
-  prompt: unknown,
-  target: Pick<AgentProfile, "provider" | "model"> | undefined,
-): void {
-  const what = `the prompt for session ${sessionId}`;
-  const parts = promptContent(prompt, what, (message) => new HostError("invalid-prompt", message));
-  if (target === undefined || typeof target.provider === "function") return;
-  const tooLarge = promptOverWindow(parts, target.provider, target.model, what);
-  if (tooLarge !== undefined) throw new HostError("prompt-too-large", tooLarge);
-}
-
-/** The agent's own check of a stream's options (loop/stream-options.ts), made at the host's door. */
-const checkOptions = (options: { readonly maxBufferedChars?: unknown; readonly signal?: unknown }): void =>
-  checkStreamOptions(options, (message) => new HostError("invalid-options", message));

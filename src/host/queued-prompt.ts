@@ -9,6 +9,8 @@ import { HostError } from "./types.js";
 export interface QueuedPrompt {
   /** The profile the prompt asked for (undefined: the session's, or the default). */
   readonly profile: string | undefined;
+  /** Whether its turn may create the session when the store has none (a prompt); an answer or a cancel may not. */
+  readonly creates: boolean;
   /** True once it can no longer run (dropped, failed, or already run): the queue skips it. */
   readonly settled: boolean;
   /**
@@ -28,6 +30,7 @@ export interface QueuedPrompt {
  */
 export class QueuedSend<T = TurnOutcome> implements QueuedPrompt {
   readonly profile: string | undefined;
+  readonly creates: boolean;
   readonly promise: Promise<T>;
   /** Starts the turn on the session's agent: `agent.send(prompt)`, or `agent.decide(…)`. */
   readonly #start: (agent: Agent) => Promise<T>;
@@ -42,10 +45,12 @@ export class QueuedSend<T = TurnOutcome> implements QueuedPrompt {
     start: (agent: Agent) => Promise<T>,
     profile: string | undefined,
     signal: AbortSignal | undefined,
+    creates: boolean,
     onDrop: (prompt: QueuedPrompt) => void,
   ) {
     this.#start = start;
     this.profile = profile;
+    this.creates = creates;
     this.#signal = signal;
     this.#onDrop = onDrop;
     this.promise = new Promise((resolve, reject) => {

@@ -20,6 +20,7 @@ export type StartStream = (agent: Agent, options: AnswerStreamOptions) => TurnSt
 
 export class QueuedTurnStream implements TurnStream, QueuedPrompt {
   readonly profile: string | undefined;
+  readonly creates: boolean;
   readonly outcome: Promise<TurnOutcome>;
   readonly #start: StartStream;
   readonly #options: HostStreamOptions;
@@ -33,10 +34,16 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
   #wake: (() => void) | undefined;
   #iterated = false;
 
-  constructor(start: StartStream, options: HostStreamOptions, onDrop: (prompt: QueuedPrompt) => void) {
+  constructor(
+    start: StartStream,
+    options: HostStreamOptions,
+    creates: boolean,
+    onDrop: (prompt: QueuedPrompt) => void,
+  ) {
     this.#start = start;
     this.#options = options;
     this.profile = options.profile;
+    this.creates = creates;
     this.#onDrop = onDrop;
     this.outcome = new Promise((resolve, reject) => {
       this.#resolve = resolve;

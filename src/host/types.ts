@@ -151,6 +151,15 @@ export interface AgentHost {
    */
   checkAnswers(sessionId: string, answers: AnswerBatch, options?: HostPromptOptions): Promise<void>;
   /**
+   * Cancels the session's turn: the one running now ends `aborted` (with `reason`; its caller's
+   * outcome says so; resolves at once), or — when none runs — a turn paused for a person is
+   * closed in a turn of its own, queued like a decision (the session is opened if it is not; its
+   * waiting calls end `aborted`, after which deciding them is `cancelled`). Prompts waiting behind
+   * stay queued. A session that neither runs nor waits: nothing happens. One the store does not
+   * have: `HostError('not-found')`, nothing created.
+   */
+  cancel(sessionId: string, reason?: string): Promise<void>;
+  /**
    * What the session waits for: the open agent's pending approvals and questions, or — when it is
    * not open — read from the store (read-only); none for a session the store does not have.
    * What `parseChatRequest(body, { pending })` (keelson/serve) checks a UI's answers against.
@@ -197,11 +206,6 @@ export type HostErrorCode =
   | "unknown-profile"
   /** `ifBusy: 'reject'` and the session has a turn running or queued. */
   | "busy"
-  /**
-   * A prompt while the open session waits for approvals or answers (checked at the door when its
-   * agent is open and idle; otherwise the queued turn is refused with the loop's `awaiting-approval`).
-   */
-  | "awaiting-approval"
   /** The host is closing or closed. */
   | "closed"
   /** A waiting prompt was dropped (its stream closed, `cancel()`, its signal) before its turn started. */

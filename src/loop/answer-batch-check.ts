@@ -34,18 +34,15 @@ export interface CheckedBatch {
  * `window` in tokens when known), in the batch's order; throws the first refusal.
  */
 export function checkBatch(session: Session, tools: ToolRegistry, batch: AnswerBatch, window?: number): CheckedBatch {
-  if (typeof batch !== "object" || batch === null)
-    throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
-  const decisions = list(batch.decisions, "decisions").map((input) => {
+  const lists = answerLists(batch);
+  const decisions = lists.decisions.map((input) => {
     const request = pendingRequest(session, (input as { callId?: unknown } | null)?.callId);
     return { request, decision: normalizeDecision(input, request, tools) };
   });
-  const responses = list(batch.responses, "responses").map((input) => {
+  const responses = lists.responses.map((input) => {
     const request = pendingInput(session, (input as { id?: unknown } | null)?.id);
     return { request, answer: { type: "input/response", data: checkedAnswer(request, input) } as const };
   });
-  if (decisions.length + responses.length === 0)
-    throw new LoopError("invalid-options", "the answers hold no decision and no response");
   const seen = new Set<string>();
   const keyed: PauseAnswer[] = [
     ...decisions.map(({ decision }) => ({ type: "approval/decision", data: decision }) as const),
@@ -71,6 +68,21 @@ function checkFits(answer: PauseAnswer, window: number): void {
   throw answer.type === "approval/decision"
     ? new ApprovalError("invalid-decision", `the decision on call ${previewName(answer.data.callId)} ${over}`)
     : new InputError("invalid-value", `the answer to ${previewName(answer.data.id)} ${over}`);
+}
+
+/**
+ * The batch's shape, the check that needs no log (an agent host makes it at its door, before the
+ * batch is queued): an object whose `decisions` / `responses` are absent or arrays, not both
+ * empty. `LoopError('invalid-options')` otherwise.
+ */
+export function answerLists(batch: AnswerBatch): Pick<Required<AnswerBatch>, "decisions" | "responses"> {
+  if (typeof batch !== "object" || batch === null)
+    throw new LoopError("invalid-options", "the answers are { decisions?, responses? }");
+  const decisions = list(batch.decisions, "decisions");
+  const responses = list(batch.responses, "responses");
+  if (decisions.length + responses.length === 0)
+    throw new LoopError("invalid-options", "the answers hold no decision and no response");
+  return { decisions, responses };
 }
 
 /** A batch's `decisions` / `responses`: absent, or an array. */

@@ -1,6 +1,7 @@
 // Public API of the loop layer (depends on every layer above it).
 export { createAgent } from "./agent.js";
 export { checkedAnswer, pendingInput, pendingRequest } from "./approval-decision.js";
+export { answerLists } from "./answer-batch-check.js";
 export {
   type AgentPauses,
   type AnswerBatch,

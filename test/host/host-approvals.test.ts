@@ -46,7 +46,7 @@ describe("host.decide", () => {
     // Open and idle: refused at the door (a server answers 409 before any header), nothing logged.
     const before = (await host.log("s1")).length;
     expect(() => host.stream("s1", "anything?")).toThrow(
-      expect.objectContaining({ name: "HostError", code: "awaiting-approval" }),
+      expect.objectContaining({ name: "LoopError", code: "awaiting-approval" }), // the loop's own error, open or not
     );
     expect((await host.log("s1")).length).toBe(before);
     expect((await host.send("s2", "other session")).reason).toEqual({ kind: "awaiting-approval" }); // evicts s1
