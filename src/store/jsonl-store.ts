@@ -11,7 +11,8 @@
 //
 // Load cache (load-cache.ts): the validated Session of the last load or clean release of each
 // session is kept with the file's identity; a later load whose `stat` shows the same identity
-// is built from it with `Session.fromSession` — no read, parse or validation.
+// is built from it with `Session.fromSession` — no read, parse or validation (a fork stored by
+// reference: once its source is checked to hold the seed still, as a normal load checks it).
 import * as nodeFs from "node:fs/promises";
 import { join } from "node:path";
 import { Session, type SessionEvent, type SessionMeta } from "../session/index.js";
@@ -321,11 +322,24 @@ export class JsonlSessionStore implements SessionStore {
     return { session, repaired: [], droppedBytes: 0, needsRepair: false };
   }
 
+  /**
+   * Whether `entry` still holds the file's log: the file unchanged since it was cached and — for a
+   * fork stored by reference — its source still holding the seed (a source changed or removed
+   * since makes the normal load report `seed-unavailable`, not the cache serve the old seed).
+   */
   async #unchanged(file: string, entry: CachedLoad): Promise<boolean> {
     try {
-      return sameIdentity(identityOf(await this.#fs.stat(file)), entry.identity);
+      if (!sameIdentity(identityOf(await this.#fs.stat(file)), entry.identity)) return false;
     } catch {
       return false; // removed, unreadable: the normal load reports it
+    }
+    const { seedFrom, firstSeq } = entry.layout;
+    if (seedFrom === undefined) return true;
+    try {
+      await this.#reader.seedOf(file, seedFrom, firstSeq, [entry.session.id]);
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -249,6 +249,43 @@ describe("a referencing log whose source is missing or changed is refused, namin
     expect((await readdir(dir.root)).filter((n) => n.endsWith(".lock"))).toEqual([]);
   });
 
+  // Found from outside: the load cache checked only the child's own file, so the store that had
+  // loaded the child kept serving the parent's old events after the parent changed or went away.
+  test.each([
+    ["removed", (file: string) => rm(file)],
+    [
+      "changed in place",
+      async (file: string) => writeFile(file, (await readFile(file, "utf8")).replace("buy milk", "buy silk")),
+    ],
+  ])("the source %s after the child was cached: the same store refuses it too", async (_name, change) => {
+    const store = dir.open();
+    const parent = await stored(store, twoTurnLog(newSession("parent")));
+    await forkAndTurn(store, parent, "child");
+    for (const readOnly of [true, false]) {
+      await store.load("child", { readOnly }); // in the load cache now (a writable load's on release)
+      if (!readOnly) await store.release("child");
+    }
+    await change(dir.fileOf("parent"));
+    await expectStoreError(() => store.load("child", { readOnly: true }), "seed-unavailable");
+    await expectStoreError(() => store.load("child"), "seed-unavailable");
+    await store.close();
+  });
+
+  test("a source that grew since (the parent went on) still serves the cached child", async () => {
+    const store = dir.open();
+    const parent = await stored(store, twoTurnLog(newSession("parent")));
+    const child = await forkAndTurn(store, parent, "child");
+    await store.load("child", { readOnly: true });
+    const reopened = (await store.load("parent")).session;
+    const persistence = store.attach(reopened);
+    new LogDriver(reopened).turn({ prompt: "the parent goes on", steps: [{ text: "it does" }] });
+    await persistence.flush();
+    persistence.dispose();
+    await store.release("parent");
+    expect((await store.load("child", { readOnly: true })).session.events).toEqual(child.events);
+    await store.close();
+  });
+
   test("references that loop are corrupt, not followed forever", async () => {
     const { childFile } = await forkedPair();
     const lines = (await readFile(childFile, "utf8")).split("\n");
