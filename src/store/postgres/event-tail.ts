@@ -73,6 +73,9 @@ export class EventTail {
     onEvents: (events: readonly SessionEvent[]) => void,
     options: WatchOptions = {},
   ): Promise<SessionWatch> {
+    // Its pulls wait until its position is known: a notification for the session (another watch
+    // of it is listening) arriving before that must not fetch from seq 0 (found from outside).
+    let started!: () => void;
     const watcher: Watcher = {
       id,
       onEvents,
@@ -81,7 +84,9 @@ export class EventTail {
       delivered: 0,
       announced: 0,
       unannounced: undefined,
-      chain: Promise.resolve(),
+      chain: new Promise<void>((resolve) => {
+        started = resolve;
+      }),
       closed: false,
     };
     this.#watchers.add(watcher);
@@ -96,11 +101,13 @@ export class EventTail {
       if (rows[0] === undefined) throw new StoreError("not-found", `no session ${id}: there is nothing to watch`);
       const stored = Number(rows[0].next_seq);
       watcher.delivered = options.fromSeq ?? stored;
-      watcher.announced = stored;
+      watcher.announced = Math.max(watcher.announced, stored); // a notification may have come first
       if (stored > watcher.delivered) this.#pull(watcher, stored);
     } catch (e) {
       await this.#remove(watcher);
       throw e;
+    } finally {
+      started(); // the pulls queued meanwhile run now, from the watch's position (or, closed, not at all)
     }
     return { close: () => this.#remove(watcher) };
   }
