@@ -44,6 +44,7 @@ import {
   type SessionSummary,
   StoreError,
 } from "./types.js";
+import { APPEND_FLAGS, PRIVATE_DIR } from "./file-modes.js";
 
 export interface JsonlStoreOptions {
   /** Directory holding the session files; defaults to `$KEELSON_HOME/sessions`. */
@@ -124,7 +125,7 @@ export class JsonlSessionStore implements SessionStore {
   async #create(header: SessionMeta, seed: readonly SessionEvent[]): Promise<void> {
     const created = this.#writers.created(header, seed);
     const file = this.fileOf(header.id);
-    await this.#fs.mkdir(this.root, { recursive: true }).catch((e: unknown) => {
+    await this.#fs.mkdir(this.root, { recursive: true, mode: PRIVATE_DIR }).catch((e: unknown) => {
       throw writeFailed(e, this.root, "creating the sessions directory");
     });
     // A fork of a log this store holds is written as a reference to it: no copy of the seed.
@@ -136,7 +137,7 @@ export class JsonlSessionStore implements SessionStore {
       const seedLines = reference === undefined ? seed.map(encodeEventLine) : [];
       const bytes = firstLine + seedLines.join("");
       await publishNewFile(this.#fs, this.root, file, bytes);
-      const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+      const handle = await this.#fs.open(file, APPEND_FLAGS);
       const layout: FileLayout = {
         firstSeq: reference === undefined ? 0 : seed.length,
         lineEnds: [Buffer.byteLength(firstLine)],
@@ -303,7 +304,7 @@ export class JsonlSessionStore implements SessionStore {
         await this.#unlock(sessionId);
         return undefined;
       }
-      const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+      const handle = await this.#fs.open(file, APPEND_FLAGS);
       this.#writers.set(sessionId, {
         file,
         handle,
@@ -351,7 +352,7 @@ export class JsonlSessionStore implements SessionStore {
       return { session, repaired: [], droppedBytes: tornBytes, needsRepair: session.openTurn !== null };
     }
 
-    const handle = await this.#fs.open(file, "r+"); // not "a": appends ignore the write position
+    const handle = await this.#fs.open(file, APPEND_FLAGS);
     if (tornBytes > 0) {
       await handle.truncate(committedBytes);
       await handle.sync();

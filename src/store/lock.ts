@@ -14,6 +14,7 @@ import { processAlive } from "../home/process-alive.js";
 import { fsErrorText } from "./fs-error-text.js";
 import { readLogFile } from "./read-log-file.js";
 import { StoreError } from "./types.js";
+import { PRIVATE_FILE } from "./file-modes.js";
 
 type Fs = Pick<typeof fsp, "open" | "stat" | "unlink" | "link" | "rename">;
 
@@ -61,7 +62,7 @@ export async function acquireLock(fs: Fs, path: string, sessionId: string): Prom
   const nonce = randomBytes(6).toString("hex");
   const temp = `${path}.${nonce}.tmp`;
   try {
-    const handle = await fs.open(temp, "wx");
+    const handle = await fs.open(temp, "wx", PRIVATE_FILE);
     try {
       // No fsync: after a machine crash the owner is gone anyway, and an empty or garbled lock
       // reads as stale.

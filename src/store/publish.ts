@@ -5,13 +5,14 @@
 import { randomBytes } from "node:crypto";
 import type * as fsp from "node:fs/promises";
 import { StoreError } from "./types.js";
+import { PRIVATE_FILE } from "./file-modes.js";
 
 type Fs = Pick<typeof fsp, "open" | "link" | "unlink">;
 
 /** Publishes `bytes` as the new file `file` in directory `dir`; `StoreError('exists')` if it exists. */
 export async function publishNewFile(fs: Fs, dir: string, file: string, bytes: string): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  const handle = await fs.open(temp, "wx"); // a failed exclusive create made no file
+  const handle = await fs.open(temp, "wx", PRIVATE_FILE); // a failed exclusive create made no file
   try {
     try {
       await handle.writeFile(bytes);

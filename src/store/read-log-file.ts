@@ -3,9 +3,11 @@
 // appears; a log path can name either (a typo, a hostile sessions dir). So the path is stat'ed
 // first (a device is never even opened), then opened with O_NONBLOCK (opening a FIFO cannot
 // block) and fstat'ed again (the file checked is the file read), and the read stops at the limit.
-import { constants, type Stats } from "node:fs";
+// Never through a symbolic link placed in the root (O_NOFOLLOW, file-modes.ts): `not-a-file`.
+import type { Stats } from "node:fs";
 import type * as fsp from "node:fs/promises";
 import { StoreError } from "./types.js";
+import { isSymlinkRefusal, READ_FLAGS } from "./file-modes.js";
 
 /** The largest session log Keelson reads: 1 GiB (`JsonlStoreOptions.maxLogBytes` lowers or raises it). */
 export const MAX_LOG_BYTES = 1024 ** 3;
@@ -57,8 +59,17 @@ export async function openLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES
   refuse(file, await fs.stat(file), maxBytes);
   let handle: fsp.FileHandle;
   try {
-    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await fs.open(file, READ_FLAGS);
   } catch (error) {
+    if (isSymlinkRefusal(error))
+      throw new StoreError(
+        "not-a-file",
+        `${file} is a symbolic link: a log is read only from the regular file the store's root holds`,
+        {
+          file,
+          cause: error,
+        },
+      );
     // ENXIO: a socket (or a FIFO-like special file) swapped in after the stat.
     if ((error as NodeJS.ErrnoException).code === "ENXIO")
       throw new StoreError("not-a-file", `${file} is not a regular file (it cannot be opened for reading)`, {

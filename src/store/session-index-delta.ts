@@ -25,6 +25,7 @@ import {
 import type { JournalMark } from "./session-index-journal.js";
 import { readLogFile } from "./read-log-file.js";
 import type { StoreFileSystem } from "./store-file-system.js";
+import { PRIVATE_FILE } from "./file-modes.js";
 
 /** The delta, relative to the sessions directory. */
 export const DELTA_FILE = join(".sessions-index", "delta.json");
@@ -95,7 +96,7 @@ export async function writeDelta(fs: StoreFileSystem, root: string, delta: Delta
     changes,
   });
   try {
-    const handle = await fs.open(temp, "wx");
+    const handle = await fs.open(temp, "wx", PRIVATE_FILE);
     try {
       await handle.writeFile(`${text}\n`);
     } finally {

@@ -42,6 +42,7 @@ import { decodeDetails, decodeHeads, encodeDetails, encodeHeads } from "./sessio
 import { openLogFile, readLogFile } from "./read-log-file.js";
 import { REFERENCING_LOG_VERSION } from "./referencing-version.js";
 import type { StoreFileSystem } from "./store-file-system.js";
+import { PRIVATE_DIR, PRIVATE_FILE } from "./file-modes.js";
 
 export type { Dependency, HeaderFacts, IndexEntry, LogDigest, LogProblem, SessionDigest };
 
@@ -254,7 +255,7 @@ export async function writeIndex(
   const file = join(root, INDEX_FILE);
   const special = entries.filter(isSpecial);
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
-  await fs.mkdir(join(root, INDEX_DIR), { recursive: true }).catch(() => undefined);
+  await fs.mkdir(join(root, INDEX_DIR), { recursive: true, mode: PRIVATE_DIR }).catch(() => undefined);
   const facts: Facts = {
     format: FORMAT,
     version: INDEX_VERSION,
@@ -275,7 +276,7 @@ export async function writeIndex(
   };
   const text = `${JSON.stringify(facts)}\n${JSON.stringify(encodeHeads(entries))}\n${JSON.stringify(encodeDetails(entries))}\n`;
   try {
-    const handle = await fs.open(temp, "wx");
+    const handle = await fs.open(temp, "wx", PRIVATE_FILE);
     try {
       await handle.writeFile(text);
     } finally {

@@ -21,6 +21,7 @@ import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import type { StoreFileSystem } from "./store-file-system.js";
+import { PRIVATE_DIR, PRIVATE_FILE } from "./file-modes.js";
 
 /** The journal, relative to the sessions directory (in the index's directory). */
 export const JOURNAL_FILE = join(".sessions-index", "released");
@@ -124,8 +125,8 @@ async function create(fs: StoreFileSystem, file: string, replace: boolean): Prom
   const tag = randomBytes(8).toString("hex");
   const temp = `${file}.${process.pid}-${tag}.tmp`;
   try {
-    await fs.mkdir(dirname(file), { recursive: true });
-    const handle = await fs.open(temp, "wx");
+    await fs.mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+    const handle = await fs.open(temp, "wx", PRIVATE_FILE);
     try {
       await handle.write(`${TAG_PREFIX}${tag}\n`);
     } finally {
