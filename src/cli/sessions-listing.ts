@@ -105,8 +105,9 @@ export async function writeListing(
   };
   const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
-    await mkdir(dirname(file), { recursive: true });
-    const handle = await open(temp, "wx");
+    // Private, as the logs whose prompts it previews are (the store's file-modes.ts).
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const handle = await open(temp, "wx", 0o600);
     try {
       await handle.writev([Buffer.from(`${JSON.stringify(facts)}\n`), ...rest]);
     } finally {
