@@ -7,6 +7,7 @@ import * as nodeFs from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import {
   type ChildState,
+  childStateOf,
   Session,
   SessionError,
   type SessionEvent,
@@ -209,7 +210,7 @@ export async function withSiblingStore<T>(target: string, fn: (store: SessionSto
 export async function childState(store: SessionStore, id: string): Promise<ChildState | undefined> {
   try {
     const { session, needsRepair } = await store.load(id, { readOnly: true });
-    return { meta: session.header, open: needsRepair || session.openTurn !== null };
+    return childStateOf(session, needsRepair || session.openTurn !== null);
   } catch (error) {
     if (error instanceof StoreError && (error.code === "not-found" || error.code === "invalid-id")) return undefined;
     throw cliErrorOf(error);

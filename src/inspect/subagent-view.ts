@@ -2,7 +2,7 @@
 // in the parent's log (the row to jump back to), and a parent's verify gains `keelson verify`'s
 // subagent checks (each child it started exists, links back, and ended). Both read the other
 // sessions through the source, read-only.
-import { checkSubagents, type ChildState, type Session, type SessionEvent } from "../session/index.js";
+import { checkSubagents, type ChildState, childStateOf, type Session, type SessionEvent } from "../session/index.js";
 import type { InspectedSession, SessionPayload, VerifyPayload } from "./types.js";
 
 /** A child's payload with the seq of its call's result in the parent's log, when the parent reads. */
@@ -36,7 +36,7 @@ export async function withSubagentProblems(
   const problems = await checkSubagents(session, async (id): Promise<ChildState | undefined> => {
     try {
       const child = (await load(id)).session;
-      return { meta: child.header, open: child.openTurn !== null };
+      return childStateOf(child, child.openTurn !== null);
     } catch (error) {
       if ((error as { code?: unknown }).code === "not-found") return undefined;
       throw error;

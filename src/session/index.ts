@@ -28,7 +28,7 @@ export { isPairingBalanced, type PairingBalance, toolPairingBalance } from "./pa
 export { type CloserOptions, crashRepairClosers } from "./repair.js";
 export { type NewSessionInit, Session, type SessionObserver, type SessionOptions } from "./session.js";
 export { type ApprovalState, type InputState, LogStructure, type OpenCall } from "./structure.js";
-export { type ChildState, checkSubagents, type SubagentProblem } from "./subagent-check.js";
+export { type ChildState, checkSubagents, childStateOf, type SubagentProblem } from "./subagent-check.js";
 export { type SubagentLink, subagentLinks, subagentOfResult, subagentSessionId } from "./subagent-links.js";
 export { Surface, type SurfaceNode } from "./surface.js";
 export type {

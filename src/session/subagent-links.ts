@@ -29,6 +29,9 @@ export interface SubagentLink {
    * the derived id — the caller checks.
    */
   readonly named: boolean;
+  /** The child's turn the result collected, and how it ended (`reason.kind`), when the result says. */
+  readonly turn?: number;
+  readonly reason?: string;
 }
 
 /** `meta.subagent.session` of a tool result, when it is a string. */
@@ -54,7 +57,15 @@ export function subagentLinks(
     if (event.type !== "tool/result" || event.surfaceOp !== "append") continue;
     const named = subagentOfResult(event);
     if (named !== undefined) {
-      out.push({ callId: event.data.callId, session: named, resultSeq: event.seq, named: true });
+      const { turn, reason } = event.data.meta?.subagent as { turn?: unknown; reason?: unknown };
+      out.push({
+        callId: event.data.callId,
+        session: named,
+        resultSeq: event.seq,
+        named: true,
+        ...(Number.isSafeInteger(turn) ? { turn: turn as number } : {}),
+        ...(typeof reason === "string" ? { reason } : {}),
+      });
       continue;
     }
     if (options.closed !== true || (event.data.error !== "interrupted" && event.data.error !== "aborted")) continue;

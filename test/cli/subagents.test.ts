@@ -2,7 +2,7 @@
 // indented under the call that started it, `show <child>` names its parent, and `keelson verify`
 // checks the children a parent's calls started — in the store (an id) or the log's directory (a
 // FILE) — exist, link back, and ended: exit 1 naming the call's line when one is missing or open.
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/index.js";
@@ -65,6 +65,32 @@ describe("keelson show and verify with subagents", () => {
     const byFile = await keelson(home, ["verify", join(home, "sessions", `${parentId}.jsonl`)]);
     expect(byFile.code).toBe(0);
     expect(byFile.stdout).toContain("1 subagent session(s) ended");
+  });
+
+  test("verify fails on a child that lacks the turn the call's result collected, or ended it otherwise", async () => {
+    // Found from outside: a child cut down to its meta line was reported "ended" (exit 0).
+    const file = join(home, "sessions", `${childId}.jsonl`);
+    const original = readFileSync(file, "utf8");
+    try {
+      writeFileSync(file, `${original.split("\n")[0]}\n`);
+      const cut = await keelson(home, ["verify", parentId]);
+      expect(cut.code).toBe(1);
+      expect(cut.stdout).toContain(
+        `subagent-turn-missing: subagent session ${childId} of call call_1_1_0 has no end of turn 1, which the call's result collected (0 ended turn(s) in its log)`,
+      );
+      const lines = original.split("\n");
+      const end = lines.findIndex((l) => l.includes('"type":"turn/end"'));
+      lines[end] = lines[end]!.replace('"kind":"completed"', '"kind":"interrupted"');
+      writeFileSync(file, lines.join("\n"));
+      const changed = await keelson(home, ["verify", parentId]);
+      expect(changed.code).toBe(1);
+      expect(changed.stdout).toContain(
+        `subagent-turn-differs: subagent session ${childId} of call call_1_1_0 ended turn 1 "interrupted", but the call's result says "completed"`,
+      );
+    } finally {
+      writeFileSync(file, original);
+    }
+    expect((await keelson(home, ["verify", parentId])).code).toBe(0);
   });
 
   test("verify fails on a child left open, and on a missing one, at the call's result line", async () => {
