@@ -57,7 +57,7 @@ export function subagentLinks(
     if (event.type !== "tool/result" || event.surfaceOp !== "append") continue;
     const named = subagentOfResult(event);
     if (named !== undefined) {
-      const { turn, reason } = event.data.meta?.subagent as { turn?: unknown; reason?: unknown };
+      const { turn, reason } = (event.data.meta?.subagent ?? {}) as { turn?: unknown; reason?: unknown }; // an object: named
       out.push({
         callId: event.data.callId,
         session: named,
