@@ -23,6 +23,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     )
     .version(version)
     .showHelpAfterError("(add --help for usage)")
+    // Commander's own usage errors quote argv (an unknown option that is a prompt or an answer
+    // starting with "-", a bad choice): escaped like every other message. Inherited by each command.
+    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) })
     // Usage errors (unknown option or command, bad choice, missing argument) are bad input: exit 2.
     .exitOverride();
   // The command is the first word that is neither an option nor the value of `--store`.

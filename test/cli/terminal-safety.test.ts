@@ -154,6 +154,18 @@ describe("the CLI prints untrusted text escaped", () => {
     expect(raw(r.stderr)).toBeUndefined();
   });
 
+  // Found from outside: commander's own usage errors quoted argv raw — a prompt or an answer that
+  // starts with "-" (a bot forwarding a user's text), a bad choice, an unknown command.
+  it("commander's usage errors quoting argv are escaped", async () => {
+    const hostile = "\x1b]52;c;QQ==\x07\x1b[2J\u009bX\u202e";
+    for (const args of [["run", `-${hostile}prompt`], ["requests", "x", "--wire", hostile], [hostile]]) {
+      const r = await keelson(home, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("\\x1b]52;c;QQ==\\x07");
+      expect(raw(r.stderr)).toBeUndefined();
+    }
+  });
+
   it("chat: the tool result line and the answer are escaped", async () => {
     const chat = new ChatProcess(home, ["--cwd", workspace]);
     chat.child.stdin.write("read notes.txt\n");
