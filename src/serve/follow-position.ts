@@ -41,9 +41,14 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
       "invalid-options",
       `logLength must be an integer ≥ 0 (the log's length), got ${valueName(logLength)}`,
     );
-  // An empty value names no position (an EventSource never sends one; a proxy might).
+  // An empty header names no position (the SSE spec's reset; an EventSource never sends one, a
+  // proxy might); an empty `?from=` is a client's bug (`?from=${lastId}` without an id): refused,
+  // not read as "everything again" (found from outside).
   const header = nonEmpty(headerValue(request.headers, "last-event-id"));
-  const raw = header ?? nonEmpty(queryValue(request.url, "from"));
+  const query = queryValue(request.url, "from");
+  if (header === undefined && query?.trim() === "")
+    throw new ServeError("invalid-position", "?from= is empty: it names no log position (an integer ≥ -1)");
+  const raw = header ?? query;
   if (raw === undefined) return undefined;
   const where = header === undefined ? "?from=" : "Last-Event-ID";
   // A header's surrounding blanks are HTTP's (optional whitespace); a query value is the client's own.
@@ -184,8 +189,9 @@ const nonEmpty = (value: string | undefined): string | undefined => (value?.trim
 function headerValue(headers: PositionRequest["headers"], name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
   const value: unknown = (headers as IncomingMessage["headers"])[name];
-  const first: unknown = Array.isArray(value) ? value[0] : value;
-  return typeof first === "string" ? first : undefined; // a hand-made header map may hold anything
+  // Several values are one, joined as HTTP joins them ("3, 4": not a position), never the first alone.
+  const one: unknown = Array.isArray(value) ? value.join(", ") : value;
+  return typeof one === "string" ? one : undefined; // a hand-made header map may hold anything
 }
 
 function queryValue(url: unknown, name: string): string | undefined {

@@ -131,6 +131,15 @@ describe("followFrom and openTurnFrom", () => {
     );
     expect(followFrom(request({ "last-event-id": huge }))).toBe(Number.MAX_SAFE_INTEGER);
     // What is no seq: a blank in a query value (a header's are HTTP's), a sign, a fraction, below -1.
+    // Found from outside: an empty ?from= (a client's `?from=${lastId}` without an id) replayed
+    // everything; several Last-Event-ID values in a header map were read as the first.
+    for (const url of ["/e?from=", "/e?from=%20", "/e?x=1&from="])
+      expect(() => followFrom(request({}, url)), url).toThrow(
+        expect.objectContaining({ code: "invalid-position", message: expect.stringContaining("?from= is empty") }),
+      );
+    expect(() => followFrom({ headers: { "last-event-id": ["3", "4"] as unknown as string } })).toThrow(
+      expect.objectContaining({ code: "invalid-position", message: expect.stringContaining('"3, 4"') }),
+    );
     for (const from of ["%203", "3%20", "+3", "3.0", "1e3", "-2", "0x10", "-"])
       expect(() => followFrom(request({}, `/e?from=${from}`)), from).toThrow(
         expect.objectContaining({ code: "invalid-position", status: 400 }),
