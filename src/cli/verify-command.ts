@@ -15,7 +15,15 @@ import {
   validateSessionMeta,
 } from "../session/index.js";
 import { CliError } from "./errors.js";
-import { childState, cliErrorOf, lineOfSeq, type RawLog, readRawTarget, withSiblingStore } from "./log-source.js";
+import {
+  childState,
+  cliErrorOf,
+  isFileTarget,
+  lineOfSeq,
+  type RawLog,
+  readRawTarget,
+  withSiblingStore,
+} from "./log-source.js";
 import { commandSummary } from "./commands.js";
 import { terminalLine } from "./terminal-text.js";
 
@@ -56,6 +64,15 @@ export function registerVerify(program: Command): void {
         if (!(error instanceof SessionError)) throw error;
         issues.push({ line: 1, code: error.code, message: error.message });
       }
+      // By id, the log is the one the store would load under it: a file whose meta line names
+      // another session is refused there (corrupt), so verify does not call it clean either.
+      const named = (raw.header as { id?: unknown } | null)?.id;
+      if (!isFileTarget(target) && typeof named === "string" && named !== target)
+        issues.push({
+          line: 1,
+          code: "corrupt",
+          message: `line 1 names session ${JSON.stringify(named)}, not ${target}: the store refuses this file under that id`,
+        });
       const events = raw.events as readonly SessionEvent[];
       const report = verifyLog(raw.events);
       for (const issue of report.issues)

@@ -1,7 +1,7 @@
 // Issue #12 (CLI): "no such session" is one thing for every command that takes a session id —
 // exit 2 (bad input), one line on stderr, the same words, nothing written. `resume` used to exit
 // 1 where `show` exited 2.
-import { readdir, rm } from "node:fs/promises";
+import { copyFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keelson, sessionIdOf, tempHome } from "./run-keelson.js";
@@ -46,4 +46,23 @@ describe.each(IDS)("%s", (_name, id, message) => {
     },
     60_000,
   );
+});
+
+// Found from outside: a valid log copied under another id's file name verified "clean" by that
+// id, while show, cache, replay and resume refused it (its meta line names another session).
+describe("verify by id checks the log is that id's", () => {
+  it("a file whose meta line names another session is not clean", async () => {
+    const sessions = join(home, "sessions");
+    const [file] = (await readdir(sessions)).filter((name) => name.endsWith(".jsonl"));
+    const other = "0000-misplaced";
+    await copyFile(join(sessions, file!), join(sessions, `${other}.jsonl`));
+    try {
+      const r = await keelson(home, ["verify", other]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`:1: corrupt: line 1 names session "${file!.replace(/\.jsonl$/, "")}", not ${other}`);
+      expect((await keelson(home, ["verify", join(sessions, `${other}.jsonl`)])).code).toBe(0); // a FILE may be any log
+    } finally {
+      await rm(join(sessions, `${other}.jsonl`));
+    }
+  });
 });
