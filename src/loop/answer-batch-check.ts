@@ -91,3 +91,23 @@ function list<T>(value: readonly T[] | undefined, name: string): readonly T[] {
   if (!Array.isArray(value)) throw new LoopError("invalid-options", `the answers' ${name} must be an array`);
   return value;
 }
+
+/**
+ * Edited arguments checked against the tool's input schema, the way the call's arguments are
+ * before it runs (found from outside: an edit the schema refuses was logged as an approval and
+ * the model told the call "ran with" it, when it never ran). Asynchronous, as a schema's
+ * validation may be: `ApprovalError('invalid-decision')` naming the issues; nothing is logged.
+ */
+export async function checkEditedArguments(checked: CheckedBatch, tools: ToolRegistry): Promise<void> {
+  for (const { request, decision } of checked.decisions) {
+    if (decision.arguments === undefined) continue;
+    const input = tools.entry(request.tool)?.input;
+    if (input === undefined) continue; // an unknown tool: the call's own result says so when it runs
+    const parsed = await input.validate(JSON.parse(decision.arguments) as unknown);
+    if (!parsed.ok)
+      throw new ApprovalError(
+        "invalid-decision",
+        `the decision for call ${previewName(request.callId)}: the edited arguments do not fit tool ${previewName(request.tool)}'s input: ${parsed.issues}`,
+      );
+  }
+}

@@ -16,7 +16,7 @@ import {
   ApprovalError,
   type InputAnswer,
 } from "./approval-types.js";
-import { type CheckedBatch, checkBatch } from "./answer-batch-check.js";
+import { type CheckedBatch, checkBatch, checkEditedArguments } from "./answer-batch-check.js";
 import type { QueuedDecision, Settle } from "./inbox.js";
 import { sessionPauses, type SessionPauses } from "../store/index.js";
 import { answersSubagent, checkThroughSubagents, streamThroughSubagents } from "./subagent-answers.js";
@@ -155,7 +155,10 @@ export class AgentPauseAnswers implements AgentPauses {
   async checkAnswers(batch: AnswerBatch): Promise<void> {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
     if (!answersSubagent(this.#port.session.id, batch)) {
-      checkBatch(this.#port.session, this.#port.tools, batch, this.#window());
+      await checkEditedArguments(
+        checkBatch(this.#port.session, this.#port.tools, batch, this.#window()),
+        this.#port.tools,
+      );
       return;
     }
     await checkThroughSubagents(this.#port.context, batch);
@@ -223,6 +226,7 @@ export class AgentPauseAnswers implements AgentPauses {
    */
   async #admitted(checked: CheckedBatch): Promise<PauseAnswer[]> {
     const { agent, hooks, session, context } = this.#port;
+    await checkEditedArguments(checked, this.#port.tools);
     for (const { request, decision } of checked.decisions) {
       // A held subagent call is approved once its child waits for nothing (subagent-decide.ts).
       const waits = decision.approve ? refuseWhileChildWaits(context, request.callId) : undefined;

@@ -13,7 +13,7 @@ import { previewName } from "../json/index.js";
 import type { Provider } from "../llm/core.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { resolveProvider } from "./agent-options.js";
-import { checkBatch } from "./answer-batch-check.js";
+import { checkBatch, checkEditedArguments } from "./answer-batch-check.js";
 import {
   type AnswerBatch,
   type AnswerStreamOptions,
@@ -121,7 +121,8 @@ export async function checkThroughSubagents(
   const { own, children } = splitAnswers(at, batch);
   // Each session's answers against its model's window, where it is known before its agent is built.
   const window = model?.provider.contextWindow?.(model.model);
-  if (own.decisions.length + own.responses.length > 0) checkBatch(at.session, at.tools, own, window);
+  if (own.decisions.length + own.responses.length > 0)
+    await checkEditedArguments(checkBatch(at.session, at.tools, own, window), at.tools);
   await checkChildren(ctx, children, at.tools, model);
 }
 

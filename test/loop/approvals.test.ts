@@ -160,6 +160,33 @@ describe("agent.decide refuses bad decisions with typed errors and logs nothing"
     expect(agent.session.length).toBe(length);
   });
 
+  // Found from outside: an edit the tool's schema refuses was logged as an approval, and the model
+  // was told the call "ran with" it, when it never ran.
+  test("edited arguments the tool's input schema refuses: invalid-decision naming the issue, nothing logged", async () => {
+    const { agent } = pausing();
+    await agent.send("go");
+    const [write, bash] = callIds(agent);
+    const length = agent.session.length;
+    const error = (await thrown(
+      agent.decide(write!, { approve: true, arguments: { path: 5 } as never }),
+    )) as ApprovalError;
+    expect(error).toBeInstanceOf(ApprovalError);
+    expect(error.code).toBe("invalid-decision");
+    expect(error.message).toMatch(/the edited arguments do not fit tool "?write"?'s input: path/);
+    await expect(
+      agent.checkAnswers({ decisions: [{ callId: write!, approve: true, arguments: { path: 5 } as never }] }),
+    ).rejects.toMatchObject({
+      code: "invalid-decision",
+    });
+    const stream = agent.streamAnswers({ decisions: [{ callId: write!, approve: true, arguments: '{"path":[]}' }] });
+    await expect(stream.outcome).rejects.toMatchObject({ code: "invalid-decision" });
+    expect(agent.session.length).toBe(length);
+    expect(ran).toEqual(["read a"]);
+    await agent.decide(bash!, { approve: false });
+    await agent.decide(write!, { approve: true, arguments: { path: "fits" } }); // a fitting edit runs
+    expect(ran).toContain("write fits");
+  });
+
   test("two decisions for one call: exactly one is logged, the other gets already-decided", async () => {
     const { agent } = pausing();
     await agent.send("go");
