@@ -8,7 +8,7 @@
 // still waits is refused (`awaits-subagent`): nothing could continue it.
 import { isKeelsonError } from "../errors/index.js";
 import { previewName } from "../json/index.js";
-import { type Session, subagentSessionId } from "../session/index.js";
+import { type Session, type SessionEvent, subagentSessionId } from "../session/index.js";
 import { ApprovalError, type ApprovalDecision } from "./approval-types.js";
 import { openChild } from "./subagent-child.js";
 import { waitingOf } from "./subagent-run.js";
@@ -44,12 +44,30 @@ export function heldSubagents(ctx: SessionView): HeldSubagent[] {
  */
 export function heldSubagentFor(ctx: SessionView, target: string): HeldSubagent {
   const held = heldSubagents(ctx).find((h) => target === h.childId || target.startsWith(`${h.childId}.`));
-  if (held === undefined)
+  if (held !== undefined) return held;
+  // A call held until `cancel()` closed the paused turn answers as the session's own calls do.
+  const cancelled = cancelledCallTo(ctx.session, target);
+  if (cancelled !== undefined)
     throw new ApprovalError(
-      "unknown-call",
-      `session ${ctx.session.id} has no subagent call waiting on session ${previewName(target)}`,
+      "cancelled",
+      `the subagent call ${previewName(cancelled)} that waited on session ${previewName(target)} was cancelled (cancel() closed the paused turn)`,
     );
-  return held;
+  throw new ApprovalError(
+    "unknown-call",
+    `session ${ctx.session.id} has no subagent call waiting on session ${previewName(target)}`,
+  );
+}
+
+/** The call of `session` whose subagent leads to `target` and whose result closed it cancelled (`aborted`), if any. */
+function cancelledCallTo(session: SessionView["session"], target: string): string | undefined {
+  for (const event of session.events) {
+    if (event.type !== "tool/result") continue;
+    const { callId, error } = (event as SessionEvent<"tool/result">).data;
+    if (error !== "aborted") continue;
+    const childId = subagentSessionId(session.id, callId);
+    if (childId !== undefined && (target === childId || target.startsWith(`${childId}.`))) return callId;
+  }
+  return undefined;
 }
 
 /** What approves a held subagent call once its child waits for nothing: the decision `decide` logs. */

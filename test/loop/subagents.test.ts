@@ -395,6 +395,16 @@ describe("a paused subagent, cancelled or asked", () => {
     const { session } = await store.load(`${agent.session.id}.call_1_1_0`, { readOnly: true });
     expect(verifyLog(session.events).issues).toEqual([]);
     expect((session.events.at(-1) as SessionEvent<"turn/end">).data.reason.kind).toBe("aborted");
+    // Deciding the child's request now is `cancelled`, as for the parent's own calls (it was
+    // `unknown-call`: found from outside); nothing is logged anywhere.
+    const childId = `${agent.session.id}.call_1_1_0`;
+    const length = agent.session.length;
+    await expect(agent.decide("call_1_1_0", { approve: true, session: childId })).rejects.toMatchObject({
+      name: "ApprovalError",
+      code: "cancelled",
+    });
+    expect(agent.session.length).toBe(length);
+    expect((await store.load(childId, { readOnly: true })).session.length).toBe(session.length);
     await agent.dispose();
   });
 
