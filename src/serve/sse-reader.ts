@@ -1,7 +1,8 @@
 // readSSE: the client side of the plain SSE encoding — a fetch `Response` or a byte stream in,
 // turn events out, in a browser or in Node. It checks what it is given at the boundary (a 2xx
 // `text/event-stream` response; every frame's data a turn event whose seq matches its id) and
-// turns the server's `stream-error` frame into a thrown `ServeError`. Breaking the loop early —
+// turns the server's `stream-error` frame into a thrown `ServeError`, a body that breaks off
+// mid-stream into `connection-lost`. Breaking the loop early —
 // or `return()` while it waits on a quiet stream, or before it started — cancels the body (which,
 // on the server, is a disconnect); an error response's body is read only to its first 2,000
 // characters. A wrong input or a bound that is no
@@ -103,7 +104,14 @@ async function* events(source: Source, maxEventChars: number): AsyncGenerator<Tu
   let finished = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (source.closed) return; // left meanwhile: the cancel is what broke the read
+        throw connectionLost(error);
+      }
+      const { done, value } = chunk;
       if (source.closed) return; // left meanwhile (`return()` cancelled the body)
       const events = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
       for (const frame of events) yield turnEvent(frame);
@@ -199,6 +207,19 @@ function parse(frame: ParsedSSEEvent): unknown {
   } catch {
     throw malformed(frame, "its data is not JSON");
   }
+}
+
+/**
+ * The body broke off mid-stream (the server or the network went away: undici says `TypeError:
+ * terminated`): a typed error a reconnect loop can catch, with the last id it read to resume from.
+ */
+function connectionLost(error: unknown): ServeError {
+  const what = error instanceof Error ? error.message : String(error);
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const detail = typeof code === "string" ? `${what} (${code})` : what;
+  return new ServeError("connection-lost", `the stream broke off before its end: ${boundedErrorText(detail)}`, {
+    cause: error,
+  });
 }
 
 const malformed = (frame: ParsedSSEEvent, why: string): ServeError =>

@@ -28,6 +28,8 @@ export type ServeErrorCode =
   | "event-too-large"
   /** `readSSE`: the server ended the stream with a `stream-error` event (its code and message). */
   | "stream-error"
+  /** `readSSE`: the body broke off mid-stream (the server or the network went away): reconnect from the last id read. */
+  | "connection-lost"
   /**
    * A function given a value of the wrong kind as its subject (HTTP 500: the server's bug): events
    * that are not an async iterable, a `readSSE` input that is not a Response or a byte stream, a
@@ -58,6 +60,7 @@ const STATUS: Record<ServeErrorCode, number> = {
   "malformed-event": 502,
   "event-too-large": 502,
   "stream-error": 502,
+  "connection-lost": 502,
   "invalid-argument": 500,
   "invalid-options": 500,
   "invalid-event": 500,

@@ -1,5 +1,7 @@
 // Plain SSE (issue #22 §2–3): toSSE frames a turn's events (committed ones with `id: <seq>`),
 // readSSE reads them back, checking what it is given; the round trip gives the turn's events.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, test } from "vitest";
@@ -107,6 +109,33 @@ describe("readSSE checks what it reads", () => {
       `event: turn-start\ndata: ${start}\n\n`, // a seq without its id: a committed event sent without its position
     ])
       await expect(drain(readSSE(bytes(frame)))).rejects.toMatchObject({ code: "malformed-event" });
+  });
+
+  // Found from outside: a server killed mid-stream surfaced as undici's `TypeError: terminated`.
+  test("a body that breaks off mid-stream (the server's socket destroyed) is connection-lost, after the events before it", async () => {
+    let drop: () => void = () => {};
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`id: 0\nevent: turn-start\ndata: ${start}\n\n`);
+      drop = () => res.socket?.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const events = readSSE(await fetch(`http://127.0.0.1:${port}/`));
+      expect((await events.next()).value).toMatchObject({ type: "turn-start", seq: 0 });
+      drop();
+      const error = await events.next().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ServeError);
+      expect(error).toMatchObject({ code: "connection-lost", status: 502 });
+      expect((error as Error).message).toMatch(/^the stream broke off before its end: /);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test("a non-2xx response is http-error with its status; another content type is not-event-stream", async () => {
