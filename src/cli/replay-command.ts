@@ -78,7 +78,18 @@ async function replay(target: string, flags: ReplayFlags): Promise<number> {
  * `keelson replay <id>` runs it; `root` is a FILE target's directory (else the CLI's store).
  */
 export async function inspectorReplay(session: Session, root: string | undefined): Promise<ReplayPayload> {
-  const report = await replayWith(session, await agentOptions(session, {}), root);
+  let options: ReplayOptions;
+  try {
+    options = await agentOptions(session, {});
+  } catch (error) {
+    // What `keelson replay` calls bad input (a working directory gone): the page's 422, not a 500.
+    if (error instanceof CliError) {
+      const { InspectError } = await import("../inspect/index.js"); // loaded by the inspector already
+      throw new InspectError("unprocessable", error.message);
+    }
+    throw error;
+  }
+  const report = await replayWith(session, options, root);
   const { replayReportText } = await import("../replay/index.js");
   return { identical: report.identical, text: replayReportText(report), report };
 }

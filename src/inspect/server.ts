@@ -269,7 +269,12 @@ function pathParts(path: string): string[] {
   }
 }
 
-const STATUS: Partial<Record<InspectError["code"], number>> = { "not-found": 404, "no-ui": 500, "too-large": 413 };
+const STATUS: Partial<Record<InspectError["code"], number>> = {
+  "not-found": 404,
+  "no-ui": 500,
+  "too-large": 413,
+  unprocessable: 422,
+};
 
 /** The HTTP status and the `error` code a failed request answers with. */
 function httpStatusOf(error: unknown): [number, string] {

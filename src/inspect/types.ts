@@ -79,7 +79,15 @@ export interface InspectSource {
   close(): Promise<void>;
 }
 
-export type InspectErrorCode = "not-found" | "bad-request" | "unauthorized" | "bad-option" | "no-ui" | "too-large";
+export type InspectErrorCode =
+  | "not-found"
+  | "bad-request"
+  | "unauthorized"
+  | "bad-option"
+  | "no-ui"
+  | "too-large"
+  /** The session cannot be served that way here (a replay whose working directory is gone): 422. */
+  | "unprocessable";
 
 export class InspectError extends KeelsonError<InspectErrorCode> {}
 

@@ -1,7 +1,7 @@
 // `keelson inspect` as a subprocess: prints the URL with its token (and opens nothing), serves
 // only with the token, serves the store `--store` names wherever the flag stands, refuses a bad
 // id or port as bad input (exit 2), and stops cleanly on SIGTERM.
-import { copyFile, mkdir, rm } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { keelson } from "../cli/run-keelson.js";
@@ -75,3 +75,26 @@ it("refuses an unknown session and a bad port as bad input (exit 2), writing not
   expect(port.code).toBe(2);
   expect(port.stderr).toContain('bad --port "http"');
 });
+
+// Found from outside: the Replay tab of a session whose working directory is gone answered 500
+// `internal`; it is the page's 422 with `keelson replay`'s own words.
+it("a replay that cannot run here (the session's working directory is gone) is 422 unprocessable", async () => {
+  const id = "0000-cwd-gone";
+  const lines = (await readFile(join(fx.sessions, `${fx.main}.jsonl`), "utf8")).split("\n");
+  const header = JSON.parse(lines[0]!) as { id: string; cwd?: string };
+  lines[0] = JSON.stringify({ ...header, id, cwd: join(fx.home, "no-such-workspace") });
+  await writeFile(join(fx.sessions, `${id}.jsonl`), lines.join("\n"));
+  const server = await startInspect(fx.home, [id]);
+  try {
+    const res = await fetch(`${server.origin}/api/sessions/${id}/replay`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: string; message: string };
+    expect(body.error).toBe("unprocessable");
+    expect(body.message).toContain("no-such-workspace");
+  } finally {
+    expect(await server.stop()).toBe(0);
+    await rm(join(fx.sessions, `${id}.jsonl`));
+  }
+}, 60_000);
