@@ -12,7 +12,7 @@ import { createAgentHost } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { ApprovalError, type AgentProfile, type TurnEvent } from "../../src/loop/index.js";
 import { JsonlSessionStore } from "../../src/store/index.js";
-import { deployTool } from "../support/approval-tools.js";
+import { deployingProfile } from "./support.js";
 
 let root: string;
 const ran: string[] = [];
@@ -22,19 +22,7 @@ beforeEach(async () => {
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const deploy = deployTool(ran);
-
-const profile: AgentProfile = {
-  provider: () =>
-    new ScriptedProvider([], {
-      fallback: (request) =>
-        request.messages.at(-1)?.role === "tool"
-          ? { text: "shipped" }
-          : { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
-    }),
-  model: "scripted:host",
-  tools: [deploy],
-};
+const profile = deployingProfile(ran);
 
 describe("host.decide", () => {
   test("continues a paused session in its FIFO, across an eviction; a second decision is refused", async () => {

@@ -9,26 +9,13 @@
 import { readdir } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { createAgentHost, HostError } from "../../src/host/index.js";
-import { ScriptedProvider } from "../../src/llm/core.js";
-import { type AgentProfile, ApprovalError, InputError, LoopError } from "../../src/loop/index.js";
-import { deployTool } from "../support/approval-tools.js";
-import { GatedModel, profileOf, storedLog, useHostFixture } from "./support.js";
+import { ApprovalError, InputError, LoopError } from "../../src/loop/index.js";
+import { deployingProfile, GatedModel, profileOf, storedLog, useHostFixture } from "./support.js";
 
 const fixture = useHostFixture();
 const ran: string[] = [];
 
-/** A model that calls `deploy` (which needs approval) on every prompt, and answers once it ran. */
-const deploying: AgentProfile = {
-  provider: () =>
-    new ScriptedProvider([], {
-      fallback: (request) =>
-        request.messages.at(-1)?.role === "tool"
-          ? { text: "shipped" }
-          : { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
-    }),
-  model: "scripted:host",
-  tools: [deployTool(ran)],
-};
+const deploying = deployingProfile(ran);
 
 const files = async (): Promise<string[]> => (await readdir(fixture().root)).sort();
 

@@ -10,6 +10,7 @@ import { type AgentHost, type AgentHostOptions, createAgentHost, type HostClock 
 import { type ProviderRequest, ScriptedProvider, type ScriptedReply } from "../../src/llm/core.js";
 import type { AgentProfile, TurnEvent } from "../../src/loop/index.js";
 import { type LogReport, verifyLog } from "../../src/reconstruct/index.js";
+import { deployTool } from "../support/approval-tools.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { JsonlSessionStore, type SessionStore } from "../../src/store/index.js";
 
@@ -222,3 +223,16 @@ export async function refusal(run: () => unknown): Promise<unknown> {
   }
   return undefined;
 }
+
+/** A profile whose model calls `deploy` (which needs approval, deployTool) on every prompt and answers "shipped" once it ran. */
+export const deployingProfile = (ran: string[]): AgentProfile => ({
+  provider: () =>
+    new ScriptedProvider([], {
+      fallback: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "shipped" }
+          : { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
+    }),
+  model: "scripted:host",
+  tools: [deployTool(ran)],
+});
