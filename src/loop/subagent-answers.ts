@@ -112,14 +112,23 @@ function splitAnswers(ctx: SessionView, batch: AnswerBatch): SplitAnswers {
  * schema. A child's tools are its parent's definitions (decision 0025), so `ctx.tools` checks
  * them. Rejects with the first refusal; logs nothing.
  */
-export async function checkThroughSubagents(
+export function checkThroughSubagents(ctx: TurnContext, batch: AnswerBatch): Promise<void> {
+  return checkAt(ctx, batch, ctx, rootModel(ctx));
+}
+
+/**
+ * The checks at `at` (this session, or a descendant's stored log) whose model runs as `model`:
+ * undefined when it is not known before its agent is built (a profile's child) — then nothing is
+ * size-checked there, its agent checks when it takes the answers. Always passed: a default
+ * would put the root's model in an unknown one's place.
+ */
+async function checkAt(
   ctx: TurnContext,
   batch: AnswerBatch,
-  at: SessionView = ctx,
-  model: ModelAt | undefined = { provider: ctx.agent.provider, model: ctx.agent.model },
+  at: SessionView,
+  model: ModelAt | undefined,
 ): Promise<void> {
   const { own, children } = splitAnswers(at, batch);
-  // Each session's answers against its model's window, where it is known before its agent is built.
   const window = model?.provider.contextWindow?.(model.model);
   if (own.decisions.length + own.responses.length > 0)
     await checkEditedArguments(checkBatch(at.session, at.tools, own, window), at.tools);
@@ -137,9 +146,12 @@ async function checkChildren(
     const session = await storedChild(ctx, held.childId);
     if (session === undefined)
       throw new ApprovalError("unknown-call", `subagent session ${previewName(held.childId)} is not in the store`);
-    await checkThroughSubagents(ctx, { decisions, responses }, { session, tools }, childModel(parent, held.spec));
+    await checkAt(ctx, { decisions, responses }, { session, tools }, childModel(parent, held.spec));
   }
 }
+
+/** The agent's own model. */
+const rootModel = (ctx: TurnContext): ModelAt => ({ provider: ctx.agent.provider, model: ctx.agent.model });
 
 /** The context window of the agent's model, where its provider knows it. */
 const windowOf = (ctx: TurnContext): number | undefined => ctx.agent.provider.contextWindow?.(ctx.agent.model);
@@ -197,7 +209,7 @@ export function streamThroughSubagents(
 
   const run = async (): Promise<TurnOutcome> => {
     // Every child's answers are checked before any is logged: one refusal refuses the batch.
-    await checkChildren(ctx, children, ctx.tools, { provider: ctx.agent.provider, model: ctx.agent.model });
+    await checkChildren(ctx, children, ctx.tools, rootModel(ctx));
     const approvals: CallDecision[] = [];
     for (const { held, decisions, responses, by } of children.values()) {
       if (stopped()) break;

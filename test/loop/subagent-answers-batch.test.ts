@@ -191,3 +191,33 @@ describe("a child's answers are size-checked against the child's model before an
     await agent.dispose();
   });
 });
+
+describe("a child made from a profile is not size-checked against another model's window", () => {
+  test("a small-window parent, a large-window profile child: a fitting answer to the child passes checkAnswers and streams", async () => {
+    // Found in review: an unknown child model fell back to the parent's (a default parameter).
+    const childProvider = Object.assign(
+      scripted([{ toolCalls: [{ name: "ask_user", arguments: { question: "Region?" } }] }], "noted"),
+      { contextWindow: () => 1_000_000 },
+    );
+    const survey = subagentTool({
+      name: "survey",
+      description: "Delegates to survey.",
+      profile: { provider: childProvider, model: "scripted:child", tools: [askUserTool()] },
+    });
+    const agent = createAgent({
+      provider: Object.assign(scripted([{ toolCalls: [{ name: "survey", arguments: { task: "b" } }] }], "all done"), {
+        contextWindow: () => 1_000,
+      }),
+      model: "scripted:parent",
+      tools: [askUserTool(), survey],
+      store: store(),
+    });
+    expect((await agent.send("go")).reason.kind).toBe("awaiting-approval");
+    const child = `${agent.session.id}.call_1_1_0`;
+    const answer = "v".repeat(6_000); // ~1,500 tokens: far over the parent's window, nothing to the child's
+    const batch: AnswerBatch = { responses: [{ id: "call_1_1_0", value: answer, session: child }] };
+    await agent.checkAnswers(batch);
+    expect((await agent.streamAnswers(batch).outcome).reason.kind).toBe("completed");
+    await agent.dispose();
+  });
+});
