@@ -103,7 +103,12 @@ export async function checkEditedArguments(checked: CheckedBatch, tools: ToolReg
     if (decision.arguments === undefined) continue;
     const input = tools.entry(request.tool)?.input;
     if (input === undefined) continue; // an unknown tool: the call's own result says so when it runs
-    const parsed = await input.validate(JSON.parse(decision.arguments) as unknown);
+    let parsed: Awaited<ReturnType<typeof input.validate>>;
+    try {
+      parsed = await input.validate(JSON.parse(decision.arguments) as unknown);
+    } catch (error) {
+      parsed = { ok: false, issues: `its validation threw: ${error instanceof Error ? error.message : String(error)}` };
+    }
     if (!parsed.ok)
       throw new ApprovalError(
         "invalid-decision",

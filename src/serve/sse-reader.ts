@@ -109,6 +109,8 @@ async function* events(source: Source, maxEventChars: number): AsyncGenerator<Tu
         chunk = await reader.read();
       } catch (error) {
         if (source.closed) return; // left meanwhile: the cancel is what broke the read
+        // The caller's own abort (its fetch's signal) is theirs, not a lost connection to reconnect.
+        if ((error as { name?: unknown } | null)?.name === "AbortError") throw error;
         throw connectionLost(error);
       }
       const { done, value } = chunk;

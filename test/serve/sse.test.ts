@@ -132,6 +132,17 @@ describe("readSSE checks what it reads", () => {
       expect(error).toBeInstanceOf(ServeError);
       expect(error).toMatchObject({ code: "connection-lost", status: 502 });
       expect((error as Error).message).toMatch(/^the stream broke off before its end: /);
+      // The caller's own abort stays its AbortError (found in review): not a connection to resume.
+      const abort = new AbortController();
+      const aborted = readSSE(await fetch(`http://127.0.0.1:${port}/`, { signal: abort.signal }));
+      expect((await aborted.next()).value).toMatchObject({ type: "turn-start" });
+      abort.abort();
+      const own = await aborted.next().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(own).toMatchObject({ name: "AbortError" });
+      expect(own).not.toBeInstanceOf(ServeError);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
