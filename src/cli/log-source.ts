@@ -96,7 +96,8 @@ export async function readRawTarget(target: string): Promise<RawLog> {
 export async function readRawLog(file: string, label = file): Promise<RawLog> {
   let bytes: Buffer;
   try {
-    bytes = await readLogFile(nodeFs, file);
+    // A FILE the person named may be a link (`~/latest.jsonl`); a store's own log never is.
+    bytes = await readLogFile(nodeFs, file, undefined, { followLinks: label === file });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT")

@@ -24,7 +24,7 @@ export type { ListedLog, SessionDigest } from "./session-index.js";
 export type { LogChanges } from "./session-index-changes.js";
 export { type LogChangesOptions, listLogChangesAt } from "./listing.js";
 export { moreRecent } from "./session-index-latest.js";
-export { MAX_LOG_BYTES, readLogFile } from "./read-log-file.js";
+export { MAX_LOG_BYTES, type ReadLogOptions, readLogFile } from "./read-log-file.js";
 export type { StoreFileSystem } from "./store-file-system.js";
 export type {
   LoadedSession,

@@ -7,7 +7,7 @@
 import type { Stats } from "node:fs";
 import type * as fsp from "node:fs/promises";
 import { StoreError } from "./types.js";
-import { isSymlinkRefusal, READ_FLAGS } from "./file-modes.js";
+import { FOLLOWING_READ_FLAGS, isSymlinkRefusal, READ_FLAGS } from "./file-modes.js";
 
 /** The largest session log Keelson reads: 1 GiB (`JsonlStoreOptions.maxLogBytes` lowers or raises it). */
 export const MAX_LOG_BYTES = 1024 ** 3;
@@ -43,6 +43,14 @@ function tooLarge(file: string, size: string, maxBytes: number): StoreError {
   );
 }
 
+export interface ReadLogOptions {
+  /**
+   * Follow a symbolic link to the log: for a file a person named (`keelson show ~/latest.jsonl`),
+   * never for the logs a store's root holds (the default: `not-a-file`).
+   */
+  readonly followLinks?: boolean;
+}
+
 /** An open, checked log file: a regular file within the size limit when it was opened. */
 export interface OpenLogFile {
   readonly handle: fsp.FileHandle;
@@ -55,11 +63,16 @@ export interface OpenLogFile {
  * `StoreError('not-a-file')` for a directory, FIFO, device or socket and `StoreError('too-large')`
  * past the limit; a missing file rejects with Node's ENOENT. The caller closes the handle.
  */
-export async function openLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES): Promise<OpenLogFile> {
+export async function openLogFile(
+  fs: Fs,
+  file: string,
+  maxBytes = MAX_LOG_BYTES,
+  options: ReadLogOptions = {},
+): Promise<OpenLogFile> {
   refuse(file, await fs.stat(file), maxBytes);
   let handle: fsp.FileHandle;
   try {
-    handle = await fs.open(file, READ_FLAGS);
+    handle = await fs.open(file, options.followLinks === true ? FOLLOWING_READ_FLAGS : READ_FLAGS);
   } catch (error) {
     if (isSymlinkRefusal(error))
       throw new StoreError(
@@ -92,8 +105,13 @@ export async function openLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES
  * The bytes of `file`, through `openLogFile`'s checks; a file that grows past `maxBytes` while
  * being read is refused with `StoreError('too-large')` too.
  */
-export async function readLogFile(fs: Fs, file: string, maxBytes = MAX_LOG_BYTES): Promise<Buffer> {
-  return (await readLogFileWithInfo(fs, file, maxBytes)).bytes;
+export async function readLogFile(
+  fs: Fs,
+  file: string,
+  maxBytes = MAX_LOG_BYTES,
+  options: ReadLogOptions = {},
+): Promise<Buffer> {
+  return (await readLogFileWithInfo(fs, file, maxBytes, options)).bytes;
 }
 
 /** `readLogFile`, also returning the fstat of the file taken before the read (the bytes may be longer if it grew meanwhile). */
@@ -101,8 +119,9 @@ export async function readLogFileWithInfo(
   fs: Fs,
   file: string,
   maxBytes = MAX_LOG_BYTES,
+  options: ReadLogOptions = {},
 ): Promise<{ readonly bytes: Buffer; readonly info: Stats }> {
-  const { handle, info } = await openLogFile(fs, file, maxBytes);
+  const { handle, info } = await openLogFile(fs, file, maxBytes, options);
   try {
     let buffer = Buffer.allocUnsafe(info.size + 1); // +1: the read that sees end of file
     let filled = 0;

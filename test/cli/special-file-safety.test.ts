@@ -2,7 +2,7 @@
 // `verify /dev/zero` used to grow to gigabytes and `show <fifo>` to hang; now each returns at
 // once with exit 2 (bad input) and one line naming the file and what it is.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdir, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, cleanEnv, type Result, tempHome } from "./run-keelson.js";
@@ -95,4 +95,26 @@ describe("special files are refused promptly, as bad input", () => {
       `too-large: ${huge} is 1073741825 bytes, over the 1073741824-byte limit for a session log; it was not read`,
     );
   }, 30_000);
+});
+
+describe("symbolic links", () => {
+  // The store never reads a log through a link placed in its root; a FILE a person names may be
+  // one (found in review: `show ~/latest.jsonl` → a log was refused once the store stopped following links).
+  it("show FILE follows a link the person named; show <id> refuses a link in the sessions directory", async () => {
+    const run = await keelsonBounded(["run", "hello"]);
+    expect(run.code).toBe(0);
+    const id = /session ([0-9a-f-]{36})/.exec(run.stdout + run.stderr)?.[1];
+    expect(id).toBeDefined();
+    const sessions = join(home, "sessions");
+    const real = join(home, "kept.jsonl");
+    await rename(join(sessions, `${id}.jsonl`), real);
+    await symlink(real, join(home, "latest.jsonl"));
+    await symlink(real, join(sessions, `${id}.jsonl`));
+    const byFile = await keelsonBounded(["show", join(home, "latest.jsonl")]);
+    expect(byFile.code).toBe(0);
+    expect(byFile.stdout).toContain("hello");
+    const byId = await keelsonBounded(["show", id!]);
+    expect(byId.code).toBe(2);
+    expect(byId.stderr).toContain("is a symbolic link");
+  });
 });
