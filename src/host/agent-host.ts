@@ -124,17 +124,15 @@ class SessionHost implements AgentHost, SlotPort {
   }
 
   cancel(sessionId: string, reason = "cancelled"): Promise<void> {
-    const slot = this.#slots.get(sessionId);
-    if (slot?.running === true && slot.agent !== undefined) {
-      try {
-        this.#refuseClosed();
-        checkAnswerShape({ kind: "cancel", reason });
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      slot.agent.cancel(reason); // the running turn ends `aborted`; its caller's outcome says so
-      return Promise.resolve();
+    try {
+      checkSessionId(sessionId);
+      checkAnswerShape({ kind: "cancel", reason });
+    } catch (error) {
+      return Promise.reject(error);
     }
+    // The prompt under way (also while its agent opens, also while the host drains): cancelled
+    // through its own stream or send, so an answer running through a subagent stops there too.
+    if (this.#slots.get(sessionId)?.cancelCurrent(reason) === true) return Promise.resolve();
     // Idle: a paused turn is closed in a turn of its own (the session opened if it is not, never created).
     return this.#queue(sessionId, { kind: "cancel", reason }, {}, async (agent) => {
       if (agent.session.waitingCalls().length === 0) return;

@@ -22,6 +22,8 @@ export interface QueuedPrompt {
   fail(error: unknown): void;
   /** Waiting: fails it with `error`. Running: cancels its turn (it ends `aborted`, `error.message` the reason). */
   abandon(error: HostError): void;
+  /** Running: cancels its turn (`aborted`, with `reason`). Not started: drops it (`HostError('cancelled')`). */
+  cancel(reason: string): void;
 }
 
 /**
@@ -96,9 +98,10 @@ export class QueuedSend<T = TurnOutcome> implements QueuedPrompt {
     else this.fail(error);
   }
 
-  readonly #onAbort = (): void => {
-    const reason = signalReason(this.#signal!);
+  cancel(reason: string): void {
     if (this.#state === "running") this.#agent?.cancel(reason);
     else this.fail(new HostError("cancelled", `the prompt was dropped before its turn started (${reason})`));
-  };
+  }
+
+  readonly #onAbort = (): void => this.cancel(signalReason(this.#signal!));
 }

@@ -73,6 +73,18 @@ export class SessionSlot {
     if (at >= 0) this.#queue.splice(at, 1);
   }
 
+  /**
+   * `host.cancel`: the prompt under way — its turn cancelled (`aborted`), or, its agent still
+   * opening, the prompt dropped. False when none is under way. The prompts waiting behind stay.
+   */
+  cancelCurrent(reason: string): boolean {
+    // Admitted but not yet taken off the queue (the drain starts on the next tick): the same prompt.
+    const current = this.#current ?? this.#queue.find((prompt) => !prompt.settled);
+    if (current === undefined) return false;
+    current.cancel(reason);
+    return true;
+  }
+
   /** Fails every waiting prompt and cancels the running turn (a host closing with `mode: 'cancel'`). */
   abandonAll(error: HostError): void {
     for (const prompt of this.#queue.splice(0)) prompt.abandon(error);

@@ -151,12 +151,14 @@ export interface AgentHost {
    */
   checkAnswers(sessionId: string, answers: AnswerBatch, options?: HostPromptOptions): Promise<void>;
   /**
-   * Cancels the session's turn: the one running now ends `aborted` (with `reason`; its caller's
-   * outcome says so; resolves at once), or — when none runs — a turn paused for a person is
-   * closed in a turn of its own, queued like a decision (the session is opened if it is not; its
-   * waiting calls end `aborted`, after which deciding them is `cancelled`). Prompts waiting behind
-   * stay queued. A session that neither runs nor waits: nothing happens. One the store does not
-   * have: `HostError('not-found')`, nothing created.
+   * Cancels the session's turn: the prompt under way — its turn ends `aborted` (with `reason`;
+   * its caller's outcome says so; an answer running through a subagent stops the child's turn and
+   * leaves the session paused), or, admitted but its agent still opening, it is dropped
+   * (`HostError('cancelled')`, nothing created) — resolving at once, also while the host drains.
+   * With none under way, a turn paused for a person is closed in a turn of its own, queued like a
+   * decision (the session is opened if it is not; its waiting calls end `aborted`, after which
+   * deciding them is `cancelled`). Prompts waiting behind stay queued. A session that neither
+   * runs nor waits: nothing happens. One the store does not have: `HostError('not-found')`.
    */
   cancel(sessionId: string, reason?: string): Promise<void>;
   /**

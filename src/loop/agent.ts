@@ -304,7 +304,9 @@ class LoopAgent implements Agent {
     if (this.#controller !== undefined) this.#controller.abort(cause);
     else if (this.#driving !== undefined)
       this.#pendingCancel = cause; // the turn is about to start
-    else if ((this.session.awaitingApproval || this.session.awaitingInput) && this.#status !== "disposed") {
+    else if (this.#pauses.cancelInFlight(reason)) {
+      // Answers running through subagents: their children's turns are cancelled; this pause stays.
+    } else if ((this.session.awaitingApproval || this.session.awaitingInput) && this.#status !== "disposed") {
       // The paused turn is cancelled in a turn of its own, which closes every waiting call.
       this.#pendingCancel = cause;
       this.#cancelPaused = true;

@@ -144,12 +144,37 @@ export class AgentPauseAnswers implements AgentPauses {
   async #inSubagent(target: string, by: string | undefined, act: (child: Agent, deeper?: string) => Promise<unknown>) {
     if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
     try {
-      return await actInSubagent(this.#port.context, target, by, act, (callId, decision) =>
-        this.decide(callId, decision),
+      return await actInSubagent(
+        this.#port.context,
+        target,
+        by,
+        act,
+        (callId, decision) => this.decide(callId, decision),
+        (cancel) => this.#inFlight(cancel),
       );
     } finally {
       await this.refresh();
     }
+  }
+
+  /**
+   * Answers going through subagents while this agent runs no turn of its own (a child's
+   * continuation is running): what `agent.cancel()` cancels then, instead of closing this
+   * session's pause under a child that still runs (found in review). Each entry cancels one.
+   */
+  readonly #throughChildren = new Set<(reason: string) => void>();
+
+  /** Registers `cancel` as in flight; returns its removal. */
+  #inFlight(cancel: (reason: string) => void): () => void {
+    this.#throughChildren.add(cancel);
+    return () => this.#throughChildren.delete(cancel);
+  }
+
+  /** Cancels the answers in flight through subagents; false when there are none. */
+  cancelInFlight(reason: string): boolean {
+    if (this.#throughChildren.size === 0) return false;
+    for (const cancel of [...this.#throughChildren]) cancel(reason);
+    return true;
   }
 
   async checkAnswers(batch: AnswerBatch): Promise<void> {
@@ -167,7 +192,7 @@ export class AgentPauseAnswers implements AgentPauses {
   streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
     if (answersSubagent(this.#port.session.id, batch)) {
       if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
-      return streamThroughSubagents(
+      const stream = streamThroughSubagents(
         {
           ctx: this.#port.context,
           own: (own, o) => this.#ownStream(own, o),
@@ -176,6 +201,9 @@ export class AgentPauseAnswers implements AgentPauses {
         batch,
         options,
       );
+      const done = this.#inFlight((reason) => stream.cancel(reason));
+      stream.outcome.then(done, done);
+      return stream;
     }
     return this.#ownStream(batch, options);
   }

@@ -87,17 +87,26 @@ export async function actInSubagent(
   by: string | undefined,
   act: (child: Agent, deeper: string | undefined) => Promise<unknown>,
   decideOwn: (callId: string, decision: ApprovalDecision) => Promise<TurnOutcome>,
+  /** Registers a cancel of the child's work while it runs (`agent.cancel()`); returns its removal. */
+  inFlight: (cancel: (reason: string) => void) => () => void = () => () => {},
 ): Promise<TurnOutcome> {
   const held = heldSubagentFor(ctx, target);
   const { agent: child } = await openChild({ ctx, ...held });
   let waiting: string | undefined;
+  let cancelled = false;
+  const done = inFlight((reason) => {
+    cancelled = true;
+    child.cancel(reason);
+  });
   try {
     await act(child, target === held.childId ? undefined : target);
     waiting = waitingOf(child.session);
   } finally {
+    done();
     await child.dispose();
   }
-  if (waiting !== undefined)
+  // Cancelled: the held call is not approved (the child's turn ended aborted); this session waits on.
+  if (waiting !== undefined || cancelled)
     return withAnswer({ turn: ctx.session.lastTurn, reason: { kind: "awaiting-approval" } }, { text: "" });
   return decideOwn(held.callId, continuedChild(held, by));
 }

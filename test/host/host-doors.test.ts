@@ -117,4 +117,28 @@ describe("host.cancel", () => {
     await host.cancel("s", "stop button");
     expect((await running).reason).toMatchObject({ kind: "aborted", reason: "stop button" });
   });
+
+  // Found in review: a cancel right after the send (its agent still opening) waited behind the
+  // prompt and the turn ran to its end; a cancel during a drain was refused as closed.
+  test("right after the send (the agent still opening): the prompt is dropped, nothing created", async () => {
+    const model = new GatedModel([]);
+    const host = fixture().host({ profile: profileOf(model.provider) });
+    const sent = host.send("fresh", "hello");
+    await host.cancel("fresh", "stop button");
+    await expect(sent).rejects.toMatchObject({ name: "HostError", code: "cancelled" });
+    expect(model.calls).toEqual([]);
+    await host.close();
+    expect(await files()).toEqual([]);
+  });
+
+  test("while the host drains: the turn holding the drain up is cancelled", async () => {
+    const model = new GatedModel(["long"]);
+    const host = fixture().host({ profile: profileOf(model.provider) });
+    const running = host.send("s", "long");
+    await model.called("long");
+    const closing = host.close();
+    await host.cancel("s", "taking too long");
+    expect((await running).reason).toMatchObject({ kind: "aborted", reason: "taking too long" });
+    await closing;
+  });
 });

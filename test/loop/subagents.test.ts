@@ -15,6 +15,7 @@ import {
   resumeAgent,
   subagentTool,
   type TurnEvent,
+  type TurnOutcome,
 } from "../../src/loop/index.js";
 import { cacheReport } from "../../src/audit/index.js";
 import { verifyLog } from "../../src/reconstruct/index.js";
@@ -407,6 +408,62 @@ describe("a paused subagent, cancelled or asked", () => {
     expect((await store.load(childId, { readOnly: true })).session.length).toBe(session.length);
     await agent.dispose();
   });
+
+  // Found in review: cancel() while answers ran through a child closed the parent's pause (its
+  // call logged aborted) while the child ran on, and the answer's outcome rejected.
+  for (const how of [
+    "agent.cancel() during decide",
+    "stream.cancel() during streamAnswers",
+    "agent.cancel() during streamAnswers",
+  ] as const)
+    test(`${how}: the child's continuation is cancelled, the parent stays paused`, async () => {
+      let arrived!: () => void;
+      const calling = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const child = model([
+        { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] },
+        async (request) => {
+          arrived();
+          await new Promise<void>((resolve) =>
+            request.signal.addEventListener("abort", () => resolve(), { once: true }),
+          );
+          return { text: "too late" };
+        },
+      ]);
+      const agent = parentAgent(model([{ toolCalls: [{ name: "research", arguments: { task: "ship" } }] }]), [
+        deploy,
+        research(child),
+      ]);
+      expect((await agent.send("Go.")).reason).toEqual({ kind: "awaiting-approval" });
+      const childId = `${agent.session.id}.call_1_1_0`;
+      const parentLength = agent.session.length;
+      const decision = { callId: "call_1_1_0", approve: true, session: childId };
+      let outcome: Promise<TurnOutcome>;
+      if (how === "agent.cancel() during decide") outcome = agent.decide("call_1_1_0", decision);
+      else {
+        const stream = agent.streamAnswers({ decisions: [decision] });
+        outcome = stream.outcome;
+        await calling;
+        if (how === "stream.cancel() during streamAnswers") stream.cancel("stop");
+        else agent.cancel("stop");
+      }
+      if (how === "agent.cancel() during decide") {
+        await calling;
+        agent.cancel("stop");
+      }
+      expect((await outcome).reason).toEqual({ kind: "awaiting-approval" });
+      await agent.whenIdle();
+      expect(agent.session.length).toBe(parentLength); // the parent's pause was not closed under the child
+      const { session } = await store.load(childId, { readOnly: true });
+      expect(verifyLog(session.events).issues).toEqual([]);
+      expect((session.events.at(-1) as SessionEvent<"turn/end">).data.reason).toEqual({
+        kind: "aborted",
+        reason: "stop",
+      });
+      expect(verifyLog(agent.session.events).issues).toEqual([]);
+      await agent.dispose();
+    });
 
   test("a child's question waits in the child; answering it through the parent continues both", async () => {
     const child = model([{ toolCalls: [{ name: "region", arguments: {} }] }, { text: "picked" }]);
