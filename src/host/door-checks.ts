@@ -39,9 +39,13 @@ export function checkPrompt(
   if (tooLarge !== undefined) throw new HostError("prompt-too-large", tooLarge);
 }
 
-/** The options each door takes: a key no door knows is a misspelling, refused rather than ignored. */
+/**
+ * The options each door takes: a key no door knows is a misspelling, refused rather than ignored.
+ * The prompt doors share one set (a `HostStreamOptions` object may be passed to `send` too: its
+ * `maxBufferedChars` is then unused, not an error).
+ */
 const KNOWN = {
-  prompt: ["profile", "ifBusy", "signal"],
+  prompt: ["profile", "ifBusy", "signal", "maxBufferedChars"],
   stream: ["profile", "ifBusy", "signal", "maxBufferedChars"],
   follow: ["from", "maxBufferedChars"],
   close: ["mode"],
