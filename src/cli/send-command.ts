@@ -148,7 +148,7 @@ async function reportTurn(
     } catch (error) {
       if (signal?.aborted === true && error === signal.reason) {
         const hint = await unclaimedHint(client, turnId, profile);
-        process.stderr.write(`keelson send: turn ${turnId}: still following after ${timeoutMs} ms${hint}\n`);
+        process.stderr.write(`keelson send: ${terminalLine(`turn ${turnId}: still following after ${timeoutMs} ms${hint}`)}\n`);
         process.exitCode = TIMEOUT_EXIT;
         return;
       }
@@ -173,7 +173,7 @@ async function reportTurn(
   } catch (error) {
     if (error instanceof FleetError && error.code === "timeout") {
       const hint = await unclaimedHint(client, turnId, profile);
-      process.stderr.write(`keelson send: ${error.message}${hint}\n`);
+      process.stderr.write(`keelson send: ${terminalLine(`${error.message}${hint}`)}\n`); // a profile name is anyone's text
       process.exitCode = TIMEOUT_EXIT;
       return;
     }

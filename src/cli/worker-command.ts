@@ -17,6 +17,7 @@ import type { AgentProfile, WorkerTurnEvent } from "../fleet/index.js";
 import { redactUrl } from "../store/postgres/index.js";
 import { commandSummary } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
+import { terminalLine } from "./terminal-text.js";
 import { isPostgresUrl, storeSpec } from "./store-target.js";
 
 interface WorkerFlags {
@@ -83,10 +84,12 @@ export function registerWorker(program: Command): void {
         ...(flags.leaseMs === undefined ? {} : { leaseMs: integer("--lease-ms", flags.leaseMs, 3) }),
         ...(flags.deadAfterMs === undefined ? {} : { deadAfterMs: integer("--dead-after-ms", flags.deadAfterMs, 100) }),
         ...(flags.pollMs === undefined ? {} : { pollMs: integer("--poll-ms", flags.pollMs, 1) }),
-        onError: (error, where) => process.stderr.write(`keelson worker: ${where}: ${describeError(error)}\n`),
+        // Profile names come from whoever queues a turn (and from the module): escaped like any untrusted text.
+        onError: (error, where) =>
+          process.stderr.write(`keelson worker: ${terminalLine(`${where}: ${describeError(error)}`)}\n`),
         onUnserved: (profile, turnId) =>
           process.stderr.write(
-            `keelson worker: turn ${turnId} is queued under profile ${JSON.stringify(profile)}, which this worker does not serve (it serves ${Object.keys(profiles).join(", ")}); it stays queued for a worker that does\n`,
+            `keelson worker: ${terminalLine(`turn ${turnId} is queued under profile ${JSON.stringify(profile)}, which this worker does not serve (it serves ${Object.keys(profiles).join(", ")}); it stays queued for a worker that does`)}\n`,
           ),
         ...(flags.quiet === true
           ? {}
@@ -105,7 +108,7 @@ export function registerWorker(program: Command): void {
         return worker.stop({ mode: "cancel" });
       });
       process.stderr.write(
-        `keelson worker ${worker.id}: serving ${Object.keys(profiles).join(", ")} from ${redactUrl(url)} (concurrency ${concurrency}); SIGTERM or Ctrl-C stops it\n`,
+        `${terminalLine(`keelson worker ${worker.id}: serving ${Object.keys(profiles).join(", ")} from ${redactUrl(url)} (concurrency ${concurrency}); SIGTERM or Ctrl-C stops it`)}\n`,
       );
       await stopped;
       process.stderr.write("keelson worker: stopped\n");

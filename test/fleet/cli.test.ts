@@ -213,6 +213,21 @@ test("the emulator profile is asked for by name: send needs --profile, a worker 
     expect(worker.stderr()).toMatch(
       /turn \d+ is queued under profile "emulator", which this worker does not serve \(it serves echo, other\); it stays queued/,
     );
+    // Found from outside: a profile name is anyone's text — its 8-bit CSI and bidi override
+    // reached both terminals raw (JSON quoting escapes ESC only).
+    const hostile = "p\x1b[2J\u009bX\u202eY";
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const named = await finished(
+      runCli(["send", "--store", database().url, "named-3", "hello", "--profile", hostile, "--timeout-ms", "300"]),
+    );
+    expect(named.code).toBe(8);
+    expect(named.stderr).toContain("\\x9bX\\u{202e}Y");
+    expect(raw.exec(named.stderr)).toBeNull();
+    await new Promise<void>((resolve) => {
+      const check = (): void => (worker.stderr().includes("\\u{202e}Y") ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+    expect(raw.exec(worker.stderr())).toBeNull();
   } finally {
     worker.signal("SIGTERM");
     await worker.exited;
