@@ -148,7 +148,9 @@ async function reportTurn(
     } catch (error) {
       if (signal?.aborted === true && error === signal.reason) {
         const hint = await unclaimedHint(client, turnId, profile);
-        process.stderr.write(`keelson send: ${terminalLine(`turn ${turnId}: still following after ${timeoutMs} ms${hint}`)}\n`);
+        process.stderr.write(
+          `keelson send: ${terminalLine(`turn ${turnId}: still following after ${timeoutMs} ms${hint}`)}\n`,
+        );
         process.exitCode = TIMEOUT_EXIT;
         return;
       }
