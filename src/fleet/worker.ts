@@ -13,6 +13,7 @@
 // worker is thus not woken by the rest of the fleet's turns (#20 F21, decision 0030).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
+import { previewJson } from "../json/index.js";
 import { type Agent, type AgentProfile, profileProblem } from "../loop/index.js";
 import { checkSchema, PostgresSessionStore } from "../store/postgres/index.js";
 import { retryConnection } from "../store/postgres/transient.js";
@@ -101,7 +102,7 @@ function checkOptions(options: WorkerOptions): Settings {
   if (names.length === 0) throw new FleetError("invalid-options", "a worker needs at least one profile");
   for (const name of names) checkProfile(name, options.profiles[name]);
   return {
-    id: options.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
+    id: options.workerId === undefined ? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}` : workerId(options.workerId),
     concurrency: positive("concurrency", options.concurrency, 1),
     leaseMs: positive("leaseMs", options.leaseMs, 30_000, 3),
     deadAfterMs: positive("deadAfterMs", options.deadAfterMs, DEFAULT_DEAD_AFTER_MS, 100),
@@ -109,6 +110,20 @@ function checkOptions(options: WorkerOptions): Settings {
     maxAttempts: positive("maxAttempts", options.maxAttempts, 5),
     waitForDatabaseMs: positive("waitForDatabaseMs", options.waitForDatabaseMs, 30_000, 0),
   };
+}
+
+/**
+ * A worker id as given: printable ASCII without spaces, 1–200 characters (it names the worker's
+ * row, its leases and its connections, and is printed to operators). Checked before anything is
+ * connected or written (found from outside: "" threw an untyped TypeError after a row was
+ * written, and the process never exited).
+ */
+function workerId(id: unknown): string {
+  if (typeof id === "string" && /^[\x21-\x7e]{1,200}$/.test(id)) return id;
+  throw new FleetError(
+    "invalid-options",
+    `workerId must be 1–200 printable ASCII characters without spaces, got ${previewJson(id, 60)}`,
+  );
 }
 
 function checkProfile(name: string, profile: AgentProfile | undefined): void {
