@@ -102,7 +102,10 @@ function checkOptions(options: WorkerOptions): Settings {
   if (names.length === 0) throw new FleetError("invalid-options", "a worker needs at least one profile");
   for (const name of names) checkProfile(name, options.profiles[name]);
   return {
-    id: options.workerId === undefined ? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}` : workerId(options.workerId),
+    id:
+      options.workerId === undefined
+        ? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
+        : workerId(options.workerId),
     concurrency: positive("concurrency", options.concurrency, 1),
     leaseMs: positive("leaseMs", options.leaseMs, 30_000, 3),
     deadAfterMs: positive("deadAfterMs", options.deadAfterMs, DEFAULT_DEAD_AFTER_MS, 100),
