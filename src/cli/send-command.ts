@@ -89,8 +89,9 @@ export function registerSend(program: Command): void {
         try {
           turnId = await client.enqueueTurn({ sessionId: id, prompt, profile });
         } catch (error) {
+          // Bad input (exit 2), with its code as every other refusal prints one.
           if (error instanceof FleetError && error.code === "invalid-turn")
-            throw new CliError(error.message, 2, { cause: error });
+            throw new CliError(`invalid-turn: ${error.message}`, 2, { cause: error });
           throw error;
         }
         if (!flags.wait) {

@@ -88,3 +88,12 @@ test("a failure after the enqueue names the queued turn's id: following it, or w
     }
   });
 });
+
+// Found from outside: the refusal printed no code (`keelson: "../x" is not a valid session id`).
+test("an invalid session id is bad input with its code, exit 2, nothing queued", async () => {
+  const home = await tempHome();
+  const sent = await keelson(home, ["send", "--store", database().url, "../x", "hi", "--profile", "emulator"]);
+  expect(sent.code).toBe(2);
+  expect(sent.stderr).toBe('keelson: invalid-turn: "../x" is not a valid session id\n');
+  expect(await rowsOf("../x")).toEqual({ turns: 0, sessions: 0 });
+});
