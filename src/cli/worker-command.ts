@@ -77,7 +77,7 @@ export function registerWorker(program: Command): void {
         ...(flags.emulator === true ? { emulator: await emulatorProfile(latencyMs) } : {}),
       };
       if (flags.migrate === true) await fleet.migrateFleet({ url });
-      const worker = await fleet.startWorker({
+      const started = fleet.startWorker({
         store: url,
         profiles,
         concurrency,
@@ -94,6 +94,12 @@ export function registerWorker(program: Command): void {
         ...(flags.quiet === true
           ? {}
           : { onTurn: (event: WorkerTurnEvent) => process.stdout.write(`${turnLine(event)}\n`) }),
+      });
+      // What the module gave is bad input (exit 2, with its code), as a module exporting nothing is.
+      const worker = await started.catch((error: unknown) => {
+        if (error instanceof fleet.FleetError && (error.code === "invalid-options" || error.code === "invalid-profile"))
+          throw new CliError(`${error.code}: ${error.message}`, 2, { cause: error });
+        throw error;
       });
       // The signal handlers go in before "serving" is printed: a supervisor that reads it may stop
       // the worker at once (a SIGTERM before them killed the process instead of draining it).
