@@ -3,8 +3,10 @@
 // from the log alone — Keelson requests as a JSON array, or with --wire the
 // exact request bodies the provider adapter puts on the wire, one per line, byte for byte as the
 // SDK sends them. `--step` picks one: N is the 1-based index in the list, `T.S` is turn T step S.
-// The JSON array has C1/format characters \u-escaped for the terminal (same value); the --wire
-// lines stay byte-exact (JSON.stringify already escapes every C0 control, ESC included).
+// The JSON array has C1/format characters \u-escaped for the terminal (same value). The --wire
+// lines are byte-exact when stdout is a file or a pipe; on a terminal they get the same escaping
+// (same JSON value, other bytes): JSON.stringify escapes every C0 control, ESC included, but
+// leaves the 8-bit CSI U+009B and bidi overrides raw, which a terminal could obey.
 import { type Command, Option } from "commander";
 import { type ReconstructedRequest, reconstructRequests } from "../reconstruct/index.js";
 import { CliError } from "./errors.js";
@@ -27,8 +29,8 @@ export function registerRequests(program: Command): void {
       if (flags.wire !== undefined) {
         const { wireBody } = await import("./wire-payload.js"); // loads the SDK adapters
         const wire = flags.wire;
-        // One body per line, exactly the bytes the adapter's SDK sends.
-        process.stdout.write(chosen.map((r) => `${wireBody(r, session.id, wire)}\n`).join(""));
+        const bodies = chosen.map((r) => wireBody(r, session.id, wire));
+        process.stdout.write(wireLines(bodies, process.stdout.isTTY === true));
         return;
       }
       const render = (r: ReconstructedRequest): unknown => ({
@@ -40,6 +42,15 @@ export function registerRequests(program: Command): void {
       const out = flags.step === undefined ? all.map(render) : render(chosen[0]!);
       process.stdout.write(`${terminalJson(JSON.stringify(out, null, 2))}\n`);
     });
+}
+
+/**
+ * The --wire output: one body per line, exactly the bytes the adapter's SDK sends — unless the
+ * lines go to a terminal, where the characters a terminal may obey are `\u`-escaped (`terminalJson`).
+ */
+export function wireLines(bodies: readonly string[], toTerminal: boolean): string {
+  const text = bodies.map((body) => `${body}\n`).join("");
+  return toTerminal ? terminalJson(text) : text;
 }
 
 function pick(all: readonly ReconstructedRequest[], step: string): ReconstructedRequest {

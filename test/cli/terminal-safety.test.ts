@@ -15,6 +15,7 @@ import {
   terminalLines,
   terminalText,
 } from "../../src/cli/terminal-text.js";
+import { wireLines } from "../../src/cli/requests-command.js";
 import { ChatProcess } from "./chat-process.js";
 import { keelson, type Result, sessionIdOf, tempHome } from "./run-keelson.js";
 
@@ -74,6 +75,21 @@ describe("terminal text", () => {
     const json = terminalJson(JSON.stringify(value, null, 2));
     expect(raw(json.replace(/\n/g, ""))).toBeUndefined();
     expect(JSON.parse(json)).toEqual(value);
+  });
+
+  it("requests --wire: byte-exact into a pipe, escaped (same JSON values) on a terminal", () => {
+    const bodies = [JSON.stringify({ messages: [{ content: HOSTILE }] }), JSON.stringify({ text: "plain" })];
+    const piped = wireLines(bodies, false);
+    expect(piped).toBe(`${bodies[0]}\n${bodies[1]}\n`);
+    expect(raw(piped)).toBe("\u009b"); // JSON.stringify leaves the 8-bit CSI raw
+    const shown = wireLines(bodies, true);
+    expect(raw(shown)).toBeUndefined();
+    expect(
+      shown
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual(bodies.map((b) => JSON.parse(b)));
   });
 
   it("escapes a stream chunk by chunk as the whole would be, a CRLF or surrogate pair split across chunks included", () => {
