@@ -348,7 +348,12 @@ export class FleetClient {
   stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
     // A turn id given as a number or with leading zeros (as `turn()` and `awaitTurn()` take it) is the same turn.
     const id = canonicalTurnId(turnId);
-    return this.#follow({ kind: "turn", turnId: id ?? previewJson(turnId) }, options); // a preview is no id: not-found
+    // No turn has this id (2 ** 53 + 2, "-1", 5,000 digits): said from the first next(), without asking the database.
+    if (id === undefined)
+      return refusing(
+        new FleetError("not-found", `no turn ${previewJson(turnId, 80)} (turn ids are integers ≥ 0 below 10^18)`),
+      );
+    return this.#follow({ kind: "turn", turnId: id }, options);
   }
 
   /**
@@ -361,17 +366,9 @@ export class FleetClient {
   streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
     if (typeof sessionId !== "string" || !isSafeSessionId(sessionId)) {
       // No session has this id (a NUL, a path, 5,000 characters): said from the first next(), like an unknown one.
-      const error = new FleetError(
-        "not-found",
-        `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`,
+      return refusing(
+        new FleetError("not-found", `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`),
       );
-      return {
-        next: () => Promise.reject(error),
-        return: () => Promise.resolve({ done: true, value: undefined }),
-        [Symbol.asyncIterator]() {
-          return this;
-        },
-      };
     }
     // `from: null` is not "from the start": only an absent `from` is.
     return this.#follow({ kind: "session", sessionId, from: options.from === undefined ? -1 : options.from }, options);
@@ -469,4 +466,15 @@ export async function awaitTurn(
   } finally {
     await client.close();
   }
+}
+
+/** A follow refused before it starts: every `next()` rejects with `error`; `return()` ends it. */
+function refusing(error: FleetError): AsyncIterableIterator<TurnEvent> {
+  return {
+    next: () => Promise.reject(error),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

@@ -592,6 +592,12 @@ describe("unknown turns and sessions", () => {
       expect(await rejection(() => client.awaitTurn(bad, { timeoutMs: 2000 }))).toMatchObject({ code: "not-found" });
       expect(await rejection(() => client.stream(bad).next())).toMatchObject({ code: "not-found" });
     }
+    // Refused here, without asking the database (it used to look the preview up as an id).
+    for (const bad of [2 ** 53 + 2, -1, 1.5, "-1", `${"9".repeat(19)}`] as unknown as string[])
+      expect(await rejection(() => client.stream(bad).next()), String(bad)).toMatchObject({
+        code: "not-found",
+        message: expect.stringMatching(/^no turn .* \(turn ids are integers ≥ 0 below 10\^18\)$/),
+      });
   });
 
   test("a bound that is not a positive integer (NaN, a string) or a signal that is not one: invalid-options at once", async () => {
