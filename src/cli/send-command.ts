@@ -9,8 +9,9 @@
 // error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
 // · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
 // turn stays queued or running) · Ctrl-C 130 / SIGTERM 143 (the command stops, the turn goes on:
-// stderr names it). --dead-after-ms tells the follower the workers' setting (decision
-// 0040): with no worker holding its liveness lock that long, the followed turn is lost (exit 6).
+// stderr names it). A turn whose worker died and that no worker will recover ends the wait, with
+// or without --follow: exit 6, `worker lost`. --dead-after-ms tells the command the workers'
+// setting (decision 0040): with no worker holding its liveness lock that long, the turn is lost.
 //
 // Nothing is queued that this command cannot then report on: with --follow, what can refuse the
 // follow — the schema, reading the fleet's follow key (decision 0037) — is checked before the
@@ -74,8 +75,10 @@ export function registerSend(program: Command): void {
         flags.deadAfterMs === undefined ? undefined : integer("--dead-after-ms", flags.deadAfterMs, 100);
       if (prompt.trim() === "") throw new CliError("the prompt is empty");
       if (flags.follow === true && !flags.wait) throw new CliError("--follow and --no-wait exclude each other");
-      if (deadAfterMs !== undefined && flags.follow !== true)
-        throw new CliError("--dead-after-ms is for --follow (how soon a followed turn's worker counts as lost)");
+      if (deadAfterMs !== undefined && !flags.wait)
+        throw new CliError(
+          "--dead-after-ms is for waiting (how soon a turn's worker counts as lost); --no-wait does not wait",
+        );
       const profile = flags.profile;
       if (profile === undefined)
         throw new CliError(
@@ -172,8 +175,13 @@ async function reportTurn(
       deadline === undefined || flags.follow !== true
         ? timeoutMs
         : Math.max(1, Math.round(deadline - performance.now()));
-    record = await client.awaitTurn(turnId, left === undefined ? {} : { timeoutMs: left });
+    record = await client.awaitTurn(turnId, { untilLost: true, ...(left === undefined ? {} : { timeoutMs: left }) });
   } catch (error) {
+    if (error instanceof FleetError && error.code === "worker-lost") {
+      process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
+      process.exitCode = EXIT.interrupted!;
+      return;
+    }
     if (error instanceof FleetError && error.code === "timeout") {
       const hint = await unclaimedHint(client, turnId, profile);
       process.stderr.write(`keelson send: ${terminalLine(`${error.message}${hint}`)}\n`); // a profile name is anyone's text

@@ -32,6 +32,13 @@ export interface AwaitOptions {
   /** How often to look without a notification (ms, default 1000). */
   readonly pollMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Give up on a running turn whose worker died when nobody will recover it, as `stream()` judges
+   * it (decision 0040): `FleetError('worker-lost')` once no worker has held its liveness lock for
+   * the client's `deadAfterMs`, or the lease lapsed and no worker recovered the turn within another
+   * lease. The turn is left as it is (the next worker to start closes it). Default false: wait.
+   */
+  readonly untilLost?: boolean;
 }
 
 export interface NewSessionOptions {

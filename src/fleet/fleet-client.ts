@@ -13,6 +13,7 @@ import { StoreError, type StoreErrorCode } from "../store/index.js";
 import { checkSchema, inTransaction, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
+import { judgeRunningTurn, LeaseJudge, type LeaseVerdict } from "./follow-state.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { ApprovalError, checkedAnswer, pendingInput, pendingRequest } from "../loop/index.js";
 import { notifyTurns } from "./notify-turns.js";
@@ -28,7 +29,7 @@ import { canonicalTurnId, recordOf, type TurnRow } from "./turn-record.js";
 import { ENQUEUE, ENQUEUE_DECISION, LOCK_SESSION_ANSWERS, OPEN_TURNS, SESSION_EXISTS, TURN } from "./turn-queries.js";
 import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
-import { type FollowOptions, type FollowSessionOptions, TurnFollower } from "./turn-follower.js";
+import { type FollowOptions, type FollowSessionOptions, refusedFollow, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
 import { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";
 import {
@@ -257,7 +258,8 @@ export class FleetClient {
    * read is retried with a backoff (up to `pollMs` apart) and the LISTEN connection reopened,
    * until the turn finishes or `timeoutMs` passes (`timeout`, naming the last failure).
    * `invalid-options` for a `timeoutMs` or `pollMs` that is not a positive finite number (a `NaN`
-   * from `Number(process.env.X)` would wait for ever).
+   * from `Number(process.env.X)` would wait for ever). With `untilLost`, a running turn whose
+   * worker died and that nobody will recover ends the wait with `worker-lost` (as `stream()`).
    */
   async awaitTurn(turnId: string, options: AwaitOptions = {}): Promise<TurnRecord> {
     for (const key of ["timeoutMs", "pollMs"] as const) {
@@ -268,6 +270,8 @@ export class FleetClient {
           `${key} must be a positive number of milliseconds, got ${String(value)}`,
         );
     }
+    if (options.untilLost !== undefined && typeof options.untilLost !== "boolean")
+      throw new FleetError("invalid-options", `untilLost must be true or false, got ${previewJson(options.untilLost)}`);
     const id = canonicalTurnId(turnId); // undefined: no turn has it (turn() below says not-found)
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     const pollMs = options.pollMs ?? 1000;
@@ -280,6 +284,7 @@ export class FleetClient {
     });
     let failures = 0;
     let lastFailure: FleetError | undefined;
+    const judge = options.untilLost === true ? new LeaseJudge(this.#deadAfterMs) : undefined;
     try {
       await this.#notifications.listening(); // before the first look: a change after it is notified
       for (;;) {
@@ -294,6 +299,8 @@ export class FleetClient {
           lastFailure = error; // the server is away: look again after a backoff
         }
         if (record !== undefined && FINISHED_STATUSES.includes(record.status)) return record;
+        const verdict = record?.status === "running" ? await this.#judgeLoss(record.id, judge) : undefined;
+        if (verdict?.kind === "lost") throw new FleetError("worker-lost", verdict.message);
         const left = deadline - performance.now();
         if (left <= 0)
           throw new FleetError(
@@ -304,7 +311,10 @@ export class FleetClient {
           );
         if (options.signal?.aborted) throw options.signal.reason;
         if (notified) continue; // changed while we read it: look again at once
-        const delay = failures === 0 ? pollMs : Math.min(pollMs, 25 * 2 ** Math.min(failures, 10));
+        const delay = Math.min(
+          failures === 0 ? pollMs : Math.min(pollMs, 25 * 2 ** Math.min(failures, 10)),
+          verdict?.recheckMs ?? Number.POSITIVE_INFINITY,
+        );
         await new Promise<void>((resolve) => {
           const done = (): void => {
             clearTimeout(timer);
@@ -322,6 +332,17 @@ export class FleetClient {
       }
     } finally {
       unsubscribe();
+    }
+  }
+
+  /** The lease verdict on running turn `turnId` for `awaitTurn({ untilLost })`; undefined without a judge, or the database away. */
+  async #judgeLoss(turnId: string, judge: LeaseJudge | undefined): Promise<LeaseVerdict | undefined> {
+    if (judge === undefined) return undefined;
+    try {
+      return await judgeRunningTurn(this.#opened.pool, this.#opened.label, turnId, judge);
+    } catch (error) {
+      if (error instanceof FleetError && error.code === "unavailable") return undefined; // looked at again after the backoff
+      throw error;
     }
   }
 
@@ -350,7 +371,7 @@ export class FleetClient {
     const id = canonicalTurnId(turnId);
     // No turn has this id (2 ** 53 + 2, "-1", 5,000 digits): said from the first next(), without asking the database.
     if (id === undefined)
-      return refusing(
+      return refusedFollow(
         new FleetError("not-found", `no turn ${previewJson(turnId, 80)} (turn ids are integers ≥ 0 below 10^18)`),
       );
     return this.#follow({ kind: "turn", turnId: id }, options);
@@ -366,7 +387,7 @@ export class FleetClient {
   streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
     if (typeof sessionId !== "string" || !isSafeSessionId(sessionId)) {
       // No session has this id (a NUL, a path, 5,000 characters): said from the first next(), like an unknown one.
-      return refusing(
+      return refusedFollow(
         new FleetError("not-found", `no session has the id ${previewJson(sessionId, 80)}: not a valid session id`),
       );
     }
@@ -466,15 +487,4 @@ export async function awaitTurn(
   } finally {
     await client.close();
   }
-}
-
-/** A follow refused before it starts: every `next()` rejects with `error`; `return()` ends it. */
-function refusing(error: FleetError): AsyncIterableIterator<TurnEvent> {
-  return {
-    next: () => Promise.reject(error),
-    return: () => Promise.resolve({ done: true, value: undefined }),
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
 }

@@ -186,3 +186,16 @@ export class LeaseJudge {
     };
   }
 }
+
+/** The verdict on turn `turnId` while it runs (`awaitTurn({ untilLost })`); undefined when it is not running. */
+export async function judgeRunningTurn(
+  pool: PgPool,
+  label: string,
+  turnId: string,
+  judge: LeaseJudge,
+): Promise<LeaseVerdict | undefined> {
+  const state = await readFollowState(pool, label, { turnId });
+  const turn = state?.turns.find((t) => t.id === turnId);
+  if (state === undefined || turn?.status !== "running") return undefined;
+  return judge.judge(turn, state, performance.now());
+}

@@ -359,3 +359,14 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     await this.#reading;
   }
 }
+
+/** A follow refused before it starts: every `next()` rejects with `error`; `return()` ends it. */
+export function refusedFollow(error: FleetError): AsyncIterableIterator<TurnEvent> {
+  return {
+    next: () => Promise.reject(error),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

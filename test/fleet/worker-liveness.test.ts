@@ -3,8 +3,8 @@
 // leases at once. In-process: the sweep's verdicts on a worker that reconnects, one that cannot,
 // one that stopped. With real `keelson worker` processes and a 2-minute lease: a SIGKILLed
 // worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
-// have lapsed; with no worker left, the follower (and `keelson send --follow --dead-after-ms`)
-// ends worker-lost within seconds; a worker whose
+// have lapsed; with no worker left, the follower, `awaitTurn({ untilLost })` and `keelson send`
+// (with or without --follow) end worker-lost within seconds; a worker whose
 // every connection is terminated takes its lock back and keeps its turn.
 import { expect, onTestFinished, test } from "vitest";
 import { type FleetClient, FleetError, openFleetClient } from "../../src/fleet/index.js";
@@ -257,32 +257,61 @@ test("the only worker SIGKILLed under a 2-minute lease: the follower ends worker
   expect((await client.turn(id)).status).toBe("running"); // left for the next worker to close
 }, 60_000);
 
-/** `keelson send --store <db> lv-cli <prompt> --profile echo …flags`. */
-const sendToLvCli = (prompt: string, ...flags: string[]) =>
-  runCli(["send", "--store", database().url, "lv-cli", prompt, "--profile", "echo", ...flags]);
-
-test("keelson send --follow --dead-after-ms: the only worker SIGKILLed, the command exits 6 (worker lost) within seconds", async () => {
-  const sent = processes.track(sendToLvCli("nobody comes [park]", "--follow", "--dead-after-ms", DEAD_AFTER_MS));
-  const doomed = startWorker();
-  await until(logged("lv-cli"), "the prompt and the call to be committed");
-  await until(async () => (await lease("lv-cli")).live, "the worker's lease");
-  const killedAt = Date.now();
+test("awaitTurn({ untilLost }): the only worker SIGKILLed, the wait ends worker-lost within seconds; without it, it waits", async () => {
+  const own = await openFleetClient(database().url, { deadAfterMs: Number(DEAD_AFTER_MS) });
+  onTestFinished(() => own.close());
+  const { id, follower, worker: doomed } = await parkedTurn("lv-await", "nobody comes", own);
   doomed.signal("SIGKILL");
   await doomed.exited;
-  const { code } = await sent.exited;
-  expect(code, sent.stderr()).toBe(6);
-  expect(sent.stderr()).toMatch(/no worker is alive to recover it/);
-  // Judged by the liveness lock at the grace it was given (500 ms): with the default, 5 s, the
-  // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
+  const killedAt = Date.now();
+  const lost = await own.awaitTurn(id, { untilLost: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(lost).toMatchObject({
+    code: "worker-lost",
+    message: expect.stringMatching(/no worker is alive to recover it/),
+  });
   expect(Date.now() - killedAt).toBeLessThan(5_000);
-  expect(await lease("lv-cli")).toMatchObject({ live: true });
-  const refused = sendToLvCli("x", "--follow", "--dead-after-ms", "99");
-  expect((await refused.exited).code).toBe(2);
-  expect(refused.stderr()).toMatch(/--dead-after-ms/);
-  const withoutFollow = sendToLvCli("x", "--dead-after-ms", "500");
-  expect((await withoutFollow.exited).code).toBe(2);
-  expect(withoutFollow.stderr()).toMatch(/--dead-after-ms is for --follow/);
+  await follower.ended.catch(() => {});
+  // The default waits for a worker to come (the turn is left running for it), up to its timeout.
+  await expect(own.awaitTurn(id, { timeoutMs: 1_500 })).rejects.toMatchObject({ code: "timeout" });
+  await expect(own.awaitTurn(id, { untilLost: "yes" as unknown as boolean })).rejects.toMatchObject({
+    code: "invalid-options",
+  });
 }, 60_000);
+
+/** `keelson send --store <db> <session> <prompt> --profile echo …flags`. */
+const sendTo = (session: string, prompt: string, ...flags: string[]) =>
+  runCli(["send", "--store", database().url, session, prompt, "--profile", "echo", ...flags]);
+
+// Plain `send` used to wait without a word for ever once every worker was dead.
+for (const [session, how] of [
+  ["lv-cli", ["--follow"]],
+  ["lv-cli-plain", []],
+] as const)
+  test(`keelson send${how.map((flag) => ` ${flag}`).join("")} --dead-after-ms: the only worker SIGKILLed, the command exits 6 (worker lost) within seconds`, async () => {
+    const sent = processes.track(sendTo(session, "nobody comes [park]", ...how, "--dead-after-ms", DEAD_AFTER_MS));
+    const doomed = startWorker();
+    await until(logged(session), "the prompt and the call to be committed");
+    await until(async () => (await lease(session)).live, "the worker's lease");
+    const killedAt = Date.now();
+    doomed.signal("SIGKILL");
+    await doomed.exited;
+    const { code } = await sent.exited;
+    expect(code, sent.stderr()).toBe(6);
+    expect(sent.stderr()).toMatch(/no worker is alive to recover it/);
+    // Judged by the liveness lock at the grace it was given (500 ms): with the default, 5 s, the
+    // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    expect(await lease(session)).toMatchObject({ live: true });
+    const refused = sendTo(session, "x", ...how, "--dead-after-ms", "99");
+    expect((await refused.exited).code).toBe(2);
+    expect(refused.stderr()).toMatch(/--dead-after-ms/);
+    const notWaiting = sendTo(session, "x", "--no-wait", "--dead-after-ms", "500");
+    expect((await notWaiting.exited).code).toBe(2);
+    expect(notWaiting.stderr()).toMatch(/--dead-after-ms is for waiting/);
+  }, 60_000);
 
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
   const client = await database().client();
