@@ -139,7 +139,7 @@ export class UIMessageEncoder {
     // The position first: a client that sees `finish` has already seen the turn-end's seq.
     const out: UIMessageChunk[] =
       "seq" in event && this.#options.keelsonData !== false
-        ? [{ type: "data-keelson", data: keelsonData(event), transient: true }]
+        ? [{ type: "data-keelson", data: keelsonData(event, this.#errorText), transient: true }]
         : [];
     const metadata = this.#options.messageMetadata;
     const extra = metadata === undefined ? undefined : metadataFor(metadata, event);
@@ -348,7 +348,7 @@ export class UIMessageEncoder {
     if (reason.kind === "awaiting-approval" || reason.kind === "awaiting-input") {
       // The tool parts wait (`approval-requested`, or input-available for a question); a decision
       // or an answer continues the turn — in a new stream, or next in this one (a replay).
-      this.#pausedFinish = finish("other");
+      this.#pausedFinish = finish("tool-calls"); // the model's calls wait, as the AI SDK's own pause says
       return out;
     }
     this.#finished = true;
@@ -374,7 +374,17 @@ export class UIMessageEncoder {
     }
   }
 
-  #errorText(error: unknown): string {
+  /** The client's text for `error`: asked of `errorText` once per error (the data part and the error chunk share it). */
+  readonly #errorText = (error: unknown): string => {
+    if (this.#said !== undefined && this.#said.error === error) return this.#said.text;
+    const text = this.#textOf(error);
+    this.#said = { error, text };
+    return text;
+  };
+
+  #said: { readonly error: unknown; readonly text: string } | undefined;
+
+  #textOf(error: unknown): string {
     const custom = this.#options.errorText;
     if (custom !== undefined) {
       try {
@@ -384,12 +394,7 @@ export class UIMessageEncoder {
         // A callback that throws must not take the stream down with it: the default text below.
       }
     }
-    if (isErrorReason(error)) return boundedErrorText(`${error.code ?? "error"}: ${error.message}`);
-    if (error instanceof Error) {
-      const code = (error as { code?: unknown }).code;
-      return boundedErrorText(typeof code === "string" ? `${code}: ${error.message}` : error.message);
-    }
-    return boundedErrorText(String(error));
+    return maskedErrorText(error);
   }
 
   #sameStep(turn: number, step: number): boolean {
@@ -466,6 +471,19 @@ const splitsTurn = (event: TurnEvent): boolean => event.type === "log-event" && 
 const startsAnswers = (event: TurnEvent): boolean =>
   (event.type === "turn-start" && continuesPausedTurn(event.trigger)) ||
   (event.type === "subagent" && event.event.type === "turn-start" && continuesPausedTurn(event.event.trigger));
+
+/**
+ * The default error text: the error's code, never its message — which may quote a provider's
+ * reply, a path or a value (the AI SDK masks its errors likewise). The turn's log keeps the
+ * message (`keelson show`); an app that wants it on the page, or in its own log, passes `errorText`.
+ */
+function maskedErrorText(error: unknown): string {
+  const code = isErrorReason(error) ? error.code : (error as { code?: unknown } | undefined)?.code;
+  return `${typeof code === "string" && /^[\w.-]{1,64}$/.test(code) ? code : "error"}: ${MASKED_ERROR}`;
+}
+
+/** What the default error text says after the code. */
+const MASKED_ERROR = "the turn failed (the server has the details)";
 
 const isErrorReason = (value: unknown): value is Extract<TurnEndReason, { kind: "error" }> =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "error";

@@ -1,15 +1,20 @@
 // The transient `data-keelson` part of a committed event (ui-encoder.ts sends one per event): its
-// log position and identifying fields — never its content — with a turn end's free text bounded.
+// log position and identifying fields — never its content — with a turn end's free text bounded
+// (an error's message masked as the stream's error chunk is).
 import type { CommittedTurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import { boundedErrorText } from "./ui-parts.js";
 import type { KeelsonData } from "./ui-types.js";
 
-/** A turn-end reason with its free text (an error's message, an abort's or a block's reason) bounded. */
-function boundedReason(reason: TurnEndReason): TurnEndReason {
+/**
+ * A turn-end reason with its free text bounded — an error's message is the text the stream's
+ * `error` chunk carries (`errorText`: by default the code only, ui-encoder.ts), an abort's or a
+ * block's reason cut short.
+ */
+function boundedReason(reason: TurnEndReason, errorText: (error: unknown) => string): TurnEndReason {
   switch (reason.kind) {
     case "error":
-      return { ...reason, message: boundedErrorText(reason.message) };
+      return { ...reason, message: errorText(reason) };
     case "aborted":
     case "rejected":
       return { ...reason, reason: boundedErrorText(reason.reason) };
@@ -19,7 +24,7 @@ function boundedReason(reason: TurnEndReason): TurnEndReason {
 }
 
 /** The `data-keelson` payload for a committed event: its position and identifying fields, never content. */
-export function keelsonData(event: CommittedTurnEvent): KeelsonData {
+export function keelsonData(event: CommittedTurnEvent, errorText: (error: unknown) => string): KeelsonData {
   const base = { seq: event.seq, event: event.type };
   switch (event.type) {
     case "turn-start":
@@ -42,7 +47,7 @@ export function keelsonData(event: CommittedTurnEvent): KeelsonData {
     case "retry":
       return { ...base, turn: event.turn, step: event.step, attempt: event.attempt, code: event.code };
     case "turn-end": {
-      const reason = boundedReason(event.reason);
+      const reason = boundedReason(event.reason, errorText);
       const saved = event.outcome?.saved;
       return { ...base, turn: event.turn, reason, ...(saved === undefined ? {} : { saved }) };
     }

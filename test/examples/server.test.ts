@@ -212,7 +212,7 @@ test("a page's approval continues the paused turn in the same message; a resent 
     await fetch(url, { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ messages: [user] }) }),
   );
   const request = first.find((c) => c.type === "tool-approval-request")!;
-  expect(first.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+  expect(first.at(-1)).toEqual({ type: "finish", finishReason: "tool-calls" });
   const callId = String(request.toolCallId);
   const answered = {
     id: "turn-1",

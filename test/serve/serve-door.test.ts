@@ -150,7 +150,7 @@ describe("an event the encoders cannot write ends the stream with a typed error"
       const chunks = await collect(toUIMessageStream(yielding(turnStart, bad)));
       await expectValidChunks(chunks);
       expect(chunks.slice(-2)).toEqual([
-        { type: "error", errorText: expect.stringMatching(/^invalid-event: the events yielded .*, not a turn event$/) },
+        { type: "error", errorText: "invalid-event: the turn failed (the server has the details)" }, // the message quotes the value: not sent
         { type: "finish", finishReason: "error" },
       ]);
     }
@@ -198,6 +198,49 @@ describe("errorText", () => {
     return createAgent({ provider, model: "m", retry: { maxAttempts: 1 } });
   };
 
+  test("by default the client gets the error's code, never its message (a provider's reply, a path, a key)", async () => {
+    const provider = new ScriptedProvider([
+      { error: { code: "auth", message: "401 invalid x-api-key; org org_123; /srv/app/db.sqlite", retryable: false } },
+    ]);
+    const agent = createAgent({ provider, model: "m", retry: { maxAttempts: 1 } });
+    const chunks: UIMessageChunk[] = await collect(toUIMessageStream(agent.stream("go")));
+    await expectValidChunks(chunks);
+    expect(chunks.slice(-2)).toEqual([
+      { type: "error", errorText: "auth: the turn failed (the server has the details)" },
+      { type: "finish", finishReason: "error" },
+    ]);
+    expect(JSON.stringify(chunks)).not.toMatch(/x-api-key|org_123|db\.sqlite/); // the data part's reason too
+    expect(agent.session.events.at(-1)?.data).toMatchObject({
+      reason: { message: expect.stringMatching(/x-api-key/) },
+    });
+    // A thrown error without a code that is a plain word: `error`.
+    for (const thrown of [new Error("secret"), Object.assign(new Error("x"), { code: "has space" }), "str", null]) {
+      const events = (async function* () {
+        yield turnStart as TurnEvent;
+        throw thrown;
+      })();
+      expect((await collect(toUIMessageStream(events))).at(-2)).toEqual({
+        type: "error",
+        errorText: `error: the turn failed (the server has the details)`,
+      });
+    }
+    await agent.dispose();
+  });
+
+  test("errorText is asked once per error: the data part and the error chunk say the same", async () => {
+    const agent = failingTurn();
+    const asked: unknown[] = [];
+    const errorText = (error: unknown): string => {
+      asked.push(error);
+      return "Something went wrong.";
+    };
+    const chunks: UIMessageChunk[] = await collect(toUIMessageStream(agent.stream("go"), { errorText }));
+    expect(asked).toHaveLength(1);
+    const end = chunks.find((c) => c.type === "data-keelson" && (c.data as { event: string }).event === "turn-end");
+    expect(end).toMatchObject({ data: { reason: { kind: "error", code: "auth", message: "Something went wrong." } } });
+    await agent.dispose();
+  });
+
   test("a callback that throws or returns no string gets the default text: the stream still sends error, then finish", async () => {
     for (const errorText of [
       () => {
@@ -210,7 +253,7 @@ describe("errorText", () => {
       const chunks: UIMessageChunk[] = await collect(toUIMessageStream(agent.stream("go"), { errorText }));
       await expectValidChunks(chunks);
       expect(chunks.slice(-2)).toEqual([
-        { type: "error", errorText: "auth: bad key" },
+        { type: "error", errorText: "auth: the turn failed (the server has the details)" },
         { type: "finish", finishReason: "error" },
       ]);
       await agent.dispose();
@@ -228,7 +271,7 @@ describe("errorText", () => {
       }),
     );
     expect(chunks.slice(-2)).toEqual([
-      { type: "error", errorText: "the feed broke" },
+      { type: "error", errorText: "error: the turn failed (the server has the details)" },
       { type: "finish", finishReason: "error" },
     ]);
   });

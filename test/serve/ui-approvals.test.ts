@@ -53,7 +53,7 @@ describe("approvals on agent.stream()", () => {
     await expectValidChunks(chunks);
     const approvals = chunks.filter((c) => c.type === "tool-approval-request");
     expect(approvals).toHaveLength(2);
-    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "tool-calls" }); // as the AI SDK's own pause
     const { message, errors } = await assemble(chunks);
     expect(errors).toEqual([]);
     expect(message?.parts.filter((p) => p.type === "tool-deploy").map((p) => (p as { state: string }).state)).toEqual([

@@ -275,13 +275,13 @@ describe("useChat's reconnect during a continuation", () => {
     await agent.dispose();
   });
 
-  test("a paused turn replayed alone still ends its message at the pause (finish, reason other)", async () => {
+  test("a paused turn replayed alone still ends its message at the pause (finish, reason tool-calls)", async () => {
     const { agent } = continuingAgent();
     expect((await agent.send("ship it")).reason.kind).toBe("awaiting-approval");
     const chunks = await collect(toUIMessageStream(agent.follow({ from: -1 })));
     await expectValidChunks(chunks);
-    expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "other" }]);
-    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "other" });
+    expect(chunks.filter((c) => c.type === "finish")).toEqual([{ type: "finish", finishReason: "tool-calls" }]);
+    expect(chunks.at(-1)).toEqual({ type: "finish", finishReason: "tool-calls" });
     await agent.dispose();
   });
 });
