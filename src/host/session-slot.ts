@@ -67,10 +67,18 @@ export class SessionSlot {
     this.#drain ??= this.#run();
   }
 
-  /** Takes a dropped prompt out of the queue. */
+  /**
+   * Takes a dropped prompt out of the queue — or out of the way while its agent is still opening:
+   * the session is not busy with it any more before its caller learns it was dropped (the open
+   * goes on, for the next prompt or for nothing).
+   */
   remove(prompt: QueuedPrompt): void {
     const at = this.#queue.indexOf(prompt);
     if (at >= 0) this.#queue.splice(at, 1);
+    else if (this.#current === prompt && !this.#running) {
+      this.#current = undefined;
+      this.#change();
+    }
   }
 
   /**

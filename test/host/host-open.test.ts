@@ -84,6 +84,62 @@ describe("a prompt dropped while its session opens", () => {
   });
 });
 
+describe("a prompt dropped while its session opens frees the session before its caller learns it", () => {
+  // Found from outside: `busy` (and `stats().queued`) held until the open finished, so a caller
+  // that awaited the drop and sent again with `ifBusy: 'reject'` was refused, 40 times of 40.
+  for (const route of ["host.cancel", "signal", "stream.cancel"] as const)
+    test(route, async () => {
+      let releaseLoad!: () => void;
+      const loading = new Promise<void>((resolve) => {
+        releaseLoad = resolve;
+      });
+      let loadStarted!: () => void;
+      const started = new Promise<void>((resolve) => {
+        loadStarted = resolve;
+      });
+      const inner = fixture().store;
+      let held = true;
+      const { store } = recordingStore(inner, {
+        load: async (id, options) => {
+          if (held) {
+            held = false;
+            loadStarted();
+            await loading; // the drop lands while the store looks the id up
+          }
+          return inner.load(id, options);
+        },
+      });
+      const host = fixture().host({
+        store,
+        profile: profileOf(new ScriptedProvider([], { fallback: { text: "ok" } })),
+      });
+      const controller = new AbortController();
+      const first =
+        route === "stream.cancel"
+          ? host.stream("opening", "a")
+          : host.send("opening", "a", route === "signal" ? { signal: controller.signal } : {});
+      const settled = ("outcome" in first ? first.outcome : first).then(
+        () => "ran",
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      await started;
+      let next: Promise<{ reason: { kind: string } }>;
+      try {
+        if (route === "host.cancel") await host.cancel("opening");
+        else if (route === "signal") controller.abort("changed my mind");
+        else (first as { cancel: (reason?: string) => void }).cancel("changed my mind");
+        expect(await settled).toBe("cancelled");
+        expect(host.stats()).toMatchObject({ queued: 0 });
+        next = host.send("opening", "b", { ifBusy: "reject" }); // before the open has finished
+      } finally {
+        releaseLoad(); // a failed check must not leave the open hanging
+      }
+      expect((await next).reason.kind).toBe("completed");
+      await host.close();
+      expect(promptsByTurn((await storedLog(inner, "opening")).events)).toEqual([["b"]]);
+    });
+});
+
 describe("refused at the door", () => {
   test("unsafe or non-string session ids: HostError('invalid-id') before the store is touched", async () => {
     const { store, calls } = recordingStore(fixture().store);
