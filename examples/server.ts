@@ -54,7 +54,8 @@ export function serve(host: AgentHost, port = 8787): Promise<Server> {
       const code = isKeelsonError(error) ? error.code : error instanceof URIError ? "invalid-request" : "internal";
       const fallback = /-too-large$/.test(code) ? 413 : /^(invalid|unknown)-/.test(code) ? 400 : 500; // prompt-too-large: 413
       const status = error instanceof ServeError ? error.status : (STATUS[code] ?? fallback);
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: code }));
+      const unread = req.complete ? {} : { connection: "close" }; // the body's rest would be read as the next request
+      res.writeHead(status, { "content-type": "application/json", ...unread }).end(JSON.stringify({ error: code }));
     }
   });
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
@@ -64,8 +65,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const emulator = await startEmulator({ keepRequests: 0 }); // swap for `new AnthropicProvider()` with $ANTHROPIC_API_KEY set
   const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
   const store = new JsonlSessionStore({ root: process.env.SERVER_SESSIONS ?? "./.keelson-server" });
-  const profile = { provider, model: "emulator:emulator-anthropic", system: "You are a concise assistant." };
-  const host = createAgentHost({ store, profile, maxOpen: 500 });
+  const host = createAgentHost({ store, profile: { provider, model: "emulator:emulator-anthropic" }, maxOpen: 500 });
   const server = await serve(host, Number(process.env.PORT ?? 8787));
   console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
   const stop = async (): Promise<void> => {

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import type { Server } from "node:http";
+import { type IncomingMessage, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -141,6 +141,17 @@ test("bad requests: unknown session 404, a position beyond the log 416, a bad id
   });
   expect([huge.status, await huge.json()]).toEqual([413, { error: "body-too-large" }]);
   expect(await host.log("s5").catch((e: { code: string }) => e.code)).toBe("not-found"); // nothing was created
+  // Refused before the body was read (chunked, so no content-length to go by): the connection
+  // closes — it said keep-alive, and the reused socket was reset (found from outside).
+  const chunked = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(`${base}/sessions/s5/turns`, { method: "POST", headers: JSON_TYPE }, resolve);
+    req.on("error", () => {}); // the server may close before the whole body is written
+    req.write(`{"prompt":"${"x".repeat(9 * 1024 * 1024)}"}`);
+    req.end();
+    setTimeout(() => reject(new Error("no answer")), 20_000).unref();
+  });
+  expect([chunked.statusCode, chunked.headers.connection]).toEqual([413, "close"]);
+  chunked.resume();
   // A client that stalls mid-upload is cut off (Node's requestTimeout; its default, 5 min, held each body read so far).
   expect(server.requestTimeout).toBe(30_000);
   // A prompt within the body limit that the model's window could never hold: 413, nothing created.
