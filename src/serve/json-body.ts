@@ -7,6 +7,7 @@
 // the last chunk: a character split between two chunks stays whole.
 import type { IncomingMessage } from "node:http";
 import { ServeError } from "./types.js";
+import { valueName } from "./value-name.js";
 
 /** The default body limit: under `readSSE`'s default event bound, so a logged prompt can be followed. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -23,7 +24,7 @@ export async function readJsonBody(
 ): Promise<Record<string, unknown>> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
-    throw new TypeError(`maxBytes must be a positive integer, got ${String(maxBytes)}`);
+    throw new ServeError("invalid-options", `maxBytes must be a positive integer, got ${valueName(maxBytes)}`);
   const type = header(request, "content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type.trim()))
     throw new ServeError(

@@ -2,7 +2,7 @@
 // absent or of its kind — a `messageId` of 7 would make a `start` chunk the AI SDK's schema
 // rejects, an `include` that is no function would fail on the first event, untyped. Ranges
 // (`maxEventChars`, `logLength`) are checked where they are used. `ServeError('invalid-options')`.
-import { ServeError } from "./types.js";
+import { type ResponseOptions, ServeError } from "./types.js";
 import { valueName } from "./value-name.js";
 
 /** The type an option must have when it is given. */
@@ -17,4 +17,48 @@ export function checkOptions(options: unknown, kinds: Readonly<Record<string, Op
     if (value !== undefined && typeof value !== kinds[key])
       throw new ServeError("invalid-options", `${key} must be a ${kinds[key]}, got ${valueName(value)}`);
   }
+}
+
+/** A header name: an HTTP token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+/** A header value or status text: one line (no CR, LF or NUL), as `Response` and `writeHead` take it. */
+const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Throws `ServeError('invalid-options')` unless `init`'s `status` (200–599), `statusText` and
+ * `headers` would make a response — checked before any event is read, where a `Response` or
+ * `writeHead` would throw a RangeError or TypeError of its own mid-way (or take `headers: 5`).
+ */
+export function checkResponseOptions(init: unknown): void {
+  checkOptions(init, { statusText: "string" });
+  const { status, statusText, headers } = init as ResponseOptions;
+  const refuse = (what: string): never => {
+    throw new ServeError("invalid-options", what);
+  };
+  if (status !== undefined && !(Number.isInteger(status) && status >= 200 && status <= 599))
+    refuse(`status must be an integer from 200 to 599, got ${valueName(status)}`);
+  if (statusText !== undefined && !HEADER_TEXT.test(statusText))
+    refuse(`statusText must be one line of header text, got ${valueName(statusText)}`);
+  if (headers === undefined) return;
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers))
+    refuse(`headers must be an object of header names to strings, got ${valueName(headers)}`);
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) refuse(`the header name ${valueName(name)} is not an HTTP token`);
+    if (typeof value !== "string" || !HEADER_TEXT.test(value))
+      refuse(`the header ${name} must be one line of text, got ${valueName(value)}`);
+  }
+}
+
+/** Throws `ServeError('invalid-argument')` unless `res` looks like a node:http `ServerResponse`. */
+export function checkServerResponse(res: unknown, where: string): void {
+  const writable = res as { writeHead?: unknown; write?: unknown; end?: unknown; on?: unknown } | null;
+  if (
+    typeof writable !== "object" ||
+    writable === null ||
+    typeof writable.writeHead !== "function" ||
+    typeof writable.write !== "function" ||
+    typeof writable.end !== "function" ||
+    typeof writable.on !== "function"
+  )
+    throw new ServeError("invalid-argument", `${where} needs a node:http ServerResponse, got ${valueName(res)}`);
 }

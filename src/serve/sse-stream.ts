@@ -9,7 +9,7 @@ import type { ServerResponse } from "node:http";
 import { errorMessage } from "../errors/index.js";
 import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson, turnEventOf } from "./encoder-input.js";
-import { checkOptions } from "./options-check.js";
+import { checkOptions, checkResponseOptions, checkServerResponse } from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
 import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
@@ -66,6 +66,7 @@ export function toSSE(events: AsyncIterable<TurnEvent>, options: SSEOptions = {}
 
 /** A web `Response` with the SSE body (status 200 unless given). */
 export function sseResponse(events: AsyncIterable<TurnEvent>, init: SSEOptions & ResponseOptions = {}): Response {
+  checkResponseOptions(init);
   return webResponse(sseBody(events, init, "sseResponse", false), SSE_HEADERS, init);
 }
 
@@ -80,6 +81,8 @@ export async function pipeSSE(
   res: ServerResponse,
   options: SSEOptions & ResponseOptions = {},
 ): Promise<void> {
+  checkServerResponse(res, "pipeSSE");
+  checkResponseOptions(options);
   const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
   await writeBody(res, sseBody(events, options, "pipeSSE", opening), SSE_HEADERS, options, opening);
 }

@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson } from "./encoder-input.js";
-import { checkOptions } from "./options-check.js";
+import { checkOptions, checkResponseOptions, checkServerResponse } from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
 import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
@@ -48,6 +48,7 @@ export function uiMessageStreamResponse(
   events: AsyncIterable<TurnEvent>,
   init: UIMessageBodyOptions & ResponseOptions = {},
 ): Response {
+  checkResponseOptions(init);
   return webResponse(sseBody(events, init, "uiMessageStreamResponse", false), UI_MESSAGE_STREAM_HEADERS, init);
 }
 
@@ -64,6 +65,8 @@ export async function pipeUIMessageStream(
   res: ServerResponse,
   options: UIMessageBodyOptions & ResponseOptions = {},
 ): Promise<void> {
+  checkServerResponse(res, "pipeUIMessageStream");
+  checkResponseOptions(options);
   const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
   const body = sseBody(events, options, "pipeUIMessageStream", opening);
   await writeBody(res, body, UI_MESSAGE_STREAM_HEADERS, options, opening);

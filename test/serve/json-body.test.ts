@@ -63,6 +63,11 @@ describe("readJsonBody", () => {
       status: 413,
     });
     expect(pulled).toBeLessThan(50);
+    for (const maxBytes of [0, -1, 1.5, Number.NaN, "1000"] as never[])
+      expect(await refusal(() => readJsonBody(declared, { maxBytes }))).toMatchObject({
+        name: "ServeError",
+        code: "invalid-options",
+      });
   });
 
   test("not UTF-8 JSON of an object: 400 invalid-request", async () => {

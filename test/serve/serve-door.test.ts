@@ -47,7 +47,7 @@ const sseText = async (stream: ReadableStream<Uint8Array>): Promise<string> =>
 
 describe("wrong arguments: ServeError('invalid-argument') at the call", () => {
   test("the encoders refuse events that are not an async iterable", async () => {
-    const res = {} as never;
+    const res = { writeHead() {}, write() {}, end() {}, on() {} } as never;
     for (const events of [null, 42, {}, [turnStart], "events"]) {
       const bad = events as AsyncIterable<TurnEvent>;
       for (const call of [
@@ -65,6 +65,44 @@ describe("wrong arguments: ServeError('invalid-argument') at the call", () => {
         expect((error as ServeError).status).toBe(500);
       }
     }
+  });
+
+  test("a response's init that no response could have, or a res that is no ServerResponse: refused before any event is read", async () => {
+    // Found from outside: `Response` and `writeHead` threw their own RangeError / TypeError (or took `headers: 5`).
+    let pulled = 0;
+    const events = (async function* () {
+      pulled++;
+      yield turnStart as TurnEvent;
+    })();
+    const res = { writeHead() {}, write() {}, end() {}, on() {} } as never;
+    for (const init of [
+      { status: 99 },
+      { status: "x" },
+      { status: 200.5 },
+      { statusText: "a\nb" },
+      { statusText: 7 },
+      { headers: 5 },
+      { headers: ["x"] },
+      { headers: { "bad name": "x" } },
+      { headers: { "x-a": "one\r\ntwo" } },
+      { headers: { "x-a": 1 } },
+    ] as never[])
+      for (const call of [
+        () => sseResponse(events, init),
+        () => uiMessageStreamResponse(events, init),
+        () => pipeSSE(events, res, init),
+        () => pipeUIMessageStream(events, res, init),
+      ])
+        expect(await thrown(call), JSON.stringify(init)).toEqual(serveError("invalid-options"));
+    for (const bad of [null, {}, { writeHead() {} }, "res"] as never[]) {
+      expect(await thrown(() => pipeSSE(events, bad))).toEqual(serveError("invalid-argument", /ServerResponse/));
+      expect(await thrown(() => pipeUIMessageStream(events, bad))).toEqual(
+        serveError("invalid-argument", /ServerResponse/),
+      );
+    }
+    expect(pulled).toBe(0);
+    const ok = sseResponse(yielding(turnStart), { status: 201, statusText: "Created", headers: { "x-trace": "a b" } });
+    expect([ok.status, ok.headers.get("x-trace")]).toEqual([201, "a b"]);
   });
 
   test("readSSE refuses what is neither a Response nor a byte stream", () => {
