@@ -335,9 +335,10 @@ class SessionHost implements AgentHost, SlotPort {
     slot.closing = closing;
   }
 
-  /** Drops a slot that holds nothing (no agent, no prompt, no dispose or release owed). */
+  /** Drops a slot that holds nothing (no agent, no prompt, no drain still opening one, no dispose or release owed). */
   #forget(slot: SessionSlot): void {
-    if (slot.busy || slot.agent !== undefined || slot.closing !== undefined || slot.releaseOwed) return;
+    if (slot.busy || slot.draining || slot.agent !== undefined || slot.closing !== undefined || slot.releaseOwed)
+      return;
     if (this.#slots.get(slot.id) === slot) this.#slots.delete(slot.id);
   }
 

@@ -50,6 +50,11 @@ export class SessionSlot {
     return this.#running;
   }
 
+  /** The drain runs: it may still be opening an agent, for a prompt dropped meanwhile (the slot is not busy, yet not free). */
+  get draining(): boolean {
+    return this.#drain !== undefined;
+  }
+
   /** Prompts that have not started: waiting in the queue, or taken off it while their agent opens. */
   get waiting(): number {
     return this.#queue.length + (this.#current !== undefined && !this.#running ? 1 : 0);

@@ -140,6 +140,42 @@ describe("a prompt dropped while its session opens frees the session before its 
     });
 });
 
+test("a prompt dropped while its agent waits for the previous one's dispose: the agent opened for nothing stays the host's", async () => {
+  // Review of the fix above: the slot, no longer busy, was forgotten when the dispose ended while
+  // the drain went on to open the session — an agent no host could reach held the writer lock.
+  const inner = fixture().store;
+  let releasing: Promise<void> | undefined;
+  let letRelease!: () => void;
+  const { store } = recordingStore(inner, {
+    release: async (id) => {
+      await releasing;
+      return inner.release(id);
+    },
+  });
+  const profile = () => profileOf(new ScriptedProvider([], { fallback: { text: "ok" } }));
+  const host = fixture().host({ store, profiles: { p1: profile(), p2: profile() } });
+  expect((await host.send("s", "a", { profile: "p1" })).reason.kind).toBe("completed");
+  releasing = new Promise<void>((resolve) => {
+    letRelease = resolve;
+  });
+  const controller = new AbortController();
+  const dropped = host.send("s", "b", { profile: "p2", signal: controller.signal }); // p1's agent is disposed first
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  controller.abort("changed my mind");
+  await expect(dropped).rejects.toMatchObject({ code: "cancelled" });
+  releasing = undefined;
+  letRelease();
+  await until(() => host.stats().open === 1);
+  expect((await host.send("s", "c", { profile: "p1" })).reason.kind).toBe("completed");
+  await host.close();
+  expect(promptsByTurn((await storedLog(inner, "s")).events)).toEqual([["a"], ["c"]]);
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(check()).toBe(true);
+}
+
 describe("refused at the door", () => {
   test("unsafe or non-string session ids: HostError('invalid-id') before the store is touched", async () => {
     const { store, calls } = recordingStore(fixture().store);
