@@ -7,7 +7,7 @@
 // --follow: as it streams from the worker, send-follow.ts), then one line on stderr
 // `turn <id>: <status> (turn N, <reason>)`. --no-wait prints the turn id only. The answer and the
 // error are untrusted text, escaped for the terminal. Exit codes: done 0 · failed 1 · bad input 2
-// · interrupted 6 (also: followed, its worker lost and not recovered) · --timeout-ms passed 8 (the
+// · interrupted 6 (also: its worker lost and not recovered) · --timeout-ms passed 8 (the
 // turn stays queued or running) · Ctrl-C 130 / SIGTERM 143 (the command stops, the turn goes on:
 // stderr names it). A turn whose worker died and that no worker will recover ends the wait, with
 // or without --follow: exit 6, `worker lost`. --dead-after-ms tells the command the workers'
@@ -47,6 +47,9 @@ interface ReportFlags {
 }
 
 const EXIT: Readonly<Record<string, number>> = { done: 0, failed: 1, interrupted: 6 };
+/** What a lost turn's exit adds: the turn is still the queue's (a worker that starts recovers it). */
+const LEFT_FOR_RECOVERY = (turnId: string): string =>
+  `keelson send: turn ${turnId} stays in the queue: the next worker to start recovers it (interrupted, or run again if its prompt was never saved) — sending the prompt again would run it twice\n`;
 const TIMEOUT_EXIT = 8;
 
 export function registerSend(program: Command): void {
@@ -159,7 +162,7 @@ async function reportTurn(
         return;
       }
       if (error instanceof FleetError && error.code === "worker-lost") {
-        process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
+        process.stderr.write(`keelson send: ${terminalLine(error.message)}\n${LEFT_FOR_RECOVERY(turnId)}`);
         process.exitCode = EXIT.interrupted!;
         return;
       }
@@ -178,7 +181,7 @@ async function reportTurn(
     record = await client.awaitTurn(turnId, { untilLost: true, ...(left === undefined ? {} : { timeoutMs: left }) });
   } catch (error) {
     if (error instanceof FleetError && error.code === "worker-lost") {
-      process.stderr.write(`keelson send: ${terminalLine(error.message)}\n`);
+      process.stderr.write(`keelson send: ${terminalLine(error.message)}\n${LEFT_FOR_RECOVERY(turnId)}`);
       process.exitCode = EXIT.interrupted!;
       return;
     }

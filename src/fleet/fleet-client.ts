@@ -13,7 +13,7 @@ import { StoreError, type StoreErrorCode } from "../store/index.js";
 import { checkSchema, inTransaction, type PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { checkFleetSchema } from "./fleet-schema.js";
 import { type FollowSeal, loadFollowSeal } from "./follow-seal.js";
-import { judgeRunningTurn, LeaseJudge, type LeaseVerdict } from "./follow-state.js";
+import { RunningTurnWatch } from "./follow-state.js";
 import { fleetDbError, type OpenedPool, openPool } from "./fleet-pool.js";
 import { ApprovalError, checkedAnswer, pendingInput, pendingRequest } from "../loop/index.js";
 import { notifyTurns } from "./notify-turns.js";
@@ -284,7 +284,7 @@ export class FleetClient {
     });
     let failures = 0;
     let lastFailure: FleetError | undefined;
-    const judge = options.untilLost === true ? new LeaseJudge(this.#deadAfterMs) : undefined;
+    const watch = options.untilLost === true ? new RunningTurnWatch(this.#deadAfterMs) : undefined;
     try {
       await this.#notifications.listening(); // before the first look: a change after it is notified
       for (;;) {
@@ -299,7 +299,10 @@ export class FleetClient {
           lastFailure = error; // the server is away: look again after a backoff
         }
         if (record !== undefined && FINISHED_STATUSES.includes(record.status)) return record;
-        const verdict = record?.status === "running" ? await this.#judgeLoss(record.id, judge) : undefined;
+        const verdict =
+          watch !== undefined && record?.status === "running"
+            ? await watch.look(this.#opened.pool, this.#opened.label, record.id)
+            : undefined;
         if (verdict?.kind === "lost") throw new FleetError("worker-lost", verdict.message);
         const left = deadline - performance.now();
         if (left <= 0)
@@ -332,17 +335,6 @@ export class FleetClient {
       }
     } finally {
       unsubscribe();
-    }
-  }
-
-  /** The lease verdict on running turn `turnId` for `awaitTurn({ untilLost })`; undefined without a judge, or the database away. */
-  async #judgeLoss(turnId: string, judge: LeaseJudge | undefined): Promise<LeaseVerdict | undefined> {
-    if (judge === undefined) return undefined;
-    try {
-      return await judgeRunningTurn(this.#opened.pool, this.#opened.label, turnId, judge);
-    } catch (error) {
-      if (error instanceof FleetError && error.code === "unavailable") return undefined; // looked at again after the backoff
-      throw error;
     }
   }
 

@@ -16,7 +16,7 @@ import type { PgPool } from "../store/postgres/index.js";
 import { fleetDbError } from "./fleet-pool.js";
 import { FOLLOW_STATE } from "./turn-queries.js";
 import { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";
-import type { StoredOutcome, TurnStatus } from "./types.js";
+import { FleetError, type StoredOutcome, type TurnStatus } from "./types.js";
 
 export interface FollowedTurn {
   readonly id: string;
@@ -187,15 +187,34 @@ export class LeaseJudge {
   }
 }
 
-/** The verdict on turn `turnId` while it runs (`awaitTurn({ untilLost })`); undefined when it is not running. */
-export async function judgeRunningTurn(
-  pool: PgPool,
-  label: string,
-  turnId: string,
-  judge: LeaseJudge,
-): Promise<LeaseVerdict | undefined> {
-  const state = await readFollowState(pool, label, { turnId });
-  const turn = state?.turns.find((t) => t.id === turnId);
-  if (state === undefined || turn?.status !== "running") return undefined;
-  return judge.judge(turn, state, performance.now());
+/**
+ * `awaitTurn({ untilLost })`'s look at a running turn's lease: when the last verdict said to look
+ * again (not at every poll of the wait: it reads the liveness locks), with one `LeaseJudge` for
+ * the whole wait. A look that fails (the database away, a login that may not read the leases)
+ * is no verdict: the wait goes on, as it did before it was asked to judge.
+ */
+export class RunningTurnWatch {
+  readonly #judge: LeaseJudge;
+  #nextAt = 0;
+
+  constructor(deadAfterMs: number) {
+    this.#judge = new LeaseJudge(deadAfterMs);
+  }
+
+  /** The verdict on turn `turnId` now; undefined when it is not time to look, it is not running, or the look failed. */
+  async look(pool: PgPool, label: string, turnId: string): Promise<LeaseVerdict | undefined> {
+    if (performance.now() < this.#nextAt) return undefined;
+    let state: FollowState | undefined;
+    try {
+      state = await readFollowState(pool, label, { turnId });
+    } catch (error) {
+      if (error instanceof FleetError) return undefined;
+      throw error;
+    }
+    const turn = state?.turns.find((t) => t.id === turnId);
+    if (state === undefined || turn?.status !== "running") return undefined;
+    const verdict = this.#judge.judge(turn, state, performance.now());
+    if (verdict.kind !== "lost") this.#nextAt = performance.now() + verdict.recheckMs;
+    return verdict;
+  }
 }

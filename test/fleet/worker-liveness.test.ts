@@ -301,6 +301,7 @@ for (const [session, how] of [
     const { code } = await sent.exited;
     expect(code, sent.stderr()).toBe(6);
     expect(sent.stderr()).toMatch(/no worker is alive to recover it/);
+    expect(sent.stderr()).toMatch(/stays in the queue: the next worker to start recovers it/);
     // Judged by the liveness lock at the grace it was given (500 ms): with the default, 5 s, the
     // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
     expect(Date.now() - killedAt).toBeLessThan(5_000);
