@@ -37,11 +37,15 @@ export function checkResponseOptions(init: unknown): void {
   };
   if (status !== undefined && !(Number.isInteger(status) && status >= 200 && status <= 599))
     refuse(`status must be an integer from 200 to 599, got ${valueName(status)}`);
+  if (status === 204 || status === 205 || status === 304)
+    refuse(`status ${status} is a response without a body: a stream needs one`);
   if (statusText !== undefined && !HEADER_TEXT.test(statusText))
     refuse(`statusText must be one line of header text, got ${valueName(statusText)}`);
   if (headers === undefined) return;
-  if (typeof headers !== "object" || headers === null || Array.isArray(headers))
-    refuse(`headers must be an object of header names to strings, got ${valueName(headers)}`);
+  const proto: unknown = typeof headers === "object" && headers !== null ? Object.getPrototypeOf(headers) : undefined;
+  if (proto !== Object.prototype && proto !== null)
+    // a Headers or a Map would pass Object.entries as empty
+    refuse(`headers must be a plain object of header names to strings, got ${valueName(headers)}`);
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) refuse(`the header name ${valueName(name)} is not an HTTP token`);
     if (typeof value !== "string" || !HEADER_TEXT.test(value))
