@@ -5,6 +5,8 @@ import { describe, expect, test } from "vitest";
 import { createAgentHost, HostError } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent } from "../../src/loop/index.js";
+import type { SessionStore } from "../../src/store/index.js";
+import { deferred } from "../support/deferred.js";
 import { GatedModel, profileOf, promptsByTurn, recordingStore, refusal, storedLog, useHostFixture } from "./support.js";
 
 const fixture = useHostFixture();
@@ -53,24 +55,28 @@ describe("open-or-create", () => {
   });
 });
 
+/** `inner` with its first `load` held until `releaseLoad()`; `started` resolves when it is asked. */
+function heldFirstLoad(inner: SessionStore) {
+  const loading = deferred();
+  const asked = deferred();
+  let held = true;
+  const { store, calls } = recordingStore(inner, {
+    load: async (id, options) => {
+      if (held) {
+        held = false;
+        asked.resolve();
+        await loading.promise;
+      }
+      return inner.load(id, options);
+    },
+  });
+  return { store, calls, started: asked.promise, releaseLoad: () => loading.resolve() };
+}
+
 describe("a prompt dropped while its session opens", () => {
   test("creates nothing: the store is asked to load, then the caller cancels, and no session is made", async () => {
-    let releaseLoad!: () => void;
-    const loading = new Promise<void>((resolve) => {
-      releaseLoad = resolve;
-    });
-    let loadStarted!: () => void;
-    const started = new Promise<void>((resolve) => {
-      loadStarted = resolve;
-    });
     const inner = fixture().store;
-    const { store, calls } = recordingStore(inner, {
-      load: async (id, options) => {
-        loadStarted();
-        await loading; // the caller cancels while the store looks the id up
-        return inner.load(id, options);
-      },
-    });
+    const { store, calls, started, releaseLoad } = heldFirstLoad(inner); // the caller cancels while the store looks the id up
     const host = fixture().host({ store, profile: profileOf(new GatedModel().provider) });
     const controller = new AbortController();
     const sent = host.send("never-made", "hello", { signal: controller.signal });
@@ -89,26 +95,8 @@ describe("a prompt dropped while its session opens frees the session before its 
   // that awaited the drop and sent again with `ifBusy: 'reject'` was refused, 40 times of 40.
   for (const route of ["host.cancel", "signal", "stream.cancel"] as const)
     test(route, async () => {
-      let releaseLoad!: () => void;
-      const loading = new Promise<void>((resolve) => {
-        releaseLoad = resolve;
-      });
-      let loadStarted!: () => void;
-      const started = new Promise<void>((resolve) => {
-        loadStarted = resolve;
-      });
       const inner = fixture().store;
-      let held = true;
-      const { store } = recordingStore(inner, {
-        load: async (id, options) => {
-          if (held) {
-            held = false;
-            loadStarted();
-            await loading; // the drop lands while the store looks the id up
-          }
-          return inner.load(id, options);
-        },
-      });
+      const { store, started, releaseLoad } = heldFirstLoad(inner); // the drop lands while the store looks the id up
       const host = fixture().host({
         store,
         profile: profileOf(new ScriptedProvider([], { fallback: { text: "ok" } })),
