@@ -45,7 +45,7 @@ export function followFrom(request: PositionRequest, options: FollowFromOptions 
   // proxy might); an empty `?from=` is a client's bug (`?from=${lastId}` without an id): refused,
   // not read as "everything again" (found from outside).
   const header = nonEmpty(headerValue(request.headers, "last-event-id"));
-  const query = queryValue(request.url, "from");
+  const query = header === undefined ? queryValue(request.url, "from") : undefined; // the header first
   if (header === undefined && query?.trim() === "")
     throw new ServeError("invalid-position", "?from= is empty: it names no log position (an integer ≥ -1)");
   const raw = header ?? query;
@@ -197,8 +197,13 @@ function headerValue(headers: PositionRequest["headers"], name: string): string 
 function queryValue(url: unknown, name: string): string | undefined {
   if (typeof url !== "string") return undefined; // none (a `{ headers }` given without one)
   try {
-    return new URL(url, "http://localhost").searchParams.get(name) ?? undefined;
-  } catch {
+    const values = new URL(url, "http://localhost").searchParams.getAll(name);
+    if (values.length > 1)
+      // Two positions name none (as two Last-Event-ID values): refused, not read as the first.
+      throw new ServeError("invalid-position", `?${name}= is given ${values.length} times: it names one log position`);
+    return values[0];
+  } catch (error) {
+    if (error instanceof ServeError) throw error;
     return undefined; // not a URL: it names no position
   }
 }

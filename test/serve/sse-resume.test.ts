@@ -140,6 +140,11 @@ describe("followFrom and openTurnFrom", () => {
     expect(() => followFrom({ headers: { "last-event-id": ["3", "4"] as unknown as string } })).toThrow(
       expect.objectContaining({ code: "invalid-position", message: expect.stringContaining('"3, 4"') }),
     );
+    // Two `from` parameters, as two header values: refused (found from outside: the first was read).
+    expect(() => followFrom(request({}, "/e?from=3&from=4"))).toThrow(
+      expect.objectContaining({ code: "invalid-position", message: expect.stringContaining("2 times") }),
+    );
+    expect(followFrom(request({ "last-event-id": "2" }, "/e?from=3&from=4"))).toBe(2); // the header first
     for (const from of ["%203", "3%20", "+3", "3.0", "1e3", "-2", "0x10", "-"])
       expect(() => followFrom(request({}, `/e?from=${from}`)), from).toThrow(
         expect.objectContaining({ code: "invalid-position", status: 400 }),
