@@ -57,7 +57,7 @@ export class FollowBlocks {
     if (ENDS.has(event.type)) {
       if (block.ended) return undefined;
       block.ended = true;
-      return event;
+      return block.broken ? undefined : event; // a block that lost text never ends live: the answer ends it
     }
     if (!("delta" in event) || block.broken || block.ended) return undefined;
     return this.#newText(block, event);

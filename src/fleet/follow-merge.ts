@@ -45,6 +45,10 @@ interface Placed {
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
 const isDelta = (event: Live): event is DeltaEvent => "delta" in event;
+const isBlockEnd = (
+  event: Live,
+): event is Extract<LiveTurnEvent, { type: "text-end" | "reasoning-end" | "tool-call-end" }> =>
+  event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end";
 const weight = (event: Live): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
 
 export class FollowMerge {
@@ -216,7 +220,7 @@ export class FollowMerge {
   #queueLive(afterSeq: number, received: Live): void {
     const event = this.#blocks.admit(afterSeq, received);
     if (event === undefined) return;
-    if (isDelta(event) && this.#gapped === `${event.turn}/${event.step}`) return;
+    if ((isDelta(event) || isBlockEnd(event)) && this.#gapped === `${event.turn}/${event.step}`) return;
     const tail = this.#live.at(-1);
     if (
       isDelta(event) &&
@@ -237,7 +241,7 @@ export class FollowMerge {
     if (this.#liveChars > this.#maxChars && isDelta(event)) {
       // Over the bound: the step streams no more deltas; its committed answer carries the content.
       this.#gapped = `${event.turn}/${event.step}`;
-      this.#live = this.#live.filter((q) => !isDelta(q.event));
+      this.#live = this.#live.filter((q) => !isDelta(q.event) && !isBlockEnd(q.event)); // ends only of whole blocks
       this.#liveChars = this.#live.reduce((sum, q) => sum + weight(q.event), 0);
     }
   }

@@ -1,8 +1,9 @@
 // A feed of turn events over one agent's session: committed events are read from the log at the
 // feed's cursor (never copied into a buffer, so a lagging consumer catches up from the log and
 // no committed event is lost), live deltas wait in a bounded queue where adjacent deltas of one
-// block coalesce. Over the bound, the queued deltas and progress reports and every live event of
-// an earlier step are dropped, and the rest of the step in flight streams no deltas: the committed
+// block coalesce. Over the bound, the queued deltas, block ends and progress reports and every
+// live event of an earlier step are dropped, and the rest of the step in flight streams no deltas
+// and no block ends (a block's end is delivered only when all its deltas were): the committed
 // answers carry the content. Memory stays bounded and each event is shed once (a consumer that
 // never reads costs the turn nothing per step). A slow consumer never blocks the loop — nothing
 // here is awaited by it. A consumer that keeps up (its `next()` waiting when the
@@ -390,7 +391,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     if (this.#cursor === undefined || this.#done) return;
     const event = chunk.type === "tool-progress" ? chunk : this.#blocks.map(chunk);
     if (event === undefined) return;
-    if (this.#gapped() && isDelta(event)) return;
+    if (this.#gapped() && (isDelta(event) || isBlockEnd(event))) return; // a block that lost deltas never ends live
     const afterSeq = this.#session.length - 1;
     if (this.#resolve !== undefined && this.#queueEmpty() && this.#cursor === afterSeq + 1) {
       this.#settle({ done: false, value: event }); // the consumer waits and nothing is ahead of it
@@ -423,8 +424,8 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
   /**
    * Over the bound: drops what a lagging consumer can do without — every queued delta and progress
    * report, and every live event of an earlier step (its committed answer, read from the log,
-   * carries its content) — and the step in flight streams no more deltas. What stays (the step in
-   * flight's block starts and ends, subagents' events) is not weighed again until the queue grows
+   * carries its content) — and the step in flight streams no more deltas or block ends. What stays (the
+   * step in flight's block starts, subagents' events) is not weighed again until the queue grows
    * by the bound once more: each queued event is shed at most once, however long the turn.
    */
   #shed(): void {
@@ -434,7 +435,7 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#queue = this.#queue.filter((item) => {
       const event = item.event;
       if (event.type === "subagent") return true;
-      if (isDelta(event) || event.type === "tool-progress") return false;
+      if (isDelta(event) || isBlockEnd(event) || event.type === "tool-progress") return false;
       return event.turn === this.#stepTurn && event.step === this.#step;
     });
     this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
@@ -453,10 +454,10 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
     this.#head = 0;
   }
 
-  /** Drops the queued deltas (block starts and ends stay: the consumer reconciles from the answer). */
+  /** Drops the queued deltas and block ends (starts stay: the consumer reconciles from the answer). */
   #dropLive(): void {
     this.#compact();
-    this.#queue = this.#queue.filter((item) => !isDelta(item.event));
+    this.#queue = this.#queue.filter((item) => !isDelta(item.event) && !isBlockEnd(item.event));
     this.#queuedChars = this.#queue.reduce((sum, item) => sum + weight(item.event), 0);
   }
 }
@@ -470,6 +471,9 @@ type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
 /** By type, not `"delta" in event`: a check on many shapes of event is a megamorphic lookup. */
 const isDelta = (event: LiveTurnEvent | SubagentTurnEvent): event is DeltaEvent =>
   event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta";
+/** A live block's end: delivered only for a block none of whose deltas was dropped (the UI ends its part on it). */
+const isBlockEnd = (event: LiveTurnEvent | SubagentTurnEvent): boolean =>
+  event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end";
 const sameBlock = (a: LiveTurnEvent | SubagentTurnEvent, b: DeltaEvent): boolean =>
   a.type === b.type && "index" in a && a.index === b.index && a.turn === b.turn && a.step === b.step;
 const weight = (event: LiveTurnEvent | SubagentTurnEvent): number =>

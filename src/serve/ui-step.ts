@@ -1,7 +1,8 @@
 // What the client holds of one step, and the chunks that bring it to the log's answer. Live
 // blocks become parts while they arrive in content order; a block that starts past a gap (a
-// feed that joined mid-step) silences the rest of the step's live events. Text and reasoning
-// parts stay open until the committed answer: then each gets the suffix it lacks and its end,
+// feed that joined mid-step) silences the rest of the step's live events. A text or reasoning
+// part ends when its block's live end arrives (a feed sends one only for a block whose deltas
+// all reached it); one still open at the committed answer gets the suffix it lacks and its end,
 // blocks the client never saw are sent whole, and tool calls become `tool-input-available`
 // with the logged arguments — so the client's parts equal the answer, whatever it missed.
 import type { AssistantContent } from "../messages/index.js";
@@ -16,7 +17,7 @@ export interface ToolCallPart {
 }
 
 type ClientBlock =
-  | { readonly kind: "text" | "reasoning"; readonly id: string; sent: string; open: boolean }
+  | { readonly kind: "text" | "reasoning"; readonly id: string; sent: string; open: boolean; endedLive?: boolean }
   | { readonly kind: "tool"; readonly callId: string; readonly name: string; raw: string; streaming: boolean };
 
 export class StepParts {
@@ -68,8 +69,20 @@ export class StepParts {
         block.raw += event.delta;
         return [{ type: "tool-input-delta", toolCallId: block.callId, inputTextDelta: event.delta }];
       }
+      case "text-end":
+      case "reasoning-end": {
+        // Ended as it streamed: a feed delivers a block's end only when none of its deltas was
+        // dropped (turn-feed.ts, follow-blocks.ts), so the client's text is the block's whole
+        // text — its part is done now, not when the step's answer is committed (a reasoning part
+        // stops "thinking" as the text starts, as the AI SDK's own stream has it).
+        const block = this.#blocks[event.index];
+        if (block === undefined || block.kind === "tool" || !block.open) return [];
+        block.open = false;
+        block.endedLive = true;
+        return [{ type: `${block.kind}-end`, id: block.id }];
+      }
       default:
-        // Block ends wait for the answer: until then a missed suffix can still be sent.
+        // A tool call's end waits for the answer: its `tool-input-available` carries the logged arguments.
         return [];
     }
   }
@@ -88,6 +101,7 @@ export class StepParts {
         return;
       }
       const id = streamBlockId(block.type, this.turn, this.step, index, this.#attempt);
+      if (client?.kind === block.type && client.endedLive && client.sent === block.text) return; // ended live, whole
       if (client?.kind === block.type && client.open && block.text.startsWith(client.sent)) {
         const suffix = block.text.slice(client.sent.length);
         if (suffix !== "") chunks.push({ type: `${block.type}-delta`, id, delta: suffix });
