@@ -6,7 +6,7 @@ import { createAgentHost, HostError } from "../../src/host/index.js";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent } from "../../src/loop/index.js";
 import type { SessionStore } from "../../src/store/index.js";
-import { deferred } from "../support/deferred.js";
+import { type Deferred, deferred } from "../support/deferred.js";
 import { GatedModel, profileOf, promptsByTurn, recordingStore, refusal, storedLog, useHostFixture } from "./support.js";
 
 const fixture = useHostFixture();
@@ -132,37 +132,36 @@ test("a prompt dropped while its agent waits for the previous one's dispose: the
   // Review of the fix above: the slot, no longer busy, was forgotten when the dispose ended while
   // the drain went on to open the session — an agent no host could reach held the writer lock.
   const inner = fixture().store;
-  let releasing: Promise<void> | undefined;
-  let letRelease!: () => void;
+  let gate: { asked: Deferred<void>; release: Deferred<void>; loaded: Deferred<void> } | undefined;
   const { store } = recordingStore(inner, {
     release: async (id) => {
-      await releasing;
+      const held = gate;
+      held?.asked.resolve();
+      await held?.release.promise; // p1's agent is disposed, and its session released, only when the test says
       return inner.release(id);
+    },
+    load: async (id, options) => {
+      const loaded = await inner.load(id, options);
+      gate?.loaded.resolve(); // the drain opened the session again, for the dropped prompt
+      return loaded;
     },
   });
   const profile = () => profileOf(new ScriptedProvider([], { fallback: { text: "ok" } }));
   const host = fixture().host({ store, profiles: { p1: profile(), p2: profile() } });
   expect((await host.send("s", "a", { profile: "p1" })).reason.kind).toBe("completed");
-  releasing = new Promise<void>((resolve) => {
-    letRelease = resolve;
-  });
+  gate = { asked: deferred(), release: deferred(), loaded: deferred() };
   const controller = new AbortController();
   const dropped = host.send("s", "b", { profile: "p2", signal: controller.signal }); // p1's agent is disposed first
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+  await gate.asked.promise; // the drain waits in agentFor for that dispose, with b under way
   controller.abort("changed my mind");
   await expect(dropped).rejects.toMatchObject({ code: "cancelled" });
-  releasing = undefined;
-  letRelease();
-  await until(() => host.stats().open === 1);
+  gate.release.resolve();
+  await gate.loaded.promise; // the writer lock is the drain's agent's now
   expect((await host.send("s", "c", { profile: "p1" })).reason.kind).toBe("completed");
+  expect(host.stats()).toMatchObject({ open: 1 });
   await host.close();
   expect(promptsByTurn((await storedLog(inner, "s")).events)).toEqual([["a"], ["c"]]);
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
-  expect(check()).toBe(true);
-}
 
 describe("refused at the door", () => {
   test("unsafe or non-string session ids: HostError('invalid-id') before the store is touched", async () => {
