@@ -17,6 +17,7 @@ import {
   AskingCalls,
   type CommittedTurnEvent,
   committedTurnEvent,
+  isBlockEnd,
   type LiveTurnEvent,
   type SubagentTurnEvent,
   type TurnEvent,
@@ -45,10 +46,6 @@ interface Placed {
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
 const isDelta = (event: Live): event is DeltaEvent => "delta" in event;
-const isBlockEnd = (
-  event: Live,
-): event is Extract<LiveTurnEvent, { type: "text-end" | "reasoning-end" | "tool-call-end" }> =>
-  event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end";
 const weight = (event: Live): number => EVENT_WEIGHT + (isDelta(event) ? event.delta.length : 0);
 
 export class FollowMerge {

@@ -74,8 +74,10 @@ export type {
   TurnStream,
 } from "./types.js";
 export {
+  type BlockEndEvent,
   type CommittedTurnEvent,
   committedTurnEvent,
+  isBlockEnd,
   isCommittedTurnEvent,
   type LiveTurnEvent,
   liveBlockId,

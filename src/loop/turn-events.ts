@@ -31,6 +31,17 @@ export type LiveTurnEvent =
   | (BlockAt & { readonly type: "tool-call-end"; readonly callId: string })
   | ToolProgressEvent;
 
+/** A live block's end. */
+export type BlockEndEvent = Extract<LiveTurnEvent, { type: "text-end" | "reasoning-end" | "tool-call-end" }>;
+
+/**
+ * Whether `event` is a live block's end — which every feed delivers only for a block none of
+ * whose deltas it dropped, so a consumer may end its part on it (turn-feed.ts, the fleet's
+ * follow-merge.ts).
+ */
+export const isBlockEnd = (event: { readonly type: string }): event is BlockEndEvent =>
+  event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end";
+
 /**
  * A running call's progress report (an MCP server's `notifications/progress`): live only, never
  * logged; `turn`/`step` name the step that made the call.

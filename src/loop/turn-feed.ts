@@ -23,6 +23,7 @@ import { LiveBlocks } from "./live-blocks.js";
 import {
   type CommittedTurnEvent,
   committedTurnEvent,
+  isBlockEnd,
   type LiveTurnEvent,
   type SubagentTurnEvent,
   type ToolProgressEvent,
@@ -471,9 +472,6 @@ type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
 /** By type, not `"delta" in event`: a check on many shapes of event is a megamorphic lookup. */
 const isDelta = (event: LiveTurnEvent | SubagentTurnEvent): event is DeltaEvent =>
   event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta";
-/** A live block's end: delivered only for a block none of whose deltas was dropped (the UI ends its part on it). */
-const isBlockEnd = (event: LiveTurnEvent | SubagentTurnEvent): boolean =>
-  event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end";
 const sameBlock = (a: LiveTurnEvent | SubagentTurnEvent, b: DeltaEvent): boolean =>
   a.type === b.type && "index" in a && a.index === b.index && a.turn === b.turn && a.step === b.step;
 const weight = (event: LiveTurnEvent | SubagentTurnEvent): number =>
