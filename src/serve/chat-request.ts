@@ -13,6 +13,7 @@
 import type { InputAnswer } from "../loop/index.js";
 import type { UserContent } from "../messages/index.js";
 import { promptImageProblem } from "../messages/prompt-image.js"; // alone: keelson/serve is bundled for browsers
+import { checkOptions } from "./options-check.js";
 import { ServeError } from "./types.js";
 import { subagentPartId } from "./ui-subagent.js";
 import { valueName } from "./value-name.js";
@@ -101,6 +102,7 @@ export function parseChatRequest(
 /** Without `pending`, only a prompt is accepted: the chat id and the last user message's content. */
 export function parseChatRequest(body: unknown, options?: ChatRequestOptions): ChatPrompt;
 export function parseChatRequest(body: unknown, options: ChatRequestOptions = {}): ChatRequest {
+  checkOptions(options, { pending: "checked", by: "string" }, "parseChatRequest");
   const request = object(body, "the request body");
   // The log is append-only: the old answer stays, so a "regenerated" one would be a second turn
   // on a repeated prompt, and a reload would show both. The app sends the prompt again instead.

@@ -34,7 +34,7 @@ const SEQ = /^(?:-[01]|\d+)$/;
  */
 export function followFrom(request: PositionRequest, options: FollowFromOptions = {}): number | undefined {
   checkRequest(request);
-  checkOptions(options, {});
+  checkOptions(options, { logLength: "checked" }, "followFrom");
   const { logLength } = options;
   if (logLength !== undefined && !(Number.isSafeInteger(logLength) && logLength >= 0))
     throw new ServeError(
@@ -93,7 +93,7 @@ export interface OpenTurnFromOptions {
  */
 export function openTurnFrom(log: OpenTurnLog, options: OpenTurnFromOptions = {}): number | undefined {
   const session = logView(log);
-  checkOptions(options, { queued: "boolean" });
+  checkOptions(options, { queued: "boolean" }, "openTurnFrom");
   if (session.openTurn !== null) return chainStart(session, session.openTurn, session.length);
   if (options.queued !== true) return undefined;
   const last = session.length - 1;

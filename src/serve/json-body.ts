@@ -6,6 +6,7 @@
 // than that), one that is not UTF-8 JSON of an object (400). The bytes are decoded once, after
 // the last chunk: a character split between two chunks stays whole.
 import type { IncomingMessage } from "node:http";
+import { checkOptions } from "./options-check.js";
 import { ServeError } from "./types.js";
 import { valueName } from "./value-name.js";
 
@@ -22,6 +23,7 @@ export async function readJsonBody(
   request: IncomingMessage | Request,
   options: JsonBodyOptions = {},
 ): Promise<Record<string, unknown>> {
+  checkOptions(options, { maxBytes: "checked" }, "readJsonBody");
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
     throw new ServeError("invalid-options", `maxBytes must be a positive integer, got ${valueName(maxBytes)}`);

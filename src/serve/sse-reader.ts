@@ -37,7 +37,7 @@ export function readSSE(
       "invalid-argument",
       `readSSE: input must be a fetch Response or a ReadableStream of bytes, got ${valueName(input)}`,
     );
-  checkOptions(options, {});
+  checkOptions(options, { maxEventChars: "checked" }, "readSSE");
   const max = options.maxEventChars === undefined ? DEFAULT_MAX_EVENT_CHARS : options.maxEventChars;
   if (!Number.isSafeInteger(max) || max <= 0)
     throw new ServeError(

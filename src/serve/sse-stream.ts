@@ -9,7 +9,15 @@ import type { ServerResponse } from "node:http";
 import { errorMessage } from "../errors/index.js";
 import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson, turnEventOf } from "./encoder-input.js";
-import { checkOptions, checkResponseOptions, checkServerResponse } from "./options-check.js";
+import {
+  checkOptions,
+  checkResponseOptions,
+  checkServerResponse,
+  ENCODE_OPTION_KINDS,
+  KEEP_ALIVE_OPTION_KINDS,
+  type OptionKinds,
+  RESPONSE_OPTION_KINDS,
+} from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
 import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
@@ -33,6 +41,9 @@ export interface SSEOptions extends EncodeOptions, KeepAliveOptions {
   /** Which events to send; default `isClientTurnEvent` (everything but request headers and added context). */
   readonly include?: (event: TurnEvent) => boolean;
 }
+
+const SSE_KINDS: OptionKinds = { ...ENCODE_OPTION_KINDS, ...KEEP_ALIVE_OPTION_KINDS, include: "function" };
+const RESPONSE_KINDS: OptionKinds = { ...SSE_KINDS, ...RESPONSE_OPTION_KINDS };
 
 /** Logged events a browser is not sent by default: the request configuration and context an app added. */
 const PRIVATE_LOG_TYPES: ReadonlySet<string> = new Set(["request/header", "request/header-delta", "context/message"]);
@@ -61,13 +72,13 @@ export function wireTurnEvent(event: TurnEvent): TurnEvent {
  * for options of the wrong type.
  */
 export function toSSE(events: AsyncIterable<TurnEvent>, options: SSEOptions = {}): ReadableStream<Uint8Array> {
-  return sseBody(events, options, "toSSE", false);
+  return sseBody(events, options, "toSSE", SSE_KINDS, false);
 }
 
 /** A web `Response` with the SSE body (status 200 unless given). */
 export function sseResponse(events: AsyncIterable<TurnEvent>, init: SSEOptions & ResponseOptions = {}): Response {
   checkResponseOptions(init);
-  return webResponse(sseBody(events, init, "sseResponse", false), SSE_HEADERS, init);
+  return webResponse(sseBody(events, init, "sseResponse", RESPONSE_KINDS, false), SSE_HEADERS, init);
 }
 
 /**
@@ -84,17 +95,18 @@ export async function pipeSSE(
   checkServerResponse(res, "pipeSSE");
   checkResponseOptions(options);
   const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
-  await writeBody(res, sseBody(events, options, "pipeSSE", opening), SSE_HEADERS, options, opening);
+  await writeBody(res, sseBody(events, options, "pipeSSE", RESPONSE_KINDS, opening), SSE_HEADERS, options, opening);
 }
 
 function sseBody(
   events: AsyncIterable<TurnEvent>,
   options: SSEOptions,
   where: string,
+  kinds: OptionKinds,
   failBeforeOutput: boolean,
 ): ReadableStream<Uint8Array> {
   checkEvents(events, where);
-  checkOptions(options, { cancelOnDisconnect: "boolean", include: "function" });
+  checkOptions(options, kinds, where);
   const keepAliveMs = keepAliveMsOf(options);
   const include = options.include ?? isClientTurnEvent;
   return pullStream(

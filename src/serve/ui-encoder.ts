@@ -8,7 +8,7 @@
 import type { CommittedTurnEvent, TurnEvent } from "../loop/index.js";
 import type { TurnEndReason } from "../session/index.js";
 import { turnEventOf } from "./encoder-input.js";
-import { checkOptions } from "./options-check.js";
+import { checkOptions, type OptionKinds } from "./options-check.js";
 import { AnsweredRequests } from "./ui-answered-requests.js";
 import {
   askedQuestion,
@@ -57,12 +57,24 @@ export interface UIEncoderOptions {
 }
 
 /** The options' types, checked when an encoder is made (`ServeError('invalid-options')`). */
-const OPTION_KINDS = {
+/** The options of `UIEncoderOptions`, with their kinds (`queuedAnswers` is checked as it is read). */
+export const UI_ENCODER_OPTION_KINDS: OptionKinds = {
   messageId: "string",
   keelsonData: "boolean",
   errorText: "function",
   messageMetadata: "function",
-} as const;
+  queuedAnswers: "checked",
+};
+
+/** The encoder's own fields of a larger options object (a stream's, a response's). */
+export function encoderOptionsOf(options: UIEncoderOptions): UIEncoderOptions {
+  const own: Record<string, unknown> = {};
+  for (const key in UI_ENCODER_OPTION_KINDS) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) own[key] = value;
+  }
+  return own as UIEncoderOptions;
+}
 
 type TurnEnd = Extract<CommittedTurnEvent, { type: "turn-end" }>;
 
@@ -105,7 +117,7 @@ export class UIMessageEncoder {
 
   /** Throws `ServeError('invalid-options')` for options of the wrong type (a `messageId` that is no string). */
   constructor(options: UIEncoderOptions = {}) {
-    checkOptions(options, OPTION_KINDS);
+    checkOptions(options, UI_ENCODER_OPTION_KINDS, "UIMessageEncoder");
     this.#options = options;
     const queued = options.queuedAnswers;
     this.#answers = new AnsweredRequests(queued === undefined ? undefined : queuedAnswersByPart(queued));

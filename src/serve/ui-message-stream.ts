@@ -6,16 +6,28 @@
 import type { ServerResponse } from "node:http";
 import type { TurnEvent } from "../loop/index.js";
 import { checkEvents, eventJson } from "./encoder-input.js";
-import { checkOptions, checkResponseOptions, checkServerResponse } from "./options-check.js";
+import {
+  checkOptions,
+  checkResponseOptions,
+  checkServerResponse,
+  ENCODE_OPTION_KINDS,
+  KEEP_ALIVE_OPTION_KINDS,
+  type OptionKinds,
+  RESPONSE_OPTION_KINDS,
+} from "./options-check.js";
 import { webResponse, writeBody } from "./http-response.js";
 import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
 import { SSE_DONE, sseBytes } from "./sse-frames.js";
 import type { EncodeOptions, ResponseOptions } from "./types.js";
-import { type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
+import { encoderOptionsOf, UI_ENCODER_OPTION_KINDS, type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
 import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "./ui-types.js";
 
 export interface UIMessageStreamOptions extends EncodeOptions, UIEncoderOptions {}
+
+const STREAM_KINDS: OptionKinds = { ...UI_ENCODER_OPTION_KINDS, ...ENCODE_OPTION_KINDS };
+const BODY_KINDS: OptionKinds = { ...STREAM_KINDS, ...KEEP_ALIVE_OPTION_KINDS };
+const RESPONSE_KINDS: OptionKinds = { ...BODY_KINDS, ...RESPONSE_OPTION_KINDS };
 
 /** The UI message stream as bytes (its SSE body): with keep-alive comments while nothing is sent. */
 export interface UIMessageBodyOptions extends UIMessageStreamOptions, KeepAliveOptions {}
@@ -31,8 +43,8 @@ export function toUIMessageStream(
   options: UIMessageStreamOptions = {},
 ): ReadableStream<UIMessageChunk> {
   checkEvents(events, "toUIMessageStream");
-  checkOptions(options, { cancelOnDisconnect: "boolean" });
-  return pullStream(events, new UIMessageEncoder(options), options);
+  checkOptions(options, STREAM_KINDS, "toUIMessageStream");
+  return pullStream(events, new UIMessageEncoder(encoderOptionsOf(options)), options);
 }
 
 /** The UI message stream as its SSE body: `data: <chunk JSON>` per chunk, then `data: [DONE]`. */
@@ -40,7 +52,7 @@ export function uiMessageStreamBody(
   events: AsyncIterable<TurnEvent>,
   options: UIMessageBodyOptions = {},
 ): ReadableStream<Uint8Array> {
-  return sseBody(events, options, "uiMessageStreamBody", false);
+  return sseBody(events, options, "uiMessageStreamBody", BODY_KINDS, false);
 }
 
 /** A web `Response` carrying the UI message stream (status 200, the protocol's headers). */
@@ -49,7 +61,11 @@ export function uiMessageStreamResponse(
   init: UIMessageBodyOptions & ResponseOptions = {},
 ): Response {
   checkResponseOptions(init);
-  return webResponse(sseBody(events, init, "uiMessageStreamResponse", false), UI_MESSAGE_STREAM_HEADERS, init);
+  return webResponse(
+    sseBody(events, init, "uiMessageStreamResponse", RESPONSE_KINDS, false),
+    UI_MESSAGE_STREAM_HEADERS,
+    init,
+  );
 }
 
 /**
@@ -68,7 +84,7 @@ export async function pipeUIMessageStream(
   checkServerResponse(res, "pipeUIMessageStream");
   checkResponseOptions(options);
   const opening = isTurnStream(events); // a turn may fail to start: its status waits for its first event
-  const body = sseBody(events, options, "pipeUIMessageStream", opening);
+  const body = sseBody(events, options, "pipeUIMessageStream", RESPONSE_KINDS, opening);
   await writeBody(res, body, UI_MESSAGE_STREAM_HEADERS, options, opening);
 }
 
@@ -76,12 +92,13 @@ function sseBody(
   events: AsyncIterable<TurnEvent>,
   options: UIMessageBodyOptions,
   where: string,
+  kinds: OptionKinds,
   failBeforeOutput: boolean,
 ): ReadableStream<Uint8Array> {
   checkEvents(events, where);
-  checkOptions(options, { cancelOnDisconnect: "boolean" });
+  checkOptions(options, kinds, where);
   const keepAliveMs = keepAliveMsOf(options);
-  const chunks = new UIMessageEncoder(options);
+  const chunks = new UIMessageEncoder(encoderOptionsOf(options));
   const frames = (items: readonly UIMessageChunk[], event: TurnEvent): Uint8Array[] =>
     items.map((chunk) => sseBytes({ data: eventJson(chunk, event) }));
   const frameOf = (chunk: UIMessageChunk): Uint8Array => sseBytes({ data: JSON.stringify(chunk) });

@@ -80,7 +80,11 @@ export interface UIMessagesOptions {
  */
 export function uiMessagesFromLog(log: Log, options: UIMessagesOptions = {}): UIMessage[] {
   const events = logEventsOf(log);
-  checkOptions(options, { messageMetadata: "function" });
+  checkOptions(
+    options,
+    { subagents: "checked", messageMetadata: "function", queuedAnswers: "checked", queuedPrompts: "checked" },
+    "uiMessagesFromLog",
+  );
   if (options.subagents !== undefined && !(options.subagents instanceof Map))
     throw new ServeError(
       "invalid-options",

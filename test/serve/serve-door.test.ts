@@ -3,19 +3,25 @@
 // raw TypeError — and a value the events yield that no turn event is (or one that cannot be
 // written: no JSON form, an SSE type that is not a plain token, a seq that is not an integer)
 // ends the stream with a typed error chunk or frame, as an iteration that throws does.
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
 import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
 import {
   followFrom,
+  openTurnFrom,
+  parseChatRequest,
   pipeSSE,
   pipeUIMessageStream,
+  readJsonBody,
   readSSE,
   ServeError,
   sseResponse,
   toSSE,
   toUIMessageStream,
   type UIMessageChunk,
+  UIMessageEncoder,
   uiMessageStreamBody,
   uiMessageStreamResponse,
   uiMessagesFromLog,
@@ -183,6 +189,55 @@ describe("wrong options: ServeError('invalid-options') at the call", () => {
       serveError("invalid-options", /include must be a function/),
     );
     expect(() => uiMessagesFromLog([], { subagents: {} as never })).toThrow(serveError("invalid-options", /Map/));
+  });
+
+  test("a key a function does not take is refused, naming it (a misspelt option would silently keep its default)", async () => {
+    const events = yielding(turnStart);
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    const request = new IncomingMessage(new Socket());
+    const misspelt = { cancelOndisconnect: true } as never;
+    const refusals: [string, () => unknown][] = [
+      ["toUIMessageStream", () => toUIMessageStream(events, misspelt)],
+      ["uiMessageStreamBody", () => uiMessageStreamBody(events, misspelt)],
+      ["uiMessageStreamResponse", () => uiMessageStreamResponse(events, misspelt)],
+      ["pipeUIMessageStream", () => pipeUIMessageStream(events, res, misspelt)],
+      ["toSSE", () => toSSE(events, misspelt)],
+      ["sseResponse", () => sseResponse(events, misspelt)],
+      ["pipeSSE", () => pipeSSE(events, res, misspelt)],
+      ["UIMessageEncoder", () => new UIMessageEncoder(misspelt)],
+      ["readSSE", () => readSSE(new ReadableStream<Uint8Array>(), misspelt)],
+      ["followFrom", () => followFrom({ headers: new Headers() }, misspelt)],
+      ["openTurnFrom", () => openTurnFrom([], misspelt)],
+      ["uiMessagesFromLog", () => uiMessagesFromLog([], misspelt)],
+      ["parseChatRequest", () => parseChatRequest({}, misspelt)],
+      ["readJsonBody", () => readJsonBody(request, misspelt)],
+    ];
+    for (const [where, call] of refusals)
+      expect(await thrown(call), where).toEqual(
+        serveError("invalid-options", new RegExp(`^${where} has no option "cancelOndisconnect" \\(it takes`)),
+      );
+    // Each takes what its option types name; a key whose value is undefined is let be.
+    expect(() =>
+      toUIMessageStream(yielding(turnStart), { cancelOnDisconnect: true, keepAliveMs: undefined } as never),
+    ).not.toThrow();
+    expect(() => toUIMessageStream(yielding(turnStart), { keepAliveMs: 5 } as never)).toThrow(
+      serveError("invalid-options", /toUIMessageStream has no option "keepAliveMs"/),
+    );
+    expect(() =>
+      uiMessageStreamBody(yielding(turnStart), { keepAliveMs: 0, messageId: "m", keelsonData: false }),
+    ).not.toThrow();
+    expect(() =>
+      uiMessageStreamResponse(yielding(turnStart), { status: 201, headers: { "x-a": "b" }, keepAliveMs: 0 }),
+    ).not.toThrow();
+    expect(() => toSSE(yielding(turnStart), { messageId: "m" } as never)).toThrow(
+      serveError(
+        "invalid-options",
+        /toSSE has no option "messageId" \(it takes cancelOnDisconnect, keepAliveMs, include\)/,
+      ),
+    );
+    expect(() => parseChatRequest({}, { by: 5 } as never)).toThrow(
+      serveError("invalid-options", /by must be a string/),
+    );
   });
 });
 
