@@ -1,8 +1,6 @@
 // Many sessions in one process over HTTP (node:http, no framework), on an agent host:
-//   POST /sessions/:id/turns {"prompt": "..."} — the prompt runs as the session's next turn (one
-//     at a time per session, in order; `?ifBusy=reject` answers 409 instead), streamed as SSE;
-//   POST /sessions/:id/chat — the same for `useChat` (@ai-sdk/react): its body in, the UI message
-//     stream out; its stop button cancels the turn; answers to a paused turn continue its message;
+//   POST /sessions/:id/turns {"prompt": "..."} — the session's next turn (in order; ?ifBusy=reject: 409), as SSE;
+//   POST /sessions/:id/chat — `useChat`'s (@ai-sdk/react) prompts and answers in, the UI message stream out;
 //   GET /sessions/:id/events?from=SEQ (or Last-Event-ID) — committed events after SEQ, then the live turn.
 // Run: `node --import tsx examples/server.ts` (the built-in emulator: no key, no network), then
 //   curl -N -H 'content-type: application/json' -d '{"prompt":"hi"}' localhost:8787/sessions/demo/turns
@@ -12,6 +10,7 @@ import {
   type AgentHost,
   AnthropicProvider,
   createAgentHost,
+  createCompaction,
   isKeelsonError,
   JsonlSessionStore,
   startEmulator,
@@ -65,7 +64,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const emulator = await startEmulator({ keepRequests: 0 }); // swap for `new AnthropicProvider()` with $ANTHROPIC_API_KEY set
   const provider = new AnthropicProvider({ apiKey: "emulator", baseURL: emulator.anthropicBaseURL });
   const store = new JsonlSessionStore({ root: process.env.SERVER_SESSIONS ?? "./.keelson-server" });
-  const host = createAgentHost({ store, profile: { provider, model: "emulator:emulator-anthropic" }, maxOpen: 500 });
+  const profile = { provider, model: "emulator:emulator-anthropic", options: { compaction: createCompaction() } };
+  const host = createAgentHost({ store, profile, maxOpen: 500 }); // compaction: a long chat is summarized, not stalled
   const server = await serve(host, Number(process.env.PORT ?? 8787));
   console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`);
   const stop = async (): Promise<void> => {

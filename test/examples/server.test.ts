@@ -4,7 +4,8 @@
 // `?ifBusy=reject`, a client resumes with Last-Event-ID, a `useChat` request gets the UI message
 // stream, a page's approval continues a paused turn in the same message (a resent one is 409),
 // a session another host holds is 409 `locked` before any stream, and bad requests get their
-// status (400, 404, 413, 416); run as a program, SIGTERM closes it cleanly. Loopback only.
+// status (400, 404, 413, 416); run as a program, a long chat is compacted and SIGTERM closes it
+// cleanly. Loopback only.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -275,9 +276,26 @@ test("run as a program: SIGTERM (a container being stopped) closes the host — 
       events.push(event);
     expect(events.at(-1)).toMatchObject({ type: "turn-end", reason: { kind: "completed" } });
     expect(await readdir(sessions)).toContain("kept.lock"); // open in the host
+    // A long chat: four prompts of ~50,000 tokens each pass 80 % of the model's 200,000-token
+    // window; the profile's compaction summarizes the history and the turn goes on.
+    for (let i = 0; i < 4; i++) {
+      const prompt = `${i}: ${"lorem ipsum dolor sit amet ".repeat(7_500)}`;
+      const response = await fetch(`${url}/sessions/long/turns`, {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: JSON.stringify({ prompt }),
+      });
+      const ends: TurnEvent[] = [];
+      for await (const event of readSSE(response)) if (event.type === "turn-end") ends.push(event);
+      expect(ends.at(-1), `turn ${i}`).toMatchObject({ reason: { kind: "completed" } });
+    }
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-    expect((await readdir(sessions)).sort()).toEqual(["kept.jsonl"]); // flushed and released
+    expect((await readdir(sessions)).sort()).toEqual(["kept.jsonl", "long.jsonl"]); // flushed and released
+    const long = (await readFile(join(sessions, "long.jsonl"), "utf8")).trim().split("\n");
+    const types = long.map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.filter((type) => type === "compact/end")).toHaveLength(1);
+    expect(types.lastIndexOf("compact/end")).toBeLessThan(types.lastIndexOf("turn/end"));
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
   }
