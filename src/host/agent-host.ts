@@ -130,15 +130,28 @@ class SessionHost implements AgentHost, SlotPort {
     } catch (error) {
       return Promise.reject(error);
     }
+    const slot = this.#slots.get(sessionId);
+    // A close of the pause under way (a second click on Stop): joined — dropped as a prompt whose
+    // agent still opens, it would leave the session paused (found from outside).
+    if (slot?.pauseClose !== undefined) return slot.pauseClose;
     // The prompt under way (also while its agent opens, also while the host drains): cancelled
     // through its own stream or send, so an answer running through a subagent stops there too.
-    if (this.#slots.get(sessionId)?.cancelCurrent(reason) === true) return Promise.resolve();
+    if (slot?.cancelCurrent(reason) === true) return Promise.resolve();
     // Idle: a paused turn is closed in a turn of its own (the session opened if it is not, never created).
-    return this.#queue(sessionId, { kind: "cancel", reason }, {}, async (agent) => {
+    const closing = this.#queue(sessionId, { kind: "cancel", reason }, {}, async (agent) => {
       if (agent.session.waitingCalls().length === 0) return;
       agent.cancel(reason);
       await agent.whenIdle();
     });
+    const queued = this.#slots.get(sessionId);
+    if (queued !== undefined) {
+      queued.pauseClose = closing;
+      const done = (): void => {
+        if (queued.pauseClose === closing) queued.pauseClose = undefined;
+      };
+      closing.then(done, done);
+    }
+    return closing;
   }
 
   async pending(sessionId: string): Promise<HostPending> {

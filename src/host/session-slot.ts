@@ -27,6 +27,8 @@ export class SessionSlot {
   releaseOwed = false;
   /** When the agent last went idle (the host clock). */
   idleSince = 0;
+  /** `host.cancel` closing the session's pause in a turn of its own, until it has: a second cancel joins it. */
+  pauseClose: Promise<void> | undefined;
   readonly #port: SlotPort;
   readonly #queue: QueuedPrompt[] = [];
   /** The prompt taken off the queue: opening its agent, or running its turn. */

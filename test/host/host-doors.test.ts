@@ -105,6 +105,31 @@ describe("host.cancel", () => {
     expect(ran).toEqual([]);
   });
 
+  // Found from outside: the second of two cancels at once dropped the first's close of the pause
+  // as a prompt whose agent still opened — the first rejected `cancelled`, the session stayed paused.
+  test("two cancels at once of a paused session (a double click on Stop), open or evicted: both resolve, the pause is closed once", async () => {
+    ran.length = 0;
+    const host = fixture().host({ profile: deploying, maxOpen: 1 });
+    for (const id of ["a", "b"]) expect((await host.send(id, "ship")).reason.kind).toBe("awaiting-approval");
+    for (const id of ["b", "a"]) {
+      const before = (await host.log(id)).length;
+      const clicks = [host.cancel(id, "first click"), host.cancel(id, "second click")];
+      expect(await Promise.allSettled(clicks)).toEqual([
+        { status: "fulfilled", value: undefined },
+        { status: "fulfilled", value: undefined },
+      ]);
+      const { events, report } = await storedLog(fixture().store, id);
+      expect(report.issues).toEqual([]);
+      const ends = events.slice(before).filter((event) => event.type === "turn/end");
+      expect(ends.map((event) => event.data)).toEqual([
+        expect.objectContaining({ reason: { kind: "aborted", reason: "first click" } }),
+      ]);
+      expect((await host.pending(id)).approvals).toEqual([]);
+      expect((await host.send(id, "ship")).reason.kind).toBe("awaiting-approval"); // the session takes prompts again
+    }
+    expect(ran).toEqual([]);
+  });
+
   test("cancels the running turn (aborted, with the reason); an idle session that waits for nothing is left as it is", async () => {
     const model = new GatedModel(["long"]);
     const host = fixture().host({ profile: profileOf(model.provider) });
