@@ -25,16 +25,23 @@ export function turnEventOf(value: unknown): TurnEvent {
   throw new ServeError("invalid-event", `the events yielded ${got}, not a turn event`);
 }
 
-/** The JSON text of what an encoder writes for `event`, or `ServeError('invalid-event')` when it has none (a cycle, a bigint). */
+/**
+ * The JSON text of what an encoder writes for `event`, or `ServeError('invalid-event')` when it
+ * has none (a cycle, a bigint) or one that is not its fields (a `toJSON` of its own: the frame's
+ * `event:` and `id:` lines, read from the fields, would not match its data).
+ */
 export function eventJson(value: unknown, event: TurnEvent): string {
+  const refuse = (why: string, cause?: unknown): never => {
+    const seq = "seq" in event ? ` (seq ${valueName(event.seq)})` : "";
+    throw new ServeError("invalid-event", `the ${valueName(event.type)} event${seq} ${why}`, { cause });
+  };
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function")
+    refuse("has a toJSON method: its JSON form would not be its fields");
+  let json: string | undefined;
   try {
-    return JSON.stringify(value);
+    json = JSON.stringify(value);
   } catch (error) {
-    const seq = "seq" in event ? ` (seq ${String(event.seq)})` : "";
-    throw new ServeError(
-      "invalid-event",
-      `the ${valueName(event.type)} event${seq} cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    refuse(`cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`, error);
   }
+  return json ?? refuse("has no JSON form");
 }

@@ -1,8 +1,10 @@
 // SSEParser: the WHATWG `text/event-stream` parsing rules over decoded text in arbitrary pieces —
 // lines end with CRLF, LF or CR (a CR at the end of one piece may pair with an LF in the next),
 // `:` starts a comment, a field's value loses one leading space, `data` lines join with "\n",
-// a blank line dispatches the event (when it has data). Bounded: an event larger than
-// `maxEventChars` is an error, so a hostile server cannot grow memory without end.
+// a blank line dispatches the event (when it has data). Bounded, so a hostile server cannot grow
+// memory without end: an event whose data (its lines joined) is longer than `maxEventChars`, and
+// a line of any field longer than that plus `data: `, are errors — the same whichever way the
+// bytes were split (a line still incomplete is held to the line's bound, never the data's).
 import { ServeError } from "./types.js";
 
 export interface ParsedSSEEvent {
@@ -19,11 +21,16 @@ export class SSEParser {
   #skipLF = false;
   #event = "";
   #data: string[] = [];
+  /** The length of the event's data so far: its lines joined with "\n". */
   #dataChars = 0;
   #id: string | undefined;
 
+  /** The longest line: a data line that carries a whole event's data, `data: ` included. */
+  readonly #maxLineChars: number;
+
   constructor(maxEventChars: number) {
     this.#maxChars = maxEventChars;
+    this.#maxLineChars = maxEventChars + "data: ".length;
   }
 
   /** The events completed by `text` (the next decoded piece of the stream). */
@@ -39,6 +46,7 @@ export class SSEParser {
       if (c !== 10 && c !== 13) continue;
       const line = this.#buffer + input.slice(start, i);
       this.#buffer = "";
+      if (line.length > this.#maxLineChars) this.#tooLarge();
       if (c === 13) {
         if (i + 1 === input.length) this.#skipLF = true;
         else if (input.charCodeAt(i + 1) === 10) i++;
@@ -48,7 +56,7 @@ export class SSEParser {
       if (event !== undefined) out.push(event);
     }
     this.#buffer += input.slice(start);
-    if (this.#buffer.length + this.#dataChars > this.#maxChars) this.#tooLarge();
+    if (this.#buffer.length > this.#maxLineChars) this.#tooLarge(); // the line, once whole, would be too
     return out;
   }
 
@@ -60,9 +68,9 @@ export class SSEParser {
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
     if (field === "data") {
-      this.#data.push(value);
-      this.#dataChars += value.length + 1;
+      this.#dataChars += (this.#data.length === 0 ? 0 : 1) + value.length;
       if (this.#dataChars > this.#maxChars) this.#tooLarge();
+      this.#data.push(value);
     } else if (field === "event") this.#event = value;
     else if (field === "id" && !value.includes("\0")) this.#id = value;
     return undefined;

@@ -37,6 +37,10 @@ export function readSSE(
       "invalid-argument",
       `readSSE: input must be a fetch Response or a ReadableStream of bytes, got ${valueName(input)}`,
     );
+  // Read already, or by another reader: `getReader()` would throw its own TypeError on the first `next()`.
+  const body = isByteStream(input) ? input : input.body;
+  if (body?.locked === true || (isResponse(input) && input.bodyUsed))
+    throw new ServeError("invalid-argument", "readSSE: the body is locked or was read already (read it once)");
   checkOptions(options, { maxEventChars: "checked" }, "readSSE");
   const max = options.maxEventChars === undefined ? DEFAULT_MAX_EVENT_CHARS : options.maxEventChars;
   if (!Number.isSafeInteger(max) || max <= 0)
@@ -193,7 +197,8 @@ function turnEvent(frame: ParsedSSEEvent): TurnEvent {
   const event = value as { type?: unknown; seq?: unknown };
   if (typeof event.type !== "string" || event.type !== frame.event)
     throw malformed(frame, `its type ${valueName(event.type)} is not the frame's event name`);
-  if (frame.id !== undefined && event.seq !== Number(frame.id))
+  // The id as written (`toSSE` writes the seq's decimal digits): what an EventSource keeps and sends back.
+  if (frame.id !== undefined && !(isSeq(event.seq) && frame.id === String(event.seq)))
     throw malformed(frame, `its seq ${valueName(event.seq)} is not the frame's id`);
   if (frame.id === undefined && event.seq !== undefined)
     throw malformed(
@@ -202,6 +207,9 @@ function turnEvent(frame: ParsedSSEEvent): TurnEvent {
     );
   return value as TurnEvent;
 }
+
+/** A log position: an integer ≥ 0. */
+const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function parse(frame: ParsedSSEEvent): unknown {
   try {

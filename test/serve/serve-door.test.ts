@@ -261,6 +261,9 @@ describe("an event the encoders cannot write ends the stream with a typed error"
       [null, /the events yielded null, not a turn event/],
       [cycle, /the \\"turn-start\\" event \(seq 0\) cannot be written as JSON/], // the frame's data is JSON
       [{ ...turnStart, seq: 1, turn: 10n }, /cannot be written as JSON/],
+      // Found from outside: a toJSON of its own gave an untyped error, or a frame whose lines were not its data.
+      [{ ...turnStart, seq: 1, toJSON: () => undefined }, /has a toJSON method/],
+      [{ ...turnStart, seq: 1, toJSON: () => ({ ...turnStart, type: "turn-end" }) }, /has a toJSON method/],
     ];
     for (const [bad, message] of cases) {
       const text = await sseText(toSSE(yielding(turnStart, bad)));

@@ -179,6 +179,72 @@ describe("readSSE checks what it reads", () => {
     await expect(drain(readSSE(huge, { maxEventChars: 1_000 }))).rejects.toMatchObject({ code: "event-too-large" });
   });
 
+  // Found from outside: the verdict near the bound hung on where the network split the bytes (an
+  // incomplete line's `data: ` counted against the data), and data of exactly the bound was refused.
+  test("the bound is the event's data, whichever way the bytes are split: exactly maxEventChars passes", async () => {
+    const max = 100;
+    const splits = (text: string): string[][] => [
+      [text],
+      [...text],
+      text.match(/[\s\S]{1,8}/g)!,
+      [text.slice(0, text.indexOf("\n\n")), text.slice(text.indexOf("\n\n"))], // just before the line's end
+    ];
+    const verdict = async (pieces: string[]): Promise<string> =>
+      drain(readSSE(bytes(...pieces), { maxEventChars: max })).then(
+        (events) => `read ${events.length}`,
+        (error: ServeError) => error.code,
+      );
+    const delta = (text: string): string => JSON.stringify({ type: "text-delta", delta: text });
+    const skeleton = delta("").length; // the data's JSON around the text
+    for (const [chars, expected] of [
+      [max - 1, "read 1"],
+      [max, "read 1"],
+      [max + 1, "event-too-large"],
+    ] as const) {
+      const data = delta("x".repeat(chars - skeleton));
+      expect(data.length).toBe(chars);
+      for (const pieces of splits(`event: text-delta\ndata: ${data}\n\n`))
+        expect(await verdict(pieces), `${chars} chars in ${pieces.length} pieces`).toBe(expected);
+      // The same data over two lines (joined with "\n": one character more).
+      const two = `event: text-delta\ndata: ${data.slice(0, 10)}\ndata: ${data.slice(10)}\n\n`;
+      for (const pieces of splits(two))
+        expect(await verdict(pieces)).toBe(chars + 1 > max ? "event-too-large" : "malformed-event");
+    }
+    // Any line over the bound and its `data: ` is too large, split or whole: a comment too.
+    for (const pieces of splits(`: ${"c".repeat(max + 10)}\n\n`)) expect(await verdict(pieces)).toBe("event-too-large");
+    for (const pieces of splits(`: ${"c".repeat(max)}\n\n`)) expect(await verdict(pieces)).toBe("read 0");
+  });
+
+  test("a frame's id is its seq as written: an empty, padded or other spelling of the number is malformed-event", async () => {
+    const event = (seq: number): string => JSON.stringify({ type: "turn-start", seq, turn: 1, trigger: "send" });
+    expect(await drain(readSSE(bytes(`id: 0\nevent: turn-start\ndata: ${event(0)}\n\n`)))).toHaveLength(1);
+    for (const [id, seq] of [
+      ["", 0],
+      [" 0", 0],
+      ["00", 0],
+      ["0x0", 0],
+      ["0e0", 0],
+      ["-0", 0],
+      ["0.0", 0],
+      ["01", 1],
+      ["1.0", 1],
+      ["-1", -1],
+    ] as const)
+      await expect(
+        drain(readSSE(bytes(`id:${id === "" ? "" : ` ${id}`}\nevent: turn-start\ndata: ${event(seq)}\n\n`))),
+        JSON.stringify(id),
+      ).rejects.toMatchObject({ code: "malformed-event" });
+  });
+
+  test("a body that is locked or was read already is invalid-argument at the call, not a TypeError", async () => {
+    const locked = bytes("");
+    locked.getReader();
+    expect(() => readSSE(locked)).toThrow(expect.objectContaining({ name: "ServeError", code: "invalid-argument" }));
+    const response = new Response("", { headers: { "content-type": "text/event-stream" } });
+    await response.text();
+    expect(() => readSSE(response)).toThrow(expect.objectContaining({ name: "ServeError", code: "invalid-argument" }));
+  });
+
   test("an error response's body is read to its first 2,000 characters only, then cancelled (an endless one too)", async () => {
     let pulled = 0;
     let cancelled = false;
