@@ -237,6 +237,56 @@ describe("useChat's reconnect during a continuation", () => {
     await agent.dispose();
   });
 
+  // Found from outside: a page that keeps its live message (a network drop, no reload) holding a
+  // tool part whose input was still streaming is the one `Chat` continues on a resume, unless the
+  // transport says its resume is a replay: then the replay's `start` resets it. DefaultChatTransport
+  // says so by default; a transport of the app's own must (`resumeStreamIsReplay: true`).
+  test("a page that kept its live message, a tool call's input streaming at the drop: the replay rebuilds it, no part twice", async () => {
+    for (const custom of [false, true]) {
+      const { tool, gate, running } = waitingTool();
+      const provider = new ScriptedProvider([
+        { text: "checking", toolCalls: [{ name: "wait" }] },
+        { text: "all done" },
+      ]);
+      const agent = createAgent({ provider, model: "m", tools: [tool] });
+      const outcome = agent.send("go");
+      await running.promise;
+      // The page as the drop left it: the call's part still `input-streaming`, its text still streaming.
+      const [user, answer] = plain(uiMessagesFromLog(agent.session));
+      const live = {
+        ...answer!,
+        parts: answer!.parts.map((part) =>
+          part.type === "tool-wait"
+            ? { type: part.type, toolCallId: part.toolCallId, state: "input-streaming" as const, input: undefined }
+            : part.type === "text"
+              ? { ...part, text: "check", state: "streaming" as const }
+              : part,
+        ),
+      } as UIMessage;
+      const http = resumeTransport(agent);
+      const transport = custom
+        ? {
+            resumeStreamIsReplay: true,
+            sendMessages: () => Promise.reject(new Error("not sent")),
+            reconnectToStream: async () => {
+              const from = openTurnFrom(agent.session);
+              return from === undefined ? null : toUIMessageStream(agent.follow({ from }));
+            },
+          }
+        : http;
+      const chat = new Chat<UIMessage>({ id: "chat-1", messages: [user!, live], transport });
+      const resumed = chat.resumeStream();
+      await until(() => chat.status === "streaming");
+      gate.resolve();
+      await resumed;
+      expect((await outcome).reason.kind).toBe("completed");
+      expect(plain(chat.messages), custom ? "an app's transport" : "DefaultChatTransport").toEqual(
+        plain(uiMessagesFromLog(agent.session)),
+      );
+      await agent.dispose();
+    }
+  });
+
   test("a reconnect while the approved call runs asks nothing again: it is running, the question has its answer", async () => {
     // `region` asks while it runs (an MCP elicitation does); `ship` needs approval and takes its time.
     const region = askingTool();
