@@ -7,6 +7,7 @@
 import {
   type Agent,
   type AnswerStreamOptions,
+  LoopError,
   signalReason,
   type TurnEvent,
   type TurnOutcome,
@@ -111,7 +112,8 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
-    if (this.#iterated) throw new TypeError("a turn stream can be iterated once");
+    if (this.#iterated)
+      throw new LoopError("already-iterated", "a turn stream can be iterated once (host.follow reads it again)");
     this.#iterated = true;
     return { next: () => this.#next(), return: () => this.#return() };
   }

@@ -32,7 +32,7 @@ import {
 import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
 import { agentPrompt } from "./prompt-content.js";
 import { followPositionFault } from "./follow-position.js";
-import { checkStreamOptions } from "./stream-options.js";
+import { checkStreamOptions, type OptionsDoor, sendOptions } from "./stream-options.js";
 import { StepSoFar } from "./step-so-far.js";
 import { type FeedSource, type LiveSignal, Taps, TurnFeed } from "./turn-feed.js";
 import { openTurnStream, type TurnStreamPort } from "./turn-stream.js";
@@ -176,7 +176,7 @@ class LoopAgent implements Agent {
       context: this.#context,
       disposed: () => this.#status === "disposed",
       enqueue: (item) => this.#enqueue(() => this.#inbox.decide(item), item.settle),
-      openStream: (enqueue, options) => this.#openStream(enqueue, options),
+      openStream: (enqueue, options) => this.#openStream(enqueue, options, "streamAnswers"),
       admitted: () => this.#wentIdle(),
     });
   }
@@ -190,7 +190,7 @@ class LoopAgent implements Agent {
   }
 
   follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
-    checkStreamOptions(options);
+    checkStreamOptions(options, undefined, "follow");
     const from = options.from === undefined ? -1 : options.from; // `null` is refused, not "from the start"
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
@@ -223,12 +223,14 @@ class LoopAgent implements Agent {
           settle,
         ),
       options,
+      "stream",
     );
   }
 
-  #openStream(enqueue: TurnStreamPort["enqueue"], options: AnswerStreamOptions | undefined): TurnStream {
+  #openStream(enqueue: TurnStreamPort["enqueue"], options: StreamOptions | undefined, door: OptionsDoor): TurnStream {
     const closeQueued = (settle: Settle<TurnOutcome>): void => this.#inbox.closeAfter(settle);
-    return openTurnStream({ ...this.#feedSource(), enqueue, cancel: this.cancel.bind(this), closeQueued }, options);
+    const port = { ...this.#feedSource(), enqueue, cancel: this.cancel.bind(this), closeQueued };
+    return openTurnStream(port, options, door);
   }
 
   /** What a feed over this agent reads: the log, the live taps, the step in flight so far. */
@@ -260,7 +262,7 @@ class LoopAgent implements Agent {
     let prompt: readonly UserContent[];
     try {
       prompt = agentPrompt(content, this);
-      output = turnOutput(options ?? {}, this.#output);
+      output = turnOutput(sendOptions(options), this.#output);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -18,6 +18,7 @@ import {
 } from "./approval-types.js";
 import { type CheckedBatch, checkBatch, checkEditedArguments } from "./answer-batch-check.js";
 import type { QueuedDecision, Settle } from "./inbox.js";
+import { checkStreamOptions } from "./stream-options.js";
 import { sessionPauses, type SessionPauses } from "../store/index.js";
 import { answersSubagent, checkThroughSubagents, streamThroughSubagents } from "./subagent-answers.js";
 import { actInSubagent, refuseWhileChildWaits, storedChild, withSession } from "./subagent-decide.js";
@@ -190,6 +191,7 @@ export class AgentPauseAnswers implements AgentPauses {
   }
 
   streamAnswers(batch: AnswerBatch, options?: AnswerStreamOptions): TurnStream {
+    checkStreamOptions(options ?? {}, undefined, "streamAnswers"); // the options first, as `stream` checks them
     if (answersSubagent(this.#port.session.id, batch)) {
       if (this.#port.disposed()) throw new LoopError("disposed", "the agent is disposed");
       const stream = streamThroughSubagents(

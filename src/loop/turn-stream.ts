@@ -2,10 +2,10 @@
 // outcome. Closing the feed early, the caller's signal or `cancel()` cancels that turn (at once
 // when it runs, as it starts when it is still queued).
 import { deferred, type Settle } from "./inbox.js";
-import { checkStreamOptions, signalReason } from "./stream-options.js";
+import { checkStreamOptions, type OptionsDoor, signalReason } from "./stream-options.js";
 import { type FeedSource, TurnFeed } from "./turn-feed.js";
 import type { TurnEvent } from "./turn-events.js";
-import type { StreamOptions, TurnOutcome, TurnStream } from "./types.js";
+import { LoopError, type StreamOptions, type TurnOutcome, type TurnStream } from "./types.js";
 
 export interface TurnStreamPort extends FeedSource {
   /** Queues the prompt; `onStart` runs when its turn has logged `turn/start`. */
@@ -16,8 +16,8 @@ export interface TurnStreamPort extends FeedSource {
   readonly closeQueued?: (settle: Settle<TurnOutcome>) => void;
 }
 
-export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}): TurnStream {
-  checkStreamOptions(options); // before anything is queued
+export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}, door?: OptionsDoor): TurnStream {
+  checkStreamOptions(options, undefined, door); // before anything is queued
   const { promise: outcome, settle } = deferred<TurnOutcome>();
   outcome.catch(() => {}); // the feed rethrows it to whoever iterates
   let state: "queued" | "running" | "ended" = "queued";
@@ -64,7 +64,8 @@ export function turnStreamOf(
     outcome,
     cancel: (reason = "cancelled") => cancel(reason),
     [Symbol.asyncIterator]() {
-      if (iterated) throw new TypeError("a turn stream can be iterated once");
+      if (iterated)
+        throw new LoopError("already-iterated", "a turn stream can be iterated once (follow() reads it again)");
       iterated = true;
       return events();
     },

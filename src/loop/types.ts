@@ -429,7 +429,9 @@ export type LoopErrorCode =
   /** Input (a prompt, steer, inject or compaction) while a tool call awaits approval: decide it first. */
   | "awaiting-approval"
   /** A subagent spent its `tokenBudget`: its next request is not sent. */
-  | "token-budget";
+  | "token-budget"
+  /** A turn stream's events iterated a second time: they can be read once (`follow` reads them again from the log). */
+  | "already-iterated";
 
 export class LoopError extends KeelsonError<LoopErrorCode> {}
 

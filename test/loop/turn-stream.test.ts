@@ -327,11 +327,38 @@ describe("agent.stream", () => {
     await expect(stream.outcome).rejects.toMatchObject({ code: "disposed" });
   });
 
-  test("a stream is iterated once", async () => {
+  test("a stream is iterated once: a second iteration is LoopError('already-iterated')", async () => {
     const agent = createAgent({ provider: new ScriptedProvider([{ text: "x" }]), model: "m" });
     const stream = agent.stream("go");
     await drain(stream);
-    expect(() => stream[Symbol.asyncIterator]()).toThrow(TypeError);
+    expect(() => stream[Symbol.asyncIterator]()).toThrow(
+      expect.objectContaining({ name: "LoopError", code: "already-iterated" }),
+    );
+    await agent.dispose();
+  });
+
+  // Found from outside: `{ sigal }` ran the turn with no cancel, `{ form: 5 }` followed from the start.
+  test("a key a method does not take is LoopError('invalid-options') naming it; nothing is queued or logged", async () => {
+    const agent = createAgent({ provider: new ScriptedProvider([], { fallback: { text: "ok" } }), model: "m" });
+    const refused = (message: RegExp) =>
+      expect.objectContaining({ name: "LoopError", code: "invalid-options", message: expect.stringMatching(message) });
+    const signal = new AbortController().signal;
+    expect(() => agent.stream("go", { sigal: signal } as never)).toThrow(
+      refused(/^stream has no option "sigal" \(it takes signal, maxBufferedChars, output, repair\)$/),
+    );
+    expect(() => agent.stream("go", { maxBufferdChars: 10 } as never)).toThrow(refused(/"maxBufferdChars"/));
+    expect(() => agent.follow({ form: 5 } as never)).toThrow(refused(/^follow has no option "form"/));
+    await expect(agent.send("go", { outptu: {} } as never)).rejects.toEqual(refused(/^send has no option "outptu"/));
+    await expect(agent.send("go", 5 as never)).rejects.toEqual(refused(/options must be an object/));
+    expect(() => agent.streamAnswers({ decisions: [] }, { output: {} } as never)).toThrow(
+      refused(/^streamAnswers has no option "output"/),
+    );
+    expect(agent.session.length).toBe(0);
+    // What each takes passes; a key whose value is undefined is let be.
+    expect((await agent.send("go", { repair: 0, signal: undefined } as never)).reason.kind).toBe("completed");
+    const stream = agent.stream("again", { signal, maxBufferedChars: 10, repair: 1 });
+    await drain(stream);
+    expect((await stream.outcome).reason.kind).toBe("completed");
     await agent.dispose();
   });
 
