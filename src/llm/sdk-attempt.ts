@@ -3,10 +3,12 @@
 // touching the caller's signal), the connect / first-event / stall deadlines
 // (attempt-deadlines.ts), the wire's event mapper fed event by event, and every failure turned
 // into the adapter's typed error. A cancel is an end (`finish: aborted`), never a failure —
-// whether the SDK's iterator stops silently or throws its AbortError — and a passed deadline, a
+// whether the SDK's iterator stops silently, throws its AbortError or never settles (the read
+// ends at the abort: until-aborted.ts) — and a passed deadline, a
 // cancel and a clean end (the mapper's closing chunks) are told apart here.
 import { AttemptDeadlines } from "./attempt-deadlines.js";
 import type { ProviderError, StreamChunk } from "./types.js";
+import { untilAborted } from "./until-aborted.js";
 
 export interface DeadlineSettings {
   readonly connectTimeoutMs: number;
@@ -49,7 +51,7 @@ export async function* sdkAttempt<C, E>(attempt: SdkAttempt<C, E>): AsyncGenerat
     deadlines.start();
     const events = await attempt.open(client, controller.signal);
     deadlines.responded();
-    for await (const event of events) {
+    for await (const event of untilAborted(events, controller.signal)) {
       deadlines.received(); // the consumer's time is not the provider's silence
       for (const out of attempt.mapper.map(event)) yield out;
       deadlines.waiting();

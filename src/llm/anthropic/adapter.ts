@@ -16,6 +16,7 @@ import { describeFailure, httpError } from "../http-errors.js";
 import { withoutKey } from "../key-redaction.js";
 import { ModelRegistry } from "../models.js";
 import { type Provider, ProviderError, type ProviderRequest, type StreamChunk } from "../types.js";
+import { untilAborted } from "../until-aborted.js";
 import {
   type AnthropicPlatform,
   type AnthropicSdk,
@@ -141,7 +142,7 @@ export class AnthropicProvider implements Provider {
       deadlines.start();
       const events = await client.messages.create(body, { signal: controller.signal });
       deadlines.responded();
-      for await (const event of events) {
+      for await (const event of untilAborted(events, controller.signal)) {
         deadlines.received(); // the consumer's time is not the provider's silence
         yield* mapper.map(event);
         deadlines.waiting();
