@@ -36,7 +36,11 @@ beforeAll(async () => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-    const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+    const answer = await fetch(`${upstream}${req.url}`, {
+      method: req.method ?? "POST",
+      headers,
+      body: Buffer.concat(chunks),
+    });
     const body = Buffer.from(await answer.arrayBuffer());
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "text/event-stream" });
     res.end(body);
@@ -67,12 +71,14 @@ describe("a request aborted once its whole answer has arrived", () => {
     async (_name, make, model) => {
       const controller = new AbortController();
       const messages = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }];
-      const stream = make().stream(request({ model, messages, signal: controller.signal }));
+      const stream = make()
+        .stream(request({ model, messages, signal: controller.signal }))
+        [Symbol.asyncIterator]();
       const first = await stream.next();
       expect(first.done).toBe(false);
       controller.abort();
       const after: StreamChunk[] = [];
-      for await (const chunk of stream) after.push(chunk);
+      for (let read = await stream.next(); read.done !== true; read = await stream.next()) after.push(read.value);
       // At most the rest of the event already read (one event can map to a few chunks) — not the
       // hundreds of deltas the answer holds — and no finish but `aborted`.
       expect(after.length).toBeLessThan(4);
