@@ -110,11 +110,14 @@ export function summarize(tool: MutatingToolName, args: JsonValue | undefined): 
 /**
  * Control characters (C0 but tab and, when `keepNewlines`, newline; DEL; C1), format characters
  * (bidi overrides, zero-width), line/paragraph separators and lone surrogates, as `\xHH` or
- * `\u{H…}` escapes.
+ * `\u{H…}` escapes. `keepJoiners` keeps the zero-width joiner and non-joiner (U+200D, U+200C):
+ * prose needs them (emoji sequences, Persian, Indic scripts) and a terminal only shapes glyphs by
+ * them — a permission prompt escapes them still (an invisible character in a command).
  */
-export function showable(text: string, keepNewlines: boolean): string {
+export function showable(text: string, keepNewlines: boolean, keepJoiners = false): string {
   return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (char) => {
     if (char === "\t" || (keepNewlines && char === "\n")) return char;
+    if (keepJoiners && (char === "\u200d" || char === "\u200c")) return char;
     const code = char.codePointAt(0)!;
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
   });

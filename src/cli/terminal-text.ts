@@ -7,9 +7,12 @@
 // visible `\xHH` / `\u{H…}` escapes. Escaping is idempotent (an escape is printable text).
 import { showable } from "../builtin-tools/permissions.js";
 
-/** Multi-line text (an answer, a transcript): newlines and tabs kept, `\r\n` read as a newline. */
+/**
+ * Multi-line text (an answer, a transcript): newlines and tabs kept, `\r\n` read as a newline,
+ * and the zero-width joiners prose needs (👨‍👩 is three characters; found from outside).
+ */
 export function terminalText(text: string): string {
-  return showable(text.replace(/\r\n/g, "\n"), true);
+  return showable(text.replace(/\r\n/g, "\n"), true, true);
 }
 
 /** One line (an error message, a table cell): a newline is escaped too. */

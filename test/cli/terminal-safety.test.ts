@@ -35,6 +35,17 @@ describe("terminal text", () => {
     expect(terminalText(terminalText(HOSTILE))).toBe(terminalText(HOSTILE)); // idempotent
   });
 
+  // Found from outside: an answer's 👨‍👩 printed as `👨\u{200d}👩`.
+  it("keeps the zero-width joiners prose needs in an answer; escapes them in a line and every other format character", () => {
+    const family = "\u{1f468}\u200d\u{1f469}";
+    const persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645";
+    expect(terminalText(`${family} ${persian}`)).toBe(`${family} ${persian}`);
+    expect(terminalText("zero\u200bwidth \u2066isolate\u2069 \u{e0041}tag")).toBe(
+      "zero\\u{200b}width \\u{2066}isolate\\u{2069} \\u{e0041}tag",
+    );
+    expect(terminalLine(family)).toBe("\u{1f468}\\u{200d}\u{1f469}");
+  });
+
   it("escapes a listing's lines as terminalLine escapes each (one scan when none needs it)", () => {
     const cell = fc.oneof(
       fc.string(),
