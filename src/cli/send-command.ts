@@ -162,8 +162,7 @@ async function reportTurn(
         return;
       }
       if (error instanceof FleetError && error.code === "worker-lost") {
-        process.stderr.write(`keelson send: ${terminalLine(error.message)}\n${LEFT_FOR_RECOVERY(turnId)}`);
-        process.exitCode = EXIT.interrupted!;
+        await lostTurn(client, turnId, flags, error.message);
         return;
       }
       // not-run: the record says why, below
@@ -181,8 +180,7 @@ async function reportTurn(
     record = await client.awaitTurn(turnId, { untilLost: true, ...(left === undefined ? {} : { timeoutMs: left }) });
   } catch (error) {
     if (error instanceof FleetError && error.code === "worker-lost") {
-      process.stderr.write(`keelson send: ${terminalLine(error.message)}\n${LEFT_FOR_RECOVERY(turnId)}`);
-      process.exitCode = EXIT.interrupted!;
+      await lostTurn(client, turnId, flags, error.message);
       return;
     }
     if (error instanceof FleetError && error.code === "timeout") {
@@ -201,6 +199,20 @@ async function reportTurn(
   }
   process.stderr.write(`${outcomeLine(record)}\n`);
   process.exitCode = EXIT[record.status] ?? 1;
+}
+
+/**
+ * Its worker lost (exit 6): the line that says so and that the turn stays queued; with --json, the
+ * record as it stands on stdout too, as every other end prints one (found from outside: a script
+ * reading stdout could not tell the turn was lost).
+ */
+async function lostTurn(client: FleetClient, turnId: string, flags: ReportFlags, message: string): Promise<void> {
+  if (flags.json === true) {
+    const record = await client.turn(turnId).catch(() => undefined); // the line on stderr is what matters
+    if (record !== undefined) process.stdout.write(`${terminalJson(JSON.stringify(record))}\n`);
+  }
+  process.stderr.write(`keelson send: ${terminalLine(message)}\n${LEFT_FOR_RECOVERY(turnId)}`);
+  process.exitCode = EXIT.interrupted!;
 }
 
 function outcomeLine(record: TurnRecord): string {

@@ -2,7 +2,9 @@
 // (fleetClient.stream, decision 0016) — the answer's text deltas as they arrive, each step's text
 // on its own line; what of a step's text this client did not see as deltas (it connected mid-step,
 // its deltas overflowed, the database restarted mid-step) is printed from its committed answer
-// when the step ends, so the printed answer is the logged one. With --json every event is one JSON
+// when the step ends, so the printed answer is the logged one. A worker lost before it saved the
+// step it streamed: its re-run comes from the same log position (a seq delivered again), and a
+// line on stderr says the text printed before it is void. With --json every event is one JSON
 // line. Everything printed is untrusted model text: escaped for the terminal (terminal-text.ts).
 import type { FleetClient } from "../fleet/index.js";
 import type { TurnEvent } from "../loop/index.js";
@@ -12,6 +14,7 @@ export interface FollowPrintOptions {
   readonly json: boolean;
   readonly signal?: AbortSignal;
   readonly out?: (text: string) => void;
+  readonly err?: (text: string) => void;
 }
 
 /** Streams turn `turnId` to stdout until its end; rejects as `client.stream` does. */
@@ -29,6 +32,7 @@ export async function printFollowedTurn(
   const answer = new TerminalTextStream();
   let printed = new Map<number, string>(); // the step in flight's text printed from deltas, by content index
   let endedWithNewline = true;
+  let lastSeq = -1;
   const print = (text: string): void => {
     if (text === "") return;
     write(answer.push(text));
@@ -36,6 +40,15 @@ export async function printFollowedTurn(
   };
   try {
     for await (const event of stream) {
+      const seq = "seq" in event ? event.seq : undefined;
+      if (seq !== undefined && seq <= lastSeq) {
+        // The log holds something else where this client was shown the dead worker's unsaved events.
+        if (!endedWithNewline) print("\n");
+        (options.err ?? ((text: string) => process.stderr.write(text)))(
+          `keelson send: turn ${turnId} runs again (its worker was lost before saving this step): the text above is not part of its answer\n`,
+        );
+      }
+      if (seq !== undefined) lastSeq = seq;
       if (event.type === "step-start" || event.type === "retry") {
         if (!endedWithNewline) print("\n");
         printed = new Map();

@@ -8,14 +8,18 @@ import type { FleetClient } from "../../src/fleet/index.js";
 import type { TurnEvent } from "../../src/loop/index.js";
 
 /** What `send --follow` prints for these events (the client's stream yields them, in order). */
-async function printed(events: readonly TurnEvent[]): Promise<string> {
+async function printed(events: readonly TurnEvent[], err: string[] = []): Promise<string> {
   const client = {
     stream: async function* () {
       yield* events;
     },
   } as unknown as FleetClient;
   let out = "";
-  await printFollowedTurn(client, "turn-1", { json: false, out: (text) => (out += text) });
+  await printFollowedTurn(client, "turn-1", {
+    json: false,
+    out: (text) => (out += text),
+    err: (text) => err.push(text),
+  });
   return out;
 }
 
@@ -56,5 +60,19 @@ describe("send --follow prints the logged answer", () => {
     const retry: TurnEvent = { type: "retry", seq: 2, ...at, attempt: 2, code: "overloaded", delayMs: 0 };
     expect(await printed([stepStart, delta(0, "abandoned"), retry, answer("kept")])).toBe("abandoned\nkept\n");
     expect(await printed([stepStart, delta(0, "abandon"), answer("kept")])).toBe("abandon\nkept\n");
+  });
+
+  // Found from outside: a worker killed before it saved the first step — the re-run's text was
+  // printed on the same line, after the dead attempt's, with no word that the first was void.
+  test("a worker lost before saving the step: its re-run from the same seq starts a new line, and stderr says the text above is void", async () => {
+    const err: string[] = [];
+    const events = [stepStart, delta(0, "dead attem"), stepStart, delta(0, "kept"), answer("kept")];
+    expect(await printed(events, err)).toBe("dead attem\nkept\n");
+    expect(err).toEqual([
+      "keelson send: turn turn-1 runs again (its worker was lost before saving this step): the text above is not part of its answer\n",
+    ]);
+    const none: string[] = [];
+    await printed([stepStart, delta(0, "a"), answer("a")], none);
+    expect(none).toEqual([]);
   });
 });

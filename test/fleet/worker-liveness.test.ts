@@ -289,6 +289,7 @@ const sendTo = (session: string, prompt: string, ...flags: string[]) =>
 for (const [session, how] of [
   ["lv-cli", ["--follow"]],
   ["lv-cli-plain", []],
+  ["lv-cli-json", ["--follow", "--json"]], // the record as it stands ends stdout, as every end's does
 ] as const)
   test(`keelson send${how.map((flag) => ` ${flag}`).join("")} --dead-after-ms: the only worker SIGKILLed, the command exits 6 (worker lost) within seconds`, async () => {
     const sent = processes.track(sendTo(session, "nobody comes [park]", ...how, "--dead-after-ms", DEAD_AFTER_MS));
@@ -302,6 +303,11 @@ for (const [session, how] of [
     expect(code, sent.stderr()).toBe(6);
     expect(sent.stderr()).toMatch(/no worker is alive to recover it/);
     expect(sent.stderr()).toMatch(/stays in the queue: the next worker to start recovers it/);
+    if (how.includes("--json" as never))
+      expect(JSON.parse(sent.lines.at(-1)!)).toMatchObject({
+        sessionId: session,
+        status: "running",
+      });
     // Judged by the liveness lock at the grace it was given (500 ms): with the default, 5 s, the
     // verdict cannot come before the lock has been gone 5 s. The 2-minute lease is untouched.
     expect(Date.now() - killedAt).toBeLessThan(5_000);
