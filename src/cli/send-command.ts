@@ -24,6 +24,7 @@ import type { FleetClient, TurnRecord } from "../fleet/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { commandSummary } from "./commands.js";
 import { CliError, describeError } from "./errors.js";
+import { watchQueuedTurn } from "./queued-notice.js";
 import { printFollowedTurn } from "./send-follow.js";
 import { terminalJson, terminalLine, terminalText } from "./terminal-text.js";
 import { integer, postgresStore } from "./worker-command.js";
@@ -87,7 +88,7 @@ export function registerSend(program: Command): void {
         throw new CliError(
           "send needs --profile NAME: the agent profile a worker serves (a worker's --profiles module names them; `--profile emulator` is the built-in rule-based emulator, served by `keelson worker --emulator`)",
         );
-      const { FleetError, openFleetClient } = await import("../fleet/index.js");
+      const { DEFAULT_DEAD_AFTER_MS, FleetError, openFleetClient } = await import("../fleet/index.js");
       const client = await openFleetClient(url, deadAfterMs === undefined ? {} : { deadAfterMs });
       try {
         if (flags.follow === true) await client.checkFollow(); // refused: nothing is queued
@@ -115,6 +116,7 @@ export function registerSend(program: Command): void {
         const onInt = leave("SIGINT");
         const onTerm = leave("SIGTERM");
         process.once("SIGINT", onInt).once("SIGTERM", onTerm);
+        const stopWatch = watchQueuedTurn(client, turnId, deadAfterMs ?? DEFAULT_DEAD_AFTER_MS);
         try {
           await reportTurn(client, url, turnId, { ...flags, profile, timeoutMs }, step);
         } catch (error) {
@@ -123,6 +125,7 @@ export function registerSend(program: Command): void {
             cause: error,
           });
         } finally {
+          stopWatch();
           process.off("SIGINT", onInt).off("SIGTERM", onTerm);
         }
       } finally {

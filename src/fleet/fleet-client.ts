@@ -31,7 +31,7 @@ import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, refusedFollow, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
-import { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";
+import { DEFAULT_DEAD_AFTER_MS, LIVE_WORKERS } from "./worker-liveness.js";
 import {
   FINISHED_STATUSES,
   type FleetClientOptions,
@@ -234,6 +234,16 @@ export class FleetClient {
       await this.createSession({ id });
     } catch (e) {
       if (!(e instanceof StoreError && e.code === "exists")) throw e; // created meanwhile by someone else: fine
+    }
+  }
+
+  /** How many workers hold their liveness locks now (0: none is alive to claim a queued turn). */
+  async liveWorkers(): Promise<number> {
+    await this.#ready();
+    try {
+      return (await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS)).rows[0]?.count ?? 0;
+    } catch (e) {
+      throw fleetDbError(e, this.#opened.label, "counting the live workers");
     }
   }
 

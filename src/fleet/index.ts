@@ -34,3 +34,4 @@ export {
   type WorkerTurnEvent,
 } from "./types.js";
 export { startWorker } from "./worker.js";
+export { DEFAULT_DEAD_AFTER_MS } from "./worker-liveness.js";

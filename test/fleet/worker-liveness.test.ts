@@ -4,7 +4,8 @@
 // one that stopped. With real `keelson worker` processes and a 2-minute lease: a SIGKILLed
 // worker's turn is recovered, and its follower ends `interrupted`, long before that lease could
 // have lapsed; with no worker left, the follower, `awaitTurn({ untilLost })` and `keelson send`
-// (with or without --follow) end worker-lost within seconds; a worker whose
+// (with or without --follow) end worker-lost within seconds, and `keelson send` says when no
+// worker at all is alive to run its queued turn; a worker whose
 // every connection is terminated takes its lock back and keeps its turn.
 import { expect, onTestFinished, test } from "vitest";
 import { type FleetClient, FleetError, openFleetClient } from "../../src/fleet/index.js";
@@ -319,6 +320,16 @@ for (const [session, how] of [
     expect((await notWaiting.exited).code).toBe(2);
     expect(notWaiting.stderr()).toMatch(/--dead-after-ms is for waiting/);
   }, 60_000);
+
+// Found from outside: with no worker running, `send` waited without a word (90 s, then for ever).
+test("keelson send with no worker alive: one line on stderr says the turn waits for one; a worker that starts runs it", async () => {
+  const sent = processes.track(sendTo("lv-nobody", "hello", "--dead-after-ms", DEAD_AFTER_MS));
+  await until(() => /no worker is alive to run it/.test(sent.stderr()), "the line saying no worker is alive");
+  expect(sent.stderr()).toMatch(/^keelson send: turn \d+ waits in the queue: no worker is alive to run it/);
+  startWorker();
+  expect((await sent.exited).code, sent.stderr()).toBe(0);
+  expect(sent.stderr().match(/no worker is alive/g)).toHaveLength(1);
+}, 60_000);
 
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
   const client = await database().client();
