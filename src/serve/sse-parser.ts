@@ -24,6 +24,8 @@ export class SSEParser {
   /** The length of the event's data so far: its lines joined with "\n". */
   #dataChars = 0;
   #id: string | undefined;
+  /** An event or line over the bound, found after events a push returned: thrown by the next call. */
+  #failure: ServeError | undefined;
 
   /** The longest line: a data line that carries a whole event's data, `data: ` included. */
   readonly #maxLineChars: number;
@@ -33,9 +35,31 @@ export class SSEParser {
     this.#maxLineChars = maxEventChars + "data: ".length;
   }
 
-  /** The events completed by `text` (the next decoded piece of the stream). */
+  /**
+   * The events completed by `text` (the next decoded piece of the stream). An event or line over the
+   * bound throws — after the events completed before it are returned, when there are some: then
+   * `check()` (or the next push) throws it, so what a reader sees first does not hang on the split.
+   */
   push(text: string): ParsedSSEEvent[] {
+    this.check();
+    // An empty read: a CR that ended the last piece may still pair with an LF in the next.
+    if (text === "") return [];
     const out: ParsedSSEEvent[] = [];
+    try {
+      this.#parse(text, out);
+    } catch (error) {
+      if (!(error instanceof ServeError) || out.length === 0) throw error;
+      this.#failure = error;
+    }
+    return out;
+  }
+
+  /** Throws the bound's error a push found after the events it returned. */
+  check(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #parse(text: string, out: ParsedSSEEvent[]): void {
     let start = 0;
     let i = 0;
     let input = text;
@@ -57,7 +81,6 @@ export class SSEParser {
     }
     this.#buffer += input.slice(start);
     if (this.#buffer.length > this.#maxLineChars) this.#tooLarge(); // the line, once whole, would be too
-    return out;
   }
 
   #line(line: string): ParsedSSEEvent | undefined {

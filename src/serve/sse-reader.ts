@@ -121,6 +121,7 @@ async function* events(source: Source, maxEventChars: number): AsyncGenerator<Tu
       if (source.closed) return; // left meanwhile (`return()` cancelled the body)
       const events = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
       for (const frame of events) yield turnEvent(frame);
+      parser.check(); // an event over the bound after the ones it completed
       if (done) break;
     }
     finished = true;

@@ -8,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { ScriptedProvider } from "../../src/llm/core.js";
 import { createAgent, type TurnEvent } from "../../src/loop/index.js";
 import { isClientTurnEvent, readSSE, ServeError, sseResponse, toSSE } from "../../src/serve/index.js";
+import { SSEParser } from "../../src/serve/sse-parser.js";
 import { collect, echo } from "./support.js";
 
 async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
@@ -213,6 +214,34 @@ describe("readSSE checks what it reads", () => {
     // Any line over the bound and its `data: ` is too large, split or whole: a comment too.
     for (const pieces of splits(`: ${"c".repeat(max + 10)}\n\n`)) expect(await verdict(pieces)).toBe("event-too-large");
     for (const pieces of splits(`: ${"c".repeat(max)}\n\n`)) expect(await verdict(pieces)).toBe("read 0");
+  });
+
+  // Found in review: an empty read between a CR and its LF made the LF a blank line (two events
+  // for one), and the events completed before a too-large one were lost or not by the split.
+  test("the parser's events and error do not hang on the split: an empty read, a CR before its LF, events before a too-large one", () => {
+    const run = (pieces: string[], max = 100): string[] => {
+      const parser = new SSEParser(max);
+      const seen: string[] = [];
+      try {
+        for (const piece of pieces) {
+          for (const event of parser.push(piece)) seen.push(event.data);
+          parser.check();
+        }
+      } catch (error) {
+        seen.push((error as ServeError).code);
+      }
+      return seen;
+    };
+    const crlf = "data: a\r\ndata: b\r\n\r\n";
+    for (let at = 0; at <= crlf.length; at++)
+      for (const pieces of [
+        [crlf.slice(0, at), crlf.slice(at)],
+        [crlf.slice(0, at), "", crlf.slice(at)],
+      ])
+        expect(run(pieces), JSON.stringify(pieces)).toEqual(["a\nb"]);
+    const tooLarge = `data: ok\n\ndata: ${"x".repeat(200)}\n\n`;
+    for (let at = 0; at <= tooLarge.length; at += 7)
+      expect(run([tooLarge.slice(0, at), tooLarge.slice(at)]), String(at)).toEqual(["ok", "event-too-large"]);
   });
 
   test("a frame's id is its seq as written: an empty, padded or other spelling of the number is malformed-event", async () => {
