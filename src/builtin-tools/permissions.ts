@@ -110,15 +110,27 @@ export function summarize(tool: MutatingToolName, args: JsonValue | undefined): 
 /**
  * Control characters (C0 but tab and, when `keepNewlines`, newline; DEL; C1), format characters
  * (bidi overrides, zero-width), line/paragraph separators and lone surrogates, as `\xHH` or
- * `\u{H…}` escapes. `keepJoiners` keeps the zero-width joiner and non-joiner (U+200D, U+200C):
- * prose needs them (emoji sequences, Persian, Indic scripts) and a terminal only shapes glyphs by
- * them — a permission prompt escapes them still (an invisible character in a command).
+ * `\u{H…}` escapes. `keepJoiners` keeps a zero-width joiner or non-joiner (U+200D, U+200C) that
+ * stands between two characters outside ASCII, where prose needs it (an emoji sequence, Persian, an
+ * Indic script) and a terminal only shapes glyphs by it; one next to ASCII (`.bash\u200drc`, which
+ * shows as `.bashrc`) or at an end is escaped, as a permission prompt escapes every one.
  */
 export function showable(text: string, keepNewlines: boolean, keepJoiners = false): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (char) => {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (char, at: number) => {
     if (char === "\t" || (keepNewlines && char === "\n")) return char;
-    if (keepJoiners && (char === "\u200d" || char === "\u200c")) return char;
+    if (keepJoiners && (char === "\u200d" || char === "\u200c") && joins(text, at)) return char;
     const code = char.codePointAt(0)!;
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
   });
 }
+
+/** Whether the joiner at `at` stands between two characters outside ASCII (neither of them a space). */
+function joins(text: string, at: number): boolean {
+  if (at === 0) return false;
+  const low = text.charCodeAt(at - 1);
+  const before = text.codePointAt(low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1);
+  return outsideAscii(before) && outsideAscii(text.codePointAt(at + 1));
+}
+
+const outsideAscii = (code: number | undefined): boolean =>
+  code !== undefined && code > 0x7f && !/\s/u.test(String.fromCodePoint(code));

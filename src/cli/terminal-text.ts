@@ -9,7 +9,8 @@ import { showable } from "../builtin-tools/permissions.js";
 
 /**
  * Multi-line text (an answer, a transcript): newlines and tabs kept, `\r\n` read as a newline,
- * and the zero-width joiners prose needs (👨‍👩 is three characters; found from outside).
+ * and a zero-width joiner between two characters outside ASCII, where prose needs it (👨‍👩 is
+ * three characters; found from outside) — not one next to ASCII, where it only hides something.
  */
 export function terminalText(text: string): string {
   return showable(text.replace(/\r\n/g, "\n"), true, true);

@@ -44,6 +44,11 @@ describe("terminal text", () => {
       "zero\\u{200b}width \\u{2066}isolate\\u{2069} \\u{e0041}tag",
     );
     expect(terminalLine(family)).toBe("\u{1f468}\\u{200d}\u{1f469}");
+    // Next to ASCII, or at an end, a joiner only hides something: `.bash\u200drc` shows as `.bashrc` (review).
+    expect(terminalText(".bash\u200drc \u200d\u{1f468} \u{1f468}\u200d")).toBe(
+      ".bash\\u{200d}rc \\u{200d}\u{1f468} \u{1f468}\\u{200d}",
+    );
+    expect(terminalText("\u2764\ufe0f\u200d\u{1f525}")).toBe("\u2764\ufe0f\u200d\u{1f525}"); // ❤️‍🔥
   });
 
   it("escapes a listing's lines as terminalLine escapes each (one scan when none needs it)", () => {
