@@ -1,6 +1,7 @@
 // A provider SDK's event stream, read only until its request is aborted. An SDK's iterator is
-// meant to end or throw once its signal aborts, but the official Anthropic SDK over Node's fetch
-// may hand out what it had buffered and then wait for ever on a body that will never say more
+// meant to end or throw once its signal aborts, but each official SDK over Node's fetch (Anthropic,
+// OpenAI, Gemini), aborted after a whole answer had arrived, hands out what it had buffered and
+// then waits for ever on a body that will never say more
 // (found from outside: a turn cancelled mid-stream hung with its session locked, 1 in 4 cancels
 // against a fast local server). So the abort itself ends the read: nothing is awaited from the
 // SDK after it, and its iterator is closed without waiting for the close.
