@@ -33,7 +33,8 @@ export {
   wireTurnEvent,
 } from "./sse-stream.js";
 export { type EncodeOptions, type ResponseOptions, ServeError, type ServeErrorCode } from "./types.js";
-export { type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
+export { UIMessageEncoder } from "./ui-encoder.js";
+export type { UIEncoderOptions } from "./ui-encoder-options.js";
 export {
   pipeUIMessageStream,
   toUIMessageStream,

@@ -20,7 +20,8 @@ import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-a
 import { isTurnStream, pullStream } from "./pull-stream.js";
 import { SSE_DONE, sseBytes } from "./sse-frames.js";
 import type { EncodeOptions, ResponseOptions } from "./types.js";
-import { encoderOptionsOf, UI_ENCODER_OPTION_KINDS, type UIEncoderOptions, UIMessageEncoder } from "./ui-encoder.js";
+import { UIMessageEncoder } from "./ui-encoder.js";
+import { encoderOptionsOf, UI_ENCODER_OPTION_KINDS, type UIEncoderOptions } from "./ui-encoder-options.js";
 import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "./ui-types.js";
 
 export interface UIMessageStreamOptions extends EncodeOptions, UIEncoderOptions {}
