@@ -16,13 +16,52 @@ export function checkEvents(events: unknown, where: string): asserts events is A
     );
 }
 
-/** `value` as a turn event, or `ServeError('invalid-event')`: an object with a string `type`. */
+/** The committed turn events' types: each carries its log position (`seq`), which the encoders read. */
+const COMMITTED_TYPES: ReadonlySet<string> = new Set([
+  "turn-start",
+  "user-message",
+  "step-start",
+  "assistant-message",
+  "tool-call-ready",
+  "tool-result",
+  "step-end",
+  "approval-request",
+  "approval-decision",
+  "input-request",
+  "input-response",
+  "retry",
+  "compaction-start",
+  "compaction-end",
+  "turn-end",
+  "log-event",
+]);
+const DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "tool-call-delta"]);
+
+/**
+ * `value` as a turn event, or `ServeError('invalid-event')`: an object with a string `type`; a
+ * committed type with its `seq` (an integer ≥ 0: without it the event would pass for a live one —
+ * a `finish-step` with no step started), an answer or a result with its content array, a delta with
+ * its text.
+ */
 export function turnEventOf(value: unknown): TurnEvent {
   const isObject = typeof value === "object" && value !== null;
   const type: unknown = isObject ? (value as { type?: unknown }).type : undefined;
-  if (typeof type === "string") return value as TurnEvent;
-  const got = isObject ? `an object whose type is ${valueName(type)}` : valueName(value);
-  throw new ServeError("invalid-event", `the events yielded ${got}, not a turn event`);
+  if (typeof type !== "string") {
+    const got = isObject ? `an object whose type is ${valueName(type)}` : valueName(value);
+    throw new ServeError("invalid-event", `the events yielded ${got}, not a turn event`);
+  }
+  const event = value as { seq?: unknown; content?: unknown; delta?: unknown };
+  const problem = COMMITTED_TYPES.has(type)
+    ? !(Number.isSafeInteger(event.seq) && (event.seq as number) >= 0)
+      ? `its seq ${valueName(event.seq)} is not a log position`
+      : (type === "assistant-message" || type === "tool-result") && !Array.isArray(event.content)
+        ? `its content ${valueName(event.content)} is not an array`
+        : undefined
+    : DELTA_TYPES.has(type) && typeof event.delta !== "string"
+      ? `its delta ${valueName(event.delta)} is not text`
+      : undefined;
+  if (problem !== undefined) throw new ServeError("invalid-event", `the ${valueName(type)} event: ${problem}`);
+  return value as TurnEvent;
 }
 
 /**

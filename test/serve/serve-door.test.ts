@@ -279,6 +279,34 @@ describe("an event the encoders cannot write ends the stream with a typed error"
     }
   });
 
+  // Found from outside: these ended with code `error` (a TypeError inside), began a message with a
+  // `finish-step`, or were dropped without a word.
+  test("a committed event without its seq, an answer or result without its content array, a delta without its text: invalid-event", async () => {
+    const cases: [unknown, RegExp][] = [
+      [
+        { type: "step-end", turn: 1, step: 1, dispatched: false },
+        /step-end.* event: its seq undefined is not a log position/,
+      ],
+      [{ type: "assistant-message", seq: 1, turn: 1, step: 1, content: null }, /its content null is not an array/],
+      [
+        { type: "tool-result", seq: 1, turn: 1, step: 1, callId: "c", content: "ok", isError: false },
+        /its content .*ok.* is not an array/,
+      ],
+      [{ type: "text-delta", turn: 1, step: 1, index: 0, id: "t", delta: 5 }, /its delta 5 is not text/],
+    ];
+    for (const [bad, message] of cases) {
+      const chunks = await collect(toUIMessageStream(yielding(turnStart, bad)));
+      await expectValidChunks(chunks);
+      expect(chunks.map((chunk) => chunk.type)).not.toContain("finish-step");
+      expect(chunks.slice(-2)).toEqual([
+        { type: "error", errorText: "invalid-event: the turn failed (the server has the details)" },
+        { type: "finish", finishReason: "error" },
+      ]);
+      const text = await sseText(toSSE(yielding(turnStart, bad)));
+      expect(text.trimEnd().split("\n\n").at(-1)).toMatch(message);
+    }
+  });
+
   test("an SSE event type that is not a plain token never reaches the frame raw; nor does a seq that is no integer", async () => {
     const injected = await sseText(toSSE(yielding({ type: "a\nid: 99\ndata: {}", seq: 1 }), { include: () => true }));
     expect(injected).not.toMatch(/^id: 99$/m);
