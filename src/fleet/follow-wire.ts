@@ -9,7 +9,12 @@
 // message is in flight: adjacent deltas of one block coalesce, and over a bound a step's deltas
 // are dropped (its committed answer carries the content).
 import { createHash } from "node:crypto";
-import type { LiveTurnEvent, TurnEvent } from "../loop/index.js";
+import {
+  COMMITTED_TURN_EVENT_TYPES,
+  DELTA_TURN_EVENT_TYPES,
+  type LiveTurnEvent,
+  type TurnEvent,
+} from "../loop/index.js";
 
 /** Clients announce a session they follow here (payload: the session id); workers LISTEN. */
 export const FOLLOW_CHANNEL = "keelson_follow";
@@ -274,26 +279,13 @@ export function decodeMessage(text: string): LiveMessage | undefined {
   return { turnId: t, attempt: a as number, message: m as number, afterSeq: s as number, restart: r === 1, items };
 }
 
-const COMMITTED_TYPES = new Set<string>([
-  "turn-start",
-  "user-message",
-  "step-start",
-  "assistant-message",
-  "tool-call-ready",
-  "tool-result",
-  "step-end",
-  "approval-request",
-  "approval-decision",
-  "input-request",
-  "input-response",
-  "retry",
-  "compaction-start",
-  "compaction-end",
-  "turn-end",
-  "log-event",
+const BLOCK_TYPES = new Set<string>([
+  "text-start",
+  "text-end",
+  "reasoning-start",
+  "reasoning-end",
+  ...DELTA_TURN_EVENT_TYPES,
 ]);
-const DELTA_TYPES = new Set<string>(["text-delta", "reasoning-delta", "tool-call-delta"]);
-const BLOCK_TYPES = new Set<string>(["text-start", "text-end", "reasoning-start", "reasoning-end", ...DELTA_TYPES]);
 const CALL_TYPES = new Set<string>(["tool-call-start", "tool-call-delta", "tool-call-end"]);
 
 const isSeq = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
@@ -310,7 +302,7 @@ function isWireItem(item: unknown): item is WireItem {
   const type = i.type;
   if (typeof type !== "string") return false;
   if (type === "ref") return isSeq(i.seq);
-  if (COMMITTED_TYPES.has(type)) return isSeq(i.seq);
+  if (COMMITTED_TURN_EVENT_TYPES.has(type)) return isSeq(i.seq);
   if (type === "subagent")
     return (
       isString(i.callId) &&
@@ -324,7 +316,7 @@ function isWireItem(item: unknown): item is WireItem {
     return isSeq(i.turn) && isSeq(i.step) && isString(i.callId) && Number.isFinite(i.progress);
   if (!(BLOCK_TYPES.has(type) || CALL_TYPES.has(type))) return false;
   if (!(isSeq(i.turn) && isSeq(i.step) && isSeq(i.index))) return false;
-  if (DELTA_TYPES.has(type) && !isString(i.delta)) return false;
+  if (DELTA_TURN_EVENT_TYPES.has(type) && !isString(i.delta)) return false;
   if (CALL_TYPES.has(type)) return isString(i.callId) && (type !== "tool-call-start" || isString(i.name));
   return isString(i.id);
 }

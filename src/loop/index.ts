@@ -75,8 +75,10 @@ export type {
 } from "./types.js";
 export {
   type BlockEndEvent,
+  COMMITTED_TURN_EVENT_TYPES,
   type CommittedTurnEvent,
   committedTurnEvent,
+  DELTA_TURN_EVENT_TYPES,
   isBlockEnd,
   isCommittedTurnEvent,
   type LiveTurnEvent,

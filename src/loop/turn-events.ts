@@ -281,3 +281,30 @@ export function committedTurnEvent(event: SessionEvent): CommittedTurnEvent {
 
 /** True for events that stand for a logged event (they carry `seq`). */
 export const isCommittedTurnEvent = (event: TurnEvent): event is CommittedTurnEvent => "seq" in event;
+
+/** The committed turn events' types (each carries its `seq`): what a reader of events from outside checks them by. */
+export const COMMITTED_TURN_EVENT_TYPES: ReadonlySet<string> = new Set<CommittedTurnEvent["type"]>([
+  "turn-start",
+  "user-message",
+  "step-start",
+  "assistant-message",
+  "tool-call-ready",
+  "tool-result",
+  "step-end",
+  "approval-request",
+  "approval-decision",
+  "input-request",
+  "input-response",
+  "retry",
+  "compaction-start",
+  "compaction-end",
+  "turn-end",
+  "log-event",
+]);
+
+/** The live delta events' types (each carries its text as `delta`). */
+export const DELTA_TURN_EVENT_TYPES: ReadonlySet<string> = new Set<LiveTurnEvent["type"]>([
+  "text-delta",
+  "reasoning-delta",
+  "tool-call-delta",
+]);

@@ -4,6 +4,7 @@
 // event: the encoders end the stream with a typed `invalid-event` error, never a TypeError of
 // their own). The options are options-check.ts's.
 import type { TurnEvent } from "../loop/index.js";
+import { COMMITTED_TURN_EVENT_TYPES, DELTA_TURN_EVENT_TYPES } from "../loop/turn-events.js"; // alone: keelson/serve is bundled for browsers
 import { ServeError } from "./types.js";
 import { valueName } from "./value-name.js";
 
@@ -15,27 +16,6 @@ export function checkEvents(events: unknown, where: string): asserts events is A
       `${where}: events must be an async iterable of turn events (agent.stream(), agent.follow()), got ${valueName(events)}`,
     );
 }
-
-/** The committed turn events' types: each carries its log position (`seq`), which the encoders read. */
-const COMMITTED_TYPES: ReadonlySet<string> = new Set([
-  "turn-start",
-  "user-message",
-  "step-start",
-  "assistant-message",
-  "tool-call-ready",
-  "tool-result",
-  "step-end",
-  "approval-request",
-  "approval-decision",
-  "input-request",
-  "input-response",
-  "retry",
-  "compaction-start",
-  "compaction-end",
-  "turn-end",
-  "log-event",
-]);
-const DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "tool-call-delta"]);
 
 /**
  * `value` as a turn event, or `ServeError('invalid-event')`: an object with a string `type`; a
@@ -51,13 +31,13 @@ export function turnEventOf(value: unknown): TurnEvent {
     throw new ServeError("invalid-event", `the events yielded ${got}, not a turn event`);
   }
   const event = value as { seq?: unknown; content?: unknown; delta?: unknown };
-  const problem = COMMITTED_TYPES.has(type)
+  const problem = COMMITTED_TURN_EVENT_TYPES.has(type)
     ? !(Number.isSafeInteger(event.seq) && (event.seq as number) >= 0)
       ? `its seq ${valueName(event.seq)} is not a log position`
       : (type === "assistant-message" || type === "tool-result") && !Array.isArray(event.content)
         ? `its content ${valueName(event.content)} is not an array`
         : undefined
-    : DELTA_TYPES.has(type) && typeof event.delta !== "string"
+    : DELTA_TURN_EVENT_TYPES.has(type) && typeof event.delta !== "string"
       ? `its delta ${valueName(event.delta)} is not text`
       : undefined;
   if (problem !== undefined) throw new ServeError("invalid-event", `the ${valueName(type)} event: ${problem}`);
