@@ -9,6 +9,7 @@ import {
   ProviderError,
   type ProviderRequest,
   type ToolSchema,
+  untilAborted,
 } from "../llm/core.js";
 import type { Message } from "../messages/index.js";
 
@@ -50,10 +51,12 @@ export async function summarize(call: SummaryCall): Promise<{ text: string; resu
     ...(call.prefix.length > 0 ? { prefixLength: call.prefix.length } : {}),
   });
   const assembler = new BlockAssembler();
-  for await (const chunk of call.provider.stream(request)) {
+  // read only until the abort: a provider that ignores its signal must not hold a cancelled turn
+  for await (const chunk of untilAborted(call.provider.stream(request), call.signal)) {
     assembler.push(chunk);
     if (assembler.finished) break;
   }
+  if (call.signal.aborted && !assembler.finished) throw new ProviderError("aborted", "the summary call was aborted");
   const result = assembler.result();
   if (result.finish === "error" || result.finish === "aborted") {
     throw new ProviderError(

@@ -52,6 +52,7 @@ export {
   parseModelSelector,
 } from "./model-choice.js";
 export { withStallTimeout } from "./stall.js";
+export { untilAborted } from "./until-aborted.js";
 export {
   ANTHROPIC_API,
   foreignReasoning,

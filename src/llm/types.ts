@@ -92,7 +92,8 @@ export interface Provider {
   /** Short id used in `provider:model` selectors, e.g. `anthropic`, `openai`, `scripted`. */
   readonly id: string;
   /**
-   * Streams one response. Must end with a `finish` chunk or throw; honours `request.signal`. A
+   * Streams one response. Must end with a `finish` chunk or throw; honours `request.signal` (the
+   * loop also stops reading at the abort, so a stream that does not is dropped, not waited on). A
    * stream whose chunks are all at hand may also be a sync iterable (`Symbol.iterator`): the loop
    * then reads it without a promise per chunk (the replay's model does).
    */

@@ -32,18 +32,65 @@ export function streamProvider(
   return resultOf(abort, assembler);
 }
 
-async function streamAsync(
+/**
+ * Reads an async stream to its end — or to the turn's abort, whichever comes first: a provider
+ * that ignores its signal (a third-party one whose stream neither ends nor throws once cancelled)
+ * would otherwise hold the cancelled turn, and its session, for ever. At the abort the step's
+ * result is `aborted` at once, the stream is asked to close (not awaited: its `return()` may wait
+ * on the same hung read), and a chunk it still hands out is dropped unseen. One race a step, not
+ * a promise a chunk.
+ */
+function streamAsync(
   stream: AsyncIterable<StreamChunk>,
   abort: AbortState,
   assembler: BlockAssembler,
   onChunk: (chunk: StreamChunk) => void,
 ): Promise<AssistantResult> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const reading = readAsync(iterator, abort, assembler, onChunk);
+  if (abort.aborted) return reading;
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      closeQuietly(iterator);
+      resolve({ content: [], finish: "aborted" });
+    };
+    abort.listen(onAbort);
+    reading.then((result) => {
+      abort.unlisten(onAbort);
+      resolve(result);
+    });
+  });
+}
+
+async function readAsync(
+  iterator: AsyncIterator<StreamChunk>,
+  abort: AbortState,
+  assembler: BlockAssembler,
+  onChunk: (chunk: StreamChunk) => void,
+): Promise<AssistantResult> {
   try {
-    for await (const chunk of stream) if (take(assembler, onChunk, chunk)) break;
+    for (;;) {
+      const read = await iterator.next();
+      if (abort.aborted) break; // the step's result is settled: closed by the abort's listener
+      if (read.done === true) break;
+      if (take(assembler, onChunk, read.value)) {
+        await iterator.return?.(); // as `for await` closes a stream left before its end
+        break;
+      }
+    }
   } catch (error) {
     return failed(abort, error);
   }
   return resultOf(abort, assembler);
+}
+
+/** `iterator.return()`, not awaited (it may never settle either), its failure ignored. */
+function closeQuietly(iterator: AsyncIterator<StreamChunk>): void {
+  try {
+    iterator.return?.().catch(() => {});
+  } catch {
+    // a return() that throws at once: nothing more to close
+  }
 }
 
 /** One chunk assembled, then emitted live; true once the answer is finished. */
