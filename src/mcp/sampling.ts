@@ -9,7 +9,7 @@
 // denied) from the log.
 import { errorMessage } from "../errors/index.js";
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
-import { type AssistantResult, BlockAssembler, type Provider } from "../llm/core.js";
+import { type AssistantResult, BlockAssembler, type Provider, untilAborted } from "../llm/core.js";
 import type { Agent } from "../loop/index.js";
 import { type EventDataMap, type SampledRequest, SessionError } from "../session/index.js";
 import type { ToolContext } from "../tools/index.js";
@@ -172,11 +172,12 @@ async function complete(
   signal: AbortSignal,
 ): Promise<AssistantResult> {
   const assembler = new BlockAssembler();
-  for await (const chunk of provider.stream(Object.freeze({ ...request, signal, sessionId }))) {
+  // read only until the abort: a provider that ignores its signal must not keep the request open
+  for await (const chunk of untilAborted(provider.stream(Object.freeze({ ...request, signal, sessionId })), signal)) {
     assembler.push(chunk);
     if (assembler.finished) break;
   }
-  return assembler.result();
+  return signal.aborted && !assembler.finished ? { content: [], finish: "aborted" } : assembler.result();
 }
 
 /** Logs the answer unless the call was closed meanwhile (a cancel logged its aborted result): then there is nothing to attach it to. */
