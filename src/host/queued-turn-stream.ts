@@ -111,6 +111,11 @@ export class QueuedTurnStream implements TurnStream, QueuedPrompt {
     else this.fail(new HostError("cancelled", `the prompt was dropped before its turn started (${reason})`));
   }
 
+  /** The agent's durable position once the turn runs (`TurnStream.durableThrough`); −1 before. */
+  durableThrough(): number {
+    return this.#inner?.durableThrough?.() ?? -1;
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
     if (this.#iterated)
       throw new LoopError("already-iterated", "a turn stream can be iterated once (host.follow reads it again)");

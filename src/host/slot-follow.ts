@@ -7,16 +7,28 @@
 import type { Agent, TurnEvent } from "../loop/index.js";
 import type { SessionSlot } from "./session-slot.js";
 
-export async function* followSlot(
+export function followSlot(
   slot: SessionSlot,
   first: AsyncIterableIterator<TurnEvent>,
   from: number,
   maxBufferedChars: number | undefined,
+): AsyncGenerator<TurnEvent, void, undefined> & { durableThrough(): number } {
+  const state = { feed: first };
+  // How far the log of the feed in hand is durable (an agent's follow says: TurnFeed.durableThrough).
+  const durableThrough = (): number =>
+    (state.feed as { durableThrough?: () => number }).durableThrough?.() ?? Number.MAX_SAFE_INTEGER;
+  return Object.assign(follow(slot, state, from, maxBufferedChars), { durableThrough });
+}
+
+async function* follow(
+  slot: SessionSlot,
+  state: { feed: AsyncIterableIterator<TurnEvent> },
+  from: number,
+  maxBufferedChars: number | undefined,
 ): AsyncGenerator<TurnEvent, void, undefined> {
   let at = from;
-  let feed = first;
   for (;;) {
-    for await (const event of feed) {
+    for await (const event of state.feed) {
       if ("seq" in event) at = event.seq;
       yield event;
     }
@@ -24,6 +36,6 @@ export async function* followSlot(
     await slot.turnUnderway(); // the next admitted prompt's turn has started (or nothing waits any more)
     const agent: Agent | undefined = slot.agent;
     if (agent === undefined) return;
-    feed = agent.follow({ from: at, ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }) });
+    state.feed = agent.follow({ from: at, ...(maxBufferedChars === undefined ? {} : { maxBufferedChars }) });
   }
 }

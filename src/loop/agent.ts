@@ -8,11 +8,11 @@ import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { type AnySessionEvent, type PendingApproval, type PendingInput, Session } from "../session/index.js";
-import type { SessionPersistence } from "../store/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { claimAnswers, claimInput, claimItems, notLogged } from "./pause-claims.js";
 import { AgentPauseAnswers } from "./pause-answers.js";
 import type { AnswerBatch, AnswerStreamOptions, ApprovalDecision, InputAnswer } from "./approval-types.js";
+import { DurableLog } from "./durable-log.js";
 import { globalHooks, globalPrompt } from "./global.js";
 import { type Claim, deferred, Inbox, type Settle, triggerOf } from "./inbox.js";
 import { type AbortCause, runTurn, type TurnContext } from "./turn.js";
@@ -57,7 +57,7 @@ class LoopAgent implements Agent {
   readonly #provider: Provider;
   readonly #inbox = new Inbox();
   readonly #unloads: Dispose[] = [];
-  readonly #persistence: SessionPersistence | undefined;
+  readonly #persistence: DurableLog | undefined;
   readonly #ready: Promise<void>;
   readonly #context: TurnContext;
   readonly #output: OutputDefaults;
@@ -96,11 +96,13 @@ class LoopAgent implements Agent {
       },
     });
     const store = options.store;
-    this.#persistence = store?.attach(this.session);
+    const persistence = store?.attach(this.session);
     this.#ready =
       store === undefined || origin.storeOpen
         ? Promise.resolve()
         : store.create(this.session.header, this.session.events);
+    const created = origin.storeOpen ? undefined : this.#ready;
+    this.#persistence = persistence && new DurableLog(persistence, this.session, created);
     this.#ready.catch((error: unknown) => {
       this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
     });
@@ -240,6 +242,7 @@ class LoopAgent implements Agent {
       tapChunks: this.#chunkTaps.add,
       tapSubagents: this.#subagentTaps.add,
       stepSoFar: () => this.#stepSoFar.replay(this.session),
+      durableThrough: () => this.#persistence?.through ?? this.session.length - 1,
     };
   }
 

@@ -52,6 +52,8 @@ export interface FeedSource {
   readonly busy?: () => boolean;
   /** Subscribes to the agent becoming idle (nothing queued, nothing driving); returns the unsubscribe. */
   readonly tapIdle?: (listener: () => void) => () => void;
+  /** The last seq of the log no crash can take back (durable-log.ts); absent: all of it (no store). */
+  readonly durableThrough?: () => number;
 }
 
 /** What feeds hear live: the provider's chunks, and running calls' progress reports. */
@@ -210,6 +212,15 @@ export class TurnFeed implements AsyncIterableIterator<TurnEvent> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /**
+   * The last seq of the log that no crash can take back: flushed to the agent's store, or any
+   * logged one without a store (a session in memory dies with its process and is never resumed).
+   * An encoder gives a client a position (an SSE id) only up to it.
+   */
+  durableThrough(): number {
+    return this.#source.durableThrough?.() ?? this.#session.length - 1;
   }
 
   /**

@@ -50,19 +50,29 @@ export function openTurnStream(port: TurnStreamPort, options: StreamOptions = {}
     if (cancelled !== undefined) port.cancel(cancelled);
   });
   if (options.signal?.aborted) onAbort();
-  return turnStreamOf(outcome, cancel, () => feed);
+  return turnStreamOf(
+    outcome,
+    cancel,
+    () => feed,
+    () => feed.durableThrough(),
+  );
 }
 
-/** A `TurnStream` over its outcome, its cancel and its events (which may be iterated once). */
+/**
+ * A `TurnStream` over its outcome, its cancel and its events (which may be iterated once), and —
+ * when its committed events are one log's — how far that log is durable.
+ */
 export function turnStreamOf(
   outcome: Promise<TurnOutcome>,
   cancel: (reason: string) => void,
   events: () => AsyncIterator<TurnEvent>,
+  durableThrough?: () => number,
 ): TurnStream {
   let iterated = false;
   return {
     outcome,
     cancel: (reason = "cancelled") => cancel(reason),
+    ...(durableThrough === undefined ? {} : { durableThrough }),
     [Symbol.asyncIterator]() {
       if (iterated)
         throw new LoopError("already-iterated", "a turn stream can be iterated once (follow() reads it again)");

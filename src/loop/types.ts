@@ -317,6 +317,13 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
   readonly outcome: Promise<TurnOutcome<O>>;
   /** Cancels the turn (queued: it ends `aborted` as soon as it starts). */
   cancel(reason?: string): void;
+  /**
+   * The last seq of the agent's log that no crash can take back — flushed to its store (every
+   * logged one without a store). Committed events are streamed as they are appended, before the
+   * step's group commit: the SSE encoder gives a client an id (a position to resume from) only
+   * up to this. Absent where the stream's events are not one log's (a subagent's answers).
+   */
+  durableThrough?(): number;
 }
 
 /**

@@ -21,7 +21,7 @@ export {
 } from "./follow-position.js";
 export { DEFAULT_MAX_BODY_BYTES, type JsonBodyOptions, readJsonBody } from "./json-body.js";
 export { DEFAULT_KEEP_ALIVE_MS, type KeepAliveOptions } from "./keep-alive.js";
-export { type ReadSSEOptions, readSSE } from "./sse-reader.js";
+export { type ReadSSEOptions, readSSE, type SSEEventReader } from "./sse-reader.js";
 export {
   isClientTurnEvent,
   pipeSSE,

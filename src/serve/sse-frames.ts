@@ -21,6 +21,9 @@ export function sseFrame(frame: SSEFrame): string {
 /** The frame's UTF-8 bytes. */
 export const sseBytes = (frame: SSEFrame): Uint8Array => encoder.encode(sseFrame(frame));
 
+/** An id-only frame: no data, so not an event — a reader (an `EventSource`) only takes it as its last event id. */
+export const sseIdBytes = (id: string): Uint8Array => encoder.encode(`id: ${oneLine(id)}\n\n`);
+
 /** The AI SDK's end marker (`data: [DONE]`), sent after the last UI chunk. */
 export const SSE_DONE: SSEFrame = Object.freeze({ data: "[DONE]" });
 

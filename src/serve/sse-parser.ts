@@ -1,7 +1,7 @@
 // SSEParser: the WHATWG `text/event-stream` parsing rules over decoded text in arbitrary pieces —
 // lines end with CRLF, LF or CR (a CR at the end of one piece may pair with an LF in the next),
 // `:` starts a comment, a field's value loses one leading space, `data` lines join with "\n",
-// a blank line dispatches the event (when it has data). Bounded, so a hostile server cannot grow
+// a blank line dispatches the event (when it has data; an id with none is returned as `idOnly`). Bounded, so a hostile server cannot grow
 // memory without end: an event whose data (its lines joined) is longer than `maxEventChars`, and
 // a line of any field longer than that plus `data: `, are errors — the same whichever way the
 // bytes were split (a line still incomplete is held to the line's bound, never the data's).
@@ -13,6 +13,11 @@ export interface ParsedSSEEvent {
   readonly data: string;
   /** The `id:` given with this event, if any. */
   readonly id?: string;
+  /**
+   * An `id:` with no data: not an event (an `EventSource` dispatches none), only a new last
+   * event id — what Keelson's encoder sends once the events before it are durable.
+   */
+  readonly idOnly?: true;
 }
 
 export class SSEParser {
@@ -107,7 +112,7 @@ export class SSEParser {
     this.#dataChars = 0;
     this.#event = "";
     this.#id = undefined;
-    if (data.length === 0) return undefined;
+    if (data.length === 0) return id === undefined ? undefined : { event, data: "", id, idOnly: true };
     return { event, data: data.join("\n"), ...(id === undefined ? {} : { id }) };
   }
 

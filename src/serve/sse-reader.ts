@@ -28,10 +28,19 @@ const MAX_ERROR_BODY = 2_000;
  * call `ServeError('invalid-argument')` for an input that is neither, `invalid-options` for a
  * `maxEventChars` that is not a positive integer (NaN or a string would lift the bound).
  */
-export function readSSE(
-  input: Response | ReadableStream<Uint8Array>,
-  options: ReadSSEOptions = {},
-): AsyncGenerator<TurnEvent, void, undefined> {
+/** `readSSE`'s events, and the position to resume from. */
+export interface SSEEventReader extends AsyncGenerator<TurnEvent, void, undefined> {
+  /**
+   * The last id the server gave (as `EventSource.lastEventId` keeps it): the seq of the last
+   * event read that the server had made durable — Keelson's encoder gives an id only to those, on
+   * the event itself or in an id-only frame once it is — or undefined before any. Reconnect with
+   * it (`?from=` or `Last-Event-ID`): never with the seq of the last event read, which a server
+   * that died before saving it logs again as another event.
+   */
+  readonly lastEventId: string | undefined;
+}
+
+export function readSSE(input: Response | ReadableStream<Uint8Array>, options: ReadSSEOptions = {}): SSEEventReader {
   if (!isByteStream(input) && !isResponse(input))
     throw new ServeError(
       "invalid-argument",
@@ -57,6 +66,8 @@ interface Source {
   readonly input: Response | ReadableStream<Uint8Array>;
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   closed: boolean;
+  /** The last id read (`SSEEventReader.lastEventId`). */
+  lastEventId?: string;
 }
 
 /**
@@ -64,10 +75,7 @@ interface Source {
  * waits for it to reach a `yield`, so leaving a quiet stream (keep-alive comments only) or one
  * not started yet would hold the connection until the next event.
  */
-function cancellable(
-  generator: AsyncGenerator<TurnEvent, void, undefined>,
-  source: Source,
-): AsyncGenerator<TurnEvent, void, undefined> {
+function cancellable(generator: AsyncGenerator<TurnEvent, void, undefined>, source: Source): SSEEventReader {
   const cancel = async (): Promise<void> => {
     if (source.closed) return;
     source.closed = true;
@@ -77,7 +85,10 @@ function cancellable(
       if (body !== null && !body.locked) await body.cancel().catch(() => {});
     }
   };
-  const wrapped: AsyncGenerator<TurnEvent, void, undefined> = {
+  const wrapped: SSEEventReader = {
+    get lastEventId() {
+      return source.lastEventId;
+    },
     next: (...args) => generator.next(...args),
     return: async (value) => {
       await cancel();
@@ -120,7 +131,17 @@ async function* events(source: Source, maxEventChars: number): AsyncGenerator<Tu
       const { done, value } = chunk;
       if (source.closed) return; // left meanwhile (`return()` cancelled the body)
       const events = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
-      for (const frame of events) yield turnEvent(frame);
+      for (const frame of events) {
+        if (frame.idOnly === true) {
+          if (!/^(0|[1-9][0-9]*)$/.test(frame.id!) || !isSeq(Number(frame.id)))
+            throw malformed(frame, "its id is not a log position");
+          source.lastEventId = frame.id!;
+          continue;
+        }
+        const event = turnEvent(frame);
+        if (frame.id !== undefined) source.lastEventId = frame.id;
+        yield event;
+      }
       parser.check(); // an event over the bound after the ones it completed
       if (done) break;
     }
@@ -201,11 +222,7 @@ function turnEvent(frame: ParsedSSEEvent): TurnEvent {
   // The id as written (`toSSE` writes the seq's decimal digits): what an EventSource keeps and sends back.
   if (frame.id !== undefined && !(isSeq(event.seq) && frame.id === String(event.seq)))
     throw malformed(frame, `its seq ${valueName(event.seq)} is not the frame's id`);
-  if (frame.id === undefined && event.seq !== undefined)
-    throw malformed(
-      frame,
-      `it has a seq (${valueName(event.seq)}) but no id: a committed event carries its seq as the id`,
-    );
+  // A committed event may come without its id: the server gives one once the event is durable.
   return value as TurnEvent;
 }
 

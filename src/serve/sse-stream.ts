@@ -21,7 +21,7 @@ import {
 import { webResponse, writeBody } from "./http-response.js";
 import { type KeepAliveOptions, keepAliveComment, keepAliveMsOf } from "./keep-alive.js";
 import { isTurnStream, pullStream } from "./pull-stream.js";
-import { type SSEFrame, sseBytes } from "./sse-frames.js";
+import { type SSEFrame, sseBytes, sseIdBytes } from "./sse-frames.js";
 import { type EncodeOptions, type ResponseOptions, ServeError } from "./types.js";
 import { boundedErrorText } from "./ui-parts.js";
 import { valueName } from "./value-name.js";
@@ -109,18 +109,74 @@ function sseBody(
   checkOptions(options, kinds, where);
   const keepAliveMs = keepAliveMsOf(options);
   const include = options.include ?? isClientTurnEvent;
+  const ids = new DurableIds(durableThroughOf(events));
   return pullStream(
     events,
     {
       encode: (value) => {
         const event = turnEventOf(value);
-        return include(event) ? [sseBytes(eventFrame(event))] : [];
+        if (!include(event)) return [];
+        const frame = ids.frame(eventFrame(event));
+        const caughtUp = ids.catchUp();
+        return caughtUp === undefined ? [sseBytes(frame)] : [caughtUp, sseBytes(frame)];
       },
-      end: (failure) => (failure === undefined ? [] : [sseBytes(errorFrame(failure.error))]),
-      heartbeat: keepAliveComment,
+      end: (failure) => {
+        const caughtUp = ids.catchUp();
+        const error = failure === undefined ? [] : [sseBytes(errorFrame(failure.error))];
+        return caughtUp === undefined ? error : [caughtUp, ...error];
+      },
+      heartbeat: () => ids.catchUp() ?? keepAliveComment(),
     },
     { ...options, failBeforeOutput, keepAliveMs },
   );
+}
+
+/** How far the log of a turn stream or follow is durable (`TurnStream.durableThrough`), when it says. */
+function durableThroughOf(events: AsyncIterable<TurnEvent>): (() => number) | undefined {
+  const durableThrough = (events as { durableThrough?: unknown }).durableThrough;
+  return typeof durableThrough === "function" ? () => durableThrough.call(events) as number : undefined;
+}
+
+/**
+ * The ids a stream gives: a committed event's seq only once the log is durable through it (a
+ * server that dies before the step's group commit logs other events at those seqs on restart, so
+ * a client resuming from one would be told nothing of it). An event sent before that goes without
+ * its id, and an id-only frame (`id: <seq>`, no data: an `EventSource` only updates its last
+ * event id) follows with the next frame or keep-alive once the log is durable through it.
+ * Events whose source does not say how far it is durable (an app's own iterable, a stored log's
+ * follow) keep their ids.
+ */
+class DurableIds {
+  readonly #durableThrough: (() => number) | undefined;
+  /** The last id given. */
+  #given = -1;
+  /** The last seq sent without its id. */
+  #held = -1;
+
+  constructor(durableThrough: (() => number) | undefined) {
+    this.#durableThrough = durableThrough;
+  }
+
+  /** The frame as sent: its id dropped while the log is not yet durable through it. */
+  frame(frame: SSEFrame): SSEFrame {
+    if (frame.id === undefined || this.#durableThrough === undefined) return frame;
+    const seq = Number(frame.id);
+    if (seq <= this.#durableThrough()) {
+      if (seq > this.#given) this.#given = seq;
+      return frame;
+    }
+    if (seq > this.#held) this.#held = seq;
+    return { event: frame.event!, data: frame.data }; // no id yet
+  }
+
+  /** An id-only frame for what became durable since the last id — every event through it was sent. */
+  catchUp(): Uint8Array | undefined {
+    if (this.#held <= this.#given || this.#durableThrough === undefined) return undefined;
+    const at = Math.min(this.#durableThrough(), this.#held);
+    if (at <= this.#given) return undefined;
+    this.#given = at;
+    return sseIdBytes(String(at));
+  }
 }
 
 /** The event's frame; `ServeError('invalid-event')` for a type that is not a plain token or a seq that is not an integer. */

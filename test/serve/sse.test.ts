@@ -107,9 +107,25 @@ describe("readSSE checks what it reads", () => {
       `id: 7\nevent: turn-start\ndata: ${start}\n\n`,
       "event: turn-start\ndata: {nope\n\n",
       "event: turn-start\ndata: [1]\n\n",
-      `event: turn-start\ndata: ${start}\n\n`, // a seq without its id: a committed event sent without its position
+      "id: 07\n\n", // an id-only frame whose id is no log position as written
+      "id: -1\n\n",
+      "id: x\n\n",
     ])
       await expect(drain(readSSE(bytes(frame)))).rejects.toMatchObject({ code: "malformed-event" });
+  });
+
+  test("a committed event may come without its id (not durable yet); an id-only frame moves lastEventId, yielding nothing", async () => {
+    const reader = readSSE(
+      bytes(
+        `event: turn-start\ndata: ${start}\n\n: keep-alive\n\nid: 0\n\nid: 3\nevent: turn-start\ndata: ${JSON.stringify({ ...JSON.parse(start), seq: 3 })}\n\n`,
+      ),
+    );
+    expect(reader.lastEventId).toBeUndefined();
+    expect((await reader.next()).value).toMatchObject({ type: "turn-start", seq: 0 });
+    expect(reader.lastEventId).toBeUndefined(); // sent without its id: not a position yet
+    expect((await reader.next()).value).toMatchObject({ type: "turn-start", seq: 3 });
+    expect(reader.lastEventId).toBe("3");
+    expect((await reader.next()).done).toBe(true);
   });
 
   // Found from outside: a server killed mid-stream surfaced as undici's `TypeError: terminated`.
