@@ -145,7 +145,7 @@ export async function* controlReplyChunks(
   signal: AbortSignal,
 ): AsyncGenerator<StreamChunk> {
   if (reply === "hang") {
-    await untilAborted(signal);
+    await whenAborted(signal);
     yield { type: "finish", reason: "aborted" };
     return;
   }
@@ -153,7 +153,7 @@ export async function* controlReplyChunks(
   yield { type: "finish", reason: "error", error: reply.error };
 }
 
-function untilAborted(signal: AbortSignal): Promise<void> {
+function whenAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
