@@ -115,6 +115,16 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     return this;
   }
 
+  /**
+   * The last seq delivered that the follower has seen in the log (PostgreSQL committed it): a
+   * worker's committed events arrive live before they are durable, and one that died before
+   * saving them has them logged again differently (delivery goes back). The SSE encoder gives ids
+   * only up to this (`TurnStream.durableThrough`).
+   */
+  durableThrough(): number {
+    return (this.#merge.unsavedFrom ?? 0) - 1;
+  }
+
   async next(): Promise<IteratorResult<TurnEvent>> {
     await this.#ready;
     for (;;) {

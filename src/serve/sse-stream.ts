@@ -161,6 +161,9 @@ class DurableIds {
   frame(frame: SSEFrame): SSEFrame {
     if (frame.id === undefined || this.#durableThrough === undefined) return frame;
     const seq = Number(frame.id);
+    // Delivered again (a fleet follower going back to where the log differs from what a dead worker
+    // streamed): what was held from there on is being replaced, and no id may cover it.
+    if (seq <= this.#held) this.#held = seq - 1;
     if (seq <= this.#durableThrough()) {
       if (seq > this.#given) this.#given = seq;
       return frame;

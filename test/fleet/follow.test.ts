@@ -11,6 +11,7 @@ import { decodeMessage, FrameAssembler } from "../../src/fleet/follow-wire.js";
 import { FleetError, liveChannel, rotateFollowKey } from "../../src/fleet/index.js";
 import type { Provider, StreamChunk } from "../../src/llm/core.js";
 import { committedTurnEvent, type TurnEvent } from "../../src/loop/index.js";
+import { readSSE, toSSE } from "../../src/serve/index.js";
 import type { SessionEvent } from "../../src/session/index.js";
 import { type Deferred, deferred } from "../support/deferred.js";
 import { until } from "../support/until.js";
@@ -184,6 +185,34 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(types.indexOf("text-delta")).toBeGreaterThan(types.indexOf("step-start"));
     expect(types.lastIndexOf("tool-call-delta")).toBeLessThan(types.indexOf("assistant-message"));
     expect(committedOf(seen)).toEqual(logged);
+  });
+
+  test("through SSE, a follower gives an id only to what PostgreSQL holds: the worker's events come live before they are saved (found from outside)", async () => {
+    const gates = { text: deferred(), call: deferred() };
+    heldGates.push(gates);
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-durable-ids", prompt: "hello", profile: "gated" });
+    const reader = readSSE(toSSE(client.stream(id), { keepAliveMs: 0 }));
+    await untilFollowed(id);
+    await database().worker({ profiles: gatedProfile(gates) });
+    const logged = async (): Promise<number> => (await storedEvents("follow-durable-ids")).length;
+    let text = "";
+    let withheld = 0;
+    let last: TurnEvent | undefined;
+    for await (const event of reader) {
+      last = event;
+      expect(Number(reader.lastEventId ?? -1)).toBeLessThan(await logged());
+      if ("seq" in event && reader.lastEventId !== String(event.seq)) withheld++;
+      if (event.type === "text-delta") text += event.delta;
+      if (text === "Hello") {
+        text = "Hello!";
+        gates.text.resolve(); // the step's first events were streamed before any flush
+      }
+      if (event.type === "tool-call-delta") gates.call.resolve();
+    }
+    expect(withheld).toBeGreaterThan(0);
+    expect(last?.type).toBe("turn-end");
+    expect(reader.lastEventId).toBe(String((last as { seq: number }).seq)); // the end is the log's: positioned there
   });
 
   test("a client that connects after the turn ended gets the turn's committed events from the log", async () => {
