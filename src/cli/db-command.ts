@@ -4,7 +4,7 @@
 // server without credentials; a schema written by a newer Keelson is refused, untouched (exit 1).
 // The turn queue's tables (the fleet schema, src/fleet `migrateFleet`) are migrated with them, and
 // the line printed says what became of both: `migrated the Keelson schema from version 0 to 1 and
-// the fleet schema from 0 to 9`, `the Keelson schema is already at version 1 (fleet schema 9)`.
+// the fleet schema from 0 to 10`, `the Keelson schema is already at version 1 (fleet schema 10)`.
 // `keelson db rotate-follow-key --url …` replaces the fleet's follow key (src/fleet/follow-seal.ts).
 import type { Command } from "commander";
 import { type MigrateResult, migrate, redactUrl } from "../store/postgres/index.js";

@@ -1,5 +1,6 @@
 // `keelson send`'s word on a turn nobody can run: a turn still queued once the workers'
-// `--dead-after-ms` has passed since the enqueue, with no worker holding its liveness lock, gets
+// `--dead-after-ms` has passed since the enqueue, with no worker holding its liveness lock — or
+// none of those that do serving the turn's profile (a typo in `--profile` waited for ever) — gets
 // one line on stderr — the command goes on waiting (a worker that starts claims it), but does not
 // wait in silence (found from outside: 90 s without a word when no worker was running).
 import type { FleetClient } from "../fleet/index.js";
@@ -14,15 +15,22 @@ export function watchQueuedTurn(
 ): () => void {
   let stopped = false;
   const timer = setTimeout(async () => {
-    const still = await client.turn(turnId).then(
-      (record) => record.status === "queued",
-      () => false,
+    const profile = await client.turn(turnId).then(
+      (record) => (record.status === "queued" ? record.profile : undefined),
+      () => undefined,
     );
-    const alive = still ? await client.liveWorkers().catch(() => undefined) : undefined;
-    if (stopped || alive !== 0) return;
-    write(
-      `keelson send: ${terminalLine(`turn ${turnId} waits in the queue: no worker is alive to run it (start one: keelson worker --store … --profiles …)`)}\n`,
-    );
+    if (profile === undefined) return;
+    const alive = await client.liveWorkers().catch(() => undefined);
+    const serving = alive ? await client.liveWorkers({ profile }).catch(() => undefined) : undefined;
+    if (stopped) return;
+    if (alive === 0)
+      write(
+        `keelson send: ${terminalLine(`turn ${turnId} waits in the queue: no worker is alive to run it (start one: keelson worker --store … --profiles …)`)}\n`,
+      );
+    else if (serving === 0)
+      write(
+        `keelson send: ${terminalLine(`turn ${turnId} waits in the queue: no live worker serves its profile ${JSON.stringify(profile)} (${alive} alive serve others; start one whose --profiles has it)`)}\n`,
+      );
   }, afterMs);
   timer.unref();
   return () => {

@@ -31,7 +31,7 @@ import { checkTurnInput } from "./turn-input.js";
 import { StatusPoll } from "./status-poll.js";
 import { type FollowOptions, type FollowSessionOptions, refusedFollow, TurnFollower } from "./turn-follower.js";
 import { TurnNotifications } from "./turn-notifications.js";
-import { DEFAULT_DEAD_AFTER_MS, LIVE_WORKERS } from "./worker-liveness.js";
+import { DEFAULT_DEAD_AFTER_MS, LIVE_WORKERS, LIVE_WORKERS_SERVING } from "./worker-liveness.js";
 import {
   FINISHED_STATUSES,
   type FleetClientOptions,
@@ -237,11 +237,22 @@ export class FleetClient {
     }
   }
 
-  /** How many workers hold their liveness locks now (0: none is alive to claim a queued turn). */
-  async liveWorkers(): Promise<number> {
+  /**
+   * How many workers hold their liveness locks now (0: none is alive to claim a queued turn);
+   * with `profile`, how many of them serve it (a worker of a Keelson before fleet schema 10 does
+   * not say which it serves, and is counted).
+   */
+  async liveWorkers(options: { readonly profile?: string } = {}): Promise<number> {
+    const profile = options.profile;
+    if (profile !== undefined && typeof profile !== "string")
+      throw new FleetError("invalid-options", `liveWorkers: profile must be a string, got ${typeof profile}`);
     await this.#ready();
     try {
-      return (await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS)).rows[0]?.count ?? 0;
+      const { rows } =
+        profile === undefined
+          ? await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS)
+          : await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS_SERVING, [profile]);
+      return rows[0]?.count ?? 0;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, "counting the live workers");
     }

@@ -10,7 +10,7 @@ import { openPool } from "./fleet-pool.js";
 import { FleetError } from "./types.js";
 
 /** The fleet schema version this Keelson reads and writes. */
-export const FLEET_SCHEMA_VERSION = 9;
+export const FLEET_SCHEMA_VERSION = 10;
 
 /** `pg_advisory_xact_lock` key of the fleet migration (the store's key + 1: "keelson" in ASCII is the store's). */
 const FLEET_MIGRATION_LOCK = "30229308793646959";
@@ -228,6 +228,9 @@ const MIGRATIONS: readonly string[] = [
      locked_at timestamptz NOT NULL DEFAULT now(),
      missing_since timestamptz
    );`,
+  // 10: the profiles each live worker serves, so that a client can say that no live worker serves
+  // a queued turn's profile (`liveWorkers({ profile })`); empty for a worker of an older Keelson.
+  "ALTER TABLE keelson_workers ADD COLUMN profiles text[] NOT NULL DEFAULT '{}';",
 ];
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS keelson_fleet_schema_version (

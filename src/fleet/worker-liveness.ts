@@ -1,5 +1,5 @@
 // How the fleet tells a dead worker from a slow one without waiting out its leases (decision
-// 0040). A running worker has a row in `keelson_workers` (fleet schema 9) and holds a
+// 0040). A running worker has a row in `keelson_workers` (fleet schema 9; its profiles since 10) and holds a
 // session-level advisory lock (WORKER_LOCK_CLASS, its row's `lock_key`) on a connection of its
 // own; PostgreSQL drops the lock the moment that connection ends — the process killed, its host
 // gone — and the worker takes it again, with a fresh key if another session holds that one, as
@@ -30,6 +30,8 @@ const LOCK_OF_W = `l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND 
 export const LOCK_HELD = `EXISTS (SELECT 1 FROM pg_locks l WHERE ${LOCK_OF_W})`;
 /** SQL: how many registered workers hold their liveness locks (one read of pg_locks). */
 export const LIVE_WORKERS = `SELECT count(*)::integer FROM keelson_workers w JOIN pg_locks l ON ${LOCK_OF_W}`;
+/** SQL: how many of them serve profile $1 — a worker registered without profiles (an older Keelson) may. */
+export const LIVE_WORKERS_SERVING = `${LIVE_WORKERS} WHERE cardinality(w.profiles) = 0 OR $1 = ANY (w.profiles)`;
 /** The sweep's own transaction-scoped lock: one sweep at a time fleet-wide (the others skip). */
 const SWEEP_LOCK = 0x6b6c7378;
 const REOPEN_FIRST_MS = 100;
@@ -45,8 +47,9 @@ const LOCK = "SELECT pg_try_advisory_lock($1::integer, $2::integer) AS locked";
  */
 const PROBE = `SELECT set_config('tcp_keepalives_idle', '5', false), set_config('tcp_keepalives_interval', '2', false),
   set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '10000', false)`;
-const REGISTER = `INSERT INTO keelson_workers (owner, lock_key) VALUES ($1, $2)
-  ON CONFLICT (owner) DO UPDATE SET lock_key = EXCLUDED.lock_key, locked_at = now(), missing_since = NULL`;
+const REGISTER = `INSERT INTO keelson_workers (owner, lock_key, profiles) VALUES ($1, $2, $3::text[])
+  ON CONFLICT (owner) DO UPDATE SET lock_key = EXCLUDED.lock_key, profiles = EXCLUDED.profiles,
+    locked_at = now(), missing_since = NULL`;
 /**
  * At a worker's start, before REGISTER ($1 owner): when a row of the same id is
  * there and its lock is not held, that row is an earlier run of this worker that died (restarted
@@ -105,6 +108,8 @@ export async function sweepWorkers(pool: PgPool, deadAfterMs: number): Promise<S
 export class WorkerLiveness {
   readonly #pool: PgPool;
   readonly #owner: string;
+  /** The profiles the worker serves (its row says so: `liveWorkers({ profile })`). */
+  readonly #profiles: readonly string[];
   /** Told what failed: `what` is "taking the worker's liveness lock" or "unregistering the worker". */
   readonly #onError: (error: unknown, what: string) => void;
   #key = 0;
@@ -116,9 +121,15 @@ export class WorkerLiveness {
   #delayMs = REOPEN_FIRST_MS;
   #stopped = false;
 
-  constructor(pool: PgPool, owner: string, onError: (error: unknown, what: string) => void) {
+  constructor(
+    pool: PgPool,
+    owner: string,
+    onError: (error: unknown, what: string) => void,
+    profiles: readonly string[] = [],
+  ) {
     this.#pool = pool;
     this.#owner = owner;
+    this.#profiles = profiles;
     this.#onError = onError;
   }
 
@@ -149,7 +160,7 @@ export class WorkerLiveness {
         locked = rows[0]?.locked === true;
       }
       if (!this.#registered) await client.query(END_EARLIER_RUN, [this.#owner]);
-      await client.query(REGISTER, [this.#owner, this.#key]);
+      await client.query(REGISTER, [this.#owner, this.#key, this.#profiles]);
       this.#registered = true;
     } catch (error) {
       client.release(true); // the lock, if taken, goes with the connection

@@ -39,13 +39,18 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     max: settings.concurrency * 2 + 4, // + 1: the connection followed turns are published on; + 1: the liveness lock's
     applicationName: `keelson-worker ${settings.id}`,
   });
-  const liveness = new WorkerLiveness(opened.pool, settings.id, (error, what) => {
-    try {
-      options.onError?.(fleetDbError(error, opened.label, what), "liveness");
-    } catch {
-      // a throwing logger must not stop the worker
-    }
-  });
+  const liveness = new WorkerLiveness(
+    opened.pool,
+    settings.id,
+    (error, what) => {
+      try {
+        options.onError?.(fleetDbError(error, opened.label, what), "liveness");
+      } catch {
+        // a throwing logger must not stop the worker
+      }
+    },
+    Object.keys(options.profiles),
+  );
   // A database restarting as the worker starts (or a dropped connection) is waited out.
   const checked = await retryConnection({ forMs: settings.waitForDatabaseMs }, async () => {
     await checkSchema(opened.pool, opened.label);

@@ -21,8 +21,12 @@ describe("migration", () => {
   test("migrateFleet creates the queue once, records its version, and is idempotent", async () => {
     const fresh = await freshDatabase(inject("pgAdminUrl"));
     try {
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 9 });
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 9, to: 9 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 0, to: 10 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 10, to: 10 });
+      // 10: the workers' profiles, added to a version-9 table in place.
+      await adminQuery(fresh.url, "ALTER TABLE keelson_workers DROP COLUMN profiles");
+      await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 9");
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 9, to: 10 });
       // 8 (decision 0037): one random 32-byte follow key, made once (a second migrate keeps it).
       const keys = await adminQuery(fresh.url, "SELECT encode(follow_key, 'hex') AS k FROM keelson_fleet_secret");
       expect(keys).toEqual([{ k: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
@@ -36,7 +40,7 @@ describe("migration", () => {
       await adminQuery(fresh.url, "DROP TABLE keelson_fleet_secret"); // …and 8's key
       await adminQuery(fresh.url, "DROP TABLE keelson_workers"); // …and 9's liveness table
       await adminQuery(fresh.url, "DELETE FROM keelson_fleet_schema_version WHERE version > 1");
-      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 9 });
+      expect(await migrateFleet({ url: fresh.url })).toEqual({ from: 1, to: 10 });
       // 5 (decision 0030): the queue protocol's version is recorded on the table (no column changes).
       const described = await adminQuery(fresh.url, "SELECT obj_description('keelson_turns'::regclass) AS d");
       expect(described).toEqual([{ d: expect.stringContaining("keelson_queue") }]);

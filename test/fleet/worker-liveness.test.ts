@@ -331,6 +331,37 @@ test("keelson send with no worker alive: one line on stderr says the turn waits 
   expect(sent.stderr().match(/no worker is alive/g)).toHaveLength(1);
 }, 60_000);
 
+// Found from outside: a turn queued for a profile no running worker serves (a typo) waited in silence.
+test("keelson send for a profile no live worker serves: one line says so; liveWorkers({ profile }) counts the workers serving it", async () => {
+  const client = await database().client();
+  startWorker();
+  await until(async () => (await client.liveWorkers()) === 1, "the worker to hold its liveness lock");
+  expect(await client.liveWorkers({ profile: "echo" })).toBe(1);
+  expect(await client.liveWorkers({ profile: "other" })).toBe(1);
+  expect(await client.liveWorkers({ profile: "nosuch" })).toBe(0);
+  await expect(client.liveWorkers({ profile: 7 as unknown as string })).rejects.toMatchObject({
+    code: "invalid-options",
+  });
+  const sent = processes.track(
+    runCli([
+      "send",
+      "--store",
+      database().url,
+      "lv-unserved",
+      "hello",
+      "--profile",
+      "nosuch",
+      "--dead-after-ms",
+      DEAD_AFTER_MS,
+    ]),
+  );
+  await until(() => /no live worker serves/.test(sent.stderr()), "the line saying no live worker serves the profile");
+  expect(sent.stderr()).toMatch(
+    /^keelson send: turn \d+ waits in the queue: no live worker serves its profile "nosuch" \(1 alive serve others/,
+  );
+  expect(sent.stderr()).not.toMatch(/no worker is alive/);
+}, 60_000);
+
 test("a worker whose every connection is terminated keeps its turn: it takes its lock back before anyone counts it dead", async () => {
   const client = await database().client();
   const id = await client.enqueueTurn({ sessionId: "lv-cut", prompt: "hold on [park]", profile: "echo" });
