@@ -1,7 +1,7 @@
 // A session that is not open, read from the store (a read-only load: no lock taken, nothing
 // repaired, nothing written): `host.follow`'s committed events after `from` — a turn another
-// process runs on it is not followed live, the caller reconnects for more — and what
-// `host.pending` reads.
+// process runs on it is not followed live: after its committed events so far the follow throws
+// `open-elsewhere`, so a client is not told the session is idle — and what `host.pending` reads.
 import { isKeelsonError } from "../errors/index.js";
 import { AskingCalls, committedTurnEvent, followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
@@ -40,4 +40,11 @@ async function* committedAfter(session: Session, from: number): AsyncGenerator<T
   const askingCalls = new AskingCalls((seq) => session.eventAt(seq));
   for (let seq = from + 1; seq < session.length; seq++)
     yield askingCalls.pass(committedTurnEvent(session.eventAt(seq)!));
+  const open = session.openTurn;
+  // Found from outside: the follow ended as if the session were idle, a turn running elsewhere unsaid.
+  if (open !== null)
+    throw new HostError(
+      "open-elsewhere",
+      `turn ${open} of session ${session.id} is open in the log, not in this host: another process runs it (or one that stopped left it open — repaired when the session is next opened); its events after seq ${session.length - 1} are not followed here: follow it where it runs, or reconnect from there`,
+    );
 }

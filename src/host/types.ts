@@ -217,6 +217,12 @@ export type HostErrorCode =
   /** `follow({ from })` with a `from` that is not an integer ≥ -1. */
   | "invalid-position"
   /** `follow({ from })` at or past the end of the log. */
-  | "position-beyond-log";
+  | "position-beyond-log"
+  /**
+   * `follow` of a session not open in this host whose log ends in an open turn: another process
+   * runs it (or one that stopped left it open): thrown after the committed events, which are all
+   * this host can give.
+   */
+  | "open-elsewhere";
 
 export class HostError extends KeelsonError<HostErrorCode> {}

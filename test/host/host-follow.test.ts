@@ -3,8 +3,13 @@
 // session is not open; an unknown session is HostError('not-found') and a `from` beyond the log
 // HostError('position-beyond-log') (or 'invalid-position' for what is not a seq), before any event.
 import { beforeEach, describe, expect, test } from "vitest";
-import type { AgentHost } from "../../src/host/index.js";
-import type { TurnEvent } from "../../src/loop/index.js";
+import { z } from "zod";
+import { type AgentHost, HostError } from "../../src/host/index.js";
+import { ScriptedProvider } from "../../src/llm/index.js";
+import { createAgent, type TurnEvent } from "../../src/loop/index.js";
+import { JsonlSessionStore } from "../../src/store/index.js";
+import { defineTool } from "../../src/tools/index.js";
+import { deferred } from "../support/deferred.js";
 import { drain, GatedModel, ManualClock, profileOf, refusal, useHostFixture } from "./support.js";
 
 const fixture = useHostFixture();
@@ -45,6 +50,50 @@ describe("host.follow", () => {
     const tail = await drain(await host.follow("s1", { from: 3 }));
     expect(seqs(tail)).toEqual(seqs(whole).slice(4));
     expect(host.stats().open).toBe(0); // following opened nothing
+  });
+
+  // Found from outside: the stored follow ended cleanly, as if the session were idle, while its
+  // turn ran in another process.
+  test("a session whose turn another process runs: its committed events, then HostError('open-elsewhere')", async () => {
+    const other = new JsonlSessionStore({ root: fixture().root }); // another process's store, same directory
+    const started = deferred<void>();
+    const finish = deferred<void>();
+    const note = defineTool({
+      name: "note",
+      description: "takes a note",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve(); // its call was flushed before it ran: the open turn is on disk
+        await finish.promise;
+        return "noted";
+      },
+    });
+    const provider = new ScriptedProvider([{ toolCalls: [{ name: "note", arguments: {} }] }], {
+      fallback: { text: "done" },
+    });
+    const agent = createAgent({ provider, model: "scripted:m", tools: [note], store: other, sessionId: "elsewhere" });
+    const turn = agent.send("go");
+    await started.promise;
+    const seen: TurnEvent[] = [];
+    const feed = await host.follow("elsewhere");
+    const error = await (async () => {
+      for await (const event of feed) seen.push(event);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(HostError);
+    expect(error).toMatchObject({ code: "open-elsewhere" });
+    expect((error as Error).message).toMatch(/turn 1 of session elsewhere is open in the log, not in this host/);
+    expect(seen[0]).toMatchObject({ type: "turn-start", turn: 1 });
+    expect(seen.at(-1)).toMatchObject({ type: "tool-call-ready" });
+    expect(host.stats().open).toBe(0); // following opened nothing
+    finish.resolve();
+    await turn;
+    await agent.dispose();
+    await other.close();
+    const after = await drain(await host.follow("elsewhere")); // once it ended, the follow ends cleanly
+    expect(after.at(-1)).toMatchObject({ type: "turn-end", turn: 1 });
   });
 
   test("an unknown session: HostError('not-found'); nothing is created", async () => {
