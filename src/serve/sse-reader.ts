@@ -126,7 +126,7 @@ async function* events(source: Source, maxEventChars: number): AsyncGenerator<Tu
         if (source.closed) return; // left meanwhile: the cancel is what broke the read
         // The caller's own abort (its fetch's signal) is theirs, not a lost connection to reconnect.
         if ((error as { name?: unknown } | null)?.name === "AbortError") throw error;
-        throw connectionLost(error);
+        throw connectionLost(error, source.lastEventId);
       }
       const { done, value } = chunk;
       if (source.closed) return; // left meanwhile (`return()` cancelled the body)
@@ -241,13 +241,18 @@ function parse(frame: ParsedSSEEvent): unknown {
  * The body broke off mid-stream (the server or the network went away: undici says `TypeError:
  * terminated`): a typed error a reconnect loop can catch, with the last id it read to resume from.
  */
-function connectionLost(error: unknown): ServeError {
+function connectionLost(error: unknown, lastEventId: string | undefined): ServeError {
   const what = error instanceof Error ? error.message : String(error);
   const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
   const detail = typeof code === "string" ? `${what} (${code})` : what;
-  return new ServeError("connection-lost", `the stream broke off before its end: ${boundedErrorText(detail)}`, {
-    cause: error,
-  });
+  const resume = lastEventId === undefined ? "" : ` (resume from id ${lastEventId})`;
+  return new ServeError(
+    "connection-lost",
+    `the stream broke off before its end${resume}: ${boundedErrorText(detail)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 const malformed = (frame: ParsedSSEEvent, why: string): ServeError =>

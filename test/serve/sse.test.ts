@@ -148,7 +148,8 @@ describe("readSSE checks what it reads", () => {
       );
       expect(error).toBeInstanceOf(ServeError);
       expect(error).toMatchObject({ code: "connection-lost", status: 502 });
-      expect((error as Error).message).toMatch(/^the stream broke off before its end: /);
+      expect((error as Error).message).toMatch(/^the stream broke off before its end \(resume from id 0\): /);
+      expect(events.lastEventId).toBe("0");
       // The caller's own abort stays its AbortError (found in review): not a connection to resume.
       const abort = new AbortController();
       const aborted = readSSE(await fetch(`http://127.0.0.1:${port}/`, { signal: abort.signal }));
