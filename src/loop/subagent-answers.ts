@@ -205,6 +205,8 @@ export function streamThroughSubagents(
     wake = signal();
   };
   let cancelled: string | undefined;
+  /** This session's own continuation, once it runs: the only events of the stream with this log's seqs. */
+  let ownStream: TurnStream | undefined;
   const stopped = (): boolean => cancelled !== undefined || options.signal?.aborted === true;
 
   const run = async (): Promise<TurnOutcome> => {
@@ -229,6 +231,7 @@ export function streamThroughSubagents(
     if (stopped() || parent.decisions.length + parent.responses.length === 0)
       return withAnswer({ turn: ctx.session.lastTurn, reason: { kind: "awaiting-approval" } }, { text: "" });
     const stream = port.own(parent, options);
+    ownStream = stream;
     publish({ stream });
     return stream.outcome;
   };
@@ -271,7 +274,8 @@ export function streamThroughSubagents(
       if (!done) cancel("stream closed");
     }
   }
-  return turnStreamOf(outcome, cancel, events);
+  // The children's events come wrapped (no seq of this log): how far this log is durable is its own stream's say.
+  return turnStreamOf(outcome, cancel, events, () => ownStream?.durableThrough?.() ?? -1);
 }
 
 /** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */

@@ -321,7 +321,8 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
    * The last seq of the agent's log that no crash can take back — flushed to its store (every
    * logged one without a store). Committed events are streamed as they are appended, before the
    * step's group commit: the SSE encoder gives a client an id (a position to resume from) only
-   * up to this. Absent where the stream's events are not one log's (a subagent's answers).
+   * up to this. Every stream Keelson makes has it; a `TurnStream` of an app's own may leave it
+   * out (its ids are then given at once).
    */
   durableThrough?(): number;
 }

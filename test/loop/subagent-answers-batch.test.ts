@@ -105,9 +105,12 @@ describe("a batch answering several children is checked whole before anything is
     };
     await agent.checkAnswers(batch);
     expect(agent.session.length).toBe((await lengths([agent.session.id]))[0]); // checking logged nothing
-    const outcome = await agent.streamAnswers(batch).outcome;
+    const stream = agent.streamAnswers(batch);
+    const outcome = await stream.outcome;
     expect(outcome.reason.kind).toBe("completed");
     expect(outcome.text).toBe("all done");
+    // How far the parent's log is durable (its SSE ids): through the continuation's end, flushed.
+    expect(stream.durableThrough?.()).toBe(agent.session.length - 1);
     expect(ran).toEqual(["prod"]);
     expect(agent.pendingApprovals()).toEqual([]);
     const continued = agent.session.events.filter((e) => e.type === "turn/start").map((e) => e.data);
