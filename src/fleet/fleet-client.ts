@@ -247,12 +247,9 @@ export class FleetClient {
     if (profile !== undefined && typeof profile !== "string")
       throw new FleetError("invalid-options", `liveWorkers: profile must be a string, got ${typeof profile}`);
     await this.#ready();
+    const [sql, values] = profile === undefined ? [LIVE_WORKERS, []] : [LIVE_WORKERS_SERVING, [profile]];
     try {
-      const { rows } =
-        profile === undefined
-          ? await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS)
-          : await this.#opened.pool.query<{ count: number }>(LIVE_WORKERS_SERVING, [profile]);
-      return rows[0]?.count ?? 0;
+      return (await this.#opened.pool.query<{ count: number }>(sql, values)).rows[0]?.count ?? 0;
     } catch (e) {
       throw fleetDbError(e, this.#opened.label, "counting the live workers");
     }

@@ -97,11 +97,9 @@ class LoopAgent implements Agent {
     });
     const store = options.store;
     const persistence = store?.attach(this.session);
-    this.#ready =
-      store === undefined || origin.storeOpen
-        ? Promise.resolve()
-        : store.create(this.session.header, this.session.events);
-    const created = origin.storeOpen ? undefined : this.#ready;
+    const created =
+      store === undefined || origin.storeOpen ? undefined : store.create(origin.session.header, origin.session.events);
+    this.#ready = created ?? Promise.resolve();
     this.#persistence = persistence && new DurableLog(persistence, this.session, created);
     this.#ready.catch((error: unknown) => {
       this.#unsaved ??= error; // surfaced by the first turn, and by `saved`
