@@ -95,10 +95,9 @@ class LoopAgent implements Agent {
         else process.emitWarning(`agent/error listener failed: ${String(error)}`, "KeelsonHookWarning");
       },
     });
-    const store = options.store;
-    const persistence = store?.attach(this.session);
-    const created =
-      store === undefined || origin.storeOpen ? undefined : store.create(origin.session.header, origin.session.events);
+    const { store } = options;
+    const persistence = store?.attach(origin.session);
+    const created = origin.storeOpen ? undefined : store?.create(origin.session.header, origin.session.events);
     this.#ready = created ?? Promise.resolve();
     this.#persistence = persistence && new DurableLog(persistence, this.session, created);
     this.#ready.catch((error: unknown) => {
