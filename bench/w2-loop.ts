@@ -154,20 +154,39 @@ export const AFTER_FULL_GC: SettledProtocol = {
   summary: median,
 };
 
+/** One settled protocol's figures at one history: each path's median CPU ms per step, and the ratios. */
+export interface SettledPair {
+  readonly messages: number;
+  /** stream ÷ send. */
+  readonly ratio: number;
+  readonly sendMs: number;
+  readonly streamMs: number;
+  /** send() with a bare iterator tapped on the loop (bench/w2/keelson.ts, \`bareTap\`), when measured. */
+  readonly bareTapMs?: number;
+}
+
+type SettledPath = "keelson" | "keelson stream()" | "keelson send()+bare tap";
+
 /**
- * The ratio over settled turns (#22): each process runs `turns` 2,000-step turns on one agent
+ * The ratio over settled turns (#22): each process runs \`turns\` 2,000-step turns on one agent
  * (bench/w2/turns.ts) — the JIT is done with a new turn's objects by the fifth (docs/benchmarks.md)
- * — send and stream processes alternating, the ratio of the two paths' medians of the processes'
- * figures. The pair above times turns 3, 5 and 7, still inside the warm-up.
+ * — the paths' processes alternating, each path's figure the median of its processes'. The pair
+ * above times turns 3, 5 and 7, still inside the warm-up. \`withBareTap\` adds a third path: send()
+ * with the same events pushed through a bare async iterator to a consumer — the iterator
+ * protocol's cost inside the loop, what no stream over these events can go below.
  */
 export async function streamOverSendSettled(
   protocol: SettledProtocol = STEADY,
-): Promise<{ messages: number; ratio: number; sendMs: number; streamMs: number }[]> {
-  const out: { messages: number; ratio: number; sendMs: number; streamMs: number }[] = [];
+  withBareTap = false,
+): Promise<SettledPair[]> {
+  const out: SettledPair[] = [];
+  const paths: readonly SettledPath[] = withBareTap
+    ? ["keelson", "keelson stream()", "keelson send()+bare tap"]
+    : ["keelson", "keelson stream()"];
   for (const messages of HISTORIES) {
-    const figures = { keelson: [] as number[], "keelson stream()": [] as number[] };
+    const figures = new Map<SettledPath, number[]>(paths.map((path) => [path, []]));
     for (let round = 0; round < protocol.processesPerPath; round++)
-      for (const harness of ["keelson", "keelson stream()"] as const) {
+      for (const harness of paths) {
         const config = { harness, messages, steps: RATIO_STEPS, turns: protocol.turns, gc: protocol.forcedGc };
         const { stdout } = await run(
           process.execPath,
@@ -175,11 +194,12 @@ export async function streamOverSendSettled(
           { cwd: root, maxBuffer: 16 * 1024 * 1024 },
         );
         const { cpuMsPerStep } = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { cpuMsPerStep: number[] };
-        figures[harness].push(protocol.summary(cpuMsPerStep.slice(protocol.firstTimed - 1)));
+        figures.get(harness)!.push(protocol.summary(cpuMsPerStep.slice(protocol.firstTimed - 1)));
       }
-    const sendMs = median(figures.keelson);
-    const streamMs = median(figures["keelson stream()"]);
-    out.push({ messages, ratio: streamMs / sendMs, sendMs, streamMs });
+    const sendMs = median(figures.get("keelson")!);
+    const streamMs = median(figures.get("keelson stream()")!);
+    const bare = figures.get("keelson send()+bare tap");
+    out.push({ messages, ratio: streamMs / sendMs, sendMs, streamMs, ...(bare ? { bareTapMs: median(bare) } : {}) });
   }
   return out;
 }
@@ -225,15 +245,21 @@ export async function runW2(): Promise<WorkloadResult> {
     (m) => `${m}: ${signed(at("keelson+jsonl", m).cpuMsPerStep - at("keelson", m).cpuMsPerStep)} ms`,
   ).join(", ");
   const streamed = (await streamOverSend()).map((r) => `${r.messages}: ${num(r.ratio)}×`).join(", ");
-  const settledFigures = (rs: Awaited<ReturnType<typeof streamOverSendSettled>>): string =>
+  const settledFigures = (rs: readonly SettledPair[]): string =>
     rs.map((r) => `${r.messages}: ${num(r.ratio)}× (${num(r.streamMs)} ÷ ${num(r.sendMs)} ms)`).join(", ");
-  const steadyRows = await streamOverSendSettled(STEADY);
+  const steadyRows = await streamOverSendSettled(STEADY, true);
   const steady = settledFigures(steadyRows);
   const afterFullGc = settledFigures(await streamOverSendSettled(AFTER_FULL_GC));
   const latency = await firstEventLatency();
   const overWire = await firstByteLatency();
   const floor = await protocolFloor();
   const sendAt1k = steadyRows.find((r) => r.messages === 1_000)!.sendMs * 1000;
+  const inLoop = steadyRows
+    .map(
+      (r) =>
+        `${r.messages}: ${num(r.bareTapMs! / r.sendMs)}× of send() (${num(r.bareTapMs!)} ms), stream() ${num(r.streamMs / r.bareTapMs!)}× of it`,
+    )
+    .join(", ");
   const versions = Object.entries(peerVersions())
     .map(([n, v]) => `${n}@${v}`)
     .join(", ");
@@ -261,7 +287,8 @@ export async function runW2(): Promise<WorkloadResult> {
         `agent.stream() drained ÷ agent.send(), CPU per step, ${RATIO_STEPS}-step turns after a ${RATIO_STEPS}-step warm-up, best of ${2 * REPEATS} each in alternating processes: ${streamed} (goal ≤ 1.1×)`,
         `the same, steady (the goal's protocol): per process ${STEADY.turns} ${RATIO_STEPS}-step turns on one agent, GC as the turns cause it, its figure the mean CPU per step of turns ${STEADY.firstTimed}–${STEADY.turns}; ${STEADY.processesPerPath} alternating processes per path, ratio of the medians: ${steady} (goal ≤ 1.1×)`,
         `the same after a forced full GC before each turn (a GC with no turn alive drops the loop's hidden classes; each turn recompiles): median of turns ${AFTER_FULL_GC.firstTimed}–${AFTER_FULL_GC.turns}, ${AFTER_FULL_GC.processesPerPath} processes per path: ${afterFullGc} (not the goal's protocol; reported)`,
-        `the iterator protocol alone, same run: ${EVENTS_PER_STEP} events a step pushed through a bare async iterator (one parked promise each) to a \`for await\` consumer, no Keelson code, costs ${num(floor)} µs of CPU a step (least of five rounds, a fresh process) — ${num(1 + floor / sendAt1k)}× of send()'s steady step at 1k; the rest of the pair's gap is that hand-off running inside the loop (~0.4 µs an event there against ~0.08 alone; mapping chunks to events ≤ 0.02× — docs/benchmarks.md, W2, "by ablation")`,
+        `the iterator protocol alone, same run: ${EVENTS_PER_STEP} events a step pushed through a bare async iterator (one parked promise each) to a \`for await\` consumer, no Keelson code, costs ${num(floor)} µs of CPU a step (least of five rounds, a fresh process) — ${num(1 + floor / sendAt1k)}× of send()'s steady step at 1k if it cost inside the loop what it costs alone`,
+        `the iterator protocol inside the loop, same run and protocol as the steady pair: send() with the same events a step (the logged ones through the session's observer, the provider's block chunks through the llm/chunk hook) pushed through that bare iterator to a \`for await\` consumer, no feed and no mapping (bench/w2/keelson.ts, bareTap): ${inLoop} — the floor under any stream of these events; stream() ÷ it is Keelson's own share`,
         `provider's first chunk → first stream event out, in process: median ${num(latency.median)} ms, p99 ${num(latency.p99)} ms over ${latency.turns} turns (goal: median ≤ 1 ms)`,
         `over the wire: first byte of the answer's SSE body leaving a local HTTP server → first stream event out, through AnthropicProvider and the official SDK (loopback TCP and the SDK's parsing included): median ${num(overWire.median)} ms, p99 ${num(overWire.p99)} ms over ${overWire.turns} turns (goal: median ≤ 1 ms)`,
         `per process: a ${WARMUP}-step JIT warm-up turn on a throwaway 100-message history; per repeat: fresh history, an untimed ${FIRST_TURN}-step first turn, then the timed ${W2_STEPS}-step turn; every turn is checked to make exactly its model calls and grow the history by 2 per step`,

@@ -17,6 +17,7 @@ export const HARNESSES = {
   keelson: async () => (await import("./keelson.js")).keelsonNoStore,
   "keelson+jsonl": async () => (await import("./keelson.js")).keelsonJsonl,
   "keelson stream()": async () => (await import("./keelson.js")).keelsonStream,
+  "keelson send()+bare tap": async () => (await import("./keelson.js")).keelsonBareTap,
   "ai-sdk generateText": async () => (await import("./ai-sdk.js")).aiSdkGenerate,
   "ai-sdk streamText": async () => (await import("./ai-sdk.js")).aiSdkStream,
   "pi-agent-core": async () => (await import("./pi-agent.js")).piAgent,

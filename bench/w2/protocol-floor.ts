@@ -11,7 +11,7 @@ const STEPS = 200_000;
 const ROUNDS = 5;
 
 /** The bare iterator: `next()` parks one promise; the producer settles it with the event. */
-class PushIterator implements AsyncIterableIterator<unknown> {
+export class PushIterator implements AsyncIterableIterator<unknown> {
   #resolve: ((result: IteratorResult<unknown>) => void) | undefined;
   readonly #park = (resolve: (result: IteratorResult<unknown>) => void): void => {
     this.#resolve = resolve;
