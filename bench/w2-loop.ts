@@ -161,17 +161,17 @@ export interface SettledPair {
   readonly ratio: number;
   readonly sendMs: number;
   readonly streamMs: number;
-  /** send() with a bare iterator tapped on the loop (bench/w2/keelson.ts, \`bareTap\`), when measured. */
+  /** send() with a bare iterator tapped on the loop (bench/w2/keelson.ts, `bareTap`), when measured. */
   readonly bareTapMs?: number;
 }
 
 type SettledPath = "keelson" | "keelson stream()" | "keelson send()+bare tap";
 
 /**
- * The ratio over settled turns (#22): each process runs \`turns\` 2,000-step turns on one agent
+ * The ratio over settled turns (#22): each process runs `turns` 2,000-step turns on one agent
  * (bench/w2/turns.ts) — the JIT is done with a new turn's objects by the fifth (docs/benchmarks.md)
  * — the paths' processes alternating, each path's figure the median of its processes'. The pair
- * above times turns 3, 5 and 7, still inside the warm-up. \`withBareTap\` adds a third path: send()
+ * above times turns 3, 5 and 7, still inside the warm-up. `withBareTap` adds a third path: send()
  * with the same events pushed through a bare async iterator to a consumer — the iterator
  * protocol's cost inside the loop, what no stream over these events can go below.
  */

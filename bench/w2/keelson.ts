@@ -72,10 +72,10 @@ async function drained(stream: TurnStream): Promise<TurnOutcome> {
 }
 
 /**
- * W2's in-loop floor for the stream ÷ send pair: \`send()\`, with the same events a drained
- * \`stream()\` yields a step (the logged events, through the session's observer; the provider's
- * block chunks, through the \`llm/chunk\` hook) pushed as they come through a bare async iterator
- * (protocol-floor.ts: one parked promise each, no mapping, no feed) to a \`for await\` consumer.
+ * W2's in-loop floor for the stream ÷ send pair: `send()`, with the same events a drained
+ * `stream()` yields a step (the logged events, through the session's observer; the provider's
+ * block chunks, through the `llm/chunk` hook) pushed as they come through a bare async iterator
+ * (protocol-floor.ts: one parked promise each, no mapping, no feed) to a `for await` consumer.
  * What any iterator over the loop's events costs there, whoever writes it.
  */
 function bareTap(agent: Agent): (prompt: string) => Promise<TurnOutcome> {
