@@ -5,7 +5,7 @@
 // separate step; `createSession` is there for a client that wants a new id or a cwd in the header.
 // `stream` / `streamSession` follow a turn or a session from whichever worker runs it
 // (turn-follower.ts, decision 0016).
-import { checkStreamOptions, type TurnEvent } from "../loop/index.js";
+import { checkStreamOptions, type FollowFeed } from "../loop/index.js";
 import { previewJson } from "../json/index.js";
 import { isSafeSessionId, Session } from "../session/index.js";
 import { isKeelsonError } from "../errors/index.js";
@@ -376,7 +376,7 @@ export class FleetClient {
    * its profile failed, too many attempts), `worker-lost` (its worker died and no worker recovered
    * it within a lease), `closed`, `unavailable` (the database, while starting). Decision 0016.
    */
-  stream(turnId: string, options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
+  stream(turnId: string, options: FollowOptions = {}): FollowFeed {
     // A turn id given as a number or with leading zeros (as `turn()` and `awaitTurn()` take it) is the same turn.
     const id = canonicalTurnId(turnId);
     // No turn has this id (2 ** 53 + 2, "-1", 5,000 digits): said from the first next(), without asking the database.
@@ -394,7 +394,7 @@ export class FleetClient {
    * `position-beyond-log` for a `from` at or past the end of the log (`invalid-position`:
    * not an integer ≥ -1), otherwise as `stream`.
    */
-  streamSession(sessionId: string, options: FollowSessionOptions = {}): AsyncIterableIterator<TurnEvent> {
+  streamSession(sessionId: string, options: FollowSessionOptions = {}): FollowFeed {
     if (typeof sessionId !== "string" || !isSafeSessionId(sessionId)) {
       // No session has this id (a NUL, a path, 5,000 characters): said from the first next(), like an unknown one.
       return refusedFollow(
@@ -408,7 +408,7 @@ export class FleetClient {
   #follow(
     target: { kind: "turn"; turnId: string } | { kind: "session"; sessionId: string; from: number },
     options: FollowOptions,
-  ): AsyncIterableIterator<TurnEvent> {
+  ): FollowFeed {
     if (this.#closed) throw new FleetError("closed", "the fleet client is closed");
     checkStreamOptions(options, (message) => new FleetError("invalid-options", message)); // a NaN bound lifts it
     const follower = new TurnFollower(

@@ -64,6 +64,13 @@ export interface LiveMessage {
    */
   readonly restart: boolean;
   readonly items: readonly WireItem[];
+  /**
+   * How far the worker's log was durable (flushed to PostgreSQL) when it made the message: a
+   * turn follower that has delivered events up to there reads the log to confirm them, so its
+   * client's resume position moves step by step, not only at the turn's end. Absent from a
+   * message of a worker that does not say.
+   */
+  readonly durableThrough?: number;
 }
 
 type DeltaEvent = Extract<LiveTurnEvent, { delta: string }>;
@@ -94,11 +101,24 @@ export class PublishBatch {
   /** `turn/step` whose deltas overflowed: its further deltas are dropped. */
   #gapped: string | undefined;
 
-  /** `seal`: what a message's text becomes on the wire (the publication seals it for its channel). */
-  constructor(turnId: string, attempt: number, afterSeq: number, seal: (text: string) => string) {
+  /** How far the worker's log is durable now: each message says (`LiveMessage.durableThrough`). */
+  readonly #durableThrough: (() => number) | undefined;
+
+  /**
+   * `seal`: what a message's text becomes on the wire (the publication seals it for its channel);
+   * `durableThrough`: how far the worker's log is flushed, read as each message is made.
+   */
+  constructor(
+    turnId: string,
+    attempt: number,
+    afterSeq: number,
+    seal: (text: string) => string,
+    durableThrough?: () => number,
+  ) {
     this.#turnId = turnId;
     this.#attempt = attempt;
     this.#seal = seal;
+    this.#durableThrough = durableThrough;
     this.#afterSeq = afterSeq;
     this.#lastSeq = afterSeq;
   }
@@ -171,6 +191,7 @@ export class PublishBatch {
    */
   #finishMessage(): string[] {
     const items = this.#items.map((p) => p.json ?? JSON.stringify(p.item));
+    const durable = this.#durableThrough === undefined ? "" : `,"d":${this.#durableThrough()}`;
     const out: string[] = [];
     for (let start = 0; start < items.length; ) {
       let end = start + 1;
@@ -181,7 +202,7 @@ export class PublishBatch {
       const message = ++this.#message;
       const restart = this.#restart ? `,"r":1` : "";
       const body = end - start === items.length ? items.join(",") : items.slice(start, end).join(",");
-      const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq}${restart},"e":[${body}]}`;
+      const text = `{"t":${JSON.stringify(this.#turnId)},"a":${this.#attempt},"m":${message},"s":${this.#afterSeq}${restart}${durable},"e":[${body}]}`;
       out.push(...frames(message, this.#seal(text)));
       this.#restart = false;
       for (let i = start; i < end; i++) {
@@ -259,12 +280,13 @@ export function decodeMessage(text: string): LiveMessage | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const { t, a, m, s, r, e } = value as {
+  const { t, a, m, s, r, d, e } = value as {
     t?: unknown;
     a?: unknown;
     m?: unknown;
     s?: unknown;
     r?: unknown;
+    d?: unknown;
     e?: unknown;
   };
   if (
@@ -276,7 +298,15 @@ export function decodeMessage(text: string): LiveMessage | undefined {
   )
     return undefined;
   const items = e.filter(isWireItem);
-  return { turnId: t, attempt: a as number, message: m as number, afterSeq: s as number, restart: r === 1, items };
+  const message = {
+    turnId: t,
+    attempt: a as number,
+    message: m as number,
+    afterSeq: s as number,
+    restart: r === 1,
+    items,
+  };
+  return Number.isSafeInteger(d) && (d as number) >= -1 ? { ...message, durableThrough: d as number } : message;
 }
 
 const BLOCK_TYPES = new Set<string>([

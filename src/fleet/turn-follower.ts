@@ -4,10 +4,11 @@
 // what it knows of the queue — where the turn starts, that it finished, whether its worker still
 // holds it — comes from QueueWatch (follow-queue.ts), which also gets the turn published. A turn
 // follower reads the log only when it must (`readEvents`): at a late start, when a gap or a
-// reference holds it up and the worker has committed more, and when the turn finished — its
-// `turn-end` is always the log's. A session follower tails the log (log-tail.ts) from `from` on
+// reference holds it up and the worker has committed more, when the worker's message says its
+// log is durable past what was delivered live (so the follower's position moves on after each
+// step's flush), and when the turn finished — its `turn-end` is always the log's. A session follower tails the log (log-tail.ts) from `from` on
 // and ends when the session has no open turn and everything logged is delivered.
-import { followPositionFault, type TurnEvent } from "../loop/index.js";
+import { type FollowFeed, followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { latestAnswerBefore } from "./answer-lookback.js";
 import { FollowMerge } from "./follow-merge.js";
@@ -50,7 +51,7 @@ export interface FollowPort {
   readonly forget: (follower: TurnFollower) => void;
 }
 
-export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
+export class TurnFollower implements FollowFeed {
   readonly #port: FollowPort;
   readonly #target: FollowTarget;
   readonly #signal: AbortSignal | undefined;
@@ -72,6 +73,8 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   /** Turn mode: live messages with committed events so far (a read is worth it only when this moved). */
   #liveCommits = 0;
   #readAtCommits = -1;
+  /** Turn mode: the furthest the worker said its log is durable (`LiveMessage.durableThrough`). */
+  #durableHeard = -1;
   #wake: (() => void) | undefined;
   #failure: { error: unknown } | undefined;
   /** Nothing more is delivered. */
@@ -290,7 +293,21 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
     if (heard === "stale") return;
     if (heard === "missed") void this.#queue.announce(); // the worker publishes the turn again from its start
     if (message.items.some((item) => "seq" in item)) this.#liveCommits++;
+    if (target.kind === "turn") this.#heardDurable(message.durableThrough);
     this.#wakeUp();
+  }
+
+  /**
+   * The worker's log is durable through `seq`: when that covers an event delivered live and not
+   * yet seen saved (or one not delivered yet), the log is read — so this follower's position
+   * (`durableThrough`), and an SSE client's id, move on after each step's flush instead of
+   * staying at the turn's start until its end. One read per advance, never one per message.
+   */
+  #heardDurable(seq: number | undefined): void {
+    if (seq === undefined || seq <= this.#durableHeard) return;
+    this.#durableHeard = seq;
+    const unsaved = this.#merge.unsavedFrom;
+    if (unsaved !== undefined && seq >= unsaved) this.#readLog();
   }
 
   /**
@@ -370,10 +387,11 @@ export class TurnFollower implements AsyncIterableIterator<TurnEvent> {
   }
 }
 
-/** A follow refused before it starts: every `next()` rejects with `error`; `return()` ends it. */
-export function refusedFollow(error: FleetError): AsyncIterableIterator<TurnEvent> {
+/** A follow refused before it starts: every `next()` rejects with `error`; `return()` ends it; it delivers nothing durable. */
+export function refusedFollow(error: FleetError): FollowFeed {
   return {
     next: () => Promise.reject(error),
+    durableThrough: () => -1,
     return: () => Promise.resolve({ done: true, value: undefined }),
     [Symbol.asyncIterator]() {
       return this;

@@ -14,7 +14,7 @@
 // publication's first message was sent needs none. A turn nobody follows sends
 // nothing on any live channel. Messages go sealed
 // for their channel and announcements are opened with the fleet's follow key (follow-seal.ts).
-import type { Agent, TurnEvent } from "../loop/index.js";
+import type { Agent, FollowFeed, TurnEvent } from "../loop/index.js";
 import type { Session } from "../session/index.js";
 import type { PgPool } from "../store/postgres/index.js";
 import { AnnouncementCheck } from "./follow-announcement.js";
@@ -39,7 +39,7 @@ export class TurnPublication implements LiveSource {
   #followed = false;
   #agent: Agent | undefined;
   #unobserve: (() => void) | undefined;
-  #feed: AsyncIterableIterator<TurnEvent> | undefined;
+  #feed: FollowFeed | undefined;
   #batch: PublishBatch | undefined;
   #pumping: Promise<void> | undefined;
   #closed = false;
@@ -101,7 +101,13 @@ export class TurnPublication implements LiveSource {
     const feed = agent.follow({ from });
     this.#feed = feed;
     const channel = this.channel;
-    this.#batch = new PublishBatch(this.#turn.id, this.#turn.attempts, from, (text) => this.#seal.seal(channel, text));
+    this.#batch = new PublishBatch(
+      this.#turn.id,
+      this.#turn.attempts,
+      from,
+      (text) => this.#seal.seal(channel, text),
+      () => feed.durableThrough(),
+    );
     this.#pumping = this.#pump(feed, this.#batch);
   }
 

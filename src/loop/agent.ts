@@ -23,13 +23,14 @@ import {
   type AgentOutput,
   type AgentStatus,
   LoopError,
+  type FollowFeed,
   type FollowOptions,
   type SendOptions,
   type StreamOptions,
   type TurnOutcome,
   type TurnStream,
 } from "./types.js";
-import type { SubagentTurnEvent, TurnEvent } from "./turn-events.js";
+import type { SubagentTurnEvent } from "./turn-events.js";
 import { agentPrompt } from "./prompt-content.js";
 import { followPositionFault } from "./follow-position.js";
 import { checkStreamOptions, type OptionsDoor, sendOptions } from "./stream-options.js";
@@ -188,18 +189,15 @@ class LoopAgent implements Agent {
     return this.#persistence !== undefined || this.#context.answerer !== undefined || this.hooks.count("input/ask") > 0;
   }
 
-  follow(options: FollowOptions = {}): AsyncIterableIterator<TurnEvent> {
+  follow(options: FollowOptions = {}): FollowFeed {
     checkStreamOptions(options, undefined, "follow");
     const from = options.from === undefined ? -1 : options.from; // `null` is refused, not "from the start"
     const fault = followPositionFault(from, this.session.length, "follow");
     if (fault !== undefined) throw new LoopError(fault.code, fault.message);
     // Queued input is the turn in flight: the follow waits for it (a turn stream's feed needs neither).
     const source = { ...this.#feedSource(), busy: () => this.#busy, tapIdle: this.#idleTaps.add };
-    const feed = new TurnFeed(
-      source,
-      { kind: "idle" },
-      options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars },
-    );
+    const bound = options.maxBufferedChars === undefined ? {} : { maxBufferedChars: options.maxBufferedChars };
+    const feed = new TurnFeed(source, { kind: "idle" }, bound);
     feed.startAt(from + 1);
     return feed;
   }

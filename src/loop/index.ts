@@ -53,6 +53,7 @@ export type {
   AgentPluginHost,
   AgentStatus,
   CompactionGate,
+  FollowFeed,
   FollowOptions,
   LlmChunkPayload,
   LlmStreamPayload,

@@ -327,6 +327,12 @@ export interface TurnStream<O = unknown> extends AsyncIterable<TurnEvent> {
   durableThrough?(): number;
 }
 
+/** `agent.follow()`: the session's events, and how far its log is durable (an SSE encoder's ids stop there). */
+export interface FollowFeed extends AsyncIterableIterator<TurnEvent> {
+  /** The last seq of the agent's log that no crash can take back (`TurnStream.durableThrough`). */
+  durableThrough(): number;
+}
+
 /**
  * The handle of a loop instance. `Out` is the output type of the agent's default structured
  * output (`createAgent({ output })`); `unknown` without one.
@@ -350,9 +356,10 @@ export interface Agent<Out = unknown> extends AgentPauses, AgentQuestions {
    * `send` just called) counts as the turn in flight, so a follow right after it gets that turn.
    * What a reconnecting client asks for (`Last-Event-ID`). `from` at or past the end of the log:
    * `LoopError('position-beyond-log')`; not an integer ≥ -1: `invalid-position`; options that
-   * are not an object: `invalid-options`.
+   * are not an object: `invalid-options`. Its `durableThrough()` says how far the log is
+   * flushed, as a turn stream's does (`TurnStream.durableThrough`).
    */
-  follow(options?: FollowOptions): AsyncIterableIterator<TurnEvent>;
+  follow(options?: FollowOptions): FollowFeed;
   /**
    * Queues a prompt; resolves when the turn that processed it ends. Prompts sent while the agent
    * is idle or busy wait for the next turn, and every prompt waiting when a turn starts joins that

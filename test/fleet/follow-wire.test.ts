@@ -144,6 +144,29 @@ describe("PublishBatch", () => {
     expect(sent(batch).afterSeq).toBe(4);
   });
 
+  test("a message says how far the worker's log was durable when it was made; a batch without a source says nothing", () => {
+    let durable = 2;
+    const batch = new PublishBatch("42", 2, 3, sealed, () => durable);
+    batch.add({ type: "step-start", seq: 4, turn: 1, step: 1 });
+    expect(sent(batch).durableThrough).toBe(2);
+    durable = 4; // the step was flushed: the next message says so
+    batch.add(delta("a"));
+    expect(sent(batch).durableThrough).toBe(4);
+    const silent = new PublishBatch("42", 2, 3, sealed);
+    silent.add(delta("a"));
+    expect(sent(silent)).not.toHaveProperty("durableThrough");
+  });
+
+  test("a durable position that is no seq (a string, below -1, a fraction) is not taken; the message still is", () => {
+    const base = { t: "42", a: 1, m: 1, s: 3, e: [] };
+    for (const d of ["4", -2, 4.5, null, 2 ** 53]) {
+      const message = decodeMessage(JSON.stringify({ ...base, d }));
+      expect(message).toBeDefined();
+      expect(message).not.toHaveProperty("durableThrough");
+    }
+    expect(decodeMessage(JSON.stringify({ ...base, d: -1 }))?.durableThrough).toBe(-1);
+  });
+
   test("a committed event over the inline bound travels as a reference to its seq", () => {
     const batch = new PublishBatch("42", 1, 0, sealed);
     const big = "z".repeat(MAX_INLINE_BYTES + 1);

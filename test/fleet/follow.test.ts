@@ -215,6 +215,67 @@ describe("a client on another pool follows a turn a worker runs", () => {
     expect(reader.lastEventId).toBe(String((last as { seq: number }).seq)); // the end is the log's: positioned there
   });
 
+  test("a turn follower's position moves on after each step's flush, mid-turn — not only at the turn's end (found from outside)", async () => {
+    // Step 1 calls the tool; step 2 streams one delta per gate the test opens, and ends when
+    // `end` opens. The worker's messages say how far its log is durable; a follower that hears
+    // it past what it delivered live reads the log. The test opens one more gate per delta until
+    // the follower's position covers step 1 — on the old follower it stayed at the turn's start
+    // (its first read came with the turn's end), so the bound below is reached.
+    const steps = { end: deferred(), next: [] as Deferred<void>[] };
+    heldGates.push({ text: steps.end, call: steps.end });
+    let calls = 0;
+    const provider: Provider = {
+      id: "stepwise",
+      async *stream(request): AsyncGenerator<StreamChunk> {
+        const aborted = new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+        if (++calls === 1) {
+          yield { type: "block-start", index: 0, block: { type: "tool-call", callId: "toolu_1", name: "echo_tool" } };
+          yield { type: "tool-call-delta", index: 0, argumentsDelta: '{"say":"one"}' };
+          yield { type: "block-end", index: 0 };
+          yield { type: "finish", reason: "tool-calls" };
+          return;
+        }
+        yield { type: "block-start", index: 0, block: { type: "text" } };
+        for (let i = 0; ; i++) {
+          yield { type: "text-delta", index: 0, text: `d${i} ` };
+          const gate = deferred();
+          steps.next.push(gate);
+          if (
+            (await Promise.race([gate.promise.then(() => "next"), steps.end.promise.then(() => "end"), aborted])) !==
+            "next"
+          )
+            break;
+        }
+        yield { type: "block-end", index: 0 };
+        yield { type: "finish", reason: "stop" };
+      },
+    };
+    const profile = {
+      stepwise: { provider: () => provider, model: "stepwise", tools: [echoTool], options: { maxSteps: 4 } },
+    };
+    const client = await database().client();
+    const id = await client.enqueueTurn({ sessionId: "follow-durable-mid-turn", prompt: "hello", profile: "stepwise" });
+    const stream = client.stream(id);
+    await untilFollowed(id);
+    await database().worker({ profiles: profile });
+    let stepOneEnd: number | undefined;
+    let coveredMidTurn = false;
+    let deltas = 0;
+    for await (const event of stream) {
+      if (event.type === "step-end" && stepOneEnd === undefined) stepOneEnd = event.seq;
+      if (event.type !== "text-delta") continue;
+      if (stepOneEnd !== undefined && stream.durableThrough!() >= stepOneEnd) {
+        coveredMidTurn = true;
+        steps.end.resolve();
+      } else if (++deltas < 200) steps.next.at(-1)?.resolve();
+      else steps.end.resolve();
+    }
+    expect(stepOneEnd).toBeDefined();
+    expect(coveredMidTurn).toBe(true);
+    // And the position never names an event PostgreSQL does not hold.
+    expect(stream.durableThrough!()).toBeLessThan((await storedEvents("follow-durable-mid-turn")).length);
+  }, 20_000);
+
   test("a client that connects after the turn ended gets the turn's committed events from the log", async () => {
     await database().worker({ profiles });
     const client = await database().client();
