@@ -293,7 +293,9 @@ export class TurnFollower implements FollowFeed {
     if (heard === "stale") return;
     if (heard === "missed") void this.#queue.announce(); // the worker publishes the turn again from its start
     if (message.items.some((item) => "seq" in item)) this.#liveCommits++;
-    if (target.kind === "turn") this.#heardDurable(message.durableThrough);
+    // A message with the turn's end needs no read of its own: the end is read from the log anyway.
+    if (target.kind === "turn" && !message.items.some((item) => item.type === "turn-end"))
+      this.#heardDurable(message.durableThrough);
     this.#wakeUp();
   }
 
