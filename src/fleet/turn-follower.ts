@@ -6,8 +6,9 @@
 // follower reads the log only when it must (`readEvents`): at a late start, when a gap or a
 // reference holds it up and the worker has committed more, when the worker's message says its
 // log is durable past what was delivered live (so the follower's position moves on after each
-// step's flush), and when the turn finished — its `turn-end` is always the log's. A session follower tails the log (log-tail.ts) from `from` on
-// and ends when the session has no open turn and everything logged is delivered.
+// step's flush), and when the turn finished — its `turn-end` is always the log's. A session
+// follower tails the log (log-tail.ts) from `from` on and ends when the session has no open turn
+// and everything logged is delivered.
 import { type FollowFeed, followPositionFault, type TurnEvent } from "../loop/index.js";
 import type { PgPool, PostgresSessionStore } from "../store/postgres/index.js";
 import { latestAnswerBefore } from "./answer-lookback.js";
