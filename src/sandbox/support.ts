@@ -15,7 +15,7 @@ export const INSTALL_BWRAP =
 
 const answers = new Map<string, Promise<SandboxSupport>>();
 
-/** Whether the sandbox works here with `bwrap` (a path, or a name looked up on the PATH). Cached per `bwrap`. */
+/** Whether the sandbox works here with `bwrap` (a path, or a name looked up in `BWRAP_DIRS`). Cached per `bwrap`. */
 export function sandboxSupport(bwrap: string = process.env.KEELSON_BWRAP || "bwrap"): Promise<SandboxSupport> {
   let answer = answers.get(bwrap);
   if (answer === undefined) {
@@ -40,8 +40,16 @@ async function probe(bwrap: string): Promise<SandboxSupport> {
       fix: "run with the sandbox off",
     };
   const path = findExecutable(bwrap);
-  if (path === undefined)
+  if (path === undefined) {
+    const elsewhere = onPathOnly(bwrap);
+    if (elsewhere !== undefined)
+      return {
+        ok: false,
+        reason: `bubblewrap is looked for in ${BWRAP_DIRS.join(", ")} only, not on the PATH (a PATH entry such as node_modules/.bin may be written by a sandboxed command); ${JSON.stringify(elsewhere)} was not used`,
+        fix: `if that is the bubblewrap you installed, name it: KEELSON_BWRAP=${elsewhere}`,
+      };
     return { ok: false, reason: `bubblewrap is not installed (no executable ${bwrap} found)`, fix: INSTALL_BWRAP };
+  }
   const version = await run(path, ["--version"]);
   const trial = await run(
     path,
@@ -77,19 +85,45 @@ async function probe(bwrap: string): Promise<SandboxSupport> {
   return { ok: true, mechanism: "bubblewrap", bwrap: path, version: firstLine(version.output) || "unknown version" };
 }
 
-/** `name` itself when it holds a `/`, else the first executable of that name on the PATH. */
+/**
+ * Where a bare name (`bwrap`) is looked for: the system's own directories, never the PATH — under
+ * `npx keelson` the PATH starts with the project's `node_modules/.bin`, which a sandboxed command
+ * may write, and a `bwrap` planted there would run unconfined at the next start (found from
+ * outside). A bubblewrap installed elsewhere is named by path: `KEELSON_BWRAP` or `sandbox.bwrap`.
+ */
+export const BWRAP_DIRS: readonly string[] = Object.freeze([
+  "/usr/bin",
+  "/bin",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/sbin",
+  "/run/current-system/sw/bin",
+  "/nix/var/nix/profiles/default/bin",
+]);
+
+/** `name` itself when it holds a `/`, else the first executable of that name in `BWRAP_DIRS`. */
 function findExecutable(name: string): string | undefined {
-  const candidates = name.includes("/")
-    ? [name]
-    : (process.env.PATH ?? "").split(delimiter).flatMap((dir) => (dir === "" ? [] : [join(dir, name)]));
-  return candidates.find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const candidates = name.includes("/") ? [name] : BWRAP_DIRS.map((dir) => join(dir, name));
+  return candidates.find(isExecutable);
+}
+
+/** An executable of that name on the PATH outside `BWRAP_DIRS` (named in the refusal, never run). */
+function onPathOnly(name: string): string | undefined {
+  if (name.includes("/")) return undefined;
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => dir !== "" && !BWRAP_DIRS.includes(dir))
+    .map((dir) => join(dir, name))
+    .find(isExecutable);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs `path args`, `input` on fd 3 when given; its exit code and stdout+stderr (never throws). */

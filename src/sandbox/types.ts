@@ -32,7 +32,7 @@ export interface SandboxOptions {
   readonly hidden?: readonly string[];
   /** Processes one command may have at once before the sandbox is killed. Default 512. */
   readonly maxProcesses?: number;
-  /** The bubblewrap binary. Default `$KEELSON_BWRAP`, else `bwrap` on the PATH. Never logged. */
+  /** The bubblewrap binary. Default `$KEELSON_BWRAP`, else `bwrap` in the system directories (`/usr/bin`, … — never the PATH). Never logged. */
   readonly bwrap?: string;
 }
 
@@ -51,7 +51,7 @@ export interface SandboxPolicy {
   /** How the hidden paths are shown in the policy's description: `~/.ssh` rather than `/home/me/.ssh`. */
   readonly hiddenShown: readonly string[];
   readonly maxProcesses: number;
-  /** The bubblewrap binary to run (a path or a name looked up on the PATH). */
+  /** The bubblewrap binary to run (a path, or a name looked up in the system directories, `BWRAP_DIRS`). */
   readonly bwrap: string;
 }
 
