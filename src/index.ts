@@ -106,6 +106,8 @@ export {
   type ToolInvocation,
   type ToolOutput,
   type ToolRegistry,
+  capToolResult,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
 } from "./tools/index.js";
 export {
   askUserTool,

@@ -44,6 +44,13 @@ export function validateOptions(options: AgentOptions): void {
   if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
     throw new LoopError("invalid-options", `maxSteps must be a positive integer, got ${options.maxSteps}`);
   }
+  const cap = options.maxToolResultChars;
+  if (cap !== undefined && cap !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(cap) && cap > 0)) {
+    throw new LoopError(
+      "invalid-options",
+      `maxToolResultChars must be a positive integer or Infinity, got ${previewJson(cap, 40)}`,
+    );
+  }
 }
 
 /**

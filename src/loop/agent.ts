@@ -8,7 +8,7 @@ import type { Provider } from "../llm/core.js";
 import type { UserContent } from "../messages/index.js";
 import { PromptSections } from "../prompt/index.js";
 import { type AnySessionEvent, type PendingApproval, type PendingInput, Session } from "../session/index.js";
-import { ToolRegistry } from "../tools/index.js";
+import { DEFAULT_MAX_TOOL_RESULT_CHARS, ToolRegistry } from "../tools/index.js";
 import { claimAnswers, claimInput, claimItems, notLogged } from "./pause-claims.js";
 import { AgentPauseAnswers } from "./pause-answers.js";
 import type { AnswerBatch, AnswerStreamOptions, ApprovalDecision, InputAnswer } from "./approval-types.js";
@@ -140,6 +140,7 @@ class LoopAgent implements Agent {
       inbox: this.#inbox,
       maxSteps: options.maxSteps ?? 50,
       toolTimeoutMs: options.toolTimeoutMs,
+      maxToolResultChars: options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
       invariants: options.invariants ?? invariantsDefault(),
       cwd,
       persistence: this.#persistence,

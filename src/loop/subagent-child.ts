@@ -81,6 +81,7 @@ async function childOptions(link: ChildLink): Promise<AgentOptions> {
     retry: ctx.retry,
     durability: ctx.durability,
     ...(ctx.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: ctx.toolTimeoutMs }),
+    maxToolResultChars: ctx.maxToolResultChars,
     ...(ctx.clock === undefined ? {} : { clock: ctx.clock }),
     ...own,
     maxSteps: spec.maxSteps ?? own.maxSteps ?? DEFAULT_MAX_STEPS,

@@ -41,6 +41,8 @@ export interface TurnContext {
   readonly inbox: Inbox;
   readonly maxSteps: number;
   readonly toolTimeoutMs: number | undefined;
+  /** The cap on a tool result's text (`AgentOptions.maxToolResultChars`, defaulted). */
+  readonly maxToolResultChars: number;
   readonly invariants: boolean;
   readonly cwd: string | undefined;
   readonly persistence: SessionPersistence | undefined;

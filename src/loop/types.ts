@@ -212,6 +212,12 @@ export interface AgentOptions {
   /** Default per-tool-call timeout (ms). Default 120 000. */
   readonly toolTimeoutMs?: number;
   /**
+   * The most characters of text one tool result puts in the log (and so before the model): a
+   * longer one keeps its head and ends with a marker saying how much was left out (`capToolResult`).
+   * Default 100 000 (`DEFAULT_MAX_TOOL_RESULT_CHARS`, about 25,000 tokens); `Infinity`: no cap.
+   */
+  readonly maxToolResultChars?: number;
+  /**
    * What a resumed, forked or restarted instance does with the session prefix. `recompose`
    * (default, the seed's rule): run the contributors again; drift lands on the `resume` header
    * snapshot and re-writes the provider cache after the system prompt once. `reuse`: send the

@@ -23,6 +23,7 @@ export {
 } from "./input-schema.js";
 export { checkJsonSchema } from "./json-schema-check.js";
 export { defineTool, type RegisteredTool, ToolRegistry } from "./registry.js";
+export { capToolResult, DEFAULT_MAX_TOOL_RESULT_CHARS, resultCapMarker } from "./result-cap.js";
 export type {
   ApprovalContext,
   NeedsApproval,
