@@ -24,7 +24,7 @@ export {
   showable,
   summarize,
 } from "./permissions.js";
-export { isSecretName, type ToolEnvOptions, toolEnvironment } from "./tool-env.js";
+export { isSecretName, isSecretValue, type ToolEnvOptions, toolEnvironment } from "./tool-env.js";
 export { builtinToolDefinitions, builtinTools } from "./plugin.js";
 export { readTool } from "./read.js";
 export {
