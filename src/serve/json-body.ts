@@ -18,7 +18,10 @@ export interface JsonBodyOptions {
   readonly maxBytes?: number;
 }
 
-/** The request's JSON object body; `ServeError` `unsupported-media-type`, `body-too-large` or `invalid-request`. */
+/**
+ * The request's JSON object body; `ServeError` `unsupported-media-type`, `body-too-large`,
+ * `invalid-request`, or `connection-lost` (status 400) when the client leaves before the body ends.
+ */
 export async function readJsonBody(
   request: IncomingMessage | Request,
   options: JsonBodyOptions = {},
@@ -39,11 +42,20 @@ export async function readJsonBody(
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const read of bodyChunks(request)) {
-    const chunk = typeof read === "string" ? new TextEncoder().encode(read) : read; // after setEncoding()
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const read of bodyChunks(request)) {
+      const chunk = typeof read === "string" ? new TextEncoder().encode(read) : read; // after setEncoding()
+      size += chunk.byteLength;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof ServeError) throw error;
+    // The client went away mid-body (node:http's `aborted` / ECONNRESET, a web body's cancel): typed.
+    throw new ServeError("connection-lost", "the request body broke off before its end (the client went away)", {
+      cause: error,
+      status: 400,
+    });
   }
   let json: unknown;
   try {

@@ -28,7 +28,10 @@ export type ServeErrorCode =
   | "event-too-large"
   /** `readSSE`: the server ended the stream with a `stream-error` event (its code and message). */
   | "stream-error"
-  /** `readSSE`: the body broke off mid-stream (the server or the network went away): reconnect from the last id read. */
+  /**
+   * `readSSE`: the body broke off mid-stream (the server or the network went away): reconnect from
+   * the last id read. `readJsonBody`: the request's body broke off (the client went away; status 400).
+   */
   | "connection-lost"
   /**
    * A function given a value of the wrong kind as its subject (HTTP 500: the server's bug): events

@@ -6,7 +6,7 @@
 import { Readable } from "node:stream";
 import type { IncomingMessage } from "node:http";
 import { describe, expect, test } from "vitest";
-import { readJsonBody } from "../../src/serve/index.js";
+import { readJsonBody, ServeError } from "../../src/serve/index.js";
 
 /** A node:http-like request whose body arrives in `chunks`. */
 function request(chunks: readonly Uint8Array[], headers: Record<string, string> = {}): IncomingMessage {
@@ -31,6 +31,20 @@ describe("readJsonBody", () => {
     const chunks: Uint8Array[] = [];
     for (let at = 0; at < bytes.length; at += 7) chunks.push(bytes.subarray(at, at + 7)); // 7: splits most characters
     expect(await readJsonBody(request(chunks))).toEqual({ prompt });
+  });
+
+  test("a client that goes away mid-body: connection-lost (400), typed, the cause kept", async () => {
+    const broken = new Readable({
+      read() {
+        this.push(Buffer.from('{"pro'));
+        this.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    }) as unknown as IncomingMessage;
+    Object.assign(broken, { headers: { "content-type": "application/json", "content-length": "100" } });
+    const error = await refusal(() => readJsonBody(broken));
+    expect(error).toBeInstanceOf(ServeError);
+    expect(error).toMatchObject({ code: "connection-lost", status: 400 });
+    expect((error as Error).cause).toMatchObject({ code: "ECONNRESET" });
   });
 
   test("not application/json: 415, whatever the body", async () => {
