@@ -12,7 +12,7 @@ import type { Message } from "../messages/index.js";
 import type { Agent, CompactionGate } from "../loop/index.js";
 import type { SessionEvent } from "../session/index.js";
 import { measurePressure } from "./pressure.js";
-import { prunedContent, pruneCandidates } from "./prune.js";
+import { type PruneCandidate, prunedContent, pruneCandidates } from "./prune.js";
 import { chooseRegion } from "./region.js";
 import { summarize } from "./summarize.js";
 import { CompactionError, type CompactionOptions, type Pressure } from "./types.js";
@@ -166,12 +166,30 @@ function planOf(gate: Gate, agent: Agent, pressure: Pressure, trigger: "auto" | 
   return { pressure, window, history, sizes, tailStart };
 }
 
-/** Replaces each oversized tool result by its pruned form; true when that brought an automatic compaction under the threshold. */
+/**
+ * Replaces each oversized tool result outside the kept tail by its pruned form — and, while the
+ * request still could not fit the window at all, those inside the tail, largest first (found from
+ * outside: one 3 MB result in the tail failed that turn and every later one, since a summary must
+ * leave the tail intact). True when that brought an automatic compaction under the threshold.
+ */
 function pruneResults(gate: Gate, agent: Agent, plan: Plan, trigger: "auto" | "manual"): boolean {
-  const session = agent.session;
   const threshold = gate.ratio * plan.window;
+  const { history, sizes, tailStart } = plan;
+  const head = pruneCandidates(history, sizes, tailStart, gate.pruneAbove);
+  let saved = prune(gate, agent, head, trigger === "auto" ? plan.pressure.total - threshold : Number.POSITIVE_INFINITY);
+  if (trigger === "auto" && plan.pressure.total - saved <= threshold) return true;
+  if (plan.pressure.total - saved <= plan.window) return false;
+  const tail = pruneCandidates(history, sizes, history.length, gate.pruneAbove, tailStart);
+  saved += prune(gate, agent, tail, plan.pressure.total - saved - threshold);
+  return trigger === "auto" && plan.pressure.total - saved <= threshold;
+}
+
+/** Prunes `candidates` in order until `enough` tokens are saved; the tokens saved. */
+function prune(gate: Gate, agent: Agent, candidates: readonly PruneCandidate[], enough: number): number {
+  const session = agent.session;
   let saved = 0;
-  for (const c of pruneCandidates(plan.history, plan.sizes, plan.tailStart, gate.pruneAbove)) {
+  for (const c of candidates) {
+    if (saved >= enough) break;
     const original = session.events[session.surfaceSeqs()[c.index]!] as SessionEvent<"tool/result">;
     const content = prunedContent(c.content, gate.pruneKeep);
     session.append(
@@ -187,9 +205,8 @@ function pruneResults(gate: Gate, agent: Agent, plan: Plan, trigger: "auto" | "m
       { op: "replace", start: c.index, end: c.index },
     );
     saved += c.tokens - gate.measure(content);
-    if (trigger === "auto" && plan.pressure.total - saved <= threshold) return true;
   }
-  return false;
+  return saved;
 }
 
 /** Summarizes the oldest balanced head region in one call and lands the summary in its place. */

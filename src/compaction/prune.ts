@@ -1,5 +1,6 @@
 // Tool-result pruning, the cheaper first pass: an oversized tool result outside the kept tail is
-// replaced (a single-node replace, same call id) by its head and tail with a marker between.
+// replaced (a single-node replace, same call id) by its head and tail with a marker between —
+// and one inside the tail too, when without that the request could not fit the window at all.
 import type { Message, ToolResultPart } from "../messages/index.js";
 
 export interface PruneCandidate {
@@ -10,15 +11,16 @@ export interface PruneCandidate {
   readonly tokens: number;
 }
 
-/** Oversized tool results in `history[0..limit)`, largest first. */
+/** Oversized tool results in `history[from..limit)`, largest first. */
 export function pruneCandidates(
   history: readonly Message[],
   sizes: readonly number[],
   limit: number,
   aboveTokens: number,
+  from = 0,
 ): PruneCandidate[] {
   const out: PruneCandidate[] = [];
-  for (let i = 0; i < limit; i++) {
+  for (let i = from; i < limit; i++) {
     const m = history[i]!;
     if (m.role !== "tool" || sizes[i]! <= aboveTokens) continue;
     const r = m.content[0];

@@ -146,6 +146,34 @@ describe("compaction", () => {
     expect(verifyLog(events).ok).toBe(true);
   });
 
+  test("a result in the kept tail too big for the window is pruned there (else every later turn overflows)", async () => {
+    // Found from outside: a tool's 3 MB result, the last message, left no head region to summarize
+    // (compact/end "no tool-pairing-balanced head region…"), and every later request overflowed.
+    const provider = new ScriptedProvider([], { fallback: workload(1) });
+    const agent = agentWith({
+      provider,
+      tools: [read(40_000)],
+      maxToolResultChars: Number.POSITIVE_INFINITY,
+      compaction: createCompaction({ contextWindow: 4_000, keepRecentTokens: 200, pruneKeepTokens: 50 }),
+    });
+    expect((await agent.send("read the huge file")).reason).toEqual({ kind: "completed" });
+    expect((await agent.send("and now?")).reason).toEqual({ kind: "completed" });
+    const events = agent.session.events;
+    expect(ofType(events, "compact/end").map((e) => e.data.error)).not.toContain(
+      "no tool-pairing-balanced head region leaves the recent tail intact",
+    );
+    const pruned = events.filter((e) => e.type === "tool/result" && e.surfaceOp !== "append");
+    const results = events.filter((e) => e.type === "tool/result" && e.surfaceOp === "append");
+    expect(results).toHaveLength(2); // one read a turn: each 10,000 tokens, over the whole window
+    expect(pruned).toHaveLength(2);
+    expect((pruned[0]!.data as { content: { text: string }[] }).content[0]!.text).toContain("pruned by compaction");
+    // Every request after the result fits the window (≈ 4 bytes a token, as the gate counts).
+    const after = provider.requests.slice(1).filter((r) => !isSummaryCall(r.messages));
+    expect(after.length).toBeGreaterThan(1);
+    for (const r of after) expect(JSON.stringify(r.messages).length / 4).toBeLessThan(4_000);
+    expect(verifyLog(events).ok).toBe(true);
+  });
+
   test("when system + tools + prefix + the minimum tail cannot fit, the turn fails naming the sizes (no loop)", async () => {
     const provider = new ScriptedProvider([], { fallback: workload(0) });
     const agent = agentWith({
