@@ -283,10 +283,15 @@ export async function askQuestion(
   }
 }
 
+/** Over this many lines, the question says how long the summary above it is. */
+const LONG_SUMMARY_LINES = 8;
+
 /**
  * Asks whether `request` may run. The summary is shown whole (the gate escaped its control
  * characters; the terminal wraps long lines): inline when it is one line, else line by line under
- * `allow <tool>:` with the question after it. The tool is named once, by the prompt.
+ * `allow <tool>:` with the question after it, each run of blank lines as one line saying how many
+ * — and the question of a long one names its length, so a harmless last line cannot pass for the
+ * whole (found from outside: a payload, 300 newlines and `ls -la` showed as `│ ls -la`).
  */
 export async function askPermission(
   input: ChatInput,
@@ -297,9 +302,17 @@ export async function askPermission(
   const lines = request.summary.split("\n");
   let question = `  allow ${request.tool}: ${request.summary}? [y]es / [n]o / [a]lways: `;
   if (lines.length > 1) {
-    view.line(`  allow ${request.tool}:`);
-    for (const line of lines) view.line(`    │ ${line}`);
-    question = `  allow ${request.tool}? [y]es / [n]o / [a]lways: `;
+    view.line(`  allow ${request.tool} (${lines.length} lines):`);
+    for (let i = 0; i < lines.length; i++) {
+      let blank = i;
+      while (blank < lines.length && lines[blank]!.trim() === "") blank++;
+      if (blank - i > 1) {
+        view.line(`    │ [… ${blank - i} blank lines …]`);
+        i = blank - 1;
+      } else view.line(`    │ ${lines[i]}`);
+    }
+    const length = lines.length > LONG_SUMMARY_LINES ? ` (all ${lines.length} lines above, from its first)` : "";
+    question = `  allow ${request.tool}${length}? [y]es / [n]o / [a]lways: `;
   }
   for (;;) {
     const answer = await input.next(question);
