@@ -48,6 +48,9 @@ function gitEnvironment(root: string, gitDir: string): NodeJS.ProcessEnv {
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_OPTIONAL_LOCKS: "0",
     GIT_TERMINAL_PROMPT: "0",
+    // A partial clone's lazy fetch of a missing blob runs the promisor remote's transport (an
+    // `ext::sh -c …` one runs a program; found from outside): never fetch during a status.
+    GIT_NO_LAZY_FETCH: "1",
     LC_ALL: "C",
   };
 }
@@ -79,6 +82,7 @@ const HARDENING = [
   "core.untrackedCache=false",
   "core.attributesFile=/dev/null",
   "diff.external=",
+  "protocol.allow=never", // no transport at all (a git older than GIT_NO_LAZY_FETCH, 2.44, still fetches lazily)
 ];
 
 /**

@@ -93,6 +93,40 @@ describe.skipIf(!hasGit)("the baseline runs no repository-controlled program", (
     expect(existsSync(repo.filterMarker)).toBe(false);
   });
 
+  test("a partial clone's lazy fetch through an ext:: promisor remote runs nothing during the status", async () => {
+    // Found from outside: an inexact rename staged, the old blob deleted, and a promisor remote
+    // `ext::sh -c touch …` made the hardened status fetch the blob — running sh on the host.
+    const root = await tempDir("lazy-fetch-repo");
+    const outside = await tempDir("lazy-fetch-marker");
+    const marker = join(outside, "lazy-fetch-ran");
+    const env = { PATH: process.env.PATH ?? "", HOME: outside, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" };
+    const git = (...args: string[]): string =>
+      execFileSync("git", args, { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    git("init", "-q", "-b", "main");
+    await put(root, "a.txt", `${Array.from({ length: 200 }, (_, i) => i + 1).join("\n")}\n`);
+    git("add", "a.txt");
+    git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "a");
+    git("mv", "a.txt", "b.txt");
+    await put(root, "b.txt", `${Array.from({ length: 200 }, (_, i) => i + 1).join("\n")}\nextra\n`);
+    git("add", "b.txt");
+    const blob = git("rev-parse", "HEAD:a.txt").trim();
+    await rm(join(root, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
+    git("config", "core.repositoryformatversion", "1");
+    git("config", "extensions.partialClone", "origin");
+    git("config", "remote.origin.promisor", "true");
+    git("config", "protocol.ext.allow", "always");
+    git("config", "remote.origin.url", `ext::sh -c touch% ${marker}`);
+    try {
+      git("status", "--porcelain"); // the trap is armed: a plain status fetches, and so runs sh
+    } catch {
+      // the fetch "fails" (sh speaks no git protocol) after it ran
+    }
+    expect(existsSync(marker)).toBe(true);
+    await rm(marker);
+    await describeWorkspace(root, { gitStatus: true });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("a filter driver whose name cannot be overridden safely means no status at all", async () => {
     const repo = await trapRepo();
     await rm(repo.filterMarker, { force: true });
