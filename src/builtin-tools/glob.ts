@@ -1,6 +1,6 @@
 // `glob`: files under a directory whose path (relative to that directory, `/`-separated) matches
 // a pattern (see glob-match.ts: linear-time matching, whatever the pattern). Only regular files
-// are listed (walk.ts); none is opened. Output is sorted, shown relative to the workspace root, and
+// are listed (walk.ts); none is opened, and hidden paths (path-guard.ts) are neither entered nor listed. Output is sorted, shown relative to the workspace root, and
 // capped at MAX_GLOB_ENTRIES entries as well as by characters.
 import { stat } from "node:fs/promises";
 import { defineTool, jsonSchema } from "../tools/index.js";
@@ -36,7 +36,8 @@ export function globTool({ workspace, outputCap = DEFAULT_OUTPUT_CAP }: BuiltinT
         const dir = await workspace.resolve(path);
         if (!(await stat(dir)).isDirectory()) throw new ToolFailure("not-a-directory", `${path} is not a directory`);
         const found: string[] = [];
-        for await (const file of walkFiles(dir, signal))
+        const skip = await workspace.guard.hiddenBelow(dir);
+        for await (const file of walkFiles(dir, { signal, skip }))
           if (glob.matches(file.relative)) found.push(workspace.display(file.path));
         if (found.length === 0) return `No files match ${pattern}`;
         found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -4,7 +4,7 @@
 // safe-open (a FIFO or device is never opened for reading, so it cannot block). The matching runs
 // in a worker (regex-search.ts) under the tool's signal and a per-call deadline, so a
 // catastrophic pattern cannot freeze the event loop. Files not searched (binary, over 10 MB,
-// unreadable) are named at the end of the answer.
+// unreadable) are named at the end of the answer; hidden paths (path-guard.ts) are not walked at all.
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { defineTool, jsonSchema } from "../tools/index.js";
@@ -68,7 +68,7 @@ export function grepTool({
         const search = new RegexSearch(regex, { signal: stop, maxLine: MAX_LINE, maxMatches: MAX_GREP_MATCHES });
         try {
           const files: AsyncIterable<WalkedFile> | WalkedFile[] = directory
-            ? walkFiles(target, stop)
+            ? walkFiles(target, { signal: stop, skip: await workspace.guard.hiddenBelow(target) })
             : [{ path: target, relative: basename(target) }];
           const found = await searchFiles(files, {
             workspace,
@@ -182,6 +182,7 @@ async function load(workspace: Workspace, path: string): Promise<Loaded> {
 function asSkip(error: unknown): Loaded {
   if (error instanceof ToolFailure) {
     if (error.code === "outside-workspace") return { skipped: "outside the workspace" };
+    if (error.code === "hidden-path") return { skipped: "hidden" };
     if (error.code === "not-a-file" || error.code === "not-a-regular-file") return { skipped: "not a regular file" };
     return { skipped: error.code };
   }

@@ -51,10 +51,15 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AgentPlugin {
         `builtinTools: unknown tool ${JSON.stringify(name)}; known: ${BUILTIN_TOOL_NAMES.join(", ")}`,
       );
   killGraceMs(options.killGraceMs);
-  sandboxOptions(options.sandbox, "builtinTools sandbox");
+  // The file tools hide what bash's sandbox hides: the default list, plus the policy's own.
+  const { hidden } = sandboxOptions(options.sandbox, "builtinTools sandbox");
   return (host) => {
     const root = resolve(options.root ?? host.agent.session.header.cwd ?? process.cwd());
-    const workspace = new Workspace({ root, ...(options.allow === undefined ? {} : { allow: options.allow }) });
+    const workspace = new Workspace({
+      root,
+      ...(options.allow === undefined ? {} : { allow: options.allow }),
+      ...(hidden === undefined ? {} : { hidden }),
+    });
     const tools = builtinToolDefinitions(
       {
         workspace,

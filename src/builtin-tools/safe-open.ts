@@ -8,6 +8,8 @@
 //     each directory descriptor verified the same way, and the file is opened through
 //     /proc/self/fd/<dirfd>/<name> with O_NOFOLLOW — resolved against the verified directory
 //     object, like openat(2). No O_TRUNC: content is replaced through the handle after the checks.
+// Every such check also refuses the hidden paths, and for a rewrite the protected ones
+// (Workspace.refusalOf, path-guard.ts).
 // /proc/self/fd is Linux. Elsewhere the check falls back to realpath of the path plus a dev/ino
 // comparison with the descriptor: still refuses a swapped file, but a create through a swapped
 // parent may leave an empty file behind before it is refused.
@@ -15,6 +17,7 @@ import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { access, type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
+import type { PathAccess } from "./path-guard.js";
 import { ToolFailure } from "./types.js";
 import { isWithin, type Workspace } from "./workspace.js";
 
@@ -67,7 +70,7 @@ export async function openForRead(workspace: Workspace, path: string): Promise<O
     throw asSpecialFileFailure(error, path) ?? error;
   });
   try {
-    await assertInside(workspace, handle, absolute, path);
+    await assertInside(workspace, handle, absolute, path, "read");
     const info = await handle.stat();
     assertRegular(info, path, "read");
     return { handle, path: absolute, stat: info };
@@ -91,7 +94,7 @@ export async function openForRewrite(
   verb: RewriteVerb,
   options: { readonly create: boolean },
 ): Promise<RewritableFile> {
-  const absolute = await workspace.resolve(path);
+  const absolute = await workspace.resolve(path, "write");
   if (workspace.roots.includes(absolute))
     throw new ToolFailure("not-a-file", `${path} is a directory; ${verb} needs a file path`);
   const directory = await openDirectory(workspace, dirname(absolute), options.create);
@@ -100,7 +103,7 @@ export async function openForRewrite(
     const through = (await hasProcFd()) ? `/proc/self/fd/${directory.fd}/${name}` : absolute;
     const { handle, created } = await openEntry(through, absolute, path, verb, options.create);
     try {
-      await assertInside(workspace, handle, absolute, path);
+      await assertInside(workspace, handle, absolute, path, "write");
       const info = await handle.stat();
       assertRegular(info, path, verb);
       if (info.nlink > 1)
@@ -194,7 +197,7 @@ async function openChildDirectory(through: string, create: boolean): Promise<Fil
 /** `handle`, once verified inside the workspace; closed and rethrown otherwise. */
 async function verified(workspace: Workspace, handle: FileHandle, absolute: string, shown: string) {
   try {
-    await assertInside(workspace, handle, absolute, shown);
+    await assertInside(workspace, handle, absolute, shown, "write");
     return handle;
   } catch (error) {
     await handle.close();
@@ -203,10 +206,17 @@ async function verified(workspace: Workspace, handle: FileHandle, absolute: stri
 }
 
 /**
- * Refuses `handle` unless the object it is open on lies inside a workspace root: readlink of
+ * Refuses `handle` unless the object it is open on lies inside a workspace root, outside every
+ * hidden path and — for a rewrite — outside the protected ones (path-guard.ts): readlink of
  * /proc/self/fd/N on Linux; elsewhere realpath of `absolute`, which must be the same dev/ino.
  */
-async function assertInside(workspace: Workspace, handle: FileHandle, absolute: string, shown: string) {
+async function assertInside(
+  workspace: Workspace,
+  handle: FileHandle,
+  absolute: string,
+  shown: string,
+  access: PathAccess,
+) {
   let real: string;
   if (await hasProcFd()) {
     real = (await readlink(`/proc/self/fd/${handle.fd}`)).replace(/ \(deleted\)$/, "");
@@ -216,11 +226,8 @@ async function assertInside(workspace: Workspace, handle: FileHandle, absolute: 
     if (named.dev !== opened.dev || named.ino !== opened.ino)
       throw new ToolFailure("outside-workspace", `${shown} changed while it was being opened; refusing it`);
   }
-  if (!(await workspace.holdsRealPath(real)))
-    throw new ToolFailure(
-      "outside-workspace",
-      `${shown} resolves to ${real}, outside the workspace (${workspace.describeRoots()}); paths must stay inside it`,
-    );
+  const refusal = await workspace.refusalOf(real, shown, access);
+  if (refusal !== undefined) throw refusal;
 }
 
 /** Directories are `not-a-file`; FIFOs, devices and sockets `not-a-regular-file`. */

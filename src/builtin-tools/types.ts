@@ -23,6 +23,8 @@ export const MUTATING_TOOL_NAMES: readonly MutatingToolName[] = Object.freeze(["
 
 export type ToolFailureCode =
   | "outside-workspace"
+  | "hidden-path"
+  | "protected-path"
   | "not-a-file"
   | "not-a-regular-file"
   | "not-a-directory"

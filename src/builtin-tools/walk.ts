@@ -4,6 +4,7 @@
 // lstats entries whose type the filesystem does not report) — FIFOs, sockets and devices are
 // never yielded — and it opens no file: opening a FIFO to look at it would block a libuv thread.
 // A yielded path can still change before a caller opens it; callers open through safe-open.
+// `skip` leaves out a file or directory by its absolute path (the hidden paths: not even named).
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -16,8 +17,15 @@ export interface WalkedFile {
   readonly relative: string;
 }
 
+export interface WalkOptions {
+  readonly signal?: AbortSignal;
+  /** Entries (absolute paths) neither yielded nor entered. */
+  readonly skip?: (path: string) => boolean;
+}
+
 /** Every regular file below `dir`, in sorted order; unreadable directories and special files are skipped. */
-export async function* walkFiles(dir: string, signal?: AbortSignal, prefix = ""): AsyncGenerator<WalkedFile> {
+export async function* walkFiles(dir: string, options: WalkOptions = {}, prefix = ""): AsyncGenerator<WalkedFile> {
+  const { signal, skip } = options;
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -28,10 +36,12 @@ export async function* walkFiles(dir: string, signal?: AbortSignal, prefix = "")
   for (const entry of entries) {
     if (signal?.aborted) return;
     const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    const path = join(dir, entry.name);
+    if (skip?.(path)) continue;
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) yield* walkFiles(join(dir, entry.name), signal, relative);
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) yield* walkFiles(path, options, relative);
     } else if (entry.isFile()) {
-      yield { path: join(dir, entry.name), relative };
+      yield { path, relative };
     }
   }
 }

@@ -1,5 +1,5 @@
 // `keelson mcp list | login <server> | logout <server>`: the MCP servers of `<KEELSON_HOME>/mcp.json`
-// and `<cwd>/.keelson/mcp.json` (the workspace wins by name) and their OAuth authorization, kept in
+// and `<cwd>/.keelson/mcp.json` (a workspace server may not reuse a user server's name) and their OAuth authorization, kept in
 // `<KEELSON_HOME>/mcp-auth/` (a folder of mode 0700, one file of mode 0600 per server URL).
 // `login` prints the authorization URL (a person opens it; the redirect comes back to a callback on
 // 127.0.0.1), then proves the login by listing the server's tools. Tokens are never printed.

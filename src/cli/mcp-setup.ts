@@ -1,5 +1,5 @@
 // MCP in the CLI: the servers of `<KEELSON_HOME>/mcp.json` and `<cwd>/.keelson/mcp.json` (the
-// workspace wins by name) as an `mcpTools` plugin behind the command's permission policy, and
+// workspace may not reuse a user server's name: McpError('invalid-config')) as an `mcpTools` plugin behind the command's permission policy, and
 // the tool listing chat shows (`/tools`, and the MCP line at start). A bad file is a CliError
 // naming the file and key (exit 2) before anything is written; env values and headers are never
 // printed. Notices (a logged tool dropped on resume, a server that exited) go to stderr. The

@@ -184,7 +184,7 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
     expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual([]);
   });
 
-  test("the workspace's server replaces the user's server of the same name", async () => {
+  test("a workspace server never replaces the user's server of the same name, even with --allow mcp", async () => {
     const home = await tempHome();
     await writeFile(
       join(home, "mcp.json"),
@@ -192,7 +192,10 @@ describe("keelson with .keelson/mcp.json", { timeout: 60_000 }, () => {
     );
     const ws = await workspace(fixtureConfig);
     const run = await keelson(home, ["run", ...MODEL, "--cwd", ws, "--allow", "mcp", "echo something"], env);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("MCP said: echo: from the model");
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `${join(ws, ".keelson", "mcp.json")}: mcpServers.fixture: defines a server named "fixture" of ${join(home, "mcp.json")}`,
+    );
+    expect(await readdir(join(home, "sessions")).catch(() => [])).toEqual([]);
   });
 });
