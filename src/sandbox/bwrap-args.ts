@@ -1,5 +1,5 @@
-// The bubblewrap command line for one sandboxed process: namespaces, the mount plan (git's hooks
-// and config read-only inside writable paths), the seccomp
+// The bubblewrap command line for one sandboxed process: namespaces, the mount plan (each writable
+// root's `.git` and `.keelson` read-only as a whole), the seccomp
 // and status descriptors, then the command. Pure: the caller says which hidden paths exist (and
 // whether each is a directory), looked up just before the spawn.
 import { join } from "node:path";
@@ -14,18 +14,27 @@ export const STATUS_FD = 4;
 export type PathKind = "directory" | "file";
 
 /**
- * Inside a writable path, what git would run or obey later, outside the sandbox — a hook, or
- * `core.hooksPath`, `core.fsmonitor`, an alias or a filter in the config — stays read-only, so a
- * command cannot plant code that runs unconfined at the user's next `git commit`.
+ * At the top of a writable root, git's directory — or the `.git` file of a worktree or submodule —
+ * stays read-only as a whole: everything in it is something git runs or obeys later, outside the
+ * sandbox (a hook, `core.hooksPath`, `core.fsmonitor`, a filter, a `commondir` pointing at another
+ * config, `info/attributes`…). A bind makes it a mount point, so it cannot be renamed away
+ * (`EBUSY`) and replaced either. Git commands that write (`add`, `commit`, `checkout`) fail inside.
  */
-export const GIT_PROTECTED: readonly string[] = Object.freeze([".git/hooks", ".git/config"]);
+export const GIT_PROTECTED: readonly string[] = Object.freeze([".git"]);
+
+/** Keelson's own per-workspace config (`mcp.json`, skills), read later by the CLI, unconfined. */
+export const KEELSON_PROTECTED: readonly string[] = Object.freeze([".keelson"]);
+
+/** Bound read-only at the top of every writable root, where it exists (a directory or a file). */
+export const PROTECTED_IN_WRITABLE: readonly string[] = Object.freeze([...GIT_PROTECTED, ...KEELSON_PROTECTED]);
 
 /**
  * Every namespace of its own (user, pid, ipc, uts, cgroup; network unless `network: "on"`), no
  * capabilities, killed with its parent, a new session (no terminal to push input into); then `/`
  * read-only, a fresh `/dev` (null, zero, random, tty… — no disks), a fresh `/proc` of the new pid
  * namespace, a private `/tmp`; the workspace read-write (`workspace-write`) or read-only, the
- * extra writable and readable paths; then each existing hidden path covered — a directory by an
+ * extra writable paths — in each writable one its `.git` and `.keelson` read-only — and the
+ * readable paths; then each existing hidden path covered — a directory by an
  * empty read-only tmpfs, anything else by `/dev/null`.
  */
 export function bwrapArguments(
@@ -40,9 +49,20 @@ export function bwrapArguments(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   args.push(policy.mode === "workspace-write" ? "--bind" : "--ro-bind", policy.root, policy.root);
   for (const path of policy.writable) args.push("--bind-try", path, path);
+  // After every bind, so that no writable path bound later covers them again.
+  const protect = (root: string): void => {
+    for (const name of PROTECTED_IN_WRITABLE) args.push("--ro-bind-try", join(root, name), join(root, name));
+  };
   const writable = policy.mode === "workspace-write" ? [policy.root, ...policy.writable] : policy.writable;
-  for (const root of writable)
-    for (const name of GIT_PROTECTED) args.push("--ro-bind-try", join(root, name), join(root, name));
+  for (const root of writable) protect(root);
+  // A writable path named inside a protected entry (`writable: [".git"]`) is the caller's explicit
+  // choice: bound again over the read-only entry, its own entries protected again.
+  const inProtected = (path: string): boolean =>
+    writable.some((root) => root !== path && PROTECTED_IN_WRITABLE.some((name) => isWithin(join(root, name), path)));
+  for (const path of policy.writable.filter(inProtected)) {
+    args.push("--bind-try", path, path);
+    protect(path);
+  }
   for (const path of policy.readable) args.push("--ro-bind-try", path, path);
   const bound = [policy.root, ...policy.writable, ...policy.readable];
   const covered: string[] = [];

@@ -127,7 +127,7 @@ export function describeSandbox(policy: SandboxPolicy, who = "commands"): string
   const where = writable.length === 0 ? "nowhere but" : `only under ${writable.join(", ")} and in`;
   return [
     `Sandboxed (${policy.mode}): ${who} may write ${where} a private /tmp (${each ? "empty when each command starts" : "empty at its start"})`,
-    writable.length === 0 ? "" : "; .git/hooks and .git/config in them stay read-only",
+    writable.length === 0 ? "" : "; a .git or .keelson at the top of each stays read-only (git can read, not commit)",
     `${policy.mode === "read-only" ? "; the workspace and" : ";"} the rest of the filesystem is read-only`,
     policy.hidden.length === 0
       ? ""

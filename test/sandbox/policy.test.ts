@@ -80,7 +80,7 @@ describe("describeSandbox", () => {
   test("says what may be written, what is hidden, the network and the process rules", () => {
     const text = describeSandbox(policyFor({ writable: ["/opt/cache"], hidden: ["~/.ssh"] }));
     expect(text).toBe(
-      "Sandboxed (workspace-write): commands may write only under /work/ws (the workspace), /opt/cache and in a private /tmp (empty when each command starts); .git/hooks and .git/config in them stay read-only; the rest of the filesystem is read-only; hidden (a directory shows empty, a file cannot be read): ~/.ssh; no network (not even 127.0.0.1); Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most 512 processes.",
+      "Sandboxed (workspace-write): commands may write only under /work/ws (the workspace), /opt/cache and in a private /tmp (empty when each command starts); a .git or .keelson at the top of each stays read-only (git can read, not commit); the rest of the filesystem is read-only; hidden (a directory shows empty, a file cannot be read): ~/.ssh; no network (not even 127.0.0.1); Unix sockets cannot be opened; no new privileges (setuid is ignored); every process ends with the command; at most 512 processes.",
     );
   });
 
@@ -114,14 +114,14 @@ describe("bwrapArguments", () => {
         "--unshare-all --unshare-user --cap-drop ALL --die-with-parent --new-session",
         "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp",
         "--bind /work/ws /work/ws",
-        "--ro-bind-try /work/ws/.git/hooks /work/ws/.git/hooks --ro-bind-try /work/ws/.git/config /work/ws/.git/config",
+        "--ro-bind-try /work/ws/.git /work/ws/.git --ro-bind-try /work/ws/.keelson /work/ws/.keelson",
         "--tmpfs /home/me/.ssh --remount-ro /home/me/.ssh --ro-bind /dev/null /home/me/.netrc",
         "--setenv TMPDIR /tmp --chdir /work/ws --seccomp 3 --json-status-fd 4 -- bash -c ls",
       ].join(" "),
     );
   });
 
-  test("read-only binds the workspace read-only; network on shares the net; extras are bound if they exist, their git hooks and config read-only", () => {
+  test("read-only binds the workspace read-only; network on shares the net; extras are bound if they exist, their .git and .keelson read-only", () => {
     const args = bwrapArguments(
       policyFor({ mode: "read-only", network: "on", writable: ["/opt/w"], readable: ["/tmp/r"], hidden: [] }),
       new Map(),
@@ -129,7 +129,18 @@ describe("bwrapArguments", () => {
     ).join(" ");
     expect(args).toContain("--unshare-all --unshare-user --share-net");
     expect(args).toContain(
-      "--ro-bind /work/ws /work/ws --bind-try /opt/w /opt/w --ro-bind-try /opt/w/.git/hooks /opt/w/.git/hooks --ro-bind-try /opt/w/.git/config /opt/w/.git/config --ro-bind-try /tmp/r /tmp/r",
+      "--ro-bind /work/ws /work/ws --bind-try /opt/w /opt/w --ro-bind-try /opt/w/.git /opt/w/.git --ro-bind-try /opt/w/.keelson /opt/w/.keelson --ro-bind-try /tmp/r /tmp/r",
+    );
+  });
+
+  test("the protections follow every bind (a writable parent of the workspace cannot cover them); a writable path inside one reopens it", () => {
+    const parent = bwrapArguments(policyFor({ writable: ["/work"], hidden: [] }), new Map(), ["true"]).join(" ");
+    expect(parent).toContain(
+      "--bind /work/ws /work/ws --bind-try /work /work --ro-bind-try /work/ws/.git /work/ws/.git --ro-bind-try /work/ws/.keelson /work/ws/.keelson --ro-bind-try /work/.git /work/.git",
+    );
+    const opened = bwrapArguments(policyFor({ writable: [".git/objects"], hidden: [] }), new Map(), ["true"]).join(" ");
+    expect(opened).toContain(
+      "--ro-bind-try /work/ws/.git /work/ws/.git --ro-bind-try /work/ws/.keelson /work/ws/.keelson --ro-bind-try /work/ws/.git/objects/.git /work/ws/.git/objects/.git --ro-bind-try /work/ws/.git/objects/.keelson /work/ws/.git/objects/.keelson --bind-try /work/ws/.git/objects /work/ws/.git/objects --ro-bind-try /work/ws/.git/objects/.git",
     );
   });
 
