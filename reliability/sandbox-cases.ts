@@ -260,14 +260,16 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
     name: "a fork bomb",
     options: { maxProcesses: 64 },
     timeoutMs: 60_000,
-    // The shell stays (sleep) while the bomb grows: its exit alone would end the sandbox.
-    command: () => `readlink /proc/self/ns/pid; :(){ :|:& };:; sleep 55`,
-    confined: (_rig, ran) => {
+    // The shell stays (sleep) while the bomb grows: its exit alone would end the sandbox. The pid
+    // namespace goes to a file, not the output: under a loaded machine the output of a command
+    // the watchdog kills was once read empty (a flaky run, not what this case checks).
+    command: () => `readlink /proc/self/ns/pid > .bomb-ns; :(){ :|:& };:; sleep 55`,
+    confined: (rig, ran) => {
       check(
         ran.meta.stopped === "process-limit",
         `the bomb was not stopped by the process limit: ${JSON.stringify(ran.meta)}`,
       );
-      const ns = /pid:\[\d+\]/.exec(ran.text)?.[0];
+      const ns = /pid:\[\d+\]/.exec(content(join(rig.ws, ".bomb-ns")) ?? "")?.[0];
       check(ns !== undefined, `the command did not report its pid namespace: ${ran.text.slice(0, 200)}`);
       const left = processesIn(ns);
       check(left.length === 0, `${left.length} processes of the bomb survived`);
@@ -277,9 +279,11 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
   {
     name: "a command that daemonizes",
     command: (rig) =>
-      // The command returns only once the daemon is in its own session (the marker is written
-      // after setsid): otherwise the tool's group kill could take it first and prove nothing.
-      `setsid bash -c 'touch .daemon-up; exec -a keelson-daemon-${rig.nonce} sleep 300' < /dev/null > /dev/null 2>&1 & ` +
+      // The command returns only once the daemon is in its own session and named (the marker is
+      // written after setsid, by a process already carrying the name it keeps through its exec):
+      // otherwise the tool's group kill could take it first and prove nothing, or the check could
+      // look before the name is there (a flaky "did not survive" under load).
+      `setsid bash -c 'exec -a keelson-daemon-${rig.nonce} bash -c "touch .daemon-up; exec -a keelson-daemon-${rig.nonce} sleep 300"' < /dev/null > /dev/null 2>&1 & ` +
       `for _ in $(seq 1 3000); do [ -e .daemon-up ] && break; sleep 0.01; done; echo started`,
     confined: (rig) => {
       const left = processesWith(`keelson-daemon-${rig.nonce}`);
