@@ -2,7 +2,7 @@
 // root's `.git` and `.keelson` read-only as a whole), the seccomp
 // and status descriptors, then the command. Pure: the caller says which hidden paths exist (and
 // whether each is a directory), looked up just before the spawn.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isWithin } from "./policy.js";
 import type { SandboxPolicy } from "./types.js";
 
@@ -49,11 +49,15 @@ export function bwrapArguments(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   args.push(policy.mode === "workspace-write" ? "--bind" : "--ro-bind", policy.root, policy.root);
   for (const path of policy.writable) args.push("--bind-try", path, path);
+  const writable = policy.mode === "workspace-write" ? [policy.root, ...policy.writable] : policy.writable;
+  // Each directory between a writable root and an existing hidden path becomes a mount point of
+  // its own, so it cannot be renamed or removed (EBUSY): found from outside, `mv .config .c2` in
+  // one command revealed `.c2/gh` to the next, whose sandbox no longer found `.config/gh` to hide.
+  for (const dir of hiddenAncestors(policy.hidden, hidden, writable)) args.push("--bind-try", dir, dir);
   // After every bind, so that no writable path bound later covers them again.
   const protect = (root: string): void => {
     for (const name of PROTECTED_IN_WRITABLE) args.push("--ro-bind-try", join(root, name), join(root, name));
   };
-  const writable = policy.mode === "workspace-write" ? [policy.root, ...policy.writable] : policy.writable;
   for (const root of writable) protect(root);
   // A writable path named inside a protected entry (`writable: [".git"]`) is the caller's explicit
   // choice: bound again over the read-only entry, its own entries protected again.
@@ -82,4 +86,20 @@ export function bwrapArguments(
   args.push("--setenv", "TMPDIR", "/tmp", "--chdir", cwd);
   args.push("--seccomp", String(SECCOMP_FD), "--json-status-fd", String(STATUS_FD), "--", ...argv);
   return args;
+}
+
+/** The directories strictly between a writable root and each existing hidden path inside it, parents first. */
+function hiddenAncestors(
+  paths: readonly string[],
+  existing: ReadonlyMap<string, PathKind>,
+  writable: readonly string[],
+): string[] {
+  const dirs = new Set<string>();
+  for (const path of paths) {
+    if (!existing.has(path)) continue;
+    const root = writable.find((r) => r !== path && isWithin(r, path));
+    if (root === undefined) continue;
+    for (let dir = dirname(path); dir !== root && isWithin(root, dir); dir = dirname(dir)) dirs.add(dir);
+  }
+  return [...dirs].sort((a, b) => a.length - b.length);
 }
