@@ -9,7 +9,7 @@
 // of the listed places), so a symlinked HOME or workspace cannot slip past.
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
-import { isWithin, resolveSandbox } from "../sandbox/index.js";
+import { isWithin, PROTECTED_HOME_FILES, resolveSandbox } from "../sandbox/index.js";
 import { ToolFailure } from "./types.js";
 
 /** What a tool wants to do with a path: read (or list) it, or change it. */
@@ -17,26 +17,6 @@ export type PathAccess = "read" | "write";
 
 /** Directory names below a workspace root that are never written, at any depth (case-insensitive). */
 export const PROTECTED_NAMES: readonly string[] = Object.freeze([".git", ".keelson"]);
-
-/**
- * Files in HOME that run, or are obeyed, in the user's own shells and git later: never written
- * (refused only when they lie inside the workspace — a workspace that holds HOME).
- */
-export const PROTECTED_HOME_FILES: readonly string[] = Object.freeze([
-  "~/.bashrc",
-  "~/.bash_profile",
-  "~/.bash_login",
-  "~/.bash_logout",
-  "~/.profile",
-  "~/.zshrc",
-  "~/.zshenv",
-  "~/.zprofile",
-  "~/.zlogin",
-  "~/.zlogout",
-  "~/.config/fish",
-  "~/.gitconfig",
-  "~/.config/git",
-]);
 
 export interface PathGuardOptions {
   /** The workspace roots (absolute), the first the main one. */

@@ -53,7 +53,8 @@ export function bwrapArguments(
   // Each directory between a writable root and an existing hidden path becomes a mount point of
   // its own, so it cannot be renamed or removed (EBUSY): found from outside, `mv .config .c2` in
   // one command revealed `.c2/gh` to the next, whose sandbox no longer found `.config/gh` to hide.
-  for (const dir of hiddenAncestors(policy.hidden, hidden, writable)) args.push("--bind-try", dir, dir);
+  for (const dir of ancestorsIn(writable, [...policy.hidden, ...policy.protectedFiles], hidden))
+    args.push("--bind-try", dir, dir);
   // After every bind, so that no writable path bound later covers them again.
   const protect = (root: string): void => {
     for (const name of PROTECTED_IN_WRITABLE) args.push("--ro-bind-try", join(root, name), join(root, name));
@@ -67,6 +68,9 @@ export function bwrapArguments(
     args.push("--bind-try", path, path);
     protect(path);
   }
+  // HOME's start-up files where a writable path holds them (a workspace that holds HOME): read-only.
+  for (const path of policy.protectedFiles)
+    if (hidden.has(path) && writable.some((root) => isWithin(root, path))) args.push("--ro-bind-try", path, path);
   for (const path of policy.readable) args.push("--ro-bind-try", path, path);
   const bound = [policy.root, ...policy.writable, ...policy.readable];
   const covered: string[] = [];
@@ -88,11 +92,11 @@ export function bwrapArguments(
   return args;
 }
 
-/** The directories strictly between a writable root and each existing hidden path inside it, parents first. */
-function hiddenAncestors(
+/** The directories strictly between a writable root and each existing path of `paths` inside it, parents first. */
+function ancestorsIn(
+  writable: readonly string[],
   paths: readonly string[],
   existing: ReadonlyMap<string, PathKind>,
-  writable: readonly string[],
 ): string[] {
   const dirs = new Set<string>();
   for (const path of paths) {

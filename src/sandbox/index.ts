@@ -3,6 +3,7 @@
 export { bwrapArguments, type PathKind, SECCOMP_FD, STATUS_FD } from "./bwrap-args.js";
 export {
   DEFAULT_HIDDEN_PATHS,
+  PROTECTED_HOME_FILES,
   DEFAULT_MAX_PROCESSES,
   describeSandbox,
   isWithin,

@@ -32,6 +32,27 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = Object.freeze([
   "~/.local/share/keyrings",
 ]);
 
+/**
+ * Files in HOME that the user's own shells and git run or obey later, unconfined: read-only to
+ * commands where they lie inside a writable path (a workspace that holds HOME), as the file tools
+ * never write them (src/builtin-tools path-guard.ts).
+ */
+export const PROTECTED_HOME_FILES: readonly string[] = Object.freeze([
+  "~/.bashrc",
+  "~/.bash_profile",
+  "~/.bash_login",
+  "~/.bash_logout",
+  "~/.profile",
+  "~/.zshrc",
+  "~/.zshenv",
+  "~/.zprofile",
+  "~/.zlogin",
+  "~/.zlogout",
+  "~/.config/fish",
+  "~/.gitconfig",
+  "~/.config/git",
+]);
+
 const KEYS = new Set(["mode", "network", "writable", "readable", "hidden", "maxProcesses", "bwrap"]);
 
 export interface SandboxContext {
@@ -106,6 +127,9 @@ export function resolveSandbox(
     readable: Object.freeze(readable),
     hidden: Object.freeze(hidden),
     hiddenShown: Object.freeze(hidden.map((p) => shownPath(p, home))),
+    protectedFiles: Object.freeze(
+      PROTECTED_HOME_FILES.map(absolute).filter((p) => !hidden.some((h) => isWithin(h, p))),
+    ),
     maxProcesses: checked.maxProcesses ?? DEFAULT_MAX_PROCESSES,
     bwrap: checked.bwrap ?? (process.env.KEELSON_BWRAP || "bwrap"), // the machine's, not the command's environment
   });

@@ -73,7 +73,7 @@ export async function spawnSandboxed(policy: SandboxPolicy, command: SandboxedCo
   if (!support.ok)
     throw new SandboxError("unavailable", `the sandbox cannot start here: ${support.reason}; ${support.fix}`);
   const filter = seccompFilter()!;
-  const hidden = pathKinds(policy.hidden);
+  const hidden = pathKinds([...policy.hidden, ...policy.protectedFiles]);
   const cgroup = await pidsCgroup(policy.maxProcesses);
   const child = spawn(support.bwrap, bwrapArguments(policy, hidden, command.argv, command.cwd), {
     cwd: policy.root,

