@@ -7,9 +7,12 @@
 import type { AgentPlugin } from "../loop/index.js";
 import type { MutatingToolName, PermissionPolicy } from "../builtin-tools/index.js";
 import { keelsonHome } from "../home/index.js";
-import { SANDBOX_MODES, type SandboxMode } from "../sandbox/index.js";
+import { resolve } from "node:path";
+import { DEFAULT_HIDDEN_PATHS, SANDBOX_MODES, type SandboxMode, type SandboxOptions } from "../sandbox/index.js";
 import { CliError } from "./errors.js";
+import { isPostgresUrl } from "./jsonl-target.js";
 import { cliMcpPlugin } from "./mcp-setup.js";
+import { storeSpec } from "./store-choice.js";
 
 const MUTATING: readonly MutatingToolName[] = ["write", "edit", "bash"];
 
@@ -91,7 +94,7 @@ export async function cliPlugins(
     builtinTools({
       root: cwd,
       permissions,
-      sandbox: options.sandbox ?? "workspace-write",
+      sandbox: sandboxOf(options.sandbox ?? "workspace-write", home),
       ...(options.askUser === true
         ? { tools: ["read", "ls", "glob", "grep", "write", "edit", "bash", "ask_user"] as const }
         : {}),
@@ -101,4 +104,15 @@ export async function cliPlugins(
     context.workspaceInstructions({ cwd, home }),
     context.workspaceBaseline({ cwd }),
   ];
+}
+
+/**
+ * The tools' sandbox: `mode`, hiding — besides the default places and Keelson's home — a sessions
+ * directory given with `--store DIR` / `KEELSON_STORE` (its logs hold every session's content;
+ * found from outside: only the default one, under Keelson's home, was hidden).
+ */
+function sandboxOf(mode: SandboxMode, home: string): SandboxMode | SandboxOptions {
+  const spec = storeSpec();
+  if (mode === "off" || spec === undefined || isPostgresUrl(spec)) return mode;
+  return { mode, hidden: [...DEFAULT_HIDDEN_PATHS, home, resolve(spec)] };
 }

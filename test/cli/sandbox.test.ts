@@ -84,6 +84,30 @@ describe("keelson run --sandbox", () => {
     SLOW,
   );
 
+  it.skipIf(!here.ok)(
+    "a sessions directory given with --store is hidden from bash, like Keelson's own home",
+    async () => {
+      // Found from outside: only the default store, under Keelson's home, was hidden.
+      const sessions = join(outside, "sessions");
+      const result = await keelson(home, [
+        "run",
+        "--json",
+        "--store",
+        sessions,
+        "--cwd",
+        ws,
+        "--allow",
+        "bash",
+        `run \`ls -A ${sessions} | wc -l\``,
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const [text] = bashResults(result.stdout);
+      expect(text?.split("\n")[0]).toBe("0"); // an empty directory: the logs are out of sight
+      expect((await import("node:fs")).readdirSync(sessions).some((f) => f.endsWith(".jsonl"))).toBe(true);
+    },
+    SLOW,
+  );
+
   it(
     "a bad --sandbox is bad input (exit 2), nothing run",
     async () => {
