@@ -47,6 +47,7 @@ export async function printFollowedTurn(
         (options.err ?? ((text: string) => process.stderr.write(text)))(
           `keelson send: turn ${turnId} runs again (its worker was lost before saving this step): the text above is not part of its answer\n`,
         );
+        printed = new Map(); // the re-run's step may start again before this seq's step did: none of it is printed
       }
       if (seq !== undefined) lastSeq = seq;
       if (event.type === "step-start" || event.type === "retry") {

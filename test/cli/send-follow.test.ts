@@ -75,4 +75,23 @@ describe("send --follow prints the logged answer", () => {
     await printed([stepStart, delta(0, "a"), answer("a")], none);
     expect(none).toEqual([]);
   });
+
+  // Found from outside: the re-run came back from an event before the step (the request's
+  // header, seq 0 here) and its step's start was not delivered again — the re-run's deltas were
+  // counted after the dead attempt's, and the committed answer was printed a second time.
+  test("a re-run delivered again from before its step's start: the answer once, on its own line", async () => {
+    const header = { type: "log-event", seq: 0, event: { type: "request/header" } } as unknown as TurnEvent;
+    const err: string[] = [];
+    const events = [
+      header,
+      stepStart,
+      delta(0, "Understood: alpha beta gam"),
+      header,
+      delta(0, "Understood: "),
+      delta(0, "alpha beta gamma delta"),
+      answer("Understood: alpha beta gamma delta"),
+    ];
+    expect(await printed(events, err)).toBe("Understood: alpha beta gam\nUnderstood: alpha beta gamma delta\n");
+    expect(err).toHaveLength(1);
+  });
 });
